@@ -1,0 +1,22 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+/**
+ * Cross-origin isolation lets onnxruntime-web use WASM threads (SharedArrayBuffer).
+ * Any static host serving the built app should send the same two headers.
+ */
+const isolation = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+export default defineConfig({
+  // Relative asset paths: the build works from any sub-path of any static host.
+  base: './',
+  plugins: [react()],
+  server: { headers: isolation },
+  preview: { headers: isolation },
+  worker: { format: 'es' },
+  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
+});
