@@ -1,0 +1,2 @@
+// Registers the tool envs; filled in by the tool-env work.
+export {};
