@@ -1,0 +1,43 @@
+/** Launching Debian's Chromium through playwright-core (DESIGN §5). */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+
+export const CHROMIUM_CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
+  (p): p is string => !!p,
+);
+
+export function findChromium(): string | null {
+  return CHROMIUM_CANDIDATES.find((p) => existsSync(p)) ?? null;
+}
+
+export const NO_CHROMIUM_MESSAGE =
+  'No Chromium found (looked at ' +
+  CHROMIUM_CANDIDATES.join(', ') +
+  ').\nThe end-to-end tests need a real Chromium. On Debian/Ubuntu: sudo apt-get install -y chromium\n' +
+  'or set CHROMIUM_PATH to a Chromium/Chrome binary.';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--enable-unsafe-webgpu',
+];
+
+export async function launch(): Promise<Browser> {
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error(NO_CHROMIUM_MESSAGE);
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** Collects console errors and uncaught page errors, so a test can assert there were none. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m: ConsoleMessage) => {
+    if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return errors;
+}

@@ -1,0 +1,28 @@
+/**
+ * Builds the app once, serves dist/ under a sub-path with COOP/COEP, and hands the URL to the
+ * tests. Fails loudly when no Chromium exists: the browser tests never pass by being skipped.
+ */
+import { execSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import type { TestProject } from 'vitest/node';
+import { findChromium, NO_CHROMIUM_MESSAGE } from './browser.ts';
+import { serveStatic, type StaticServer } from './serve.ts';
+
+let server: StaticServer | undefined;
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (!findChromium()) throw new Error(NO_CHROMIUM_MESSAGE);
+  if (!process.env.E2E_SKIP_BUILD) execSync('npx vite build --logLevel warn', { stdio: 'inherit' });
+  mkdirSync('e2e/artifacts', { recursive: true });
+  server = await serveStatic('dist', '/playground/');
+  project.provide('appUrl', server.url);
+  return async () => {
+    await server?.close();
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    appUrl: string;
+  }
+}
