@@ -11,8 +11,10 @@ import {
   normalizeAdvantages,
   reinforceAdvantages,
   rlooAdvantages,
+  sequenceAdvantages,
   type TokenBatch,
 } from './advantages.ts';
+import { defaultsFor } from './config.ts';
 
 const close = (got: ArrayLike<number>, want: number[], digits = 10): void => {
   expect(got.length).toBe(want.length);
@@ -185,5 +187,19 @@ describe('tokens', () => {
 
   it('rejects a mask of the wrong size', () => {
     expect(() => broadcastToTokens([1, 2], { nSeqs: 2, seqLen: 3, lossMask: [1, 1, 1] })).toThrow(/expected nSeqs/);
+  });
+});
+
+describe('sequenceAdvantages dispatch', () => {
+  it('routes each algo to its estimator', () => {
+    close(sequenceAdvantages({ ...defaultsFor('rloo'), groupSize: 3 }, [1, 0, 0]).advantages, [1, -0.5, -0.5]);
+    close(sequenceAdvantages({ ...defaultsFor('drgrpo'), groupSize: 4 }, [1, 0, 0, 1]).advantages, [0.5, -0.5, -0.5, 0.5]);
+    const h = Math.sqrt(3) / 2;
+    close(sequenceAdvantages({ ...defaultsFor('grpo'), groupSize: 4, stdEps: 0 }, [1, 0, 0, 1]).advantages, [h, -h, -h, h], 12);
+    const r = sequenceAdvantages({ ...defaultsFor('reinforce'), baseline: 'ema', baselineDecay: 0.5 }, [2, 0]);
+    // First batch: b = mean 1 -> A = [1, −1]; b' = 0.5·1 + 0.5·1 = 1.
+    close(r.advantages, [1, -1]);
+    expect(r.ema).toEqual({ value: 1, initialized: true });
+    expect(() => sequenceAdvantages(defaultsFor('ppo'), [1])).toThrow(/gae/);
   });
 });

@@ -18,6 +18,7 @@
  * The loss the train step computes is `Σ_tokens weight_t · ℓ_t(advantage_t, …)`: advantages
  * (what to push) and aggregation weights (how much each token counts) are separate arrays.
  */
+import type { AlgoConfig } from './config.ts';
 import { mean, std, type Numbers } from './stats.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -147,6 +148,33 @@ export function normalizeAdvantages(adv: Numbers, mask?: Numbers, eps = 1e-8): F
   const out = new Float64Array(adv.length);
   for (let i = 0; i < adv.length; i++) if (!mask || mask[i] !== 0) out[i] = (adv[i] - m) / (s + eps);
   return out;
+}
+
+/**
+ * The configured sequence-level estimator. PPO is step-level: use `gae` instead.
+ * @param rewards [n] episode rewards, group-major for group algorithms.
+ * @param ema the REINFORCE EMA baseline state carried across iterations (ignored otherwise).
+ */
+export function sequenceAdvantages(
+  cfg: Pick<AlgoConfig, 'algo' | 'groupSize' | 'normalizeStd' | 'stdEps' | 'baseline' | 'baselineDecay'>,
+  rewards: Numbers,
+  ema: EmaBaselineState = EMA_BASELINE_INIT,
+): { advantages: Float64Array; ema: EmaBaselineState } {
+  switch (cfg.algo) {
+    case 'reinforce': {
+      const b: ReinforceBaseline = cfg.baseline === 'ema' ? { kind: 'ema', decay: cfg.baselineDecay, state: ema } : { kind: 'batch' };
+      const r = reinforceAdvantages(rewards, b);
+      return { advantages: r.advantages, ema: r.state ?? ema };
+    }
+    case 'grpo':
+      return { advantages: grpoAdvantages(rewards, cfg.groupSize, { normalizeStd: cfg.normalizeStd, eps: cfg.stdEps }), ema };
+    case 'drgrpo':
+      return { advantages: drGrpoAdvantages(rewards, cfg.groupSize), ema };
+    case 'rloo':
+      return { advantages: rlooAdvantages(rewards, cfg.groupSize), ema };
+    case 'ppo':
+      throw new RangeError('sequenceAdvantages: ppo advantages are per step; use gae()');
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_ALGO_CONFIG, defaultsFor, parseAlgoConfig } from './config.ts';
+
+const messages = (x: unknown): string[] => {
+  const r = parseAlgoConfig(x);
+  if (r.ok) throw new Error(`expected a rejection of ${JSON.stringify(x)}`);
+  return r.messages;
+};
+
+describe('algorithm config', () => {
+  it('an empty object gives the GRPO defaults', () => {
+    const r = parseAlgoConfig({});
+    expect(r.ok && r.config).toEqual(DEFAULT_ALGO_CONFIG);
+  });
+
+  it('algorithm-dependent defaults: drgrpo -> no std, constant aggregation; ppo -> 4 epochs', () => {
+    const d = parseAlgoConfig({ algo: 'drgrpo' });
+    expect(d.ok && [d.config.normalizeStd, d.config.aggregation]).toEqual([false, 'constant']);
+    const p = parseAlgoConfig({ algo: 'ppo', gamma: 0.9 });
+    expect(p.ok && [p.config.updateEpochs, p.config.normalizeStd, p.config.gamma]).toEqual([4, false, 0.9]);
+    expect(p.ok && p.config).toEqual({ ...defaultsFor('ppo'), gamma: 0.9 });
+  });
+
+  it('names the bad field, the rule and the value given', () => {
+    expect(messages({ clipHigh: -0.1 })).toEqual(['clipHigh: must be > 0 (got -0.1)']);
+    expect(messages({ gamma: 'x' })).toEqual(['gamma: must be a number (got "x")']);
+    expect(messages({ gamma: 1.5 })).toEqual(['gamma: must be in [0, 1] (got 1.5)']);
+    expect(messages({ algo: 'ppo2' })).toEqual(["algo: must be one of 'reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo' (got \"ppo2\")"]);
+    expect(messages({ dynamicSampling: { maxRounds: 2.5 } })).toEqual(['dynamicSampling.maxRounds: must be an integer (got 2.5)']);
+    expect(messages({ tis: { cap: 0.5 } })[0]).toMatch(/^tis\.cap: must be ≥ 1 .*\(got 0\.5\)$/);
+    expect(messages({ klEstimator: 'k2' })[0]).toMatch(/^klEstimator: must be one of 'k1', 'k3'/);
+    expect(messages(5)).toEqual(['config must be a JSON object (got 5)']);
+  });
+
+  it('reports every problem at once, unknown fields included', () => {
+    const m = messages({ lr: 0, clipLo: 0.1, dynamicSampling: { enable: true } });
+    expect(m).toHaveLength(3);
+    expect(m).toContain('lr: must be > 0 (got 0)');
+    expect(m.some((x) => x.startsWith('clipLo: unknown field'))).toBe(true);
+    expect(m.some((x) => x.startsWith('dynamicSampling.enable: unknown field'))).toBe(true);
+  });
+
+  it('cross-field rules', () => {
+    expect(messages({ algo: 'rloo', groupSize: 1 })[0]).toMatch(/^groupSize: must be ≥ 2 for rloo \(a leave-one-out/);
+    expect(messages({ algo: 'grpo', groupSize: 1 })[0]).toMatch(/^groupSize: must be ≥ 2 for grpo/);
+    expect(messages({ algo: 'drgrpo', normalizeStd: true })[0]).toMatch(/^normalizeStd: Dr\.GRPO does not divide/);
+    expect(messages({ algo: 'drgrpo', aggregation: 'sequence' })[0]).toMatch(/^aggregation: Dr\.GRPO removes/);
+    expect(messages({ algo: 'ppo', dynamicSampling: { enabled: true } })[0]).toMatch(/^dynamicSampling\.enabled: needs a group algorithm/);
+    // A single-episode REINFORCE "group" is fine.
+    expect(parseAlgoConfig({ algo: 'reinforce', groupSize: 1 }).ok).toBe(true);
+  });
+
+  it('null disables optional limits', () => {
+    const r = parseAlgoConfig({ maxGradNorm: null, valueClip: null, aggregationLen: 64 });
+    expect(r.ok && [r.config.maxGradNorm, r.config.valueClip, r.config.aggregationLen]).toEqual([null, null, 64]);
+  });
+});

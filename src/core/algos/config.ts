@@ -1,0 +1,254 @@
+/**
+ * Algorithm hyperparameters: one typed object, its defaults, and a zod schema that turns a
+ * user-supplied JSON (preset file, URL hash, UI form) into a valid config or into messages
+ * that name the field, what is wrong, and the value given (DESIGN §9).
+ *
+ * Defaults that depend on the algorithm (`normalizeStd`, `aggregation`) are filled after
+ * parsing, so `{ "algo": "drgrpo" }` alone is a valid Dr.GRPO config.
+ */
+import { z } from 'zod';
+import type { Aggregation } from './advantages.ts';
+import type { KlEstimator } from './losses.ts';
+
+export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo';
+export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo'];
+/** Algorithms whose advantages compare episodes within a group started from the same seed. */
+export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo'];
+
+export interface AlgoConfig {
+  /** Advantage estimator: 'reinforce' (baseline), 'grpo', 'drgrpo', 'rloo' (groups), 'ppo' (critic + GAE). */
+  algo: Algo;
+  /** Episodes per group, all from one start state (group algos); batch = groups × groupSize. */
+  groupSize: number;
+  /** REINFORCE baseline: 'batch' = batch mean reward, 'ema' = moving average over iterations. */
+  baseline: 'batch' | 'ema';
+  /** EMA baseline decay per iteration, in [0, 1); higher = slower, smoother baseline. */
+  baselineDecay: number;
+  /** Discount per step (GAE and potential shaping); 1 = undiscounted episodic return. */
+  gamma: number;
+  /** GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy). */
+  lambda: number;
+  /** GRPO: divide group-relative advantages by the group's sample std. Default: true for grpo only. */
+  normalizeStd: boolean;
+  /** Added to the group std before dividing, so all-equal groups give 0 instead of 0/0. */
+  stdEps: number;
+  /** PPO: standardise advantages over the batch (CleanRL norm_adv); keeps step sizes comparable. */
+  normalizeAdvantages: boolean;
+  /** ε_low: the ratio is clipped below at 1 − clipLow (PPO trust region, down side). */
+  clipLow: number;
+  /** ε_high: clipped above at 1 + clipHigh; > clipLow is DAPO clip-higher (keeps rare tokens rising, protects exploration). */
+  clipHigh: number;
+  /** β, weight of KL(π‖π_ref); 0 disables the reference policy entirely. */
+  klCoef: number;
+  /** KL estimator per token: 'k1' = log-ratio (unbiased, noisy), 'k3' = ρ−1−log ρ (≥ 0, low variance). */
+  klEstimator: KlEstimator;
+  /** 'loss' = β·KL added to the loss; 'reward' = β·KL subtracted from rewards before advantages. */
+  klMode: 'loss' | 'reward';
+  /** Entropy bonus weight (nats⁻¹ of loss); counters premature collapse of exploration. */
+  entropyCoef: number;
+  /** Loss aggregation over tokens: 'token' (DAPO), 'sequence' (GRPO), 'constant' (Dr.GRPO). Default: 'constant' for drgrpo, else 'token'. */
+  aggregation: Aggregation;
+  /** L in the constant normaliser 1/(n_seqs·L), in tokens; null = the padded batch length T. */
+  aggregationLen: number | null;
+  /** DAPO dynamic sampling: drop groups with zero reward spread and resample. */
+  dynamicSampling: {
+    /** On/off; needs a group algo. */
+    enabled: boolean;
+    /** Most sampling rounds per iteration, the first included (≥ 1). */
+    maxRounds: number;
+    /** Rewards closer than this (max − min) count as equal (reward units). */
+    spreadTol: number;
+  };
+  /** Truncated importance sampling for stale or mismatched rollouts. */
+  tis: {
+    /** On/off; off = weights 1 (exact only for synchronous rollouts with matching numerics). */
+    enabled: boolean;
+    /** Upper bound on π_old/μ per token (bias–variance trade-off; veRL default 2). */
+    cap: number;
+  };
+  /** Adam learning rate (per update step). */
+  lr: number;
+  /** Adam β1 (first-moment decay). */
+  adamBeta1: number;
+  /** Adam β2 (second-moment decay). */
+  adamBeta2: number;
+  /** Adam ε (denominator floor). */
+  adamEps: number;
+  /** Clip the global gradient L2 norm to this; null = no clipping. */
+  maxGradNorm: number | null;
+  /** Decoupled weight decay (AdamW), per step, relative to lr. */
+  weightDecay: number;
+  /** PPO: weight of the value loss in the total loss. */
+  valueCoef: number;
+  /** PPO: clip the value update to ±valueClip around the rollout-time value; null = unclipped. */
+  valueClip: number | null;
+  /** Passes over each batch (PPO typically 4; group methods 1 = on-policy). */
+  updateEpochs: number;
+  /** Minibatches per pass (the batch is split into this many optimizer steps). */
+  minibatches: number;
+}
+
+/** Defaults shared by every algorithm (the algorithm-dependent fields for GRPO). */
+export const DEFAULT_ALGO_CONFIG: AlgoConfig = {
+  algo: 'grpo',
+  groupSize: 8,
+  baseline: 'batch',
+  baselineDecay: 0.9,
+  gamma: 0.99,
+  lambda: 0.95,
+  normalizeStd: true,
+  stdEps: 1e-6,
+  normalizeAdvantages: true,
+  clipLow: 0.2,
+  clipHigh: 0.28,
+  klCoef: 0,
+  klEstimator: 'k3',
+  klMode: 'loss',
+  entropyCoef: 0.01,
+  aggregation: 'token',
+  aggregationLen: null,
+  dynamicSampling: { enabled: false, maxRounds: 3, spreadTol: 1e-9 },
+  tis: { enabled: false, cap: 2 },
+  lr: 3e-4,
+  adamBeta1: 0.9,
+  adamBeta2: 0.999,
+  adamEps: 1e-8,
+  maxGradNorm: 1,
+  weightDecay: 0,
+  valueCoef: 0.5,
+  valueClip: 0.2,
+  updateEpochs: 1,
+  minibatches: 1,
+};
+
+/** The defaults for one algorithm, with its algorithm-dependent fields filled. */
+export function defaultsFor(algo: Algo): AlgoConfig {
+  return {
+    ...DEFAULT_ALGO_CONFIG,
+    dynamicSampling: { ...DEFAULT_ALGO_CONFIG.dynamicSampling },
+    tis: { ...DEFAULT_ALGO_CONFIG.tis },
+    algo,
+    normalizeStd: algo === 'grpo',
+    aggregation: algo === 'drgrpo' ? 'constant' : 'token',
+    updateEpochs: algo === 'ppo' ? 4 : 1,
+  };
+}
+
+const D = DEFAULT_ALGO_CONFIG;
+const num = () => z.number({ error: 'must be a number' }).refine(Number.isFinite, 'must be a finite number');
+const int = () => z.number({ error: 'must be a number' }).int('must be an integer');
+const unit = () => num().min(0, 'must be in [0, 1]').max(1, 'must be in [0, 1]');
+const bool = () => z.boolean({ error: 'must be true or false' });
+const oneOf = <T extends string>(values: readonly [T, ...T[]]) =>
+  z.enum(values, { error: `must be one of ${values.map((v) => `'${v}'`).join(', ')}` });
+
+/** The schema of a user-supplied config: every field optional, unknown fields rejected. */
+export const algoConfigSchema = z.strictObject({
+  algo: oneOf(ALGOS as [Algo, ...Algo[]]).default(D.algo),
+  groupSize: int().min(1, 'must be ≥ 1').default(D.groupSize),
+  baseline: oneOf(['batch', 'ema']).default(D.baseline),
+  baselineDecay: num().min(0, 'must be in [0, 1)').lt(1, 'must be in [0, 1)').default(D.baselineDecay),
+  gamma: unit().default(D.gamma),
+  lambda: unit().default(D.lambda),
+  normalizeStd: bool().optional(),
+  stdEps: num().positive('must be > 0').default(D.stdEps),
+  normalizeAdvantages: bool().default(D.normalizeAdvantages),
+  clipLow: num().gt(0, 'must be in (0, 1)').lt(1, 'must be in (0, 1)').default(D.clipLow),
+  clipHigh: num().gt(0, 'must be > 0').default(D.clipHigh),
+  klCoef: num().min(0, 'must be ≥ 0').default(D.klCoef),
+  klEstimator: oneOf(['k1', 'k3']).default(D.klEstimator),
+  klMode: oneOf(['loss', 'reward']).default(D.klMode),
+  entropyCoef: num().min(0, 'must be ≥ 0').default(D.entropyCoef),
+  aggregation: oneOf(['token', 'sequence', 'constant']).optional(),
+  aggregationLen: int().min(1, 'must be ≥ 1 (tokens) or null').nullable().default(D.aggregationLen),
+  dynamicSampling: z
+    .strictObject({
+      enabled: bool().default(D.dynamicSampling.enabled),
+      maxRounds: int().min(1, 'must be ≥ 1').default(D.dynamicSampling.maxRounds),
+      spreadTol: num().min(0, 'must be ≥ 0').default(D.dynamicSampling.spreadTol),
+    }, { error: 'must be an object' })
+    .default({ ...D.dynamicSampling }),
+  tis: z
+    .strictObject({
+      enabled: bool().default(D.tis.enabled),
+      cap: num().min(1, 'must be ≥ 1 (a cap below 1 would down-weight on-policy tokens)').default(D.tis.cap),
+    }, { error: 'must be an object' })
+    .default({ ...D.tis }),
+  lr: num().positive('must be > 0').default(D.lr),
+  adamBeta1: num().min(0, 'must be in [0, 1)').lt(1, 'must be in [0, 1)').default(D.adamBeta1),
+  adamBeta2: num().min(0, 'must be in [0, 1)').lt(1, 'must be in [0, 1)').default(D.adamBeta2),
+  adamEps: num().positive('must be > 0').default(D.adamEps),
+  maxGradNorm: num().positive('must be > 0 or null').nullable().default(D.maxGradNorm),
+  weightDecay: num().min(0, 'must be ≥ 0').default(D.weightDecay),
+  valueCoef: num().min(0, 'must be ≥ 0').default(D.valueCoef),
+  valueClip: num().positive('must be > 0 or null').nullable().default(D.valueClip),
+  updateEpochs: int().min(1, 'must be ≥ 1').optional(),
+  minibatches: int().min(1, 'must be ≥ 1').default(D.minibatches),
+}, { error: 'config must be a JSON object' });
+
+export type AlgoConfigInput = z.input<typeof algoConfigSchema>;
+
+/** One problem with a config: the field's dotted path ('' for the whole object) and a message. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+/** Cross-field rules that a per-field schema cannot express. */
+export function crossCheck(c: AlgoConfig): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  if (GROUP_ALGOS.includes(c.algo) && c.groupSize < 2) {
+    const why = c.algo === 'rloo' ? 'a leave-one-out baseline needs another episode in the group' : 'a group of one has no spread, so every advantage is 0';
+    out.push({ path: 'groupSize', message: `must be ≥ 2 for ${c.algo} (${why}), got ${c.groupSize}` });
+  }
+  if (c.normalizeStd && c.algo !== 'grpo') {
+    out.push({ path: 'normalizeStd', message: c.algo === 'drgrpo' ? "Dr.GRPO does not divide by the group std; use algo 'grpo' for that" : `only grpo divides by the group std (algo is '${c.algo}')` });
+  }
+  if (c.algo === 'drgrpo' && c.aggregation === 'sequence') {
+    out.push({ path: 'aggregation', message: "Dr.GRPO removes per-sequence length normalisation; use 'constant' (or 'token')" });
+  }
+  if (c.dynamicSampling.enabled && !GROUP_ALGOS.includes(c.algo)) {
+    out.push({ path: 'dynamicSampling.enabled', message: `needs a group algorithm (grpo, drgrpo, rloo); algo is '${c.algo}'` });
+  }
+  return out;
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (typeof v === 'number') return String(v); // NaN and Infinity, which JSON would print as null
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/**
+ * Validate and complete a user-supplied config. Messages read `field: what is wrong (got X)`,
+ * e.g. `clipHigh: must be > 0 (got -0.1)` or `dynamicSampling.maxRounds: must be an integer (got 2.5)`.
+ */
+export function parseAlgoConfig(input: unknown): { ok: true; config: AlgoConfig } | { ok: false; issues: ConfigIssue[]; messages: string[] } {
+  const r = algoConfigSchema.safeParse(input, { reportInput: true });
+  let issues: ConfigIssue[];
+  if (!r.success) {
+    issues = r.error.issues.flatMap((i): ConfigIssue[] => {
+      const path = i.path.map(String).join('.');
+      if (i.code === 'unrecognized_keys') {
+        return i.keys.map((k) => ({ path: path ? `${path}.${k}` : k, message: 'unknown field (misspelt, or not a setting of this algorithm config)' }));
+      }
+      return [{ path, message: 'input' in i ? `${i.message} (got ${show(i.input)})` : i.message }];
+    });
+  } else {
+    const d = r.data;
+    const config: AlgoConfig = {
+      ...defaultsFor(d.algo),
+      ...d,
+      normalizeStd: d.normalizeStd ?? d.algo === 'grpo',
+      aggregation: d.aggregation ?? (d.algo === 'drgrpo' ? 'constant' : 'token'),
+      updateEpochs: d.updateEpochs ?? (d.algo === 'ppo' ? 4 : 1),
+    };
+    issues = crossCheck(config);
+    if (issues.length === 0) return { ok: true, config };
+  }
+  return { ok: false, issues, messages: issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)) };
+}
