@@ -1,0 +1,194 @@
+/**
+ * # tools/calculator
+ *
+ * ## Description
+ * An arithmetic question whose operands are too large to guess, e.g. "what is 347 * 8062?"
+ * or, with `terms: 2`, "what is 347 * 806 - 915 * 4062?". The agent has a calculator tool and
+ * should learn to call it with the question's expression and copy the result into its answer.
+ * What makes it hard for a tiny policy: copying a 3-4 digit operand exactly, then copying a
+ * 6-8 digit result; guessing almost never scores.
+ *
+ * ## Observation
+ * `{ text }`, at most 240 characters inside the shared vocabulary. At reset: the task, e.g.
+ * `task: what is 347 * 8062? tools: calc(expression), answer(number).` After each turn: the
+ * tool's reply (`result: 2797514`), an `error: ...` line, or the final verdict `done: ...`.
+ *
+ * ## Actions
+ * One call per turn, at most 80 characters: `calc(expression)` evaluates whole numbers with
+ * + - * ( ) and unary minus (and `/`, exact only, when `division` is on); `answer(number)`
+ * submits a whole number and ends the episode. Anything else is malformed: an `error:` reply
+ * that says what is wrong, the turn is spent, `info.malformed` is set.
+ *
+ * ## Reward
+ * 1 for a correct answer, 0 otherwise (every other step is 0).
+ *
+ * ## Termination
+ * Terminated by `answer(...)` (`info.success` = correct). Truncated after `maxTurns` turns.
+ *
+ * ## Kwargs
+ * See `CalculatorConfig`.
+ */
+import type { Rng } from '../../util/rng.ts';
+import type { EnvSpec } from '../types.ts';
+import type { EnvKwargs } from '../registry.ts';
+import { calculate } from './arith.ts';
+import {
+  ACTION_MAX_LENGTH,
+  ToolEnvBase,
+  intIn,
+  isBool,
+  numIn,
+  parseWholeNumber,
+  readKwargs,
+  toolActionSpace,
+  toolObservationSpace,
+} from './base.ts';
+import type { Outcome, ToolCall, ToolDef } from './base.ts';
+
+export const CALCULATOR_ID = 'tools/calculator';
+
+export interface CalculatorConfig {
+  /** Turns before truncation; each call (malformed ones too) and the answer is one turn. */
+  maxTurns: number;
+  /** Fewest digits in a generated operand. */
+  minDigits: number;
+  /** Most digits in a generated operand. */
+  maxDigits: number;
+  /** Terms in a question: 1 -> `a * b`, 2 -> `a * b + c * d` (signs + or -, drawn). */
+  terms: number;
+  /** Enable `/` in calc() (exact division only) and put exact quotients in questions. */
+  division: boolean;
+  /** Median simulated duration of a calc() call, ms. */
+  latencyMedianMs: number;
+  /** Log-space standard deviation of the calc() duration. */
+  latencySigma: number;
+}
+
+export const CALCULATOR_DEFAULTS: CalculatorConfig = {
+  maxTurns: 4,
+  minDigits: 3,
+  maxDigits: 4,
+  terms: 1,
+  division: false,
+  latencyMedianMs: 5,
+  latencySigma: 0.5,
+};
+
+const TOOLS: readonly ToolDef[] = [
+  { name: 'calc', signature: 'calc(expression)' },
+  { name: 'answer', signature: 'answer(number)' },
+];
+
+export class CalculatorEnv extends ToolEnvBase {
+  readonly spec: EnvSpec;
+  protected readonly tools = TOOLS;
+  readonly config: CalculatorConfig;
+
+  /** The question's expression as the expert types it, e.g. `347*8062`. */
+  private expression = '';
+  private answer = 0;
+  /** Has a calc() reply already shown the answer? (then the expert answers) */
+  private answerShown = false;
+
+  constructor(config: Partial<CalculatorConfig> = {}) {
+    super();
+    this.config = { ...CALCULATOR_DEFAULTS, ...config };
+    const c = this.config;
+    if (c.minDigits > c.maxDigits) throw new Error(`${CALCULATOR_ID}: minDigits ${c.minDigits} > maxDigits ${c.maxDigits}`);
+    // The expert's call must fit the action space: a term is sign + a + op + b, and a shown
+    // dividend has the digits of two operands.
+    const termChars = (c.division ? 3 : 2) * c.maxDigits + 2;
+    const longest = 'calc()'.length + c.terms * termChars - 1;
+    if (longest > ACTION_MAX_LENGTH) {
+      throw new Error(`${CALCULATOR_ID}: terms ${c.terms} x maxDigits ${c.maxDigits} makes calls up to ${longest} characters; the action limit is ${ACTION_MAX_LENGTH}`);
+    }
+    this.spec = {
+      id: CALCULATOR_ID,
+      title: 'Calculator',
+      description:
+        'Answer an arithmetic question with operands too large to guess. The agent can call ' +
+        'calc(expression) and must then answer(number) with the exact result: it has to learn to ' +
+        'copy the expression into the tool and the tool result into the answer.',
+      family: 'tool',
+      observationSpace: toolObservationSpace(),
+      actionSpace: toolActionSpace(),
+      rewardRange: [0, 1],
+      maxSteps: c.maxTurns,
+    };
+  }
+
+  protected newEpisode(rng: Rng): string {
+    const c = this.config;
+    const operand = () => rng.int(10 ** (c.minDigits - 1), 10 ** c.maxDigits);
+    const shown: string[] = [];
+    const typed: string[] = [];
+    for (let k = 0; k < c.terms; k++) {
+      const sign = k === 0 ? '' : rng.bernoulli(0.5) ? '+' : '-';
+      let a: number;
+      let b: number;
+      let op: '*' | '/';
+      if (c.division && rng.bernoulli(0.5)) {
+        // An exact quotient: show (q * d) / d so the agent cannot read q off the question.
+        b = operand();
+        a = operand() * b;
+        op = '/';
+      } else {
+        a = operand();
+        b = operand();
+        op = '*';
+      }
+      shown.push(`${sign ? `${sign} ` : ''}${a} ${op} ${b}`);
+      typed.push(`${sign}${a}${op}${b}`);
+    }
+    this.expression = typed.join('');
+    const r = calculate(this.expression, { division: c.division });
+    if (!r.ok) throw new Error(`${CALCULATOR_ID}: generated question ${this.expression} does not evaluate: ${r.error}`);
+    this.answer = r.value;
+    this.answerShown = false;
+    const tools = TOOLS.map((t) => t.signature).join(', ');
+    return `task: what is ${shown.join(' ')}? tools: ${tools}.`;
+  }
+
+  protected handle(call: ToolCall): Outcome {
+    if (call.tool === 'answer') {
+      const n = parseWholeNumber(call.args);
+      if (n === null) return { kind: 'malformed', error: `answer takes a whole number, e.g. answer(42); got ${JSON.stringify(call.args.trim().slice(0, 20))}` };
+      const success = n === this.answer;
+      return {
+        kind: 'final',
+        success,
+        reward: success ? 1 : 0,
+        text: success ? `done: correct, ${this.answer}.` : `done: wrong, the answer is ${this.answer}.`,
+      };
+    }
+    // calc
+    const r = calculate(call.args, { division: this.config.division });
+    if (!r.ok && 'syntax' in r) return { kind: 'malformed', error: `calc: ${r.error}` };
+    const latencyMs = this.drawLatency(this.config.latencyMedianMs, this.config.latencySigma);
+    if (!r.ok) return { kind: 'tool', failed: true, latencyMs, text: `error: ${r.error}` };
+    if (r.value === this.answer) this.answerShown = true;
+    return { kind: 'tool', failed: false, latencyMs, text: `result: ${r.value}` };
+  }
+
+  protected expert(): string {
+    return this.answerShown ? `answer(${this.answer})` : `calc(${this.expression})`;
+  }
+
+  protected timeoutNote(): string {
+    return `the answer was ${this.answer}.`;
+  }
+}
+
+export function makeCalculator(kwargs: EnvKwargs = {}): CalculatorEnv {
+  return new CalculatorEnv(
+    readKwargs(CALCULATOR_ID, kwargs, CALCULATOR_DEFAULTS, {
+      maxTurns: intIn(1, 100),
+      minDigits: intIn(1, 6),
+      maxDigits: intIn(1, 6),
+      terms: intIn(1, 4),
+      division: isBool,
+      latencyMedianMs: numIn(0, 60_000),
+      latencySigma: numIn(0, 5),
+    }),
+  );
+}
