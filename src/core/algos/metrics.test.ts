@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { buildIterationMetrics, EXTRA_METRIC_KEYS, METRIC_KEYS, rewardTermKey, summarizeEpisode, type EpisodeSummary } from './metrics.ts';
+import { describe as stats, explainedVariance, maskedMean, std, variance } from './stats.ts';
+
+describe('stats helpers', () => {
+  it('sample std, min/max, masked mean', () => {
+    // [2, 4, 4, 4, 5, 5, 7, 9]: mean 5, squared deviations sum 32, sample var 32/7.
+    expect(variance([2, 4, 4, 4, 5, 5, 7, 9])).toBeCloseTo(32 / 7, 12);
+    expect(stats([3, -1, 2])).toEqual({ mean: 4 / 3, std: std([3, -1, 2]), min: -1, max: 3 });
+    expect(std([5])).toBe(0);
+    expect(maskedMean([1, 100, 3], [1, 0, 1])).toBe(2);
+  });
+
+  it('explained variance', () => {
+    // target [1, 2, 4] (sample var 7/3), pred [1, 2, 3]: residual [0, 0, 1] (var 1/3) -> 1 − 1/7 = 6/7.
+    expect(explainedVariance([1, 2, 3], [1, 2, 4])).toBeCloseTo(6 / 7, 12);
+    expect(explainedVariance([1, 2, 4], [1, 2, 4])).toBe(1);
+    // A constant prediction explains nothing: residual var = target var.
+    expect(explainedVariance([0, 0, 0], [1, 2, 4])).toBeCloseTo(0, 12);
+    expect(explainedVariance([1, 2], [3, 3])).toBeNaN();
+  });
+});
+
+describe('metric keys', () => {
+  it('are exactly the DESIGN §7 table (copied here by hand)', () => {
+    const table = [
+      'reward/mean', 'reward/std', 'reward/min', 'reward/max',
+      'episode/success_rate', 'episode/length_mean', 'episode/turns_mean', 'episode/truncated_ratio',
+      'tools/call_frequency', 'tools/failure_frequency',
+      'adv/mean', 'adv/std', 'adv/abs_mean',
+      'groups/frac_zero_std', 'groups/reward_std_mean',
+      'actor/entropy', 'actor/pg_loss', 'actor/grad_norm', 'actor/lr',
+      'actor/clipfrac_low', 'actor/clipfrac_high', 'actor/approx_kl', 'actor/kl_ref',
+      'critic/value_loss', 'critic/explained_variance',
+      'async/staleness_mean', 'async/staleness_max', 'async/is_ratio_mean', 'async/is_ratio_max', 'async/is_clipfrac',
+      'async/partial_ratio',
+      'mismatch/logprob_abs_diff_mean', 'mismatch/logprob_abs_diff_max',
+      'perf/env_steps_per_s', 'perf/tokens_per_s', 'perf/rollout_s', 'perf/train_s',
+      'perf/learner_idle_ratio', 'perf/rollout_idle_ratio', 'perf/kv_cache_hit_rate',
+    ];
+    expect(Object.values(METRIC_KEYS)).toEqual(table);
+    expect(rewardTermKey('format')).toBe('reward/format/mean');
+    for (const k of Object.values(EXTRA_METRIC_KEYS)) expect(table).not.toContain(k);
+  });
+});
+
+describe('buildIterationMetrics', () => {
+  const ep = (reward: number, success: boolean, steps: number, policyTokens: number, truncated: boolean, toolCalls: number, toolFailures: number, terms: Record<string, number>): EpisodeSummary =>
+    ({ reward, success, steps, policyTokens, truncated, toolCalls, toolFailures, terms });
+  const episodes = [
+    ep(1, true, 3, 10, false, 2, 1, { outcome: 1, length: 0 }),
+    ep(0, false, 5, 20, true, 0, 0, { outcome: 0, length: 0 }),
+    ep(0.5, true, 4, 30, false, 1, 0, { outcome: 1, length: -0.5 }),
+  ];
+
+  it('episode, advantage, group, actor, critic and async keys from hand-worked inputs', () => {
+    const m = buildIterationMetrics({
+      episodes,
+      advantages: { values: [1, -1, 2, 99], mask: [1, 1, 1, 0] },
+      groups: { nGroups: 4, zeroStdGroups: 1, fracZeroStd: 0.25, rewardStdMean: 0.3 },
+      actor: { pgLoss: -0.5, clipfracLow: 0.1, clipfracHigh: 0.2, approxKl: 0.01, klRef: NaN, entropy: 1.2, gradNorm: 3, lr: 1e-3 },
+      critic: { valueLoss: 0.2, values: [1, 2, 3], returns: [1, 2, 4] },
+      staleness: { mean: 1.25, max: 3 },
+      tis: { ratioMean: 1.5, ratioMax: 3, clipfrac: 0.25 },
+      perf: { tokensPerS: 1000 },
+      extra: { groupsDropped: 2 },
+    });
+    // Rewards [1, 0, 0.5]: mean 0.5; deviations ±0.5, 0 -> sample var 0.5/2 = 0.25, std 0.5.
+    expect(m['reward/mean']).toBe(0.5);
+    expect(m['reward/std']).toBeCloseTo(0.5, 12);
+    expect([m['reward/min'], m['reward/max']]).toEqual([0, 1]);
+    // Terms: outcome (1 + 0 + 1)/3, length −0.5/3.
+    expect(m['reward/outcome/mean']).toBeCloseTo(2 / 3, 12);
+    expect(m['reward/length/mean']).toBeCloseTo(-1 / 6, 12);
+    expect(m['episode/success_rate']).toBeCloseTo(2 / 3, 12);
+    expect(m['episode/length_mean']).toBe(20); // tokens (10 + 20 + 30)/3
+    expect(m['episode/turns_mean']).toBe(4); // steps (3 + 5 + 4)/3
+    expect(m['episode/truncated_ratio']).toBeCloseTo(1 / 3, 12);
+    expect(m['tools/call_frequency']).toBe(1); // 3 calls / 3 episodes
+    expect(m['tools/failure_frequency']).toBeCloseTo(1 / 3, 12); // 1 failed of 3 calls
+    // Advantages over the 3 policy tokens [1, −1, 2]: mean 2/3; deviations 1/3, −5/3, 4/3 ->
+    // squares 42/9, sample var 21/9, std √(7/3) = 1.5275252; |a| mean 4/3.
+    expect(m['adv/mean']).toBeCloseTo(2 / 3, 12);
+    expect(m['adv/std']).toBeCloseTo(1.5275252, 7);
+    expect(m['adv/abs_mean']).toBeCloseTo(4 / 3, 12);
+    expect(m['groups/frac_zero_std']).toBe(0.25);
+    expect(m['actor/entropy']).toBe(1.2);
+    expect(m['actor/grad_norm']).toBe(3);
+    expect('actor/kl_ref' in m).toBe(false); // no reference policy: key absent, not NaN
+    expect(m['critic/explained_variance']).toBeCloseTo(6 / 7, 12);
+    expect(m['async/staleness_max']).toBe(3);
+    expect(m['async/is_clipfrac']).toBe(0.25);
+    expect(m['perf/tokens_per_s']).toBe(1000);
+    expect(m['groups/dropped']).toBe(2);
+    expect('async/partial_ratio' in m).toBe(false);
+  });
+
+  it('only the keys whose inputs were given', () => {
+    expect(buildIterationMetrics({})).toEqual({});
+    expect(Object.keys(buildIterationMetrics({ groups: { nGroups: 1, zeroStdGroups: 0, fracZeroStd: 0, rewardStdMean: 1 } }))).toEqual([
+      'groups/frac_zero_std',
+      'groups/reward_std_mean',
+    ]);
+  });
+
+  it('summarizeEpisode counts tool calls and failures and reads success from the last step', () => {
+    const s = summarizeEpisode({
+      rewards: [0, 0, 1],
+      infos: [{ toolCall: 'calc' }, { toolCall: 'lookup', toolFailed: true }, { success: true }],
+      terminated: true,
+      truncated: false,
+      policyTokens: 12,
+    });
+    expect(s).toEqual({ reward: 1, terms: undefined, success: true, steps: 3, policyTokens: 12, truncated: false, toolCalls: 2, toolFailures: 1 });
+  });
+});

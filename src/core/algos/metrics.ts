@@ -1,0 +1,206 @@
+/**
+ * Per-iteration metrics with the DESIGN §7 names: one flat object per training iteration,
+ * written as a `metrics.jsonl` line by the CLI and charted by the UI. The key strings live
+ * only here (`METRIC_KEYS`) so the two never drift apart.
+ *
+ * Definitions that the table leaves open, fixed here:
+ * - `reward/std` is the sample std (N−1), like every std in this project (stats.ts).
+ * - `episode/length_mean` is policy tokens per episode (for grids, one token per step, so steps);
+ *   `episode/turns_mean` is env steps (turns) per episode.
+ * - `tools/call_frequency` is tool calls per episode; `tools/failure_frequency` is failed calls /
+ *   all calls over the batch (0 when there were no calls).
+ * - `adv/*` are over policy tokens (or steps) only: positions where the mask is 1.
+ * A key is present only when its inputs were given (no NaN placeholders for PPO-only keys in a
+ * GRPO run); values that are undefined by nature (explained variance of a constant target)
+ * are NaN, which JSON writes as null.
+ */
+import type { EpisodeRecord, ShapedReward } from '../reward/shaping.ts';
+import type { PolicyLossResult } from './losses.ts';
+import type { StalenessResult, TisResult } from './offpolicy.ts';
+import type { GroupStats } from './sampling.ts';
+import { describe, explainedVariance, masked, mean, std, type Numbers } from './stats.ts';
+
+export const METRIC_KEYS = {
+  rewardMean: 'reward/mean',
+  rewardStd: 'reward/std',
+  rewardMin: 'reward/min',
+  rewardMax: 'reward/max',
+  successRate: 'episode/success_rate',
+  lengthMean: 'episode/length_mean',
+  turnsMean: 'episode/turns_mean',
+  truncatedRatio: 'episode/truncated_ratio',
+  toolCallFrequency: 'tools/call_frequency',
+  toolFailureFrequency: 'tools/failure_frequency',
+  advMean: 'adv/mean',
+  advStd: 'adv/std',
+  advAbsMean: 'adv/abs_mean',
+  groupsFracZeroStd: 'groups/frac_zero_std',
+  groupsRewardStdMean: 'groups/reward_std_mean',
+  entropy: 'actor/entropy',
+  pgLoss: 'actor/pg_loss',
+  gradNorm: 'actor/grad_norm',
+  lr: 'actor/lr',
+  clipfracLow: 'actor/clipfrac_low',
+  clipfracHigh: 'actor/clipfrac_high',
+  approxKl: 'actor/approx_kl',
+  klRef: 'actor/kl_ref',
+  valueLoss: 'critic/value_loss',
+  explainedVariance: 'critic/explained_variance',
+  stalenessMean: 'async/staleness_mean',
+  stalenessMax: 'async/staleness_max',
+  isRatioMean: 'async/is_ratio_mean',
+  isRatioMax: 'async/is_ratio_max',
+  isClipfrac: 'async/is_clipfrac',
+  partialRatio: 'async/partial_ratio',
+  logprobAbsDiffMean: 'mismatch/logprob_abs_diff_mean',
+  logprobAbsDiffMax: 'mismatch/logprob_abs_diff_max',
+  envStepsPerS: 'perf/env_steps_per_s',
+  tokensPerS: 'perf/tokens_per_s',
+  rolloutS: 'perf/rollout_s',
+  trainS: 'perf/train_s',
+  learnerIdleRatio: 'perf/learner_idle_ratio',
+  rolloutIdleRatio: 'perf/rollout_idle_ratio',
+  kvCacheHitRate: 'perf/kv_cache_hit_rate',
+} as const;
+
+/** Keys beyond the §7 table, produced by dynamic sampling and the shaping schedule. */
+export const EXTRA_METRIC_KEYS = {
+  /** Zero-spread groups dropped by dynamic sampling this iteration. */
+  groupsDropped: 'groups/dropped',
+  /** Sampling rounds used this iteration (1 without dynamic sampling). */
+  samplingRounds: 'groups/sampling_rounds',
+  /** Index of the progressive-shaping stage in force this iteration. */
+  shapingStage: 'schedule/stage',
+} as const;
+
+/** `reward/<term>/mean`: one shaping term's mean contribution over the batch's episodes. */
+export function rewardTermKey(term: string): `reward/${string}/mean` {
+  return `reward/${term}/mean`;
+}
+
+export type MetricKey =
+  | (typeof METRIC_KEYS)[keyof typeof METRIC_KEYS]
+  | (typeof EXTRA_METRIC_KEYS)[keyof typeof EXTRA_METRIC_KEYS]
+  | `reward/${string}/mean`;
+
+export type IterationMetrics = Partial<Record<MetricKey, number>>;
+
+/** The per-episode facts the episode metrics need. */
+export interface EpisodeSummary {
+  /** Total (shaped) episode reward. */
+  reward: number;
+  /** Shaping contributions by term (`ShapedReward.terms`). */
+  terms?: Readonly<Record<string, number>>;
+  success: boolean;
+  /** Env steps (turns). */
+  steps: number;
+  policyTokens: number;
+  truncated: boolean;
+  toolCalls: number;
+  toolFailures: number;
+}
+
+/** Summarise an episode record (and its shaped reward, if shaping ran). Success = last step's info.success. */
+export function summarizeEpisode(rec: EpisodeRecord, shaped?: ShapedReward): EpisodeSummary {
+  let toolCalls = 0, toolFailures = 0, envReward = 0;
+  for (let t = 0; t < rec.infos.length; t++) {
+    if (rec.infos[t].toolCall) toolCalls++;
+    if (rec.infos[t].toolFailed) toolFailures++;
+    envReward += rec.rewards[t];
+  }
+  const last = rec.infos[rec.infos.length - 1];
+  return {
+    reward: shaped ? shaped.total : envReward,
+    terms: shaped?.terms,
+    success: last?.success === true,
+    steps: rec.rewards.length,
+    policyTokens: rec.policyTokens,
+    truncated: rec.truncated && !rec.terminated,
+    toolCalls,
+    toolFailures,
+  };
+}
+
+/** Everything an iteration may report; each part is optional and adds its keys. */
+export interface IterationMetricInputs {
+  episodes?: readonly EpisodeSummary[];
+  /** Per-token (or per-step) advantages and the loss mask selecting policy positions. */
+  advantages?: { values: Numbers; mask?: Numbers };
+  groups?: GroupStats;
+  actor?: Pick<PolicyLossResult, 'pgLoss' | 'clipfracLow' | 'clipfracHigh' | 'approxKl' | 'klRef' | 'entropy'> & { gradNorm?: number; lr?: number };
+  critic?: { valueLoss: number; values: Numbers; returns: Numbers };
+  tis?: Pick<TisResult, 'ratioMean' | 'ratioMax' | 'clipfrac'>;
+  staleness?: Pick<StalenessResult, 'mean' | 'max'>;
+  partialRatio?: number;
+  mismatch?: { absDiffMean: number; absDiffMax: number };
+  perf?: Partial<Record<'envStepsPerS' | 'tokensPerS' | 'rolloutS' | 'trainS' | 'learnerIdleRatio' | 'rolloutIdleRatio' | 'kvCacheHitRate', number>>;
+  extra?: Partial<Record<keyof typeof EXTRA_METRIC_KEYS, number>>;
+}
+
+/** Build one iteration's metric object; key order follows the §7 table. */
+export function buildIterationMetrics(inp: IterationMetricInputs): IterationMetrics {
+  const K = METRIC_KEYS;
+  const m: IterationMetrics = {};
+  const eps = inp.episodes;
+  if (eps && eps.length > 0) {
+    const r = describe(eps.map((e) => e.reward));
+    m[K.rewardMean] = r.mean;
+    m[K.rewardStd] = r.std;
+    m[K.rewardMin] = r.min;
+    m[K.rewardMax] = r.max;
+    const terms = new Set<string>();
+    for (const e of eps) for (const k of Object.keys(e.terms ?? {})) terms.add(k);
+    for (const k of terms) m[rewardTermKey(k)] = mean(eps.map((e) => e.terms?.[k] ?? 0));
+    m[K.successRate] = mean(eps.map((e) => (e.success ? 1 : 0)));
+    m[K.lengthMean] = mean(eps.map((e) => e.policyTokens));
+    m[K.turnsMean] = mean(eps.map((e) => e.steps));
+    m[K.truncatedRatio] = mean(eps.map((e) => (e.truncated ? 1 : 0)));
+    const calls = eps.reduce((s, e) => s + e.toolCalls, 0);
+    m[K.toolCallFrequency] = calls / eps.length;
+    m[K.toolFailureFrequency] = calls ? eps.reduce((s, e) => s + e.toolFailures, 0) / calls : 0;
+  }
+  if (inp.advantages) {
+    const a = inp.advantages.mask ? masked(inp.advantages.values, inp.advantages.mask) : Float64Array.from(inp.advantages.values);
+    m[K.advMean] = mean(a);
+    m[K.advStd] = std(a);
+    m[K.advAbsMean] = mean(a.map(Math.abs));
+  }
+  if (inp.groups) {
+    m[K.groupsFracZeroStd] = inp.groups.fracZeroStd;
+    m[K.groupsRewardStdMean] = inp.groups.rewardStdMean;
+  }
+  if (inp.actor) {
+    const a = inp.actor;
+    if (!Number.isNaN(a.entropy)) m[K.entropy] = a.entropy;
+    m[K.pgLoss] = a.pgLoss;
+    if (a.gradNorm !== undefined) m[K.gradNorm] = a.gradNorm;
+    if (a.lr !== undefined) m[K.lr] = a.lr;
+    m[K.clipfracLow] = a.clipfracLow;
+    m[K.clipfracHigh] = a.clipfracHigh;
+    m[K.approxKl] = a.approxKl;
+    if (!Number.isNaN(a.klRef)) m[K.klRef] = a.klRef;
+  }
+  if (inp.critic) {
+    m[K.valueLoss] = inp.critic.valueLoss;
+    m[K.explainedVariance] = explainedVariance(inp.critic.values, inp.critic.returns);
+  }
+  if (inp.staleness) {
+    m[K.stalenessMean] = inp.staleness.mean;
+    m[K.stalenessMax] = inp.staleness.max;
+  }
+  if (inp.tis) {
+    m[K.isRatioMean] = inp.tis.ratioMean;
+    m[K.isRatioMax] = inp.tis.ratioMax;
+    m[K.isClipfrac] = inp.tis.clipfrac;
+  }
+  if (inp.partialRatio !== undefined) m[K.partialRatio] = inp.partialRatio;
+  if (inp.mismatch) {
+    m[K.logprobAbsDiffMean] = inp.mismatch.absDiffMean;
+    m[K.logprobAbsDiffMax] = inp.mismatch.absDiffMax;
+  }
+  for (const [k, v] of Object.entries(inp.perf ?? {})) if (v !== undefined) m[K[k as keyof typeof K]] = v;
+  for (const [k, v] of Object.entries(inp.extra ?? {})) if (v !== undefined) m[EXTRA_METRIC_KEYS[k as keyof typeof EXTRA_METRIC_KEYS]] = v;
+  return m;
+}
+
+export { describe as describeStats, explainedVariance, mean, std } from './stats.ts';
