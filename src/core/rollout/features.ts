@@ -1,0 +1,33 @@
+/**
+ * Structured grid observation -> the MLP's input vector. Each view cell becomes one-hot object
+ * type (11), colour (6) and state (3); the heading is one-hot (4). A 7×7 view gives
+ * 49·20 + 4 = 984 floats. One-hot (not raw ids) so the MLP need not learn that "door" (4) is
+ * not halfway between "floor" (3) and "key" (5).
+ */
+import type { GridObs } from '../envs/types.ts';
+
+export const CELL_TYPES = 11;
+export const CELL_COLORS = 6;
+export const CELL_STATES = 3;
+const PER_CELL = CELL_TYPES + CELL_COLORS + CELL_STATES;
+
+export function gridFeatureSize(viewSize: number): number {
+  return viewSize * viewSize * PER_CELL + 4;
+}
+
+/** Writes the features of `obs` into `out` at `offset` (length gridFeatureSize). */
+export function encodeGridObs(obs: GridObs, out: Float32Array, offset = 0): void {
+  const cells = obs.image.length / 3;
+  const size = cells * PER_CELL + 4;
+  out.fill(0, offset, offset + size);
+  for (let c = 0; c < cells; c++) {
+    const base = offset + c * PER_CELL;
+    const type = obs.image[c * 3];
+    const color = obs.image[c * 3 + 1];
+    const state = obs.image[c * 3 + 2];
+    if (type < CELL_TYPES) out[base + type] = 1;
+    if (color < CELL_COLORS) out[base + CELL_TYPES + color] = 1;
+    if (state < CELL_STATES) out[base + CELL_TYPES + CELL_COLORS + state] = 1;
+  }
+  out[offset + cells * PER_CELL + (obs.direction & 3)] = 1;
+}
