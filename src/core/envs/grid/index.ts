@@ -1,2 +1,22 @@
-// Registers the grid worlds; filled in by the grid-world work.
-export {};
+/**
+ * Registers the grid worlds. Each id fixes the kwargs that make it what its name says
+ * (e.g. `size: 5`); any kwarg can still be overridden through `makeEnv(id, kwargs)`.
+ */
+import { registerEnv } from '../registry.ts';
+import { DoorKeyEnv } from './door-key.ts';
+import { EmptyEnv } from './empty.ts';
+import { FourRoomsEnv } from './four-rooms.ts';
+import { LavaCrossingEnv } from './lava-crossing.ts';
+import { MemoryEnv } from './memory.ts';
+
+registerEnv('grid/empty-5x5', (kw) => new EmptyEnv('grid/empty-5x5', kw), { size: 5 });
+registerEnv('grid/empty-8x8', (kw) => new EmptyEnv('grid/empty-8x8', kw), { size: 8 });
+registerEnv('grid/four-rooms', (kw) => new FourRoomsEnv('grid/four-rooms', kw), { size: 19, maxSteps: 100 });
+registerEnv('grid/door-key-6x6', (kw) => new DoorKeyEnv('grid/door-key-6x6', kw), { size: 6 });
+registerEnv('grid/lava-crossing-9x9', (kw) => new LavaCrossingEnv('grid/lava-crossing-9x9', kw), { size: 9, rivers: 1 });
+registerEnv('grid/memory', (kw) => new MemoryEnv('grid/memory', kw), { size: 13 });
+
+export { ACTION, ACTION_LABELS, GridWorld } from './world.ts';
+export type { GridWorldConfig, Layout, Outcome } from './world.ts';
+export { COLOR, COLOR_NAMES, DOOR, LEGEND, OBJ, OBJ_NAMES } from './objects.ts';
+export { DoorKeyEnv, EmptyEnv, FourRoomsEnv, LavaCrossingEnv, MemoryEnv };
