@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { klK1, klK3, klPenalizedRewards, klPerToken, policyLoss, totalLoss, valueLoss, type PolicyLossConfig } from './losses.ts';
+import { klK1, klK3, klPenalizedRewards, klPerToken, policyLoss, policyLossGradLogp, totalLoss, valueLoss, type PolicyLossConfig, type PolicyLossInputs } from './losses.ts';
 
 const L = Math.log;
 const cfg: PolicyLossConfig = { clipLow: 0.2, clipHigh: 0.28, klCoef: 0, klEstimator: 'k3', klMode: 'loss', entropyCoef: 0 };
@@ -126,5 +126,41 @@ describe('value loss', () => {
     const actor = policyLoss({ logp: [0], oldLogp: [0], advantages: [1], weights: [1], mask: [1] }, cfg);
     // actor loss = −1; total = −1 + 0.5·0.21 = −0.895.
     expect(totalLoss(actor, valueLoss(inp, null), 0.5)).toBeCloseTo(-0.895, 12);
+  });
+});
+
+describe('∂loss/∂logp reference', () => {
+  // Same hand-made set as above (ε 0.2 / 0.28, weights 1/6).
+  const ratios = [0.7, 0.7, 1.3, 1.25, 1.3, 5.0, 1.0];
+  const mask = [1, 1, 1, 1, 1, 0, 1];
+  const inp: PolicyLossInputs = {
+    logp: ratios.map(L),
+    oldLogp: ratios.map(() => 0),
+    advantages: [-1, 1, 1, 1, -1, 0, 2],
+    weights: mask.map((m) => m / 6),
+    mask,
+    refLogp: ratios.map(() => L(0.5)),
+  };
+
+  it('by hand: clipped tokens get 0, unclipped −w·A·ρ', () => {
+    // 0: low-clipped -> 0. 1: −(1/6)·1·0.7. 2: high-clipped -> 0. 3: −1.25/6. 4: −(1/6)·(−1)·1.3 = +1.3/6.
+    // 5: masked -> 0. 6: −2·1/6.
+    const g = policyLossGradLogp(inp, cfg);
+    const want = [0, -0.7 / 6, 0, -1.25 / 6, 1.3 / 6, 0, -2 / 6];
+    want.forEach((v, i) => expect(g[i], `token ${i}`).toBeCloseTo(v, 12));
+  });
+
+  it('matches central finite differences of policyLoss, with k1 and k3 KL terms', () => {
+    for (const klEstimator of ['k1', 'k3'] as const) {
+      const c = { ...cfg, klCoef: 0.3, klEstimator };
+      const g = policyLossGradLogp(inp, c);
+      const h = 1e-6;
+      for (let i = 0; i < ratios.length; i++) {
+        const plus = Array.from(inp.logp); plus[i] += h;
+        const minus = Array.from(inp.logp); minus[i] -= h;
+        const fd = (policyLoss({ ...inp, logp: plus }, c).loss - policyLoss({ ...inp, logp: minus }, c).loss) / (2 * h);
+        expect(g[i], `${klEstimator} token ${i}`).toBeCloseTo(fd, 7);
+      }
+    }
   });
 });

@@ -234,3 +234,33 @@ export function valueLoss(inp: ValueLossInputs, valueClip: number | null): numbe
 export function totalLoss(actor: PolicyLossResult, value: number, valueCoef: number): number {
   return actor.loss + valueCoef * value;
 }
+
+/**
+ * ∂loss/∂logp_i of `policyLoss(…).loss` with respect to each token's log π_θ, holding oldLogp,
+ * advantages, weights, isWeights and refLogp constant (excludes the entropy term, whose
+ * gradient flows through the whole distribution, not the sampled log-prob). A float64
+ * reference for the train-step graph's backward pass:
+ *   pg:  −w·is·A·ρ where the unclipped branch is the min (ρ inside the bounds, or on the side
+ *        where clipping does not bind); 0 where the clipped branch binds
+ *   k1:  w·β                      k3: w·β·(1 − π_ref/π)
+ */
+export function policyLossGradLogp(inp: PolicyLossInputs, cfg: PolicyLossConfig): Float64Array {
+  const n = inp.logp.length;
+  checkLen(n, { oldLogp: inp.oldLogp, advantages: inp.advantages, weights: inp.weights, isWeights: inp.isWeights, refLogp: inp.refLogp }, 'policyLossGradLogp');
+  const lo = 1 - cfg.clipLow;
+  const hi = 1 + cfg.clipHigh;
+  const beta = cfg.klMode === 'loss' && inp.refLogp ? cfg.klCoef : 0;
+  const g = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const w = inp.weights[i];
+    if (w === 0) continue;
+    const A = inp.advantages[i];
+    const ratio = Math.exp(inp.logp[i] - inp.oldLogp[i]);
+    const clipped = Math.min(Math.max(ratio, lo), hi);
+    const is = inp.isWeights ? inp.isWeights[i] : 1;
+    let d = ratio * A <= clipped * A ? -is * A * ratio : 0;
+    if (beta !== 0) d += beta * (cfg.klEstimator === 'k1' ? 1 : 1 - Math.exp(inp.refLogp![i] - inp.logp[i]));
+    g[i] = w * d;
+  }
+  return g;
+}

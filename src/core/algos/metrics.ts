@@ -202,5 +202,3 @@ export function buildIterationMetrics(inp: IterationMetricInputs): IterationMetr
   for (const [k, v] of Object.entries(inp.extra ?? {})) if (v !== undefined) m[EXTRA_METRIC_KEYS[k as keyof typeof EXTRA_METRIC_KEYS]] = v;
   return m;
 }
-
-export { describe as describeStats, explainedVariance, mean, std } from './stats.ts';
