@@ -6,6 +6,13 @@
  * An env built on `ToolEnvBase` only describes its task: a question (`newEpisode`), what each
  * tool does (`handle`), the expert's next call (`expert`) and what to reveal when time runs out.
  *
+ * Info on every step: `turn` (1-based), `malformed`, `malformedCount` (so far this episode),
+ * `latencyMs` (simulated duration: a tool call's drawn latency; 0 for malformed actions and
+ * answers, which reach no tool). On a valid tool call also `toolCall` (the tool's name; not set
+ * for `answer`) and `toolFailed` (the tool replied `error: ...` instead of a result: a service
+ * failure, a missing key, a division by zero). Every `error:` reply is thus either malformed or
+ * a failed tool call. On the last step `success`.
+ *
  * Agent input never throws. Whatever the policy (or a student typing in the UI) sends, the env
  * answers with an observation: a malformed action gets `error: <what is wrong>`, consumes the
  * turn and is counted in `info.malformedCount`. Only programming errors throw (stepping before
@@ -161,7 +168,8 @@ export abstract class ToolEnvBase implements ToolEnv {
     if (!this.started) throw new Error(`${this.spec.id}: step() before reset()`);
     if (this.done) throw new Error(`${this.spec.id}: step() after the episode ended at turn ${this.turn}; call reset() first`);
     this.turn++;
-    this.messages.push({ role: 'agent', text: typeof action === 'string' ? sanitize(action) : quote(String(action)) });
+    const shown = typeof action === 'string' ? sanitize(action) : quote(String(action));
+    this.messages.push({ role: 'agent', text: shown.length > 2 * ACTION_MAX_LENGTH ? `${shown.slice(0, 2 * ACTION_MAX_LENGTH)}...` : shown });
 
     const parsed = parseCall(action, this.tools);
     const outcome: Outcome = parsed.ok ? this.handle(parsed.call) : { kind: 'malformed', error: parsed.error };
@@ -209,9 +217,9 @@ export abstract class ToolEnvBase implements ToolEnv {
     return { kind: 'transcript', messages: this.messages.map((m) => ({ ...m })) };
   }
 
-  /** The transcript as a person reads it: the agent's calls prefixed with `> `. */
+  /** The transcript as a person reads it: the agent's calls prefixed with `> ` (continued lines indented). */
   renderText(): string {
-    return this.messages.map((m) => (m.role === 'agent' ? `> ${m.text}` : m.text)).join('\n');
+    return this.messages.map((m) => (m.role === 'agent' ? `> ${m.text.replace(/\n/g, '\n  ')}` : m.text)).join('\n');
   }
 
   /** Turns used so far in this episode. */
