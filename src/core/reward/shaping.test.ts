@@ -73,8 +73,16 @@ describe('shapeEpisode', () => {
       expect(shapeEpisode({ ...base, terminated: false, truncated: true }, pot(1)).total).toBeCloseTo(2.5, 12);
     });
 
-    it('missing potentials are an error', () => {
+    it('missing or miscounted potentials are an error', () => {
       expect(() => shapeEpisode(ep, pot(1))).toThrow(/5 potentials/);
+      expect(() => shapeEpisode({ ...ep, potentials: [0, 0] }, pot(1))).toThrow(/need 5 potentials/);
+    });
+
+    it('with weight 0 the raw value is still reported, and adds nothing', () => {
+      const s = shapeEpisode(base, pot(1, 0));
+      expect(s.raw.potential).toBeCloseTo(3, 12);
+      expect(s.terms.potential).toBe(0);
+      expect(s.total).toBe(0);
     });
   });
 

@@ -129,10 +129,15 @@ export function shapeEpisode(ep: EpisodeRecord, cfg: ShapingConfig, weights: Sha
   if (ep.infos.length !== T) throw new RangeError(`shapeEpisode: ${T} rewards but ${ep.infos.length} infos`);
   const raw: ShapedReward['raw'] = { outcome: 0, progress: 0, format: 0, toolCost: 0, length: 0, potential: 0 };
   const perStep = new Float64Array(T);
-  const usePotential = weights.potential !== 0;
-  if (usePotential && (!ep.potentials || ep.potentials.length !== T + 1)) {
-    throw new RangeError(`shapeEpisode: potential shaping needs ${T + 1} potentials Φ(s_0..s_T), got ${ep.potentials?.length ?? 'none'}`);
+  // Potentials, when supplied, are always reported (raw) so a person can see the term before
+  // turning it on; they are required only when the term has a weight.
+  if (ep.potentials && ep.potentials.length !== T + 1) {
+    throw new RangeError(`shapeEpisode: ${T} steps need ${T + 1} potentials Φ(s_0..s_T), got ${ep.potentials.length}`);
   }
+  if (weights.potential !== 0 && !ep.potentials) {
+    throw new RangeError(`shapeEpisode: potential shaping needs ${T + 1} potentials Φ(s_0..s_T), got none`);
+  }
+  const usePotential = ep.potentials !== undefined;
   const g = cfg.potential.gamma;
   for (let t = 0; t < T; t++) {
     const info = ep.infos[t];
