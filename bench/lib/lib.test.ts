@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { interleave } from './interleave.ts';
+import { quantile, summarize } from './stats.ts';
+import { computeRatios } from '../train-step/suite.ts';
+
+describe('stats', () => {
+  it('quantile interpolates between order statistics like numpy', () => {
+    // numpy.quantile([1, 2, 3, 4, 10], [0.1, 0.5, 0.9]) = [1.4, 3, 7.6]
+    const xs = [10, 1, 3, 2, 4];
+    expect(quantile(xs, 0.1)).toBeCloseTo(1.4, 12);
+    expect(quantile(xs, 0.5)).toBe(3);
+    expect(quantile(xs, 0.9)).toBeCloseTo(7.6, 12);
+    expect(summarize([5]).ms).toBe(5);
+    expect(() => quantile([], 0.5)).toThrow(RangeError);
+  });
+});
+
+describe('interleave', () => {
+  it('runs each contender once per round, rotating who goes first, and drops warmup', async () => {
+    const order: string[] = [];
+    const mk = (key: string) => ({ key, run: async () => void order.push(key) });
+    const samples = await interleave([mk('a'), mk('b'), mk('c')], { warmup: 1, rounds: 3 });
+    expect(order.join('')).toBe('abc' + 'bca' + 'cab' + 'abc');
+    expect([...samples.values()].map((s) => s.length)).toEqual([3, 3, 3]);
+  });
+});
+
+describe('ratios', () => {
+  it('compares against the targets and marks missing sides n/a', () => {
+    const r = computeRatios({ 'ort-web-wasm': 2, 'tfjs-wasm': 7, 'jax-js-wasm': 2.2, 'ort-node': 0.9 });
+    expect(r['tfjs/ours']).toEqual({ value: 3.5, target: '>=3', pass: true });
+    expect(r['jax/ours']).toEqual({ value: 1.1, target: '>=1.2', pass: false });
+    expect(r['ours/ortnode']).toEqual({ value: 2.22, target: '<=2', pass: false });
+    expect(computeRatios({ 'tfjs-wasm': 1 })['tfjs/ours']).toEqual({ value: null, target: '>=3', pass: null });
+  });
+});
