@@ -1,7 +1,294 @@
+/**
+ * ONNX Runtime sessions for graphs built by src/core/graph: a train session that keeps
+ * parameters and Adam state in place between steps, a policy session for rollouts/scoring, and
+ * a KV-cache decoder for token policies.
+ *
+ * The ORT module is injected (onnxruntime-web in a browser or Node, onnxruntime-node in the CLI),
+ * so this file imports only types. State stays where the runtime put it: on WASM/CPU the output
+ * tensors of one step are the input tensors of the next (no copy into JS arrays); on WebGPU pass
+ * `stateLocation: 'gpu-buffer'` and the state outputs stay GPU buffers.
+ */
 import type * as Ort from 'onnxruntime-web';
+import type { Graph } from '../../core/graph/builder.ts';
+import { STEP, type TrainStepGraph } from '../../core/graph/train.ts';
+import type { Weights } from '../../core/models/types.ts';
+import type { TransformerPolicy } from '../../core/models/transformer.ts';
 
 /** The parts of an onnxruntime module the session layer uses (onnxruntime-web or -node). */
 export interface OrtModule {
   InferenceSession: typeof Ort.InferenceSession;
   Tensor: typeof Ort.Tensor;
+}
+
+export type Feed = Float32Array | Int32Array;
+
+export interface OrtSessionOptions {
+  /** Passed to InferenceSession.create (executionProviders, log level, graph optimisation...). */
+  sessionOptions?: Ort.InferenceSession.SessionOptions;
+  /**
+   * Where carried state (params, Adam moments, KV cache) lives between runs. 'cpu' for WASM and
+   * onnxruntime-node; 'gpu-buffer' for WebGPU so state never crosses to JS. Default 'cpu'.
+   */
+  stateLocation?: 'cpu' | 'gpu-buffer';
+}
+
+function makeTensor(ort: OrtModule, data: Feed, dims: readonly number[]): Ort.Tensor {
+  return data instanceof Int32Array ? new ort.Tensor('int32', data, dims) : new ort.Tensor('float32', data, dims);
+}
+
+async function createSession(ort: OrtModule, bytes: Uint8Array, opts: OrtSessionOptions, stateOutputs: readonly string[]): Promise<Ort.InferenceSession> {
+  const so: Ort.InferenceSession.SessionOptions = { ...opts.sessionOptions };
+  if (opts.stateLocation === 'gpu-buffer' && stateOutputs.length) {
+    const loc: Record<string, Ort.Tensor.DataLocation> = {};
+    for (const o of stateOutputs) loc[o] = 'gpu-buffer';
+    so.preferredOutputLocation = loc;
+  }
+  return ort.InferenceSession.create(bytes, so);
+}
+
+/** Read any tensor (CPU or GPU) into a fresh Float32Array. */
+async function readFloat(t: Ort.Tensor): Promise<Float32Array> {
+  const d = t.location === 'cpu' ? t.data : await t.getData();
+  return Float32Array.from(d as Float32Array);
+}
+
+function dispose(t: Ort.Tensor): void {
+  if (t.location !== 'cpu') t.dispose();
+}
+
+export interface StepResult {
+  /** Scalar metrics by metric key (e.g. 'actor/pg_loss'). */
+  metrics: Record<string, number>;
+  /** False when the loss or gradient norm was not finite: the update was skipped. */
+  applied: boolean;
+  /** Log-probabilities of the batch actions at the pre-update weights, [...lead]. */
+  logprobs: Float32Array;
+  /** Value predictions at the pre-update weights, [...lead] (value-head models). */
+  values?: Float32Array;
+}
+
+/**
+ * Runs a train-step graph. Holds params, Adam moments and the step count as runtime tensors,
+ * feeding each step's `next.*` outputs back as the next step's inputs.
+ */
+export class TrainSession {
+  private state = new Map<string, Ort.Tensor>();
+  private hyperTensors = new Map<string, Ort.Tensor>();
+  /** Current scalar hyperparameters (lr, clip ranges, coefficients); edit between steps. */
+  readonly hyper: Record<string, number>;
+  /** Number of applied (finite) updates since creation or the last optimizer reset. */
+  version = 0;
+  /** Number of steps skipped by the NaN guard. */
+  skipped = 0;
+
+  private constructor(
+    private readonly ort: OrtModule,
+    readonly spec: TrainStepGraph,
+    private readonly session: Ort.InferenceSession,
+  ) {
+    this.hyper = { ...spec.hyper };
+  }
+
+  static async create(ort: OrtModule, spec: TrainStepGraph, weights: Weights, opts: OrtSessionOptions = {}): Promise<TrainSession> {
+    const session = await createSession(ort, spec.graph.toOnnx(), opts, spec.state.map((s) => s.output));
+    const ts = new TrainSession(ort, spec, session);
+    ts.setWeights(weights);
+    return ts;
+  }
+
+  /** Replace the parameters; `resetOptimizer` (default true) zeroes Adam moments and the step count. */
+  setWeights(weights: Weights, resetOptimizer = true): void {
+    for (const s of this.spec.state) {
+      if (s.kind === 'param') {
+        const w = weights[s.input];
+        if (!w) throw new Error(`setWeights: missing parameter '${s.input}'`);
+        if (w.length !== s.shape.reduce((a, b) => a * b, 1)) throw new RangeError(`setWeights: '${s.input}' has ${w.length} values, expected shape [${s.shape}]`);
+        this.replace(s.input, makeTensor(this.ort, w.slice(), s.shape));
+      } else if (resetOptimizer || !this.state.has(s.input)) {
+        const n = s.shape.reduce((a, b) => a * b, 1);
+        this.replace(s.input, makeTensor(this.ort, new Float32Array(n), s.shape));
+      }
+    }
+    if (resetOptimizer) this.version = 0;
+  }
+
+  private replace(name: string, t: Ort.Tensor): void {
+    const old = this.state.get(name);
+    if (old && old !== t) dispose(old);
+    this.state.set(name, t);
+  }
+
+  /** Copies of the current parameters. */
+  async getWeights(): Promise<Weights> {
+    const out: Weights = {};
+    for (const s of this.spec.state) if (s.kind === 'param') out[s.input] = await readFloat(this.state.get(s.input)!);
+    return out;
+  }
+
+  /** The live parameter tensors (no copy): feed them to a PolicySession on the same runtime. */
+  paramTensors(): Record<string, Ort.Tensor> {
+    const out: Record<string, Ort.Tensor> = {};
+    for (const s of this.spec.state) if (s.kind === 'param') out[s.input] = this.state.get(s.input)!;
+    return out;
+  }
+
+  /** One optimizer step on a batch (arrays named as in spec.batchInputs). */
+  async step(batch: Readonly<Record<string, Feed>>): Promise<StepResult> {
+    const feeds: Record<string, Ort.Tensor> = {};
+    for (const b of this.spec.batchInputs) {
+      const d = batch[b.name];
+      if (!d) throw new Error(`step: missing batch input '${b.name}' [${b.shape}] ${b.dtype}`);
+      const want = b.dtype === 'int32' ? Int32Array : Float32Array;
+      if (!(d instanceof want)) throw new TypeError(`step: '${b.name}' must be a ${want.name}`);
+      if (d.length !== b.shape.reduce((x, y) => x * y, 1)) throw new RangeError(`step: '${b.name}' has ${d.length} values, expected shape [${b.shape}]`);
+      feeds[b.name] = makeTensor(this.ort, d, b.shape);
+    }
+    for (const [k, v] of Object.entries(this.hyper)) {
+      let t = this.hyperTensors.get(k);
+      if (!t || (t.data as Float32Array)[0] !== Math.fround(v)) {
+        t = new this.ort.Tensor('float32', Float32Array.of(v), []);
+        this.hyperTensors.set(k, t);
+      }
+      feeds[`hp.${k}`] = t;
+    }
+    for (const [k, t] of this.state) feeds[k] = t;
+    const res = await this.session.run(feeds);
+    const metrics: Record<string, number> = {};
+    for (const [name, key] of Object.entries(this.spec.metrics)) metrics[key] = Number((res[name].data as Float32Array)[0]);
+    // Belt and braces: the graph already kept the old state if not finite; the session also
+    // refuses to adopt it if JS sees a non-finite loss (backends may not honour NaN semantics).
+    const applied = metrics['train/finite'] === 1 && Number.isFinite(metrics['actor/loss']) && Number.isFinite(metrics['actor/grad_norm']);
+    for (const s of this.spec.state) {
+      const t = res[s.output];
+      if (applied) this.replace(s.input, t);
+      else dispose(t);
+    }
+    if (applied) this.version++;
+    else this.skipped++;
+    const result: StepResult = { metrics, applied, logprobs: await readFloat(res.logprobs) };
+    if (res.values) result.values = await readFloat(res.values);
+    return result;
+  }
+
+  /** Adam step count as the graph sees it. */
+  async adamStep(): Promise<number> {
+    return (await readFloat(this.state.get(STEP)!))[0];
+  }
+
+  async release(): Promise<void> {
+    for (const t of this.state.values()) dispose(t);
+    this.state.clear();
+    await this.session.release();
+  }
+}
+
+/** Runs a graph whose params are inputs (policy or scoring graph) with swappable weights. */
+export class PolicySession {
+  private weights: Record<string, Ort.Tensor> = {};
+  /** Policy version of the loaded weights (set by the caller on sync). */
+  version = 0;
+
+  private constructor(
+    private readonly ort: OrtModule,
+    private readonly graph: Graph,
+    private readonly session: Ort.InferenceSession,
+  ) {}
+
+  static async create(ort: OrtModule, graph: Graph, weights: Weights, opts: OrtSessionOptions = {}): Promise<PolicySession> {
+    const stateOutputs = graph.outputs.filter((o) => o.name.startsWith('present.')).map((o) => o.name);
+    const ps = new PolicySession(ort, graph, await createSession(ort, graph.toOnnx(), opts, stateOutputs));
+    ps.setWeights(weights);
+    return ps;
+  }
+
+  setWeights(weights: Weights, version = this.version): void {
+    for (const p of this.graph.params) {
+      const w = weights[p.name];
+      if (!w) throw new Error(`PolicySession.setWeights: missing parameter '${p.name}'`);
+      this.weights[p.name] = makeTensor(this.ort, w.slice(), p.shape);
+    }
+    this.version = version;
+  }
+
+  /** Use runtime tensors directly (e.g. TrainSession.paramTensors() on the same runtime): no copy. */
+  setWeightTensors(tensors: Readonly<Record<string, Ort.Tensor>>, version = this.version): void {
+    for (const p of this.graph.params) {
+      const t = tensors[p.name];
+      if (!t) throw new Error(`PolicySession.setWeightTensors: missing parameter '${p.name}'`);
+      this.weights[p.name] = t;
+    }
+    this.version = version;
+  }
+
+  /** Run with the given non-parameter inputs (typed arrays or runtime tensors). */
+  async runRaw(inputs: Readonly<Record<string, Feed | Ort.Tensor>>): Promise<Ort.InferenceSession.ReturnType> {
+    const feeds: Record<string, Ort.Tensor> = { ...this.weights };
+    for (const t of this.graph.inputs) {
+      if (this.graph.params.includes(t)) continue;
+      const v = inputs[t.name];
+      if (v === undefined) throw new Error(`PolicySession.run: missing input '${t.name}' [${t.shape}] ${t.dtype}`);
+      feeds[t.name] = v instanceof Float32Array || v instanceof Int32Array ? makeTensor(this.ort, v, t.shape) : v;
+    }
+    return this.session.run(feeds);
+  }
+
+  /** Run and copy every output to a Float32Array. */
+  async run(inputs: Readonly<Record<string, Feed>>): Promise<Record<string, Float32Array>> {
+    const res = await this.runRaw(inputs);
+    const out: Record<string, Float32Array> = {};
+    for (const [k, t] of Object.entries(res)) out[k] = await readFloat(t);
+    return out;
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+}
+
+/**
+ * Incremental decoding for a TransformerPolicy: holds the KV cache between calls (as runtime
+ * tensors) for a fixed batch of rows.
+ */
+export class KvDecoder {
+  private cache: Record<string, Ort.Tensor> = {};
+
+  private constructor(
+    private readonly ort: OrtModule,
+    readonly model: TransformerPolicy,
+    readonly batch: number,
+    readonly step: number,
+    readonly policy: PolicySession,
+    private readonly location: 'cpu' | 'gpu-buffer',
+  ) {
+    this.reset();
+  }
+
+  static async create(ort: OrtModule, model: TransformerPolicy, batch: number, step: number, weights: Weights, opts: OrtSessionOptions = {}): Promise<KvDecoder> {
+    const policy = await PolicySession.create(ort, model.buildDecodeGraph(batch, step), weights, opts);
+    return new KvDecoder(ort, model, batch, step, policy, opts.stateLocation ?? 'cpu');
+  }
+
+  /** Empty the cache (all rows). */
+  reset(): void {
+    const shape = this.model.cacheShape(this.batch);
+    for (const t of Object.values(this.cache)) dispose(t);
+    this.cache = {};
+    for (const [k, v] of Object.entries(this.model.emptyCache(this.batch))) this.cache[k] = new this.ort.Tensor('float32', v, shape);
+  }
+
+  /**
+   * Feed `step` tokens per row starting at positions `pos` [B]; returns log-probs [B, S, V]
+   * (and values [B, S] with a value head). The cache advances in place.
+   */
+  async next(tokens: Int32Array, pos: Int32Array): Promise<{ logprobs: Float32Array; value?: Float32Array }> {
+    const res = await this.policy.runRaw({ tokens, pos, ...this.cache });
+    for (const k of Object.keys(this.cache)) {
+      const present = res[k.replace('past.', 'present.')];
+      if (this.location !== 'cpu') dispose(this.cache[k]);
+      this.cache[k] = present;
+    }
+    const out: { logprobs: Float32Array; value?: Float32Array } = { logprobs: await readFloat(res.logprobs) };
+    if (res.value) out.value = await readFloat(res.value);
+    return out;
+  }
 }

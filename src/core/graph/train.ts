@@ -1,0 +1,277 @@
+/**
+ * The train-step graph: forward, loss, backward, global grad-norm clipping, Adam(W) and a NaN
+ * guard, all in one ONNX model. Parameters, Adam moments and the step count are inputs; their
+ * updated values are outputs (`next.<name>`), so a session feeds outputs straight back in and
+ * the state never has to visit JS.
+ *
+ * The loss is Σ_t weight_t · ℓ_t over per-step positions t (one position per MLP row, one per
+ * token for the transformer). Aggregation (token-, sequence- or constant-normalised) is decided
+ * upstream by the weights (src/core/algos/advantages.ts `aggregationWeights`); `mask` only
+ * selects positions for the metrics (entropy, KL, clip fractions are means over mask = 1).
+ *
+ * Scalar hyperparameters (learning rate, clip ranges, coefficients) are graph inputs, so they can
+ * change between steps without rebuilding; structural choices (which loss, which KL estimator,
+ * whether a reference policy is fed) are baked into the graph.
+ */
+import { Graph, type Tensor } from './builder.ts';
+import { entropyFromLogp, indicator, logSoftmax, maskedMean, selectLogprob } from './nn.ts';
+import { declareParams, type PolicyModel } from '../models/types.ts';
+import type { DType } from './proto.ts';
+
+/** Clipped policy-gradient surrogate (PPO / GRPO / DAPO family), plus value loss for value heads. */
+export interface PolicyGradientLoss {
+  kind: 'policy-gradient';
+  /** ε_low: the ratio is clipped below at 1 − ε_low. Default 0.2. */
+  clipLow: number;
+  /** ε_high: the ratio is clipped above at 1 + ε_high (DAPO clip-higher uses 0.28). Default 0.2. */
+  clipHigh: number;
+  /** Feed `ref_logprobs` and add klCoef · KL(π‖π_ref) per token to the loss. Default false. */
+  useReference: boolean;
+  /** Coefficient of the KL-to-reference term (only with useReference). Default 0.001. */
+  klCoef: number;
+  /** KL estimator for the loss term: k1 = log π − log π_ref, k3 = r − 1 − log r with r = π_ref/π (unbiased, ≥ 0). Default 'k3'. */
+  klEstimator: 'k1' | 'k3';
+  /** Entropy bonus coefficient: the loss gets −entropyCoef · Σ w·H. Default 0. */
+  entropyCoef: number;
+  /** Value-loss coefficient: + valueCoef · ½ · mean_mask (V − R)² (models with a value head). Default 0.5. */
+  valueCoef: number;
+}
+
+/** Supervised cross-entropy on given actions/tokens (imitation of an expert; warm start). */
+export interface ImitationLoss {
+  kind: 'imitation';
+  /** Entropy bonus coefficient (usually 0 for imitation). Default 0. */
+  entropyCoef: number;
+}
+
+export type LossSpec = PolicyGradientLoss | ImitationLoss;
+
+export const PG_LOSS_DEFAULTS: PolicyGradientLoss = {
+  kind: 'policy-gradient',
+  clipLow: 0.2,
+  clipHigh: 0.2,
+  useReference: false,
+  klCoef: 0.001,
+  klEstimator: 'k3',
+  entropyCoef: 0,
+  valueCoef: 0.5,
+};
+
+export const IMITATION_LOSS_DEFAULTS: ImitationLoss = { kind: 'imitation', entropyCoef: 0 };
+
+/** Adam with bias correction, optional decoupled weight decay (AdamW) and global-norm clipping. */
+export interface AdamConfig {
+  /** Learning rate. Default 3e-4. */
+  lr: number;
+  /** First-moment decay β1. Default 0.9. */
+  beta1: number;
+  /** Second-moment decay β2. Default 0.999. */
+  beta2: number;
+  /** Denominator epsilon (added to √v̂). Default 1e-8. */
+  eps: number;
+  /** Decoupled weight decay λ (p ← p − lr·λ·p) on matrices only. Default 0. */
+  weightDecay: number;
+  /** Rescale the gradient so its global L2 norm is at most this; ≤ 0 disables. Default 1.0. */
+  maxGradNorm: number;
+}
+
+export const ADAM_DEFAULTS: AdamConfig = { lr: 3e-4, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0, maxGradNorm: 1.0 };
+
+export interface IoSpec {
+  name: string;
+  shape: number[];
+  dtype: DType;
+}
+
+/** A train-step graph and what a session needs to drive it. */
+export interface TrainStepGraph {
+  graph: Graph;
+  model: PolicyModel;
+  batch: number;
+  /** Per-step shape of the loss inputs ([B] or [B, T]). */
+  lead: number[];
+  /** Carried state: feed `output` back as `input` after every step. Params first, then m, v, step. */
+  state: { input: string; output: string; shape: number[]; kind: 'param' | 'adam_m' | 'adam_v' | 'step' }[];
+  /** Per-batch data the caller supplies each step. */
+  batchInputs: IoSpec[];
+  /** Scalar hyperparameter inputs with their configured values. */
+  hyper: Record<string, number>;
+  /** Scalar metric outputs: ONNX output name → metric key (DESIGN §7 names). */
+  metrics: Record<string, string>;
+  /** Per-position outputs at the pre-update weights: `logprobs` [...lead] (and `values`). */
+  perStep: string[];
+}
+
+export interface TrainStepOptions {
+  /** Rows (MLP) or sequences (transformer) per step. */
+  batch: number;
+  loss?: Partial<PolicyGradientLoss> & { kind: 'policy-gradient' } | Partial<ImitationLoss> & { kind: 'imitation' };
+  adam?: Partial<AdamConfig>;
+  /** Also output the raw (unclipped) gradients as `grad.<param>` (for gradient checks). Default false. */
+  exposeGradients?: boolean;
+}
+
+/** State input names for a parameter. */
+export const stateNames = (p: string) => ({ m: `adam.m.${p}`, v: `adam.v.${p}` });
+export const next = (name: string) => `next.${name}`;
+export const STEP = 'adam.step';
+
+export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): TrainStepGraph {
+  const loss: LossSpec = opts.loss?.kind === 'imitation' ? { ...IMITATION_LOSS_DEFAULTS, ...opts.loss } : { ...PG_LOSS_DEFAULTS, ...(opts.loss ?? {}), kind: 'policy-gradient' };
+  const adam: AdamConfig = { ...ADAM_DEFAULTS, ...opts.adam };
+  const B = opts.batch;
+  const g = new Graph(`train_${model.kind}_${loss.kind}`);
+  const P = declareParams(g, model);
+  const obs = model.declareObservations(g, B);
+  const lead = model.leadShape(B);
+  const batchInputs: IoSpec[] = Object.values(obs).map((t) => ({ name: t.name, shape: [...t.shape], dtype: t.dtype }));
+  const hyper: Record<string, number> = {};
+  const inp = (name: string, dtype: DType = 'float32'): Tensor => {
+    const t = g.input(name, lead, dtype);
+    batchInputs.push({ name, shape: [...lead], dtype });
+    return t;
+  };
+  const hp = (name: string, value: number): Tensor => {
+    hyper[name] = value;
+    return g.input(`hp.${name}`, []);
+  };
+  const metrics: Record<string, string> = {};
+  const metric = (t: Tensor, name: string, key: string) => {
+    g.output(t, name);
+    metrics[name] = key;
+  };
+
+  // ---- forward and per-position quantities
+  const out = model.forward(g, P, obs);
+  const logp = logSoftmax(g, out.logits); // [...lead, A]
+  const actions = inp('actions', 'int32');
+  const weights = inp('weights');
+  const mask = inp('mask');
+  const lp = selectLogprob(g, logp, actions); // [...lead]
+  const ent = entropyFromLogp(g, logp);
+  const wsum = (x: Tensor) => g.reduceSum(g.mul(x, weights));
+  let total: Tensor;
+
+  if (loss.kind === 'policy-gradient') {
+    const adv = inp('advantages');
+    const old = inp('old_logprobs');
+    const clipLow = hp('clip_low', loss.clipLow);
+    const clipHigh = hp('clip_high', loss.clipHigh);
+    const entCoef = hp('entropy_coef', loss.entropyCoef);
+    // Clamp the log-ratio before exp: a stale or corrupted old log-prob must not overflow.
+    const logRatio = g.minimum(g.maximum(g.sub(lp, old), -20), 20);
+    const ratio = g.exp(logRatio);
+    const lo = g.sub(1, clipLow);
+    const hi = g.add(clipHigh, 1);
+    const clipped = g.minimum(g.maximum(ratio, lo), hi);
+    const pgTok = g.neg(g.minimum(g.mul(ratio, adv), g.mul(clipped, adv)));
+    const pgLoss = wsum(pgTok);
+    metric(pgLoss, 'pg_loss', 'actor/pg_loss');
+    total = g.sub(pgLoss, g.mul(wsum(ent), entCoef));
+    // Metrics (no gradient flows from outputs that are not part of `total`).
+    const negAdv = indicator(g, g.less(adv, 0));
+    const posAdv = indicator(g, g.greater(adv, 0));
+    metric(maskedMean(g, g.mul(indicator(g, g.less(ratio, lo)), negAdv), mask), 'clipfrac_low', 'actor/clipfrac_low');
+    metric(maskedMean(g, g.mul(indicator(g, g.greater(ratio, hi)), posAdv), mask), 'clipfrac_high', 'actor/clipfrac_high');
+    // k3 with samples from the behaviour policy: r = π_new/π_old, KL(old‖new) ≈ r − 1 − log r.
+    metric(maskedMean(g, g.sub(g.sub(ratio, 1), logRatio), mask), 'approx_kl', 'actor/approx_kl');
+    if (loss.useReference) {
+      const ref = inp('ref_logprobs');
+      const klCoef = hp('kl_coef', loss.klCoef);
+      const d = g.minimum(g.maximum(g.sub(ref, lp), -20), 20); // log(π_ref/π)
+      const k3 = g.sub(g.sub(g.exp(d), 1), d);
+      const klTok = loss.klEstimator === 'k3' ? k3 : g.neg(d);
+      total = g.add(total, g.mul(wsum(klTok), klCoef));
+      metric(maskedMean(g, k3, mask), 'kl_ref', 'actor/kl_ref');
+    }
+    if (out.value) {
+      const returns = inp('returns');
+      const vCoef = hp('value_coef', loss.valueCoef);
+      const err = g.sub(out.value, returns);
+      const vLoss = g.mul(maskedMean(g, g.mul(err, err), mask), 0.5);
+      metric(vLoss, 'value_loss', 'critic/value_loss');
+      total = g.add(total, g.mul(vLoss, vCoef));
+    }
+  } else {
+    const entCoef = hp('entropy_coef', loss.entropyCoef);
+    const ce = g.neg(wsum(lp));
+    metric(ce, 'ce_loss', 'imitation/ce_loss');
+    total = g.sub(ce, g.mul(wsum(ent), entCoef));
+    metric(maskedMean(g, g.exp(lp), mask), 'target_prob', 'imitation/target_prob_mean');
+  }
+  metric(total, 'loss', 'actor/loss');
+  metric(maskedMean(g, ent, mask), 'entropy', 'actor/entropy');
+  g.output(lp, 'logprobs');
+  const perStep = ['logprobs'];
+  if (out.value) {
+    g.output(out.value, 'values');
+    perStep.push('values');
+  }
+
+  // ---- backward
+  const params = model.params.map((p) => P[p.name]);
+  let grads = g.grad(total, params);
+  if (opts.exposeGradients) model.params.forEach((p, i) => g.output(grads[i], `grad.${p.name}`));
+
+  // ---- global grad-norm clipping: scale = maxNorm / ‖g‖ when ‖g‖ > maxNorm > 0, else 1
+  const lr = hp('lr', adam.lr);
+  const beta1 = hp('beta1', adam.beta1);
+  const beta2 = hp('beta2', adam.beta2);
+  const eps = hp('eps', adam.eps);
+  const wd = hp('weight_decay', adam.weightDecay);
+  const maxNorm = hp('max_grad_norm', adam.maxGradNorm);
+  const sq = grads.map((gr) => g.reduceSum(g.mul(gr, gr)));
+  const gradNorm = g.sqrt(sq.reduce((a, b) => g.add(a, b)));
+  metric(gradNorm, 'grad_norm', 'actor/grad_norm');
+  const doClip = g.mul(indicator(g, g.greater(gradNorm, maxNorm)), indicator(g, g.greater(maxNorm, 0)));
+  const scale = g.add(g.mul(g.sub(g.div(maxNorm, g.add(gradNorm, 1e-12)), 1), doClip), 1);
+  grads = grads.map((gr) => g.mul(gr, scale));
+
+  // ---- NaN guard: x − x is 0 only for finite x; any NaN/±Inf in loss or grad norm fails it.
+  const probe = g.add(total, gradNorm);
+  const finite = g.equal(g.sub(probe, probe), g.scalar(0));
+  metric(indicator(g, finite), 'finite', 'train/finite');
+  const guard = (updated: Tensor, old: Tensor) => g.where(finite, updated, old);
+
+  // ---- Adam(W) with bias correction; t = step + 1 is this update's index
+  const step = g.input(STEP, []);
+  const t = g.add(step, 1);
+  const bc1 = g.sub(1, g.node('Pow', [beta1, t], {}, [], 'float32'));
+  const bc2 = g.sub(1, g.node('Pow', [beta2, t], {}, [], 'float32'));
+  const state: TrainStepGraph['state'] = [];
+  const moments: TrainStepGraph['state'] = [];
+  model.params.forEach((spec, i) => {
+    const names = stateNames(spec.name);
+    const m = g.input(names.m, spec.shape);
+    const v = g.input(names.v, spec.shape);
+    const gr = grads[i];
+    const m2 = g.add(g.mul(m, beta1), g.mul(gr, g.sub(1, beta1)));
+    const v2 = g.add(g.mul(v, beta2), g.mul(g.mul(gr, gr), g.sub(1, beta2)));
+    let upd = g.div(g.div(m2, bc1), g.add(g.sqrt(g.div(v2, bc2)), eps));
+    if (spec.decay) upd = g.add(upd, g.mul(P[spec.name], wd));
+    const p2 = g.sub(P[spec.name], g.mul(upd, lr));
+    g.output(guard(p2, P[spec.name]), next(spec.name));
+    g.output(guard(m2, m), next(names.m));
+    g.output(guard(v2, v), next(names.v));
+    state.push({ input: spec.name, output: next(spec.name), shape: [...spec.shape], kind: 'param' });
+    moments.push({ input: names.m, output: next(names.m), shape: [...spec.shape], kind: 'adam_m' });
+    moments.push({ input: names.v, output: next(names.v), shape: [...spec.shape], kind: 'adam_v' });
+  });
+  g.output(g.where(finite, t, step), next(STEP));
+  state.push(...moments, { input: STEP, output: next(STEP), shape: [], kind: 'step' });
+  return { graph: g, model, batch: B, lead, state, batchInputs, hyper, metrics, perStep };
+}
+
+/**
+ * The rollout/scoring graph from the same model definition: observations → `logprobs`
+ * [...lead, A] (full log-softmax) and `value` [...lead] when there is a value head.
+ */
+export function buildPolicyGraph(model: PolicyModel, batch: number): Graph {
+  const g = new Graph(`policy_${model.kind}`);
+  const P = declareParams(g, model);
+  const obs = model.declareObservations(g, batch);
+  const out = model.forward(g, P, obs);
+  g.output(logSoftmax(g, out.logits), 'logprobs');
+  if (out.value) g.output(out.value, 'value');
+  return g;
+}
