@@ -1,0 +1,46 @@
+/** The app shell: header with the views, the active view, and the status bar. */
+import { BackendStatus } from './shell/BackendStatus.tsx';
+import { Notices } from './shell/Notices.tsx';
+import { EnvironmentsView } from './env/EnvironmentsView.tsx';
+import { useStore } from './state/store.ts';
+
+/** The views in the header nav. New views (training) are added here when they exist. */
+const VIEWS = [{ id: 'environments', title: 'Environments' }] as const;
+
+export function App() {
+  const envId = useStore((s) => s.envId);
+  const seed = useStore((s) => s.seed);
+  const active = VIEWS[0].id;
+  return (
+    <div className="app">
+      <header className="app-header">
+        <div className="brand">
+          <svg className="brand-mark" viewBox="0 0 24 24" aria-hidden>
+            <rect x="2" y="2" width="20" height="20" rx="5" fill="var(--accent)" />
+            <path d="M8 7 L17 12 L8 17 L10.5 12 Z" fill="#fff" />
+          </svg>
+          <span className="brand-name">Agentic RL Playground</span>
+        </div>
+        <nav className="views" aria-label="Views">
+          {VIEWS.map((v) => (
+            <button key={v.id} type="button" className="view-tab" data-testid={`view-${v.id}`} aria-current={v.id === active ? 'page' : undefined}>
+              {v.title}
+            </button>
+          ))}
+        </nav>
+      </header>
+      <Notices />
+      <div className="app-body">{active === 'environments' && <EnvironmentsView />}</div>
+      <footer className="status-bar">
+        <BackendStatus />
+        <span className="status-item muted">{crossOriginIsolated ? 'cross-origin isolated' : 'not cross-origin isolated'}</span>
+        <span className="status-spacer" />
+        {envId && (
+          <span className="status-item muted" title="This view's link reproduces it">
+            {envId} · seed {seed}
+          </span>
+        )}
+      </footer>
+    </div>
+  );
+}

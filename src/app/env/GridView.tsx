@@ -1,0 +1,178 @@
+/**
+ * A grid world as a student sees it: the whole map with the agent's field of view
+ * highlighted, next to exactly what the agent observes (its egocentric image and the same
+ * view as text). Played with the keyboard or the action buttons.
+ */
+import { useCallback, useEffect, useRef } from 'react';
+import { DIR_NAMES } from '../../core/envs/grid/view.ts';
+import { COLOR_NAMES, OBJ_NAMES } from '../../core/envs/grid/objects.ts';
+import type { EnvSpec, GridFrame, GridObs } from '../../core/envs/types.ts';
+import { isOver, type Episode } from '../state/episode.ts';
+import { useStore } from '../state/store.ts';
+import { PixelCanvas } from '../ui/PixelCanvas.tsx';
+import { useElementSize } from '../ui/useElementSize.ts';
+import { keepFocus } from './EpisodeControls.tsx';
+import { formatReward } from './EpisodeStatus.tsx';
+import { egoViewSize, paintEgoView, paintGridFrame } from './gridPaint.ts';
+import { actionButtons, actionForKey } from './keys.ts';
+
+/** Cell size bounds for the main map, CSS px. */
+const CELL = { min: 14, max: 72 } as const;
+/** Cell size of the egocentric view, CSS px. */
+const EGO_CELL = 26;
+
+function isGridObs(o: unknown): o is GridObs {
+  return typeof o === 'object' && o !== null && (o as GridObs).image instanceof Uint8Array && typeof (o as GridObs).text === 'string';
+}
+
+/** Keys go to the game unless the person is typing somewhere or pressing a focused control. */
+function keyIsForGame(e: KeyboardEvent): boolean {
+  if (e.ctrlKey || e.metaKey || e.altKey) return false;
+  const t = e.target as HTMLElement | null;
+  if (!t || t === document.body) return true;
+  if (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName)) return false;
+  if (t.tagName === 'BUTTON' || t.tagName === 'A' || t.tagName === 'SUMMARY') return e.key !== ' ' && e.key !== 'Enter';
+  return true;
+}
+
+function MapCanvas({ frame }: { frame: GridFrame }) {
+  const box = useRef<HTMLDivElement>(null);
+  const { width, height } = useElementSize(box);
+  const cell = Math.max(CELL.min, Math.min(CELL.max, Math.floor(Math.min(width / frame.width, height / frame.height))));
+  const paint = useCallback((ctx: CanvasRenderingContext2D) => paintGridFrame(ctx, frame, cell), [frame, cell]);
+  return (
+    <div className="map-box" ref={box}>
+      {width > 0 && (
+        <PixelCanvas
+          className="map-canvas"
+          testId="grid-canvas"
+          width={frame.width * cell}
+          height={frame.height * cell}
+          paint={paint}
+          label={`The full map, ${frame.width} by ${frame.height}. The agent is at column ${frame.agent.x}, row ${frame.agent.y}, facing ${DIR_NAMES[frame.agent.dir] ?? '?'}.`}
+        />
+      )}
+    </div>
+  );
+}
+
+function EgoCanvas({ image }: { image: Uint8Array }) {
+  const v = egoViewSize(image.length);
+  const paint = useCallback((ctx: CanvasRenderingContext2D) => paintEgoView(ctx, image, EGO_CELL), [image]);
+  if (v === 0) return <p className="muted">The observation image is not square ({image.length} bytes).</p>;
+  return (
+    <PixelCanvas
+      className="ego-canvas"
+      testId="ego-canvas"
+      width={v * EGO_CELL}
+      height={v * EGO_CELL}
+      paint={paint}
+      label={`What the agent sees: a ${v} by ${v} view, the agent at the bottom centre facing up.`}
+    />
+  );
+}
+
+function carryText(frame: GridFrame): string {
+  const c = frame.agent.carrying;
+  return c ? `${COLOR_NAMES[c.color] ?? ''} ${OBJ_NAMES[c.type] ?? 'object'}`.trim() : 'nothing';
+}
+
+export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode }) {
+  const act = useStore((s) => s.act);
+  const snap = episode.snapshots[episode.snapshots.length - 1];
+  const frame = snap.frame.kind === 'grid' ? snap.frame : null;
+  const obs = isGridObs(snap.obs) ? snap.obs : null;
+  const buttons = actionButtons(spec.actionSpace);
+  const over = isOver(episode);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!keyIsForGame(e)) return;
+      const action = actionForKey(spec.actionSpace, e.key);
+      if (action === null) return;
+      e.preventDefault(); // arrows and space would scroll the page
+      if (e.repeat && e.key !== 'ArrowUp' && e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+      const s = useStore.getState();
+      s.setPlaying(false);
+      s.act(action, 'you');
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [spec]);
+
+  if (!frame) return <p className="panel">This env did not return a grid frame.</p>;
+  const recent = episode.steps.slice(-14);
+
+  return (
+    <div className="grid-view">
+      <section className="panel map-panel" aria-label="The world">
+        <header className="panel-head">
+          <h3>The world</h3>
+          <span className="legend">
+            <span className="swatch swatch-view" /> agent’s view
+            <span className="swatch swatch-hidden" /> out of sight
+          </span>
+        </header>
+        <p className="mission" data-testid="mission">
+          <span className="mission-label">Mission</span> {frame.mission}
+        </p>
+        <MapCanvas frame={frame} />
+      </section>
+
+      <section className="panel agent-panel" aria-label="What the agent sees">
+        <header className="panel-head">
+          <h3>What the agent sees</h3>
+          <span className="muted small">
+            facing {DIR_NAMES[frame.agent.dir] ?? '?'} · carrying {carryText(frame)}
+          </span>
+        </header>
+        <div className="obs-row">
+          {obs ? <EgoCanvas image={obs.image} /> : <p className="muted">No image observation.</p>}
+          <figure className="obs-text-box">
+            <figcaption>as text</figcaption>
+            <pre className="obs-text" data-testid="obs-text">
+              {obs?.text ?? ''}
+            </pre>
+          </figure>
+        </div>
+        <p className="muted small obs-note">
+          The agent always faces up in its own view; dark cells are hidden behind walls or closed doors.
+        </p>
+
+        <div className="action-pad" role="group" aria-label="Actions">
+          {buttons.map((b) => (
+            <button
+              key={b.action}
+              type="button"
+              className="btn action-btn"
+              data-testid={`action-${b.label}`}
+              disabled={over}
+              onClick={() => {
+                useStore.getState().setPlaying(false);
+                act(b.action, 'you');
+              }}
+              {...keepFocus}
+            >
+              <span className="action-name">{b.label}</span>
+              {b.caption && <kbd>{b.caption}</kbd>}
+            </button>
+          ))}
+        </div>
+
+        <ol className="step-log" aria-label="Recent actions" data-testid="step-log">
+          {recent.length === 0 && <li className="muted">No actions yet: use the keys above or step the expert.</li>}
+          {recent.map((st, i) => {
+            const n = episode.steps.length - recent.length + i + 1;
+            return (
+              <li key={n} className={st.by === 'expert' ? 'by-expert' : 'by-you'} title={`step ${n} by ${st.by}, reward ${st.reward}`}>
+                <span className="step-n">{n}</span>
+                {st.label}
+                {st.reward !== 0 && <span className="step-r">+{formatReward(st.reward)}</span>}
+              </li>
+            );
+          })}
+        </ol>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+/**
+ * Keeps the URL hash and the viewer in step: the hash opens the view at start and when a
+ * person edits it; the view writes the hash back (replaceState, so Back leaves the app rather
+ * than walking through every seed tried).
+ */
+import { formatHash, parseHash } from './hash.ts';
+import { useStore } from './store.ts';
+
+function applyHash(hash: string): void {
+  const { state, problems } = parseHash(hash);
+  const { notify, open } = useStore.getState();
+  for (const p of problems) notify('warning', `Ignored part of the link: ${p}.`);
+  open({ envId: state.env, seed: state.seed ?? 0, kwargs: state.kwargs });
+}
+
+function currentHash(): string | null {
+  const { envId, seed, kwargs } = useStore.getState();
+  return envId ? formatHash({ env: envId, seed, kwargs }) : null;
+}
+
+/** Starts syncing; returns a function that stops it. */
+export function startHashSync(): () => void {
+  applyHash(window.location.hash);
+  const write = () => {
+    const h = currentHash();
+    if (h && h !== window.location.hash) history.replaceState(null, '', h);
+  };
+  write();
+  const unsubscribe = useStore.subscribe((s, prev) => {
+    if (s.envId !== prev.envId || s.seed !== prev.seed || s.kwargs !== prev.kwargs) write();
+  });
+  const onHashChange = () => {
+    if (window.location.hash !== currentHash()) applyHash(window.location.hash);
+  };
+  window.addEventListener('hashchange', onHashChange);
+  return () => {
+    unsubscribe();
+    window.removeEventListener('hashchange', onHashChange);
+  };
+}

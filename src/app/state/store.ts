@@ -1,0 +1,259 @@
+/**
+ * The app's one zustand store, in slices (DESIGN §1): the backend report for the status bar,
+ * the env viewer, and user-facing notices. Components subscribe with narrow selectors.
+ */
+import { create, type StateCreator } from 'zustand';
+import { detectBackend, type BackendKind, type BackendReport } from '../../runtime/backend.ts';
+import { envIds, makeEnv } from '../../core/envs/index.ts';
+import type { EnvKwargs } from '../../core/envs/registry.ts';
+import type { Env, EnvSpec } from '../../core/envs/types.ts';
+import { advance, isOver, rewind, startEpisode, type Actor, type Episode } from './episode.ts';
+
+// ---------------------------------------------------------------- notices
+
+export interface Notice {
+  id: number;
+  level: 'info' | 'warning' | 'error';
+  text: string;
+}
+
+interface NoticeSlice {
+  notices: Notice[];
+  notify(level: Notice['level'], text: string): void;
+  dismiss(id: number): void;
+}
+
+let nextNoticeId = 1;
+
+const noticeSlice: StateCreator<Store, [], [], NoticeSlice> = (set) => ({
+  notices: [],
+  notify: (level, text) =>
+    set((s) => ({
+      // The same message twice (e.g. a repeated bad key press) is shown once.
+      notices: s.notices.some((n) => n.text === text) ? s.notices : [...s.notices, { id: nextNoticeId++, level, text }].slice(-4),
+    })),
+  dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
+});
+
+// ---------------------------------------------------------------- backend
+
+export type BackendState =
+  | { status: 'detecting' }
+  | { status: 'ready'; report: BackendReport; forced: BackendKind | null }
+  | { status: 'failed'; message: string };
+
+interface BackendSlice {
+  backend: BackendState;
+  /** Runs detection once; `query` is `location.search` (honours `?backend=wasm|webgpu`). */
+  detectBackend(query: string): Promise<void>;
+}
+
+const backendSlice: StateCreator<Store, [], [], BackendSlice> = (set, get) => ({
+  backend: { status: 'detecting' },
+  detectBackend: async (query) => {
+    const raw = new URLSearchParams(query).get('backend');
+    let forced: BackendKind | null = null;
+    if (raw === 'wasm' || raw === 'webgpu') forced = raw;
+    else if (raw !== null) get().notify('warning', `Unknown ?backend=${raw}: expected wasm or webgpu. Choosing automatically.`);
+    try {
+      const report = await detectBackend(forced ? { force: forced } : {});
+      if (forced === 'webgpu' && report.chosen !== 'webgpu') {
+        get().notify('warning', `WebGPU was asked for but is unavailable (${report.webgpu.reason ?? 'no adapter'}); using WASM.`);
+      }
+      set({ backend: { status: 'ready', report, forced } });
+    } catch (e) {
+      set({ backend: { status: 'failed', message: (e as Error).message } });
+    }
+  },
+});
+
+// ---------------------------------------------------------------- env viewer
+
+export interface CatalogEntry {
+  id: string;
+  /** Null when making the env with its defaults failed (a broken registration). */
+  spec: EnvSpec | null;
+  error?: string;
+}
+
+/** Every registered env with its spec; a broken one is listed with its error, never thrown. */
+export function loadCatalog(): CatalogEntry[] {
+  return envIds().map((id) => {
+    try {
+      return { id, spec: makeEnv(id).spec };
+    } catch (e) {
+      return { id, spec: null, error: (e as Error).message };
+    }
+  });
+}
+
+/** The env a first-time visitor sees. */
+export const PREFERRED_DEFAULT_ENV = 'grid/empty-5x5';
+
+export function defaultEnvId(catalog: readonly CatalogEntry[]): string | null {
+  const ok = catalog.filter((c) => c.spec);
+  return (ok.find((c) => c.id === PREFERRED_DEFAULT_ENV) ?? ok[0])?.id ?? null;
+}
+
+/** Expert autoplay speed bounds, steps per second. */
+export const PLAY_RATE = { min: 0.5, max: 12, default: 3 } as const;
+
+interface ViewerSlice {
+  catalog: CatalogEntry[];
+  envId: string | null;
+  kwargs: EnvKwargs;
+  seed: number;
+  /** The live env instance (mutable; the episode record is the source of truth for the screen). */
+  env: Env | null;
+  episode: Episode | null;
+  /** Expert autoplay is running. */
+  playing: boolean;
+  /** Expert autoplay speed, steps per second. */
+  playRate: number;
+  /** Makes the env (falling back to the default with a notice) and starts an episode. */
+  open(req: { envId: string | null; seed?: number; kwargs?: EnvKwargs }): void;
+  setSeed(seed: number): void;
+  /** Restarts the current episode with the same seed. */
+  reset(): void;
+  /** Restarts with a fresh random seed. */
+  newSeed(): void;
+  /** Applies an action; returns false when it could not be applied (over, or the env threw). */
+  act(action: unknown, by?: Actor): boolean;
+  /** One expert action; returns false when the expert has none or the episode is over. */
+  expertStep(): boolean;
+  /** Undoes the last step (replays from the seed). */
+  stepBack(): void;
+  setPlaying(on: boolean): void;
+  setPlayRate(rate: number): void;
+}
+
+const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
+  /** Starts an episode on `env` with `seed`; reports and returns null if the env throws. */
+  const begin = (env: Env, seed: number): Episode | null => {
+    try {
+      return startEpisode(env, seed);
+    } catch (e) {
+      get().notify('error', `${env.spec.id}: reset with seed ${seed} failed: ${(e as Error).message}`);
+      return null;
+    }
+  };
+
+  return {
+    catalog: loadCatalog(),
+    envId: null,
+    kwargs: {},
+    seed: 0,
+    env: null,
+    episode: null,
+    playing: false,
+    playRate: PLAY_RATE.default,
+
+    open: ({ envId, seed, kwargs = {} }) => {
+      const { catalog, notify } = get();
+      const fallback = defaultEnvId(catalog);
+      let id = envId ?? fallback;
+      if (id !== null && !catalog.some((c) => c.id === id)) {
+        notify('warning', `There is no environment "${id}"${fallback ? `; showing ${fallback} instead` : ''}.`);
+        id = fallback;
+      }
+      let env: Env | null = null;
+      let usedKwargs = kwargs;
+      if (id !== null) {
+        try {
+          env = makeEnv(id, kwargs);
+        } catch (e) {
+          notify('error', `Could not make ${id} with ${JSON.stringify(kwargs)}: ${(e as Error).message}`);
+          usedKwargs = {};
+          try {
+            env = makeEnv(id);
+          } catch (e2) {
+            notify('error', `Could not make ${id}: ${(e2 as Error).message}`);
+          }
+        }
+      }
+      const s = seed ?? get().seed;
+      set({ envId: env ? id : null, kwargs: usedKwargs, seed: s, env, episode: env ? begin(env, s) : null, playing: false });
+    },
+
+    setSeed: (seed) => {
+      const { env } = get();
+      set({ seed, episode: env ? begin(env, seed) : null, playing: false });
+    },
+
+    reset: () => get().setSeed(get().seed),
+
+    // Short seeds are easier to read aloud in a classroom; 1e5 of them is plenty of variety.
+    newSeed: () => {
+      const old = get().seed;
+      let s = old;
+      while (s === old) s = Math.floor(Math.random() * 100_000);
+      get().setSeed(s);
+    },
+
+    act: (action, by = 'you') => {
+      const { env, episode, notify } = get();
+      if (!env || !episode || isOver(episode)) return false;
+      try {
+        set({ episode: advance(env, episode, action, by) });
+        return true;
+      } catch (e) {
+        notify(
+          'error',
+          `${env.spec.id} seed ${episode.seed}, step ${episode.steps.length + 1}: the env threw on action ` +
+            `${JSON.stringify(action)}: ${(e as Error).message}. The episode so far is kept.`,
+        );
+        set({ playing: false });
+        return false;
+      }
+    },
+
+    expertStep: () => {
+      const { env, episode, notify } = get();
+      if (!env || !episode || isOver(episode)) {
+        set({ playing: false });
+        return false;
+      }
+      let action: unknown;
+      try {
+        action = env.expertAction();
+      } catch (e) {
+        notify('error', `${env.spec.id} seed ${episode.seed}: the expert failed: ${(e as Error).message}`);
+        set({ playing: false });
+        return false;
+      }
+      if (action === null || action === undefined) {
+        notify('info', `The expert has no move here (${env.spec.id}, seed ${episode.seed}, step ${episode.steps.length}).`);
+        set({ playing: false });
+        return false;
+      }
+      return get().act(action, 'expert');
+    },
+
+    stepBack: () => {
+      const { env, episode, notify } = get();
+      if (!env || !episode || episode.steps.length === 0) return;
+      try {
+        set({ episode: rewind(env, episode, episode.steps.length - 1), playing: false });
+      } catch (e) {
+        notify('error', `${env.spec.id}: replaying seed ${episode.seed} failed: ${(e as Error).message}`);
+      }
+    },
+
+    setPlaying: (on) => {
+      const { episode } = get();
+      set({ playing: on && !!episode && !isOver(episode) });
+    },
+
+    setPlayRate: (rate) => set({ playRate: Math.min(PLAY_RATE.max, Math.max(PLAY_RATE.min, rate)) }),
+  };
+};
+
+// ---------------------------------------------------------------- store
+
+export type Store = NoticeSlice & BackendSlice & ViewerSlice;
+
+export const useStore = create<Store>()((...a) => ({
+  ...noticeSlice(...a),
+  ...backendSlice(...a),
+  ...viewerSlice(...a),
+}));
