@@ -87,6 +87,27 @@ const find = (f: GridFrame, type: number): string[] => {
 const solid = (type: number, state: number): boolean =>
   type === OBJ.wall || type === OBJ.key || type === OBJ.ball || type === OBJ.box || (type === OBJ.door && state !== DOOR.open);
 
+describe('seeding', () => {
+  it('without a seed, resets continue one deterministic stream (Gymnasium semantics)', () => {
+    const a = makeEnv('grid/four-rooms');
+    const b = makeEnv('grid/four-rooms');
+    a.reset();
+    const first = a.frame();
+    a.reset();
+    const second = a.frame();
+    expect(second).not.toEqual(first); // each reset is a new episode
+    b.reset();
+    expect(b.frame()).toEqual(first); // a fresh instance replays the same sequence
+    b.reset();
+    expect(b.frame()).toEqual(second);
+    a.reset({ seed: 5 });
+    b.reset({ seed: 5 });
+    a.reset();
+    b.reset();
+    expect(a.frame()).toEqual(b.frame()); // a seed restarts the stream
+  });
+});
+
 describe('layouts', () => {
   it('empty: fixed corner start by default, random start on request', () => {
     const env = makeEnv('grid/empty-8x8');

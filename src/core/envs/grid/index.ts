@@ -20,3 +20,6 @@ export { ACTION, ACTION_LABELS, GridWorld } from './world.ts';
 export type { GridWorldConfig, Layout, Outcome } from './world.ts';
 export { COLOR, COLOR_NAMES, DOOR, LEGEND, OBJ, OBJ_NAMES } from './objects.ts';
 export { DoorKeyEnv, EmptyEnv, FourRoomsEnv, LavaCrossingEnv, MemoryEnv };
+export { AsciiGridEnv, parseMap } from './ascii.ts';
+export type { AsciiGridOptions } from './ascii.ts';
+export { Grid } from './grid.ts';
