@@ -1,0 +1,47 @@
+/**
+ * Short real training runs: a learning regression fails CI. Budgets are small (seconds), the
+ * thresholds well below what full runs reach (see `npm run bench -- learn`).
+ */
+import { describe, expect, it } from 'vitest';
+import { defaultsFor } from '../../core/algos/config.ts';
+import { DEFAULT_STEP_TRAINER, StepTrainer } from '../../core/trainer/stepTrainer.ts';
+import { loadNodeEngine } from './node.ts';
+
+describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
+  it('GRPO solves grid/empty-5x5 from scratch, with rollout and trainer log-probs equal', async () => {
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const trainer = await StepTrainer.create(
+      { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor('grpo'), lr: 1e-3 }, groups: 8, learnerBatch: 512, seed: 1 },
+      engine,
+    );
+    const first = await trainer.step();
+    let last = first;
+    for (let i = 1; i < 20; i++) last = await trainer.step();
+    // A random policy succeeds ~40% of the time within 100 steps, and slowly.
+    expect(first.metrics['episode/success_rate']).toBeLessThan(0.7);
+    expect(last.metrics['episode/success_rate']).toBeGreaterThanOrEqual(0.9);
+    expect(last.metrics['episode/length_mean']).toBeLessThan(first.metrics['episode/length_mean']! / 2);
+    // TITO: the learner, before its first update, scores the sampled actions as the rollout did.
+    expect(first.metrics['mismatch/logprob_abs_diff_max']).toBeLessThanOrEqual(1e-4);
+    expect(last.allApplied).toBe(true);
+    // Greedy evaluation on held-out seeds.
+    const evalEps = await trainer.evaluate([101, 102, 103, 104, 105, 106, 107, 108]);
+    expect(evalEps.filter((e) => e.success).length).toBeGreaterThanOrEqual(7);
+    await trainer.release();
+  });
+
+  it('PPO with a value head improves on grid/empty-5x5', async () => {
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const trainer = await StepTrainer.create(
+      { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor('ppo'), lr: 1e-3 }, episodes: 32, learnerBatch: 512, seed: 2 },
+      engine,
+    );
+    let last = await trainer.step();
+    const firstLen = last.metrics['episode/length_mean']!;
+    for (let i = 1; i < 15; i++) last = await trainer.step();
+    expect(last.metrics['episode/success_rate']).toBeGreaterThanOrEqual(0.9);
+    expect(last.metrics['episode/length_mean']).toBeLessThan(firstLen);
+    expect(Number.isFinite(last.metrics['critic/explained_variance'])).toBe(true);
+    await trainer.release();
+  });
+});
