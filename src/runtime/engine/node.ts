@@ -14,7 +14,7 @@ export async function loadNodeEngine(name: NodeEngineName = 'ort-web-wasm', thre
     try {
       ort = (await import('onnxruntime-node')) as unknown as OrtModule;
     } catch (e) {
-      throw new Error(`engine 'ort-node' needs the optional package onnxruntime-node (${(e as Error).message}); use 'ort-web-wasm'`);
+      throw new Error(`engine 'ort-node' needs the optional package onnxruntime-node (${(e as Error).message}); use 'ort-web-wasm'`, { cause: e });
     }
     return ortEngine(ort, name, { sessionOptions: { intraOpNumThreads: threads, interOpNumThreads: 1 } });
   }
