@@ -39,6 +39,22 @@ describe.each(GRID_IDS)('%s', (id) => {
   });
 });
 
+describe('non-default kwargs', () => {
+  const VARIANTS: [string, Record<string, unknown>][] = [
+    ['grid/empty-5x5', { viewSize: 3, randomStart: true }],
+    ['grid/empty-8x8', { size: 12, viewSize: 9 }],
+    ['grid/four-rooms', { size: 11, maxSteps: 60 }],
+    ['grid/door-key-6x6', { size: 8, viewSize: 5 }],
+    ['grid/lava-crossing-9x9', { size: 11, rivers: 4 }],
+    ['grid/memory', { size: 10 }],
+  ];
+  it.each(VARIANTS)('%s %j passes checkEnv and the expert solves it', (id, kwargs) => {
+    expect(checkEnv(() => makeEnv(id, kwargs), { seeds: [0, 1, 2] })).toEqual([]);
+    const env = makeEnv(id, kwargs);
+    for (let seed = 0; seed < 50; seed++) expect(runExpert(env, seed).success).toBe(true);
+  });
+});
+
 describe('documentation', () => {
   const sources = import.meta.glob(['./empty.ts', './four-rooms.ts', './door-key.ts', './lava-crossing.ts', './memory.ts'], {
     query: '?raw',

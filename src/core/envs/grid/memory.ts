@@ -10,12 +10,12 @@
  * (50%). Objects here are fixed in place (pickup does nothing), so the agent cannot carry
  * the cue along instead of remembering it.
  *
- * Layout for size 13 (`^` start, facing west at the cue `K`; the arms' ends at `B`/`K`):
+ * Layout for size 13 (`<` the start, facing west at the cue `K`; the arms end at `B` and `K`):
  *
  *     #############
  *     ###########B#
  *     #...#######.#
- *     #K.^........#    (the hallway row)
+ *     #K.<........#    (the hallway row)
  *     #...#######.#
  *     ###########K#
  *     #############

@@ -341,7 +341,7 @@ export abstract class GridWorld implements GridEnv {
     };
     // A carried object is (type, colour): 0 for nothing, else 1 + type * 6 + colour.
     const CARRY_CODES = 1 + (MAX_CELL_VALUE + 1) * 6;
-    const keyOf = (mapId: number, s: SimState): number => {
+    const keyOf = (mapId: number, s: Omit<SimState, 'cells' | 'owned'>): number => {
       const carry = s.carryType === OBJ.unseen ? 0 : 1 + s.carryType * 6 + s.carryColor;
       return (((mapId * CARRY_CODES + carry) * H + s.y) * W + s.x) * 4 + s.dir;
     };
@@ -356,7 +356,7 @@ export abstract class GridWorld implements GridEnv {
     const parent: number[] = [-1];
     const via: number[] = [-1];
     const seen = new Set<number>();
-    seen.add(keyOf(0, { cells: maps[0], owned: false, x: this.x, y: this.y, dir: this.dir, carryType: this.carry.type, carryColor: this.carry.color }));
+    seen.add(keyOf(0, { x: this.x, y: this.y, dir: this.dir, carryType: this.carry.type, carryColor: this.carry.color }));
 
     const s: SimState = { cells: maps[0], owned: false, x: 0, y: 0, dir: 0, carryType: 0, carryColor: 0 };
     for (let head = 0; head < nx.length; head++) {
