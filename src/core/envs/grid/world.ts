@@ -117,7 +117,7 @@ export abstract class GridWorld implements GridEnv {
   /** Builds the world for one episode; all randomness must come from `rng`. */
   protected abstract generate(rng: Rng): Layout;
 
-  /** What stepping onto (x, y), holding an object of `type`, does to the episode. */
+  /** What entering cell (x, y), which holds an object of `type`, does to the episode. */
   protected outcomeAt(type: number, _x: number, _y: number): Outcome {
     if (type === OBJ.goal) return 'success';
     if (type === OBJ.lava) return 'failure';
