@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useStore } from '../state/store.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
 import { EnvPicker } from './EnvPicker.tsx';
-import { EpisodeControls } from './EpisodeControls.tsx';
+import { ExpertControls, SeedControls } from './EpisodeControls.tsx';
 import { EpisodeStatus } from './EpisodeStatus.tsx';
 import { GridView } from './GridView.tsx';
 import { ToolView } from './ToolView.tsx';
@@ -12,8 +12,8 @@ function Description({ text }: { text: string }) {
   const [open, setOpen] = useState(false);
   return (
     <p className={`env-description ${open ? 'open' : ''}`} data-testid="env-description">
-      {text}{' '}
-      {text.length > 220 && (
+      <span className="env-description-text">{text}</span>
+      {text.length > 200 && (
         <button type="button" className="link-btn" onClick={() => setOpen(!open)}>
           {open ? 'less' : 'more'}
         </button>
@@ -50,12 +50,15 @@ function EnvStage() {
           <h1>{spec.title}</h1>
           <code className="env-id">{spec.id}</code>
         </div>
-        <EpisodeControls />
+        <SeedControls />
       </header>
       <Description key={spec.id} text={spec.description} />
       {episode ? (
         <>
-          <EpisodeStatus spec={spec} episode={episode} />
+          <div className="status-row">
+            <EpisodeStatus spec={spec} episode={episode} />
+            <ExpertControls />
+          </div>
           {spec.family === 'grid' ? <GridView spec={spec} episode={episode} /> : <ToolView spec={spec} episode={episode} />}
         </>
       ) : (

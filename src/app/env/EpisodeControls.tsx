@@ -1,4 +1,4 @@
-/** Seed, reset, new seed, step back, and the expert (one step, or autoplay at a readable rate). */
+/** Seed, reset and new seed; step back and the expert (one step, or autoplay at a readable rate). */
 import { useEffect, useState, type MouseEvent } from 'react';
 import { isOver } from '../state/episode.ts';
 import { parseSeed } from '../state/hash.ts';
@@ -46,12 +46,28 @@ function SeedInput() {
   );
 }
 
-export function EpisodeControls() {
+export function SeedControls() {
   const seed = useStore((s) => s.seed);
+  const { reset, newSeed } = useStore.getState();
+  return (
+    <div className="controls" role="toolbar" aria-label="Episode start">
+      {/* Remount on seed change so the field shows seeds set elsewhere (new seed, a link). */}
+      <SeedInput key={seed} />
+      <button type="button" className="btn" data-testid="reset" onClick={reset} {...keepFocus} title="Start again with the same seed">
+        Reset
+      </button>
+      <button type="button" className="btn" data-testid="new-seed" onClick={newSeed} {...keepFocus} title="Start again with a random seed">
+        New seed
+      </button>
+    </div>
+  );
+}
+
+export function ExpertControls() {
   const episode = useStore((s) => s.episode);
   const playing = useStore((s) => s.playing);
   const playRate = useStore((s) => s.playRate);
-  const { reset, newSeed, stepBack, expertStep, setPlaying, setPlayRate } = useStore.getState();
+  const { stepBack, expertStep, setPlaying, setPlayRate } = useStore.getState();
   const over = !episode || isOver(episode);
 
   // Expert autoplay: one expert action per tick until the episode ends or the expert has none.
@@ -66,16 +82,7 @@ export function EpisodeControls() {
   }, [playing, playRate]);
 
   return (
-    <div className="controls" role="toolbar" aria-label="Episode controls">
-      {/* Remount on seed change so the field shows seeds set elsewhere (new seed, a link). */}
-      <SeedInput key={seed} />
-      <button type="button" className="btn" data-testid="reset" onClick={reset} {...keepFocus} title="Start again with the same seed">
-        Reset
-      </button>
-      <button type="button" className="btn" data-testid="new-seed" onClick={newSeed} {...keepFocus} title="Start again with a random seed">
-        New seed
-      </button>
-      <span className="divider" aria-hidden />
+    <div className="controls" role="toolbar" aria-label="Stepping">
       <button
         type="button"
         className="btn"

@@ -56,10 +56,6 @@ export function EpisodeStatus({ spec, episode }: { spec: EnvSpec; episode: Episo
         <span className="stat-label">Last reward</span>
         <span className="stat-value">{last ? formatReward(last.reward) : '–'}</span>
       </span>
-      <span className="stat">
-        <span className="stat-label">Seed</span>
-        <span className="stat-value">{episode.seed}</span>
-      </span>
     </div>
   );
 }

@@ -15,6 +15,7 @@ import { keepFocus } from './EpisodeControls.tsx';
 import { formatReward } from './EpisodeStatus.tsx';
 import { egoViewSize, paintEgoView, paintGridFrame } from './gridPaint.ts';
 import { actionButtons, actionForKey } from './keys.ts';
+import { legendFor } from './textLegend.ts';
 
 /** Cell size bounds for the main map, CSS px. */
 const CELL = { min: 14, max: 72 } as const;
@@ -133,10 +134,17 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
             <pre className="obs-text" data-testid="obs-text">
               {obs?.text ?? ''}
             </pre>
+            <ul className="text-legend" aria-label="Legend">
+              {legendFor(obs?.text ?? '').map((e) => (
+                <li key={e.symbol + e.meaning}>
+                  <code>{e.symbol}</code> {e.meaning}
+                </li>
+              ))}
+            </ul>
           </figure>
         </div>
         <p className="muted small obs-note">
-          The agent always faces up in its own view; dark cells are hidden behind walls or closed doors.
+          The agent always faces up in its own view; black cells are out of its sight.
         </p>
 
         <div className="action-pad" role="group" aria-label="Actions">

@@ -44,6 +44,15 @@ function formatMs(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
 }
 
+function ClockIcon() {
+  return (
+    <svg width="11" height="11" viewBox="0 0 16 16" aria-hidden>
+      <circle cx="8" cy="8" r="6.5" fill="none" stroke="currentColor" strokeWidth="1.6" />
+      <path d="M8 4.2V8l2.6 1.6" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+    </svg>
+  );
+}
+
 function Transcript({ ep }: { ep: Episode }) {
   const list = useRef<HTMLOListElement>(null);
   const all = rows(ep);
@@ -56,13 +65,13 @@ function Transcript({ ep }: { ep: Episode }) {
       {all.map((r, i) => {
         const resultTone = r.msg.role === 'result' ? (ep.success === true ? ' msg-success' : ' msg-failure') : '';
         return (
-          <li key={i} className={`msg msg-${r.msg.role}${resultTone}`} data-role={r.msg.role}>
+          <li key={i} className={`msg msg-${r.msg.role}${resultTone}${r.by ? ` by-${r.by}` : ''}`} data-role={r.msg.role}>
             <div className="msg-meta">
               <span className="msg-role">{r.msg.role === 'agent' && r.by === 'expert' ? 'Expert' : r.msg.role === 'agent' ? 'You' : ROLE_NAMES[r.msg.role]}</span>
               {r.step > 0 && r.msg.role === 'agent' && <span className="msg-turn">turn {r.step}</span>}
               {r.latencyMs !== null && r.msg.role !== 'agent' && (
                 <span className="msg-latency" title="Simulated time this tool call took">
-                  ⏱ {formatMs(r.latencyMs)}
+                  <ClockIcon /> {formatMs(r.latencyMs)}
                 </span>
               )}
             </div>
@@ -185,7 +194,7 @@ export function ToolView({ spec, episode }: { spec: EnvSpec; episode: Episode })
             <dt>Simulated tool time</dt>
             <dd title="Sum of the simulated latency of every tool call">
               {formatMs(totalLatency)}
-              {latencies.length > 0 && <span className="muted"> over {latencies.length} calls</span>}
+              {latencies.length > 0 && <span className="muted"> · {latencies.length} calls</span>}
             </dd>
           </div>
         </dl>

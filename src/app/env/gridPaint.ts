@@ -23,7 +23,8 @@ const C = {
   gridLine: '#e1e4ea',
   wall: '#474e5c',
   wallEdge: '#5b6372',
-  unseen: '#262b36',
+  unseen: '#161a22',
+  unseenHatch: '#262c38',
   lava: '#f76b15',
   lavaWave: '#ffd3b3',
   goal: '#30a46c',
@@ -50,8 +51,22 @@ function roundRect(ctx: CanvasRenderingContext2D, x: number, y: number, w: numbe
 /** One encoded cell at (x, y) of side s, background included. */
 export function paintCell(ctx: CanvasRenderingContext2D, x: number, y: number, s: number, type: number, color: number, state: number): void {
   if (type === OBJ.unseen) {
+    // Near-black with a faint hatch, so "unknown" never reads as a wall.
     ctx.fillStyle = C.unseen;
     ctx.fillRect(x, y, s, s);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(x, y, s, s);
+    ctx.clip();
+    ctx.strokeStyle = C.unseenHatch;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let k = -s; k < s; k += s / 4) {
+      ctx.moveTo(x + k, y + s);
+      ctx.lineTo(x + k + s, y);
+    }
+    ctx.stroke();
+    ctx.restore();
     return;
   }
   if (type === OBJ.wall) {
