@@ -12,6 +12,8 @@ import type { ModelConfig, TrainStep } from './train-step/models.ts';
 import { erf, referenceLosses } from './train-step/reference.ts';
 import { createTfjsTrainStep } from './train-step/tfjs.ts';
 import { createJaxTrainStep } from './train-step/jax.ts';
+import { createOrtTrainStep, specMismatch } from './train-step/ort.ts';
+import { MODEL_PRESETS } from '../src/core/models/presets.ts';
 
 const STEPS = 3;
 const TOL = 1e-5;
@@ -34,6 +36,11 @@ describe('train-step models', () => {
     // emb 108*128 + pos 32*128 + 5 * (2*256 + 128*384+384 + 128*128+128 + 128*512+512 + 512*128+128)
     //   + 256 + 128*108+108
     expect(paramCount(MODELS['transformer-1m'])).toBe(1_023_468);
+  });
+
+  it('are the engine presets the bench names (same parameter names, shapes, order)', () => {
+    expect(specMismatch(MODELS['mlp-76k'], MODEL_PRESETS['mlp-76k'].make())).toBeNull();
+    expect(specMismatch(MODELS['transformer-1m'], MODEL_PRESETS['transformer-1m'].make())).toBeNull();
   });
 
   it('reference erf matches known values', () => {
@@ -65,6 +72,11 @@ describe.each(tiny)('peers on %s', (_name, cfg) => {
 
   it('jax-js-wasm matches the float64 reference', async () => {
     const got = await losses(() => createJaxTrainStep(cfg, params, batch));
+    got.forEach((l, i) => expect(Math.abs(l - ref[i])).toBeLessThan(TOL));
+  });
+
+  it.each(['web-wasm', 'node'] as const)('ort-%s (our graph) matches the float64 reference', async (runtime) => {
+    const got = await losses(() => createOrtTrainStep(runtime, cfg, params, batch));
     got.forEach((l, i) => expect(Math.abs(l - ref[i])).toBeLessThan(TOL));
   });
 });

@@ -12,6 +12,7 @@
  */
 import { blockUntilReady, defaultDevice, init, jit, nn, numpy as np, scipySpecial, tree, valueAndGrad } from '@jax-js/jax';
 import { HYPER, paramSpecs } from './models.ts';
+import { withoutWorker } from './worker-guard.ts';
 import type { Batch, ModelConfig, Params, TrainStep } from './models.ts';
 
 type Arr = np.Array;
@@ -20,11 +21,11 @@ type Tree = Record<string, Arr>;
 let ready: Promise<void> | undefined;
 
 export function initJaxWasm(): Promise<void> {
-  ready ??= (async () => {
+  ready ??= withoutWorker(async () => {
     const devices = await init('wasm');
     if (!devices.includes('wasm')) throw new Error(`jax-js: the wasm device is unavailable (got ${devices.join(', ')})`);
     defaultDevice('wasm');
-  })();
+  });
   return ready;
 }
 
@@ -82,7 +83,7 @@ function makeLoss(cfg: ModelConfig, erfKind: JaxErf): (p: Tree, d: Tree) => Arr 
       const logp = pickLogp(dense(h.ref, p['pi.w'], p['pi.b']), d.act);
       const value = dense(h, p['v.w'], p['v.b']).reshape([cfg.batch]);
       const vf = np.square(value.sub(d.ret)).mean();
-      return clippedPg(logp, d.old, d.adv).add(vf.mul(HYPER.valueCoef));
+      return clippedPg(logp, d.old, d.adv).add(vf.mul(0.5 * HYPER.valueCoef));
     };
   }
   const { batch: B, context: T, dModel: dm, heads: H } = cfg;
@@ -93,9 +94,9 @@ function makeLoss(cfg: ModelConfig, erfKind: JaxErf): (p: Tree, d: Tree) => Arr 
     let x = np.matmul(d.tok, p.tok_emb).reshape([B, T, dm]).add(p.pos_emb).reshape([N, dm]);
     for (let l = 0; l < cfg.layers; l++) {
       const h = layerNorm(x.ref, g(l, 'ln1.g'), g(l, 'ln1.b'));
-      // qkv [N, 3d] -> [B, T, 3, H, dh] -> [3, B, H, T, dh]
-      const qkv = dense(h, g(l, 'attn.wqkv'), g(l, 'attn.bqkv')).reshape([B, T, 3, H, dh]).transpose([2, 0, 3, 1, 4]);
-      const [q, k, v] = np.split(qkv, 3, 0).map((a) => a.reshape([B, H, T, dh]));
+      const split = (n: string): Arr => dense(h.ref, g(l, `attn.w${n}`), g(l, `attn.b${n}`)).reshape([B, T, H, dh]).transpose([0, 2, 1, 3]);
+      const [q, k, v] = [split('q'), split('k'), split('v')]; // [B, H, T, dh]
+      h.dispose();
       const scores = np.matmul(q, k.transpose([0, 1, 3, 2])).mul(1 / Math.sqrt(dh)).add(d.mask.ref);
       const att = np.matmul(nn.softmax(scores, -1), v); // [B, H, T, dh]
       const merged = att.transpose([0, 2, 1, 3]).reshape([N, dm]);
@@ -119,12 +120,11 @@ function oneHot(ids: Int32Array, k: number): Arr {
   return arr(a).reshape([ids.length, k]);
 }
 
-export async function createJaxTrainStep(
-  cfg: ModelConfig,
-  initial: Params,
-  batch: Batch,
-  opts: { erf?: JaxErf } = {},
-): Promise<TrainStep> {
+export function createJaxTrainStep(cfg: ModelConfig, initial: Params, batch: Batch, opts: { erf?: JaxErf } = {}): Promise<TrainStep> {
+  return withoutWorker(() => createUnguarded(cfg, initial, batch, opts));
+}
+
+async function createUnguarded(cfg: ModelConfig, initial: Params, batch: Batch, opts: { erf?: JaxErf }): Promise<TrainStep> {
   await initJaxWasm();
   const erfKind = opts.erf ?? 'poly';
   const specs = paramSpecs(cfg);
@@ -186,29 +186,25 @@ export async function createJaxTrainStep(
 
   let t = 0;
   return {
-    async step() {
-      t += 1;
-      const [value, p1, m1, v1] = trainStep(
-        params,
-        m,
-        v,
-        tree.ref(data),
-        np.array(1 - beta1 ** t),
-        np.array(1 - beta2 ** t),
-      );
-      params = p1;
-      m = m1;
-      v = v1;
-      // Wait for the updated weights and moments, not just the loss, so no part of the
-      // update can be deferred into the next timed step.
-      await blockUntilReady([params, m, v]);
-      return (await value.data())[0];
-    },
-    async params() {
-      const out: Params = new Map();
-      for (const s of specs) out.set(s.name, Float32Array.from(await params[s.name].ref.data()));
-      return out;
-    },
+    // Whole bodies under withoutWorker: jax-js compiles kernels lazily, at dispatch time.
+    step: () =>
+      withoutWorker(async () => {
+        t += 1;
+        const [value, p1, m1, v1] = trainStep(params, m, v, tree.ref(data), np.array(1 - beta1 ** t), np.array(1 - beta2 ** t));
+        params = p1;
+        m = m1;
+        v = v1;
+        // Wait for the updated weights and moments, not just the loss, so no part of the
+        // update can be deferred into the next timed step.
+        await blockUntilReady([params, m, v]);
+        return (await value.data())[0];
+      }),
+    params: () =>
+      withoutWorker(async () => {
+        const out: Params = new Map();
+        for (const s of specs) out.set(s.name, Float32Array.from(await params[s.name].ref.data()));
+        return out;
+      }),
     dispose() {
       tree.dispose([params, m, v, data]);
       trainStep.dispose();

@@ -47,7 +47,7 @@ export type ModelConfig = MlpConfig | TransformerConfig;
 export interface StepHyper {
   /** PPO ratio clip: the surrogate uses clip(ratio, 1 - clip, 1 + clip). */
   clip: number;
-  /** Weight of the value loss (MLP only): loss = pg + valueCoef * mean((v - ret)^2). */
+  /** Weight of the value loss (MLP only): loss = pg + valueCoef * 0.5 * mean((v - ret)^2). */
   valueCoef: number;
   /** Adam learning rate. */
   lr: number;
@@ -111,8 +111,9 @@ export interface ParamSpec {
 const size = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
 
 /**
- * Every parameter of the model, in a fixed order that all implementations share.
- * Linear weights are stored [in, out] so y = x @ W + b.
+ * Every parameter of the model, in a fixed order that all implementations share. Names,
+ * shapes and order are those of the engine's models (src/core/models: MlpPolicy,
+ * TransformerPolicy), so weights transfer by name. Linear weights are [in, out]: y = x @ W + b.
  */
 export function paramSpecs(cfg: ModelConfig): ParamSpec[] {
   const normal = (name: string, shape: number[], std: number): ParamSpec => ({ name, shape, init: 'normal', std });
@@ -139,8 +140,13 @@ export function paramSpecs(cfg: ModelConfig): ParamSpec[] {
     out.push(
       ones(`h${l}.ln1.g`, [d]),
       zeros(`h${l}.ln1.b`, [d]),
-      normal(`h${l}.attn.wqkv`, [d, 3 * d], 0.02), // columns: [q | k | v], heads contiguous inside each
-      bias(`h${l}.attn.bqkv`, 3 * d),
+      // q, k, v projections; head h owns columns [h*dh, (h+1)*dh) of each.
+      normal(`h${l}.attn.wq`, [d, d], 0.02),
+      bias(`h${l}.attn.bq`, d),
+      normal(`h${l}.attn.wk`, [d, d], 0.02),
+      bias(`h${l}.attn.bk`, d),
+      normal(`h${l}.attn.wv`, [d, d], 0.02),
+      bias(`h${l}.attn.bv`, d),
       normal(`h${l}.attn.wo`, [d, d], 0.02),
       bias(`h${l}.attn.bo`, d),
       ones(`h${l}.ln2.g`, [d]),

@@ -97,7 +97,7 @@ function mlpLoss(cfg: MlpConfig, p: Params64, batch: Batch): number {
   for (let r = 0; r < B; r++) logp[r] = logProb(logits, r, cfg.numActions, batch.actions[r]);
   let vf = 0;
   for (let r = 0; r < B; r++) vf += (value[r] - batch.returns[r]) ** 2;
-  return clippedPg(logp, batch.oldLogp, batch.advantages) + HYPER.valueCoef * (vf / B);
+  return clippedPg(logp, batch.oldLogp, batch.advantages) + HYPER.valueCoef * 0.5 * (vf / B);
 }
 
 function transformerLoss(cfg: TransformerConfig, p: Params64, batch: Batch): number {
@@ -115,7 +115,11 @@ function transformerLoss(cfg: TransformerConfig, p: Params64, batch: Batch): num
   for (let l = 0; l < cfg.layers; l++) {
     const g = (k: string): Float64Array => p.get(`h${l}.${k}`)!;
     const h = layerNorm(x, N, d, g('ln1.g'), g('ln1.b'));
-    const qkv = linear(h, N, d, g('attn.wqkv'), g('attn.bqkv'), 3 * d);
+    const qkv = new Float64Array(N * 3 * d); // rows [q | k | v]
+    ['q', 'k', 'v'].forEach((name, j) => {
+      const y = linear(h, N, d, g(`attn.w${name}`), g(`attn.b${name}`), d);
+      for (let r = 0; r < N; r++) for (let i = 0; i < d; i++) qkv[r * 3 * d + j * d + i] = y[r * d + i];
+    });
     const att = new Float64Array(N * d);
     for (let b = 0; b < B; b++) {
       for (let hd = 0; hd < H; hd++) {

@@ -9,6 +9,7 @@ import type { Summary } from '../lib/stats.ts';
 import { table } from '../lib/table.ts';
 import type { SuiteOptions, SuiteResult } from '../lib/suite.ts';
 import { MODELS, initParams, makeBatch, paramCount } from './models.ts';
+import { withoutWorker } from './worker-guard.ts';
 import type { Batch, ModelConfig, Params, TrainStep } from './models.ts';
 
 export const IMPLS = ['ort-web-wasm', 'tfjs-wasm', 'jax-js-wasm', 'ort-node'] as const;
@@ -24,7 +25,8 @@ const FACTORIES: Record<ImplName, () => Promise<Factory>> = {
   'ort-web-wasm': async () => (await import('./ort.ts')).ortFactory('web-wasm'),
   'ort-node': async () => (await import('./ort.ts')).ortFactory('node'),
   'tfjs-wasm': async () => (await import('./tfjs.ts')).createTfjsTrainStep,
-  'jax-js-wasm': async () => (await import('./jax.ts')).createJaxTrainStep,
+  // jax-js must first be evaluated with no global Worker (worker-guard.ts).
+  'jax-js-wasm': () => withoutWorker(async () => (await import('./jax.ts')).createJaxTrainStep),
 };
 
 export const BENCH_MODELS = ['mlp-76k', 'transformer-1m'] as const;

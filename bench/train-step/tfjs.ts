@@ -106,7 +106,7 @@ export async function createTfjsTrainStep(cfg: ModelConfig, init: Params, batch:
       const logp = pickLogp(dense(h, P('pi.w'), P('pi.b')), act);
       const value = tf.reshape(dense(h, P('v.w'), P('v.b')), [c.batch]);
       const vf = tf.mean(tf.square(tf.sub(value, ret)));
-      return tf.add(clippedPg(logp, old, adv), tf.mul(vf, HYPER.valueCoef));
+      return tf.add(clippedPg(logp, old, adv), tf.mul(vf, 0.5 * HYPER.valueCoef));
     };
   } else {
     if (batch.kind !== 'transformer') throw new Error('tfjs: transformer model needs a token batch');
@@ -131,11 +131,7 @@ export async function createTfjsTrainStep(cfg: ModelConfig, init: Params, batch:
       for (let l = 0; l < c.layers; l++) {
         const g = (k: string): tf.Variable => P(`h${l}.${k}`);
         const h = layerNorm(x, g('ln1.g'), g('ln1.b')) as tf.Tensor2D;
-        // Slicing the [d, 3d] weight rather than the [N, 3d] activation: tfjs-wasm's SplitV on
-        // the activation cost ~29 ms per layer, the weight slices a fraction of that.
-        const [q, k, v] = [0, 1, 2].map((j) =>
-          tf.add(matMul(h, tf.slice(g('attn.wqkv') as tf.Tensor2D, [0, j * d], [d, d])), tf.slice(g('attn.bqkv'), [j * d], [d])),
-        ) as tf.Tensor2D[];
+        const [q, k, v] = ['q', 'k', 'v'].map((n) => dense(h, g(`attn.w${n}`), g(`attn.b${n}`)));
         const scores = tf.add(tf.mul(tf.matMul(heads(q), heads(k), false, true), 1 / Math.sqrt(dh)), mask);
         const att = tf.matMul(tf.softmax(scores), heads(v)); // [B, H, T, dh]
         const merged = tf.reshape(tf.transpose(att, [0, 2, 1, 3]), [N, d]);
