@@ -1,0 +1,49 @@
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as ortNode from 'onnxruntime-node';
+import { main } from './train.ts';
+import { presetIds, loadRunConfig } from './presets.ts';
+
+describe('npm run train', () => {
+  it('writes config, §7 metrics, trajectories and a standalone policy.onnx', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'train-'));
+    expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '2', '--seed', '5', '--out', out, '--quiet'])).toBe(0);
+    const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
+    expect(config.seed).toBe(5);
+    expect(config.algo.clipHigh).toBeGreaterThan(0); // defaults filled in
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    for (const key of ['reward/mean', 'episode/success_rate', 'adv/std', 'groups/frac_zero_std', 'actor/entropy', 'actor/pg_loss', 'actor/grad_norm', 'mismatch/logprob_abs_diff_max', 'perf/env_steps_per_s']) {
+      expect(lines[1][key], key).toBeTypeOf('number');
+    }
+    const traj = readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(traj.length).toBeGreaterThan(0);
+    expect(traj[0].actions.length).toBe(traj[0].logprobs.length);
+    // Any ONNX runtime loads the exported policy: one observation in, 7 action log-probs out.
+    const session = await ortNode.InferenceSession.create(join(out, 'policy.onnx'));
+    const obs = new ortNode.Tensor('float32', new Float32Array(984), [1, 984]);
+    const res = await session.run({ obs });
+    const logp = res.logprobs.data as Float32Array;
+    expect(logp.length).toBe(7);
+    expect(logp.reduce((s, x) => s + Math.exp(x), 0)).toBeCloseTo(1, 5);
+  });
+
+  it('every preset validates', () => {
+    expect(presetIds().length).toBeGreaterThanOrEqual(2);
+    for (const id of presetIds()) expect(() => loadRunConfig(id), id).not.toThrow();
+  });
+
+  it('says exactly what is wrong with a bad config file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bad-'));
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ env: { id: 'grid/empty-5x5' }, model: { kind: 'mlp', hidden: [0] }, algo: { algo: 'grpo', clipHigh: -1 } }));
+    await expect(main(['--config', file, '--out', join(dir, 'o')])).rejects.toThrow(/model\.hidden\.0/);
+    writeFileSync(file, JSON.stringify({ env: { id: 'grid/empty-5x5' }, model: { kind: 'mlp' }, algo: { algo: 'grpo', clipHigh: -1 } }));
+    await expect(main(['--config', file, '--out', join(dir, 'o')])).rejects.toThrow(/algo\.clipHigh/);
+    await expect(main(['--config', 'no-such-preset'])).rejects.toThrow(/grid-empty-8x8-grpo/);
+    await expect(main(['--config', 'grid-empty-8x8-grpo', '--iterations', 'x'])).rejects.toThrow(/--iterations must be an integer/);
+    expect(existsSync(join(dir, 'o', 'metrics.jsonl'))).toBe(false);
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * A run configuration: everything `npm run train` and the UI need to start a run, as plain JSON.
+ * Presets (presets/*.json) are run configurations with an id, a title and a description.
+ * Validation names the field and says what is wrong, so a typo in a file never starts a
+ * silently different experiment.
+ */
+import { z } from 'zod';
+import { parseAlgoConfig, defaultsFor, ALGOS, type AlgoConfig } from '../algos/config.ts';
+import { DEFAULT_SHAPING, parseShapingConfig, type ShapingConfig } from '../reward/shaping.ts';
+
+const modelSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('mlp'),
+    /** Hidden widths, input side first. */
+    hidden: z.array(z.int().min(1).max(4096)).min(1).max(8).default([64, 64]),
+    activation: z.enum(['tanh', 'relu']).default('tanh'),
+  }),
+  z.strictObject({
+    kind: z.literal('transformer'),
+    dModel: z.int().min(8).max(1024).default(64),
+    nLayers: z.int().min(1).max(12).default(2),
+    nHeads: z.int().min(1).max(16).default(4),
+    dFF: z.int().min(8).max(4096).default(256),
+    context: z.int().min(8).max(1024).default(192),
+  }),
+]);
+
+const rolloutSchema = z.strictObject({
+  /** Groups per iteration for group algorithms (each `algo.groupSize` episodes from one seed). */
+  groups: z.int().min(1).max(512).default(8),
+  /** Episodes per iteration for REINFORCE and PPO. */
+  episodes: z.int().min(1).max(4096).default(32),
+  /** Rows (MLP) or sequences (transformer) per train step. */
+  learnerBatch: z.int().min(1).max(8192).default(512),
+  /** 'sync' = staleness 0; 'async' = rollouts overlap training, bounded by maxStaleness. */
+  mode: z.enum(['sync', 'async']).default('sync'),
+  /** Async only: most policy versions a trained-on step may lag behind the learner. */
+  maxStaleness: z.int().min(0).max(16).default(2),
+  /** Rollout workers (0 = in the training thread). */
+  workers: z.int().min(0).max(16).default(0),
+});
+
+export const runConfigSchema = z.strictObject({
+  /** Preset id (kebab-case); free-form for ad-hoc files. */
+  id: z.string().min(1).default('custom'),
+  title: z.string().default(''),
+  description: z.string().default(''),
+  env: z.strictObject({ id: z.string().min(1), kwargs: z.record(z.string(), z.unknown()).default({}) }),
+  model: modelSchema,
+  /** Algorithm config; unspecified fields take the chosen algorithm's defaults. */
+  algo: z.looseObject({ algo: z.enum(ALGOS as unknown as [string, ...string[]]) }),
+  shaping: z.record(z.string(), z.unknown()).default({}),
+  rollout: rolloutSchema.default(rolloutSchema.parse({})),
+  /** Training iterations (rollout + update). */
+  iterations: z.int().min(1).max(1_000_000).default(100),
+  /** Stop early once the success rate (mean over the last 3 iterations) reaches this. null = never. */
+  stopAtSuccess: z.number().min(0).max(1).nullable().default(null),
+  seed: z.int().min(0).max(2 ** 31 - 1).default(0),
+});
+
+export type RunConfigInput = z.input<typeof runConfigSchema>;
+type Parsed = z.output<typeof runConfigSchema>;
+
+export interface RunConfig extends Omit<Parsed, 'algo' | 'shaping'> {
+  algo: AlgoConfig;
+  shaping: ShapingConfig;
+}
+
+export type ParseResult = { ok: true; config: RunConfig } | { ok: false; messages: string[] };
+
+function deepMerge<T>(base: T, over: unknown): T {
+  if (over === undefined) return base;
+  if (typeof base !== 'object' || base === null || Array.isArray(base) || typeof over !== 'object' || over === null || Array.isArray(over)) {
+    return over as T;
+  }
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(over)) out[k] = deepMerge(out[k], v);
+  return out as T;
+}
+
+/** Validates a run configuration; every message names its field path. */
+export function parseRunConfig(input: unknown): ParseResult {
+  const r = runConfigSchema.safeParse(input);
+  if (!r.success) {
+    return { ok: false, messages: r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`) };
+  }
+  const algoIn = r.data.algo as Record<string, unknown> & { algo: AlgoConfig['algo'] };
+  const algo = parseAlgoConfig(deepMerge(defaultsFor(algoIn.algo), algoIn));
+  const shaping = parseShapingConfig(deepMerge(DEFAULT_SHAPING, r.data.shaping));
+  const messages = [...(algo.ok ? [] : algo.messages.map((m) => `algo.${m}`)), ...(shaping.ok ? [] : shaping.messages.map((m) => `shaping.${m}`))];
+  if (!algo.ok || !shaping.ok) return { ok: false, messages };
+  return { ok: true, config: { ...r.data, algo: algo.config, shaping: shaping.config } };
+}
