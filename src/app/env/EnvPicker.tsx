@@ -1,5 +1,6 @@
 /** The list of environments, grouped by family, with each one's title (description on hover). */
 import { useStore, type CatalogEntry } from '../state/store.ts';
+import { keepFocus } from './EpisodeControls.tsx';
 
 const FAMILIES: { family: string; title: string; blurb: string }[] = [
   { family: 'grid', title: 'Grid worlds', blurb: 'Navigate with a partial, egocentric view.' },
@@ -42,7 +43,8 @@ export function EnvPicker() {
                   aria-current={c.id === envId ? 'true' : undefined}
                   disabled={!c.spec}
                   title={c.spec ? c.spec.description : `Broken: ${c.error}`}
-                  onClick={() => open({ envId: c.id, kwargs: {} })}
+                  onClick={() => c.id !== envId && open({ envId: c.id, kwargs: {} })}
+                  {...keepFocus}
                 >
                   <span className="env-item-title">{c.spec?.title ?? c.id}</span>
                   <span className="env-item-id">{c.spec ? c.id : 'failed to load'}</span>

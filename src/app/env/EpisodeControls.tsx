@@ -12,12 +12,16 @@ function SeedInput() {
   const setSeed = useStore((s) => s.setSeed);
   const [text, setText] = useState(String(seed));
   const [error, setError] = useState<string | null>(null);
-  const commit = () => {
+  /** Applies the typed seed; false (with a message) when it is not a valid seed. */
+  const commit = (): boolean => {
     const r = parseSeed(text);
-    if ('seed' in r) {
-      setError(null);
-      if (r.seed !== seed) setSeed(r.seed);
-    } else setError(r.error);
+    if ('error' in r) {
+      setError(r.error);
+      return false;
+    }
+    setError(null);
+    if (r.seed !== seed) setSeed(r.seed);
+    return true;
   };
   return (
     <label className="seed-field">
@@ -30,7 +34,8 @@ function SeedInput() {
         onChange={(e) => setText(e.target.value)}
         onBlur={commit}
         onKeyDown={(e) => {
-          if (e.key === 'Enter') commit();
+          // On success, hand the keyboard back to the game.
+          if (e.key === 'Enter' && commit()) e.currentTarget.blur();
           if (e.key === 'Escape') {
             setText(String(seed));
             setError(null);

@@ -18,7 +18,7 @@ import { actionButtons, actionForKey } from './keys.ts';
 import { legendFor } from './textLegend.ts';
 
 /** Cell size bounds for the main map, CSS px. */
-const CELL = { min: 14, max: 72 } as const;
+const CELL = { min: 14, max: 96 } as const;
 /** Cell size of the egocentric view, CSS px. */
 const EGO_CELL = 26;
 

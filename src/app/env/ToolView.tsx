@@ -3,11 +3,12 @@
  * each styled distinctly and annotated with the simulated latency of the call. A student plays
  * by typing calls; the side panel shows the budget (turns left), malformed calls and reward.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { EnvSpec, ToolObs, TranscriptMessage } from '../../core/envs/types.ts';
 import { isOver, type Episode } from '../state/episode.ts';
 import { useStore } from '../state/store.ts';
 import { formatReward } from './EpisodeStatus.tsx';
+import { toolsFromTask } from './toolText.ts';
 
 interface Row {
   msg: TranscriptMessage;
@@ -83,9 +84,16 @@ function Transcript({ ep }: { ep: Episode }) {
   );
 }
 
-function ToolInput({ spec, over }: { spec: EnvSpec; over: boolean }) {
+interface ToolInputProps {
+  spec: EnvSpec;
+  over: boolean;
+  text: string;
+  setText: (t: string) => void;
+  inputRef: RefObject<HTMLInputElement | null>;
+}
+
+function ToolInput({ spec, over, text, setText, inputRef }: ToolInputProps) {
   const act = useStore((s) => s.act);
-  const [text, setText] = useState('');
   const [history, setHistory] = useState<string[]>([]);
   /** Position while browsing history with ↑/↓; history.length means "the line being typed". */
   const [cursor, setCursor] = useState(0);
@@ -120,6 +128,7 @@ function ToolInput({ spec, over }: { spec: EnvSpec; over: boolean }) {
       }}
     >
       <input
+        ref={inputRef}
         data-testid="tool-input"
         className="tool-input"
         value={text}
@@ -149,18 +158,23 @@ function ToolInput({ spec, over }: { spec: EnvSpec; over: boolean }) {
 }
 
 export function ToolView({ spec, episode }: { spec: EnvSpec; episode: Episode }) {
+  const [text, setText] = useState('');
+  const inputRef = useRef<HTMLInputElement>(null);
   const over = isOver(episode);
   const used = episode.steps.length;
   const latencies = episode.steps.map((s) => s.info.latencyMs).filter((x): x is number => typeof x === 'number' && x > 0);
   const totalLatency = latencies.reduce((a, b) => a + b, 0);
   const obs = episode.snapshots[episode.snapshots.length - 1].obs as ToolObs | undefined;
   const failed = episode.steps.filter((s) => s.info.toolFailed).length;
+  const first = episode.snapshots[0].frame;
+  const task = first.kind === 'transcript' ? (first.messages.find((m) => m.role === 'task')?.text ?? '') : '';
+  const tools = toolsFromTask(task);
 
   return (
     <div className="tool-view">
       <section className="panel chat-panel" aria-label="Conversation">
         <Transcript ep={episode} />
-        <ToolInput spec={spec} over={over} />
+        <ToolInput spec={spec} over={over} text={text} setText={setText} inputRef={inputRef} />
         <p className="muted small tool-hint">
           One call per turn{spec.actionSpace.kind === 'text' ? `, at most ${spec.actionSpace.maxLength} characters` : ''}. A malformed
           call still uses a turn. <kbd>↑</kbd>/<kbd>↓</kbd> recall earlier calls.
@@ -198,6 +212,28 @@ export function ToolView({ spec, episode }: { spec: EnvSpec; episode: Episode })
             </dd>
           </div>
         </dl>
+        {tools.length > 0 && (
+          <div className="tool-list">
+            <h4>Tools</h4>
+            <div className="tool-chips">
+              {tools.map((t) => (
+                <button
+                  key={t}
+                  type="button"
+                  className="tool-chip"
+                  disabled={over}
+                  title={`Start typing ${t.slice(0, t.indexOf('(') + 1)}`}
+                  onClick={() => {
+                    setText(t.slice(0, t.indexOf('(') + 1));
+                    inputRef.current?.focus();
+                  }}
+                >
+                  {t}
+                </button>
+              ))}
+            </div>
+          </div>
+        )}
         <figure className="obs-text-box">
           <figcaption>What the agent reads now</figcaption>
           <pre className="obs-text" data-testid="obs-text">
