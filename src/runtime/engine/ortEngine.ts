@@ -4,8 +4,9 @@
  */
 import { buildPolicyGraph, buildTrainStep, type TrainStepOptions } from '../../core/graph/train.ts';
 import type { PolicyModel, Weights } from '../../core/models/types.ts';
-import type { Engine, Feed, Learner, LearnerStep, PolicyRunner } from '../../core/trainer/engine.ts';
-import { PolicySession, TrainSession, type OrtModule, type OrtSessionOptions } from '../ort/session.ts';
+import { TransformerPolicy } from '../../core/models/transformer.ts';
+import type { Engine, Feed, Learner, LearnerStep, PolicyRunner, TokenDecoder } from '../../core/trainer/engine.ts';
+import { KvDecoder, PolicySession, TrainSession, type OrtModule, type OrtSessionOptions } from '../ort/session.ts';
 
 class OrtLearner implements Learner {
   constructor(private readonly session: TrainSession) {}
@@ -51,6 +52,49 @@ class OrtPolicy implements PolicyRunner {
   }
 }
 
+/**
+ * TokenDecoder over KvDecoder. KvDecoder has no per-row reset; none is needed: a row restarted
+ * at position 0 overwrites its slots as it goes and the causal mask hides the stale ones
+ * (tested in src/runtime/engine/tokenDecoder.test.ts).
+ */
+class OrtTokenDecoder implements TokenDecoder {
+  constructor(private readonly kv: KvDecoder) {}
+  get batch(): number {
+    return this.kv.batch;
+  }
+  get step(): number {
+    return this.kv.step;
+  }
+  get context(): number {
+    return this.kv.model.config.context;
+  }
+  get vocab(): number {
+    return this.kv.model.config.vocabSize;
+  }
+  get version(): number {
+    return this.kv.policy.version;
+  }
+  set version(v: number) {
+    this.kv.policy.version = v;
+  }
+  reset(rows?: readonly number[]): void {
+    if (rows === undefined) this.kv.reset();
+  }
+  next(tokens: Int32Array, pos: Int32Array): Promise<{ logprobs: Float32Array; value?: Float32Array }> {
+    const B = this.kv.batch;
+    if (tokens.length !== B * this.kv.step || pos.length !== B) {
+      throw new RangeError(`TokenDecoder.next: expected ${B * this.kv.step} tokens and ${B} positions, got ${tokens.length} and ${pos.length}`);
+    }
+    return this.kv.next(tokens, pos);
+  }
+  setWeights(weights: Weights, version: number): void {
+    this.kv.policy.setWeights(weights, version);
+  }
+  release(): Promise<void> {
+    return this.kv.policy.release();
+  }
+}
+
 export function ortEngine(ort: OrtModule, name: string, options: OrtSessionOptions = {}): Engine {
   return {
     name,
@@ -59,6 +103,10 @@ export function ortEngine(ort: OrtModule, name: string, options: OrtSessionOptio
     },
     async createPolicy(model: PolicyModel, batch: number, weights: Weights): Promise<PolicyRunner> {
       return new OrtPolicy(await PolicySession.create(ort, buildPolicyGraph(model, batch), weights, options), batch);
+    },
+    async createDecoder(model: PolicyModel, batch: number, weights: Weights, step = 1): Promise<TokenDecoder> {
+      if (!(model instanceof TransformerPolicy)) throw new TypeError(`createDecoder: KV-cached decoding needs a transformer policy, got '${model.kind}'`);
+      return new OrtTokenDecoder(await KvDecoder.create(ort, model, batch, step, weights, options));
     },
   };
 }

@@ -1,0 +1,143 @@
+/**
+ * Imitation warm start (behaviour cloning) for token policies: expert episodes written in the
+ * exact context format of the agent loop (tokenRollout.ts), and cross-entropy on their policy
+ * tokens. The result is the RL starting point and the reference policy for the KL term.
+ *
+ * Expert data is unlimited (every env seed is a new task), so each train step sees fresh
+ * episodes: no epochs, no overfitting to a fixed set; held-out evaluation uses seeds outside
+ * the training stream.
+ */
+import { aggregationWeights } from '../algos/advantages.ts';
+import { makeEnv, type EnvKwargs } from '../envs/index.ts';
+import type { ToolEnv } from '../envs/types.ts';
+import type { TransformerPolicy } from '../models/transformer.ts';
+import type { Weights } from '../models/types.ts';
+import { EOA, encode } from '../text/codec.ts';
+import type { Engine } from './engine.ts';
+import { mixSeed } from './stepTrainer.ts';
+import { initialContext, observationTokens, type TokenEpisode } from './tokenRollout.ts';
+import { shiftedBatch } from './tokenTrainer.ts';
+
+/** An expert episode as the policy would have produced it (log-probs 0, versions −1). */
+export type ExpertEpisode = Pick<TokenEpisode, 'seed' | 'tokens' | 'lossMask' | 'success' | 'turns'> & {
+  /** The transcript did not fit the context (not used for training). */
+  clipped: boolean;
+};
+
+/**
+ * Plays `env.expertAction()` from `seed` and writes the episode as token ids: <bos> <obs> task,
+ * then per turn the action ids + <eoa> (loss mask 1) and <obs> + reply (mask 0, except after the
+ * last action).
+ */
+export function expertEpisode(env: ToolEnv, seed: number, context: number): ExpertEpisode {
+  const first = env.reset({ seed }).obs.text;
+  const tokens = initialContext(first);
+  const mask = tokens.map(() => 0);
+  let turns = 0;
+  let success = false;
+  for (;;) {
+    const a = env.expertAction();
+    if (a === null) break;
+    for (const id of [...encode(a), EOA]) {
+      tokens.push(id);
+      mask.push(1);
+    }
+    const r = env.step(a);
+    turns++;
+    if (r.terminated || r.truncated) {
+      success = r.info.success === true;
+      break;
+    }
+    for (const id of observationTokens(r.obs.text)) {
+      tokens.push(id);
+      mask.push(0);
+    }
+  }
+  const clipped = tokens.length > context;
+  return { seed, tokens: Int32Array.from(tokens.slice(0, context)), lossMask: Uint8Array.from(mask.slice(0, context)), success, turns, clipped };
+}
+
+export interface ImitationConfig {
+  /** Env registry id (a tool env with an expert) and kwargs. */
+  env: { id: string; kwargs?: EnvKwargs };
+  /** Train steps. */
+  steps: number;
+  /** Expert sequences per step (the learner's static batch). */
+  batch: number;
+  /** Adam learning rate. */
+  lr: number;
+  /** Global gradient-norm clip (≤ 0 disables). */
+  maxGradNorm: number;
+  /** Master seed of the expert seed stream (held-out evaluation must use other seeds). */
+  seed: number;
+  /** Stop early once this wall-clock budget (s) is spent; Infinity = run all steps. */
+  budgetS: number;
+}
+
+export const DEFAULT_IMITATION: Omit<ImitationConfig, 'env'> = {
+  steps: 300,
+  batch: 16,
+  lr: 3e-3,
+  maxGradNorm: 1,
+  seed: 0,
+  budgetS: Infinity,
+};
+
+export interface ImitationReport {
+  step: number;
+  /** Mean cross-entropy per policy token, nats. */
+  ceLoss: number;
+  /** Mean probability of the expert token. */
+  targetProb: number;
+  wallS: number;
+}
+
+/** Seed of the k-th expert episode of the training stream (distinct from evaluation seeds). */
+export function imitationSeed(seed: number, step: number, row: number): number {
+  return mixSeed(seed, 0x1417, step, row);
+}
+
+/**
+ * Cross-entropy on expert tokens. Returns the trained weights (the warm start and the KL
+ * reference) and the learning curve. `onStep` sees every step's report (for progress output).
+ */
+export async function trainImitation(
+  engine: Engine,
+  model: TransformerPolicy,
+  initial: Weights,
+  cfg: ImitationConfig,
+  onStep?: (r: ImitationReport) => void,
+): Promise<{ weights: Weights; curve: ImitationReport[]; clippedEpisodes: number }> {
+  const T = model.config.context;
+  const learner = await engine.createLearner(model, { batch: cfg.batch, loss: { kind: 'imitation', entropyCoef: 0 }, adam: { lr: cfg.lr, maxGradNorm: cfg.maxGradNorm } }, initial);
+  const env = makeEnv(cfg.env.id, cfg.env.kwargs) as ToolEnv;
+  const curve: ImitationReport[] = [];
+  let clippedEpisodes = 0;
+  const t0 = performance.now();
+  try {
+    for (let s = 0; s < cfg.steps; s++) {
+      const eps: ExpertEpisode[] = [];
+      for (let k = 0; eps.length < cfg.batch; k++) {
+        const ep = expertEpisode(env, imitationSeed(cfg.seed, s, k), T);
+        if (ep.clipped) clippedEpisodes++;
+        else eps.push(ep);
+        if (k > 4 * cfg.batch) throw new Error(`trainImitation: expert episodes of ${cfg.env.id} do not fit a context of ${T} tokens`);
+      }
+      const rows = shiftedBatch(eps.map((e) => ({ ...e, logprobs: new Float32Array(e.tokens.length) })), T);
+      const weights = Float32Array.from(aggregationWeights({ nSeqs: cfg.batch, seqLen: T, lossMask: rows.mask }, 'token'));
+      const res = await learner.step({ tokens: rows.tokens, actions: rows.actions, weights, mask: rows.mask });
+      const rep: ImitationReport = {
+        step: s,
+        ceLoss: res.metrics['imitation/ce_loss'],
+        targetProb: res.metrics['imitation/target_prob_mean'],
+        wallS: (performance.now() - t0) / 1000,
+      };
+      curve.push(rep);
+      onStep?.(rep);
+      if (rep.wallS > cfg.budgetS) break;
+    }
+    return { weights: await learner.getWeights(), curve, clippedEpisodes };
+  } finally {
+    await learner.release();
+  }
+}

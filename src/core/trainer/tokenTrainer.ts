@@ -1,0 +1,452 @@
+/**
+ * The synchronous trainer for multi-turn text envs with a token policy (tiny transformer), top to
+ * bottom:
+ *
+ *   1. rollout:    groups of episodes (same seed per group) in lockstep on a KV-cached decoder
+ *                  (tokenRollout.ts); with dynamic sampling, zero-spread groups are dropped and
+ *                  more are sampled, up to a round cap
+ *   2. reward:     env reward + named shaping terms (format penalty, tool cost, length, ...)
+ *   3. advantages: GRPO / Dr.GRPO / RLOO / REINFORCE per episode, broadcast to policy tokens
+ *   4. update:     minibatches of the ONNX train step on exactly the recorded ids (TITO): the
+ *                  target at position t is tokens[t+1], masked to policy tokens, old log-probs
+ *                  are the behaviour log-probs; optional KL to a reference (warm-start) policy
+ *   5. sync:       the learner's weights become the decoder's, version + 1
+ *   6. metrics:    one object with the DESIGN §7 keys
+ *
+ * Staleness is 0: every token in a batch was sampled by the version being trained, so before the
+ * first update the learner's log-probs must equal the rollout's (`mismatch/*`, ≤ 1e-4 on WASM).
+ */
+import { aggregationWeights, broadcastToTokens, sequenceAdvantages, EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
+import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
+import { buildIterationMetrics, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
+import { addSamplingRound, initDynamicSampling, samplingStats, type RewardGroup } from '../algos/sampling.ts';
+import { logprobMismatch } from '../algos/offpolicy.ts';
+import type { TrainStepOptions } from '../graph/train.ts';
+import { makeEnv, type EnvKwargs } from '../envs/index.ts';
+import type { ToolEnv } from '../envs/types.ts';
+import { TransformerPolicy } from '../models/transformer.ts';
+import { initWeights, type Weights } from '../models/types.ts';
+import { shapeEpisode, DEFAULT_SHAPING, type ShapedReward, type ShapingConfig } from '../reward/shaping.ts';
+import { PAD, VOCAB_SIZE } from '../text/codec.ts';
+import { Rng } from '../util/rng.ts';
+import type { Engine, Feed, Learner, PolicyRunner, TokenDecoder } from './engine.ts';
+import { mixSeed } from './stepTrainer.ts';
+import { collectTokenEpisodes, type TokenEpisode } from './tokenRollout.ts';
+
+export interface TransformerModelConfig {
+  kind: 'transformer';
+  /** Residual width. */
+  dModel: number;
+  /** Decoder blocks. */
+  nLayers: number;
+  /** Attention heads (divide dModel). */
+  nHeads: number;
+  /** MLP hidden width. */
+  dFF: number;
+  /** Context length in tokens: an episode's whole transcript must fit (longer ones are truncated). */
+  context: number;
+}
+
+export const DEFAULT_TOKEN_MODEL: TransformerModelConfig = { kind: 'transformer', dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, context: 128 };
+
+export interface TokenTrainerConfig {
+  /** Env registry id (a tool env) and its kwargs. */
+  env: { id: string; kwargs?: EnvKwargs };
+  model: TransformerModelConfig;
+  /** Advantage estimator etc. PPO (per-token critic) is not supported here. */
+  algo: AlgoConfig;
+  shaping: ShapingConfig;
+  /** Groups per iteration for group algorithms (each `algo.groupSize` episodes from one seed). */
+  groups: number;
+  /** Episodes per iteration for REINFORCE (distinct seeds). */
+  episodes: number;
+  /** Sequences per train step (static graph batch); an iteration takes ⌈episodes / batch⌉ steps. */
+  learnerBatch: number;
+  /** Most tokens per action (<eoa> included) before a forced end. */
+  maxActionTokens: number;
+  /** Sampling temperature of the rollout policy (1 = on-policy; the mismatch check needs 1). */
+  temperature: number;
+  /** Master seed: weights, env seeds and sampling derive from it. */
+  seed: number;
+}
+
+export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {
+  model: DEFAULT_TOKEN_MODEL,
+  shaping: DEFAULT_SHAPING,
+  groups: 8,
+  episodes: 64,
+  learnerBatch: 16,
+  maxActionTokens: 32,
+  temperature: 1,
+  seed: 0,
+};
+
+export interface TokenIterationReport {
+  iteration: number;
+  metrics: IterationMetrics & Record<string, number>;
+  /** The trained batch's episodes, group-major. */
+  episodes: TokenEpisode[];
+  /** Per-episode total (shaped) reward and advantage, parallel to `episodes`. */
+  episodeRewards: Float64Array;
+  episodeAdvantages: Float64Array<ArrayBufferLike>;
+  /** False when the NaN guard skipped at least one update this iteration. */
+  allApplied: boolean;
+}
+
+interface Group extends RewardGroup {
+  episodes: TokenEpisode[];
+  shaped: ShapedReward[];
+}
+
+/** The transformer for a config (vocabulary = the shared codec). */
+export function makeTokenModel(m: TransformerModelConfig): TransformerPolicy {
+  return new TransformerPolicy({ vocabSize: VOCAB_SIZE, dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, context: m.context, valueHead: false });
+}
+
+/** Policy tokens of an episode (its loss-mask sum). */
+export function policyTokenCount(ep: TokenEpisode): number {
+  let n = 0;
+  for (let i = 0; i < ep.lossMask.length; i++) n += ep.lossMask[i];
+  return n;
+}
+
+/**
+ * Next-token training rows for sequences padded to T: position t predicts tokens[t+1].
+ * Returns int32 tokens/actions [n·T] and the shifted loss mask / behaviour log-probs [n·T].
+ */
+export function shiftedBatch(episodes: readonly Pick<TokenEpisode, 'tokens' | 'lossMask' | 'logprobs'>[], T: number): {
+  tokens: Int32Array;
+  actions: Int32Array;
+  mask: Float32Array;
+  oldLogprobs: Float32Array;
+} {
+  const n = episodes.length;
+  const tokens = new Int32Array(n * T).fill(PAD);
+  const actions = new Int32Array(n * T);
+  const mask = new Float32Array(n * T);
+  const oldLogprobs = new Float32Array(n * T);
+  episodes.forEach((ep, b) => {
+    const L = ep.tokens.length;
+    if (L > T) throw new RangeError(`shiftedBatch: episode ${b} has ${L} tokens, the context is ${T}`);
+    tokens.set(ep.tokens, b * T);
+    for (let t = 0; t + 1 < L; t++) {
+      actions[b * T + t] = ep.tokens[t + 1];
+      mask[b * T + t] = ep.lossMask[t + 1];
+      oldLogprobs[b * T + t] = ep.logprobs[t + 1];
+    }
+  });
+  return { tokens, actions, mask, oldLogprobs };
+}
+
+export class TokenTrainer {
+  iteration = 0;
+  version = 0;
+  private ema: EmaBaselineState = EMA_BASELINE_INIT;
+  private readonly rng: Rng;
+
+  private constructor(
+    readonly config: TokenTrainerConfig,
+    readonly model: TransformerPolicy,
+    private readonly envs: ToolEnv[],
+    private readonly decoder: TokenDecoder,
+    private readonly learner: Learner,
+    private readonly reference: PolicyRunner | null,
+  ) {
+    this.rng = new Rng(mixSeed(config.seed, 0x70c));
+  }
+
+  /**
+   * @param initial starting weights (e.g. the imitation warm start); default a fresh init.
+   * @param reference weights of the KL reference policy (default `initial`); used when algo.klCoef > 0.
+   */
+  static async create(config: TokenTrainerConfig, engine: Engine, initial?: Weights, reference?: Weights): Promise<TokenTrainer> {
+    const { algo } = config;
+    if (algo.algo === 'ppo') throw new Error('TokenTrainer: ppo (a per-token critic) is not supported; use grpo, drgrpo, rloo or reinforce');
+    const probe = makeEnv(config.env.id, config.env.kwargs);
+    if (probe.spec.family !== 'tool') throw new Error(`TokenTrainer trains text (tool) envs; ${config.env.id} is a ${probe.spec.family} env`);
+    const model = makeTokenModel(config.model);
+    const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
+    const n = GROUP_ALGOS.includes(algo.algo) ? config.groups * algo.groupSize : config.episodes;
+    const envs = Array.from({ length: n }, () => makeEnv(config.env.id, config.env.kwargs) as ToolEnv);
+    const useRef = algo.klCoef > 0;
+    const opts: TrainStepOptions = {
+      batch: config.learnerBatch,
+      loss: {
+        kind: 'policy-gradient',
+        clipLow: algo.clipLow,
+        clipHigh: algo.clipHigh,
+        useReference: useRef && algo.klMode === 'loss',
+        klCoef: algo.klCoef,
+        klEstimator: algo.klEstimator,
+        entropyCoef: algo.entropyCoef,
+        valueCoef: 0,
+      },
+      adam: {
+        lr: algo.lr,
+        beta1: algo.adamBeta1,
+        beta2: algo.adamBeta2,
+        eps: algo.adamEps,
+        weightDecay: algo.weightDecay,
+        maxGradNorm: algo.maxGradNorm ?? 0,
+      },
+    };
+    const [decoder, learner, ref] = await Promise.all([
+      engine.createDecoder(model, n, weights, 1),
+      engine.createLearner(model, opts, weights),
+      useRef ? engine.createPolicy(model, config.learnerBatch, reference ?? weights) : Promise.resolve(null),
+    ]);
+    return new TokenTrainer(config, model, envs, decoder, learner, ref);
+  }
+
+  /** Live hyperparameters (lr, entropy_coef, clip_low, clip_high, kl_coef): edit between iterations. */
+  get hyper(): Record<string, number> {
+    return this.learner.hyper;
+  }
+
+  getWeights(): Promise<Weights> {
+    return this.learner.getWeights();
+  }
+
+  /** Rows of the rollout decoder (episodes per sampling round). */
+  get rolloutBatch(): number {
+    return this.envs.length;
+  }
+
+  /** Plays `seeds` with the current policy without training (temperature 0 = greedy). */
+  async evaluate(seeds: readonly number[], temperature = 0): Promise<TokenEpisode[]> {
+    const out: TokenEpisode[] = [];
+    const n = this.envs.length;
+    for (let i = 0; i < seeds.length; i += n) {
+      const chunk = seeds.slice(i, i + n);
+      const padded = [...chunk, ...Array<number>(n - chunk.length).fill(chunk[0])];
+      const r = await collectTokenEpisodes({
+        envs: this.envs,
+        seeds: padded,
+        groups: padded.map(() => -1),
+        decoder: this.decoder,
+        rng: new Rng(mixSeed(this.config.seed, 0xe7a1, i)),
+        temperature,
+        maxActionTokens: this.config.maxActionTokens,
+      });
+      out.push(...r.episodes.slice(0, chunk.length));
+    }
+    return out;
+  }
+
+  private shape(ep: TokenEpisode): ShapedReward {
+    return shapeEpisode(
+      { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: policyTokenCount(ep) },
+      this.config.shaping,
+    );
+  }
+
+  /** Log-probs of each sequence's next tokens under the reference policy, [n·T] (0 at padding). */
+  private async referenceLogprobs(tokens: Int32Array, actions: Int32Array, n: number): Promise<Float32Array> {
+    const ref = this.reference!;
+    const T = this.model.config.context;
+    const V = this.model.numActions;
+    const B = ref.batch;
+    const out = new Float32Array(n * T);
+    const buf = new Int32Array(B * T);
+    for (let o = 0; o < n; o += B) {
+      const rows = Math.min(B, n - o);
+      buf.fill(PAD);
+      buf.set(tokens.subarray(o * T, (o + rows) * T));
+      const r = await ref.run({ tokens: buf });
+      for (let i = 0; i < rows * T; i++) out[o * T + i] = r.logprobs[i * V + actions[o * T + i]];
+    }
+    return out;
+  }
+
+  /** One iteration: rollout (with dynamic sampling), advantages, update, sync. */
+  async step(): Promise<TokenIterationReport> {
+    const { algo } = this.config;
+    const it = this.iteration;
+    const grouped = GROUP_ALGOS.includes(algo.algo);
+    const t0 = performance.now();
+
+    // 1. rollout, in rounds of one decoder batch each
+    const G = grouped ? this.config.groups : 1;
+    const N = grouped ? algo.groupSize : this.envs.length;
+    let ds = initDynamicSampling<Group>();
+    let batchGroups: Group[];
+    let envSteps = 0, policyTokens = 0, cacheHit = 0, rounds = 0;
+    for (let round = 0; ; round++) {
+      const seeds: number[] = [];
+      const groups: number[] = [];
+      for (let g = 0; g < G; g++) {
+        const s = mixSeed(this.config.seed, it, round, g);
+        for (let k = 0; k < N; k++) {
+          seeds.push(grouped ? s : mixSeed(this.config.seed, it, round, g, k));
+          groups.push(grouped ? g : -1);
+        }
+      }
+      const ro = await collectTokenEpisodes({
+        envs: this.envs,
+        seeds,
+        groups,
+        decoder: this.decoder,
+        rng: this.rng,
+        temperature: this.config.temperature,
+        maxActionTokens: this.config.maxActionTokens,
+      });
+      rounds++;
+      envSteps += ro.envSteps;
+      policyTokens += ro.policyTokens;
+      cacheHit += ro.kvCacheHitRate;
+      const sampled: Group[] = [];
+      for (let g = 0; g < G; g++) {
+        const eps = ro.episodes.slice(g * N, (g + 1) * N);
+        const shaped = eps.map((ep) => this.shape(ep));
+        sampled.push({ episodes: eps, shaped, rewards: shaped.map((s) => s.total) });
+      }
+      if (!grouped) {
+        batchGroups = sampled;
+        break;
+      }
+      const st = addSamplingRound(ds, sampled, G, algo.dynamicSampling);
+      ds = st.state;
+      if (st.decision !== 'continue') {
+        batchGroups = st.batch!;
+        break;
+      }
+    }
+    const episodes = batchGroups.flatMap((g) => g.episodes);
+    const shaped = batchGroups.flatMap((g) => g.shaped);
+    const totals = Float64Array.from(shaped, (s) => s.total);
+    const t1 = performance.now();
+
+    const T = this.model.config.context;
+    const n = episodes.length;
+    const rows = shiftedBatch(episodes, T);
+    const tokBatch = { nSeqs: n, seqLen: T, lossMask: rows.mask };
+    let refLogp: Float32Array | null = null;
+    if (this.reference && n > 0) refLogp = await this.referenceLogprobs(rows.tokens, rows.actions, n);
+    if (refLogp && algo.klMode === 'reward') {
+      // KL as a reward penalty: k1 summed over the episode's policy tokens, before advantages.
+      for (let b = 0; b < n; b++) {
+        let kl = 0;
+        for (let t = 0; t < T; t++) if (rows.mask[b * T + t]) kl += rows.oldLogprobs[b * T + t] - refLogp[b * T + t];
+        totals[b] -= algo.klCoef * kl;
+      }
+    }
+
+    // 3. advantages per episode, broadcast onto its policy tokens; aggregation weights
+    let episodeAdv: Float64Array = new Float64Array(n);
+    if (n > 0) {
+      const r = sequenceAdvantages({ ...algo, groupSize: grouped ? algo.groupSize : n }, totals, this.ema);
+      this.ema = r.ema;
+      episodeAdv = r.advantages;
+    }
+    const tokAdv = n > 0 ? broadcastToTokens(episodeAdv, tokBatch) : new Float64Array(0);
+    const tokW = n > 0 ? aggregationWeights(tokBatch, algo.aggregation, algo.aggregationLen ?? T) : new Float64Array(0);
+
+    // 4. update: epochs × minibatches of whole sequences
+    const B = this.learner.batch;
+    const sums: Record<string, number> = {};
+    let nSteps = 0;
+    let allApplied = true;
+    let mismatch: { absDiffMean: number; absDiffMax: number } | undefined;
+    if (n > 0) {
+      const chunks = Math.max(algo.minibatches, Math.ceil(n / B));
+      const per = Math.ceil(n / chunks);
+      const f = {
+        tokens: new Int32Array(B * T),
+        actions: new Int32Array(B * T),
+        advantages: new Float32Array(B * T),
+        old_logprobs: new Float32Array(B * T),
+        weights: new Float32Array(B * T),
+        mask: new Float32Array(B * T),
+        ref_logprobs: new Float32Array(B * T),
+      };
+      const order = Array.from({ length: n }, (_, i) => i);
+      for (let epoch = 0; epoch < algo.updateEpochs; epoch++) {
+        this.rng.shuffle(order);
+        for (let c = 0; c < chunks; c++) {
+          const seqs = order.slice(c * per, Math.min(n, (c + 1) * per));
+          if (seqs.length === 0) continue;
+          for (const a of Object.values(f)) a.fill(0);
+          // Each minibatch is one optimizer step of comparable scale: rescale by n / rows.
+          const scale = n / seqs.length;
+          seqs.forEach((s, j) => {
+            const src = s * T, dst = j * T;
+            f.tokens.set(rows.tokens.subarray(src, src + T), dst);
+            f.actions.set(rows.actions.subarray(src, src + T), dst);
+            f.mask.set(rows.mask.subarray(src, src + T), dst);
+            f.old_logprobs.set(rows.oldLogprobs.subarray(src, src + T), dst);
+            for (let t = 0; t < T; t++) {
+              f.advantages[dst + t] = tokAdv[src + t];
+              f.weights[dst + t] = tokW[src + t] * scale;
+            }
+            if (refLogp) f.ref_logprobs.set(refLogp.subarray(src, src + T), dst);
+          });
+          const batch: Record<string, Feed> = { tokens: f.tokens, actions: f.actions, advantages: f.advantages, old_logprobs: f.old_logprobs, weights: f.weights, mask: f.mask };
+          if (refLogp && algo.klMode === 'loss') batch.ref_logprobs = f.ref_logprobs;
+          const res = await this.learner.step(batch);
+          nSteps++;
+          if (!res.applied) allApplied = false;
+          for (const [k, v] of Object.entries(res.metrics)) sums[k] = (sums[k] ?? 0) + v;
+          if (epoch === 0 && c === 0) {
+            // Before any update the learner scores the sampled ids as the rollout did (TITO).
+            const m = seqs.length * T;
+            mismatch = logprobMismatch(f.old_logprobs.subarray(0, m), res.logprobs.subarray(0, m), f.mask.subarray(0, m));
+          }
+        }
+      }
+    }
+    const t2 = performance.now();
+
+    // 5. sync
+    if (nSteps > 0) {
+      this.version++;
+      this.decoder.setWeights(await this.learner.getWeights(), this.version);
+    }
+    this.iteration++;
+    const t3 = performance.now();
+
+    // 6. metrics
+    const learnerMetrics: Record<string, number> = {};
+    for (const [k, v] of Object.entries(sums)) learnerMetrics[k] = v / Math.max(1, nSteps);
+    const policyAdv: number[] = [];
+    for (let i = 0; i < tokAdv.length; i++) if (rows.mask[i]) policyAdv.push(tokAdv[i]);
+    const rolloutS = (t1 - t0) / 1000;
+    const trainS = (t2 - t1) / 1000;
+    const rolloutEntropy: number[] = [];
+    for (const ep of episodes) for (let i = 0; i < ep.lossMask.length; i++) if (ep.lossMask[i]) rolloutEntropy.push(ep.entropies[i]);
+    const metrics = {
+      ...buildIterationMetrics({
+        episodes: episodes.map((ep, i) =>
+          summarizeEpisode({ rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: policyTokenCount(ep) }, shaped[i]),
+        ),
+        advantages: { values: policyAdv },
+        groups: grouped ? samplingStats(ds) : undefined,
+        mismatch,
+        staleness: { mean: 0, max: 0 },
+        perf: {
+          envStepsPerS: envSteps / Math.max(1e-9, rolloutS),
+          tokensPerS: policyTokens / Math.max(1e-9, rolloutS),
+          rolloutS,
+          trainS,
+          learnerIdleRatio: rolloutS / Math.max(1e-9, rolloutS + trainS),
+          rolloutIdleRatio: trainS / Math.max(1e-9, rolloutS + trainS),
+          kvCacheHitRate: cacheHit / rounds,
+        },
+        extra: grouped ? { groupsDropped: ds.droppedGroups, samplingRounds: rounds } : { samplingRounds: rounds },
+      }),
+      ...learnerMetrics,
+      'actor/lr': this.learner.hyper.lr,
+      'actor/rollout_entropy': rolloutEntropy.length ? rolloutEntropy.reduce((a, b) => a + b, 0) / rolloutEntropy.length : 0,
+      'episode/forced_end_ratio': n ? episodes.filter((e) => e.forcedEnds > 0).length / n : 0,
+      'episode/context_limited_ratio': n ? episodes.filter((e) => e.contextLimited).length / n : 0,
+      'train/updates': nSteps,
+      'train/policy_version': this.version,
+      'train/batch_episodes': n,
+      'perf/iteration_s': (t3 - t0) / 1000,
+    } as TokenIterationReport['metrics'];
+    return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: episodeAdv, allApplied };
+  }
+
+  async release(): Promise<void> {
+    await Promise.all([this.decoder.release(), this.learner.release(), this.reference?.release()]);
+  }
+}
