@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, type AlgoConfig } from '../algos/config.ts';
-import { DEFAULT_SHAPING, parseShapingConfig, type ShapingConfig } from '../reward/shaping.ts';
+import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
 const modelSchema = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -50,6 +50,8 @@ export const runConfigSchema = z.strictObject({
   /** Algorithm config; unspecified fields take the chosen algorithm's defaults. */
   algo: z.looseObject({ algo: z.enum(ALGOS as unknown as [string, ...string[]]) }),
   shaping: z.record(z.string(), z.unknown()).default({}),
+  /** Progressive shaping stages (seed 002); null = the shaping weights stay fixed. */
+  schedule: z.unknown().default(null),
   rollout: rolloutSchema.default(rolloutSchema.parse({})),
   /** Training iterations (rollout + update). */
   iterations: z.int().min(1).max(1_000_000).default(100),
@@ -61,9 +63,10 @@ export const runConfigSchema = z.strictObject({
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 type Parsed = z.output<typeof runConfigSchema>;
 
-export interface RunConfig extends Omit<Parsed, 'algo' | 'shaping'> {
+export interface RunConfig extends Omit<Parsed, 'algo' | 'shaping' | 'schedule'> {
   algo: AlgoConfig;
   shaping: ShapingConfig;
+  schedule: ShapingSchedule | null;
 }
 
 export type ParseResult = { ok: true; config: RunConfig } | { ok: false; messages: string[] };
@@ -87,7 +90,12 @@ export function parseRunConfig(input: unknown): ParseResult {
   const algoIn = r.data.algo as Record<string, unknown> & { algo: AlgoConfig['algo'] };
   const algo = parseAlgoConfig(deepMerge(defaultsFor(algoIn.algo), algoIn));
   const shaping = parseShapingConfig(deepMerge(DEFAULT_SHAPING, r.data.shaping));
-  const messages = [...(algo.ok ? [] : algo.messages.map((m) => `algo.${m}`)), ...(shaping.ok ? [] : shaping.messages.map((m) => `shaping.${m}`))];
-  if (!algo.ok || !shaping.ok) return { ok: false, messages };
-  return { ok: true, config: { ...r.data, algo: algo.config, shaping: shaping.config } };
+  const schedule = r.data.schedule === null ? null : parseShapingSchedule(r.data.schedule);
+  const messages = [
+    ...(algo.ok ? [] : algo.messages.map((m) => `algo.${m}`)),
+    ...(shaping.ok ? [] : shaping.messages.map((m) => `shaping.${m}`)),
+    ...(schedule && !schedule.ok ? schedule.messages.map((m) => `schedule.${m}`) : []),
+  ];
+  if (!algo.ok || !shaping.ok || (schedule && !schedule.ok)) return { ok: false, messages };
+  return { ok: true, config: { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null } };
 }

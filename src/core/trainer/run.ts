@@ -18,6 +18,7 @@ export async function createTrainer(config: RunConfig, engine: Engine): Promise<
         model: config.model,
         algo: config.algo,
         shaping: config.shaping,
+        schedule: config.schedule,
         groups: config.rollout.groups,
         episodes: config.rollout.episodes,
         learnerBatch: config.rollout.learnerBatch,

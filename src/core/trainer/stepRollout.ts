@@ -31,6 +31,8 @@ export interface StepEpisode {
   infos: Info[];
   /** [T] policy version that chose each action. */
   versions: Int32Array;
+  /** [T+1] Φ(s_0..s_T) for potential-based shaping, when a potential was given. */
+  potentials?: Float64Array;
   /** Raw observations s_0..s_T (for replays), kept only when asked. */
   observations?: GridObs[];
   terminated: boolean;
@@ -56,6 +58,8 @@ export interface StepRolloutRequest {
   keepObservations?: boolean;
   /** 0 = greedy evaluation, 1 = sample from π. */
   temperature?: number;
+  /** Φ over the env's full state, recorded at reset and after every step (potential shaping). */
+  potential?: (env: Env<GridObs, number>) => number;
 }
 
 export interface StepRolloutResult {
@@ -83,13 +87,14 @@ export async function collectStepEpisodes(req: StepRolloutRequest): Promise<Step
     infos: Info[];
     versions: number[];
     observations: GridObs[];
+    potentials: number[];
     terminated: boolean;
     truncated: boolean;
   }
   const bufs: Buf[] = [];
   for (let i = 0; i < N; i++) {
     current[i] = req.envs[i].reset({ seed: req.seeds[i] }).obs;
-    bufs.push({ feats: [], actions: [], logprobs: [], entropies: [], values: [], rewards: [], infos: [], versions: [], observations: [current[i]], terminated: false, truncated: false });
+    bufs.push({ feats: [], actions: [], logprobs: [], entropies: [], values: [], rewards: [], infos: [], versions: [], observations: [current[i]], potentials: req.potential ? [req.potential(req.envs[i])] : [], terminated: false, truncated: false });
   }
   const bootstrap = new Float64Array(N);
   const needBootstrap: number[] = [];
@@ -119,6 +124,7 @@ export async function collectStepEpisodes(req: StepRolloutRequest): Promise<Step
       b.infos.push(r.info);
       current[i] = r.obs;
       if (req.keepObservations) b.observations.push(r.obs);
+      if (req.potential) b.potentials.push(req.potential(req.envs[i]));
       if (r.terminated || r.truncated) {
         b.terminated = r.terminated;
         b.truncated = r.truncated;
@@ -155,6 +161,7 @@ export async function collectStepEpisodes(req: StepRolloutRequest): Promise<Step
       infos: b.infos,
       versions: Int32Array.from(b.versions),
       observations: req.keepObservations ? b.observations : undefined,
+      potentials: req.potential ? Float64Array.from(b.potentials) : undefined,
       terminated: b.terminated,
       truncated: b.truncated,
       success: last?.success === true,

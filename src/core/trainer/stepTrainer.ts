@@ -13,7 +13,6 @@
 import { gae, sequenceAdvantages, normalizeAdvantages, EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
 import { buildIterationMetrics, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
-import { groupStats } from '../algos/sampling.ts';
 import { logprobMismatch } from '../algos/offpolicy.ts';
 import type { TrainStepOptions } from '../graph/train.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
@@ -21,7 +20,9 @@ import type { Env, GridObs } from '../envs/types.ts';
 import { MlpPolicy } from '../models/mlp.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import { encodeGridObs, gridFeatureSize } from '../rollout/features.ts';
-import { shapeEpisode, type ShapingConfig, DEFAULT_SHAPING } from '../reward/shaping.ts';
+import { shapeEpisode, stageWeights, stepSchedule, weightsOf, SCHEDULE_START, type ScheduleState, type ShapingConfig, type ShapingSchedule, type ShapingWeights, DEFAULT_SHAPING } from '../reward/shaping.ts';
+import { gridGoalDistance } from '../reward/potentials.ts';
+import { addSamplingRound, initDynamicSampling, samplingStats } from '../algos/sampling.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, Feed, Learner, PolicyRunner } from './engine.ts';
 import { collectStepEpisodes, type StepEpisode } from './stepRollout.ts';
@@ -40,6 +41,8 @@ export interface StepTrainerConfig {
   model: MlpModelConfig;
   algo: AlgoConfig;
   shaping: ShapingConfig;
+  /** Progressive shaping: stages with their own weights (seed 002); null = fixed weights. */
+  schedule?: ShapingSchedule | null;
   /** Groups per iteration for group algorithms (each groupSize episodes from one seed). */
   groups: number;
   /** Episodes per iteration for REINFORCE and PPO (distinct seeds). */
@@ -96,6 +99,9 @@ export class StepTrainer {
   iteration = 0;
   version = 0;
   private ema: EmaBaselineState = EMA_BASELINE_INIT;
+  private scheduleState: ScheduleState = SCHEDULE_START;
+  /** Shaping weights in force (the schedule's stage, or the config's). */
+  private weights: ShapingWeights;
   private readonly rng: Rng;
 
   private constructor(
@@ -108,6 +114,7 @@ export class StepTrainer {
     readonly featureSize: number,
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0x5a3));
+    this.weights = config.schedule ? stageWeights(config.schedule, 0, config.shaping) : weightsOf(config.shaping);
   }
 
   static async create(config: StepTrainerConfig, engine: Engine, initial?: Weights): Promise<StepTrainer> {
@@ -173,13 +180,13 @@ export class StepTrainer {
   }
 
   /** Seeds and group ids for this iteration's parallel slots. */
-  private slots(iteration: number): { seeds: number[]; groups: number[] } {
+  private slots(iteration: number, round = 0): { seeds: number[]; groups: number[] } {
     const { algo } = this.config;
     const seeds: number[] = [];
     const groups: number[] = [];
     if (GROUP_ALGOS.includes(algo.algo)) {
       for (let g = 0; g < this.config.groups; g++) {
-        const s = mixSeed(this.config.seed, iteration, g);
+        const s = mixSeed(this.config.seed, iteration, g, round);
         for (let k = 0; k < algo.groupSize; k++) {
           seeds.push(s);
           groups.push(g);
@@ -187,7 +194,7 @@ export class StepTrainer {
       }
     } else {
       for (let e = 0; e < this.envs.length; e++) {
-        seeds.push(mixSeed(this.config.seed, iteration, e));
+        seeds.push(mixSeed(this.config.seed, iteration, e, round));
         groups.push(-1);
       }
     }
@@ -223,29 +230,63 @@ export class StepTrainer {
     const it = this.iteration;
     const t0 = performance.now();
 
-    // 1. rollout
-    const { seeds, groups } = this.slots(it);
-    const ro = await collectStepEpisodes({
-      envs: this.envs,
-      seeds,
-      groups,
-      policy: this.policy,
-      featurize: encodeGridObs,
-      featureSize: this.featureSize,
-      numActions: this.model.numActions,
-      rng: this.rng,
-      keepObservations: options.keepObservations,
-    });
-    const episodes = ro.episodes;
-    const t1 = performance.now();
-
-    // 2. reward
-    const shaped = episodes.map((ep) =>
+    // 1. rollout (with dynamic sampling: more rounds of fresh groups until enough have signal)
+    const usePotential = this.weights.potential !== 0;
+    const rollout = (round: number) => {
+      const { seeds, groups } = this.slots(it, round);
+      return collectStepEpisodes({
+        envs: this.envs,
+        seeds,
+        groups,
+        policy: this.policy,
+        featurize: encodeGridObs,
+        featureSize: this.featureSize,
+        numActions: this.model.numActions,
+        rng: this.rng,
+        keepObservations: options.keepObservations,
+        potential: usePotential ? (env) => gridGoalDistance.phi(env.frame()) : undefined,
+      });
+    };
+    const shape = (ep: StepEpisode) =>
       shapeEpisode(
-        { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length },
+        { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials },
         shaping,
-      ),
-    );
+        this.weights,
+      );
+    const grouped = GROUP_ALGOS.includes(algo.algo);
+    let episodes: StepEpisode[];
+    let envSteps = 0;
+    let sampling = initDynamicSampling<{ rewards: Float64Array; episodes: StepEpisode[] }>();
+    for (let round = 0; ; round++) {
+      const ro = await rollout(round);
+      envSteps += ro.envSteps;
+      if (!grouped) {
+        episodes = ro.episodes;
+        break;
+      }
+      const G = algo.groupSize;
+      const roundGroups = Array.from({ length: this.config.groups }, (_, g) => {
+        const eps = ro.episodes.slice(g * G, (g + 1) * G);
+        return { episodes: eps, rewards: Float64Array.from(eps, (ep) => shape(ep).total) };
+      });
+      const step = addSamplingRound(sampling, roundGroups, this.config.groups, algo.dynamicSampling);
+      sampling = step.state;
+      if (step.decision !== 'continue') {
+        episodes = (step.batch ?? []).flatMap((g, gi) => g.episodes.map((ep) => ({ ...ep, group: gi })));
+        break;
+      }
+    }
+    const t1 = performance.now();
+    if (episodes.length === 0) {
+      // Every sampled group had zero spread and the round cap was hit: nothing to learn from.
+      this.iteration++;
+      const m = { ...buildIterationMetrics({ groups: samplingStats(sampling) }), 'groups/dropped': sampling.droppedGroups, 'groups/sampling_rounds': sampling.rounds };
+      return { iteration: it, metrics: m as IterationReport['metrics'], episodes, episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
+    }
+
+    // 2. reward (optionally minus β·KL to the reference policy, per step)
+    const shaped = episodes.map(shape);
+    if (this.reference && algo.klMode === 'reward') await this.klPenalty(episodes, shaped, algo.klCoef);
     const totals = Float64Array.from(shaped, (s) => s.total);
 
     // 3. advantages, per row (one row per env step)
@@ -377,12 +418,7 @@ export class StepTrainer {
     // 6. metrics
     const learnerMetrics: Record<string, number> = {};
     for (const [k, v] of Object.entries(sums)) learnerMetrics[k] = v / Math.max(1, nSteps);
-    const group = GROUP_ALGOS.includes(algo.algo)
-      ? groupStats(
-          Array.from({ length: this.config.groups }, (_, g) => totals.subarray(g * algo.groupSize, (g + 1) * algo.groupSize)),
-          algo.dynamicSampling.spreadTol,
-        )
-      : undefined;
+    const group = grouped ? samplingStats(sampling) : undefined;
     const rolloutS = (t1 - t0) / 1000;
     const trainS = (t2 - t1) / 1000;
     const metrics = {
@@ -398,8 +434,9 @@ export class StepTrainer {
         critic: this.model.hasValueHead ? { valueLoss: learnerMetrics['critic/value_loss'] ?? NaN, values: rowVal, returns: rowRet } : undefined,
         mismatch,
         staleness: { mean: 0, max: 0 },
+        extra: grouped ? { groupsDropped: sampling.droppedGroups, samplingRounds: sampling.rounds } : undefined,
         perf: {
-          envStepsPerS: ro.envSteps / Math.max(1e-9, rolloutS),
+          envStepsPerS: envSteps / Math.max(1e-9, rolloutS),
           tokensPerS: S / Math.max(1e-9, rolloutS),
           rolloutS,
           trainS,
@@ -415,7 +452,42 @@ export class StepTrainer {
       'train/policy_version': this.version,
       'perf/iteration_s': (t3 - t0) / 1000,
     } as IterationReport['metrics'];
+    if (this.config.schedule) {
+      metrics['schedule/stage'] = this.scheduleState.stage;
+      const next = stepSchedule(this.config.schedule, this.scheduleState, { successRate: metrics['episode/success_rate'] ?? 0 }, shaping);
+      this.scheduleState = next.state;
+      this.weights = next.weights;
+    }
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: episodeAdv, allApplied };
+  }
+
+  /**
+   * KL as a reward penalty: r_t −= β·k(π_θ, π_ref) at each step, with the estimator the config
+   * names, computed from the behaviour log-prob and the reference policy's log-prob of the action.
+   */
+  private async klPenalty(episodes: StepEpisode[], shaped: ReturnType<typeof shapeEpisode>[], beta: number): Promise<void> {
+    const ref = this.reference!;
+    const B = ref.batch;
+    const D = this.featureSize;
+    const A = this.model.numActions;
+    const rows: [number, number][] = [];
+    episodes.forEach((ep, e) => {
+      for (let t = 0; t < ep.actions.length; t++) rows.push([e, t]);
+    });
+    const obs = new Float32Array(B * D);
+    for (let c = 0; c < rows.length; c += B) {
+      const chunk = rows.slice(c, c + B);
+      obs.fill(0);
+      chunk.forEach(([e, t], j) => obs.set(episodes[e].features.subarray(t * D, (t + 1) * D), j * D));
+      const out = await ref.run({ obs });
+      chunk.forEach(([e, t], j) => {
+        const ep = episodes[e];
+        const d = out.logprobs[j * A + ep.actions[t]] - ep.logprobs[t]; // log(π_ref/π)
+        const kl = this.config.algo.klEstimator === 'k3' ? Math.exp(d) - 1 - d : -d;
+        shaped[e].perStep[t] -= beta * kl;
+        shaped[e].total -= beta * kl;
+      });
+    }
   }
 
   async release(): Promise<void> {

@@ -45,3 +45,53 @@ describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
     await trainer.release();
   });
 });
+
+describe('StepTrainer knobs', () => {
+  it('dynamic sampling drops zero-spread groups and reports it; potential shaping and KL-as-reward run', async () => {
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const algo = { ...defaultsFor('grpo'), lr: 1e-3, groupSize: 4, klCoef: 0.01, klMode: 'reward' as const, dynamicSampling: { enabled: true, maxRounds: 3, spreadTol: 1e-9 } };
+    const shaping = { ...DEFAULT_STEP_TRAINER.shaping, potential: { weight: 0.05, gamma: 1 } };
+    const trainer = await StepTrainer.create(
+      // lava-crossing: most random groups all fail (zero spread), so dynamic sampling has work.
+      { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/lava-crossing-9x9' }, algo, shaping, groups: 4, learnerBatch: 512, seed: 3 },
+      engine,
+    );
+    const r = await trainer.step();
+    const m = r.metrics;
+    expect(m['groups/sampling_rounds']).toBeGreaterThanOrEqual(1);
+    expect(m['groups/sampling_rounds']).toBeLessThanOrEqual(3);
+    // With dynamic sampling on, every group that reaches the learner has reward spread.
+    const byGroup = new Map<number, number[]>();
+    r.episodes.forEach((ep, i) => byGroup.set(ep.group, [...(byGroup.get(ep.group) ?? []), r.episodeRewards[i]]));
+    for (const rewards of byGroup.values()) expect(Math.max(...rewards) - Math.min(...rewards)).toBeGreaterThan(1e-9);
+    expect(byGroup.size).toBeLessThanOrEqual(4);
+    expect(m['reward/potential/mean']).not.toBe(0);
+    expect(Number.isFinite(m['reward/mean'])).toBe(true);
+    await trainer.release();
+  });
+
+  it('the progressive schedule moves to its next stage and changes the weights', async () => {
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const schedule = {
+      stages: [
+        { name: 'dense', weights: { potential: 0.1 }, advance: { afterIterations: 2 } },
+        { name: 'outcome only', weights: { potential: 0 } },
+      ],
+    };
+    const trainer = await StepTrainer.create(
+      { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor('grpo'), lr: 1e-3 }, schedule, groups: 2, learnerBatch: 256, seed: 4 },
+      engine,
+    );
+    const stages: number[] = [];
+    const potential: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await trainer.step();
+      stages.push(r.metrics['schedule/stage']);
+      potential.push(r.metrics['reward/potential/mean']);
+    }
+    expect(stages).toEqual([0, 0, 1, 1]);
+    expect(potential[0]).not.toBe(0);
+    expect(potential[3]).toBe(0);
+    await trainer.release();
+  });
+});
