@@ -20,7 +20,8 @@ function SeedInput() {
       return false;
     }
     setError(null);
-    if (r.seed !== seed) setSeed(r.seed);
+    // Read the store, not the render's `seed`: Enter commits and then blur commits again.
+    if (r.seed !== useStore.getState().seed) setSeed(r.seed);
     return true;
   };
   return (

@@ -168,14 +168,22 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
         </div>
 
         <ol className="step-log" aria-label="Recent actions" data-testid="step-log">
-          {recent.length === 0 && <li className="muted">No actions yet: use the keys above or step the expert.</li>}
+          {recent.length === 0 && <li className="muted">No actions yet: use the keys or buttons, or step the expert.</li>}
           {recent.map((st, i) => {
             const n = episode.steps.length - recent.length + i + 1;
             return (
-              <li key={n} className={st.by === 'expert' ? 'by-expert' : 'by-you'} title={`step ${n} by ${st.by}, reward ${st.reward}`}>
-                <span className="step-n">{n}</span>
-                {st.label}
-                {st.reward !== 0 && <span className="step-r">+{formatReward(st.reward)}</span>}
+              <li key={n}>
+                <button
+                  type="button"
+                  className={`step-chip ${st.by === 'expert' ? 'by-expert' : 'by-you'}`}
+                  title={`Step ${n} by ${st.by === 'you' ? 'you' : 'the expert'}, reward ${st.reward}. Click to go back to just before it.`}
+                  onClick={() => useStore.getState().rewindTo(n - 1)}
+                  {...keepFocus}
+                >
+                  <span className="step-n">{n}</span>
+                  {st.label}
+                  {st.reward !== 0 && <span className="step-r">{st.reward > 0 ? '+' : ''}{formatReward(st.reward)}</span>}
+                </button>
               </li>
             );
           })}

@@ -123,6 +123,8 @@ interface ViewerSlice {
   expertStep(): boolean;
   /** Undoes the last step (replays from the seed). */
   stepBack(): void;
+  /** Goes back to the moment after step `n` (0 = just after reset), replaying from the seed. */
+  rewindTo(n: number): void;
   setPlaying(on: boolean): void;
   setPlayRate(rate: number): void;
 }
@@ -230,10 +232,15 @@ const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
     },
 
     stepBack: () => {
+      const { episode } = get();
+      if (episode && episode.steps.length > 0) get().rewindTo(episode.steps.length - 1);
+    },
+
+    rewindTo: (n) => {
       const { env, episode, notify } = get();
-      if (!env || !episode || episode.steps.length === 0) return;
+      if (!env || !episode || n >= episode.steps.length) return;
       try {
-        set({ episode: rewind(env, episode, episode.steps.length - 1), playing: false });
+        set({ episode: rewind(env, episode, n), playing: false });
       } catch (e) {
         notify('error', `${env.spec.id}: replaying seed ${episode.seed} failed: ${(e as Error).message}`);
       }
