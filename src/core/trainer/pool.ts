@@ -1,0 +1,349 @@
+/**
+ * Rollout pools (DESIGN §1, §6): one interface in front of "where rollouts run". The trainer
+ * asks a pool for a batch of episodes and pushes new weights into it; it never knows whether
+ * the envs step in its own thread (`SerialRolloutPool`, below) or in workers
+ * (`src/runtime/pool/workerPool.ts`). Both pass the same test suite
+ * (`src/runtime/pool/pool.test.ts`).
+ *
+ * Determinism across pool shapes: every parallel slot samples from its own RNG, seeded by
+ * (sampling seed, global slot index), and steps its own env; slots never share randomness.
+ * So a batch is a function of (weights, env seeds, sampling seed) only, whichever way the
+ * slots are split across workers and whatever the inference batch size.
+ *
+ * Partial rollouts: the policy version is read per step, just before that step's inference
+ * call, so an episode in flight when `setWeights` lands continues under the new weights and
+ * its `versions` array shows where (the scheduler in asyncStepTrainer.ts relies on this).
+ */
+import { makeEnv, type EnvKwargs } from '../envs/index.ts';
+import type { Env, GridObs, Info } from '../envs/types.ts';
+import { MlpPolicy, type MlpConfig } from '../models/mlp.ts';
+import type { PolicyModel, Weights } from '../models/types.ts';
+import { sampleRow } from '../rollout/categorical.ts';
+import { encodeGridObs, gridFeatureSize } from '../rollout/features.ts';
+import { Rng } from '../util/rng.ts';
+import type { Engine, PolicyRunner } from './engine.ts';
+import type { StepEpisode } from './stepRollout.ts';
+import { mixSeed } from './stepTrainer.ts';
+
+/** A policy model as plain data, so a worker can rebuild the same graph (structured-clonable). */
+export type PoolModelSpec = { kind: 'mlp'; config: Partial<MlpConfig> & Pick<MlpConfig, 'obsDim' | 'numActions'> };
+
+/** The MLP spec for a grid env: obsDim from the env's view size, numActions from its action space. */
+export function gridMlpSpec(env: { id: string; kwargs?: EnvKwargs }, mlp: Partial<Omit<MlpConfig, 'obsDim' | 'numActions'>> = {}): PoolModelSpec {
+  const probe = makeEnv(env.id, env.kwargs) as Env<GridObs, number>;
+  if (probe.spec.family !== 'grid') throw new Error(`${env.id} is a ${probe.spec.family} env, not a grid env`);
+  const space = probe.spec.actionSpace;
+  if (space.kind !== 'discrete') throw new Error(`${env.id}: expected a discrete action space`);
+  const viewSize = Math.round(Math.sqrt(probe.reset({ seed: 0 }).obs.image.length / 3));
+  return { kind: 'mlp', config: { ...mlp, obsDim: gridFeatureSize(viewSize), numActions: space.n } };
+}
+
+export function buildPoolModel(spec: PoolModelSpec): MlpPolicy {
+  if (spec.kind !== 'mlp') throw new Error(`rollout pool: unsupported model kind ${JSON.stringify((spec as { kind: unknown }).kind)}`);
+  return new MlpPolicy(spec.config);
+}
+
+/** One batch of episodes to play; every field is structured-clonable (it crosses to workers). */
+export interface CollectRequest {
+  /** Env registry id and kwargs; the pool makes (and reuses) one env per slot. */
+  env: { id: string; kwargs?: EnvKwargs };
+  /** Reset seed per slot (equal seeds = one GRPO group's identical start states). */
+  seeds: readonly number[];
+  /** Group index per slot (−1 when not grouped); copied into the episodes. */
+  groups: readonly number[];
+  /** Sampling randomness: slot i draws from Rng(mixSeed(samplingSeed, slotOffset + i)). */
+  samplingSeed: number;
+  /** 1 = sample from π (default); 0 = greedy evaluation. */
+  temperature?: number;
+  /** Keep raw observations s_0..s_T on each episode (replays, trajectories.jsonl). Default false. */
+  keepObservations?: boolean;
+  /**
+   * Global index of this request's first slot (default 0). Worker pools set it when they split
+   * a request, so each slot keeps the RNG it would have in one piece.
+   */
+  slotOffset?: number;
+}
+
+export interface CollectResult {
+  /** One episode per slot, in slot order. */
+  episodes: StepEpisode[];
+  /** Env steps taken (Σ episode lengths). */
+  envSteps: number;
+  /** Batched inference calls made (per worker, summed). */
+  inferenceCalls: number;
+  /** Seconds the slowest worker spent in this collect (wall time of the rollout proper). */
+  busyS: number;
+}
+
+export interface RolloutPool {
+  /** Workers (1 for the serial pool): how many batches of envs step in parallel. */
+  readonly size: number;
+  /** Latest policy version pushed with setWeights (the initial weights are version 0 unless given). */
+  readonly version: number;
+  /**
+   * Make `weights` the rollout policy from the next inference call on, labelled `version`.
+   * A pool (or worker) that already holds `version` does nothing: versions identify weights.
+   * Episodes in flight continue under the new weights (partial rollouts).
+   */
+  setWeights(weights: Weights, version: number): Promise<void>;
+  /** Plays one episode per slot; rejects with the cause (e.g. an unknown env id), never hangs. */
+  collect(request: CollectRequest): Promise<CollectResult>;
+  /** Releases sessions and terminates workers; later calls reject. */
+  close(): Promise<void>;
+}
+
+export interface SerialPoolOptions {
+  engine: Engine;
+  model: PoolModelSpec;
+  weights: Weights;
+  /** Version of `weights` (default 0). */
+  version?: number;
+  /**
+   * Awaited between lockstep steps. Workers pass a macrotask yield here so a `setWeights`
+   * message can land mid-batch (partial rollouts); in-thread callers need nothing.
+   */
+  betweenSteps?: () => Promise<void>;
+}
+
+/** The in-thread pool: today's lockstep batched rollout behind the RolloutPool interface. */
+export class SerialRolloutPool implements RolloutPool {
+  readonly size = 1;
+  readonly model: PolicyModel & { config: MlpConfig };
+  private weights: Weights;
+  private currentVersion: number;
+  /** One runner per inference batch size (PolicyRunner batches are static). */
+  private readonly runners = new Map<number, Promise<PolicyRunner>>();
+  /** The runners already created, updated synchronously by applyWeights. */
+  private readonly ready = new Set<PolicyRunner>();
+  /** Envs by `${id}|${kwargs}`, grown on demand and reused across calls (reset re-seeds them). */
+  private readonly envs = new Map<string, Env<GridObs, number>[]>();
+  private closed = false;
+
+  constructor(private readonly opts: SerialPoolOptions) {
+    this.model = buildPoolModel(opts.model);
+    this.weights = opts.weights;
+    this.currentVersion = opts.version ?? 0;
+  }
+
+  get version(): number {
+    return this.currentVersion;
+  }
+
+  /** Synchronous body of setWeights (workers call it straight from their message handler). */
+  applyWeights(weights: Weights, version: number): boolean {
+    if (this.closed) throw new Error('rollout pool is closed');
+    if (version === this.currentVersion) return false;
+    this.weights = weights;
+    this.currentVersion = version;
+    // Synchronously, so a batch in flight samples its next step with them; runners still
+    // being created pick them up in runner().
+    for (const r of this.ready) r.setWeights(weights, version);
+    return true;
+  }
+
+  async setWeights(weights: Weights, version: number): Promise<void> {
+    this.applyWeights(weights, version);
+  }
+
+  private async runner(batch: number): Promise<PolicyRunner> {
+    let p = this.runners.get(batch);
+    if (!p) {
+      const weights = this.weights;
+      const version = this.currentVersion;
+      p = this.opts.engine.createPolicy(this.model, batch, weights).then((r) => {
+        r.version = version;
+        this.ready.add(r);
+        return r;
+      });
+      this.runners.set(batch, p);
+    }
+    const r = await p;
+    if (r.version !== this.currentVersion) r.setWeights(this.weights, this.currentVersion);
+    return r;
+  }
+
+  private envsFor(id: string, kwargs: EnvKwargs | undefined, n: number): Env<GridObs, number>[] {
+    const key = `${id}|${JSON.stringify(kwargs ?? {})}`;
+    let list = this.envs.get(key);
+    if (!list) this.envs.set(key, (list = []));
+    while (list.length < n) {
+      const env = makeEnv(id, kwargs) as Env<GridObs, number>;
+      if (env.spec.family !== 'grid') throw new Error(`rollout pool: ${id} is a ${env.spec.family} env; step pools play grid envs`);
+      list.push(env);
+    }
+    return list.slice(0, n);
+  }
+
+  async collect(req: CollectRequest): Promise<CollectResult> {
+    if (this.closed) throw new Error('rollout pool is closed');
+    const n = req.seeds.length;
+    if (req.groups.length !== n) throw new RangeError(`collect: ${n} seeds but ${req.groups.length} groups`);
+    const t0 = performance.now();
+    if (n === 0) return { episodes: [], envSteps: 0, inferenceCalls: 0, busyS: 0 };
+    const envs = this.envsFor(req.env.id, req.env.kwargs, n);
+    const policy = await this.runner(n);
+    const offset = req.slotOffset ?? 0;
+    const r = await playSlots({
+      envs,
+      seeds: req.seeds,
+      groups: req.groups,
+      rngs: req.seeds.map((_, i) => slotRng(req.samplingSeed, offset + i)),
+      policy,
+      featureSize: this.model.config.obsDim,
+      numActions: this.model.numActions,
+      temperature: req.temperature ?? 1,
+      keepObservations: req.keepObservations ?? false,
+      betweenSteps: this.opts.betweenSteps,
+    });
+    return { ...r, busyS: (performance.now() - t0) / 1000 };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const runners = await Promise.allSettled(this.runners.values());
+    this.runners.clear();
+    this.ready.clear();
+    await Promise.all(runners.map((r) => (r.status === 'fulfilled' ? r.value.release() : undefined)));
+  }
+}
+
+/** The sampling RNG of global slot `slot` for a request with `samplingSeed`. */
+export function slotRng(samplingSeed: number, slot: number): Rng {
+  return new Rng(mixSeed(samplingSeed, 0x51a7, slot));
+}
+
+interface PlaySlots {
+  envs: readonly Env<GridObs, number>[];
+  seeds: readonly number[];
+  groups: readonly number[];
+  /** One RNG per slot. */
+  rngs: readonly Rng[];
+  /** Batch ≥ number of slots; spare rows are fed zeros and ignored. */
+  policy: PolicyRunner;
+  featureSize: number;
+  numActions: number;
+  temperature: number;
+  keepObservations: boolean;
+  betweenSteps?: () => Promise<void>;
+}
+
+/**
+ * N envs in lockstep, one batched inference call per step ([B, D] → [B, A]), as in
+ * stepRollout.ts, but with a sampling RNG per slot and the policy version read per call.
+ */
+async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> {
+  const N = req.envs.length;
+  const B = req.policy.batch;
+  if (B < N) throw new RangeError(`playSlots: ${N} slots but the policy batch is ${B}`);
+  const D = req.featureSize;
+  const A = req.numActions;
+  const input = new Float32Array(B * D);
+  const scratch = new Float64Array(A);
+  const current: GridObs[] = new Array(N);
+  const active = new Array<boolean>(N).fill(true);
+  interface Buf {
+    actions: number[];
+    logprobs: number[];
+    entropies: number[];
+    values: number[];
+    rewards: number[];
+    infos: Info[];
+    versions: number[];
+    observations: GridObs[];
+    terminated: boolean;
+    truncated: boolean;
+  }
+  const bufs: Buf[] = [];
+  const feats: Float32Array[][] = [];
+  for (let i = 0; i < N; i++) {
+    current[i] = req.envs[i].reset({ seed: req.seeds[i] }).obs;
+    bufs.push({ actions: [], logprobs: [], entropies: [], values: [], rewards: [], infos: [], versions: [], observations: [current[i]], terminated: false, truncated: false });
+    feats.push([]);
+  }
+  const bootstrap = new Float64Array(N);
+  const needBootstrap: number[] = [];
+  let envSteps = 0;
+  let inferenceCalls = 0;
+  let live = N;
+  while (live > 0) {
+    if (req.betweenSteps && inferenceCalls > 0) await req.betweenSteps();
+    input.fill(0);
+    for (let i = 0; i < N; i++) if (active[i]) encodeGridObs(current[i], input, i * D);
+    // Read before the call: weights swapped while it runs apply from the next step.
+    const version = req.policy.version;
+    const out = await req.policy.run({ obs: input });
+    inferenceCalls++;
+    const logp = out.logprobs;
+    const value = out.value;
+    for (let i = 0; i < N; i++) {
+      if (!active[i]) continue;
+      const s = sampleRow(logp, i, A, req.rngs[i], scratch, req.temperature);
+      const b = bufs[i];
+      feats[i].push(input.slice(i * D, (i + 1) * D));
+      b.actions.push(s.action);
+      b.logprobs.push(s.logprob);
+      b.entropies.push(s.entropy);
+      b.values.push(value ? value[i] : 0);
+      b.versions.push(version);
+      const r = req.envs[i].step(s.action);
+      envSteps++;
+      b.rewards.push(r.reward);
+      b.infos.push(r.info);
+      current[i] = r.obs;
+      if (req.keepObservations) b.observations.push(r.obs);
+      if (r.terminated || r.truncated) {
+        b.terminated = r.terminated;
+        b.truncated = r.truncated;
+        active[i] = false;
+        live--;
+        if (r.truncated && value) needBootstrap.push(i);
+      }
+    }
+  }
+  if (needBootstrap.length > 0) {
+    // V(s_T) of truncated episodes: their return continues past the time limit.
+    input.fill(0);
+    for (const i of needBootstrap) encodeGridObs(current[i], input, i * D);
+    const out = await req.policy.run({ obs: input });
+    inferenceCalls++;
+    for (const i of needBootstrap) bootstrap[i] = out.value![i];
+  }
+  const episodes = bufs.map((b, i): StepEpisode => {
+    const T = b.actions.length;
+    const features = new Float32Array(T * D);
+    feats[i].forEach((row, t) => features.set(row, t * D));
+    return {
+      envId: req.envs[i].spec.id,
+      seed: req.seeds[i],
+      group: req.groups[i],
+      features,
+      actions: Int32Array.from(b.actions),
+      logprobs: Float32Array.from(b.logprobs),
+      entropies: Float32Array.from(b.entropies),
+      values: Float32Array.from(b.values),
+      bootstrapValue: bootstrap[i],
+      rewards: Float64Array.from(b.rewards),
+      infos: b.infos,
+      versions: Int32Array.from(b.versions),
+      observations: req.keepObservations ? b.observations : undefined,
+      terminated: b.terminated,
+      truncated: b.truncated,
+      success: b.infos[T - 1]?.success === true,
+    };
+  });
+  return { episodes, envSteps, inferenceCalls };
+}
+
+/** The typed-array buffers of a batch of episodes, for zero-copy transfer out of a worker. */
+export function episodeBuffers(episodes: readonly StepEpisode[]): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const ep of episodes) {
+    for (const a of [ep.features, ep.actions, ep.logprobs, ep.entropies, ep.values, ep.rewards, ep.versions]) {
+      // Each array was made by the rollout and owns its whole buffer; a view into a shared one
+      // would detach its neighbours, so such arrays are left to be copied.
+      if (a.byteOffset === 0 && a.byteLength === a.buffer.byteLength && a.buffer instanceof ArrayBuffer) out.push(a.buffer);
+    }
+  }
+  return out;
+}

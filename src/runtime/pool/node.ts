@@ -1,0 +1,31 @@
+/**
+ * Rollout workers on node:worker_threads (CLI, tests, benchmarks). The entry is TypeScript, so
+ * a small .mjs bootstrap registers tsx's loader in the worker thread first; this works from the
+ * CLI (tsx), from plain node and under vitest alike.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Weights } from '../../core/models/types.ts';
+import type { PoolModelSpec } from '../../core/trainer/pool.ts';
+import { nodeEndpoint } from './nodeEndpoint.ts';
+import { WorkerRolloutPool, type WorkerHandle } from './workerPool.ts';
+
+export function spawnNodeWorker(): WorkerHandle {
+  const worker = new Worker(new URL('./worker.node.mjs', import.meta.url));
+  let terminating = false;
+  const died = new Promise<never>((_, reject) => {
+    worker.once('error', (e) => reject(new Error(`rollout worker ${worker.threadId} crashed: ${e instanceof Error ? e.message : String(e)}`, { cause: e })));
+    worker.once('exit', (code) => reject(new Error(terminating ? 'rollout worker was terminated (pool closed)' : `rollout worker ${worker.threadId} exited with code ${code}`)));
+  });
+  return {
+    endpoint: nodeEndpoint(worker),
+    died,
+    async terminate() {
+      terminating = true;
+      await worker.terminate();
+    },
+  };
+}
+
+export function createNodeWorkerPool(o: { size: number; model: PoolModelSpec; weights: Weights; version?: number }): Promise<WorkerRolloutPool> {
+  return WorkerRolloutPool.create({ ...o, spawn: spawnNodeWorker });
+}

@@ -1,0 +1,210 @@
+/**
+ * One suite, run against every RolloutPool (DESIGN §1: the serial in-thread pool and the worker
+ * pool pass the same tests). The reference for "identical episodes" is an independent
+ * SerialRolloutPool over one undivided batch.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { initWeights, type Weights } from '../../core/models/types.ts';
+import { buildPoolModel, gridMlpSpec, SerialRolloutPool, type CollectRequest, type RolloutPool } from '../../core/trainer/pool.ts';
+import type { StepEpisode } from '../../core/trainer/stepRollout.ts';
+import type { Engine } from '../../core/trainer/engine.ts';
+import { loadNodeEngine } from '../engine/node.ts';
+import { spawnNodeWorker } from './node.ts';
+import { nodeEndpoint } from './nodeEndpoint.ts';
+import { WorkerRolloutPool, type WorkerHandle } from './workerPool.ts';
+
+const ENV = { id: 'grid/empty-5x5' };
+const SPEC = gridMlpSpec(ENV, { hidden: [32, 32] });
+const MODEL = buildPoolModel(SPEC);
+const W0 = initWeights(MODEL, 7);
+const FORWARD = 2; // grid action id of 'forward'
+
+/** Policy that plays `action` with probability ≈ 1 (head bias dominates the ~0 logits). */
+function always(action: number): Weights {
+  const w: Weights = { ...W0, 'pi.b': new Float32Array(MODEL.numActions) };
+  w['pi.b'][action] = 30;
+  return w;
+}
+
+function request(n: number, samplingSeed = 11): CollectRequest {
+  // Two GRPO-style groups of equal seeds plus distinct seeds.
+  const seeds = Array.from({ length: n }, (_, i) => (i < 4 ? 100 : i < 8 ? 200 : 300 + i));
+  return { env: ENV, seeds, groups: seeds.map((_, i) => (i < 8 ? i >> 2 : -1)), samplingSeed };
+}
+
+function comparable(ep: StepEpisode) {
+  return { seed: ep.seed, group: ep.group, actions: Array.from(ep.actions), rewards: Array.from(ep.rewards), versions: Array.from(ep.versions), success: ep.success, terminated: ep.terminated, truncated: ep.truncated, T: ep.features.length / SPEC.config.obsDim };
+}
+
+interface Made {
+  pool: RolloutPool;
+  /** Live workers (serial: 1 until closed). */
+  alive(): number;
+  /** Resolves once a batch started after this call has taken a few steps. */
+  midBatch(): Promise<void>;
+}
+
+/** An engine whose runners report each inference call (to act in the middle of a batch, in-thread). */
+function observedEngine(engine: Engine, onRun: () => void): Engine {
+  return {
+    ...engine,
+    createLearner: engine.createLearner.bind(engine),
+    async createPolicy(model, batch, weights) {
+      const r = await engine.createPolicy(model, batch, weights);
+      const run = r.run.bind(r);
+      r.run = (inputs) => {
+        onRun();
+        return run(inputs);
+      };
+      return r;
+    },
+  };
+}
+
+let reference: SerialRolloutPool;
+beforeAll(async () => {
+  reference = new SerialRolloutPool({ engine: await loadNodeEngine('ort-web-wasm'), model: SPEC, weights: W0 });
+});
+afterAll(() => reference.close());
+
+function poolSuite(name: string, make: () => Promise<Made>) {
+  describe(`RolloutPool contract: ${name}`, () => {
+    let made: Made;
+    beforeAll(async () => {
+      made = await make();
+    }, 60_000);
+    afterAll(() => made.pool.close());
+
+    it('plays the same episodes as one undivided serial batch (same seeds, same sampling seed)', async () => {
+      const req = request(12);
+      const [got, want] = await Promise.all([made.pool.collect(req), reference.collect(req)]);
+      expect(got.episodes.map(comparable)).toEqual(want.episodes.map(comparable));
+      got.episodes.forEach((ep, i) => {
+        expect(Array.from(ep.features)).toEqual(Array.from(want.episodes[i].features));
+        for (let t = 0; t < ep.logprobs.length; t++) expect(ep.logprobs[t]).toBeCloseTo(want.episodes[i].logprobs[t], 5);
+      });
+      expect(got.envSteps).toBe(want.envSteps);
+      expect(got.envSteps).toBe(got.episodes.reduce((s, e) => s + e.actions.length, 0));
+      // Equal seeds start equal: a group's first observation is shared, its actions are not all equal.
+      const g0 = got.episodes.slice(0, 4);
+      expect(new Set(g0.map((e) => e.features.subarray(0, SPEC.config.obsDim).join(','))).size).toBe(1);
+      expect(new Set(g0.map((e) => e.actions.join(','))).size).toBeGreaterThan(1);
+      // Another sampling seed gives other episodes.
+      const other = await made.pool.collect(request(12, 12));
+      expect(other.episodes.map((e) => e.actions.join(','))).not.toEqual(got.episodes.map((e) => e.actions.join(',')));
+    });
+
+    it('a batch split by slotOffset equals the whole batch', async () => {
+      const req = request(10);
+      const whole = await made.pool.collect(req);
+      const a = await made.pool.collect({ ...req, seeds: req.seeds.slice(0, 3), groups: req.groups.slice(0, 3) });
+      const b = await made.pool.collect({ ...req, seeds: req.seeds.slice(3), groups: req.groups.slice(3), slotOffset: 3 });
+      expect([...a.episodes, ...b.episodes].map(comparable)).toEqual(whole.episodes.map(comparable));
+    });
+
+    it('syncs weights by version: a new version changes behaviour, a repeated version is skipped', async () => {
+      const req = request(6);
+      await made.pool.setWeights(always(FORWARD), 1);
+      expect(made.pool.version).toBe(1);
+      const fwd = await made.pool.collect(req);
+      for (const ep of fwd.episodes) {
+        expect(Array.from(ep.versions)).toEqual(new Array(ep.actions.length).fill(1));
+        expect(ep.actions.every((a) => a === FORWARD)).toBe(true);
+        // Walking straight into a wall never reaches the goal of empty-5x5 from the start pose.
+        expect(ep.truncated).toBe(true);
+      }
+      // Same version, other weights: already held, so nothing changes.
+      await made.pool.setWeights(always(0), 1);
+      const still = await made.pool.collect(req);
+      expect(still.episodes.every((ep) => ep.actions.every((a) => a === FORWARD))).toBe(true);
+      await made.pool.setWeights(W0, 2);
+      const back = await made.pool.collect(req);
+      expect(back.episodes.some((ep) => ep.actions.some((a) => a !== FORWARD))).toBe(true);
+      expect(back.episodes.every((ep) => ep.versions.every((v) => v === 2))).toBe(true);
+      await made.pool.setWeights(W0, 0);
+    });
+
+    it('records the version per step when weights change mid-batch (partial rollouts)', async () => {
+      const req: CollectRequest = { env: { id: 'grid/empty-8x8' }, seeds: [1, 2, 3, 4, 5, 6], groups: [-1, -1, -1, -1, -1, -1], samplingSeed: 3 };
+      // grid/empty-8x8 has the same view (and so the same model) as empty-5x5; episodes are long.
+      const mid = made.midBatch();
+      const running = made.pool.collect(req);
+      await mid;
+      await made.pool.setWeights(W0, 5);
+      const { episodes } = await running;
+      for (const ep of episodes) {
+        // Versions never go back within an episode and only take the two values pushed.
+        for (let t = 1; t < ep.versions.length; t++) expect(ep.versions[t]).toBeGreaterThanOrEqual(ep.versions[t - 1]);
+        expect(ep.versions.every((v) => v === 0 || v === 5)).toBe(true);
+      }
+      expect(episodes.some((ep) => ep.versions[0] === 0 && ep.versions[ep.versions.length - 1] === 5)).toBe(true);
+      await made.pool.setWeights(W0, 0);
+    });
+
+    it('rejects a bad request with the cause, and keeps working', async () => {
+      await expect(made.pool.collect({ ...request(4), env: { id: 'grid/nope' } })).rejects.toThrow(/unknown env "grid\/nope"/);
+      await expect(made.pool.collect({ ...request(4), env: { id: 'tools/calculator' } })).rejects.toThrow(/tools\/calculator is a tool env/);
+      const ok = await made.pool.collect(request(4));
+      expect(ok.episodes).toHaveLength(4);
+    });
+
+    it('close() ends it: workers gone, later calls reject', async () => {
+      expect(made.alive()).toBe(made.pool.size);
+      await made.pool.close();
+      expect(made.alive()).toBe(0);
+      await expect(made.pool.collect(request(2))).rejects.toThrow(/closed/);
+      await expect(made.pool.setWeights(W0, 9)).rejects.toThrow(/closed/);
+    });
+  });
+}
+
+poolSuite('serial (in-thread)', async () => {
+  let waiter: { calls: number; resolve: () => void } | null = null;
+  const onRun = () => {
+    if (waiter && --waiter.calls === 0) waiter.resolve();
+  };
+  const pool = new SerialRolloutPool({ engine: observedEngine(await loadNodeEngine('ort-web-wasm'), onRun), model: SPEC, weights: W0 });
+  let open = true;
+  const close = pool.close.bind(pool);
+  pool.close = async () => {
+    open = false;
+    await close();
+  };
+  return {
+    pool,
+    alive: () => (open ? 1 : 0),
+    midBatch: () => new Promise<void>((resolve) => (waiter = { calls: 10, resolve })),
+  };
+});
+
+poolSuite('worker_threads × 2', async () => {
+  let live = 0;
+  const spawn = (): WorkerHandle => {
+    const h = spawnNodeWorker();
+    live++;
+    h.died.catch(() => live--);
+    return h;
+  };
+  const pool = await WorkerRolloutPool.create({ size: 2, spawn, model: SPEC, weights: W0 });
+  return {
+    pool,
+    alive: () => live,
+    // Workers run beside this thread: wall time is "some steps in" (a step takes ≲ 1 ms).
+    midBatch: () => new Promise<void>((r) => setTimeout(r, 30)),
+  };
+});
+
+describe('worker pool failure', () => {
+  it('a worker that dies rejects the call with the cause instead of hanging', async () => {
+    const spawn = (): WorkerHandle => {
+      const worker = new Worker('setTimeout(() => { throw new Error("boom in worker"); }, 50)', { eval: true });
+      const died = new Promise<never>((_, reject) => {
+        worker.once('error', (e: Error) => reject(new Error(`crashed: ${e.message}`)));
+        worker.once('exit', (c) => reject(new Error(`exited ${c}`)));
+      });
+      return { endpoint: nodeEndpoint(worker), died, terminate: async () => void (await worker.terminate()) };
+    };
+    await expect(WorkerRolloutPool.create({ size: 1, spawn, model: SPEC, weights: W0 })).rejects.toThrow(/boom in worker/);
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * What a rollout worker exposes over comlink (squoosh style: the worker entry calls
+ * `expose(createWorkerApi(...))`, the main thread does `import type { RolloutWorkerApi }`).
+ * The worker is a SerialRolloutPool in another thread: the same rollout code, so the worker
+ * pool and the serial pool cannot drift apart.
+ */
+import { transfer } from 'comlink';
+import '../../core/envs/index.ts';
+import type { Weights } from '../../core/models/types.ts';
+import type { Engine } from '../../core/trainer/engine.ts';
+import { episodeBuffers, SerialRolloutPool, type CollectRequest, type CollectResult, type PoolModelSpec } from '../../core/trainer/pool.ts';
+import { yieldToEvents } from './yield.ts';
+
+export interface WorkerInit {
+  model: PoolModelSpec;
+  weights: Weights;
+  version: number;
+}
+
+export function createWorkerApi(loadEngine: () => Promise<Engine>) {
+  let pool: SerialRolloutPool | null = null;
+  const need = (): SerialRolloutPool => {
+    if (!pool) throw new Error('rollout worker: init() was not called (or the worker was closed)');
+    return pool;
+  };
+  return {
+    async init(o: WorkerInit): Promise<void> {
+      if (pool) throw new Error('rollout worker: init() called twice');
+      pool = new SerialRolloutPool({ engine: await loadEngine(), model: o.model, weights: o.weights, version: o.version, betweenSteps: yieldToEvents });
+    },
+    /** Synchronous on purpose: it lands between two steps of a batch in flight. False = already had it. */
+    setWeights(weights: Weights, version: number): boolean {
+      return need().applyWeights(weights, version);
+    },
+    async collect(req: CollectRequest): Promise<CollectResult> {
+      const r = await need().collect(req);
+      // Episode arrays move to the main thread (no second copy).
+      return transfer(r, episodeBuffers(r.episodes));
+    },
+    async close(): Promise<void> {
+      const p = pool;
+      pool = null;
+      await p?.close();
+    },
+  };
+}
+
+export type RolloutWorkerApi = ReturnType<typeof createWorkerApi>;
