@@ -5,40 +5,23 @@
  * progress to stderr. With --json the last line of stdout is exactly one JSON object: the
  * suite's result when one suite ran, `{"suites": [...]}` when several did.
  */
+import { parseArgs } from './lib/args.ts';
+import { UsageError } from './lib/suite.ts';
 import type { Suite, SuiteResult } from './lib/suite.ts';
 import { runTrainStep } from './train-step/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
     description: 'ms per train step (fwd+PPO loss+bwd+Adam), batch 64: ours (ort-web wasm) vs tfjs, jax-js, ort-node',
+    flags: {
+      models: 'comma-separated subset of mlp-76k, transformer-1m',
+      impls: 'comma-separated subset of ort-web-wasm, tfjs-wasm, jax-js-wasm, ort-node',
+      rounds: 'timed rounds per model (overrides the preset)',
+      warmup: 'untimed warmup rounds per model (overrides the preset)',
+    },
     run: runTrainStep,
   },
 };
-
-interface Args {
-  suites: string[];
-  json: boolean;
-  quick: boolean;
-  help: boolean;
-  flags: Record<string, string | true>;
-}
-
-export function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { suites: [], json: false, quick: false, help: false, flags: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--json') args.json = true;
-    else if (a === '--quick') args.quick = true;
-    else if (a === '--help' || a === '-h') args.help = true;
-    else if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      if (eq > 0) args.flags[a.slice(2, eq)] = a.slice(eq + 1);
-      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) args.flags[a.slice(2)] = argv[++i];
-      else args.flags[a.slice(2)] = true;
-    } else args.suites.push(a);
-  }
-  return args;
-}
 
 function suiteList(): string {
   return Object.entries(SUITES)
@@ -49,7 +32,10 @@ function suiteList(): string {
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   if (args.help) {
-    console.log(`usage: npm run bench -- [suite] [--json] [--quick]\n\nsuites:\n${suiteList()}\n\ntrain-step flags: --models a,b  --impls a,b`);
+    const flagHelp = Object.entries(SUITES)
+      .map(([name, s]) => `${name} flags:\n${Object.entries(s.flags).map(([f, h]) => `  --${f.padEnd(8)} ${h}`).join('\n')}`)
+      .join('\n');
+    console.log(`usage: npm run bench -- [suite] [--json] [--quick] [flags]\n\nsuites:\n${suiteList()}\n\n${flagHelp}`);
     return 0;
   }
   const unknown = args.suites.filter((s) => !(s in SUITES));
@@ -58,6 +44,11 @@ async function main(): Promise<number> {
     return 1;
   }
   const names = args.suites.length > 0 ? args.suites : Object.keys(SUITES);
+  const accepted = new Set(names.flatMap((n) => Object.keys(SUITES[n].flags)));
+  const badFlags = Object.keys(args.flags).filter((f) => !accepted.has(f));
+  if (badFlags.length > 0) {
+    throw new UsageError(`unknown flag ${badFlags.map((f) => `--${f}`).join(', ')} (accepted here: --json, --quick${[...accepted].map((f) => `, --${f}`).join('')})`);
+  }
   const results: SuiteResult[] = [];
   for (const name of names) {
     console.log(`== ${name}${args.quick ? ' (quick)' : ''}`);
@@ -77,7 +68,8 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e: unknown) => {
-    console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    const text = e instanceof UsageError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e);
+    console.error(`bench: ${text}`);
     process.exit(1);
   },
 );

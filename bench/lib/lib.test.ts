@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseArgs } from './args.ts';
 import { interleave } from './interleave.ts';
 import { quantile, summarize } from './stats.ts';
 import { computeRatios } from '../train-step/suite.ts';
@@ -32,5 +33,13 @@ describe('ratios', () => {
     expect(r['jax/ours']).toEqual({ value: 1.1, target: '>=1.2', pass: false });
     expect(r['ours/ortnode']).toEqual({ value: 2.22, target: '<=2', pass: false });
     expect(computeRatios({ 'tfjs-wasm': 1 })['tfjs/ours']).toEqual({ value: null, target: '>=3', pass: null });
+  });
+});
+
+describe('parseArgs', () => {
+  it('separates suites, switches and valued flags', () => {
+    const a = parseArgs(['train-step', '--json', '--models', 'mlp-76k', '--rounds=5', '--quick', '--dry']);
+    expect(a).toEqual({ suites: ['train-step'], json: true, quick: true, help: false, flags: { models: 'mlp-76k', rounds: '5', dry: true } });
+    expect(parseArgs([]).suites).toEqual([]);
   });
 });

@@ -20,5 +20,12 @@ export interface SuiteResult {
 export interface Suite {
   /** One line for `--help` and the unknown-suite message. */
   description: string;
+  /** Suite-specific flags it accepts (without `--`), with one-line help each. */
+  flags: Readonly<Record<string, string>>;
   run: (opts: SuiteOptions) => Promise<SuiteResult>;
+}
+
+/** A bad command line: reported as its message alone (no stack), exit status 1. */
+export class UsageError extends Error {
+  override name = 'UsageError';
 }

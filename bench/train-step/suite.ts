@@ -3,10 +3,12 @@
  * batch 64, for our ONNX train-step graph against the peers, on the same model, loss, weights
  * and batch. Implementations are interleaved round-robin (lib/interleave.ts).
  */
+import os from 'node:os';
 import { interleave } from '../lib/interleave.ts';
 import { sig, summarize } from '../lib/stats.ts';
 import type { Summary } from '../lib/stats.ts';
 import { table } from '../lib/table.ts';
+import { UsageError } from '../lib/suite.ts';
 import type { SuiteOptions, SuiteResult } from '../lib/suite.ts';
 import { MODELS, initParams, makeBatch, paramCount } from './models.ts';
 import { withoutWorker } from './worker-guard.ts';
@@ -70,16 +72,32 @@ export function computeRatios(ms: Partial<Record<ImplName, number>>): Record<str
 
 function parseList<T extends string>(flag: string | true | undefined, allowed: readonly T[], what: string): T[] {
   if (flag === undefined) return [...allowed];
-  if (flag === true) throw new Error(`--${what} needs a comma-separated list (one of: ${allowed.join(', ')})`);
+  if (flag === true) throw new UsageError(`--${what} needs a comma-separated list (one of: ${allowed.join(', ')})`);
   const items = flag.split(',').map((s) => s.trim());
   const bad = items.filter((s) => !(allowed as readonly string[]).includes(s));
-  if (bad.length > 0) throw new Error(`--${what}: unknown ${bad.join(', ')} (known: ${allowed.join(', ')})`);
+  if (bad.length > 0) throw new UsageError(`--${what}: unknown ${bad.join(', ')} (known: ${allowed.join(', ')})`);
   return items as T[];
+}
+
+function parseCount(flag: string | true | undefined, what: string): number | undefined {
+  if (flag === undefined) return undefined;
+  const n = Number(flag);
+  if (flag === true || !Number.isInteger(n) || n < 0) throw new UsageError(`--${what} needs a non-negative integer, got ${String(flag)}`);
+  return n;
+}
+
+/** Machine context for reading the numbers: a loaded 2-core box inflates every median. */
+function machine(): Record<string, unknown> {
+  return { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', loadavg1m: sig(os.loadavg()[0]) };
 }
 
 export async function runTrainStep(opts: SuiteOptions): Promise<SuiteResult> {
   const models = parseList(opts.flags.models, BENCH_MODELS, 'models');
   const impls = parseList(opts.flags.impls, IMPLS, 'impls');
+  const roundsOverride = parseCount(opts.flags.rounds, 'rounds');
+  const warmupOverride = parseCount(opts.flags.warmup, 'warmup');
+  const envStart = machine();
+  const schedule: Record<string, { warmup: number; rounds: number }> = {};
   const results: ({ model: string; impl: ImplName } & Summary)[] = [];
   const skipped: { model: string; impl: ImplName; reason: string }[] = [];
   const meta: Partial<Record<ImplName, TrainStep['meta']>> = {};
@@ -110,7 +128,10 @@ export async function runTrainStep(opts: SuiteOptions): Promise<SuiteResult> {
       if (!Number.isFinite(loss)) throw new Error(`train-step: ${model} ${impl} returned loss ${loss}`);
       firstLoss.set(impl, loss);
     }
-    const { warmup, rounds } = ROUNDS[model][opts.quick ? 'quick' : 'full'];
+    const preset = ROUNDS[model][opts.quick ? 'quick' : 'full'];
+    const warmup = warmupOverride ?? preset.warmup;
+    const rounds = Math.max(1, roundsOverride ?? preset.rounds);
+    schedule[model] = { warmup, rounds };
     opts.progress(`train-step: ${model} (${paramCount(cfg)} params): ${[...steps.keys()].join(', ')}; ${warmup} warmup + ${rounds} rounds`);
     const samples = await interleave(
       [...steps].map(([key, s]) => ({ key, run: () => s.step() })),
@@ -139,6 +160,8 @@ export async function runTrainStep(opts: SuiteOptions): Promise<SuiteResult> {
     Object.entries(rs).map(([k, r]) => [model, k, r.value ?? '-', r.target, r.pass === null ? 'n/a' : r.pass ? 'pass' : 'FAIL']),
   );
   opts.print('\n' + table(['model', 'ratio', 'value', 'target', ''], ratioRows));
+  const end = sig(os.loadavg()[0]);
+  opts.print(`machine: ${envStart.cpus} x ${envStart.cpu}, node ${envStart.node}, load average ${envStart.loadavg1m} -> ${end} (above ~${envStart.cpus} the medians are inflated by other work)`);
   for (const [impl, m] of Object.entries(meta)) opts.print(`${impl}: ${Object.entries(m).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   for (const s of skipped) opts.print(`skipped ${s.model} ${s.impl}: ${s.reason}`);
 
@@ -148,6 +171,8 @@ export async function runTrainStep(opts: SuiteOptions): Promise<SuiteResult> {
     results,
     ratios,
     impls: meta,
+    schedule,
+    machine: { ...envStart, loadavg1mEnd: sig(os.loadavg()[0]) },
     ...(skipped.length > 0 ? { skipped } : {}),
   };
 }
