@@ -20,7 +20,8 @@ export const OBJECT_COLORS: Record<(typeof COLOR_NAMES)[number], string> = {
 
 const C = {
   floor: '#f8f9fb',
-  gridLine: '#e1e4ea',
+  // Translucent, so lines read on the light floor without glaring over walls and unseen cells.
+  gridLine: 'rgba(100, 110, 130, 0.26)',
   wall: '#474e5c',
   wallEdge: '#5b6372',
   unseen: '#161a22',
