@@ -210,7 +210,7 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
 
   // ---- backward
   const params = model.params.map((p) => P[p.name]);
-  let grads = g.grad(total, params);
+  const grads = g.grad(total, params);
   if (opts.exposeGradients) model.params.forEach((p, i) => g.output(grads[i], `grad.${p.name}`));
 
   // ---- global grad-norm clipping: scale = maxNorm / ‖g‖ when ‖g‖ > maxNorm > 0, else 1
@@ -220,12 +220,12 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
   const eps = hp('eps', adam.eps);
   const wd = hp('weight_decay', adam.weightDecay);
   const maxNorm = hp('max_grad_norm', adam.maxGradNorm);
-  const sq = grads.map((gr) => g.reduceSum(g.mul(gr, gr)));
-  const gradNorm = g.sqrt(sq.reduce((a, b) => g.add(a, b)));
+  // g² is computed once per parameter and shared by the norm and the second moment.
+  const gg = grads.map((gr) => g.mul(gr, gr));
+  const gradNorm = g.sqrt(gg.map((x) => g.reduceSum(x)).reduce((a, b) => g.add(a, b)));
   metric(gradNorm, 'grad_norm', 'actor/grad_norm');
   const doClip = g.mul(indicator(g, g.greater(gradNorm, maxNorm)), indicator(g, g.greater(maxNorm, 0)));
   const scale = g.add(g.mul(g.sub(g.div(maxNorm, g.add(gradNorm, 1e-12)), 1), doClip), 1);
-  grads = grads.map((gr) => g.mul(gr, scale));
 
   // ---- NaN guard: x − x is 0 only for finite x; any NaN/±Inf in loss or grad norm fails it.
   const probe = g.add(total, gradNorm);
@@ -233,24 +233,33 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
   metric(indicator(g, finite), 'finite', 'train/finite');
   const guard = (updated: Tensor, old: Tensor) => g.where(finite, updated, old);
 
-  // ---- Adam(W) with bias correction; t = step + 1 is this update's index
+  // ---- Adam(W) with bias correction; t = step + 1 is this update's index.
+  // Every per-step scalar is folded before touching the big tensors (fewer elementwise passes):
+  //   m' = β1·m + ((1−β1)·s)·g,  v' = β2·v + ((1−β2)·s²)·g²   (s = clip scale)
+  //   p' = (1 − lr·λ)·p − (lr/bc1)·m' / (√v'/√bc2 + ε)          (bc_i = 1 − β_i^t)
+  // and √v'/√bc2 + ε = (√v' + ε·√bc2)/√bc2, so the update is α·m'/(√v' + ε̂) with
+  // α = lr·√bc2/bc1 and ε̂ = ε·√bc2: PyTorch's formulation, identical to the textbook one.
   const step = g.input(STEP, []);
   const t = g.add(step, 1);
   const bc1 = g.sub(1, g.node('Pow', [beta1, t], {}, [], 'float32'));
-  const bc2 = g.sub(1, g.node('Pow', [beta2, t], {}, [], 'float32'));
+  const sqrtBc2 = g.sqrt(g.sub(1, g.node('Pow', [beta2, t], {}, [], 'float32')));
+  const c1 = g.mul(g.sub(1, beta1), scale);
+  const c2 = g.mul(g.sub(1, beta2), g.mul(scale, scale));
+  const negAlpha = g.neg(g.div(g.mul(lr, sqrtBc2), bc1));
+  const epsHat = g.mul(eps, sqrtBc2);
+  const decayFactor = g.sub(1, g.mul(lr, wd));
   const state: TrainStepGraph['state'] = [];
   const moments: TrainStepGraph['state'] = [];
   model.params.forEach((spec, i) => {
     const names = stateNames(spec.name);
     const m = g.input(names.m, spec.shape);
     const v = g.input(names.v, spec.shape);
-    const gr = grads[i];
-    const m2 = g.add(g.mul(m, beta1), g.mul(gr, g.sub(1, beta1)));
-    const v2 = g.add(g.mul(v, beta2), g.mul(g.mul(gr, gr), g.sub(1, beta2)));
-    let upd = g.div(g.div(m2, bc1), g.add(g.sqrt(g.div(v2, bc2)), eps));
-    if (spec.decay) upd = g.add(upd, g.mul(P[spec.name], wd));
-    const p2 = g.sub(P[spec.name], g.mul(upd, lr));
-    g.output(guard(p2, P[spec.name]), next(spec.name));
+    const p = P[spec.name];
+    const m2 = g.add(g.mul(m, beta1), g.mul(grads[i], c1));
+    const v2 = g.add(g.mul(v, beta2), g.mul(gg[i], c2));
+    const upd = g.mul(g.div(m2, g.add(g.sqrt(v2), epsHat)), negAlpha);
+    const p2 = g.add(spec.decay ? g.mul(p, decayFactor) : p, upd);
+    g.output(guard(p2, p), next(spec.name));
     g.output(guard(m2, m), next(names.m));
     g.output(guard(v2, v), next(names.v));
     state.push({ input: spec.name, output: next(spec.name), shape: [...spec.shape], kind: 'param' });
