@@ -8,6 +8,7 @@
 import { parseArgs } from './lib/args.ts';
 import { UsageError } from './lib/suite.ts';
 import type { Suite, SuiteResult } from './lib/suite.ts';
+import { runGemm } from './gemm/suite.ts';
 import { runTrainStep } from './train-step/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
@@ -20,6 +21,11 @@ export const SUITES: Record<string, Suite> = {
       warmup: 'untimed warmup rounds per model (overrides the preset)',
     },
     run: runTrainStep,
+  },
+  gemm: {
+    description: 'one MatMul at the train-step models\' dominant shapes per runtime: the kernel floor under the ratios',
+    flags: {},
+    run: runGemm,
   },
 };
 
