@@ -36,7 +36,23 @@ function keyIsForGame(e: KeyboardEvent): boolean {
   return true;
 }
 
-function MapCanvas({ frame }: { frame: GridFrame }) {
+function EndBanner({ episode }: { episode: Episode }) {
+  if (!isOver(episode)) return null;
+  const n = episode.steps.length;
+  const text = episode.truncated
+    ? `Out of time after ${n} steps (truncated)`
+    : episode.success === false
+      ? `Failed after ${n} steps (terminated)`
+      : `Solved in ${n} steps · return ${formatReward(episode.totalReward)}`;
+  const tone = episode.truncated ? 'warn' : episode.success === false ? 'bad' : 'good';
+  return (
+    <div className={`end-banner end-${tone}`} role="status">
+      {text} <span className="end-hint">Reset or New seed to play again</span>
+    </div>
+  );
+}
+
+function MapCanvas({ frame, episode }: { frame: GridFrame; episode: Episode }) {
   const box = useRef<HTMLDivElement>(null);
   const { width, height } = useElementSize(box);
   const cell = Math.max(CELL.min, Math.min(CELL.max, Math.floor(Math.min(width / frame.width, height / frame.height))));
@@ -53,6 +69,7 @@ function MapCanvas({ frame }: { frame: GridFrame }) {
           label={`The full map, ${frame.width} by ${frame.height}. The agent is at column ${frame.agent.x}, row ${frame.agent.y}, facing ${DIR_NAMES[frame.agent.dir] ?? '?'}.`}
         />
       )}
+      <EndBanner episode={episode} />
     </div>
   );
 }
@@ -89,11 +106,22 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!keyIsForGame(e)) return;
+      const s = useStore.getState();
+      if (e.key === 'e' || e.key === 'E') {
+        s.setPlaying(false);
+        s.expertStep();
+        return;
+      }
+      if (e.key === 'Backspace') {
+        e.preventDefault();
+        s.stepBack();
+        return;
+      }
       const action = actionForKey(spec.actionSpace, e.key);
       if (action === null) return;
       e.preventDefault(); // arrows and space would scroll the page
+      // Held arrows repeat (walking); held pickup/toggle/done would fire by accident.
       if (e.repeat && e.key !== 'ArrowUp' && e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
-      const s = useStore.getState();
       s.setPlaying(false);
       s.act(action, 'you');
     };
@@ -117,7 +145,7 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
         <p className="mission" data-testid="mission">
           <span className="mission-label">Mission</span> {frame.mission}
         </p>
-        <MapCanvas frame={frame} />
+        <MapCanvas frame={frame} episode={episode} />
       </section>
 
       <section className="panel agent-panel" aria-label="What the agent sees">
@@ -166,6 +194,10 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
             </button>
           ))}
         </div>
+
+        <p className="muted small key-hint">
+          <kbd>E</kbd> expert step · <kbd>⌫</kbd> undo · click a step below to rewind to it
+        </p>
 
         <ol className="step-log" aria-label="Recent actions" data-testid="step-log">
           {recent.length === 0 && <li className="muted">No actions yet: use the keys or buttons, or step the expert.</li>}
