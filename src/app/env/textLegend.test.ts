@@ -16,8 +16,8 @@ describe('legendFor', () => {
     ]);
   });
 
-  it('reads the carry line and ignores letters inside the colour lines as map characters', () => {
+  it('explains a carried object from the carry line, without reading "carry" as map characters', () => {
     const got = legendFor('.^.\ncarry: Bb');
-    expect(got.map((e) => e.meaning)).toEqual(['floor', 'agent', 'blue']);
+    expect(got.map((e) => e.meaning)).toEqual(['floor', 'ball', 'agent', 'blue']);
   });
 });

@@ -36,7 +36,12 @@ export function legendFor(text: string): LegendEntry[] {
   for (const line of lines) {
     const m = /^(colors|carry): (.*)$/.exec(line);
     if (m) {
-      for (const item of m[2].split(' ')) if (item.length === 2) colorLetters.add(item[1]);
+      // Items are `<object char><colour letter>`; a carried object appears only here.
+      for (const item of m[2].split(' ')) {
+        if (item.length !== 2) continue;
+        mapChars.add(item[0]);
+        colorLetters.add(item[1]);
+      }
     } else for (const ch of line) mapChars.add(ch);
   }
   const out: LegendEntry[] = [];
