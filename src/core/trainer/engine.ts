@@ -44,17 +44,20 @@ export interface PolicyRunner {
 /**
  * Incremental (KV-cached) decoding for token policies at a fixed batch of rows. Each call feeds
  * `step` tokens per row at per-row start positions; keys/values of every fed token stay in the
- * decoder's cache, so a multi-turn episode never recomputes earlier turns.
+ * decoder's cache, so a multi-turn episode never recomputes earlier turns. A decoder may support
+ * several call sizes over one shared cache (`steps`): 1 for sampling, a larger chunk to prefill
+ * observations in fewer calls.
  *
  * Rows are independent: a row's cache slot j is visible to a query at position p only if j ≤ p,
  * and feeding positions 0..p overwrites slots 0..p. So restarting a row at position 0 is a
- * complete per-row reset (stale slots past the row's position are masked, then overwritten).
+ * complete per-row reset (stale slots past the row's position are masked, then overwritten),
+ * and padding after a row's real tokens in a chunk is harmless for the same reason.
  */
 export interface TokenDecoder {
   /** Rows B. */
   readonly batch: number;
-  /** Tokens per row per call, S. */
-  readonly step: number;
+  /** Supported tokens-per-row per call, ascending, 1 first. */
+  readonly steps: readonly number[];
   /** Longest context (positions 0..context−1). */
   readonly context: number;
   /** Vocabulary size V (last dimension of `logprobs`). */
@@ -67,11 +70,12 @@ export interface TokenDecoder {
    */
   reset(rows?: readonly number[]): void;
   /**
-   * Feed tokens int32 [B·S] (row-major) at positions pos int32 [B] (first new token of each row;
-   * pos + S ≤ context). Returns log-probs [B, S, V] (position s scores the token after it) and
-   * values [B, S] for value-head models. The cache advances in place.
+   * Feed tokens int32 [B·S] (row-major, S = `step`, one of `steps`) at positions pos int32 [B]
+   * (first new token of each row; pos + S ≤ context). Returns log-probs [B, S, V] (position s
+   * scores the token after it) and values [B, S] for value-head models. The cache advances in
+   * place.
    */
-  next(tokens: Int32Array, pos: Int32Array): Promise<{ logprobs: Float32Array; value?: Float32Array }>;
+  next(tokens: Int32Array, pos: Int32Array, step?: number): Promise<{ logprobs: Float32Array; value?: Float32Array }>;
   /** Load new weights (the cache is kept: callers reset when a cached prefix must be rescored). */
   setWeights(weights: Weights, version: number): void;
   release(): Promise<void>;
@@ -82,6 +86,9 @@ export interface Engine {
   readonly name: string;
   createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights): Promise<Learner>;
   createPolicy(model: PolicyModel, batch: number, weights: Weights): Promise<PolicyRunner>;
-  /** A KV-cached decoder for a transformer policy: `batch` rows, `step` tokens per call (default 1). */
-  createDecoder(model: PolicyModel, batch: number, weights: Weights, step?: number): Promise<TokenDecoder>;
+  /**
+   * A KV-cached decoder for a transformer policy with `batch` rows: one-token calls, plus
+   * `prefillStep`-token calls over the same cache when given (> 1).
+   */
+  createDecoder(model: PolicyModel, batch: number, weights: Weights, prefillStep?: number): Promise<TokenDecoder>;
 }

@@ -13,9 +13,10 @@
  * position, so its keys/values stay cached and later turns attend to them without recomputing
  * anything (no re-prefill of earlier turns).
  *
- * Scheduling: one decoder call per position, all rows together (step = 1). A row that still has
- * environment tokens to feed ignores the call's output; a row whose context is fully fed samples
- * its next token from it. Rows therefore share every call whatever phase they are in.
+ * Scheduling: all rows share every decoder call, whatever phase they are in. Each call feeds every
+ * row its next unfed tokens: up to S of them in a prefill-chunk call (used while some row has
+ * several environment tokens pending), else one. A row whose context is then fully fed samples
+ * its next token from the output at its last fed position; a row still feeding ignores the output.
  *
  * What is recorded per token is what the trainer consumes (TITO): the ids exactly as fed to the
  * model, the loss mask (1 = sampled by the policy, <eoa> included; 0 = environment), the
@@ -72,8 +73,10 @@ export interface TokenRolloutRequest {
   seeds: readonly number[];
   /** Group index per row. */
   groups: readonly number[];
-  /** A step-1 decoder; its cache is reset at the start. */
+  /** The decoder (its cache is reset at the start); its largest step is used to prefill. */
   decoder: TokenDecoder;
+  /** Use a prefill chunk call when some row has at least this many tokens to feed. Default 4. */
+  minChunk?: number;
   /** Sampling randomness (envs are seeded through reset). */
   rng: Rng;
   /** 1 = sample from π (training); 0 = greedy (evaluation). Default 1. */
@@ -86,7 +89,7 @@ export interface TokenRolloutResult {
   episodes: TokenEpisode[];
   /** Env steps over all rows. */
   envSteps: number;
-  /** Decoder calls (= the longest row's context length). */
+  /** Decoder calls (one-token and prefill chunks). */
   decoderCalls: number;
   /** Tokens sampled by the policy over all rows. */
   policyTokens: number;
@@ -141,7 +144,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
   const { decoder, envs } = req;
   const B = envs.length;
   if (B !== decoder.batch) throw new RangeError(`collectTokenEpisodes: ${B} envs but the decoder batch is ${decoder.batch}`);
-  if (decoder.step !== 1) throw new RangeError(`collectTokenEpisodes: needs a step-1 decoder, got step ${decoder.step}`);
+  if (decoder.steps[0] !== 1) throw new RangeError(`collectTokenEpisodes: the decoder must support one-token calls (has ${decoder.steps.join(', ')})`);
   const Tmax = decoder.context;
   const V = decoder.vocab;
   const maxAct = req.maxActionTokens ?? 32;
@@ -185,28 +188,47 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
   // Each row's first turn: nothing cached yet.
   for (const r of rows) if (!r.done) contextSum += r.ctx.length;
 
+  const S = Math.max(...decoder.steps);
+  const chunkTokens = new Int32Array(B * S);
+  const take = new Int32Array(B);
   while (rows.some((r) => !r.done)) {
+    // Call size: a prefill chunk when some row has several environment tokens to feed and
+    // every row's chunk fits the context; otherwise one token per row.
+    let maxPending = 0;
+    let fits = true;
+    for (const r of rows) {
+      if (r.done) continue;
+      maxPending = Math.max(maxPending, r.ctx.length - r.fed);
+      if (r.fed + S > Tmax) fits = false;
+    }
+    const step = S > 1 && fits && maxPending >= (req.minChunk ?? 4) ? S : 1;
+    const feed = step === 1 ? tokens : chunkTokens;
+    feed.fill(PAD);
     for (let i = 0; i < B; i++) {
       const r = rows[i];
       if (r.done) {
         // Finished rows ride along at position 0; their output is ignored.
-        tokens[i] = PAD;
+        take[i] = 0;
         pos[i] = 0;
-      } else {
-        tokens[i] = r.ctx[r.fed];
-        pos[i] = r.fed;
+        continue;
       }
+      // A row's real tokens first; the padding after them lands in slots that the causal mask
+      // hides and that the row's next tokens overwrite.
+      take[i] = Math.min(step, r.ctx.length - r.fed);
+      for (let k = 0; k < take[i]; k++) feed[i * step + k] = r.ctx[r.fed + k];
+      pos[i] = r.fed;
     }
-    const out = await decoder.next(tokens, pos);
+    const out = await decoder.next(feed, pos, step);
     calls++;
     for (let i = 0; i < B; i++) {
       const r = rows[i];
       if (r.done) continue;
-      r.fed++;
-      fedTokens++;
+      r.fed += take[i];
+      fedTokens += take[i];
       if (r.fed < r.ctx.length) continue; // still feeding environment tokens
       // The whole context is in the cache: sample the next policy token.
-      const s = sampleRow(out.logprobs, i, V, req.rng, scratch, temperature);
+      // The distribution after the row's last fed token: output position take−1 of row i.
+      const s = sampleRow(out.logprobs, i * step + take[i] - 1, V, req.rng, scratch, temperature);
       r.ctx.push(s.action);
       r.mask.push(1);
       r.logp.push(s.logprob);
@@ -224,33 +246,33 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
       // End of the action: the env acts on its text.
       const text = actionText(r.action);
       r.action = [];
-      const step = envs[i].step(text);
+      const res = envs[i].step(text);
       envSteps++;
       r.actions.push(text);
-      r.rewards.push(step.reward);
-      r.infos.push(step.info);
-      r.observations.push(step.obs.text);
-      if (step.terminated || step.truncated) {
-        r.terminated = step.terminated;
-        r.truncated = step.truncated;
+      r.rewards.push(res.reward);
+      r.infos.push(res.info);
+      r.observations.push(res.obs.text);
+      if (res.terminated || res.truncated) {
+        r.terminated = res.terminated;
+        r.truncated = res.truncated;
         r.done = true;
         continue;
       }
-      // Next turn: its context is the cached prefix (r.fed tokens) plus the new tokens.
-      const obs = observationTokens(step.obs.text);
-      cachedSum += r.fed;
-      const room = Tmax - r.ctx.length;
-      const add = obs.slice(0, room);
-      for (const id of add) {
+      // Next turn: its context is the cached prefix (r.fed tokens: all but the <eoa> just
+      // sampled) plus the new tokens.
+      for (const id of observationTokens(res.obs.text).slice(0, Tmax - r.ctx.length)) {
         r.ctx.push(id);
         r.mask.push(0);
         r.logp.push(0);
         r.ent.push(0);
         r.ver.push(-1);
       }
-      contextSum += r.ctx.length;
-      // The policy needs at least one position to act from: the context must end below Tmax.
+      // The policy needs a position to act from: the context must end below Tmax.
       if (r.ctx.length >= Tmax) endByContext(r, Tmax);
+      else {
+        cachedSum += r.fed;
+        contextSum += r.ctx.length;
+      }
     }
   }
 

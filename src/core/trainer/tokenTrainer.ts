@@ -64,6 +64,8 @@ export interface TokenTrainerConfig {
   learnerBatch: number;
   /** Most tokens per action (<eoa> included) before a forced end. */
   maxActionTokens: number;
+  /** Tokens per row in a prefill call (observations are fed in chunks of this size; 1 = off). */
+  prefillStep: number;
   /** Sampling temperature of the rollout policy (1 = on-policy; the mismatch check needs 1). */
   temperature: number;
   /** Master seed: weights, env seeds and sampling derive from it. */
@@ -77,6 +79,7 @@ export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {
   episodes: 64,
   learnerBatch: 16,
   maxActionTokens: 32,
+  prefillStep: 16,
   temperature: 1,
   seed: 0,
 };
@@ -191,7 +194,7 @@ export class TokenTrainer {
       },
     };
     const [decoder, learner, ref] = await Promise.all([
-      engine.createDecoder(model, n, weights, 1),
+      engine.createDecoder(model, n, weights, config.prefillStep),
       engine.createLearner(model, opts, weights),
       useRef ? engine.createPolicy(model, config.learnerBatch, reference ?? weights) : Promise.resolve(null),
     ]);
@@ -271,6 +274,10 @@ export class TokenTrainer {
     let ds = initDynamicSampling<Group>();
     let batchGroups: Group[];
     let envSteps = 0, policyTokens = 0, cacheHit = 0, rounds = 0;
+    // Every sampled episode (dropped groups too): the episode/* and reward/* metrics describe the
+    // policy, not the filtered batch (which dynamic sampling biases towards mixed outcomes).
+    const sampledEps: TokenEpisode[] = [];
+    const sampledShaped: ShapedReward[] = [];
     for (let round = 0; ; round++) {
       const seeds: number[] = [];
       const groups: number[] = [];
@@ -298,6 +305,8 @@ export class TokenTrainer {
       for (let g = 0; g < G; g++) {
         const eps = ro.episodes.slice(g * N, (g + 1) * N);
         const shaped = eps.map((ep) => this.shape(ep));
+        sampledEps.push(...eps);
+        sampledShaped.push(...shaped);
         sampled.push({ episodes: eps, shaped, rewards: shaped.map((s) => s.total) });
       }
       if (!grouped) {
@@ -412,11 +421,11 @@ export class TokenTrainer {
     const rolloutS = (t1 - t0) / 1000;
     const trainS = (t2 - t1) / 1000;
     const rolloutEntropy: number[] = [];
-    for (const ep of episodes) for (let i = 0; i < ep.lossMask.length; i++) if (ep.lossMask[i]) rolloutEntropy.push(ep.entropies[i]);
+    for (const ep of sampledEps) for (let i = 0; i < ep.lossMask.length; i++) if (ep.lossMask[i]) rolloutEntropy.push(ep.entropies[i]);
     const metrics = {
       ...buildIterationMetrics({
-        episodes: episodes.map((ep, i) =>
-          summarizeEpisode({ rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: policyTokenCount(ep) }, shaped[i]),
+        episodes: sampledEps.map((ep, i) =>
+          summarizeEpisode({ rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: policyTokenCount(ep) }, sampledShaped[i]),
         ),
         advantages: { values: policyAdv },
         groups: grouped ? samplingStats(ds) : undefined,
@@ -436,8 +445,9 @@ export class TokenTrainer {
       ...learnerMetrics,
       'actor/lr': this.learner.hyper.lr,
       'actor/rollout_entropy': rolloutEntropy.length ? rolloutEntropy.reduce((a, b) => a + b, 0) / rolloutEntropy.length : 0,
-      'episode/forced_end_ratio': n ? episodes.filter((e) => e.forcedEnds > 0).length / n : 0,
-      'episode/context_limited_ratio': n ? episodes.filter((e) => e.contextLimited).length / n : 0,
+      'episode/forced_end_ratio': sampledEps.filter((e) => e.forcedEnds > 0).length / sampledEps.length,
+      'episode/context_limited_ratio': sampledEps.filter((e) => e.contextLimited).length / sampledEps.length,
+      'train/batch_success_rate': n ? episodes.filter((e) => e.success).length / n : 0,
       'train/updates': nSteps,
       'train/policy_version': this.version,
       'train/batch_episodes': n,

@@ -6,7 +6,8 @@ import { buildPolicyGraph, buildTrainStep, type TrainStepOptions } from '../../c
 import type { PolicyModel, Weights } from '../../core/models/types.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import type { Engine, Feed, Learner, LearnerStep, PolicyRunner, TokenDecoder } from '../../core/trainer/engine.ts';
-import { KvDecoder, PolicySession, TrainSession, type OrtModule, type OrtSessionOptions } from '../ort/session.ts';
+import type * as Ort from 'onnxruntime-web';
+import { PolicySession, TrainSession, type OrtModule, type OrtSessionOptions } from '../ort/session.ts';
 
 class OrtLearner implements Learner {
   constructor(private readonly session: TrainSession) {}
@@ -53,45 +54,70 @@ class OrtPolicy implements PolicyRunner {
 }
 
 /**
- * TokenDecoder over KvDecoder. KvDecoder has no per-row reset; none is needed: a row restarted
- * at position 0 overwrites its slots as it goes and the causal mask hides the stale ones
- * (tested in src/runtime/engine/tokenDecoder.test.ts).
+ * TokenDecoder on ORT: one decode graph per call size (1, and a prefill chunk), all reading and
+ * writing one shared KV cache. (KvDecoder holds its cache privately, one graph per cache, so it
+ * cannot share a cache between call sizes; this class does the same bookkeeping for several.)
+ * Per-row reset needs no work: a row restarted at position 0 overwrites its slots as it goes
+ * and the causal mask hides the stale ones (tested in tokenRollout.test.ts).
  */
+type OrtTensor = Ort.Tensor;
+
 class OrtTokenDecoder implements TokenDecoder {
-  constructor(private readonly kv: KvDecoder) {}
-  get batch(): number {
-    return this.kv.batch;
+  private cache: Record<string, OrtTensor> = {};
+  version = 0;
+  readonly steps: readonly number[];
+
+  constructor(
+    private readonly ort: OrtModule,
+    private readonly model: TransformerPolicy,
+    readonly batch: number,
+    private readonly sessions: ReadonlyMap<number, PolicySession>,
+    private readonly location: 'cpu' | 'gpu-buffer',
+  ) {
+    this.steps = [...sessions.keys()].sort((a, b) => a - b);
+    this.reset();
   }
-  get step(): number {
-    return this.kv.step;
-  }
+
   get context(): number {
-    return this.kv.model.config.context;
+    return this.model.config.context;
   }
   get vocab(): number {
-    return this.kv.model.config.vocabSize;
+    return this.model.config.vocabSize;
   }
-  get version(): number {
-    return this.kv.policy.version;
-  }
-  set version(v: number) {
-    this.kv.policy.version = v;
-  }
+
   reset(rows?: readonly number[]): void {
-    if (rows === undefined) this.kv.reset();
+    if (rows !== undefined) return; // rows restart at position 0: nothing to clear
+    const shape = this.model.cacheShape(this.batch);
+    for (const t of Object.values(this.cache)) if (t.location !== 'cpu') t.dispose();
+    this.cache = {};
+    for (const [k, v] of Object.entries(this.model.emptyCache(this.batch))) this.cache[k] = new this.ort.Tensor('float32', v, shape);
   }
-  next(tokens: Int32Array, pos: Int32Array): Promise<{ logprobs: Float32Array; value?: Float32Array }> {
-    const B = this.kv.batch;
-    if (tokens.length !== B * this.kv.step || pos.length !== B) {
-      throw new RangeError(`TokenDecoder.next: expected ${B * this.kv.step} tokens and ${B} positions, got ${tokens.length} and ${pos.length}`);
+
+  async next(tokens: Int32Array, pos: Int32Array, step = 1): Promise<{ logprobs: Float32Array; value?: Float32Array }> {
+    const B = this.batch;
+    const session = this.sessions.get(step);
+    if (!session) throw new RangeError(`TokenDecoder.next: step ${step} is not one of ${this.steps.join(', ')}`);
+    if (tokens.length !== B * step || pos.length !== B) {
+      throw new RangeError(`TokenDecoder.next: expected ${B * step} tokens and ${B} positions, got ${tokens.length} and ${pos.length}`);
     }
-    return this.kv.next(tokens, pos);
+    const res = await session.runRaw({ tokens, pos, ...this.cache });
+    for (const k of Object.keys(this.cache)) {
+      if (this.location !== 'cpu') this.cache[k].dispose();
+      this.cache[k] = res[k.replace('past.', 'present.')];
+    }
+    const read = async (t: OrtTensor) => Float32Array.from((t.location === 'cpu' ? t.data : await t.getData()) as Float32Array);
+    const out: { logprobs: Float32Array; value?: Float32Array } = { logprobs: await read(res.logprobs) };
+    if (res.value) out.value = await read(res.value);
+    return out;
   }
+
   setWeights(weights: Weights, version: number): void {
-    this.kv.policy.setWeights(weights, version);
+    for (const s of this.sessions.values()) s.setWeights(weights, version);
+    this.version = version;
   }
-  release(): Promise<void> {
-    return this.kv.policy.release();
+
+  async release(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.release()));
   }
 }
 
@@ -104,9 +130,15 @@ export function ortEngine(ort: OrtModule, name: string, options: OrtSessionOptio
     async createPolicy(model: PolicyModel, batch: number, weights: Weights): Promise<PolicyRunner> {
       return new OrtPolicy(await PolicySession.create(ort, buildPolicyGraph(model, batch), weights, options), batch);
     },
-    async createDecoder(model: PolicyModel, batch: number, weights: Weights, step = 1): Promise<TokenDecoder> {
+    async createDecoder(model: PolicyModel, batch: number, weights: Weights, prefillStep = 1): Promise<TokenDecoder> {
       if (!(model instanceof TransformerPolicy)) throw new TypeError(`createDecoder: KV-cached decoding needs a transformer policy, got '${model.kind}'`);
-      return new OrtTokenDecoder(await KvDecoder.create(ort, model, batch, step, weights, options));
+      if (!Number.isInteger(prefillStep) || prefillStep < 1 || prefillStep > model.config.context) {
+        throw new RangeError(`createDecoder: prefillStep must be a whole number in 1..${model.config.context}, got ${prefillStep}`);
+      }
+      const sizes = prefillStep > 1 ? [1, prefillStep] : [1];
+      const sessions = new Map<number, PolicySession>();
+      for (const s of sizes) sessions.set(s, await PolicySession.create(ort, model.buildDecodeGraph(batch, s), weights, options));
+      return new OrtTokenDecoder(ort, model, batch, sessions, options.stateLocation ?? 'cpu');
     },
   };
 }
