@@ -57,11 +57,14 @@ window.runCase = async (name) => {
   await s.release();
   return out;
 };
+import { runSessionCheck } from './session-entry.js';
+window.runSessionCheck = () => runSessionCheck(ort);
 window.ready = true;
 </script>`;
 
 describe.runIf(enabled)('native WebGPU EP in Chromium (opt-in: WEBGPU_CHECK=1)', () => {
   let server: Server;
+  let bundle = '';
   let browser: Browser;
   let page: Page;
   const logs: string[] = [];
@@ -87,8 +90,12 @@ describe.runIf(enabled)('native WebGPU EP in Chromium (opt-in: WEBGPU_CHECK=1)',
         cases.set(`decode-${id}`, { name: `decode-${id}`, bytes: dg.toOnnx(), feeds: df, dims: feedsFor(dg, df) });
       }
     }
+    const esbuild = await import('esbuild');
+    const built = await esbuild.build({ entryPoints: [join(process.cwd(), 'src/runtime/ort/webgpuSessionEntry.ts')], bundle: true, format: 'esm', write: false, platform: 'browser' });
+    bundle = built.outputFiles[0].text;
     server = createServer((req, res) => {
       const url = req.url ?? '/';
+      if (url === '/session-entry.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
       const m = /^\/case\/(.+)\.(onnx|json)$/.exec(url);
       if (url === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
       if (m) {
@@ -150,6 +157,18 @@ describe.runIf(enabled)('native WebGPU EP in Chromium (opt-in: WEBGPU_CHECK=1)',
       }
     }, 120_000);
   }
+
+  it('session layer on WebGPU with gpu-buffer state matches the same session on WASM', async () => {
+    const r = (await page.evaluate('window.runSessionCheck()')) as Record<string, number | boolean | string>;
+    console.log('webgpu session check', JSON.stringify(r));
+    expect(r.stateLocation).toBe('gpu-buffer');
+    expect(r.metricMaxDiff).toBeLessThan(1e-4);
+    expect(r.weightMaxDiff).toBeLessThan(1e-5);
+    expect(r.nanApplied).toBe(false);
+    expect(r.nanWeightsChanged).toBe(false);
+    expect(r.version).toBe(3);
+    expect(r.decodeMaxDiff).toBeLessThan(1e-5);
+  }, 300_000);
 
   it('NaN guard holds on the GPU: finite = 0, params and step unchanged', async () => {
     const { gpu } = await runBoth('nan-mlp-76k');
