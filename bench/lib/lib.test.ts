@@ -27,12 +27,19 @@ describe('interleave', () => {
 });
 
 describe('ratios', () => {
-  it('compares against the targets and marks missing sides n/a', () => {
-    const r = computeRatios({ 'ort-web-wasm': 2, 'tfjs-wasm': 7, 'jax-js-wasm': 2.2, 'ort-node': 0.9 });
-    expect(r['tfjs/ours']).toEqual({ value: 3.5, target: '>=3', pass: true });
-    expect(r['jax/ours']).toEqual({ value: 1.1, target: '>=1.2', pass: false });
-    expect(r['ours/ortnode']).toEqual({ value: 2.22, target: '<=2', pass: false });
-    expect(computeRatios({ 'tfjs-wasm': 1 })['tfjs/ours']).toEqual({ value: null, target: '>=3', pass: null });
+  it('compares medians against the targets, pairs rounds, and marks missing sides n/a', () => {
+    // Round 2 is slow for everyone (background load): the paired ratio ignores it.
+    const r = computeRatios({
+      'ort-web-wasm': [2, 20, 2],
+      'tfjs-wasm': [7, 70, 6],
+      'jax-js-wasm': [2.2, 22, 2.2],
+      'ort-node': [0.9, 9, 1],
+    });
+    expect(r['tfjs/ours']).toEqual({ value: 3.5, paired: 3.5, target: '>=3', pass: true });
+    expect(r['jax/ours']).toEqual({ value: 1.1, paired: 1.1, target: '>=1.2', pass: false });
+    // medians 2 / 1 = 2 (passes <= 2); per round 2/0.9, 20/9, 2/1 -> median 2.22
+    expect(r['ours/ortnode']).toEqual({ value: 2, paired: 2.22, target: '<=2', pass: true });
+    expect(computeRatios({ 'tfjs-wasm': [1] })['tfjs/ours']).toEqual({ value: null, paired: null, target: '>=3', pass: null });
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import { interleave } from '../lib/interleave.ts';
-import { sig, summarize } from '../lib/stats.ts';
+import { quantile, sig, summarize } from '../lib/stats.ts';
 import type { Summary } from '../lib/stats.ts';
 import { table } from '../lib/table.ts';
 import { UsageError } from '../lib/suite.ts';
@@ -51,21 +51,33 @@ const TARGETS = [
 ] as const satisfies readonly { key: string; num: ImplName; den: ImplName; min?: number; max?: number }[];
 
 export interface RatioResult {
+  /** Ratio of the two medians; pass/fail is judged on this. */
   value: number | null;
+  /**
+   * Median over rounds of the per-round ratio. Both runs of a round saw about the same
+   * background load, so this is steadier than `value` on a busy machine. null when unpaired.
+   */
+  paired: number | null;
   target: string;
   /** null when one side did not run. */
   pass: boolean | null;
 }
 
-export function computeRatios(ms: Partial<Record<ImplName, number>>): Record<string, RatioResult> {
+/** Ratios against the targets from per-impl samples (ms, aligned by round). */
+export function computeRatios(samples: Partial<Record<ImplName, readonly number[]>>): Record<string, RatioResult> {
   const out: Record<string, RatioResult> = {};
   for (const t of TARGETS) {
-    const a = ms[t.num];
-    const b = ms[t.den];
-    const value = a !== undefined && b !== undefined ? sig(a / b) : null;
+    const a = samples[t.num];
+    const b = samples[t.den];
     const target = 'min' in t ? `>=${t.min}` : `<=${t.max}`;
-    const pass = value === null ? null : 'min' in t ? value >= t.min : value <= t.max;
-    out[t.key] = { value, target, pass };
+    if (!a?.length || !b?.length) {
+      out[t.key] = { value: null, paired: null, target, pass: null };
+      continue;
+    }
+    const value = sig(quantile(a, 0.5) / quantile(b, 0.5));
+    const paired = a.length === b.length ? sig(quantile(a.map((x, i) => x / b[i]), 0.5)) : null;
+    const pass = 'min' in t ? value >= t.min : value <= t.max;
+    out[t.key] = { value, paired, target, pass };
   }
   return out;
 }
@@ -143,23 +155,21 @@ export async function runTrainStep(opts: SuiteOptions): Promise<SuiteResult> {
         },
       },
     );
-    const ms: Partial<Record<ImplName, number>> = {};
     for (const [impl, xs] of samples) {
       const s = summarize(xs);
       const r = { model, impl: impl as ImplName, ms: sig(s.ms), p10: sig(s.p10), p90: sig(s.p90), n: s.n };
       results.push(r);
-      ms[impl as ImplName] = s.ms;
       rows.push([model, impl, r.ms, r.p10, r.p90, r.n, sig(firstLoss.get(impl as ImplName)!, 7)]);
     }
     for (const s of steps.values()) s.dispose();
-    ratios[model] = computeRatios(ms);
+    ratios[model] = computeRatios(Object.fromEntries(samples) as Partial<Record<ImplName, number[]>>);
   }
 
   opts.print(table(['model', 'impl', 'median ms', 'p10', 'p90', 'n', 'loss@step1'], rows));
   const ratioRows = Object.entries(ratios).flatMap(([model, rs]) =>
-    Object.entries(rs).map(([k, r]) => [model, k, r.value ?? '-', r.target, r.pass === null ? 'n/a' : r.pass ? 'pass' : 'FAIL']),
+    Object.entries(rs).map(([k, r]) => [model, k, r.value ?? '-', r.paired ?? '-', r.target, r.pass === null ? 'n/a' : r.pass ? 'pass' : 'FAIL']),
   );
-  opts.print('\n' + table(['model', 'ratio', 'value', 'target', ''], ratioRows));
+  opts.print('\n' + table(['model', 'ratio', 'of medians', 'paired', 'target', ''], ratioRows));
   const end = sig(os.loadavg()[0]);
   opts.print(`machine: ${envStart.cpus} x ${envStart.cpu}, node ${envStart.node}, load average ${envStart.loadavg1m} -> ${end} (above ~${envStart.cpus} the medians are inflated by other work)`);
   for (const [impl, m] of Object.entries(meta)) opts.print(`${impl}: ${Object.entries(m).map(([k, v]) => `${k}=${v}`).join(' ')}`);
