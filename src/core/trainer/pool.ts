@@ -15,15 +15,22 @@
  * its `versions` array shows where (the scheduler in asyncStepTrainer.ts relies on this).
  */
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
-import type { Env, GridObs, Info } from '../envs/types.ts';
+import type { Env, Frame, GridObs, Info } from '../envs/types.ts';
+import type { Potential } from '../reward/shaping.ts';
 import { MlpPolicy, type MlpConfig } from '../models/mlp.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
 import { sampleRow } from '../rollout/categorical.ts';
 import { encodeGridObs, gridFeatureSize } from '../rollout/features.ts';
+import { gridGoalDistance } from '../reward/potentials.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, PolicyRunner } from './engine.ts';
 import type { StepEpisode } from './stepRollout.ts';
 import { mixSeed } from './stepTrainer.ts';
+
+/** Potentials a pool can record, by id (requests cross to workers, so they name, not pass, functions). */
+export const POTENTIALS: Readonly<Record<string, Potential<Frame>>> = { [gridGoalDistance.id]: gridGoalDistance };
+/** A key of POTENTIALS, e.g. 'grid/neg-goal-distance'. */
+export type PotentialId = string;
 
 /** A policy model as plain data, so a worker can rebuild the same graph (structured-clonable). */
 export type PoolModelSpec = { kind: 'mlp'; config: Partial<MlpConfig> & Pick<MlpConfig, 'obsDim' | 'numActions'> };
@@ -57,6 +64,8 @@ export interface CollectRequest {
   temperature?: number;
   /** Keep raw observations s_0..s_T on each episode (replays, trajectories.jsonl). Default false. */
   keepObservations?: boolean;
+  /** Record Φ(s_0..s_T) per episode with this potential (by id, see POTENTIALS) for potential-based shaping. */
+  potential?: PotentialId;
   /**
    * Global index of this request's first slot (default 0). Worker pools set it when they split
    * a request, so each slot keeps the RNG it would have in one piece.
@@ -118,6 +127,8 @@ export class SerialRolloutPool implements RolloutPool {
   /** Envs by `${id}|${kwargs}`, grown on demand and reused across calls (reset re-seeds them). */
   private readonly envs = new Map<string, Env<GridObs, number>[]>();
   private closed = false;
+  /** Collects run one at a time (they share envs and runners); this is the queue's tail. */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: SerialPoolOptions) {
     this.model = buildPoolModel(opts.model);
@@ -174,7 +185,13 @@ export class SerialRolloutPool implements RolloutPool {
     return list.slice(0, n);
   }
 
-  async collect(req: CollectRequest): Promise<CollectResult> {
+  collect(req: CollectRequest): Promise<CollectResult> {
+    const run = this.tail.then(() => this.collectNow(req));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async collectNow(req: CollectRequest): Promise<CollectResult> {
     if (this.closed) throw new Error('rollout pool is closed');
     const n = req.seeds.length;
     if (req.groups.length !== n) throw new RangeError(`collect: ${n} seeds but ${req.groups.length} groups`);
@@ -193,6 +210,7 @@ export class SerialRolloutPool implements RolloutPool {
       numActions: this.model.numActions,
       temperature: req.temperature ?? 1,
       keepObservations: req.keepObservations ?? false,
+      potential: req.potential === undefined ? undefined : potentialOf(req.potential),
       betweenSteps: this.opts.betweenSteps,
     });
     return { ...r, busyS: (performance.now() - t0) / 1000 };
@@ -206,6 +224,12 @@ export class SerialRolloutPool implements RolloutPool {
     this.ready.clear();
     await Promise.all(runners.map((r) => (r.status === 'fulfilled' ? r.value.release() : undefined)));
   }
+}
+
+function potentialOf(id: string): (env: Env<GridObs, number>) => number {
+  const p = POTENTIALS[id];
+  if (!p) throw new Error(`rollout pool: unknown potential ${JSON.stringify(id)}; known: ${Object.keys(POTENTIALS).join(', ')}`);
+  return (env) => p.phi(env.frame());
 }
 
 /** The sampling RNG of global slot `slot` for a request with `samplingSeed`. */
@@ -225,6 +249,8 @@ interface PlaySlots {
   numActions: number;
   temperature: number;
   keepObservations: boolean;
+  /** Φ over the env's full state, recorded at reset and after every step. */
+  potential?: (env: Env<GridObs, number>) => number;
   betweenSteps?: () => Promise<void>;
 }
 
@@ -251,6 +277,7 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
     infos: Info[];
     versions: number[];
     observations: GridObs[];
+    potentials: number[];
     terminated: boolean;
     truncated: boolean;
   }
@@ -258,7 +285,7 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
   const feats: Float32Array[][] = [];
   for (let i = 0; i < N; i++) {
     current[i] = req.envs[i].reset({ seed: req.seeds[i] }).obs;
-    bufs.push({ actions: [], logprobs: [], entropies: [], values: [], rewards: [], infos: [], versions: [], observations: [current[i]], terminated: false, truncated: false });
+    bufs.push({ actions: [], logprobs: [], entropies: [], values: [], rewards: [], infos: [], versions: [], observations: [current[i]], potentials: req.potential ? [req.potential(req.envs[i])] : [], terminated: false, truncated: false });
     feats.push([]);
   }
   const bootstrap = new Float64Array(N);
@@ -292,6 +319,7 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
       b.infos.push(r.info);
       current[i] = r.obs;
       if (req.keepObservations) b.observations.push(r.obs);
+      if (req.potential) b.potentials.push(req.potential(req.envs[i]));
       if (r.terminated || r.truncated) {
         b.terminated = r.terminated;
         b.truncated = r.truncated;
@@ -327,6 +355,7 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
       infos: b.infos,
       versions: Int32Array.from(b.versions),
       observations: req.keepObservations ? b.observations : undefined,
+      potentials: req.potential ? Float64Array.from(b.potentials) : undefined,
       terminated: b.terminated,
       truncated: b.truncated,
       success: b.infos[T - 1]?.success === true,
@@ -339,11 +368,76 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
 export function episodeBuffers(episodes: readonly StepEpisode[]): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
   for (const ep of episodes) {
-    for (const a of [ep.features, ep.actions, ep.logprobs, ep.entropies, ep.values, ep.rewards, ep.versions]) {
+    for (const a of [ep.features, ep.actions, ep.logprobs, ep.entropies, ep.values, ep.rewards, ep.versions, ep.potentials]) {
+      if (!a) continue;
       // Each array was made by the rollout and owns its whole buffer; a view into a shared one
       // would detach its neighbours, so such arrays are left to be copied.
       if (a.byteOffset === 0 && a.byteLength === a.buffer.byteLength && a.buffer instanceof ArrayBuffer) out.push(a.buffer);
     }
   }
   return out;
+}
+
+/**
+ * An engine whose sessions run one call at a time. onnxruntime-web's WASM backend is not
+ * reentrant: two `run`s in flight in one thread (an in-thread rollout interleaved with a train
+ * step at their awaits) corrupt each other ("input name cannot be empty"). Async scheduling
+ * with an in-thread pool therefore shares one lock between the pool and the learner; workers
+ * have their own WASM instance and need none. (Better still: one lock per ORT module inside
+ * the runtime's ortEngine, so that separately loaded engines on one thread also share it.)
+ */
+export function serializeEngine(engine: Engine): Engine {
+  // One lock per engine object: trainers sharing an engine share its WASM instance.
+  const known = serialized.get(engine);
+  if (known) return known;
+  const out = lockedEngine(engine);
+  serialized.set(engine, out);
+  serialized.set(out, out);
+  return out;
+}
+
+const serialized = new WeakMap<Engine, Engine>();
+
+function lockedEngine(engine: Engine): Engine {
+  let tail: Promise<unknown> = Promise.resolve();
+  const locked = <T>(f: () => Promise<T>): Promise<T> => {
+    const run = tail.then(f);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  return {
+    name: engine.name,
+    async createLearner(model, opts, weights) {
+      const l = await locked(() => engine.createLearner(model, opts, weights));
+      return {
+        get batch() {
+          return l.batch;
+        },
+        get hyper() {
+          return l.hyper;
+        },
+        step: (batch) => locked(() => l.step(batch)),
+        getWeights: () => locked(() => l.getWeights()),
+        setWeights: (w, reset) => l.setWeights(w, reset),
+        release: () => locked(() => l.release()),
+      };
+    },
+    async createPolicy(model, batch, weights) {
+      const p = await locked(() => engine.createPolicy(model, batch, weights));
+      return {
+        batch: p.batch,
+        get version() {
+          return p.version;
+        },
+        set version(v: number) {
+          p.version = v;
+        },
+        setWeights: (w, v) => p.setWeights(w, v),
+        run: (inputs) => locked(() => p.run(inputs)),
+        release: () => locked(() => p.release()),
+      };
+    },
+    // Token decoders are created under the lock but not serialized per call (no step pool uses them).
+    createDecoder: (...args) => locked(() => engine.createDecoder(...args)),
+  };
 }
