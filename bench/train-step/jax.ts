@@ -29,32 +29,6 @@ export function initJaxWasm(): Promise<void> {
   return ready;
 }
 
-/** How GELU's erf is computed (see `erfPoly`). */
-export type JaxErf = 'poly' | 'builtin';
-
-/**
- * erf by Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7, below float32 resolution of GELU's
- * output). jax-js 0.1.25's own `scipySpecial.erf` is correct but ~10x slower than this on WASM,
- * which would make its transformer step several times slower; using the polynomial is the
- * choice that favours jax-js, so our ratio against it is conservative.
- */
-function erfPoly(z: Arr): Arr {
-  const s = np.sign(z.ref);
-  const a = np.abs(z);
-  const t = np.reciprocal(a.ref.mul(0.3275911).add(1));
-  const poly = t.ref
-    .mul(1.061405429)
-    .add(-1.453152027)
-    .mul(t.ref)
-    .add(1.421413741)
-    .mul(t.ref)
-    .add(-0.284496736)
-    .mul(t.ref)
-    .add(0.254829592)
-    .mul(t);
-  return s.mul(np.subtract(1, poly.mul(np.exp(np.negative(a.ref.mul(a))))));
-}
-
 /** Mean of -min(r A, clip(r) A); all arguments [N]. */
 function clippedPg(logp: Arr, oldLogp: Arr, adv: Arr): Arr {
   const ratio = np.exp(logp.sub(oldLogp));
@@ -74,8 +48,7 @@ function layerNorm(x: Arr, g: Arr, b: Arr): Arr {
 }
 
 /** The loss as a function of (params, inputs); consumes both trees. */
-function makeLoss(cfg: ModelConfig, erfKind: JaxErf): (p: Tree, d: Tree) => Arr {
-  const erf = erfKind === 'poly' ? erfPoly : (z: Arr) => scipySpecial.erf(z);
+function makeLoss(cfg: ModelConfig): (p: Tree, d: Tree) => Arr {
   if (cfg.kind === 'mlp') {
     return (p, d) => {
       let h = d.obs;
@@ -102,7 +75,7 @@ function makeLoss(cfg: ModelConfig, erfKind: JaxErf): (p: Tree, d: Tree) => Arr 
       const merged = att.transpose([0, 2, 1, 3]).reshape([N, dm]);
       x = x.add(dense(merged, g(l, 'attn.wo'), g(l, 'attn.bo')));
       const u = dense(layerNorm(x.ref, g(l, 'ln2.g'), g(l, 'ln2.b')), g(l, 'mlp.w1'), g(l, 'mlp.b1'));
-      const gelu = u.ref.mul(0.5).mul(erf(u.mul(Math.SQRT1_2)).add(1));
+      const gelu = u.ref.mul(0.5).mul(scipySpecial.erf(u.mul(Math.SQRT1_2)).add(1)); // exact GELU
       x = x.add(dense(gelu, g(l, 'mlp.w2'), g(l, 'mlp.b2')));
     }
     d.mask.dispose();
@@ -120,13 +93,12 @@ function oneHot(ids: Int32Array, k: number): Arr {
   return arr(a).reshape([ids.length, k]);
 }
 
-export function createJaxTrainStep(cfg: ModelConfig, initial: Params, batch: Batch, opts: { erf?: JaxErf } = {}): Promise<TrainStep> {
-  return withoutWorker(() => createUnguarded(cfg, initial, batch, opts));
+export function createJaxTrainStep(cfg: ModelConfig, initial: Params, batch: Batch): Promise<TrainStep> {
+  return withoutWorker(() => createUnguarded(cfg, initial, batch));
 }
 
-async function createUnguarded(cfg: ModelConfig, initial: Params, batch: Batch, opts: { erf?: JaxErf }): Promise<TrainStep> {
+async function createUnguarded(cfg: ModelConfig, initial: Params, batch: Batch): Promise<TrainStep> {
   await initJaxWasm();
-  const erfKind = opts.erf ?? 'poly';
   const specs = paramSpecs(cfg);
   let params: Tree = {};
   let m: Tree = {};
@@ -160,7 +132,7 @@ async function createUnguarded(cfg: ModelConfig, initial: Params, batch: Batch, 
     };
   }
 
-  const loss = makeLoss(cfg, erfKind);
+  const loss = makeLoss(cfg);
   const { lr, beta1, beta2, eps } = HYPER;
   // bc1 = 1 - beta1^t and bc2 = 1 - beta2^t are traced scalars, so one compiled program
   // serves every step.
@@ -209,6 +181,6 @@ async function createUnguarded(cfg: ModelConfig, initial: Params, batch: Batch, 
       tree.dispose([params, m, v, data]);
       trainStep.dispose();
     },
-    meta: { device: 'wasm', threads: 1, jit: true, erf: erfKind === 'poly' ? 'A&S 7.1.26 polynomial' : 'scipySpecial.erf' },
+    meta: { device: 'wasm', threads: 1, jit: true },
   };
 }
