@@ -90,8 +90,10 @@ export interface TrainStepGraph {
   batch: number;
   /** Per-step shape of the loss inputs ([B] or [B, T]). */
   lead: number[];
-  /** Carried state: feed `output` back as `input` after every step. Params first, then m, v, step. */
+  /** Carried state: feed `output` back as `input` after every step. Params, then flat m, v, step. */
   state: { input: string; output: string; shape: number[]; kind: 'param' | 'adam_m' | 'adam_v' | 'step' }[];
+  /** Where each parameter sits in the flat Adam moment vectors `adam.m` / `adam.v`. */
+  flatLayout: { name: string; offset: number; size: number }[];
   /** Per-batch data the caller supplies each step. */
   batchInputs: IoSpec[];
   /** Scalar hyperparameter inputs with their configured values. */
@@ -112,7 +114,9 @@ export interface TrainStepOptions {
 }
 
 /** State input names for a parameter. */
-export const stateNames = (p: string) => ({ m: `adam.m.${p}`, v: `adam.v.${p}` });
+/** Flat Adam moment inputs (layout in TrainStepGraph.flatLayout). */
+export const ADAM_M = 'adam.m';
+export const ADAM_V = 'adam.v';
 export const next = (name: string) => `next.${name}`;
 export const STEP = 'adam.step';
 
@@ -220,9 +224,25 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
   const eps = hp('eps', adam.eps);
   const wd = hp('weight_decay', adam.weightDecay);
   const maxNorm = hp('max_grad_norm', adam.maxGradNorm);
-  // g² is computed once per parameter and shared by the norm and the second moment.
-  const gg = grads.map((gr) => g.mul(gr, gr));
-  const gradNorm = g.sqrt(gg.map((x) => g.reduceSum(x)).reduce((a, b) => g.add(a, b)));
+  // The optimizer works on one flat vector of all parameters (decayed ones first): a handful of
+  // large elementwise kernels instead of ~16 small ones per parameter tensor, which matters most
+  // on WebGPU where every node is a dispatch. Params stay separate graph inputs/outputs (so a
+  // policy session can share them); the Adam moments are the flat vectors `adam.m`, `adam.v`.
+  const order = model.params.map((_, i) => i).sort((x, y) => Number(model.params[y].decay) - Number(model.params[x].decay));
+  const flatLayout: TrainStepGraph['flatLayout'] = [];
+  let N = 0;
+  for (const i of order) {
+    const size = model.params[i].shape.reduce((x, y) => x * y, 1);
+    flatLayout.push({ name: model.params[i].name, offset: N, size });
+    N += size;
+  }
+  const nDecay = flatLayout.filter((_, k) => model.params[order[k]].decay).reduce((s, l) => s + l.size, 0);
+  const flatten = (ts: readonly Tensor[]) => (ts.length === 1 ? g.reshape(ts[0], [N]) : g.concat(order.map((i) => g.reshape(ts[i], [-1])), 0));
+  const gFlat = flatten(grads);
+  const pFlat = flatten(params);
+  // g² is shared by the norm and the second moment.
+  const gg = g.mul(gFlat, gFlat);
+  const gradNorm = g.sqrt(g.reduceSum(gg));
   metric(gradNorm, 'grad_norm', 'actor/grad_norm');
   const doClip = g.mul(indicator(g, g.greater(gradNorm, maxNorm)), indicator(g, g.greater(maxNorm, 0)));
   const scale = g.add(g.mul(g.sub(g.div(maxNorm, g.add(gradNorm, 1e-12)), 1), doClip), 1);
@@ -234,7 +254,7 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
   const guard = (updated: Tensor, old: Tensor) => g.where(finite, updated, old);
 
   // ---- Adam(W) with bias correction; t = step + 1 is this update's index.
-  // Every per-step scalar is folded before touching the big tensors (fewer elementwise passes):
+  // Every per-step scalar is folded before touching the big vectors (fewer elementwise passes):
   //   m' = β1·m + ((1−β1)·s)·g,  v' = β2·v + ((1−β2)·s²)·g²   (s = clip scale)
   //   p' = (1 − lr·λ)·p − (lr/bc1)·m' / (√v'/√bc2 + ε)          (bc_i = 1 − β_i^t)
   // and √v'/√bc2 + ε = (√v' + ε·√bc2)/√bc2, so the update is α·m'/(√v' + ε̂) with
@@ -248,27 +268,30 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
   const negAlpha = g.neg(g.div(g.mul(lr, sqrtBc2), bc1));
   const epsHat = g.mul(eps, sqrtBc2);
   const decayFactor = g.sub(1, g.mul(lr, wd));
+  // Per-element decay factor: (1 − lr·λ) on the decayed prefix, 1 on the rest.
+  const decay =
+    nDecay === N ? decayFactor : nDecay === 0 ? null : g.concat([g.expand(decayFactor, [nDecay]), g.expand(g.scalar(1), [N - nDecay])], 0);
+  const m = g.input(ADAM_M, [N]);
+  const v = g.input(ADAM_V, [N]);
+  const m2 = g.add(g.mul(m, beta1), g.mul(gFlat, c1));
+  const v2 = g.add(g.mul(v, beta2), g.mul(gg, c2));
+  const upd = g.mul(g.div(m2, g.add(g.sqrt(v2), epsHat)), negAlpha);
+  const pNext = guard(g.add(decay ? g.mul(pFlat, decay) : pFlat, upd), pFlat);
   const state: TrainStepGraph['state'] = [];
-  const moments: TrainStepGraph['state'] = [];
-  model.params.forEach((spec, i) => {
-    const names = stateNames(spec.name);
-    const m = g.input(names.m, spec.shape);
-    const v = g.input(names.v, spec.shape);
-    const p = P[spec.name];
-    const m2 = g.add(g.mul(m, beta1), g.mul(grads[i], c1));
-    const v2 = g.add(g.mul(v, beta2), g.mul(gg[i], c2));
-    const upd = g.mul(g.div(m2, g.add(g.sqrt(v2), epsHat)), negAlpha);
-    const p2 = g.add(spec.decay ? g.mul(p, decayFactor) : p, upd);
-    g.output(guard(p2, p), next(spec.name));
-    g.output(guard(m2, m), next(names.m));
-    g.output(guard(v2, v), next(names.v));
-    state.push({ input: spec.name, output: next(spec.name), shape: [...spec.shape], kind: 'param' });
-    moments.push({ input: names.m, output: next(names.m), shape: [...spec.shape], kind: 'adam_m' });
-    moments.push({ input: names.v, output: next(names.v), shape: [...spec.shape], kind: 'adam_v' });
+  flatLayout.forEach((l, k) => {
+    const spec = model.params[order[k]];
+    g.output(g.reshape(g.slice(pNext, 0, l.offset, l.offset + l.size), spec.shape), next(spec.name));
   });
+  for (const spec of model.params) state.push({ input: spec.name, output: next(spec.name), shape: [...spec.shape], kind: 'param' });
+  g.output(guard(m2, m), next(ADAM_M));
+  g.output(guard(v2, v), next(ADAM_V));
   g.output(g.where(finite, t, step), next(STEP));
-  state.push(...moments, { input: STEP, output: next(STEP), shape: [], kind: 'step' });
-  return { graph: g, model, batch: B, lead, state, batchInputs, hyper, metrics, perStep };
+  state.push(
+    { input: ADAM_M, output: next(ADAM_M), shape: [N], kind: 'adam_m' },
+    { input: ADAM_V, output: next(ADAM_V), shape: [N], kind: 'adam_v' },
+    { input: STEP, output: next(STEP), shape: [], kind: 'step' },
+  );
+  return { graph: g, model, batch: B, lead, state, flatLayout, batchInputs, hyper, metrics, perStep };
 }
 
 /**
