@@ -5,7 +5,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
-import type { Graph, Tensor } from '../../core/graph/builder.ts';
+import onnxProto from 'onnx-proto';
+import { Graph, type Tensor } from '../../core/graph/builder.ts';
 import { gelu, layerNorm, logSoftmax } from '../../core/graph/nn.ts';
 import { gradcheck, type GradcheckInput } from './gradcheck.ts';
 import type { OrtModule } from './session.ts';
@@ -91,4 +92,52 @@ describe('the same graphs run on onnxruntime-web WASM', () => {
       expect(r.maxRelErr).toBeLessThan(1e-2);
     });
   }
+});
+
+describe('hand-worked gradients', () => {
+  it('stopGradient blocks the gradient: d/dx [x · sg(x)] = sg(x) = x, not 2x', async () => {
+    const g = new Graph('sg');
+    const x = g.input('x', [3]);
+    const loss = g.reduceSum(g.mul(x, g.stopGradient(x)));
+    g.output(g.grad(loss, [x])[0], 'dx');
+    const s = await ortNode.InferenceSession.create(g.toOnnx());
+    const r = await s.run({ x: new ortNode.Tensor('float32', Float32Array.of(1, -2, 3), [3]) });
+    expect(Array.from(r.dx.data as Float32Array)).toEqual([1, -2, 3]);
+  });
+  it('an input the loss does not depend on gets an exact zero gradient of its shape', async () => {
+    const g = new Graph('unused');
+    const x = g.input('x', [2]);
+    const y = g.input('y', [2, 2]);
+    const [, dy] = g.grad(g.reduceSum(g.exp(x)), [x, y]);
+    g.output(dy, 'dy');
+    const s = await ortNode.InferenceSession.create(g.toOnnx());
+    const r = await s.run({ x: new ortNode.Tensor('float32', Float32Array.of(0, 1), [2]), y: new ortNode.Tensor('float32', new Float32Array(4), [2, 2]) });
+    expect(Array.from(r.dy.data as Float32Array)).toEqual([0, 0, 0, 0]);
+    expect(r.dy.dims).toEqual([2, 2]);
+  });
+  it('shape errors name both shapes', () => {
+    const g = new Graph('bad');
+    expect(() => g.add(g.input('a', [2, 3]), g.input('b', [4]))).toThrow(/\[2,3\] and \[4\]/);
+    expect(() => g.matmul(g.input('c', [2, 3]), g.input('d', [4, 5]))).toThrow(/inner dims differ/);
+  });
+});
+
+describe('protobuf writer', () => {
+  it('negative int64 values and int64 initializers decode correctly (onnx-proto)', () => {
+    const g = new Graph('ints');
+    const x = g.input('x', [2, 3]);
+    g.output(g.node('Transpose', [x], { perm: { kind: 'ints', value: [1, 0] }, bogus: { kind: 'int', value: -7 } }, [3, 2], 'float32'), 'y');
+    g.output(g.constant([-1, 5, -123456789], [3], 'int64'), 'k');
+    interface Dec {
+      graph: { node: { attribute: { name: string; i: { toString(): string }; ints: { toString(): string }[] }[] }[]; initializer: { dims: number[]; dataType: number; rawData: Uint8Array }[] };
+    }
+    const m = onnxProto.onnx.ModelProto.decode(g.toOnnx()) as unknown as Dec;
+    const attrs = m.graph.node[0].attribute;
+    expect(attrs.find((a) => a.name === 'bogus')!.i.toString()).toBe('-7');
+    expect(attrs.find((a) => a.name === 'perm')!.ints.map(String)).toEqual(['1', '0']);
+    const init = m.graph.initializer[0];
+    expect(init.dataType).toBe(7);
+    const raw = init.rawData;
+    expect(Array.from(new BigInt64Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength)), Number)).toEqual([-1, 5, -123456789]);
+  });
 });
