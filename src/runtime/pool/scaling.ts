@@ -8,6 +8,7 @@
  * load hits both alike; the ratio is the median of per-round ratios. Random-init weights: the
  * episodes are long (most run to the time limit), which is the worst case for the lockstep.
  */
+import { loadavg } from 'node:os';
 import { initWeights } from '../../core/models/types.ts';
 import { buildPoolModel, gridMlpSpec, type CollectRequest } from '../../core/trainer/pool.ts';
 import { createNodeWorkerPool } from './node.ts';
@@ -19,6 +20,13 @@ export interface ScalingResult {
   envStepsPerS: Record<number, number>;
   /** Median over rounds of (steps/s with the larger pool) / (steps/s with 1 worker). */
   scaling: number;
+  /**
+   * Env steps per CPU-second (all threads of this process), per pool size. Equal values mean
+   * the code scales and a wall-clock shortfall is cores taken by other processes.
+   */
+  envStepsPerCpuS: Record<number, number>;
+  /** Load average (1 min) when the measurement ended. */
+  loadavg: number;
 }
 
 function median(xs: number[]): number {
@@ -44,11 +52,17 @@ export async function measurePoolScaling(o: { env?: string; slots?: number; roun
     });
     for (const p of pools) await p.collect(req(-1)); // sessions and JIT warm
     const rates: number[][] = [[], []];
+    const cpu = [0, 0];
+    const steps = [0, 0];
     for (let r = 0; r < rounds; r++) {
       for (let k = 0; k < 2; k++) {
+        const c0 = process.cpuUsage();
         const t0 = performance.now();
         const res = await pools[k].collect(req(r));
         rates[k].push(res.envSteps / ((performance.now() - t0) / 1000));
+        const c = process.cpuUsage(c0);
+        cpu[k] += (c.user + c.system) / 1e6;
+        steps[k] += res.envSteps;
       }
     }
     return {
@@ -56,6 +70,8 @@ export async function measurePoolScaling(o: { env?: string; slots?: number; roun
       slots,
       envStepsPerS: { [small]: median(rates[0]), [large]: median(rates[1]) },
       scaling: median(rates[1].map((x, i) => x / rates[0][i])),
+      envStepsPerCpuS: { [small]: steps[0] / cpu[0], [large]: steps[1] / cpu[1] },
+      loadavg: loadavg()[0],
     };
   } finally {
     await Promise.all(pools.map((p) => p.close()));
@@ -75,6 +91,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--json')) console.log(JSON.stringify(res));
   else {
     for (const [k, v] of Object.entries(res.envStepsPerS)) console.log(`${k} worker(s): ${v.toFixed(0)} env-steps/s`);
-    console.log(`scaling ${res.scaling.toFixed(2)}× (${res.env}, ${res.slots} slots)`);
+    for (const [k, v] of Object.entries(res.envStepsPerCpuS)) console.log(`${k} worker(s): ${v.toFixed(0)} env-steps per CPU-second`);
+    console.log(`scaling ${res.scaling.toFixed(2)}× (${res.env}, ${res.slots} slots; load average ${res.loadavg.toFixed(1)})`);
   }
 }
