@@ -26,8 +26,8 @@
  *   value terms, which are regularisers and not estimates needing correction, unweighted.
  *   Without TIS, stale steps are treated as on-policy for μ (old_logprob = μ).
  *
- * Not here yet (see the report): dynamic sampling (a refill round would need its own launch
- * slot), and evaluation/replays (use the pool directly).
+ * Not here yet: dynamic sampling (a refill round would need its own launch slot) and
+ * `keepObservations` replays (call the pool directly).
  */
 import { gae, sequenceAdvantages, normalizeAdvantages, EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
@@ -186,6 +186,15 @@ export class AsyncStepTrainer {
 
   getWeights(): Promise<Weights> {
     return this.learner.getWeights();
+  }
+
+  /**
+   * Plays `seeds` with the pool's current policy without training (temperature 0 = greedy).
+   * Queued behind batches in flight, so it sees the newest version synced when it starts.
+   */
+  async evaluate(seeds: readonly number[], temperature = 0): Promise<StepEpisode[]> {
+    const r = await this.pool.collect({ env: this.config.env, seeds, groups: seeds.map(() => -1), samplingSeed: mixSeed(this.config.seed, 0xe7a1), temperature });
+    return r.episodes;
   }
 
   /** One learner iteration on the oldest batch; rollouts of later batches keep running. */

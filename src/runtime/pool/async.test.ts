@@ -69,6 +69,9 @@ describe('AsyncStepTrainer scheduling', () => {
     expect(m[0]['episode/success_rate']).toBeLessThan(0.7);
     expect(m[19]['episode/success_rate']).toBeGreaterThanOrEqual(0.85);
     expect(m[19]['episode/length_mean']).toBeLessThan(m[0]['episode/length_mean']! / 2);
+    // Greedy evaluation on held-out seeds.
+    const evalEps = await trainer.evaluate([101, 102, 103, 104, 105, 106, 107, 108]);
+    expect(evalEps.filter((e) => e.success).length).toBeGreaterThanOrEqual(7);
     await trainer.release();
   });
 
