@@ -18,5 +18,10 @@ export default defineConfig({
   preview: { headers: isolation },
   worker: { format: 'es' },
   optimizeDeps: { exclude: ['onnxruntime-web'] },
-  build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
+  build: {
+    target: 'es2022',
+    chunkSizeWarningLimit: 4096,
+    // Two pages: the playground, and the device check a workshop host runs before a session.
+    rollupOptions: { input: { main: 'index.html', check: 'check.html' } },
+  },
 });

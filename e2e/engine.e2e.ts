@@ -1,0 +1,49 @@
+/**
+ * The engine in a real Chromium with software WebGPU (SwiftShader): every node of our policy,
+ * KV-cache and train-step graphs is placed on the WebGPU EP, and one train step on WebGPU
+ * matches WASM within 1e-4.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launch, watchErrors } from './browser.ts';
+import type { SelfTestReport } from '../src/runtime/engine/selfTest.ts';
+
+const appUrl = inject('appUrl');
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('device check page', () => {
+  it('runs every graph node on WebGPU and agrees with WASM within 1e-4', async () => {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}check.html?autorun`);
+    const card = page.getByTestId('selftest');
+    await expect.poll(() => card.getAttribute('data-status'), { timeout: 240_000, interval: 1000 }).toMatch(/done|failed/);
+    const report = JSON.parse((await page.getByTestId('selftest-json').textContent()) ?? '{}') as SelfTestReport;
+    await page.screenshot({ path: 'e2e/artifacts/device-check.png', fullPage: true });
+    expect(report.errors).toEqual([]);
+    expect(report.webgpu).toBe(true);
+    // policy + train step for the MLP; policy + KV-cache decode + train step for the transformer
+    expect(report.placements.map((p) => p.graph)).toEqual([
+      'mlp-76k policy',
+      'mlp-76k train step',
+      'transformer-tiny policy',
+      'transformer-tiny KV-cache decode',
+      'transformer-tiny train step',
+    ]);
+    for (const p of report.placements) {
+      expect(p.counts.WebGpuExecutionProvider, p.graph).toBeGreaterThan(0);
+      expect(p.cpuNodes, p.graph).toEqual([]);
+    }
+    expect(report.agreements).toHaveLength(2);
+    for (const a of report.agreements) expect(a.maxAbsDiff, `${a.model} at ${a.worst}`).toBeLessThanOrEqual(1e-4);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * Device check: a workshop host opens this on a laptop before a session to see which backend
+ * the playground will use, whether our graphs run entirely on WebGPU, whether WebGPU and WASM
+ * agree, and how fast a train step is. `?autorun` starts it on load (used by the e2e tests).
+ */
+import { useCallback, useEffect, useState } from 'react';
+import { describeBackend, detectBackend, type BackendReport } from '../../runtime/backend.ts';
+import type { SelfTestReport } from '../../runtime/engine/selfTest.ts';
+
+type Status = 'idle' | 'running' | 'done' | 'failed';
+
+const AGREEMENT_TOLERANCE = 1e-4;
+
+export function DeviceCheck() {
+  const [backend, setBackend] = useState<BackendReport | null>(null);
+  const [status, setStatus] = useState<Status>('idle');
+  const [report, setReport] = useState<SelfTestReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    detectBackend().then(setBackend, (e: Error) => setError(e.message));
+  }, []);
+
+  const run = useCallback(async () => {
+    setStatus('running');
+    setError(null);
+    try {
+      // Loaded on demand: the engine and onnxruntime are large and only this button needs them.
+      const { runSelfTest } = await import('../../runtime/engine/selfTest.ts');
+      const r = await runSelfTest();
+      setReport(r);
+      setStatus(r.errors.length ? 'failed' : 'done');
+    } catch (e) {
+      setError((e as Error).message);
+      setStatus('failed');
+    }
+  }, []);
+
+  useEffect(() => {
+    if (new URLSearchParams(location.search).has('autorun')) void run();
+  }, [run]);
+
+  const cpuTotal = report?.placements.reduce((s, p) => s + p.cpuNodes.length, 0) ?? 0;
+  return (
+    <div className="check-page">
+      <header className="check-header">
+        <a href="./">← Agentic RL Playground</a>
+        <h1>Device check</h1>
+        <p>Runs our policy and train-step graphs on this browser: where each node runs, whether WebGPU and WASM give the same update, and how long one train step takes.</p>
+      </header>
+      <section className="check-card">
+        <h2>Backend</h2>
+        <p data-testid="check-backend">{backend ? describeBackend(backend) : 'detecting…'}</p>
+        {backend && !backend.wasm.crossOriginIsolated && (
+          <p className="check-warn">Not cross-origin isolated: WASM runs single-threaded. The host should send COOP: same-origin and COEP: require-corp.</p>
+        )}
+        <button className="btn primary" onClick={run} disabled={status === 'running'} data-testid="check-run">
+          {status === 'running' ? 'Running…' : report ? 'Run again' : 'Run the check'}
+        </button>
+      </section>
+      {error && <p className="check-error">{error}</p>}
+      <section className="check-card" data-testid="selftest" data-status={status}>
+        <h2>Placement on WebGPU</h2>
+        {!report ? (
+          <p className="muted">Not run yet.</p>
+        ) : !report.webgpu ? (
+          <p>No WebGPU adapter here: everything runs on WASM.</p>
+        ) : (
+          <table className="check-table">
+            <thead>
+              <tr>
+                <th>graph</th>
+                <th>nodes on WebGPU</th>
+                <th>nodes on CPU</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.placements.map((p) => (
+                <tr key={p.graph} className={p.cpuNodes.length ? 'bad' : 'good'}>
+                  <td>{p.graph}</td>
+                  <td>{p.counts.WebGpuExecutionProvider ?? 0}</td>
+                  <td>{p.cpuNodes.length ? p.cpuNodes.join(', ') : 'none'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {report?.webgpu && <p className={cpuTotal ? 'check-warn' : 'check-ok'}>{cpuTotal ? `${cpuTotal} node(s) fall back to the CPU.` : 'Every node runs on WebGPU.'}</p>}
+        <h2>WebGPU vs WASM, one train step</h2>
+        {report && report.agreements.length === 0 && <p className="muted">Needs both backends.</p>}
+        {report && report.agreements.length > 0 && (
+          <table className="check-table">
+            <thead>
+              <tr>
+                <th>model</th>
+                <th>max |Δ|</th>
+                <th>where</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.agreements.map((a) => (
+                <tr key={a.model} className={a.maxAbsDiff <= AGREEMENT_TOLERANCE ? 'good' : 'bad'}>
+                  <td>{a.model}</td>
+                  <td>{a.maxAbsDiff.toExponential(2)}</td>
+                  <td>{a.worst}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <h2>Train step time (median)</h2>
+        {report && (
+          <table className="check-table">
+            <thead>
+              <tr>
+                <th>model</th>
+                <th>backend</th>
+                <th>ms</th>
+              </tr>
+            </thead>
+            <tbody>
+              {report.timings.map((t) => (
+                <tr key={t.model + t.backend}>
+                  <td>{t.model}</td>
+                  <td>{t.backend}</td>
+                  <td>{t.ms.toFixed(1)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {report && report.errors.length > 0 && (
+          <ul className="check-error">
+            {report.errors.map((e) => (
+              <li key={e}>{e}</li>
+            ))}
+          </ul>
+        )}
+        {report && (
+          <pre hidden data-testid="selftest-json">
+            {JSON.stringify(report)}
+          </pre>
+        )}
+      </section>
+    </div>
+  );
+}
