@@ -37,7 +37,9 @@ export function DeviceCheck() {
   }, []);
 
   useEffect(() => {
-    if (new URLSearchParams(location.search).has('autorun')) void run();
+    if (!new URLSearchParams(location.search).has('autorun')) return;
+    const id = setTimeout(() => void run(), 0);
+    return () => clearTimeout(id);
   }, [run]);
 
   const cpuTotal = report?.placements.reduce((s, p) => s + p.cpuNodes.length, 0) ?? 0;
