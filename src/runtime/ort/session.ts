@@ -125,7 +125,11 @@ export class TrainSession {
     return out;
   }
 
-  /** The live parameter tensors (no copy): feed them to a PolicySession on the same runtime. */
+  /**
+   * The live parameter tensors (no copy): feed them to a PolicySession on the same runtime.
+   * Valid until the next step() or setWeights(): with GPU-resident state the previous buffers
+   * are released then, so re-sync after every step (or copy with getWeights()).
+   */
   paramTensors(): Record<string, Ort.Tensor> {
     const out: Record<string, Ort.Tensor> = {};
     for (const s of this.spec.state) if (s.kind === 'param') out[s.input] = this.state.get(s.input)!;
