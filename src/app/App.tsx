@@ -2,15 +2,20 @@
 import { BackendStatus } from './shell/BackendStatus.tsx';
 import { Notices } from './shell/Notices.tsx';
 import { EnvironmentsView } from './env/EnvironmentsView.tsx';
-import { useStore } from './state/store.ts';
+import { TrainView } from './train/TrainView.tsx';
+import { useStore, type ViewId } from './state/store.ts';
 
-/** The views in the header nav. New views (training) are added here when they exist. */
-const VIEWS = [{ id: 'environments', title: 'Environments' }] as const;
+/** The views in the header nav. */
+const VIEWS: readonly { id: ViewId; title: string }[] = [
+  { id: 'environments', title: 'Environments' },
+  { id: 'train', title: 'Train' },
+];
 
 export function App() {
   const envId = useStore((s) => s.envId);
   const seed = useStore((s) => s.seed);
-  const active = VIEWS[0].id;
+  const active = useStore((s) => s.view);
+  const setView = useStore((s) => s.setView);
   return (
     <div className="app">
       <header className="app-header">
@@ -23,19 +28,22 @@ export function App() {
         </div>
         <nav className="views" aria-label="Views">
           {VIEWS.map((v) => (
-            <button key={v.id} type="button" className="view-tab" data-testid={`view-${v.id}`} aria-current={v.id === active ? 'page' : undefined}>
+            <button key={v.id} type="button" className="view-tab" data-testid={`view-${v.id}`} aria-current={v.id === active ? 'page' : undefined} onClick={() => setView(v.id)}>
               {v.title}
             </button>
           ))}
         </nav>
       </header>
       <Notices />
-      <div className="app-body">{active === 'environments' && <EnvironmentsView />}</div>
+      <div className="app-body">
+        {active === 'environments' && <EnvironmentsView />}
+        {active === 'train' && <TrainView />}
+      </div>
       <footer className="status-bar">
         <BackendStatus />
         <span className="status-item muted">{crossOriginIsolated ? 'cross-origin isolated' : 'not cross-origin isolated'}</span>
         <span className="status-spacer" />
-        {envId && (
+        {active === 'environments' && envId && (
           <span className="status-item muted" title="This view's link reproduces it">
             {envId} · seed {seed}
           </span>

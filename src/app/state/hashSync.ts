@@ -3,10 +3,17 @@
  * person edits it; the view writes the hash back (replaceState, so Back leaves the app rather
  * than walking through every seed tried).
  */
+import { formatTrainHash, isTrainHash } from '../train/config.ts';
 import { formatHash, parseHash } from './hash.ts';
 import { useStore } from './store.ts';
 
 function applyHash(hash: string): void {
+  // `#view=train&...` opens the training view; anything else is the env viewer's.
+  if (isTrainHash(hash)) {
+    useStore.getState().openTrain(hash);
+    return;
+  }
+  useStore.getState().setView('environments');
   const { state, problems } = parseHash(hash);
   const { notify, open } = useStore.getState();
   for (const p of problems) notify('warning', `Ignored part of the link: ${p}.`);
@@ -14,7 +21,10 @@ function applyHash(hash: string): void {
 }
 
 function currentHash(): string | null {
-  const { envId, seed, kwargs } = useStore.getState();
+  const s = useStore.getState();
+  // The training link follows the form while it is valid, so a copied link reproduces it.
+  if (s.view === 'train') return formatTrainHash(s.presetId, s.base, s.validation.ok ? s.draft : (s.running ?? s.base));
+  const { envId, seed, kwargs } = s;
   return envId ? formatHash({ env: envId, seed, kwargs }) : null;
 }
 
@@ -27,7 +37,8 @@ export function startHashSync(): () => void {
   };
   write();
   const unsubscribe = useStore.subscribe((s, prev) => {
-    if (s.envId !== prev.envId || s.seed !== prev.seed || s.kwargs !== prev.kwargs) write();
+    if (s.view !== prev.view && s.view === 'environments' && !s.envId) s.open({ envId: null, seed: 0 });
+    if (s.view !== prev.view || s.draft !== prev.draft || s.envId !== prev.envId || s.seed !== prev.seed || s.kwargs !== prev.kwargs) write();
   });
   const onHashChange = () => {
     if (window.location.hash !== currentHash()) applyHash(window.location.hash);

@@ -8,6 +8,7 @@ import { envIds, makeEnv } from '../../core/envs/index.ts';
 import type { EnvKwargs } from '../../core/envs/registry.ts';
 import type { Env, EnvSpec } from '../../core/envs/types.ts';
 import { advance, isOver, rewind, startEpisode, type Actor, type Episode } from './episode.ts';
+import { trainSlice, type TrainSlice } from '../train/slice.ts';
 
 // ---------------------------------------------------------------- notices
 
@@ -61,6 +62,7 @@ const backendSlice: StateCreator<Store, [], [], BackendSlice> = (set, get) => ({
         get().notify('warning', `WebGPU was asked for but is unavailable (${report.webgpu.reason ?? 'no adapter'}); using WASM.`);
       }
       set({ backend: { status: 'ready', report, forced } });
+      get().adoptBackend(report.chosen);
     } catch (e) {
       set({ backend: { status: 'failed', message: (e as Error).message } });
     }
@@ -255,12 +257,29 @@ const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
   };
 };
 
+// ---------------------------------------------------------------- views
+
+export type ViewId = 'environments' | 'train';
+
+interface ViewSlice {
+  /** The view in the header nav that is showing. */
+  view: ViewId;
+  setView(view: ViewId): void;
+}
+
+const viewSlice: StateCreator<Store, [], [], ViewSlice> = (set) => ({
+  view: 'environments',
+  setView: (view) => set({ view }),
+});
+
 // ---------------------------------------------------------------- store
 
-export type Store = NoticeSlice & BackendSlice & ViewerSlice;
+export type Store = NoticeSlice & BackendSlice & ViewerSlice & ViewSlice & TrainSlice;
 
 export const useStore = create<Store>()((...a) => ({
   ...noticeSlice(...a),
   ...backendSlice(...a),
   ...viewerSlice(...a),
+  ...viewSlice(...a),
+  ...trainSlice(...a),
 }));

@@ -1,0 +1,154 @@
+/**
+ * The Train view in Chromium: start the grid-empty-8x8 GRPO preset, watch success rise, change
+ * settings live and with a restart prompt, pause, open a trajectory, and measure the main
+ * thread's long tasks while training (PerformanceObserver 'longtask', installed before any
+ * script runs). Once on WASM (the full learning check) and once on software WebGPU (slow here,
+ * so only a few iterations).
+ */
+import { writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launch, watchErrors } from './browser.ts';
+
+const appUrl = inject('appUrl');
+const shots = 'e2e/artifacts';
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+declare global {
+  interface Window {
+    __longTasks: { start: number; duration: number }[];
+  }
+}
+
+/** Runs in the page before any of its scripts: records every long task (> 50 ms by definition). */
+function installLongTaskObserver(): void {
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+}
+
+async function open(path: string, width = 1400, height = 1000): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width, height } });
+  await page.addInitScript(installLongTaskObserver);
+  const errors = watchErrors(page);
+  await page.goto(appUrl + path);
+  await page.getByTestId('backend-status').and(page.locator('[data-backend]')).waitFor();
+  await page.getByTestId('train-status').waitFor();
+  return { page, errors };
+}
+
+const status = (page: Page) => page.getByTestId('train-status');
+const attr = async (page: Page, name: string) => (await status(page).getAttribute(name)) ?? '';
+const num = async (page: Page, name: string) => Number(await attr(page, name));
+
+/** Long tasks that started after `since` (page clock, ms). */
+async function longTasksSince(page: Page, since: number): Promise<{ start: number; duration: number }[]> {
+  return page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), since);
+}
+
+describe('training in the tab', () => {
+  it('WASM: success rises, live and restart edits behave, no long task on the main thread', async () => {
+    const { page, errors } = await open('?backend=wasm#view=train&preset=grid-empty-8x8-grpo');
+    await expect.poll(() => page.getByTestId('backend-status').getAttribute('data-backend')).toBe('wasm');
+    expect(await page.getByTestId('view-train').getAttribute('aria-current')).toBe('page');
+    await page.screenshot({ path: `${shots}/train-idle.png` });
+
+    // Bad input never starts anything and says where it is wrong.
+    const lr = page.getByTestId('field-algo.lr');
+    await lr.fill('-1');
+    await expect.poll(() => page.getByTestId('error-algo.lr').textContent()).toMatch(/must be > 0/);
+    expect(await page.getByTestId('train-start').isDisabled()).toBe(true);
+    await lr.fill('0.001');
+    await expect.poll(() => page.getByTestId('error-algo.lr').count()).toBe(0);
+
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 60_000 }).toBe('running');
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+    const t0 = await page.evaluate(() => performance.now());
+    const firstSuccess = await num(page, 'data-success');
+    expect(await attr(page, 'data-engine')).toBe('ort-web-wasm');
+
+    // A live change: no prompt, the run goes on. A structural change: a prompt, kept run on cancel.
+    await lr.fill('0.002');
+    await page.getByTestId('field-algo.groupSize').fill('4');
+    await page.getByTestId('restart-prompt').waitFor();
+    expect(await page.getByTestId('restart-prompt').textContent()).toMatch(/Group size/);
+    expect(await page.getByTestId('restart-prompt').textContent()).not.toMatch(/Learning rate/);
+    await page.screenshot({ path: `${shots}/train-restart-prompt.png` });
+    await page.getByTestId('restart-cancel').click();
+    await expect.poll(() => page.getByTestId('restart-prompt').count()).toBe(0);
+    expect(await page.getByTestId('field-algo.groupSize').inputValue()).toBe('8');
+    expect(await attr(page, 'data-status')).toBe('running');
+    // The link carries the setup: preset + the live lr override.
+    expect(new URL(page.url()).hash).toBe('#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.002');
+
+    // Success climbs (the CLI reaches 1.0 in ~20 iterations; ask for a clear rise).
+    await expect
+      .poll(async () => (await num(page, 'data-max-success')) >= Math.max(0.6, firstSuccess + 0.25), { timeout: 240_000, intervals: [1000] })
+      .toBe(true);
+    const iterations = await num(page, 'data-iteration');
+    const itPerS = await num(page, 'data-it-per-s');
+    const success = page.getByTestId('chart-success');
+    expect(Number(await success.getAttribute('data-points'))).toBeGreaterThan(3);
+    await page.screenshot({ path: `${shots}/train-dashboard-wasm.png`, fullPage: true });
+
+    const tasks = await longTasksSince(page, t0);
+    await page.getByTestId('train-pause').click();
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 60_000 }).toBe('paused');
+
+    // Groups of the latest batch; click a rollout to open it in the inspector.
+    await page.getByTestId('tab-groups').click();
+    await page.getByTestId('group-view').waitFor();
+    expect(await page.locator('[data-testid^="group-"][data-zero]').count()).toBe(8);
+    await page.screenshot({ path: `${shots}/train-groups.png` });
+    await page.getByTestId('rollout-3').click();
+    const insp = page.getByTestId('trajectory-inspector');
+    await insp.waitFor();
+    expect(await insp.getAttribute('data-episode')).toBe('3');
+    for (let i = 0; i < 3; i++) await page.getByTestId('replay-next').click();
+    expect(await insp.getAttribute('data-step')).toBe('3');
+    expect(await page.getByTestId('step-action').textContent()).toMatch(/left|right|forward|pickup|drop|toggle|done/);
+    await page.screenshot({ path: `${shots}/train-trajectory.png` });
+    await page.getByTestId('replay-slider').fill(String(await insp.getAttribute('data-steps')));
+    await page.getByTestId('step-end').waitFor();
+    await page.screenshot({ path: `${shots}/train-trajectory-end.png` });
+
+    const maxTask = Math.max(0, ...tasks.map((t) => t.duration));
+    writeFileSync(`${shots}/train-wasm.json`, JSON.stringify({ iterations, itPerS, longTasks: tasks, maxLongTaskMs: maxTask }, null, 2));
+    console.log(`WASM: ${iterations} iterations, ${itPerS.toFixed(2)} it/s, ${tasks.length} long tasks during training, max ${maxTask.toFixed(0)} ms`);
+    expect(tasks, `long tasks during training: ${JSON.stringify(tasks)}`).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('WebGPU (software adapter): trains a few iterations and the link restores the setup', async () => {
+    const { page, errors } = await open('#view=train&preset=grid-empty-8x8-grpo&rollout.groups=4');
+    await expect.poll(() => page.getByTestId('backend-status').getAttribute('data-backend')).toBe('webgpu');
+    expect(await page.getByTestId('field-rollout.groups').inputValue()).toBe('4');
+    expect(await page.getByTestId('field-backend').inputValue()).toBe('webgpu');
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 150_000, intervals: [1000] }).toBeGreaterThanOrEqual(1);
+    const t0 = await page.evaluate(() => performance.now());
+    expect(await attr(page, 'data-engine')).toBe('ort-web-webgpu');
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 200_000, intervals: [1000] }).toBeGreaterThanOrEqual(3);
+    const tasks = await longTasksSince(page, t0);
+    const itPerS = await num(page, 'data-it-per-s');
+    await page.screenshot({ path: `${shots}/train-dashboard-webgpu.png` });
+    await page.getByTestId('train-pause').click();
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 120_000 }).toBe('paused');
+    const maxTask = Math.max(0, ...tasks.map((t) => t.duration));
+    writeFileSync(`${shots}/train-webgpu.json`, JSON.stringify({ iterations: await num(page, 'data-iteration'), itPerS, longTasks: tasks, maxLongTaskMs: maxTask }, null, 2));
+    console.log(`WebGPU: ${itPerS.toFixed(3)} it/s, max long task ${maxTask.toFixed(0)} ms`);
+    expect(tasks).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

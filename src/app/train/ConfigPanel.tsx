@@ -1,0 +1,162 @@
+/**
+ * The left column of the Train view: presets one click away, then the run configuration in
+ * four panels. Every field has a tooltip and shows parseRunConfig's message under it when the
+ * value is wrong; a wrong value never reaches the running experiment.
+ */
+import { memo, useState } from 'react';
+import { useStore } from '../state/store.ts';
+import { FIELDS, PANELS, getPath, type FieldDef } from './fields.ts';
+
+function Help({ text }: { text: string }) {
+  return (
+    <span className="help" tabIndex={0} role="note" aria-label={text} data-help={text}>
+      ?
+    </span>
+  );
+}
+
+function formatValue(v: unknown): string {
+  if (Array.isArray(v)) return v.join(', ');
+  if (v === undefined || v === null) return '';
+  return String(v);
+}
+
+/** Text → the value handed to validation: numbers when it reads as one, else the raw text (so zod names it). */
+function parseText(f: FieldDef, text: string): unknown {
+  const t = text.trim();
+  if (f.input.kind === 'intList') {
+    const parts = t.split(/[\s,]+/).filter(Boolean);
+    return parts.map((p) => (/^-?\d+(\.\d+)?$/.test(p) ? Number(p) : p));
+  }
+  if (t !== '' && Number.isFinite(Number(t))) return Number(t);
+  return t;
+}
+
+/** A text input that keeps what is typed ("0.00") and resyncs when the value changes elsewhere (a preset). */
+function TextField({ f, value, invalid, onValue }: { f: FieldDef; value: unknown; invalid: boolean; onValue: (v: unknown) => void }) {
+  const [text, setText] = useState(formatValue(value));
+  const [seen, setSeen] = useState(value);
+  if (seen !== value) {
+    setSeen(value);
+    if (JSON.stringify(parseText(f, text)) !== JSON.stringify(value)) setText(formatValue(value));
+  }
+  return (
+    <input
+      id={`field-${f.path}`}
+      className="field-input"
+      data-testid={`field-${f.path}`}
+      value={text}
+      inputMode={f.input.kind === 'intList' ? 'text' : 'decimal'}
+      aria-invalid={invalid}
+      spellCheck={false}
+      onChange={(e) => {
+        setText(e.target.value);
+        onValue(parseText(f, e.target.value));
+      }}
+    />
+  );
+}
+
+const Field = memo(function Field({ f }: { f: FieldDef }) {
+  const value = useStore((s) => getPath(s.draft, f.path));
+  const errors = useStore((s) => (s.validation.ok ? undefined : s.validation.byField[f.path]));
+  const restarts = useStore((s) => s.pendingRestart.includes(f.path));
+  const running = useStore((s) => s.running !== null);
+  const catalog = useStore((s) => s.catalog);
+  const edit = useStore((s) => s.editField);
+  const id = `field-${f.path}`;
+  let input;
+  if (f.input.kind === 'select' || f.input.kind === 'env') {
+    const options = f.input.kind === 'env' ? catalog.filter((c) => c.spec?.family === 'grid').map((c) => ({ value: c.id, label: c.spec!.title })) : f.input.options;
+    input = (
+      <select id={id} className="field-input" data-testid={id} value={String(value)} onChange={(e) => edit(f.path, e.target.value)}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (f.input.kind === 'bool') {
+    input = <input id={id} type="checkbox" className="field-check" data-testid={id} checked={value === true} onChange={(e) => edit(f.path, e.target.checked)} />;
+  } else {
+    input = <TextField f={f} value={value} invalid={!!errors} onValue={(v) => edit(f.path, v)} />;
+  }
+  return (
+    <div className={`field ${errors ? 'field-bad' : ''}`} data-field={f.path}>
+      <label htmlFor={id} className="field-label">
+        {f.label}
+        {f.live && running && <span className="chip chip-live" title="Changes apply to the running experiment at the next update">live</span>}
+        {restarts && <span className="chip chip-restart">restarts</span>}
+      </label>
+      <div className="field-control">
+        {input}
+        <Help text={f.help} />
+      </div>
+      {errors && (
+        <div className="field-msg" role="alert" data-testid={`error-${f.path}`}>
+          {errors.join('; ')}
+        </div>
+      )}
+    </div>
+  );
+});
+
+function Presets() {
+  const presets = useStore((s) => s.presets);
+  const presetId = useStore((s) => s.presetId);
+  const choose = useStore((s) => s.choosePreset);
+  return (
+    <section className="cfg-section" aria-labelledby="presets-h">
+      <h2 id="presets-h" className="cfg-title">
+        Presets
+      </h2>
+      <div className="preset-list">
+        {presets.map((p) => (
+          <button
+            key={p.id}
+            type="button"
+            className={`preset ${p.id === presetId ? 'preset-on' : ''}`}
+            data-testid={`preset-${p.id}`}
+            aria-pressed={p.id === presetId}
+            title={p.description}
+            onClick={() => choose(p.id)}
+          >
+            <span className="preset-title">{p.title}</span>
+            <span className="preset-desc">{p.description}</span>
+          </button>
+        ))}
+      </div>
+    </section>
+  );
+}
+
+const NONE: string[] = [];
+
+export function ConfigPanel() {
+  const draft = useStore((s) => s.draft);
+  const other = useStore((s) => (s.validation.ok ? NONE : s.validation.other));
+  return (
+    <div className="cfg" data-testid="train-config">
+      <Presets />
+      {other.length > 0 && (
+        <div className="cfg-other" role="alert">
+          {other.map((m) => (
+            <div key={m}>{m}</div>
+          ))}
+        </div>
+      )}
+      {PANELS.map((p) => (
+        <section key={p.id} className="cfg-section" aria-labelledby={`cfg-${p.id}`} data-testid={`panel-${p.id}`}>
+          <h2 id={`cfg-${p.id}`} className="cfg-title">
+            {p.title}
+          </h2>
+          <p className="cfg-blurb">{p.blurb}</p>
+          {FIELDS.filter((f) => f.panel === p.id && (!f.when || f.when(draft))).map((f) => (
+            <Field key={f.path} f={f} />
+          ))}
+        </section>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,281 @@
+/**
+ * The live dashboard, grouped the way seed 004 argues about training: Outcome, then the three
+ * invariants (Exploration, Signal, Shift) each with a health badge, then Speed.
+ *
+ * The history comes through useDeferredValue: the urgent render after a flush is cheap (the
+ * memoised charts skip it), and redrawing the charts happens in an interruptible background
+ * render, so the main thread never blocks for long while training streams in.
+ */
+import { memo, useDeferredValue, useMemo } from 'react';
+import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
+import { useStore } from '../state/store.ts';
+import { explorationHealth, shiftHealth, signalHealth, type Verdict } from './health.ts';
+import { MetricChart, thin, type ChartSpec } from './MetricChart.tsx';
+import type { MetricPoint } from './slice.ts';
+
+const C = {
+  indigo: '#4f46e5',
+  green: '#16803c',
+  teal: '#0f766e',
+  orange: '#c2410c',
+  blue: '#2563eb',
+  purple: '#7c3aed',
+  grey: '#64748b',
+  red: '#c92a2a',
+};
+
+const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–');
+
+function outcome(maxSteps: number): ChartSpec[] {
+  return [
+    {
+      id: 'reward',
+      title: 'Reward',
+      help: 'Mean total episode reward over the batch (after shaping), with a band of ± one standard deviation across episodes.',
+      lines: [{ key: 'reward/mean', label: 'mean', color: C.indigo }],
+      band: ['reward/lo', 'reward/hi'],
+    },
+    {
+      id: 'success',
+      title: 'Success rate',
+      help: 'Share of the batch\'s episodes that reached the goal. This is what the agent is for.',
+      lines: [{ key: 'episode/success_rate', label: 'success', color: C.green }],
+      domain: [0, 1],
+      format: pct,
+    },
+    {
+      id: 'length',
+      title: 'Episode length',
+      help: `Steps per episode. Falls toward the shortest path as the policy learns; ${maxSteps} is the time limit (truncation).`,
+      lines: [{ key: 'episode/length_mean', label: 'steps', color: C.teal }],
+      domain: [0, 'auto'],
+      ref: { y: maxSteps, label: 'time limit' },
+    },
+  ];
+}
+
+function exploration(numActions: number): ChartSpec[] {
+  return [
+    {
+      id: 'entropy',
+      title: 'Policy entropy',
+      help: `Mean entropy of the action distribution, nats. ln ${numActions} = ${Math.log(numActions).toFixed(2)} is uniform random; near 0 the policy always does the same thing. A fall before success rises is collapse.`,
+      lines: [
+        { key: 'actor/rollout_entropy', label: 'rollout', color: C.purple },
+        { key: 'actor/entropy', label: 'learner', color: C.blue, dashed: true },
+      ],
+      domain: [0, 'auto'],
+      ref: { y: Math.log(numActions), label: 'uniform' },
+    },
+    {
+      id: 'distinct',
+      title: 'Distinct trajectories',
+      help: 'Share of the batch\'s episodes whose action sequences are all different. Near 0 = the policy replays one path.',
+      lines: [{ key: 'episode/distinct_ratio', label: 'distinct', color: C.purple }],
+      domain: [0, 1],
+      format: pct,
+    },
+  ];
+}
+
+function signal(grouped: boolean): ChartSpec[] {
+  return [
+    {
+      id: 'adv',
+      title: 'Advantage spread',
+      help: 'Std and mean |A| of the advantages over the batch\'s steps. Near 0 means the update has no direction.',
+      lines: [
+        { key: 'adv/std', label: 'std', color: C.orange },
+        { key: 'adv/abs_mean', label: 'mean |A|', color: C.grey, dashed: true },
+      ],
+      domain: [0, 'auto'],
+    },
+    {
+      id: 'zero-std',
+      title: 'Zero-spread groups',
+      help: 'groups/frac_zero_std: share of groups whose episodes all got the same reward. Their advantages are all 0, so they teach nothing.',
+      lines: [{ key: 'groups/frac_zero_std', label: 'zero spread', color: C.red }],
+      domain: [0, 1],
+      format: pct,
+      absentNote: grouped ? undefined : 'REINFORCE and PPO do not sample in groups: see the advantage spread instead.',
+    },
+    {
+      id: 'group-std',
+      title: 'In-group reward std',
+      help: 'groups/reward_std_mean: mean spread of rewards within a group, the raw material of group-relative advantages.',
+      lines: [{ key: 'groups/reward_std_mean', label: 'std', color: C.orange }],
+      domain: [0, 'auto'],
+      absentNote: grouped ? undefined : 'Only group algorithms (GRPO, Dr. GRPO, RLOO) have groups.',
+    },
+  ];
+}
+
+const SHIFT: ChartSpec[] = [
+  {
+    id: 'approx-kl',
+    title: 'Update size (approx KL)',
+    help: 'actor/approx_kl: k3 estimate of KL(behaviour ‖ updated policy) per iteration, nats. Large values mean each update moves the policy far from the one that collected the data.',
+    lines: [{ key: 'actor/approx_kl', label: 'approx KL', color: C.blue }],
+    domain: [0, 'auto'],
+  },
+  {
+    id: 'clipfrac',
+    title: 'Clipped ratios',
+    help: 'Share of steps whose probability ratio hit the clip (below 1 − ε_low / above 1 + ε_high): the trust region cutting updates off.',
+    lines: [
+      { key: 'actor/clipfrac_low', label: 'low', color: C.orange },
+      { key: 'actor/clipfrac_high', label: 'high', color: C.purple },
+    ],
+    domain: [0, 'auto'],
+    format: pct,
+  },
+  {
+    id: 'kl-ref',
+    title: 'KL to reference',
+    help: 'actor/kl_ref: KL to the initial policy, when a KL penalty (β > 0) anchors the run.',
+    lines: [{ key: 'actor/kl_ref', label: 'KL ref', color: C.teal }],
+    domain: [0, 'auto'],
+    absentNote: 'No reference policy in this run (KL coef β = 0).',
+  },
+  {
+    id: 'staleness',
+    title: 'Staleness',
+    help: 'async/staleness_*: how many policy versions behind the learner the trained-on actions were sampled.',
+    lines: [
+      { key: 'async/staleness_mean', label: 'mean', color: C.grey },
+      { key: 'async/staleness_max', label: 'max', color: C.red, dashed: true },
+    ],
+    domain: [0, 'auto'],
+  },
+  {
+    id: 'is-ratio',
+    title: 'Importance ratio',
+    help: 'async/is_ratio_*: π_old / μ weights that correct for stale rollouts.',
+    lines: [
+      { key: 'async/is_ratio_mean', label: 'mean', color: C.blue },
+      { key: 'async/is_ratio_max', label: 'max', color: C.red, dashed: true },
+    ],
+    absentNote: 'Synchronous run: every action was sampled by the policy being trained, so every importance ratio is exactly 1.',
+  },
+  {
+    id: 'mismatch',
+    title: 'Rollout vs trainer',
+    help: 'mismatch/logprob_abs_diff_*: |log π| difference between the rollout session and the learner on the same weights and actions, nats. Should be float noise (~1e-7).',
+    lines: [
+      { key: 'mismatch/logprob_abs_diff_max', label: 'max', color: C.red },
+      { key: 'mismatch/logprob_abs_diff_mean', label: 'mean', color: C.grey, dashed: true },
+    ],
+    domain: [0, 'auto'],
+  },
+];
+
+const SPEED: ChartSpec[] = [
+  {
+    id: 'env-steps',
+    title: 'Env steps / s',
+    help: 'perf/env_steps_per_s: environment steps per second of rollout time (for grids one step = one policy token, so tokens/s is the same).',
+    lines: [
+      { key: 'perf/env_steps_per_s', label: 'steps/s', color: C.teal },
+      { key: 'perf/tokens_per_s', label: 'tokens/s', color: C.blue, dashed: true },
+    ],
+    domain: [0, 'auto'],
+  },
+  {
+    id: 'iteration-s',
+    title: 'Time per iteration',
+    help: 'Seconds spent on rollout and on training per iteration, inside the worker.',
+    lines: [
+      { key: 'perf/rollout_s', label: 'rollout', color: C.teal },
+      { key: 'perf/train_s', label: 'train', color: C.indigo },
+    ],
+    domain: [0, 'auto'],
+  },
+  {
+    id: 'idle',
+    title: 'Idle ratios',
+    help: 'perf/*_idle_ratio: in a synchronous run the learner waits while rollouts run and vice versa; asynchronous training overlaps them.',
+    lines: [
+      { key: 'perf/learner_idle_ratio', label: 'learner', color: C.indigo },
+      { key: 'perf/rollout_idle_ratio', label: 'rollout', color: C.teal, dashed: true },
+    ],
+    domain: [0, 1],
+    format: pct,
+  },
+];
+
+function Badge({ name, v }: { name: string; v: Verdict }) {
+  return (
+    <div className={`health health-${v.level}`} data-testid={`health-${name.toLowerCase()}`} data-level={v.level} role="status">
+      <span className="health-pill">
+        <span className="health-dot" aria-hidden />
+        {v.label}
+      </span>
+      <span className="health-text">{v.text}</span>
+    </div>
+  );
+}
+
+/** The three verdicts at a glance; each links to its section. */
+function Summary({ verdicts }: { verdicts: Record<'exploration' | 'signal' | 'shift', Verdict> }) {
+  return (
+    <nav className="health-summary" aria-label="Health of the three invariants">
+      {(['exploration', 'signal', 'shift'] as const).map((k) => (
+        <a key={k} href={`#section-${k}`} className={`health-chip health-${verdicts[k].level}`} onClick={(e) => {
+          e.preventDefault();
+          document.querySelector(`[data-testid="section-${k}"]`)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+        }}>
+          <span className="health-dot" aria-hidden />
+          <span className="health-chip-name">{k[0].toUpperCase() + k.slice(1)}</span>
+          <span className="health-chip-label">{verdicts[k].label}</span>
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+const Section = memo(function Section({ title, blurb, verdict, specs, data }: { title: string; blurb: string; verdict?: Verdict; specs: ChartSpec[]; data: MetricPoint[] }) {
+  return (
+    <section className="dash-section" data-testid={`section-${title.toLowerCase()}`}>
+      <header className="dash-head">
+        <h2>{title}</h2>
+        <span className="dash-blurb">{blurb}</span>
+      </header>
+      {verdict && <Badge name={title} v={verdict} />}
+      <div className="chart-grid">
+        {specs.map((s) => (
+          <MetricChart key={s.id} spec={s} data={data} />
+        ))}
+      </div>
+    </section>
+  );
+});
+
+export function Dashboard() {
+  const raw = useStore((s) => s.history);
+  const history = useDeferredValue(raw);
+  const config = useStore((s) => s.running ?? s.draft);
+  const catalog = useStore((s) => s.catalog);
+  const spec = catalog.find((c) => c.id === config.env.id)?.spec;
+  const numActions = spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 7;
+  const maxSteps = spec?.maxSteps ?? 100;
+  const grouped = GROUP_ALGOS.includes(config.algo.algo as Algo);
+  const data = useMemo(() => thin(history), [history]);
+  const specs = useMemo(
+    () => ({ outcome: outcome(maxSteps), exploration: exploration(numActions), signal: signal(grouped) }),
+    [maxSteps, numActions, grouped],
+  );
+  const verdicts = useMemo(
+    () => ({ exploration: explorationHealth(history, numActions), signal: signalHealth(history, grouped), shift: shiftHealth(history) }),
+    [history, numActions, grouped],
+  );
+  return (
+    <div className="dashboard" data-testid="dashboard">
+      <Summary verdicts={verdicts} />
+      <Section title="Outcome" blurb="Is the agent getting better at the task?" specs={specs.outcome} data={data} />
+      <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} />
+      <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} />
+      <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={SHIFT} data={data} />
+      <Section title="Speed" blurb="Where the time goes." specs={SPEED} data={data} />
+    </div>
+  );
+}

@@ -1,0 +1,176 @@
+/**
+ * The "Train" view: configuration on the left; on the right the run controls, a prompt when an
+ * edit needs a restart, and three tabs (dashboard, GRPO groups, trajectory inspector).
+ */
+import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
+import { useStore } from '../state/store.ts';
+import { ConfigPanel } from './ConfigPanel.tsx';
+import { Dashboard } from './Dashboard.tsx';
+import { FIELD_BY_PATH } from './fields.ts';
+import { GroupView } from './GroupView.tsx';
+import { fmt } from './MetricChart.tsx';
+import type { RunStatus, TrainTab } from './slice.ts';
+import { TrajectoryInspector } from './TrajectoryInspector.tsx';
+import './train.css';
+
+const STATUS_TEXT: Record<RunStatus, string> = {
+  idle: 'ready',
+  starting: 'building the model…',
+  running: 'training',
+  pausing: 'pausing after this iteration…',
+  paused: 'paused',
+  stepping: 'one step…',
+  finished: 'finished',
+  error: 'stopped by an error',
+};
+
+function RunBar() {
+  const status = useStore((s) => s.status);
+  const history = useStore((s) => s.history);
+  const running = useStore((s) => s.running);
+  const draftIterations = useStore((s) => s.draft.iterations);
+  const itPerS = useStore((s) => s.itPerS);
+  const info = useStore((s) => s.info);
+  const valid = useStore((s) => s.validation.ok);
+  const skipped = useStore((s) => s.skippedUpdates);
+  const { start, pause, stepOnce, reset } = useStore.getState();
+  const last = history[history.length - 1];
+  const maxSuccess = history.reduce((m, p) => Math.max(m, p['episode/success_rate'] ?? 0), 0);
+  const busy = status === 'starting' || status === 'stepping' || status === 'pausing';
+  const isRunning = status === 'running';
+  const total = running?.iterations ?? draftIterations;
+  return (
+    <div
+      className="run-bar panel"
+      data-testid="train-status"
+      data-status={status}
+      data-iteration={history.length}
+      data-success={last ? String(last['episode/success_rate'] ?? '') : ''}
+      data-max-success={String(maxSuccess)}
+      data-it-per-s={itPerS.toFixed(3)}
+      data-engine={info?.engine ?? ''}
+    >
+      <div className="run-buttons">
+        {isRunning || status === 'pausing' ? (
+          <button type="button" className="btn btn-primary run-main" data-testid="train-pause" onClick={pause} disabled={status === 'pausing'}>
+            <span aria-hidden>❚❚</span> Pause
+          </button>
+        ) : (
+          <button type="button" className="btn btn-primary run-main" data-testid="train-start" onClick={() => void start()} disabled={busy || (!running && !valid)}>
+            <span aria-hidden>▶</span> {status === 'paused' ? 'Resume' : status === 'finished' ? 'Train more' : 'Start'}
+          </button>
+        )}
+        <button type="button" className="btn" data-testid="train-step" onClick={() => void stepOnce()} disabled={busy || isRunning || (!running && !valid)} title="One rollout and one update, then pause">
+          Step
+        </button>
+        <button type="button" className="btn" data-testid="train-reset" onClick={reset} disabled={status === 'idle' && history.length === 0} title="Drop the run and its charts; the settings stay">
+          Reset
+        </button>
+      </div>
+      <div className="run-facts">
+        <span className={`run-state run-${status}`}>
+          <span className="run-dot" aria-hidden />
+          {STATUS_TEXT[status]}
+        </span>
+        <span className="run-fact">
+          iteration <b>{history.length}</b>
+          <span className="muted"> / {total}</span>
+        </span>
+        <span className="run-fact">
+          success <b>{last ? `${Math.round((last['episode/success_rate'] ?? 0) * 100)}%` : '–'}</b>
+        </span>
+        <span className="run-fact" title="Training iterations per second, measured on this page">
+          <b>{itPerS > 0 ? fmt(itPerS) : '–'}</b> it/s
+        </span>
+        {info && (
+          <span className="run-fact muted" title={`Model built in ${info.setupS.toFixed(1)} s`}>
+            {info.engine.replace('ort-web-', '').toUpperCase()} · {info.params.toLocaleString()} params
+          </span>
+        )}
+        {skipped > 0 && (
+          <span className="chip chip-warn" title="The NaN guard skipped an update: the weights were left unchanged">
+            {skipped} update{skipped > 1 ? 's' : ''} skipped (NaN)
+          </span>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function RestartPrompt() {
+  const pending = useStore((s) => s.pendingRestart);
+  const valid = useStore((s) => s.validation.ok);
+  const { applyRestart, revertDraft } = useStore.getState();
+  if (pending.length === 0) return null;
+  const names = pending.map((p) => FIELD_BY_PATH.get(p)?.label ?? p);
+  return (
+    <div className="restart-bar" role="alertdialog" aria-label="Restart needed" data-testid="restart-prompt">
+      <span>
+        Changing <b>{names.join(', ')}</b> needs a fresh run: the current one and its charts will be discarded.
+        {!valid && ' Fix the highlighted settings first.'}
+      </span>
+      <span className="restart-actions">
+        <button type="button" className="btn" data-testid="restart-cancel" onClick={revertDraft}>
+          Keep the current run
+        </button>
+        <button type="button" className="btn btn-primary" data-testid="restart-confirm" disabled={!valid} onClick={() => void applyRestart()}>
+          Restart with new settings
+        </button>
+      </span>
+    </div>
+  );
+}
+
+const TABS: { id: TrainTab; title: string }[] = [
+  { id: 'dashboard', title: 'Dashboard' },
+  { id: 'groups', title: 'Groups' },
+  { id: 'trajectories', title: 'Trajectories' },
+];
+
+function ErrorNote() {
+  const error = useStore((s) => s.error);
+  if (!error) return null;
+  return (
+    <div className="restart-bar restart-error" role="alert" data-testid="train-error">
+      <span>
+        <b>Training stopped:</b> {error}. Change a setting (e.g. the backend) and press Start to try again.
+      </span>
+    </div>
+  );
+}
+
+export function TrainView() {
+  const tab = useStore((s) => s.tab);
+  const setTab = useStore((s) => s.setTab);
+  const presetId = useStore((s) => s.presetId);
+  const preset = useStore((s) => s.presets.find((p) => p.id === s.presetId));
+  return (
+    <div className="train-layout">
+      <aside className="sidebar train-sidebar">
+        <ConfigPanel />
+      </aside>
+      <main className="main train-main">
+        <RunBar />
+        <RestartPrompt />
+        <ErrorNote />
+        {preset && tab === 'dashboard' && (
+          <p className="preset-blurb" data-testid="preset-blurb" key={presetId}>
+            <b>{preset.title}.</b> {preset.description}
+          </p>
+        )}
+        <div className="train-tabs" role="tablist" aria-label="Training views">
+          {TABS.map((t) => (
+            <button key={t.id} type="button" role="tab" className="train-tab" aria-selected={tab === t.id} data-testid={`tab-${t.id}`} onClick={() => setTab(t.id)}>
+              {t.title}
+            </button>
+          ))}
+        </div>
+        <ErrorBoundary key={tab} what={`The ${tab} view`} onRetry={() => setTab(tab)}>
+          {tab === 'dashboard' && <Dashboard />}
+          {tab === 'groups' && <GroupView />}
+          {tab === 'trajectories' && <TrajectoryInspector />}
+        </ErrorBoundary>
+      </main>
+    </div>
+  );
+}

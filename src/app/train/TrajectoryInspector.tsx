@@ -1,0 +1,284 @@
+/**
+ * Trajectory inspector for grid episodes: pick a sampled episode, scrub it step by step. The map
+ * and the agent's own view are replayed from the env's seed and the recorded actions; beside
+ * them, what the policy did at that step (action, probability, entropy, version) and what the
+ * update made of it (advantage). A strip over all steps colours each by log-prob or entropy.
+ */
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { GridFrame } from '../../core/envs/types.ts';
+import type { EpisodeView } from '../../runtime/trainWorker/types.ts';
+import { egoViewSize, paintEgoView, paintGridFrame } from '../env/gridPaint.ts';
+import { useStore } from '../state/store.ts';
+import { PixelCanvas } from '../ui/PixelCanvas.tsx';
+import { fmt } from './MetricChart.tsx';
+import { replayGrid } from './replay.ts';
+
+type StripBy = 'logprob' | 'entropy';
+
+function MapCanvas({ frame }: { frame: GridFrame }) {
+  const s = Math.floor(Math.min(360 / frame.width, 360 / frame.height));
+  const paint = useCallback((ctx: CanvasRenderingContext2D) => paintGridFrame(ctx, frame, s), [frame, s]);
+  return <PixelCanvas width={frame.width * s} height={frame.height * s} paint={paint} label="The map at this step" testId="replay-map" className="replay-map" />;
+}
+
+function EgoCanvas({ image }: { image: Uint8Array }) {
+  const v = egoViewSize(image.length) || 7;
+  const s = Math.floor(168 / v);
+  const paint = useCallback((ctx: CanvasRenderingContext2D) => paintEgoView(ctx, image, s), [image, s]);
+  return <PixelCanvas width={v * s} height={v * s} paint={paint} label="What the agent saw at this step" testId="replay-ego" className="replay-ego" />;
+}
+
+/** Per-step strip colour: log-prob from certain (dark) to unlikely (light); entropy likewise. */
+function stripColor(by: StripBy, ep: EpisodeView, t: number, maxEntropy: number): string {
+  const x = by === 'logprob' ? Math.exp(ep.logprobs[t]) : 1 - ep.entropies[t] / maxEntropy;
+  const l = 92 - 62 * Math.max(0, Math.min(1, x));
+  return `hsl(${by === 'logprob' ? 243 : 270}, 70%, ${l}%)`;
+}
+
+function EpisodeList({ episodes, index, onPick }: { episodes: EpisodeView[]; index: number; onPick: (i: number) => void }) {
+  // Position of each episode within its group (episodes arrive group by group).
+  const count = new Map<number, number>();
+  const pos = episodes.map((ep) => {
+    const c = count.get(ep.group) ?? 0;
+    count.set(ep.group, c + 1);
+    return c;
+  });
+  return (
+    <ol className="ep-list" aria-label="Episodes in this batch" data-testid="episode-list">
+      {episodes.map((ep, i) => (
+        <li key={i}>
+          <button type="button" className={`ep-item ${i === index ? 'ep-on' : ''}`} aria-current={i === index} data-testid={`episode-${i}`} onClick={() => onPick(i)}>
+            <span className={`ep-dot ${ep.success ? 'ep-dot-ok' : ep.truncated ? 'ep-dot-trunc' : 'ep-dot-fail'}`} aria-hidden />
+            <span className="ep-name">{ep.group >= 0 ? `G${ep.group + 1}·${pos[i] + 1}` : `#${i + 1}`}</span>
+            <span className="ep-num">{ep.actions.length} st</span>
+            <span className="ep-num">R {fmt(ep.reward)}</span>
+            <span className={`ep-num ${ep.advantage > 0 ? 'txt-good' : ep.advantage < 0 ? 'txt-bad' : ''}`}>A {ep.advantage >= 0 ? '+' : ''}{fmt(ep.advantage)}</span>
+          </button>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function TrajectoryInspector() {
+  const inspect = useStore((s) => s.inspect);
+  const latest = useStore((s) => s.latest);
+  const pick = useStore((s) => s.inspectEpisode);
+  const config = useStore((s) => s.running ?? s.draft);
+  const catalog = useStore((s) => s.catalog);
+  const [t, setT] = useState(0);
+  const [playing, setPlaying] = useState(false);
+  const [stripBy, setStripBy] = useState<StripBy>('logprob');
+
+  const batch = inspect?.batch ?? null;
+  const index = inspect?.index ?? 0;
+  const ep = batch?.episodes[index] ?? null;
+  const spec = catalog.find((c) => c.id === config.env.id)?.spec;
+  const labels = spec?.actionSpace.kind === 'discrete' ? (spec.actionSpace.labels ?? []) : [];
+  const maxEntropy = Math.log(spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 7);
+
+  const replay = useMemo(() => {
+    if (!ep) return null;
+    try {
+      return replayGrid(config.env.id, config.env.kwargs ?? {}, ep.seed, ep.actions);
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  }, [ep, config.env.id, config.env.kwargs]);
+
+  // A new episode starts at its first step.
+  const [seenEp, setSeenEp] = useState(ep);
+  if (seenEp !== ep) {
+    setSeenEp(ep);
+    setT(0);
+    setPlaying(false);
+  }
+
+  const T = ep?.actions.length ?? 0;
+  useEffect(() => {
+    if (!playing) return;
+    const id = setInterval(() => setT((x) => (x >= T ? x : x + 1)), 220);
+    return () => clearInterval(id);
+  }, [playing, T]);
+  if (playing && t >= T) setPlaying(false);
+
+  if (!batch || !ep) {
+    return (
+      <div className="panel placeholder">
+        <h2>No episode picked</h2>
+        <p>Train for an iteration or two, then pick an episode here or click a rollout in the Groups tab to replay it step by step.</p>
+        {latest && (
+          <button type="button" className="btn btn-primary" data-testid="inspect-latest" onClick={() => pick(0)}>
+            Open the latest batch
+          </button>
+        )}
+      </div>
+    );
+  }
+  if (!replay || 'error' in replay) return <div className="panel">Could not replay this episode: {replay && 'error' in replay ? replay.error : 'unknown error'}</div>;
+
+  const state = replay.states[Math.min(t, replay.states.length - 1)];
+  const atEnd = t >= T;
+  const end = ep.success ? 'reached the goal (terminated)' : ep.truncated ? 'ran out of time (truncated)' : ep.terminated ? 'ended without success (terminated)' : 'did not end';
+  const newer = latest && latest.iteration !== batch.iteration;
+
+  return (
+    <div className="inspector" data-testid="trajectory-inspector" data-episode={index} data-step={t} data-steps={T}>
+      <aside className="inspector-side panel">
+        <header className="panel-head">
+          <h3>Iteration {batch.iteration + 1}</h3>
+          {newer && (
+            <button type="button" className="link-btn" data-testid="inspect-newest" onClick={() => pick(0)}>
+              newest batch ({latest.iteration + 1})
+            </button>
+          )}
+        </header>
+        <EpisodeList episodes={batch.episodes} index={index} onPick={(i) => pick(i, true)} />
+      </aside>
+
+      <section className="panel inspector-main">
+        <header className="inspector-head">
+          <div>
+            <h3 className="inspector-title">
+              Episode {index + 1}
+              {ep.group >= 0 && <span className="muted"> · group {ep.group + 1}</span>} <span className="muted">· seed {ep.seed}</span>
+            </h3>
+            <p className="muted small">
+              {T} steps, {end}. Reward {fmt(ep.reward)}, advantage{' '}
+              <b className={ep.advantage > 0 ? 'txt-good' : ep.advantage < 0 ? 'txt-bad' : ''}>
+                {ep.advantage >= 0 ? '+' : ''}
+                {fmt(ep.advantage)}
+              </b>
+              {ep.advantage > 0 ? ': every action in it was made more likely.' : ep.advantage < 0 ? ': every action in it was made less likely.' : ': the update ignored it.'}
+            </p>
+          </div>
+          <div className="scrub-controls">
+            <button type="button" className="btn" aria-label="First step" onClick={() => setT(0)} disabled={t === 0}>
+              ⏮
+            </button>
+            <button type="button" className="btn" aria-label="Previous step" data-testid="replay-prev" onClick={() => setT(Math.max(0, t - 1))} disabled={t === 0}>
+              ◀
+            </button>
+            <button type="button" className={`btn ${playing ? 'btn-active' : 'btn-primary'}`} data-testid="replay-play" onClick={() => (atEnd ? (setT(0), setPlaying(true)) : setPlaying(!playing))}>
+              {playing ? 'Pause' : atEnd ? 'Replay' : 'Play'}
+            </button>
+            <button type="button" className="btn" aria-label="Next step" data-testid="replay-next" onClick={() => setT(Math.min(T, t + 1))} disabled={atEnd}>
+              ▶
+            </button>
+            <button type="button" className="btn" aria-label="Last step" onClick={() => setT(T)} disabled={atEnd}>
+              ⏭
+            </button>
+          </div>
+        </header>
+
+        <div className="scrubber">
+          <input
+            type="range"
+            min={0}
+            max={T}
+            value={t}
+            aria-label="Step"
+            data-testid="replay-slider"
+            onChange={(e) => {
+              setPlaying(false);
+              setT(Number(e.target.value));
+            }}
+          />
+          <span className="scrub-pos">
+            step <b>{t}</b> / {T}
+          </span>
+        </div>
+        <div className="strip" aria-label={`Each step coloured by ${stripBy === 'logprob' ? 'the chosen action\'s probability' : 'policy certainty (1 − entropy)'}`}>
+          {Array.from({ length: T }, (_, k) => (
+            <button
+              key={k}
+              type="button"
+              tabIndex={-1}
+              className={`strip-cell ${k === t ? 'strip-on' : ''}`}
+              style={{ background: stripColor(stripBy, ep, k, maxEntropy) }}
+              title={`step ${k + 1}: ${labels[ep.actions[k]] ?? ep.actions[k]}, π ${fmt(Math.exp(ep.logprobs[k]))}, H ${fmt(ep.entropies[k])}`}
+              onClick={() => setT(k)}
+            />
+          ))}
+          <span className={`strip-end ${ep.success ? 'strip-end-ok' : ep.truncated ? 'strip-end-trunc' : 'strip-end-fail'}`} title={end}>
+            {ep.success ? '✓ terminated' : ep.truncated ? '⏱ truncated' : '✕ terminated'}
+          </span>
+        </div>
+        <div className="strip-legend muted small">
+          Strip colour:
+          <label>
+            <input type="radio" name="strip" checked={stripBy === 'logprob'} onChange={() => setStripBy('logprob')} /> probability of the chosen action
+          </label>
+          <label>
+            <input type="radio" name="strip" checked={stripBy === 'entropy'} onChange={() => setStripBy('entropy')} /> certainty (low entropy)
+          </label>
+          <span>· darker = more sure</span>
+        </div>
+
+        {replay.problem && <p className="field-msg">Replay mismatch: {replay.problem}.</p>}
+
+        <div className="replay-row">
+          <figure className="replay-fig">
+            <figcaption>The world</figcaption>
+            <MapCanvas frame={state.frame} />
+          </figure>
+          <figure className="replay-fig">
+            <figcaption>What the agent saw</figcaption>
+            <EgoCanvas image={state.obs.image} />
+          </figure>
+          <dl className="step-facts" data-testid="step-facts">
+            {atEnd ? (
+              <>
+                <dt>Outcome</dt>
+                <dd data-testid="step-end">
+                  <span className={`chip ${ep.success ? 'chip-good' : ep.truncated ? 'chip-warn' : 'chip-bad'}`}>{ep.success ? 'terminated: goal reached' : ep.truncated ? `truncated at the ${T}-step limit` : 'terminated'}</span>
+                </dd>
+                <dt>Episode reward</dt>
+                <dd>{fmt(ep.reward)}</dd>
+                <dt>Advantage</dt>
+                <dd>{fmt(ep.advantage)}</dd>
+              </>
+            ) : (
+              <>
+                <dt>Action</dt>
+                <dd data-testid="step-action">
+                  <b>{labels[ep.actions[t]] ?? ep.actions[t]}</b>
+                </dd>
+                <dt>Probability π(a|s)</dt>
+                <dd>
+                  {fmt(Math.exp(ep.logprobs[t]))} <span className="muted">(log {fmt(ep.logprobs[t])})</span>
+                </dd>
+                <dt>Entropy</dt>
+                <dd>
+                  {fmt(ep.entropies[t])} nats <span className="muted">of {fmt(maxEntropy)} max</span>
+                </dd>
+                <dt>Reward</dt>
+                <dd>{fmt(ep.rewards[t])}</dd>
+                <dt>Advantage</dt>
+                <dd>
+                  {fmt(ep.advantage)} <span className="muted">(whole episode)</span>
+                </dd>
+                {ep.values.some((v) => v !== 0) && (
+                  <>
+                    <dt>Value V(s)</dt>
+                    <dd>{fmt(ep.values[t])}</dd>
+                  </>
+                )}
+                <dt>Policy version</dt>
+                <dd>v{ep.versions[t]}</dd>
+                {t === T - 1 && (
+                  <>
+                    <dt>Then</dt>
+                    <dd>
+                      <span className={`chip ${ep.success ? 'chip-good' : ep.truncated ? 'chip-warn' : 'chip-bad'}`}>{ep.truncated && !ep.terminated ? 'truncated' : 'terminated'}</span>
+                    </dd>
+                  </>
+                )}
+              </>
+            )}
+          </dl>
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+/**
+ * The one training worker, seen from the main thread: created on first use, terminated on reset
+ * (terminating is instant and frees every ONNX session, even mid-step on a slow GPU).
+ */
+import { wrap, type Remote } from 'comlink';
+import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
+
+let worker: Worker | null = null;
+let remote: Remote<TrainWorkerApi> | null = null;
+let crashed: ((message: string) => void) | null = null;
+
+/** The worker's API; `onCrash` hears about a worker that died (a script error, not a thrown call). */
+export function trainWorker(onCrash: (message: string) => void): Remote<TrainWorkerApi> {
+  crashed = onCrash;
+  if (!remote) {
+    worker = new Worker(new URL('../../runtime/trainWorker/worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
+    worker.addEventListener('error', (e) => crashed?.(`the training worker crashed: ${e.message || 'script error (see the console)'}`));
+    remote = wrap<TrainWorkerApi>(worker);
+  }
+  return remote;
+}
+
+export function terminateTrainWorker(): void {
+  worker?.terminate();
+  worker = null;
+  remote = null;
+}

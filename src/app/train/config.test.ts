@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import '../../core/envs/index.ts';
+import emptyPreset from '../../../presets/grid-empty-8x8-grpo.json';
+import ppoPreset from '../../../presets/grid-door-key-ppo.json';
+import { changedFields, draftFromHash, draftFromPreset, formatTrainHash, isLiveChange, isTrainHash, loadPresets, parseTrainHash, setField, validate } from './config.ts';
+
+const { presets, problems } = loadPresets([ppoPreset, emptyPreset]);
+
+describe('presets', () => {
+  it('resolve, and the empty-room GRPO preset comes first', () => {
+    expect(problems).toEqual([]);
+    expect(presets.map((p) => p.id)).toEqual(['grid-empty-8x8-grpo', 'grid-door-key-ppo']);
+    expect(presets[0].config.algo.clipHigh).toBe(0.28); // a default filled in
+  });
+  it('a broken preset is reported by id, not thrown', () => {
+    const r = loadPresets([{ ...emptyPreset, id: 'bad', algo: { algo: 'grpo', lr: -1 } }]);
+    expect(r.presets).toEqual([]);
+    expect(r.problems[0]).toMatch(/^preset bad: algo\.lr: must be > 0/);
+  });
+});
+
+describe('validation', () => {
+  const d = draftFromPreset(presets[0], 'wasm');
+  it('files each message under its form field', () => {
+    const v = validate(setField(d, 'algo.lr', -0.1));
+    if (v.ok) throw new Error('expected lr < 0 to be rejected');
+    expect(v.byField['algo.lr']).toEqual(['must be > 0 (got -0.1)']);
+    const w = validate(setField(d, 'model.hidden', [64, 0]));
+    if (w.ok) throw new Error('expected a 0-wide layer to be rejected');
+    expect(Object.keys(w.byField)).toEqual(['model.hidden']);
+    expect(w.other).toEqual([]);
+  });
+  it('switching algorithm takes its defaults but keeps the tuned knobs', () => {
+    const ppo = setField(setField(d, 'algo.lr', 0.002), 'algo.algo', 'ppo');
+    expect(ppo.algo.updateEpochs).toBe(4);
+    expect(ppo.algo.normalizeStd).toBe(false);
+    expect(ppo.algo.lr).toBe(0.002);
+    expect(validate(ppo).ok).toBe(true);
+  });
+});
+
+describe('live vs restart', () => {
+  const d = draftFromPreset(presets[0], 'wasm');
+  it('lr is live; group size restarts; KL from 0 restarts, between non-zero values is live', () => {
+    expect(isLiveChange(d, setField(d, 'algo.lr', 0.01), 'algo.lr')).toBe(true);
+    expect(isLiveChange(d, setField(d, 'algo.groupSize', 4), 'algo.groupSize')).toBe(false);
+    expect(isLiveChange(d, setField(d, 'algo.klCoef', 0.1), 'algo.klCoef')).toBe(false);
+    const withKl = setField(d, 'algo.klCoef', 0.1);
+    expect(isLiveChange(withKl, setField(withKl, 'algo.klCoef', 0.2), 'algo.klCoef')).toBe(true);
+  });
+});
+
+describe('URL hash', () => {
+  it('round-trips preset + overrides + backend, writing only what differs', () => {
+    const base = draftFromPreset(presets[0], 'webgpu');
+    const d = setField(setField(setField({ ...base, backend: 'wasm' }, 'algo.lr', 0.002), 'model.hidden', [32, 16]), 'algo.dynamicSampling.enabled', true);
+    const hash = formatTrainHash(presets[0].id, base, d);
+    expect(hash).toBe('#view=train&preset=grid-empty-8x8-grpo&backend=wasm&model.hidden=32,16&algo.lr=0.002&algo.dynamicSampling.enabled=true');
+    expect(isTrainHash(hash)).toBe(true);
+    expect(isTrainHash('#env=grid/empty-5x5&seed=1')).toBe(false);
+    const back = draftFromHash(parseTrainHash(hash), presets, 'webgpu');
+    expect(back.problems).toEqual([]);
+    expect(changedFields(back.draft, d)).toEqual([]);
+    expect(back.draft.backend).toBe('wasm');
+  });
+  it('reports unknown presets, settings and bad values, and keeps the rest', () => {
+    const p = parseTrainHash('#view=train&preset=nope&algo.lr=abc&colour=red&algo.groupSize=4');
+    const r = draftFromHash(p, presets, 'wasm');
+    expect(r.presetId).toBe('grid-empty-8x8-grpo');
+    expect(r.problems.join('\n')).toMatch(/algo\.lr=abc is not a number[\s\S]*unknown setting "colour"[\s\S]*no preset "nope"/);
+    expect(r.draft.algo.groupSize).toBe(4);
+  });
+});

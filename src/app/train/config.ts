@@ -1,0 +1,193 @@
+/**
+ * Presets, the editable draft config, validation messages per field, the live/restart split,
+ * and the URL hash (`#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.002`), so a link
+ * reproduces a setup: the preset id plus only the fields that differ from it.
+ *
+ * Everything here is pure (no store, no DOM) and unit-tested.
+ */
+import { defaultsFor, type Algo } from '../../core/algos/config.ts';
+import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
+import { FIELDS, FIELD_BY_PATH, getPath, sameValue, setPath, type DraftConfig } from './fields.ts';
+
+export interface Preset {
+  id: string;
+  title: string;
+  description: string;
+  /** The preset resolved through parseRunConfig (every default filled). */
+  config: RunConfig;
+}
+
+/** Resolves raw preset JSON; a broken preset file is reported, not thrown. */
+export function loadPresets(raw: readonly unknown[]): { presets: Preset[]; problems: string[] } {
+  const presets: Preset[] = [];
+  const problems: string[] = [];
+  for (const r of raw) {
+    const p = parseRunConfig(r);
+    if (p.ok) presets.push({ id: p.config.id, title: p.config.title || p.config.id, description: p.config.description, config: p.config });
+    else problems.push(`preset ${String((r as { id?: unknown })?.id ?? '?')}: ${p.messages.join('; ')}`);
+  }
+  // The gentlest first: GRPO on the empty room is the one to try first.
+  presets.sort((a, b) => Number(b.id.includes('empty')) - Number(a.id.includes('empty')) || a.id.localeCompare(b.id));
+  return { presets, problems };
+}
+
+export function draftFromPreset(p: Preset, backend: DraftConfig['backend']): DraftConfig {
+  return { ...structuredClone(p.config), backend } as DraftConfig;
+}
+
+/**
+ * Changing the algorithm swaps in that algorithm's defaults (its normalisation, aggregation and
+ * epochs differ) but keeps the knobs a person has been turning.
+ */
+export function withAlgo(d: DraftConfig, algo: Algo): DraftConfig {
+  const keep = ['lr', 'entropyCoef', 'clipLow', 'clipHigh', 'klCoef', 'groupSize'] as const;
+  const next: Record<string, unknown> = { ...defaultsFor(algo) };
+  for (const k of keep) next[k] = d.algo[k];
+  return { ...d, algo: next as DraftConfig['algo'] };
+}
+
+/** Sets one field of the draft (the algorithm switch goes through withAlgo). */
+export function setField(d: DraftConfig, path: string, value: unknown): DraftConfig {
+  if (path === 'algo.algo') return withAlgo(d, value as Algo);
+  return setPath(d, path, value);
+}
+
+export type Validation = { ok: true; config: RunConfig } | { ok: false; byField: Record<string, string[]>; other: string[] };
+
+/** parseRunConfig on the draft, with its messages filed under the form field they name. */
+export function validate(d: DraftConfig): Validation {
+  const { backend: _backend, ...input } = d;
+  const r = parseRunConfig(input);
+  if (r.ok) return r;
+  const byField: Record<string, string[]> = {};
+  const other: string[] = [];
+  for (const m of r.messages) {
+    const i = m.indexOf(': ');
+    const path = i > 0 ? m.slice(0, i) : '';
+    // The longest field path that prefixes the message's path (model.hidden.1 → model.hidden).
+    const field = FIELDS.map((f) => f.path)
+      .filter((p) => path === p || path.startsWith(p + '.'))
+      .sort((a, b) => b.length - a.length)[0];
+    if (field) (byField[field] ??= []).push(m.slice(i + 2));
+    else other.push(m);
+  }
+  return { ok: false, byField, other };
+}
+
+/** Form fields whose value differs between two configs. */
+export function changedFields(a: DraftConfig, b: DraftConfig): string[] {
+  return FIELDS.filter((f) => !sameValue(getPath(a, f.path), getPath(b, f.path))).map((f) => f.path);
+}
+
+/**
+ * Whether a change from the running config can be applied live. KL is live only while a
+ * reference policy exists (β > 0 before and after) and β is in the loss: turning it on or off
+ * builds or drops the reference session, and reward-mode KL is folded into rewards at creation.
+ */
+export function isLiveChange(running: DraftConfig, next: DraftConfig, path: string): boolean {
+  if (!FIELD_BY_PATH.get(path)?.live) return false;
+  if (path === 'algo.klCoef') return running.algo.klCoef > 0 && next.algo.klCoef > 0 && running.algo.klMode === 'loss';
+  return true;
+}
+
+export function liveHyper(c: DraftConfig): { lr: number; entropyCoef: number; clipLow: number; clipHigh: number; klCoef: number } {
+  const a = c.algo;
+  return { lr: a.lr, entropyCoef: a.entropyCoef, clipLow: a.clipLow, clipHigh: a.clipHigh, klCoef: a.klCoef };
+}
+
+// ---------------------------------------------------------------- URL hash
+
+/** True when the hash names the training view. */
+export function isTrainHash(hash: string): boolean {
+  return /(^#?|&)view=train(&|$)/.test(hash);
+}
+
+function encodeValue(v: unknown): string {
+  if (Array.isArray(v)) return v.join(',');
+  return encodeURIComponent(String(v)).replace(/%2F/gi, '/');
+}
+
+/** `#view=train&preset=<id>[&backend=..][&<path>=<value>...]`: only fields that differ from the preset. */
+export function formatTrainHash(presetId: string, base: DraftConfig, d: DraftConfig): string {
+  const parts = ['view=train', `preset=${encodeURIComponent(presetId)}`];
+  if (d.backend !== base.backend) parts.push(`backend=${d.backend}`);
+  // algo.algo first: applying it resets the algorithm's other fields to its defaults.
+  const changed = changedFields(base, d).filter((p) => p !== 'backend');
+  changed.sort((a, b) => Number(b === 'algo.algo') - Number(a === 'algo.algo'));
+  for (const p of changed) parts.push(`${p}=${encodeValue(getPath(d, p))}`);
+  return '#' + parts.join('&');
+}
+
+function parseValue(path: string, raw: string): { value: unknown } | { error: string } {
+  const f = FIELD_BY_PATH.get(path)!;
+  const kind = f.input.kind;
+  if (kind === 'int' || kind === 'number') {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n)) return { error: `${path}=${raw} is not a number` };
+    return { value: n };
+  }
+  if (kind === 'bool') {
+    if (raw !== 'true' && raw !== 'false') return { error: `${path}=${raw} is not true or false` };
+    return { value: raw === 'true' };
+  }
+  if (kind === 'intList') {
+    const xs = raw.split(',').map((s) => Number(s.trim()));
+    if (xs.some((x) => !Number.isInteger(x))) return { error: `${path}=${raw} is not a comma-separated list of whole numbers` };
+    return { value: xs };
+  }
+  return { value: raw };
+}
+
+export interface ParsedTrainHash {
+  presetId: string | null;
+  backend: DraftConfig['backend'] | null;
+  /** Field path → value, in link order. */
+  overrides: [string, unknown][];
+  problems: string[];
+}
+
+export function parseTrainHash(hash: string): ParsedTrainHash {
+  const out: ParsedTrainHash = { presetId: null, backend: null, overrides: [], problems: [] };
+  const body = hash.startsWith('#') ? hash.slice(1) : hash;
+  for (const part of body.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    let key: string, value: string;
+    try {
+      key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
+      value = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
+    } catch {
+      out.problems.push(`could not decode ${JSON.stringify(part)}`);
+      continue;
+    }
+    if (key === 'view') continue;
+    if (key === 'preset') out.presetId = value || null;
+    else if (key === 'backend') {
+      if (value === 'webgpu' || value === 'wasm') out.backend = value;
+      else out.problems.push(`backend=${value} is not webgpu or wasm`);
+    } else if (FIELD_BY_PATH.has(key) && key !== 'backend') {
+      const v = parseValue(key, value);
+      if ('value' in v) out.overrides.push([key, v.value]);
+      else out.problems.push(v.error);
+    } else out.problems.push(`unknown setting ${JSON.stringify(key)}`);
+  }
+  return out;
+}
+
+/** The draft a link describes: its preset (or the first) with its overrides applied in order. */
+export function draftFromHash(
+  parsed: ParsedTrainHash,
+  presets: readonly Preset[],
+  defaultBackend: DraftConfig['backend'],
+): { presetId: string; base: DraftConfig; draft: DraftConfig; problems: string[] } {
+  const problems = [...parsed.problems];
+  let preset = presets.find((p) => p.id === parsed.presetId);
+  if (!preset) {
+    preset = presets[0];
+    if (parsed.presetId) problems.push(`there is no preset "${parsed.presetId}"; using ${preset.id}`);
+  }
+  const base = draftFromPreset(preset, defaultBackend);
+  let draft: DraftConfig = { ...base, backend: parsed.backend ?? defaultBackend };
+  for (const [path, value] of parsed.overrides) draft = setField(draft, path, value);
+  return { presetId: preset.id, base, draft, problems };
+}

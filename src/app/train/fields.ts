@@ -1,0 +1,123 @@
+/**
+ * The run-configuration form, as data: every editable field with its path in the run config,
+ * its panel, its input kind, a tooltip (what it does, units, why: the doc comments of
+ * AlgoConfig / the run-config schema, reused), and whether it can change while a run goes on.
+ *
+ * Live fields are exactly those StepTrainer.setHyper applies between train steps; changing
+ * anything else builds new sessions, so it restarts the run (after a prompt).
+ */
+import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
+import type { RunConfig } from '../../core/presets/schema.ts';
+
+export type Panel = 'env' | 'policy' | 'algo' | 'rollout';
+
+export const PANELS: { id: Panel; title: string; blurb: string }[] = [
+  { id: 'env', title: 'Environment', blurb: 'The world the agent learns in.' },
+  { id: 'policy', title: 'Policy', blurb: 'The network that picks actions, and where it runs.' },
+  { id: 'algo', title: 'Algorithm', blurb: 'How rewards become updates. Fields marked live change the running experiment.' },
+  { id: 'rollout', title: 'Rollout', blurb: 'How much experience each iteration collects, and how long the run is.' },
+];
+
+export type FieldKind =
+  | { kind: 'int'; min?: number; max?: number }
+  | { kind: 'number'; min?: number; max?: number; step?: number }
+  | { kind: 'select'; options: readonly { value: string; label: string }[] }
+  | { kind: 'bool' }
+  | { kind: 'intList' }
+  | { kind: 'env' };
+
+export interface FieldDef {
+  /** Dotted path in the run config ('algo.lr'); 'backend' is the one field outside it. */
+  path: string;
+  label: string;
+  panel: Panel;
+  input: FieldKind;
+  /** Tooltip: what it does, its units, why you would change it. */
+  help: string;
+  /** Applied to the running trainer without a restart (StepTrainer.setHyper). */
+  live?: boolean;
+  /** Shown only when this holds for the draft config (e.g. group size only for group algos). */
+  when?: (c: DraftConfig) => boolean;
+}
+
+/** The form's working copy: a run config (possibly invalid while being edited) plus the backend. */
+export type DraftConfig = Omit<RunConfig, 'algo'> & { algo: RunConfig['algo'] & Record<string, unknown>; backend: 'webgpu' | 'wasm' };
+
+const isGroup = (c: DraftConfig) => GROUP_ALGOS.includes(c.algo.algo as Algo);
+
+export const FIELDS: readonly FieldDef[] = [
+  { path: 'env.id', label: 'Environment', panel: 'env', input: { kind: 'env' }, help: 'Which grid world to train in. Every episode starts from a seeded layout; the policy sees only its 7×7 egocentric view.' },
+  { path: 'seed', label: 'Seed', panel: 'env', input: { kind: 'int', min: 0, max: 2 ** 31 - 1 }, help: 'Master seed: initial weights, env start states and action sampling all derive from it, so the same seed replays the same run.' },
+
+  { path: 'model.hidden', label: 'Hidden sizes', panel: 'policy', input: { kind: 'intList' }, help: 'Hidden layer widths, input side first, comma-separated (e.g. 64, 64). Wider or deeper = more capacity and slower steps.' },
+  {
+    path: 'model.activation',
+    label: 'Activation',
+    panel: 'policy',
+    input: { kind: 'select', options: [{ value: 'tanh', label: 'tanh' }, { value: 'relu', label: 'ReLU' }] },
+    help: 'Hidden nonlinearity: tanh is smoother for small policy nets (CleanRL\'s choice).',
+  },
+  {
+    path: 'backend',
+    label: 'Backend',
+    panel: 'policy',
+    input: { kind: 'select', options: [{ value: 'webgpu', label: 'WebGPU' }, { value: 'wasm', label: 'WASM (CPU)' }] },
+    help: 'Where the ONNX sessions run. WebGPU keeps weights and Adam state on the GPU; WASM runs on the CPU and is often faster for a network this small. A software WebGPU adapter is slow.',
+  },
+
+  {
+    path: 'algo.algo',
+    label: 'Algorithm',
+    panel: 'algo',
+    input: {
+      kind: 'select',
+      options: [
+        { value: 'grpo', label: 'GRPO (group-relative)' },
+        { value: 'drgrpo', label: 'Dr. GRPO' },
+        { value: 'rloo', label: 'RLOO (leave-one-out)' },
+        { value: 'reinforce', label: 'REINFORCE (baseline)' },
+        { value: 'ppo', label: 'PPO (critic + GAE)' },
+      ],
+    },
+    help: "Advantage estimator: 'reinforce' (baseline), 'grpo', 'drgrpo', 'rloo' (compare episodes within a group from one start), 'ppo' (learned critic + GAE).",
+  },
+  { path: 'algo.groupSize', label: 'Group size', panel: 'algo', input: { kind: 'int', min: 2, max: 64 }, when: isGroup, help: 'Episodes per group, all from one start state; batch = groups × group size. Bigger groups are likelier to contain both a success and a failure, i.e. a usable signal.' },
+  { path: 'algo.lr', label: 'Learning rate', panel: 'algo', input: { kind: 'number', min: 0, step: 0.0001 }, live: true, help: 'Adam learning rate (per update step). Too high and the policy jumps (approx KL spikes); too low and nothing moves.' },
+  { path: 'algo.entropyCoef', label: 'Entropy coef', panel: 'algo', input: { kind: 'number', min: 0, step: 0.001 }, live: true, help: 'Entropy bonus weight (nats⁻¹ of loss); counters premature collapse of exploration.' },
+  { path: 'algo.clipLow', label: 'Clip low ε', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, live: true, help: 'ε_low: the probability ratio is clipped below at 1 − ε_low (PPO trust region, down side).' },
+  { path: 'algo.clipHigh', label: 'Clip high ε', panel: 'algo', input: { kind: 'number', min: 0, step: 0.01 }, live: true, help: 'ε_high: clipped above at 1 + ε_high; above clip low is DAPO clip-higher (keeps rare actions rising, protects exploration).' },
+  { path: 'algo.klCoef', label: 'KL coef β', panel: 'algo', input: { kind: 'number', min: 0, step: 0.001 }, live: true, help: 'β, weight of KL(π‖π_ref) to the initial policy; 0 disables the reference policy entirely (turning it on or off restarts the run; changing a non-zero β is live).' },
+  { path: 'algo.dynamicSampling.enabled', label: 'Dynamic sampling', panel: 'algo', input: { kind: 'bool' }, when: isGroup, help: 'DAPO dynamic sampling: drop groups whose rewards are all equal (zero spread, no gradient) and sample fresh ones, up to the round cap.' },
+  { path: 'algo.dynamicSampling.maxRounds', label: 'Max sampling rounds', panel: 'algo', input: { kind: 'int', min: 1, max: 16 }, when: (c) => isGroup(c) && c.algo.dynamicSampling.enabled, help: 'Most sampling rounds per iteration, the first included. Each round costs a full rollout.' },
+  { path: 'algo.updateEpochs', label: 'Update epochs', panel: 'algo', input: { kind: 'int', min: 1, max: 32 }, help: 'Passes over each batch (PPO typically 4; group methods 1 = on-policy). More passes reuse data but drift further from the behaviour policy.' },
+  { path: 'algo.minibatches', label: 'Minibatches', panel: 'algo', input: { kind: 'int', min: 1, max: 64 }, help: 'Minibatches per pass: the batch is split into this many optimizer steps.' },
+  { path: 'algo.gamma', label: 'Discount γ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: (c) => c.algo.algo === 'ppo', help: 'Discount per step (GAE and potential shaping); 1 = undiscounted episodic return.' },
+  { path: 'algo.lambda', label: 'GAE λ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: (c) => c.algo.algo === 'ppo', help: 'GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy).' },
+
+  { path: 'rollout.groups', label: 'Groups / iteration', panel: 'rollout', input: { kind: 'int', min: 1, max: 512 }, when: isGroup, help: 'Groups per iteration, each group size episodes from one seed. More groups = smoother gradient, slower iteration.' },
+  { path: 'rollout.episodes', label: 'Episodes / iteration', panel: 'rollout', input: { kind: 'int', min: 1, max: 4096 }, when: (c) => !isGroup(c), help: 'Episodes per iteration for REINFORCE and PPO, each from its own seed.' },
+  { path: 'rollout.learnerBatch', label: 'Learner batch', panel: 'rollout', input: { kind: 'int', min: 1, max: 8192 }, help: 'Rows (env steps) per train step, the static batch of the ONNX train graph; an iteration runs ⌈steps / batch⌉ train steps per epoch.' },
+  { path: 'iterations', label: 'Iterations', panel: 'rollout', input: { kind: 'int', min: 1, max: 1_000_000 }, help: 'Training iterations (one rollout + one update each); the run stops here.' },
+];
+
+export const FIELD_BY_PATH: ReadonlyMap<string, FieldDef> = new Map(FIELDS.map((f) => [f.path, f]));
+
+export function getPath(obj: unknown, path: string): unknown {
+  let o = obj as Record<string, unknown> | undefined;
+  for (const k of path.split('.')) {
+    if (o === null || typeof o !== 'object') return undefined;
+    o = o[k] as Record<string, unknown> | undefined;
+  }
+  return o;
+}
+
+/** A copy of `obj` with `path` set to `value` (copies only the objects along the path). */
+export function setPath<T>(obj: T, path: string, value: unknown): T {
+  const [head, ...rest] = path.split('.');
+  const src = (obj ?? {}) as Record<string, unknown>;
+  return { ...src, [head]: rest.length ? setPath(src[head], rest.join('.'), value) : value } as T;
+}
+
+export function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

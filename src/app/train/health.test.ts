@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { explorationHealth, recent, shiftHealth, signalHealth } from './health.ts';
+
+const ln7 = Math.log(7);
+
+describe('recent', () => {
+  it('averages the last three finite values of a key and skips gaps', () => {
+    const h: Record<string, number>[] = [{ a: 100 }, { a: 1 }, {}, { a: 2 }, { a: NaN }, { a: 6 }];
+    expect(recent(h, 'a')).toBe(3);
+    expect(Number.isNaN(recent([{}], 'a'))).toBe(true);
+  });
+});
+
+describe('health verdicts', () => {
+  it('exploration: low entropy is collapse before success, convergence after', () => {
+    const collapsed = Array(3).fill({ 'actor/rollout_entropy': 0.05 * ln7, 'episode/success_rate': 0.3 });
+    const converged = Array(3).fill({ 'actor/rollout_entropy': 0.05 * ln7, 'episode/success_rate': 0.98 });
+    const healthy = Array(3).fill({ 'actor/rollout_entropy': 0.9 * ln7, 'episode/success_rate': 0.2 });
+    expect(explorationHealth(collapsed, 7).level).toBe('bad');
+    expect(explorationHealth(collapsed, 7).text).toMatch(/entropy coef/);
+    expect(explorationHealth(converged, 7).level).toBe('ok');
+    expect(explorationHealth(healthy, 7).text).toMatch(/90% of its maximum/);
+    expect(explorationHealth([], 7).level).toBe('idle');
+  });
+
+  it('signal: all zero-spread groups while failing says to raise group size / shape / dynamic sampling', () => {
+    const v = signalHealth(Array(3).fill({ 'groups/frac_zero_std': 1, 'episode/success_rate': 0 }), true);
+    expect(v.level).toBe('bad');
+    expect(v.text).toMatch(/group size.*shape the reward.*dynamic sampling/);
+    expect(signalHealth(Array(3).fill({ 'groups/frac_zero_std': 1, 'episode/success_rate': 1 }), true).level).toBe('ok');
+    expect(signalHealth(Array(3).fill({ 'groups/frac_zero_std': 0.6, 'episode/success_rate': 0.4 }), true).level).toBe('warn');
+    expect(signalHealth(Array(3).fill({ 'adv/std': 0 }), false).level).toBe('bad');
+  });
+
+  it('shift: a large approx KL says to lower the learning rate', () => {
+    const v = shiftHealth([{ 'actor/approx_kl': 0.2, 'actor/clipfrac_low': 0, 'actor/clipfrac_high': 0 }]);
+    expect(v.level).toBe('bad');
+    expect(v.text).toMatch(/lower the learning rate/);
+    expect(shiftHealth([{ 'actor/approx_kl': 0.001, 'actor/clipfrac_low': 0.01, 'actor/clipfrac_high': 0, 'mismatch/logprob_abs_diff_max': 1e-7 }]).level).toBe('ok');
+    expect(shiftHealth([{ 'actor/approx_kl': 0.001, 'actor/clipfrac_low': 0, 'actor/clipfrac_high': 0, 'mismatch/logprob_abs_diff_max': 0.01 }]).level).toBe('warn');
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * Health of seed 004's three invariants from the latest iterations' metrics: a level, one
+ * sentence on what is happening, and what to try. Pure; thresholds are named constants.
+ *
+ * Each verdict reads the mean over the last `WINDOW` iterations, so one noisy batch does not
+ * flip a badge back and forth.
+ */
+
+export type Level = 'ok' | 'warn' | 'bad' | 'idle';
+
+export interface Verdict {
+  level: Level;
+  /** Short label for the badge ("healthy", "collapsing", ...). */
+  label: string;
+  /** One sentence: what the numbers say, and what to try. */
+  text: string;
+}
+
+export type Invariant = 'exploration' | 'signal' | 'shift';
+
+/** Iterations averaged per verdict. */
+export const WINDOW = 3;
+
+export const THRESHOLDS = {
+  /** Normalised entropy H / ln|A| below which exploration has collapsed (bad) / is thinning (warn). */
+  entropyBad: 0.1,
+  entropyWarn: 0.25,
+  /** Success rate at which a low entropy is convergence, not collapse. */
+  solved: 0.9,
+  /** Share of zero-spread groups: bad / warn. */
+  zeroStdBad: 0.9,
+  zeroStdWarn: 0.5,
+  /** Approx KL (nats) between behaviour and updated policy per iteration: bad / warn. */
+  approxKlBad: 0.05,
+  approxKlWarn: 0.02,
+  /** Share of clipped ratios above which updates are being cut off. */
+  clipfracWarn: 0.3,
+  /** Rollout vs trainer |Δ log π| at the same weights (nats): numerics disagree above this. */
+  mismatchWarn: 1e-3,
+  /** Mean staleness (policy versions) above which off-policy correction matters. */
+  stalenessWarn: 2,
+} as const;
+
+type Series = readonly Readonly<Record<string, number>>[];
+
+/** Mean of `key` over the last WINDOW points that have it (NaN when none do). */
+export function recent(history: Series, key: string, window = WINDOW): number {
+  let s = 0;
+  let n = 0;
+  for (let i = history.length - 1; i >= 0 && n < window; i--) {
+    const v = history[i][key];
+    if (v !== undefined && Number.isFinite(v)) {
+      s += v;
+      n++;
+    }
+  }
+  return n ? s / n : NaN;
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+export function explorationHealth(history: Series, numActions: number): Verdict {
+  if (history.length === 0) return { level: 'idle', label: 'waiting', text: 'Shows whether the policy still tries different things once training starts.' };
+  const h = recent(history, 'actor/rollout_entropy');
+  const ent = Number.isFinite(h) ? h : recent(history, 'actor/entropy');
+  const norm = ent / Math.log(Math.max(2, numActions));
+  const success = recent(history, 'episode/success_rate');
+  const distinct = recent(history, 'episode/distinct_ratio');
+  const d = Number.isFinite(distinct) ? `, ${pct(distinct)} of episodes distinct` : '';
+  if (success >= THRESHOLDS.solved && norm < THRESHOLDS.entropyWarn) {
+    return { level: 'ok', label: 'converged', text: `Entropy is ${pct(norm)} of its maximum${d}: the task is solved, so a narrow policy is expected.` };
+  }
+  if (norm < THRESHOLDS.entropyBad) {
+    return { level: 'bad', label: 'collapsed', text: `Entropy fell to ${pct(norm)} of its maximum before the task is solved (success ${pct(success)}): raise the entropy coef or clip high, or lower the learning rate.` };
+  }
+  if (norm < THRESHOLDS.entropyWarn) {
+    return { level: 'warn', label: 'narrowing', text: `Entropy is down to ${pct(norm)} of its maximum with success at ${pct(success)}: if success stalls, raise the entropy coef or clip high.` };
+  }
+  return { level: 'ok', label: 'healthy', text: `Entropy is ${pct(norm)} of its maximum${d}: the policy still tries different paths.` };
+}
+
+export function signalHealth(history: Series, grouped: boolean): Verdict {
+  if (history.length === 0) return { level: 'idle', label: 'waiting', text: 'Shows whether batches still contain comparisons the optimizer can learn from.' };
+  const success = recent(history, 'episode/success_rate');
+  if (grouped) {
+    const z = recent(history, 'groups/frac_zero_std');
+    if (z >= THRESHOLDS.zeroStdBad) {
+      if (success >= THRESHOLDS.solved) {
+        return { level: 'ok', label: 'saturated', text: `${pct(z)} of groups have zero reward spread because nearly every episode succeeds: the task is learnt; make it harder to keep learning.` };
+      }
+      return { level: 'bad', label: 'no signal', text: `${pct(z)} of groups have zero reward spread, so their advantages are all 0: raise the group size, shape the reward, or turn on dynamic sampling.` };
+    }
+    if (z >= THRESHOLDS.zeroStdWarn && success < THRESHOLDS.solved) {
+      return { level: 'warn', label: 'thin', text: `${pct(z)} of groups have zero reward spread and teach nothing: a larger group size or dynamic sampling gives more usable comparisons.` };
+    }
+    return { level: 'ok', label: 'healthy', text: `${pct(1 - (Number.isFinite(z) ? z : 0))} of groups contain different rewards, so their advantages push the policy somewhere.` };
+  }
+  const advStd = recent(history, 'adv/std');
+  if (!(advStd > 1e-6)) {
+    return { level: 'bad', label: 'no signal', text: 'Every advantage is 0: all episodes scored alike. Shape the reward or make the task easier to reach.' };
+  }
+  return { level: 'ok', label: 'healthy', text: `Advantages spread with std ${advStd.toFixed(2)}: episodes differ and the update has a direction.` };
+}
+
+export function shiftHealth(history: Series): Verdict {
+  if (history.length === 0) return { level: 'idle', label: 'waiting', text: 'Shows whether the data the learner trains on still matches the policy that produced it.' };
+  const kl = recent(history, 'actor/approx_kl');
+  const clip = recent(history, 'actor/clipfrac_low') + recent(history, 'actor/clipfrac_high');
+  const mm = recent(history, 'mismatch/logprob_abs_diff_max');
+  const stale = recent(history, 'async/staleness_mean');
+  if (kl > THRESHOLDS.approxKlBad) {
+    return { level: 'bad', label: 'jumping', text: `Each update moves the policy by ${kl.toFixed(3)} nats (approx KL): lower the learning rate or the update epochs.` };
+  }
+  if (mm > THRESHOLDS.mismatchWarn) {
+    return { level: 'warn', label: 'mismatch', text: `Rollout and trainer disagree by up to ${mm.toExponential(1)} nats on the same weights: the backends' numerics differ; watch for drift.` };
+  }
+  if (stale > THRESHOLDS.stalenessWarn) {
+    return { level: 'warn', label: 'stale', text: `Actions are ${stale.toFixed(1)} versions old on average: lower the max staleness or turn on TIS.` };
+  }
+  if (kl > THRESHOLDS.approxKlWarn || clip > THRESHOLDS.clipfracWarn) {
+    return { level: 'warn', label: 'large steps', text: `Updates are large (approx KL ${kl.toFixed(3)}, ${pct(clip)} of ratios clipped): a lower learning rate keeps them in the trust region.` };
+  }
+  return { level: 'ok', label: 'bounded', text: `Approx KL ${Number.isFinite(kl) ? kl.toFixed(4) : '–'} per update and rollout = trainer log-probs: the learner trains on the policy that acted.` };
+}

@@ -1,0 +1,298 @@
+/**
+ * The training slice of the app store: the config form (draft vs running run), the run state
+ * machine, and the metric history the dashboard draws.
+ *
+ * Run loop: the main thread asks the worker for one iteration at a time, so pausing never cuts
+ * an update in half and "step" is exactly one rollout + one update. Iteration reports are
+ * buffered here and handed to React at most once per animation frame (DESIGN §1).
+ */
+import type { StateCreator } from 'zustand';
+import type { IterationView, StartInfo } from '../../runtime/trainWorker/types.ts';
+import type { Store } from '../state/store.ts';
+import { terminateTrainWorker, trainWorker } from './client.ts';
+import { changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate, type Preset, type Validation } from './config.ts';
+import { getPath, type DraftConfig } from './fields.ts';
+
+export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stepping' | 'finished' | 'error';
+export type TrainTab = 'dashboard' | 'groups' | 'trajectories';
+
+/** One iteration's metrics plus the x value and the reward band, as the charts read them. */
+export type MetricPoint = Record<string, number> & { it: number };
+
+const rawPresets = Object.values(import.meta.glob('../../../presets/*.json', { eager: true, import: 'default' }));
+const loaded = loadPresets(rawPresets);
+
+export interface TrainSlice {
+  presets: Preset[];
+  presetId: string;
+  /** The chosen preset as a draft (what the URL's overrides are relative to). */
+  base: DraftConfig;
+  /** The form's contents (may be invalid). */
+  draft: DraftConfig;
+  validation: Validation;
+  /** The config of the trainer in the worker; null when there is none. */
+  running: DraftConfig | null;
+  /** Form fields whose change needs a restart (draft vs running, non-live); empty when none. */
+  pendingRestart: string[];
+  status: RunStatus;
+  error: string | null;
+  info: StartInfo | null;
+  /** Metrics per iteration, oldest first (a new array at each flush). */
+  history: MetricPoint[];
+  latest: IterationView | null;
+  /** Iterations per second over the recent iterations (wall clock, main thread). */
+  itPerS: number;
+  /** Iterations the NaN guard skipped an update in. */
+  skippedUpdates: number;
+  tab: TrainTab;
+  /** The batch the trajectory inspector shows (pinned, so training on does not move it) and the episode in it. */
+  inspect: { batch: IterationView; index: number } | null;
+
+  /** Opens the view from a `#view=train&...` hash. */
+  openTrain(hash: string): void;
+  choosePreset(id: string): void;
+  editField(path: string, value: unknown): void;
+  /** Discards edits that would restart the run. */
+  revertDraft(): void;
+  /** Restarts with the draft (after the person confirmed). */
+  applyRestart(): Promise<void>;
+  start(): Promise<void>;
+  pause(): void;
+  stepOnce(): Promise<void>;
+  reset(): void;
+  setTab(tab: TrainTab): void;
+  /** Opens episode `index` of the latest batch (or of the pinned one when `pinned`) in the inspector. */
+  inspectEpisode(index: number, pinned?: boolean): void;
+  /** The backend detection finished: adopt its choice unless the person picked one. */
+  adoptBackend(kind: DraftConfig['backend']): void;
+}
+
+// Run-loop state that React never reads directly.
+let buffer: MetricPoint[] = [];
+let latestPending: IterationView | null = null;
+let frame = 0;
+let stamps: number[] = [];
+let backendChosenByPerson = false;
+
+export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) => {
+  const initial = draftFromPreset(loaded.presets[0], 'webgpu');
+
+  const flush = () => {
+    frame = 0;
+    const pending = latestPending;
+    latestPending = null;
+    set({ history: buffer.slice(), ...(pending ? { latest: pending } : {}), itPerS: rate() });
+  };
+  const scheduleFlush = () => {
+    if (frame) return;
+    frame = typeof requestAnimationFrame === 'function' ? requestAnimationFrame(flush) : (setTimeout(flush, 16) as unknown as number);
+  };
+  const rate = () => (stamps.length < 2 ? 0 : ((stamps.length - 1) * 1000) / (stamps[stamps.length - 1] - stamps[0]));
+
+  const ingest = (v: IterationView) => {
+    const m = v.metrics;
+    const mean = m['reward/mean'];
+    const std = m['reward/std'];
+    buffer.push({ ...m, it: v.iteration + 1, 'reward/lo': mean - (std || 0), 'reward/hi': mean + (std || 0) });
+    latestPending = v;
+    stamps.push(performance.now());
+    if (stamps.length > 11) stamps = stamps.slice(-11);
+    if (!v.allApplied) set({ skippedUpdates: get().skippedUpdates + 1 });
+    scheduleFlush();
+  };
+
+  const fail = (message: string) => {
+    terminateTrainWorker();
+    set({ status: 'error', error: message, running: null });
+    get().notify('error', `Training stopped: ${message}. The charts keep what was learnt so far.`);
+  };
+
+  /** Builds a trainer for the draft in a fresh worker; false when the draft is invalid or it failed. */
+  const boot = async (): Promise<boolean> => {
+    const v = validate(get().draft);
+    if (!v.ok) {
+      get().notify('warning', 'Fix the highlighted settings first; nothing was started.');
+      return false;
+    }
+    terminateTrainWorker();
+    buffer = [];
+    stamps = [];
+    latestPending = null;
+    const draft = get().draft;
+    set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0 });
+    try {
+      const info = await trainWorker(fail).start(v.config, draft.backend);
+      if (get().running !== draft) return false; // reset while starting
+      set({ info });
+      return true;
+    } catch (e) {
+      if (get().running === draft) fail(`could not start on ${draft.backend === 'webgpu' ? 'WebGPU' : 'WASM'}: ${(e as Error).message}`);
+      return false;
+    }
+  };
+
+  const oneStep = async (): Promise<boolean> => {
+    const run = get().running;
+    try {
+      const v = await trainWorker(fail).step();
+      if (get().running !== run) return false;
+      ingest(v);
+      return true;
+    } catch (e) {
+      if (get().running === run && run) fail((e as Error).message);
+      return false;
+    }
+  };
+
+  const done = (): boolean => {
+    const run = get().running;
+    return !!run && buffer.length >= run.iterations;
+  };
+
+  const loop = async () => {
+    while (get().status === 'running') {
+      if (done()) {
+        set({ status: 'finished' });
+        break;
+      }
+      if (!(await oneStep())) return;
+    }
+    if (get().status === 'pausing') set({ status: 'paused' });
+  };
+
+  return {
+    presets: loaded.presets,
+    presetId: loaded.presets[0].id,
+    base: initial,
+    draft: initial,
+    validation: validate(initial),
+    running: null,
+    pendingRestart: [],
+    status: 'idle',
+    error: null,
+    info: null,
+    history: [],
+    latest: null,
+    itPerS: 0,
+    skippedUpdates: 0,
+    tab: 'dashboard',
+    inspect: null,
+
+    openTrain: (hash) => {
+      const backend = get().backend;
+      const detected = backend.status === 'ready' ? backend.report.chosen : get().draft.backend;
+      const parsed = parseTrainHash(hash);
+      backendChosenByPerson = parsed.backend !== null;
+      const r = draftFromHash(parsed, get().presets, detected);
+      for (const p of [...loaded.problems, ...r.problems]) get().notify('warning', `Ignored part of the link: ${p}.`);
+      const { running } = get();
+      set({ view: 'train', presetId: r.presetId, base: r.base, draft: r.draft, validation: validate(r.draft), pendingRestart: running ? restartFields(running, r.draft) : [] });
+    },
+
+    choosePreset: (id) => {
+      const p = get().presets.find((x) => x.id === id);
+      if (!p) return;
+      const base = draftFromPreset(p, get().draft.backend);
+      const { running } = get();
+      set({ presetId: id, base, draft: base, validation: validate(base), pendingRestart: running ? restartFields(running, base) : [] });
+    },
+
+    editField: (path, value) => {
+      if (path === 'backend') backendChosenByPerson = true;
+      const draft = setField(get().draft, path, value);
+      const validation = validate(draft);
+      const { running } = get();
+      let nextRunning = running;
+      if (running && validation.ok) {
+        // Apply what can change live; the rest waits for a confirmed restart.
+        const live = changedFields(running, draft).filter((p) => isLiveChange(running, draft, p));
+        if (live.length) {
+          let r = running;
+          for (const p of live) r = setField(r, p, getPath(draft, p));
+          nextRunning = r;
+          void trainWorker(fail)
+            .setHyper(liveHyper(r))
+            .catch(() => undefined);
+        }
+      }
+      set({ draft, validation, running: nextRunning, pendingRestart: nextRunning ? restartFields(nextRunning, draft) : [] });
+    },
+
+    revertDraft: () => {
+      const { running } = get();
+      if (!running) return;
+      set({ draft: running, validation: validate(running), pendingRestart: [] });
+    },
+
+    applyRestart: async () => {
+      if (await boot()) {
+        set({ status: 'running' });
+        await loop();
+      }
+    },
+
+    start: async () => {
+      const s = get().status;
+      if (s === 'running' || s === 'starting' || s === 'stepping') return;
+      if (s === 'pausing') {
+        set({ status: 'running' });
+        return;
+      }
+      if (!get().running || s === 'finished' || s === 'error') {
+        if (s === 'finished' && get().running) {
+          // Continue past the configured end: a finished run can be extended by its length again.
+          set({ running: { ...get().running!, iterations: get().running!.iterations + get().draft.iterations }, status: 'running' });
+          await loop();
+          return;
+        }
+        if (!(await boot())) return;
+      }
+      set({ status: 'running' });
+      await loop();
+    },
+
+    pause: () => {
+      if (get().status === 'running') set({ status: 'pausing' });
+    },
+
+    stepOnce: async () => {
+      const s = get().status;
+      if (s !== 'idle' && s !== 'paused' && s !== 'finished' && s !== 'error') return;
+      if (!get().running || s === 'error') {
+        if (!(await boot())) return;
+      }
+      set({ status: 'stepping' });
+      if (await oneStep()) set({ status: done() ? 'finished' : 'paused' });
+    },
+
+    reset: () => {
+      terminateTrainWorker();
+      buffer = [];
+      stamps = [];
+      latestPending = null;
+      if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
+      frame = 0;
+      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, error: null, itPerS: 0, skippedUpdates: 0 });
+    },
+
+    setTab: (tab) => set({ tab }),
+
+    inspectEpisode: (index, pinned = false) => {
+      const batch = pinned ? (get().inspect?.batch ?? get().latest) : get().latest;
+      if (!batch || !batch.episodes[index]) return;
+      set({ inspect: { batch, index }, tab: 'trajectories' });
+    },
+
+    adoptBackend: (kind) => {
+      if (backendChosenByPerson) return;
+      const { base, draft, running } = get();
+      if (draft.backend === kind) return;
+      const d = { ...draft, backend: kind };
+      set({ base: { ...base, backend: kind }, draft: d, validation: validate(d), pendingRestart: running ? restartFields(running, d) : [] });
+    },
+  };
+};
+
+function restartFields(running: DraftConfig, draft: DraftConfig): string[] {
+  return changedFields(running, draft).filter((p) => !isLiveChange(running, draft, p));
+}

@@ -1,0 +1,90 @@
+/**
+ * The training worker (a module Web Worker): owns one trainer and its ONNX sessions, and runs
+ * one iteration per `step()` call. Thin on purpose (squoosh style): the RL is in src/core, the
+ * run loop (start / pause / single step) is the caller's, so pausing never interrupts an
+ * update half-way and a single step is exactly one rollout plus one update.
+ *
+ * Main thread: `import type { TrainWorkerApi } from '.../trainWorker/worker.ts'` and
+ * `wrap<TrainWorkerApi>(new Worker(new URL(...), { type: 'module' }))`.
+ */
+import { expose, transfer } from 'comlink';
+import '../../core/envs/index.ts';
+import { countParams } from '../../core/models/types.ts';
+import type { RunConfig } from '../../core/presets/schema.ts';
+import { createTrainer, type Trainer } from '../../core/trainer/run.ts';
+import type { LiveHyper } from '../../core/trainer/stepTrainer.ts';
+import { loadTrainEngine, type TrainBackend } from './engine.ts';
+import type { EpisodeView, IterationView, StartInfo } from './types.ts';
+
+let trainer: Trainer | null = null;
+/** Bumped by every start/stop, so a step that was in flight when the run changed is discarded. */
+let generation = 0;
+
+function need(): Trainer {
+  if (!trainer) throw new Error('training worker: no run (call start first)');
+  return trainer;
+}
+
+async function release(): Promise<void> {
+  const t = trainer;
+  trainer = null;
+  await t?.release();
+}
+
+const api = {
+  /** Builds a fresh trainer for `config` (a config already validated by parseRunConfig). */
+  async start(config: RunConfig, backend: TrainBackend): Promise<StartInfo> {
+    const gen = ++generation;
+    await release();
+    const t0 = performance.now();
+    const engine = await loadTrainEngine(backend);
+    const t = await createTrainer(config, engine);
+    if (gen !== generation) {
+      await t.release();
+      throw new Error('superseded by a newer start');
+    }
+    trainer = t;
+    return { engine: engine.name, setupS: (performance.now() - t0) / 1000, params: countParams(t.model) };
+  },
+
+  /** One iteration: rollout, advantages, update, weight sync. */
+  async step(): Promise<IterationView> {
+    const gen = generation;
+    const t0 = performance.now();
+    const r = await need().step();
+    if (gen !== generation) throw new Error('superseded by a newer start');
+    const episodes: EpisodeView[] = r.episodes.map((ep, i) => ({
+      seed: ep.seed,
+      group: ep.group,
+      actions: ep.actions,
+      logprobs: ep.logprobs,
+      entropies: ep.entropies,
+      values: ep.values,
+      versions: ep.versions,
+      rewards: ep.rewards,
+      reward: r.episodeRewards[i],
+      advantage: r.episodeAdvantages[i],
+      terminated: ep.terminated,
+      truncated: ep.truncated,
+      success: ep.success,
+    }));
+    const view: IterationView = { iteration: r.iteration, metrics: { ...r.metrics }, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes };
+    // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
+    const buffers = new Set<ArrayBuffer>();
+    for (const e of episodes) for (const a of [e.actions, e.logprobs, e.entropies, e.values, e.versions, e.rewards]) buffers.add(a.buffer as ArrayBuffer);
+    return transfer(view, [...buffers]);
+  },
+
+  /** Live hyperparameters: applied from the next train step, the run keeps going. */
+  setHyper(h: LiveHyper): void {
+    need().setHyper(h);
+  },
+
+  async stop(): Promise<void> {
+    generation++;
+    await release();
+  },
+};
+
+export type TrainWorkerApi = typeof api;
+expose(api);
