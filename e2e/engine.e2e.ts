@@ -43,6 +43,16 @@ describe('device check page', () => {
     }
     expect(report.agreements).toHaveLength(2);
     for (const a of report.agreements) expect(a.maxAbsDiff, `${a.model} at ${a.worst}`).toBeLessThanOrEqual(1e-4);
+    // The session layer keeps params and Adam state as GPU buffers between steps and still
+    // matches WASM; a NaN advantage is refused on the GPU and no weight moves.
+    const s = report.session!;
+    expect(s.stateLocation).toBe('gpu-buffer');
+    expect(s.metricMaxDiff).toBeLessThan(1e-4);
+    expect(s.weightMaxDiff).toBeLessThan(1e-4);
+    expect(s.nanApplied).toBe(false);
+    expect(s.nanWeightsChanged).toBe(false);
+    expect(s.version).toBe(3);
+    expect(s.decodeMaxDiff).toBeLessThan(1e-4);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -110,6 +110,31 @@ export function DeviceCheck() {
             </tbody>
           </table>
         )}
+        {report?.session && (
+          <>
+            <h2>Session layer, state kept on the GPU</h2>
+            <table className="check-table">
+              <tbody>
+                <tr className={Number(report.session.metricMaxDiff) <= AGREEMENT_TOLERANCE ? 'good' : 'bad'}>
+                  <td>3 chained steps vs WASM, metrics max |Δ|</td>
+                  <td>{Number(report.session.metricMaxDiff).toExponential(2)}</td>
+                </tr>
+                <tr className={Number(report.session.weightMaxDiff) <= AGREEMENT_TOLERANCE ? 'good' : 'bad'}>
+                  <td>weights after those steps, max |Δ|</td>
+                  <td>{Number(report.session.weightMaxDiff).toExponential(2)}</td>
+                </tr>
+                <tr className={!report.session.nanApplied && !report.session.nanWeightsChanged ? 'good' : 'bad'}>
+                  <td>NaN in the batch: update skipped, weights untouched</td>
+                  <td>{!report.session.nanApplied && !report.session.nanWeightsChanged ? 'yes' : 'NO'}</td>
+                </tr>
+                <tr className={Number(report.session.decodeMaxDiff) <= AGREEMENT_TOLERANCE ? 'good' : 'bad'}>
+                  <td>KV-cache decoding vs WASM, log-probs max |Δ|</td>
+                  <td>{Number(report.session.decodeMaxDiff).toExponential(2)}</td>
+                </tr>
+              </tbody>
+            </table>
+          </>
+        )}
         <h2>Train step time (median)</h2>
         {report && (
           <table className="check-table">

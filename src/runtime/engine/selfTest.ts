@@ -17,6 +17,7 @@ import { syntheticBatch } from '../../core/models/synthetic.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights, type PolicyModel } from '../../core/models/types.ts';
 import { TrainSession, type OrtModule } from '../ort/session.ts';
+import { runSessionCheck } from '../ort/sessionCheck.ts';
 import { loadWebOrt } from './web.ts';
 
 export interface Placement {
@@ -41,6 +42,11 @@ export interface SelfTestReport {
   agreements: Agreement[];
   /** Median ms per train step, by model and backend. */
   timings: { model: string; backend: 'webgpu' | 'wasm'; ms: number }[];
+  /**
+   * The session layer with GPU-resident state vs WASM over three chained steps, the NaN guard
+   * on the GPU, and KV-cache decoding (see src/runtime/ort/sessionCheck.ts); WebGPU only.
+   */
+  session?: Record<string, number | boolean | string>;
   errors: string[];
 }
 
@@ -179,6 +185,13 @@ export async function runSelfTest(options: { timingRuns?: number } = {}): Promis
         }
       }
       report.agreements.push({ model: id, maxAbsDiff: max, worst });
+    }
+  }
+  if (report.webgpu) {
+    try {
+      report.session = await runSessionCheck(ort);
+    } catch (e) {
+      report.errors.push(`session check: ${(e as Error).message}`);
     }
   }
   return report;

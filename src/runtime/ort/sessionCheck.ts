@@ -1,7 +1,9 @@
 /**
- * Browser entry for the opt-in WebGPU test (webgpu.browser.test.ts bundles it with esbuild):
- * drives the real session layer on the native WebGPU EP with state kept in GPU buffers, next to
- * the same session on WASM, and reports what differs.
+ * Drives the real session layer on the native WebGPU EP with state kept in GPU buffers, next to
+ * the same session on WASM, and reports what differs: three chained train steps (metrics and
+ * weights), the NaN guard on the GPU (a NaN advantage must leave every weight untouched), and
+ * five KV-cache decode steps. Part of the Device check (src/runtime/engine/selfTest.ts), which
+ * the Chromium e2e tests run.
  */
 import { buildTrainStep } from '../../core/graph/train.ts';
 import { MODEL_PRESETS } from '../../core/models/presets.ts';
