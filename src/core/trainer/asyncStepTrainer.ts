@@ -26,13 +26,15 @@
  *   value terms, which are regularisers and not estimates needing correction, unweighted.
  *   Without TIS, stale steps are treated as on-policy for μ (old_logprob = μ).
  *
- * Not here yet: dynamic sampling (a refill round would need its own launch slot) and
- * `keepObservations` replays (call the pool directly).
+ * Dynamic sampling (DAPO): when the batch has too few groups with reward spread, refill rounds
+ * are collected right away (behind batches in flight, so with weights at least as new: the
+ * bound holds) until the batch is full or the round cap is hit; an empty batch skips the
+ * update without a new version. Not here: `keepObservations` replays (call the pool directly).
  */
 import { gae, sequenceAdvantages, normalizeAdvantages, EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { buildIterationMetrics, summarizeEpisode } from '../algos/metrics.ts';
-import { groupStats } from '../algos/sampling.ts';
+import { addSamplingRound, initDynamicSampling, samplingStats } from '../algos/sampling.ts';
 import { logprobMismatch, partialRatio, staleness, truncatedIsWeights } from '../algos/offpolicy.ts';
 import type { TrainStepOptions } from '../graph/train.ts';
 import { makeEnv } from '../envs/index.ts';
@@ -98,7 +100,6 @@ export class AsyncStepTrainer {
     this.shapingWeights = config.schedule ? stageWeights(config.schedule, 0, config.shaping) : weightsOf(config.shaping);
     const s = config.scheduling.maxStaleness;
     if (!(Number.isInteger(s) && s >= 0)) throw new RangeError(`scheduling.maxStaleness must be an integer ≥ 0, got ${s}`);
-    if (config.algo.dynamicSampling.enabled) throw new Error('AsyncStepTrainer: dynamic sampling is not supported yet; use StepTrainer');
   }
 
   static async create(config: AsyncStepTrainerConfig, rawEngine: Engine, makePool: PoolFactory = serialPoolFactory, initial?: Weights): Promise<AsyncStepTrainer> {
@@ -134,13 +135,13 @@ export class AsyncStepTrainer {
   }
 
   /** The batch of iteration `iteration`: seeds, groups, sampling seed (a pure function of the config). */
-  requestFor(iteration: number): CollectRequest {
+  requestFor(iteration: number, round = 0): CollectRequest {
     const { algo } = this.config;
     const seeds: number[] = [];
     const groups: number[] = [];
     if (GROUP_ALGOS.includes(algo.algo)) {
       for (let g = 0; g < this.config.groups; g++) {
-        const s = mixSeed(this.config.seed, iteration, g, 0);
+        const s = mixSeed(this.config.seed, iteration, g, round);
         for (let k = 0; k < algo.groupSize; k++) {
           seeds.push(s);
           groups.push(g);
@@ -148,7 +149,7 @@ export class AsyncStepTrainer {
       }
     } else {
       for (let e = 0; e < this.config.episodes; e++) {
-        seeds.push(mixSeed(this.config.seed, iteration, e, 0));
+        seeds.push(mixSeed(this.config.seed, iteration, e, round));
         groups.push(-1);
       }
     }
@@ -156,7 +157,7 @@ export class AsyncStepTrainer {
       env: this.config.env,
       seeds,
       groups,
-      samplingSeed: mixSeed(this.config.seed, 0x5a3, iteration),
+      samplingSeed: mixSeed(this.config.seed, 0x5a3, iteration, round),
       potential: this.shapingWeights.potential !== 0 ? gridGoalDistance.id : undefined,
     };
   }
@@ -221,7 +222,41 @@ export class AsyncStepTrainer {
     const t1 = performance.now();
     const t0 = timing?.t0 ?? t1;
     const idle0 = timing?.idle0 ?? this.poolIdleMs(t0);
-    const episodes = ro.episodes;
+    const grouped = GROUP_ALGOS.includes(algo.algo);
+    const shape = (ep: StepEpisode) =>
+      shapeEpisode(
+        { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials },
+        shaping,
+        this.shapingWeights,
+      );
+    let episodes = ro.episodes;
+    let envSteps = ro.envSteps;
+    let busyS = ro.busyS;
+    let sampling = initDynamicSampling<{ rewards: Float64Array; episodes: StepEpisode[] }>();
+    if (grouped) {
+      const G = algo.groupSize;
+      for (let round = 0, cur = ro; ; ) {
+        const roundGroups = Array.from({ length: this.config.groups }, (_, g) => {
+          const eps = cur.episodes.slice(g * G, (g + 1) * G);
+          return { episodes: eps, rewards: Float64Array.from(eps, (ep) => shape(ep).total) };
+        });
+        const next = addSamplingRound(sampling, roundGroups, this.config.groups, algo.dynamicSampling);
+        sampling = next.state;
+        if (next.decision !== 'continue') {
+          episodes = (next.batch ?? []).flatMap((grp, gi) => grp.episodes.map((ep) => ({ ...ep, group: gi })));
+          break;
+        }
+        cur = await this.pool.collect(this.requestFor(it, ++round));
+        envSteps += cur.envSteps;
+        busyS += cur.busyS;
+      }
+    }
+    if (episodes.length === 0) {
+      // Every group had zero spread and the round cap was hit: nothing to learn from, no new version.
+      this.iteration++;
+      const m = { ...buildIterationMetrics({ groups: samplingStats(sampling) }), 'groups/dropped': sampling.droppedGroups, 'groups/sampling_rounds': sampling.rounds };
+      return { iteration: it, metrics: m as IterationReport['metrics'], episodes, episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
+    }
 
     // Bookkeeping check of the bound (a violation is a scheduler bug, not a data property).
     const S = episodes.reduce((s, ep) => s + ep.actions.length, 0);
@@ -240,13 +275,7 @@ export class AsyncStepTrainer {
     }
 
     // Reward and advantages, exactly as the synchronous trainer.
-    const shaped = episodes.map((ep) =>
-      shapeEpisode(
-        { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials },
-        shaping,
-        this.shapingWeights,
-      ),
-    );
+    const shaped = episodes.map(shape);
     if (this.reference && algo.klMode === 'reward') await this.klPenalty(episodes, shaped, algo.klCoef);
     const totals = Float64Array.from(shaped, (s) => s.total);
     const rowAdv = new Float64Array(S);
@@ -400,8 +429,6 @@ export class AsyncStepTrainer {
     // Metrics.
     const learnerMetrics: Record<string, number> = {};
     for (const [k, v] of Object.entries(sums)) learnerMetrics[k] = v / Math.max(1, nSteps);
-    const grouped = GROUP_ALGOS.includes(algo.algo);
-    const G = algo.groupSize;
     const iterS = (t4 - t0) / 1000;
     const waitS = (t1 - t0) / 1000;
     const trainS = (t4 - t1) / 1000;
@@ -418,16 +445,17 @@ export class AsyncStepTrainer {
           summarizeEpisode({ rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length }, shaped[i]),
         ),
         advantages: { values: rowAdv },
-        groups: grouped ? groupStats(Array.from({ length: this.config.groups }, (_, g) => totals.subarray(g * G, (g + 1) * G)), algo.dynamicSampling.spreadTol) : undefined,
+        groups: grouped ? samplingStats(sampling) : undefined,
+        extra: grouped ? { groupsDropped: sampling.droppedGroups, samplingRounds: sampling.rounds } : undefined,
         critic: this.model.hasValueHead ? { valueLoss: learnerMetrics['critic/value_loss'] ?? NaN, values: rowVal, returns: rowRet } : undefined,
         mismatch,
         staleness: stale,
         tis,
         partialRatio: partialRatio(padVer, padMask, episodes.length, maxT),
         perf: {
-          envStepsPerS: ro.envSteps / Math.max(1e-9, ro.busyS),
-          tokensPerS: S / Math.max(1e-9, ro.busyS),
-          rolloutS: ro.busyS,
+          envStepsPerS: envSteps / Math.max(1e-9, busyS),
+          tokensPerS: S / Math.max(1e-9, busyS),
+          rolloutS: busyS,
           trainS,
           learnerIdleRatio: waitS / Math.max(1e-9, iterS),
           rolloutIdleRatio: Math.min(1, (this.poolIdleMs(t4) - idle0) / Math.max(1e-9, t4 - t0)),

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { defaultsFor } from '../../core/algos/config.ts';
 import { AsyncStepTrainer, type AsyncStepTrainerConfig } from '../../core/trainer/asyncStepTrainer.ts';
 import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepTrainer.ts';
-import type { Weights } from '../../core/models/types.ts';
+import { initWeights, type Weights } from '../../core/models/types.ts';
+import { buildPoolModel, gridMlpSpec } from '../../core/trainer/pool.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { createNodeWorkerPool } from './node.ts';
 
@@ -32,7 +33,7 @@ function sameWeights(a: Weights, b: Weights): boolean {
 describe('AsyncStepTrainer scheduling', () => {
   it('with max staleness 0 equals collect-then-train (synchronous), and s = 1 does not', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const cfg = { ...config(0), groups: 4 };
+    const cfg = { ...config(0), groups: 2 };
     const scheduled = await AsyncStepTrainer.create(cfg, engine);
     const manual = await AsyncStepTrainer.create(cfg, engine);
     const overlapped = await AsyncStepTrainer.create({ ...cfg, scheduling: { maxStaleness: 1 } }, engine);
@@ -73,6 +74,43 @@ describe('AsyncStepTrainer scheduling', () => {
     const evalEps = await trainer.evaluate([101, 102, 103, 104, 105, 106, 107, 108]);
     expect(evalEps.filter((e) => e.success).length).toBeGreaterThanOrEqual(7);
     await trainer.release();
+  });
+
+  it('dynamic sampling refills zero-spread groups within the staleness bound', async () => {
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const base = config(1, { groups: 4 });
+    const trainer = await AsyncStepTrainer.create({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 3, spreadTol: 1e-9 } } }, engine);
+    for (let k = 0; k < 3; k++) {
+      const r = await trainer.step();
+      const rounds = r.metrics['groups/sampling_rounds']!;
+      expect(rounds).toBeGreaterThanOrEqual(1);
+      expect(rounds).toBeLessThanOrEqual(3);
+      expect(r.metrics['async/staleness_max']).toBeLessThanOrEqual(1);
+      // Kept groups are whole, re-indexed 0..g−1, and (when the batch filled) each has reward spread.
+      const G = base.algo.groupSize;
+      expect(r.episodes.length % G).toBe(0);
+      for (let g = 0; g < r.episodes.length / G; g++) {
+        const totals = Array.from(r.episodeRewards.subarray(g * G, (g + 1) * G));
+        expect(r.episodes.slice(g * G, (g + 1) * G).every((ep) => ep.group === g && ep.seed === r.episodes[g * G].seed)).toBe(true);
+        if (r.episodes.length === base.groups * G) expect(Math.max(...totals) - Math.min(...totals)).toBeGreaterThan(1e-9);
+      }
+    }
+    await trainer.release();
+
+    // A policy that only turns never reaches the goal: every group has zero spread, every round
+    // is dropped, and at the cap the iteration trains nothing and makes no new version.
+    const model = buildPoolModel(gridMlpSpec(base.env, { hidden: base.model.hidden }));
+    const turner = initWeights(model, 3);
+    turner['pi.b'] = new Float32Array(model.numActions);
+    turner['pi.b'][0] = 30;
+    const stuck = await AsyncStepTrainer.create({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 2, spreadTol: 1e-9 } } }, engine, undefined, turner);
+    const r = await stuck.step();
+    expect(r.metrics['groups/sampling_rounds']).toBe(2);
+    expect(r.metrics['groups/dropped']).toBe(2 * base.groups);
+    expect(r.episodes).toHaveLength(0);
+    expect(stuck.version).toBe(0);
+    expect(stuck.iteration).toBe(1);
+    await stuck.release();
   });
 
   it('with a worker pool and s = 1, rollouts overlap the learner and the bound holds', async () => {
