@@ -16,7 +16,7 @@ export const SUITES: Record<string, Suite> = {
     description: 'ms per train step (fwd+PPO loss+bwd+Adam), batch 64: ours (ort-web wasm) vs tfjs, jax-js, ort-node',
     flags: {
       models: 'comma-separated subset of mlp-76k, transformer-1m',
-      impls: 'comma-separated subset of ort-web-wasm, tfjs-wasm, jax-js-wasm, ort-node',
+      impls: 'comma-separated subset of ort-web-wasm, tfjs-wasm, jax-js-wasm, ort-node; opt-in: tfjs-wasm-stock',
       rounds: 'timed rounds per model (overrides the preset)',
       warmup: 'untimed warmup rounds per model (overrides the preset)',
     },

@@ -65,8 +65,8 @@ describe.each(tiny)('peers on %s', (_name, cfg) => {
     for (let i = 1; i < STEPS; i++) expect(Math.abs(ref[i] - ref[i - 1])).toBeGreaterThan(100 * TOL);
   });
 
-  it('tfjs-wasm matches the float64 reference', async () => {
-    const got = await losses(() => createTfjsTrainStep(cfg, params, batch));
+  it.each(['fast', 'stock'] as const)('tfjs-wasm (%s MatMul gradient) matches the float64 reference', async (variant) => {
+    const got = await losses(() => createTfjsTrainStep(cfg, params, batch, variant));
     got.forEach((l, i) => expect(Math.abs(l - ref[i])).toBeLessThan(TOL));
   });
 

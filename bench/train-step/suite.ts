@@ -15,7 +15,9 @@ import { withoutWorker } from './worker-guard.ts';
 import type { Batch, ModelConfig, Params, TrainStep } from './models.ts';
 
 export const IMPLS = ['ort-web-wasm', 'tfjs-wasm', 'jax-js-wasm', 'ort-node'] as const;
-export type ImplName = (typeof IMPLS)[number];
+/** Run only when named in --impls: tfjs with its stock MatMul gradient (not in the ratios). */
+export const EXTRA_IMPLS = ['tfjs-wasm-stock'] as const;
+export type ImplName = (typeof IMPLS)[number] | (typeof EXTRA_IMPLS)[number];
 
 /** Ours: the engine's train-step graph on onnxruntime-web WASM. */
 export const OURS: ImplName = 'ort-web-wasm';
@@ -27,6 +29,10 @@ const FACTORIES: Record<ImplName, () => Promise<Factory>> = {
   'ort-web-wasm': async () => (await import('./ort.ts')).ortFactory('web-wasm'),
   'ort-node': async () => (await import('./ort.ts')).ortFactory('node'),
   'tfjs-wasm': async () => (await import('./tfjs.ts')).createTfjsTrainStep,
+  'tfjs-wasm-stock': async () => {
+    const { createTfjsTrainStep } = await import('./tfjs.ts');
+    return (cfg, params, batch) => createTfjsTrainStep(cfg, params, batch, 'stock');
+  },
   // jax-js must first be evaluated with no global Worker (worker-guard.ts).
   'jax-js-wasm': () => withoutWorker(async () => (await import('./jax.ts')).createJaxTrainStep),
 };
@@ -82,8 +88,9 @@ export function computeRatios(samples: Partial<Record<ImplName, readonly number[
   return out;
 }
 
-function parseList<T extends string>(flag: string | true | undefined, allowed: readonly T[], what: string): T[] {
-  if (flag === undefined) return [...allowed];
+function parseList<T extends string>(flag: string | true | undefined, defaults: readonly T[], what: string, extra: readonly T[] = []): T[] {
+  const allowed = [...defaults, ...extra];
+  if (flag === undefined) return [...defaults];
   if (flag === true) throw new UsageError(`--${what} needs a comma-separated list (one of: ${allowed.join(', ')})`);
   const items = flag.split(',').map((s) => s.trim());
   const bad = items.filter((s) => !(allowed as readonly string[]).includes(s));
@@ -105,7 +112,7 @@ function machine(): Record<string, unknown> {
 
 export async function runTrainStep(opts: SuiteOptions): Promise<SuiteResult> {
   const models = parseList(opts.flags.models, BENCH_MODELS, 'models');
-  const impls = parseList(opts.flags.impls, IMPLS, 'impls');
+  const impls = parseList<ImplName>(opts.flags.impls, IMPLS, 'impls', EXTRA_IMPLS);
   const roundsOverride = parseCount(opts.flags.rounds, 'rounds');
   const warmupOverride = parseCount(opts.flags.warmup, 'warmup');
   const envStart = machine();

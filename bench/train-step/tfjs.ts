@@ -50,15 +50,16 @@ function makeMatMul(needGradA: boolean): (a: tf.Tensor2D, b: tf.Tensor2D) => tf.
   });
   return (a, b) => f(a, b);
 }
-const matMul = makeMatMul(true);
-const matMulDataA = makeMatMul(false);
+const fastMatMul = makeMatMul(true);
+const fastMatMulDataA = makeMatMul(false);
+const stockMatMul = (a: tf.Tensor2D, b: tf.Tensor2D): tf.Tensor2D => tf.matMul(a, b);
 
 /**
- * x @ w + b. Not `tf.fused.matMul`: its gradient takes the transposed-MatMul path and made the
- * mlp-76k step twice as slow.
+ * 'fast' (the benchmark's peer): MatMul with the explicit-transpose gradient above. 'stock':
+ * tfjs's built-in MatMul gradient, as most tfjs code runs; kept so the cost of not tuning
+ * can be measured (`--impls tfjs-wasm-stock`).
  */
-const dense = (x: tf.Tensor2D, w: tf.Variable, b: tf.Variable, dataInput = false): tf.Tensor2D =>
-  tf.add((dataInput ? matMulDataA : matMul)(x, w as tf.Tensor2D), b);
+export type TfjsVariant = 'fast' | 'stock';
 
 /** Mean of -min(r A, clip(r) A) over all scored positions; logp is [N]. */
 function clippedPg(logp: tf.Tensor1D, oldLogp: tf.Tensor1D, adv: tf.Tensor1D): tf.Scalar {
@@ -80,10 +81,18 @@ function layerNorm(x: tf.Tensor, g: tf.Variable, b: tf.Variable): tf.Tensor {
 
 const geluErf = (x: tf.Tensor): tf.Tensor => tf.mul(tf.mul(x, 0.5), tf.add(tf.erf(tf.mul(x, Math.SQRT1_2)), 1));
 
-export async function createTfjsTrainStep(cfg: ModelConfig, init: Params, batch: Batch): Promise<TrainStep> {
+export async function createTfjsTrainStep(cfg: ModelConfig, init: Params, batch: Batch, variant: TfjsVariant = 'fast'): Promise<TrainStep> {
   await initTfjsWasm();
+  const matMul = variant === 'fast' ? fastMatMul : stockMatMul;
+  const matMulDataA = variant === 'fast' ? fastMatMulDataA : stockMatMul;
+  /**
+   * x @ w + b. Not `tf.fused.matMul`: its gradient takes the transposed-MatMul path and made the
+   * mlp-76k step twice as slow.
+   */
+  const dense = (x: tf.Tensor2D, w: tf.Variable, b: tf.Variable, dataInput = false): tf.Tensor2D =>
+    tf.add((dataInput ? matMulDataA : matMul)(x, w as tf.Tensor2D), b);
   const vars = new Map<string, tf.Variable>();
-  for (const p of paramSpecs(cfg)) vars.set(p.name, tf.variable(tf.tensor(init.get(p.name)!, p.shape), true, p.name));
+  for (const p of paramSpecs(cfg)) vars.set(p.name, tf.variable(tf.tensor(init.get(p.name)!, p.shape), true) /* unnamed: tfjs names are process-global */);
   const P = (name: string): tf.Variable => vars.get(name)!;
   const optimizer = tf.train.adam(HYPER.lr, HYPER.beta1, HYPER.beta2, HYPER.eps);
 
@@ -163,6 +172,6 @@ export async function createTfjsTrainStep(cfg: ModelConfig, init: Params, batch:
       for (const v of varList) v.dispose();
       for (const t of inputs) t.dispose();
     },
-    meta: { backend: tf.getBackend(), threads: getThreadsCount(), simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT') },
+    meta: { backend: tf.getBackend(), threads: getThreadsCount(), simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT'), matmulGrad: variant },
   };
 }
