@@ -64,8 +64,10 @@ export interface ImitationConfig {
   steps: number;
   /** Expert sequences per step (the learner's static batch). */
   batch: number;
-  /** Adam learning rate. */
+  /** Adam learning rate at the first step. */
   lr: number;
+  /** Learning rate at the last step, as a fraction of `lr` (linear decay; 1 = constant). */
+  finalLrRatio: number;
   /** Global gradient-norm clip (≤ 0 disables). */
   maxGradNorm: number;
   /** Master seed of the expert seed stream (held-out evaluation must use other seeds). */
@@ -78,6 +80,7 @@ export const DEFAULT_IMITATION: Omit<ImitationConfig, 'env'> = {
   steps: 300,
   batch: 16,
   lr: 3e-3,
+  finalLrRatio: 0.1,
   maxGradNorm: 1,
   seed: 0,
   budgetS: Infinity,
@@ -125,6 +128,7 @@ export async function trainImitation(
       }
       const rows = shiftedBatch(eps.map((e) => ({ ...e, logprobs: new Float32Array(e.tokens.length) })), T);
       const weights = Float32Array.from(aggregationWeights({ nSeqs: cfg.batch, seqLen: T, lossMask: rows.mask }, 'token'));
+      learner.hyper.lr = cfg.lr * (1 - (1 - cfg.finalLrRatio) * (cfg.steps > 1 ? s / (cfg.steps - 1) : 0));
       const res = await learner.step({ tokens: rows.tokens, actions: rows.actions, weights, mask: rows.mask });
       const rep: ImitationReport = {
         step: s,

@@ -1,0 +1,99 @@
+/**
+ * Short real learning runs for token policies (ort-web WASM in Node): a learning regression in
+ * the agent loop, the imitation loss or the token GRPO update fails CI. Budgets are small and
+ * the thresholds well below what full runs reach (numbers in the RL-loop issue report).
+ */
+import { describe, expect, it } from 'vitest';
+import { defaultsFor } from '../../core/algos/config.ts';
+import { registerEnv } from '../../core/envs/registry.ts';
+import { dict, text } from '../../core/envs/spaces.ts';
+import type { EnvSpec, ResetResult, StepResult, ToolEnv, ToolObs, TranscriptFrame } from '../../core/envs/types.ts';
+import { initWeights } from '../../core/models/types.ts';
+import { DEFAULT_IMITATION, trainImitation } from '../../core/trainer/imitation.ts';
+import { mixSeed } from '../../core/trainer/stepTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER, TokenTrainer, makeTokenModel } from '../../core/trainer/tokenTrainer.ts';
+import { loadNodeEngine } from './node.ts';
+
+/**
+ * A one-turn text bandit: reward 1 when the action starts with a digit. A fresh policy does so
+ * about 10% of the time (10 of ~105 tokens), so GRPO groups carry signal from the start.
+ */
+class FirstDigitEnv implements ToolEnv {
+  readonly spec: EnvSpec = {
+    id: 'test/first-digit',
+    title: 'First digit',
+    description: 'Answer with anything that starts with a digit.',
+    family: 'tool',
+    observationSpace: dict({ text: text(40) }),
+    actionSpace: text(40),
+    rewardRange: [0, 1],
+    maxSteps: 1,
+  };
+  reset(): ResetResult<ToolObs> {
+    return { obs: { text: 'say a number' }, info: {} };
+  }
+  step(action: string): StepResult<ToolObs> {
+    const ok = /^[0-9]/.test(action);
+    return { obs: { text: ok ? 'done: correct.' : 'done: wrong.' }, reward: ok ? 1 : 0, terminated: true, truncated: false, info: { success: ok } };
+  }
+  renderText(): string {
+    return 'say a number';
+  }
+  frame(): TranscriptFrame {
+    return { kind: 'transcript', messages: [] };
+  }
+  expertAction(): string {
+    return '7';
+  }
+}
+registerEnv('test/first-digit', () => new FirstDigitEnv());
+
+describe('token policies learn (ort-web WASM)', () => {
+  it('GRPO on tokens learns a one-turn text bandit from scratch', { timeout: 60_000 }, async () => {
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const trainer = await TokenTrainer.create(
+      {
+        ...DEFAULT_TOKEN_TRAINER,
+        env: { id: 'test/first-digit' },
+        model: { kind: 'transformer', dModel: 32, nLayers: 1, nHeads: 2, dFF: 64, context: 32 },
+        algo: { ...defaultsFor('grpo'), lr: 1e-3, entropyCoef: 0, updateEpochs: 4, minibatches: 4 },
+        groups: 8,
+        learnerBatch: 16,
+        maxActionTokens: 4,
+        seed: 1,
+      },
+      engine,
+    );
+    const first = await trainer.step();
+    let last = first;
+    for (let i = 1; i < 15; i++) last = await trainer.step();
+    // ≈ 0.1 by chance at the start; ≈ 0.98 after 15 iterations (seed 1).
+    expect(first.metrics['episode/success_rate']).toBeLessThan(0.3);
+    expect(last.metrics['episode/success_rate']).toBeGreaterThanOrEqual(0.7);
+    expect(last.metrics['actor/entropy']).toBeLessThan(first.metrics['actor/entropy']!);
+    expect(first.metrics['mismatch/logprob_abs_diff_max']).toBeLessThanOrEqual(1e-4);
+    await trainer.release();
+  });
+
+  it('imitation warm start teaches the multi-turn calculator loop (1-digit operands)', { timeout: 120_000 }, async () => {
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const env = { id: 'tools/calculator', kwargs: { minDigits: 1, maxDigits: 1 } };
+    const modelCfg = { kind: 'transformer' as const, dModel: 48, nLayers: 2, nHeads: 4, dFF: 192, context: 96 };
+    const model = makeTokenModel(modelCfg);
+    const w0 = initWeights(model, 1);
+    const warm = await trainImitation(engine, model, w0, { ...DEFAULT_IMITATION, env, steps: 150, batch: 16, lr: 3e-3 });
+    expect(warm.curve[warm.curve.length - 1].ceLoss).toBeLessThan(warm.curve[0].ceLoss / 4);
+    // Greedy exact-answer rate on held-out seeds (outside the imitation seed stream).
+    const heldOut = Array.from({ length: 64 }, (_, i) => mixSeed(0x4e1d, i));
+    const cfg = { ...DEFAULT_TOKEN_TRAINER, env, model: modelCfg, algo: defaultsFor('grpo'), groups: 4, maxActionTokens: 16 };
+    const rate = async (weights: typeof w0) => {
+      const t = await TokenTrainer.create(cfg, engine, weights);
+      const eps = await t.evaluate(heldOut);
+      await t.release();
+      return eps.filter((e) => e.success).length / eps.length;
+    };
+    expect(await rate(w0)).toBe(0);
+    // ≈ 0.95 with these settings (ort-node, same seeds); the bar leaves room for numerics.
+    expect(await rate(warm.weights)).toBeGreaterThanOrEqual(0.6);
+  });
+});
