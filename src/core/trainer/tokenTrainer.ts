@@ -11,7 +11,14 @@
  *                  target at position t is tokens[t+1], masked to policy tokens, old log-probs
  *                  are the behaviour log-probs; optional KL to a reference (warm-start) policy
  *   5. sync:       the learner's weights become the decoder's, version + 1
- *   6. metrics:    one object with the DESIGN §7 keys
+ *   6. metrics:    one object with the DESIGN §7 keys; episode/* and reward/* are over every
+ *                  episode sampled this iteration (dropped groups included: they describe the
+ *                  policy), adv/* and the actor/* losses over the trained batch
+ *
+ * Extra keys: `actor/rollout_entropy` (behaviour entropy on sampled tokens),
+ * `episode/forced_end_ratio` (episodes with an action cut at maxActionTokens),
+ * `episode/context_limited_ratio`, `train/batch_success_rate` (the trained, filtered batch),
+ * `train/updates`, `train/policy_version`, `train/batch_episodes`, `perf/iteration_s`.
  *
  * Staleness is 0: every token in a batch was sampled by the version being trained, so before the
  * first update the learner's log-probs must equal the rollout's (`mismatch/*`, ≤ 1e-4 on WASM).
@@ -79,7 +86,7 @@ export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {
   episodes: 64,
   learnerBatch: 16,
   maxActionTokens: 32,
-  prefillStep: 16,
+  prefillStep: 8,
   temperature: 1,
   seed: 0,
 };
