@@ -92,7 +92,7 @@ describe('training in the tab', () => {
 
     // Success climbs (the CLI reaches 1.0 in ~20 iterations; ask for a clear rise).
     await expect
-      .poll(async () => (await num(page, 'data-max-success')) >= Math.max(0.6, firstSuccess + 0.25), { timeout: 240_000, intervals: [1000] })
+      .poll(async () => (await num(page, 'data-max-success')) >= Math.max(0.6, firstSuccess + 0.25), { timeout: 240_000, interval: 1000 })
       .toBe(true);
     const iterations = await num(page, 'data-iteration');
     const itPerS = await num(page, 'data-it-per-s');
@@ -135,10 +135,10 @@ describe('training in the tab', () => {
     expect(await page.getByTestId('field-rollout.groups').inputValue()).toBe('4');
     expect(await page.getByTestId('field-backend').inputValue()).toBe('webgpu');
     await page.getByTestId('train-start').click();
-    await expect.poll(() => num(page, 'data-iteration'), { timeout: 150_000, intervals: [1000] }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 150_000, interval: 1000 }).toBeGreaterThanOrEqual(1);
     const t0 = await page.evaluate(() => performance.now());
     expect(await attr(page, 'data-engine')).toBe('ort-web-webgpu');
-    await expect.poll(() => num(page, 'data-iteration'), { timeout: 200_000, intervals: [1000] }).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 200_000, interval: 1000 }).toBeGreaterThanOrEqual(3);
     const tasks = await longTasksSince(page, t0);
     const itPerS = await num(page, 'data-it-per-s');
     await page.screenshot({ path: `${shots}/train-dashboard-webgpu.png` });

@@ -61,7 +61,8 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
   const value = useStore((s) => getPath(s.draft, f.path));
   const errors = useStore((s) => (s.validation.ok ? undefined : s.validation.byField[f.path]));
   const restarts = useStore((s) => s.pendingRestart.includes(f.path));
-  const running = useStore((s) => s.running !== null);
+  // KL is live only while a reference policy exists (β > 0 when the run started).
+  const running = useStore((s) => s.running !== null && (f.path !== 'algo.klCoef' || s.running.algo.klCoef > 0));
   const catalog = useStore((s) => s.catalog);
   const edit = useStore((s) => s.editField);
   const id = `field-${f.path}`;

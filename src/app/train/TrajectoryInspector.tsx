@@ -45,14 +45,24 @@ function EpisodeList({ episodes, index, onPick }: { episodes: EpisodeView[]; ind
   });
   return (
     <ol className="ep-list" aria-label="Episodes in this batch" data-testid="episode-list">
+      <li className="ep-item ep-header" aria-hidden>
+        <span />
+        <span>ep</span>
+        <span>steps</span>
+        <span>reward</span>
+        <span>adv</span>
+      </li>
       {episodes.map((ep, i) => (
         <li key={i}>
           <button type="button" className={`ep-item ${i === index ? 'ep-on' : ''}`} aria-current={i === index} data-testid={`episode-${i}`} onClick={() => onPick(i)}>
             <span className={`ep-dot ${ep.success ? 'ep-dot-ok' : ep.truncated ? 'ep-dot-trunc' : 'ep-dot-fail'}`} aria-hidden />
             <span className="ep-name">{ep.group >= 0 ? `G${ep.group + 1}·${pos[i] + 1}` : `#${i + 1}`}</span>
-            <span className="ep-num">{ep.actions.length} st</span>
-            <span className="ep-num">R {fmt(ep.reward)}</span>
-            <span className={`ep-num ${ep.advantage > 0 ? 'txt-good' : ep.advantage < 0 ? 'txt-bad' : ''}`}>A {ep.advantage >= 0 ? '+' : ''}{fmt(ep.advantage)}</span>
+            <span className="ep-num">{ep.actions.length}</span>
+            <span className="ep-num">{fmt(ep.reward)}</span>
+            <span className={`ep-num ${ep.advantage > 0 ? 'txt-good' : ep.advantage < 0 ? 'txt-bad' : ''}`}>
+              {ep.advantage >= 0 ? '+' : ''}
+              {fmt(ep.advantage)}
+            </span>
           </button>
         </li>
       ))}
@@ -154,7 +164,7 @@ export function TrajectoryInspector() {
           </div>
           <div className="scrub-controls">
             <button type="button" className="btn" aria-label="First step" onClick={() => setT(0)} disabled={t === 0}>
-              ⏮
+              «
             </button>
             <button type="button" className="btn" aria-label="Previous step" data-testid="replay-prev" onClick={() => setT(Math.max(0, t - 1))} disabled={t === 0}>
               ◀
@@ -166,7 +176,7 @@ export function TrajectoryInspector() {
               ▶
             </button>
             <button type="button" className="btn" aria-label="Last step" onClick={() => setT(T)} disabled={atEnd}>
-              ⏭
+              »
             </button>
           </div>
         </header>

@@ -73,6 +73,8 @@ let latestPending: IterationView | null = null;
 let frame = 0;
 let stamps: number[] = [];
 let backendChosenByPerson = false;
+/** Identifies the current run: bumped by every boot and reset, so late replies of an old run are dropped. */
+let runId = 0;
 
 export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) => {
   const initial = draftFromPreset(loaded.presets[0], 'webgpu');
@@ -118,28 +120,29 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     buffer = [];
     stamps = [];
     latestPending = null;
+    const id = ++runId;
     const draft = get().draft;
     set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0 });
     try {
       const info = await trainWorker(fail).start(v.config, draft.backend);
-      if (get().running !== draft) return false; // reset while starting
+      if (runId !== id) return false; // reset or restarted while starting
       set({ info });
       return true;
     } catch (e) {
-      if (get().running === draft) fail(`could not start on ${draft.backend === 'webgpu' ? 'WebGPU' : 'WASM'}: ${(e as Error).message}`);
+      if (runId === id) fail(`could not start on ${draft.backend === 'webgpu' ? 'WebGPU' : 'WASM'}: ${(e as Error).message}`);
       return false;
     }
   };
 
   const oneStep = async (): Promise<boolean> => {
-    const run = get().running;
+    const id = runId;
     try {
       const v = await trainWorker(fail).step();
-      if (get().running !== run) return false;
+      if (runId !== id) return false;
       ingest(v);
       return true;
     } catch (e) {
-      if (get().running === run && run) fail((e as Error).message);
+      if (runId === id) fail((e as Error).message);
       return false;
     }
   };
@@ -266,6 +269,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     },
 
     reset: () => {
+      runId++;
       terminateTrainWorker();
       buffer = [];
       stamps = [];
