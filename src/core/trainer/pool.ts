@@ -282,11 +282,14 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
     truncated: boolean;
   }
   const bufs: Buf[] = [];
-  const feats: Float32Array[][] = [];
+  // Per-slot feature rows [T, D], grown by doubling: one copy per step and no per-step
+  // allocation (a 7×7 view is 984 floats; a 4 KB array per env step kept V8's GC threads busy).
+  const feats: Float32Array[] = [];
+  const initialRows = Math.min(64, Math.max(1, req.envs[0]?.spec.maxSteps ?? 64));
   for (let i = 0; i < N; i++) {
     current[i] = req.envs[i].reset({ seed: req.seeds[i] }).obs;
     bufs.push({ actions: [], logprobs: [], entropies: [], values: [], rewards: [], infos: [], versions: [], observations: [current[i]], potentials: req.potential ? [req.potential(req.envs[i])] : [], terminated: false, truncated: false });
-    feats.push([]);
+    feats.push(new Float32Array(initialRows * D));
   }
   const bootstrap = new Float64Array(N);
   const needBootstrap: number[] = [];
@@ -307,7 +310,13 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
       if (!active[i]) continue;
       const s = sampleRow(logp, i, A, req.rngs[i], scratch, req.temperature);
       const b = bufs[i];
-      feats[i].push(input.slice(i * D, (i + 1) * D));
+      const t = b.actions.length;
+      if ((t + 1) * D > feats[i].length) {
+        const grown = new Float32Array(feats[i].length * 2);
+        grown.set(feats[i]);
+        feats[i] = grown;
+      }
+      feats[i].set(input.subarray(i * D, (i + 1) * D), t * D);
       b.actions.push(s.action);
       b.logprobs.push(s.logprob);
       b.entropies.push(s.entropy);
@@ -339,8 +348,7 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
   }
   const episodes = bufs.map((b, i): StepEpisode => {
     const T = b.actions.length;
-    const features = new Float32Array(T * D);
-    feats[i].forEach((row, t) => features.set(row, t * D));
+    const features = feats[i].slice(0, T * D);
     return {
       envId: req.envs[i].spec.id,
       seed: req.seeds[i],
