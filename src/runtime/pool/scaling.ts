@@ -8,6 +8,7 @@
  * load hits both alike; the ratio is the median of per-round ratios. Random-init weights: the
  * episodes are long (most run to the time limit), which is the worst case for the lockstep.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { initWeights } from '../../core/models/types.ts';
 import { buildPoolModel, gridMlpSpec, type CollectRequest } from '../../core/trainer/pool.ts';
@@ -27,6 +28,26 @@ export interface ScalingResult {
   envStepsPerCpuS: Record<number, number>;
   /** Load average (1 min) when the measurement ended. */
   loadavg: number;
+  /**
+   * Linux only: for the larger pool's busiest threads (its workers), the shares of wall time
+   * spent on a CPU and runnable but waiting for one (/proc/self/task/<tid>/schedstat). On-CPU +
+   * waiting ≈ 1 means the workers never block on each other: any shortfall is CPU contention.
+   */
+  workerThreads?: { onCpu: number; waiting: number }[];
+}
+
+/** Per-thread [on-CPU ns, runqueue-wait ns] of this process, or null off Linux. */
+function schedstat(): Map<string, [number, number]> | null {
+  try {
+    const out = new Map<string, [number, number]>();
+    for (const t of readdirSync('/proc/self/task')) {
+      const [cpu, wait] = readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ').map(Number);
+      out.set(t, [cpu, wait]);
+    }
+    return out;
+  } catch {
+    return null;
+  }
 }
 
 function median(xs: number[]): number {
@@ -54,12 +75,24 @@ export async function measurePoolScaling(o: { env?: string; slots?: number; roun
     const rates: number[][] = [[], []];
     const cpu = [0, 0];
     const steps = [0, 0];
+    const sched = new Map<string, [number, number]>();
+    let largeWallNs = 0;
     for (let r = 0; r < rounds; r++) {
       for (let k = 0; k < 2; k++) {
         const c0 = process.cpuUsage();
+        const s0 = k === 1 ? schedstat() : null;
         const t0 = performance.now();
         const res = await pools[k].collect(req(r));
         rates[k].push(res.envSteps / ((performance.now() - t0) / 1000));
+        const s1 = s0 ? schedstat() : null;
+        if (s0 && s1) {
+          largeWallNs += (performance.now() - t0) * 1e6;
+          for (const [t, [c, w]] of s1) {
+            const [c0_, w0] = s0.get(t) ?? [c, w];
+            const acc = sched.get(t) ?? [0, 0];
+            sched.set(t, [acc[0] + c - c0_, acc[1] + w - w0]);
+          }
+        }
         const c = process.cpuUsage(c0);
         cpu[k] += (c.user + c.system) / 1e6;
         steps[k] += res.envSteps;
@@ -72,6 +105,12 @@ export async function measurePoolScaling(o: { env?: string; slots?: number; roun
       scaling: median(rates[1].map((x, i) => x / rates[0][i])),
       envStepsPerCpuS: { [small]: steps[0] / cpu[0], [large]: steps[1] / cpu[1] },
       loadavg: loadavg()[0],
+      workerThreads: largeWallNs
+        ? [...sched.values()]
+            .sort((a, b) => b[0] - a[0])
+            .slice(0, large)
+            .map(([c, w]) => ({ onCpu: c / largeWallNs, waiting: w / largeWallNs }))
+        : undefined,
     };
   } finally {
     await Promise.all(pools.map((p) => p.close()));
@@ -92,6 +131,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   else {
     for (const [k, v] of Object.entries(res.envStepsPerS)) console.log(`${k} worker(s): ${v.toFixed(0)} env-steps/s`);
     for (const [k, v] of Object.entries(res.envStepsPerCpuS)) console.log(`${k} worker(s): ${v.toFixed(0)} env-steps per CPU-second`);
+    for (const [i, w] of (res.workerThreads ?? []).entries()) console.log(`busiest thread ${i + 1} of the larger pool: on-CPU ${w.onCpu.toFixed(2)}, runnable but waiting ${w.waiting.toFixed(2)} (shares of wall)`);
     console.log(`scaling ${res.scaling.toFixed(2)}× (${res.env}, ${res.slots} slots; load average ${res.loadavg.toFixed(1)})`);
   }
 }
