@@ -127,18 +127,19 @@ describe('training in the tab', () => {
     expect(tasks, `long tasks during training: ${JSON.stringify(tasks)}`).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 400_000);
 
   it('WebGPU (software adapter): trains a few iterations and the link restores the setup', async () => {
-    const { page, errors } = await open('#view=train&preset=grid-empty-8x8-grpo&rollout.groups=4');
+    // 2 groups (16 episodes): each rollout step is one policy call, slow on SwiftShader.
+    const { page, errors } = await open('#view=train&preset=grid-empty-8x8-grpo&rollout.groups=2');
     await expect.poll(() => page.getByTestId('backend-status').getAttribute('data-backend')).toBe('webgpu');
-    expect(await page.getByTestId('field-rollout.groups').inputValue()).toBe('4');
+    expect(await page.getByTestId('field-rollout.groups').inputValue()).toBe('2');
     expect(await page.getByTestId('field-backend').inputValue()).toBe('webgpu');
     await page.getByTestId('train-start').click();
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 150_000, interval: 1000 }).toBeGreaterThanOrEqual(1);
     const t0 = await page.evaluate(() => performance.now());
     expect(await attr(page, 'data-engine')).toBe('ort-web-webgpu');
-    await expect.poll(() => num(page, 'data-iteration'), { timeout: 200_000, interval: 1000 }).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 150_000, interval: 1000 }).toBeGreaterThanOrEqual(3);
     const tasks = await longTasksSince(page, t0);
     const itPerS = await num(page, 'data-it-per-s');
     await page.screenshot({ path: `${shots}/train-dashboard-webgpu.png` });
@@ -150,5 +151,5 @@ describe('training in the tab', () => {
     expect(tasks).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 400_000);
 });

@@ -11,8 +11,9 @@ import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportPolicyOnnx } from '../core/models/export.ts';
 import { createTrainer } from '../core/trainer/run.ts';
-import type { StepEpisode } from '../core/trainer/stepRollout.ts';
+import type { StepEpisode } from '../core/trainer/stepEpisode.ts';
 import { loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
+import { createNodeWorkerPool } from '../runtime/pool/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 
@@ -75,8 +76,12 @@ export async function main(argv: string[]): Promise<number> {
   writeFileSync(trajPath, '');
 
   const engine = await loadNodeEngine(values.engine as NodeEngineName);
-  const trainer = await createTrainer(config, engine);
-  console.log(`training ${config.id} (${config.env.id}, ${config.algo.algo}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
+  const trainer = await createTrainer(config, engine, {
+    workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
+  });
+  const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
+  const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
+  console.log(`training ${config.id} (${config.env.id}, ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
   const t0 = performance.now();
   const recent: number[] = [];
   let interrupted = false;

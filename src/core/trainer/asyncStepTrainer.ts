@@ -36,7 +36,6 @@ import { GROUP_ALGOS } from '../algos/config.ts';
 import { buildIterationMetrics, summarizeEpisode } from '../algos/metrics.ts';
 import { addSamplingRound, initDynamicSampling, samplingStats } from '../algos/sampling.ts';
 import { logprobMismatch, partialRatio, staleness, truncatedIsWeights } from '../algos/offpolicy.ts';
-import type { TrainStepOptions } from '../graph/train.ts';
 import { makeEnv } from '../envs/index.ts';
 import { MlpPolicy } from '../models/mlp.ts';
 import { initWeights, type Weights } from '../models/types.ts';
@@ -45,8 +44,8 @@ import { shapeEpisode, stageWeights, stepSchedule, weightsOf, SCHEDULE_START, ty
 import { Rng } from '../util/rng.ts';
 import type { Engine, Feed, Learner, PolicyRunner } from './engine.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from './pool.ts';
-import type { StepEpisode } from './stepRollout.ts';
-import { distinctRatio, mixSeed, type IterationReport, type StepTrainerConfig } from './stepTrainer.ts';
+import type { StepEpisode } from './stepEpisode.ts';
+import { applyLiveHyper, distinctRatio, mean, mixSeed, trainStepOptions, type IterationReport, type LiveHyper, type StepTrainerConfig } from './common.ts';
 
 export interface AsyncScheduleConfig {
   /**
@@ -110,20 +109,7 @@ export class AsyncStepTrainer {
     const model = buildPoolModel(spec);
     const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
     const useRef = algo.klCoef > 0;
-    const opts: TrainStepOptions = {
-      batch: config.learnerBatch,
-      loss: {
-        kind: 'policy-gradient',
-        clipLow: algo.clipLow,
-        clipHigh: algo.clipHigh,
-        useReference: useRef && algo.klMode === 'loss',
-        klCoef: algo.klCoef,
-        klEstimator: algo.klEstimator,
-        entropyCoef: algo.entropyCoef,
-        valueCoef: algo.valueCoef,
-      },
-      adam: { lr: algo.lr, beta1: algo.adamBeta1, beta2: algo.adamBeta2, eps: algo.adamEps, weightDecay: algo.weightDecay, maxGradNorm: algo.maxGradNorm ?? 0 },
-    };
+    const opts = trainStepOptions(algo, config.learnerBatch);
     const maxSteps = makeEnv(config.env.id, config.env.kwargs).spec.maxSteps;
     const [pool, learner, proximal, reference] = await Promise.all([
       makePool(spec, weights, engine),
@@ -180,9 +166,14 @@ export class AsyncStepTrainer {
     return this.idleMs + (this.running === 0 ? now - this.idleSince : 0);
   }
 
-  /** Live hyperparameters (as StepTrainer.setHyper): lr, entropy_coef, clip_low, clip_high, kl_coef. */
+  /** Live hyperparameters (lr, entropy_coef, clip_low, clip_high, kl_coef) as the learner sees them. */
   get hyper(): Record<string, number> {
     return this.learner.hyper;
+  }
+
+  /** Change live hyperparameters; they apply from the next train step. */
+  setHyper(h: LiveHyper): void {
+    applyLiveHyper(this.learner.hyper, h);
   }
 
   getWeights(): Promise<Weights> {
@@ -516,6 +507,3 @@ export class AsyncStepTrainer {
   }
 }
 
-function mean(xs: readonly number[]): number {
-  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
-}

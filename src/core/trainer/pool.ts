@@ -24,7 +24,7 @@ import { encodeGridObs, gridFeatureSize } from '../rollout/features.ts';
 import { gridGoalDistance } from '../reward/potentials.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, PolicyRunner } from './engine.ts';
-import type { StepEpisode } from './stepRollout.ts';
+import type { StepEpisode } from './stepEpisode.ts';
 import { mixSeed } from './stepTrainer.ts';
 
 /** Potentials a pool can record, by id (requests cross to workers, so they name, not pass, functions). */
@@ -255,8 +255,9 @@ interface PlaySlots {
 }
 
 /**
- * N envs in lockstep, one batched inference call per step ([B, D] → [B, A]), as in
- * stepRollout.ts, but with a sampling RNG per slot and the policy version read per call.
+ * N envs in lockstep, one batched inference call per step ([B, D] → [B, A]), with a sampling
+ * RNG per slot (a batch does not depend on how it is split over workers) and the policy version
+ * read per call (an episode in flight continues under newer weights: partial rollouts).
  */
 async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> {
   const N = req.envs.length;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, type CollectRequest, type RolloutPool } from '../../core/trainer/pool.ts';
-import type { StepEpisode } from '../../core/trainer/stepRollout.ts';
+import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
 import type { Engine } from '../../core/trainer/engine.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { spawnNodeWorker } from './node.ts';

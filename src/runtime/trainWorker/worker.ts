@@ -13,7 +13,7 @@ import { countParams } from '../../core/models/types.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { createTrainer, type Trainer } from '../../core/trainer/run.ts';
 import type { LiveHyper } from '../../core/trainer/stepTrainer.ts';
-import { loadTrainEngine, type TrainBackend } from './engine.ts';
+import { loadWebEngine, type WebBackend } from '../engine/web.ts';
 import type { EpisodeView, IterationView, StartInfo } from './types.ts';
 
 let trainer: Trainer | null = null;
@@ -33,11 +33,13 @@ async function release(): Promise<void> {
 
 const api = {
   /** Builds a fresh trainer for `config` (a config already validated by parseRunConfig). */
-  async start(config: RunConfig, backend: TrainBackend): Promise<StartInfo> {
+  async start(config: RunConfig, backend: WebBackend): Promise<StartInfo> {
     const gen = ++generation;
     await release();
     const t0 = performance.now();
-    const engine = await loadTrainEngine(backend);
+    // One WASM thread: the MLP's matrices are small (≤ a few hundred rows × 64 units), so thread
+    // hand-offs cost more than they save, and the other cores belong to the UI and the browser.
+    const engine = await loadWebEngine(backend, backend === 'wasm' ? { threads: 1 } : {});
     const t = await createTrainer(config, engine);
     if (gen !== generation) {
       await t.release();

@@ -1,0 +1,122 @@
+/**
+ * Shared pieces of the trainers: the step-env run configuration, the per-iteration report,
+ * live hyperparameters, seed mixing, and the mapping from an AlgoConfig to the ONNX
+ * train-step options (one place, so every trainer builds the same loss and optimizer).
+ */
+import type { AlgoConfig } from '../algos/config.ts';
+import type { IterationMetrics } from '../algos/metrics.ts';
+import type { TrainStepOptions } from '../graph/train.ts';
+import type { EnvKwargs } from '../envs/index.ts';
+import { DEFAULT_SHAPING, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
+import type { StepEpisode } from './stepEpisode.ts';
+
+export interface MlpModelConfig {
+  kind: 'mlp';
+  /** Hidden layer widths, input side first. */
+  hidden: number[];
+  /** Hidden nonlinearity: tanh is smoother for small policy nets (CleanRL's choice). */
+  activation: 'tanh' | 'relu';
+}
+
+export interface StepTrainerConfig {
+  /** Env registry id and its kwargs. */
+  env: { id: string; kwargs?: EnvKwargs };
+  model: MlpModelConfig;
+  algo: AlgoConfig;
+  shaping: ShapingConfig;
+  /** Progressive shaping: stages with their own weights (seed 002); null = fixed weights. */
+  schedule?: ShapingSchedule | null;
+  /** Groups per iteration for group algorithms (each groupSize episodes from one seed). */
+  groups: number;
+  /** Episodes per iteration for REINFORCE and PPO (distinct seeds). */
+  episodes: number;
+  /** Rows per train step (static graph batch); an iteration uses ⌈steps / batch⌉ steps per epoch. */
+  learnerBatch: number;
+  /** Master seed: weights, env seeds and sampling all derive from it. */
+  seed: number;
+}
+
+export const DEFAULT_STEP_TRAINER: Omit<StepTrainerConfig, 'env' | 'algo'> = {
+  model: { kind: 'mlp', hidden: [64, 64], activation: 'tanh' },
+  shaping: DEFAULT_SHAPING,
+  groups: 8,
+  episodes: 32,
+  learnerBatch: 512,
+  seed: 0,
+};
+
+export interface IterationReport {
+  iteration: number;
+  metrics: IterationMetrics & Record<string, number>;
+  /** The batch's episodes (for the group view and the trajectory inspector). */
+  episodes: StepEpisode[];
+  /** Per-episode total (shaped) reward and advantage, parallel to `episodes`. */
+  episodeRewards: Float64Array;
+  episodeAdvantages: Float64Array;
+  /** False when the NaN guard skipped at least one update this iteration. */
+  allApplied: boolean;
+}
+
+/** Hyperparameters that may change while training runs (applied from the next train step). */
+export interface LiveHyper {
+  lr?: number;
+  entropyCoef?: number;
+  clipLow?: number;
+  clipHigh?: number;
+  klCoef?: number;
+}
+
+/** Hash of small integers into a 31-bit seed (distinct iterations/groups get unrelated seeds). */
+export function mixSeed(...parts: number[]): number {
+  let h = 0x811c9dc5;
+  for (const p of parts) {
+    h = Math.imul(h ^ (p >>> 0), 0x01000193);
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    h ^= h >>> 12;
+  }
+  return (h >>> 0) & 0x7fffffff;
+}
+
+/**
+ * The train-step graph options an algorithm config implies: the clipped PG loss (clip-higher,
+ * KL to the reference as a loss term when klMode is 'loss', entropy bonus, value loss for
+ * value-head models) and AdamW with global-norm clipping.
+ */
+export function trainStepOptions(algo: AlgoConfig, batch: number): TrainStepOptions {
+  return {
+    batch,
+    loss: {
+      kind: 'policy-gradient',
+      clipLow: algo.clipLow,
+      clipHigh: algo.clipHigh,
+      useReference: algo.klCoef > 0 && algo.klMode === 'loss',
+      klCoef: algo.klCoef,
+      klEstimator: algo.klEstimator,
+      entropyCoef: algo.entropyCoef,
+      valueCoef: algo.valueCoef,
+    },
+    adam: { lr: algo.lr, beta1: algo.adamBeta1, beta2: algo.adamBeta2, eps: algo.adamEps, weightDecay: algo.weightDecay, maxGradNorm: algo.maxGradNorm ?? 0 },
+  };
+}
+
+/** Applies live hyperparameter changes to a learner's scalar inputs (from the next step on). */
+export function applyLiveHyper(hyper: Record<string, number>, h: LiveHyper): void {
+  if (h.lr !== undefined) hyper.lr = h.lr;
+  if (h.entropyCoef !== undefined) hyper.entropy_coef = h.entropyCoef;
+  if (h.clipLow !== undefined) hyper.clip_low = h.clipLow;
+  if (h.clipHigh !== undefined) hyper.clip_high = h.clipHigh;
+  if (h.klCoef !== undefined && 'kl_coef' in hyper) hyper.kl_coef = h.klCoef;
+}
+
+export function mean(xs: readonly number[]): number {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
+}
+
+/** Share of distinct action sequences among the batch's episodes (exploration, invariant 1). */
+export function distinctRatio(episodes: readonly { actions: Int32Array }[]): number {
+  if (episodes.length === 0) return 0;
+  const seen = new Set<string>();
+  for (const ep of episodes) seen.add(ep.actions.join(','));
+  return seen.size / episodes.length;
+}

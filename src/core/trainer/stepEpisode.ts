@@ -1,0 +1,37 @@
+/**
+ * One episode of a step environment (grid world) as a rollout records it: what the trainer
+ * learns from, the inspector replays, and trajectories.jsonl stores. Pools (pool.ts) produce them.
+ */
+import type { GridObs, Info } from '../envs/types.ts';
+
+export interface StepEpisode {
+  envId: string;
+  /** reset seed: episodes with the same seed start from the same state (a GRPO group). */
+  seed: number;
+  /** Group index within the iteration (−1 when not grouped). */
+  group: number;
+  /** [T, D] features of the observation each action was taken in. */
+  features: Float32Array;
+  /** [T] actions taken. */
+  actions: Int32Array;
+  /** [T] behaviour log-probabilities μ(a_t|s_t). */
+  logprobs: Float32Array;
+  /** [T] entropy of the behaviour policy at each step, nats. */
+  entropies: Float32Array;
+  /** [T] V(s_t) at rollout time (0 without a value head). */
+  values: Float32Array;
+  /** V(s_T) for bootstrapping a truncated episode (0 when terminated). */
+  bootstrapValue: number;
+  /** [T] env rewards. */
+  rewards: Float64Array;
+  infos: Info[];
+  /** [T] policy version that chose each action. */
+  versions: Int32Array;
+  /** [T+1] Φ(s_0..s_T) for potential-based shaping, when a potential was given. */
+  potentials?: Float64Array;
+  /** Raw observations s_0..s_T (for replays), kept only when asked. */
+  observations?: GridObs[];
+  terminated: boolean;
+  truncated: boolean;
+  success: boolean;
+}
