@@ -10,6 +10,7 @@ import { UsageError } from './lib/suite.ts';
 import type { Suite, SuiteResult } from './lib/suite.ts';
 import { runGemm } from './gemm/suite.ts';
 import { runTrainStep } from './train-step/suite.ts';
+import { runLearn } from './learn/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
@@ -21,6 +22,14 @@ export const SUITES: Record<string, Suite> = {
       warmup: 'untimed warmup rounds per model (overrides the preset)',
     },
     run: runTrainStep,
+  },
+  learn: {
+    description: 'time to a target success rate per preset (headless, ort-web wasm), sync vs async scheduling, 1 vs 2 rollout workers',
+    flags: {
+      presets: 'comma-separated subset of grid-empty-8x8-grpo, grid-door-key-ppo',
+      budget: 'seconds per preset (overrides the targets\' budgets)',
+    },
+    run: runLearn,
   },
   gemm: {
     description: 'one MatMul at the train-step models\' dominant shapes per runtime: the kernel floor under the ratios',

@@ -1,0 +1,111 @@
+/**
+ * `npm run bench -- learn [--json] [--quick] [--presets a,b] [--budget S]`
+ *
+ * Learning speed (issue 4 §8): each preset trains headless (CLI core, ort-web WASM, one
+ * thread) until its target success rate holds for 3 iterations in a row or its time budget runs
+ * out. Reports success (mean of the last 3 iterations), wall seconds to the target (or the
+ * budget) and iterations. Then sync vs async scheduling at equal iterations, and 1 vs 2 rollout
+ * workers, both on the grid with the MLP.
+ *
+ * Last line with --json:
+ *   {"suite":"learn","results":[{"preset":...,"success":0.97,"wall_s":41,"iterations":120,"target":...,"met":true}],
+ *    "async":{"speedup":...,"success_sync":...,"success_async":...},"pool":{"scaling":...}}
+ */
+import { loadavg } from 'node:os';
+import { createTrainer } from '../../src/core/trainer/run.ts';
+import { loadNodeEngine } from '../../src/runtime/engine/node.ts';
+import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
+import { compareSchedules } from '../../src/runtime/pool/asyncCompare.ts';
+import { measurePoolScaling } from '../../src/runtime/pool/scaling.ts';
+import { loadRunConfig } from '../../src/cli/presets.ts';
+import type { SuiteOptions, SuiteResult } from '../lib/suite.ts';
+import { UsageError } from '../lib/suite.ts';
+
+/** Issue 4 §8 targets on a 2-core machine, CLI, no GPU. */
+const TARGETS: Record<string, { success: number; budgetS: number }> = {
+  'grid-empty-8x8-grpo': { success: 0.95, budgetS: 60 },
+  'grid-door-key-ppo': { success: 0.9, budgetS: 300 },
+};
+
+export interface LearnRow {
+  preset: string;
+  success: number;
+  wall_s: number;
+  iterations: number;
+  target: number;
+  budget_s: number;
+  met: boolean;
+}
+
+async function learnPreset(id: string, target: number, budgetS: number, progress: (t: string) => void): Promise<LearnRow> {
+  const config = loadRunConfig(id);
+  const engine = await loadNodeEngine('ort-web-wasm');
+  const trainer = await createTrainer({ ...config, iterations: 1_000_000 }, engine, {
+    workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
+  });
+  const t0 = performance.now();
+  const recent: number[] = [];
+  let iterations = 0;
+  let wall: number;
+  let met = false;
+  try {
+    while ((wall = (performance.now() - t0) / 1000) < budgetS) {
+      const r = await trainer.step();
+      iterations++;
+      recent.push(r.metrics['episode/success_rate'] ?? 0);
+      if (recent.length > 3) recent.shift();
+      if (iterations % 5 === 0) progress(`  ${id}: it ${iterations}, ${wall.toFixed(1)} s, success ${recent[recent.length - 1].toFixed(2)}`);
+      if (recent.length === 3 && Math.min(...recent) >= target) {
+        met = true;
+        wall = (performance.now() - t0) / 1000;
+        break;
+      }
+    }
+  } finally {
+    await trainer.release();
+  }
+  const success = recent.reduce((a, b) => a + b, 0) / Math.max(1, recent.length);
+  return { preset: id, success: Number(success.toFixed(3)), wall_s: Number(wall.toFixed(1)), iterations, target, budget_s: budgetS, met };
+}
+
+export async function runLearn(opts: SuiteOptions): Promise<SuiteResult> {
+  const presets = typeof opts.flags.presets === 'string' ? opts.flags.presets.split(',') : Object.keys(TARGETS);
+  for (const p of presets) if (!TARGETS[p]) throw new UsageError(`learn: no target for preset '${p}' (known: ${Object.keys(TARGETS).join(', ')})`);
+  const budgetOverride = typeof opts.flags.budget === 'string' ? Number(opts.flags.budget) : undefined;
+  if (budgetOverride !== undefined && !(budgetOverride > 0)) throw new UsageError(`learn: --budget must be a positive number of seconds`);
+  const results: LearnRow[] = [];
+  for (const id of presets) {
+    const t = TARGETS[id];
+    const budget = budgetOverride ?? (opts.quick ? Math.min(20, t.budgetS) : t.budgetS);
+    opts.progress(`learn: ${id} (target success ≥ ${t.success} within ${budget} s)`);
+    results.push(await learnPreset(id, t.success, budget, opts.progress));
+  }
+  opts.print(
+    ['preset                 success  wall_s  iters  target        met', ...results.map((r) => `${r.preset.padEnd(22)} ${r.success.toFixed(3).padStart(7)} ${r.wall_s.toFixed(1).padStart(7)} ${String(r.iterations).padStart(6)}  ≥${r.target} in ${r.budget_s}s  ${r.met ? 'yes' : 'NO'}`)].join('\n'),
+  );
+
+  opts.progress('learn: sync vs async (grid/empty-5x5, GRPO, 1 rollout worker)');
+  const rows = await compareSchedules({ iterations: opts.quick ? 6 : 20, staleness: [0, 2], workers: 1 });
+  const sync = rows.find((r) => r.maxStaleness === 0)!;
+  const asyn = rows.find((r) => r.maxStaleness === 2)!;
+  const asyncResult = {
+    env: 'grid/empty-5x5',
+    max_staleness: 2,
+    speedup: Number((asyn.episodesPerS / sync.episodesPerS).toFixed(2)),
+    success_sync: Number(sync.success.toFixed(3)),
+    success_async: Number(asyn.success.toFixed(3)),
+    staleness_mean: Number(asyn.stalenessMean.toFixed(2)),
+  };
+  opts.print(`async (staleness ≤ 2) vs sync: ${asyncResult.speedup}× episodes/s; success ${asyncResult.success_async} vs ${asyncResult.success_sync}`);
+
+  opts.progress('learn: rollout pool 1 vs 2 workers (grid/empty-8x8, MLP)');
+  const scaling = await measurePoolScaling({ rounds: opts.quick ? 3 : 8 });
+  const pool = {
+    env: scaling.env,
+    scaling: Number(scaling.scaling.toFixed(2)),
+    env_steps_per_s: scaling.envStepsPerS,
+    env_steps_per_cpu_s: scaling.envStepsPerCpuS,
+  };
+  opts.print(`pool: 2 workers = ${pool.scaling}× the env-steps/s of 1 (per CPU-second: ${JSON.stringify(pool.env_steps_per_cpu_s)})`);
+  return { suite: 'learn', quick: opts.quick, results, async: asyncResult, pool, machine: { loadavg1m: Number(loadavg()[0].toFixed(2)) } };
+}
