@@ -98,7 +98,9 @@ describe('training in the tab', () => {
     const itPerS = await num(page, 'data-it-per-s');
     const success = page.getByTestId('chart-success');
     expect(Number(await success.getAttribute('data-points'))).toBeGreaterThan(3);
-    await page.screenshot({ path: `${shots}/train-dashboard-wasm.png`, fullPage: true });
+    await page.screenshot({ path: `${shots}/train-dashboard-wasm.png` });
+    await page.getByTestId('section-shift').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${shots}/train-dashboard-shift-speed.png` });
 
     const tasks = await longTasksSince(page, t0);
     await page.getByTestId('train-pause').click();

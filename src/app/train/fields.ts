@@ -96,6 +96,16 @@ export const FIELDS: readonly FieldDef[] = [
 
   { path: 'rollout.groups', label: 'Groups / iteration', panel: 'rollout', input: { kind: 'int', min: 1, max: 512 }, when: isGroup, help: 'Groups per iteration, each group size episodes from one seed. More groups = smoother gradient, slower iteration.' },
   { path: 'rollout.episodes', label: 'Episodes / iteration', panel: 'rollout', input: { kind: 'int', min: 1, max: 4096 }, when: (c) => !isGroup(c), help: 'Episodes per iteration for REINFORCE and PPO, each from its own seed.' },
+  {
+    path: 'rollout.mode',
+    label: 'Scheduling',
+    panel: 'rollout',
+    input: { kind: 'select', options: [{ value: 'sync', label: 'synchronous' }, { value: 'async', label: 'asynchronous' }] },
+    help: "'sync' = collect a batch, train on it, repeat (staleness 0). 'async' = rollouts overlap training, so some actions were sampled by an older policy version (watch the Shift charts).",
+  },
+  { path: 'rollout.maxStaleness', label: 'Max staleness', panel: 'rollout', input: { kind: 'int', min: 0, max: 16 }, when: (c) => c.rollout.mode === 'async', help: 'Async only: most policy versions a trained-on step may lag behind the learner. Higher = more overlap, more off-policy drift.' },
+  { path: 'algo.tis.enabled', label: 'Truncated IS', panel: 'rollout', input: { kind: 'bool' }, when: (c) => c.rollout.mode === 'async', help: 'Truncated importance sampling: re-weight stale steps by π_old/μ (capped), correcting for the older policy that sampled them.' },
+  { path: 'rollout.workers', label: 'Rollout workers', panel: 'rollout', input: { kind: 'int', min: 0, max: 16 }, help: 'Web Workers that play episodes in parallel (0 = in the training worker). Helps only with spare CPU cores.' },
   { path: 'rollout.learnerBatch', label: 'Learner batch', panel: 'rollout', input: { kind: 'int', min: 1, max: 8192 }, help: 'Rows (env steps) per train step, the static batch of the ONNX train graph; an iteration runs ⌈steps / batch⌉ train steps per epoch.' },
   { path: 'iterations', label: 'Iterations', panel: 'rollout', input: { kind: 'int', min: 1, max: 1_000_000 }, help: 'Training iterations (one rollout + one update each); the run stops here.' },
 ];

@@ -14,6 +14,7 @@ import type { RunConfig } from '../../core/presets/schema.ts';
 import { createTrainer, type Trainer } from '../../core/trainer/run.ts';
 import type { LiveHyper } from '../../core/trainer/stepTrainer.ts';
 import { loadWebEngine, type WebBackend } from '../engine/web.ts';
+import { createBrowserWorkerPool } from '../pool/browser.ts';
 import type { EpisodeView, IterationView, StartInfo } from './types.ts';
 
 let trainer: Trainer | null = null;
@@ -40,7 +41,8 @@ const api = {
     // One WASM thread: the MLP's matrices are small (≤ a few hundred rows × 64 units), so thread
     // hand-offs cost more than they save, and the other cores belong to the UI and the browser.
     const engine = await loadWebEngine(backend, backend === 'wasm' ? { threads: 1 } : {});
-    const t = await createTrainer(config, engine);
+    // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
+    const t = await createTrainer(config, engine, { workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights }) });
     if (gen !== generation) {
       await t.release();
       throw new Error('superseded by a newer start');
