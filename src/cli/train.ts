@@ -12,33 +12,51 @@ import { join } from 'node:path';
 import { exportPolicyOnnx } from '../core/models/export.ts';
 import { createTrainer } from '../core/trainer/run.ts';
 import type { StepEpisode } from '../core/trainer/stepEpisode.ts';
+import type { TokenEpisode } from '../core/trainer/tokenRollout.ts';
 import { loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../runtime/pool/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 
-const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node] [--trajectories N]
+const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node] [--trajectories N] [--eval N]
+  --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json
 presets: ${presetIds().join(', ')}`;
 
 function fmt(x: number | undefined, digits = 3): string {
   return x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits);
 }
 
-function trajectoryLine(iteration: number, ep: StepEpisode, reward: number, advantage: number): string {
-  return JSON.stringify({
+/** One sampled episode for trajectories.jsonl: exactly what the learner saw (TITO for tokens). */
+function trajectoryLine(iteration: number, ep: StepEpisode | TokenEpisode, reward: number, advantage: number): string {
+  const common = {
     iteration,
     env: ep.envId,
     seed: ep.seed,
     group: ep.group,
-    actions: Array.from(ep.actions),
-    logprobs: Array.from(ep.logprobs, (x: number) => Number(x.toFixed(6))),
-    versions: Array.from(ep.versions),
-    env_rewards: Array.from(ep.rewards),
     reward,
     advantage,
+    env_rewards: Array.from(ep.rewards),
     terminated: ep.terminated,
     truncated: ep.truncated,
     success: ep.success,
+  };
+  const round = (x: number) => Number(x.toFixed(6));
+  if ('tokens' in ep) {
+    return JSON.stringify({
+      ...common,
+      tokens: Array.from(ep.tokens),
+      loss_mask: Array.from(ep.lossMask),
+      logprobs: Array.from(ep.logprobs, round),
+      versions: Array.from(ep.versions),
+      actions: ep.actions,
+      transcript: ep.transcript,
+    });
+  }
+  return JSON.stringify({
+    ...common,
+    actions: Array.from(ep.actions),
+    logprobs: Array.from(ep.logprobs, round),
+    versions: Array.from(ep.versions),
   });
 }
 
@@ -52,6 +70,7 @@ export async function main(argv: string[]): Promise<number> {
       out: { type: 'string' },
       engine: { type: 'string', default: 'ort-web-wasm' },
       trajectories: { type: 'string', default: '4' },
+      eval: { type: 'string', default: '0' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -67,6 +86,7 @@ export async function main(argv: string[]): Promise<number> {
   config.seed = intArg(values.seed, 'seed') ?? config.seed;
   config.iterations = intArg(values.iterations, 'iterations', 1) ?? config.iterations;
   const keepTraj = intArg(values.trajectories, 'trajectories') ?? 4;
+  const evalN = intArg(values.eval, 'eval') ?? 0;
   const out = values.out ?? join('runs', `${config.id}-seed${config.seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
@@ -78,10 +98,27 @@ export async function main(argv: string[]): Promise<number> {
   const engine = await loadNodeEngine(values.engine as NodeEngineName);
   const trainer = await createTrainer(config, engine, {
     workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
+    onWarmStart: (r, total) => {
+      if (!values.quiet && (r.step % 50 === 0 || r.step === total - 1)) {
+        console.log(`warm start ${String(r.step + 1).padStart(5)}/${total}  ${r.wallS.toFixed(1).padStart(6)}s  ce ${r.ceLoss.toFixed(3)}  p(expert token) ${r.targetProb.toFixed(3)}`);
+      }
+    },
   });
   const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
   const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
   console.log(`training ${config.id} (${config.env.id}, ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
+  // Held-out seeds: far from the hashed training seeds (31-bit) only by convention, but never
+  // produced by the training seed stream's iteration/group indices.
+  const heldOut = Array.from({ length: evalN }, (_, i) => 2_000_000_000 + i);
+  const evaluate = async (when: string) => {
+    const greedy = await trainer.evaluate(heldOut, 0);
+    const sampled = await trainer.evaluate(heldOut, 1);
+    const rate = (eps: readonly { success: boolean }[]) => eps.filter((e) => e.success).length / Math.max(1, eps.length);
+    const r = { when, episodes: evalN, greedy_success: rate(greedy), sampled_success: rate(sampled) };
+    console.log(`eval (${when}, ${evalN} held-out seeds): greedy success ${r.greedy_success.toFixed(3)}, sampled ${r.sampled_success.toFixed(3)}`);
+    return r;
+  };
+  const evals = evalN > 0 ? [await evaluate('before RL')] : [];
   const t0 = performance.now();
   const recent: number[] = [];
   let interrupted = false;
@@ -113,10 +150,16 @@ export async function main(argv: string[]): Promise<number> {
         break;
       }
     }
+    if (evalN > 0) {
+      evals.push(await evaluate('after RL'));
+      writeFileSync(join(out, 'eval.json'), JSON.stringify(evals, null, 2) + '\n');
+    }
   } finally {
     process.off('SIGINT', onSigint);
     const weights = await trainer.getWeights();
-    writeFileSync(join(out, 'policy.onnx'), exportPolicyOnnx(trainer.model, weights, { batch: 1 }));
+    // Token policies export the KV-cache decode graph (one token per call), what a rollout runs.
+    const graph = trainer.model.kind === 'transformer' ? 'decode' : 'full';
+    writeFileSync(join(out, 'policy.onnx'), exportPolicyOnnx(trainer.model, weights, { batch: 1, graph }));
     await trainer.release();
   }
   console.log(`done: ${iterations} iterations in ${((performance.now() - t0) / 1000).toFixed(1)} s; wrote config.json, metrics.jsonl, trajectories.jsonl, policy.onnx to ${out}`);

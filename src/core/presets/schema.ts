@@ -21,9 +21,19 @@ const modelSchema = z.discriminatedUnion('kind', [
     nLayers: z.int().min(1).max(12).default(2),
     nHeads: z.int().min(1).max(16).default(4),
     dFF: z.int().min(8).max(4096).default(256),
-    context: z.int().min(8).max(1024).default(192),
+    context: z.int().min(8).max(1024).default(128),
   }),
 ]);
+
+/** Imitation warm start on expert episodes before RL (tool envs); it also becomes the KL reference. */
+const warmStartSchema = z.strictObject({
+  /** Cross-entropy train steps on fresh expert episodes. */
+  steps: z.int().min(1).max(100_000),
+  /** Expert sequences per step. */
+  batch: z.int().min(1).max(1024).default(16),
+  /** Adam learning rate at the first step (decays linearly to 0.1×). */
+  lr: z.number().positive().max(1).default(3e-3),
+});
 
 const rolloutSchema = z.strictObject({
   /** Groups per iteration for group algorithms (each `algo.groupSize` episodes from one seed). */
@@ -38,6 +48,8 @@ const rolloutSchema = z.strictObject({
   maxStaleness: z.int().min(0).max(16).default(2),
   /** Rollout workers (0 = in the training thread). */
   workers: z.int().min(0).max(16).default(0),
+  /** Token policies: most tokens per action (end-of-action included) before a forced end. */
+  maxActionTokens: z.int().min(1).max(512).default(32),
 });
 
 export const runConfigSchema = z.strictObject({
@@ -53,6 +65,7 @@ export const runConfigSchema = z.strictObject({
   /** Progressive shaping stages (seed 002); null = the shaping weights stay fixed. */
   schedule: z.unknown().default(null),
   rollout: rolloutSchema.default(rolloutSchema.parse({})),
+  warmStart: warmStartSchema.nullable().default(null),
   /** Training iterations (rollout + update). */
   iterations: z.int().min(1).max(1_000_000).default(100),
   /** Stop early once the success rate (mean over the last 3 iterations) reaches this. null = never. */

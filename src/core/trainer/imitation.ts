@@ -14,7 +14,7 @@ import type { TransformerPolicy } from '../models/transformer.ts';
 import type { Weights } from '../models/types.ts';
 import { EOA, encode } from '../text/codec.ts';
 import type { Engine } from './engine.ts';
-import { mixSeed } from './stepTrainer.ts';
+import { mixSeed } from './common.ts';
 import { initialContext, observationTokens, type TokenEpisode } from './tokenRollout.ts';
 import { shiftedBatch } from './tokenTrainer.ts';
 

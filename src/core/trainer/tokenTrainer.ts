@@ -28,7 +28,6 @@ import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
 import { buildIterationMetrics, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
 import { addSamplingRound, initDynamicSampling, samplingStats, type RewardGroup } from '../algos/sampling.ts';
 import { logprobMismatch } from '../algos/offpolicy.ts';
-import type { TrainStepOptions } from '../graph/train.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { TransformerPolicy } from '../models/transformer.ts';
@@ -37,7 +36,7 @@ import { shapeEpisode, DEFAULT_SHAPING, type ShapedReward, type ShapingConfig } 
 import { PAD, VOCAB_SIZE } from '../text/codec.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, Feed, Learner, PolicyRunner, TokenDecoder } from './engine.ts';
-import { mixSeed } from './stepTrainer.ts';
+import { applyLiveHyper, mixSeed, trainStepOptions, type LiveHyper } from './common.ts';
 import { collectTokenEpisodes, type TokenEpisode } from './tokenRollout.ts';
 
 export interface TransformerModelConfig {
@@ -179,27 +178,8 @@ export class TokenTrainer {
     const n = GROUP_ALGOS.includes(algo.algo) ? config.groups * algo.groupSize : config.episodes;
     const envs = Array.from({ length: n }, () => makeEnv(config.env.id, config.env.kwargs) as ToolEnv);
     const useRef = algo.klCoef > 0;
-    const opts: TrainStepOptions = {
-      batch: config.learnerBatch,
-      loss: {
-        kind: 'policy-gradient',
-        clipLow: algo.clipLow,
-        clipHigh: algo.clipHigh,
-        useReference: useRef && algo.klMode === 'loss',
-        klCoef: algo.klCoef,
-        klEstimator: algo.klEstimator,
-        entropyCoef: algo.entropyCoef,
-        valueCoef: 0,
-      },
-      adam: {
-        lr: algo.lr,
-        beta1: algo.adamBeta1,
-        beta2: algo.adamBeta2,
-        eps: algo.adamEps,
-        weightDecay: algo.weightDecay,
-        maxGradNorm: algo.maxGradNorm ?? 0,
-      },
-    };
+    // Token policies have no value head: the value term is off.
+    const opts = trainStepOptions({ ...algo, valueCoef: 0 }, config.learnerBatch);
     const [decoder, learner, ref] = await Promise.all([
       engine.createDecoder(model, n, weights, config.prefillStep),
       engine.createLearner(model, opts, weights),
@@ -211,6 +191,11 @@ export class TokenTrainer {
   /** Live hyperparameters (lr, entropy_coef, clip_low, clip_high, kl_coef): edit between iterations. */
   get hyper(): Record<string, number> {
     return this.learner.hyper;
+  }
+
+  /** Change live hyperparameters; they apply from the next train step. */
+  setHyper(h: LiveHyper): void {
+    applyLiveHyper(this.learner.hyper, h);
   }
 
   getWeights(): Promise<Weights> {
