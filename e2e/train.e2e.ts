@@ -100,6 +100,8 @@ describe('training in the tab', () => {
     expect(Number(await success.getAttribute('data-points'))).toBeGreaterThan(3);
     await page.screenshot({ path: `${shots}/train-dashboard-wasm.png` });
     await page.getByTestId('section-shift').scrollIntoViewIfNeeded();
+    // Charts off screen catch up once they scroll into view.
+    await expect.poll(async () => Number(await page.getByTestId('chart-approx-kl').getAttribute('data-points'))).toBeGreaterThan(3);
     await page.screenshot({ path: `${shots}/train-dashboard-shift-speed.png` });
 
     const tasks = await longTasksSince(page, t0);
@@ -115,11 +117,12 @@ describe('training in the tab', () => {
     const insp = page.getByTestId('trajectory-inspector');
     await insp.waitFor();
     expect(await insp.getAttribute('data-episode')).toBe('3');
+    const replay = page.getByTestId('grid-replay');
     for (let i = 0; i < 3; i++) await page.getByTestId('replay-next').click();
-    expect(await insp.getAttribute('data-step')).toBe('3');
+    expect(await replay.getAttribute('data-step')).toBe('3');
     expect(await page.getByTestId('step-action').textContent()).toMatch(/left|right|forward|pickup|drop|toggle|done/);
     await page.screenshot({ path: `${shots}/train-trajectory.png` });
-    await page.getByTestId('replay-slider').fill(String(await insp.getAttribute('data-steps')));
+    await page.getByTestId('replay-slider').fill(String(await replay.getAttribute('data-steps')));
     await page.getByTestId('step-end').waitFor();
     await page.screenshot({ path: `${shots}/train-trajectory-end.png` });
 

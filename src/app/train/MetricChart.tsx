@@ -142,6 +142,7 @@ function Plot({ spec, data, width, height, f }: { spec: ChartSpec; data: MetricP
   }, [data, spec, width, height]);
   const { sx, sy } = geo;
   const hp = hover !== null ? data[hover] : null;
+  const last = data[data.length - 1];
   return (
     <div className="plot">
       <svg
@@ -182,6 +183,9 @@ function Plot({ spec, data, width, height, f }: { spec: ChartSpec; data: MetricP
         {geo.lines.map((l) => (
           <path key={l.key} d={l.d} fill="none" stroke={l.color} strokeWidth={l.dashed ? 1.3 : 1.9} strokeOpacity={l.dashed ? 0.7 : 1} strokeLinejoin="round" strokeLinecap="round" />
         ))}
+        {/* The newest value of each line as a dot: the live head, and visible even with one point. */}
+        {last &&
+          spec.lines.map((l) => (Number.isFinite(last[l.key]) ? <circle key={l.key} cx={sx(last.it)} cy={sy(last[l.key])} r={2.6} fill={l.color} /> : null))}
         {hp && (
           <g>
             <line x1={sx(hp.it)} x2={sx(hp.it)} y1={PAD.top} y2={height - PAD.bottom} className="plot-cursor" />

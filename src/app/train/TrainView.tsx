@@ -33,7 +33,7 @@ function RunBar() {
   const info = useStore((s) => s.info);
   const valid = useStore((s) => s.validation.ok);
   const skipped = useStore((s) => s.skippedUpdates);
-  const { start, pause, stepOnce, reset } = useStore.getState();
+  const { startRun: start, pauseRun: pause, stepOnce, resetRun: reset } = useStore.getState();
   const last = history[history.length - 1];
   const maxSuccess = history.reduce((m, p) => Math.max(m, p['episode/success_rate'] ?? 0), 0);
   const busy = status === 'starting' || status === 'stepping' || status === 'pausing';

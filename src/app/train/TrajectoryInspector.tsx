@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { GridFrame } from '../../core/envs/types.ts';
-import type { EpisodeView } from '../../runtime/trainWorker/types.ts';
+import type { EpisodeView, GridEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { egoViewSize, paintEgoView, paintGridFrame } from '../env/gridPaint.ts';
 import { useStore } from '../state/store.ts';
 import { PixelCanvas } from '../ui/PixelCanvas.tsx';
@@ -29,7 +29,7 @@ function EgoCanvas({ image }: { image: Uint8Array }) {
 }
 
 /** Per-step strip colour: log-prob from certain (dark) to unlikely (light); entropy likewise. */
-function stripColor(by: StripBy, ep: EpisodeView, t: number, maxEntropy: number): string {
+function stripColor(by: StripBy, ep: GridEpisodeView, t: number, maxEntropy: number): string {
   const x = by === 'logprob' ? Math.exp(ep.logprobs[t]) : 1 - ep.entropies[t] / maxEntropy;
   const l = 92 - 62 * Math.max(0, Math.min(1, x));
   return `hsl(${by === 'logprob' ? 243 : 270}, 70%, ${l}%)`;
@@ -74,43 +74,9 @@ export function TrajectoryInspector() {
   const inspect = useStore((s) => s.inspect);
   const latest = useStore((s) => s.latest);
   const pick = useStore((s) => s.inspectEpisode);
-  const config = useStore((s) => s.running ?? s.draft);
-  const catalog = useStore((s) => s.catalog);
-  const [t, setT] = useState(0);
-  const [playing, setPlaying] = useState(false);
-  const [stripBy, setStripBy] = useState<StripBy>('logprob');
-
   const batch = inspect?.batch ?? null;
   const index = inspect?.index ?? 0;
   const ep = batch?.episodes[index] ?? null;
-  const spec = catalog.find((c) => c.id === config.env.id)?.spec;
-  const labels = spec?.actionSpace.kind === 'discrete' ? (spec.actionSpace.labels ?? []) : [];
-  const maxEntropy = Math.log(spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 7);
-
-  const replay = useMemo(() => {
-    if (!ep) return null;
-    try {
-      return replayGrid(config.env.id, config.env.kwargs ?? {}, ep.seed, ep.actions);
-    } catch (e) {
-      return { error: (e as Error).message };
-    }
-  }, [ep, config.env.id, config.env.kwargs]);
-
-  // A new episode starts at its first step.
-  const [seenEp, setSeenEp] = useState(ep);
-  if (seenEp !== ep) {
-    setSeenEp(ep);
-    setT(0);
-    setPlaying(false);
-  }
-
-  const T = ep?.actions.length ?? 0;
-  useEffect(() => {
-    if (!playing) return;
-    const id = setInterval(() => setT((x) => (x >= T ? x : x + 1)), 220);
-    return () => clearInterval(id);
-  }, [playing, T]);
-  if (playing && t >= T) setPlaying(false);
 
   if (!batch || !ep) {
     return (
@@ -125,15 +91,9 @@ export function TrajectoryInspector() {
       </div>
     );
   }
-  if (!replay || 'error' in replay) return <div className="panel">Could not replay this episode: {replay && 'error' in replay ? replay.error : 'unknown error'}</div>;
-
-  const state = replay.states[Math.min(t, replay.states.length - 1)];
-  const atEnd = t >= T;
-  const end = ep.success ? 'reached the goal (terminated)' : ep.truncated ? 'ran out of time (truncated)' : ep.terminated ? 'ended without success (terminated)' : 'did not end';
   const newer = latest && latest.iteration !== batch.iteration;
-
   return (
-    <div className="inspector" data-testid="trajectory-inspector" data-episode={index} data-step={t} data-steps={T}>
+    <div className="inspector" data-testid="trajectory-inspector" data-episode={index}>
       <aside className="inspector-side panel">
         <header className="panel-head">
           <h3>Iteration {batch.iteration + 1}</h3>
@@ -145,8 +105,52 @@ export function TrajectoryInspector() {
         </header>
         <EpisodeList episodes={batch.episodes} index={index} onPick={(i) => pick(i, true)} />
       </aside>
+      {/* Keyed by episode: a newly picked episode starts at its first step. */}
+      {ep.kind === 'grid' ? (
+        <GridReplay key={`${batch.iteration}:${index}`} ep={ep} index={index} />
+      ) : (
+        <section className="panel inspector-main" data-testid="transcript">
+          <h3 className="inspector-title">Episode {index + 1}</h3>
+          <pre className="obs-text">{ep.transcript}</pre>
+        </section>
+      )}
+    </div>
+  );
+}
 
-      <section className="panel inspector-main">
+function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
+  const config = useStore((s) => s.running ?? s.draft);
+  const catalog = useStore((s) => s.catalog);
+  const [t, setT] = useState(0);
+  const [playing, setPlaying] = useState(false);
+  const [stripBy, setStripBy] = useState<StripBy>('logprob');
+  const spec = catalog.find((c) => c.id === config.env.id)?.spec;
+  const labels = spec?.actionSpace.kind === 'discrete' ? (spec.actionSpace.labels ?? []) : [];
+  const maxEntropy = Math.log(spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 7);
+
+  const replay = useMemo(() => {
+    try {
+      return replayGrid(config.env.id, config.env.kwargs ?? {}, ep.seed, ep.actions);
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  }, [ep, config.env.id, config.env.kwargs]);
+
+  const T = ep.actions.length;
+  useEffect(() => {
+    if (!playing) return;
+    const id = setInterval(() => setT((x) => (x >= T ? x : x + 1)), 220);
+    return () => clearInterval(id);
+  }, [playing, T]);
+  if (playing && t >= T) setPlaying(false);
+
+  if ('error' in replay) return <div className="panel">Could not replay this episode: {replay.error}</div>;
+
+  const state = replay.states[Math.min(t, replay.states.length - 1)];
+  const atEnd = t >= T;
+  const end = ep.success ? 'reached the goal (terminated)' : ep.truncated ? 'ran out of time (truncated)' : ep.terminated ? 'ended without success (terminated)' : 'did not end';
+  return (
+      <section className="panel inspector-main" data-testid="grid-replay" data-step={t} data-steps={T}>
         <header className="inspector-head">
           <div>
             <h3 className="inspector-title">
@@ -159,7 +163,11 @@ export function TrajectoryInspector() {
                 {ep.advantage >= 0 ? '+' : ''}
                 {fmt(ep.advantage)}
               </b>
-              {ep.advantage > 0 ? ': every action in it was made more likely.' : ep.advantage < 0 ? ': every action in it was made less likely.' : ': the update ignored it.'}
+              {ep.advantage > 0
+                ? `: it beat ${ep.group >= 0 ? "its group's average" : 'the baseline'}, so every action in it was made more likely.`
+                : ep.advantage < 0
+                  ? `: it did worse than ${ep.group >= 0 ? "its group's average" : 'the baseline'}, so every action in it was made less likely.`
+                  : ': no better or worse than the rest, so the update ignored it.'}
             </p>
           </div>
           <div className="scrub-controls">
@@ -289,6 +297,5 @@ export function TrajectoryInspector() {
           </dl>
         </div>
       </section>
-    </div>
   );
 }

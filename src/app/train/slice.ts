@@ -56,10 +56,11 @@ export interface TrainSlice {
   revertDraft(): void;
   /** Restarts with the draft (after the person confirmed). */
   applyRestart(): Promise<void>;
-  start(): Promise<void>;
-  pause(): void;
+  startRun(): Promise<void>;
+  pauseRun(): void;
   stepOnce(): Promise<void>;
-  reset(): void;
+  /** Drops the run and its charts (the settings stay). */
+  resetRun(): void;
   setTab(tab: TrainTab): void;
   /** Opens episode `index` of the latest batch (or of the pinned one when `pinned`) in the inspector. */
   inspectEpisode(index: number, pinned?: boolean): void;
@@ -234,7 +235,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       }
     },
 
-    start: async () => {
+    startRun: async () => {
       const s = get().status;
       if (s === 'running' || s === 'starting' || s === 'stepping') return;
       if (s === 'pausing') {
@@ -254,7 +255,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       await loop();
     },
 
-    pause: () => {
+    pauseRun: () => {
       if (get().status === 'running') set({ status: 'pausing' });
     },
 
@@ -268,7 +269,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       if (await oneStep()) set({ status: done() ? 'finished' : 'paused' });
     },
 
-    reset: () => {
+    resetRun: () => {
       runId++;
       terminateTrainWorker();
       buffer = [];

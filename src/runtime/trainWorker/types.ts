@@ -5,8 +5,12 @@
  * deterministic and far smaller than shipping [T, D] feature rows.
  */
 
-/** One sampled episode, as the UI sees it. Arrays are per policy step, length T. */
-export interface EpisodeView {
+/** One sampled episode, as the UI sees it: a grid episode (replayable) or a token episode. */
+export type EpisodeView = GridEpisodeView | TokenEpisodeView;
+
+/** A grid episode. Arrays are per policy step, length T. */
+export interface GridEpisodeView {
+  kind: 'grid';
   /** Env reset seed (episodes of one GRPO group share it). */
   seed: number;
   /** Group index within the batch, −1 for REINFORCE/PPO batches. */
@@ -26,6 +30,36 @@ export interface EpisodeView {
   /** Total shaped reward: what the advantage compared. */
   reward: number;
   /** The episode's advantage (group-relative for GRPO/RLOO, first-step GAE for PPO). */
+  advantage: number;
+  terminated: boolean;
+  truncated: boolean;
+  success: boolean;
+}
+
+/**
+ * A tool-env episode from the token trainer. Arrays run over the context, length L; `actions`
+ * is the env's view (one text per turn). Per-token fields are 0 / −1 on environment tokens.
+ */
+export interface TokenEpisodeView {
+  kind: 'tokens';
+  seed: number;
+  group: number;
+  /** [L] context token ids; tokens[0] = <bos>. */
+  tokens: Int32Array;
+  /** [L] 1 where the policy sampled the token. */
+  lossMask: Uint8Array;
+  /** [L] behaviour log-probs (policy tokens). */
+  logprobs: Float32Array;
+  /** [L] entropies, nats (policy tokens). */
+  entropies: Float32Array;
+  /** [L] policy version per token, −1 on env tokens. */
+  versions: Int32Array;
+  /** [turns] env rewards. */
+  rewards: Float64Array;
+  /** [turns] action texts as the env received them. */
+  actions: string[];
+  transcript: string;
+  reward: number;
   advantage: number;
   terminated: boolean;
   truncated: boolean;

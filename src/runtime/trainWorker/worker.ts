@@ -15,6 +15,8 @@ import { createTrainer, type Trainer } from '../../core/trainer/run.ts';
 import type { LiveHyper } from '../../core/trainer/stepTrainer.ts';
 import { loadWebEngine, type WebBackend } from '../engine/web.ts';
 import { createBrowserWorkerPool } from '../pool/browser.ts';
+import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
+import type { TokenEpisode } from '../../core/trainer/tokenRollout.ts';
 import type { EpisodeView, IterationView, StartInfo } from './types.ts';
 
 let trainer: Trainer | null = null;
@@ -57,25 +59,22 @@ const api = {
     const t0 = performance.now();
     const r = await need().step();
     if (gen !== generation) throw new Error('superseded by a newer start');
-    const episodes: EpisodeView[] = r.episodes.map((ep, i) => ({
-      seed: ep.seed,
-      group: ep.group,
-      actions: ep.actions,
-      logprobs: ep.logprobs,
-      entropies: ep.entropies,
-      values: ep.values,
-      versions: ep.versions,
-      rewards: ep.rewards,
-      reward: r.episodeRewards[i],
-      advantage: r.episodeAdvantages[i],
-      terminated: ep.terminated,
-      truncated: ep.truncated,
-      success: ep.success,
-    }));
+    const episodes = (r.episodes as readonly (StepEpisode | TokenEpisode)[]).map((ep, i): EpisodeView => {
+      const common = { seed: ep.seed, group: ep.group, reward: r.episodeRewards[i], advantage: r.episodeAdvantages[i], terminated: ep.terminated, truncated: ep.truncated, success: ep.success };
+      if ('tokens' in ep) {
+        const { tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript } = ep;
+        return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript };
+      }
+      const { actions, logprobs, entropies, values, versions, rewards } = ep;
+      return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
+    });
     const view: IterationView = { iteration: r.iteration, metrics: { ...r.metrics }, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes };
     // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
     const buffers = new Set<ArrayBuffer>();
-    for (const e of episodes) for (const a of [e.actions, e.logprobs, e.entropies, e.values, e.versions, e.rewards]) buffers.add(a.buffer as ArrayBuffer);
+    for (const e of episodes) {
+      const arrays = e.kind === 'grid' ? [e.actions, e.logprobs, e.entropies, e.values, e.versions, e.rewards] : [e.tokens, e.lossMask, e.logprobs, e.entropies, e.versions, e.rewards];
+      for (const a of arrays) buffers.add(a.buffer as ArrayBuffer);
+    }
     return transfer(view, [...buffers]);
   },
 
