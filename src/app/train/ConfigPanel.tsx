@@ -64,11 +64,13 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
   // KL is live only while a reference policy exists (β > 0 when the run started).
   const running = useStore((s) => s.running !== null && (f.path !== 'algo.klCoef' || s.running.algo.klCoef > 0));
   const catalog = useStore((s) => s.catalog);
+  // The env list matches the policy: grid worlds for the MLP, tool envs for the transformer.
+  const family = useStore((s) => (s.draft.model.kind === 'mlp' ? 'grid' : 'tool'));
   const edit = useStore((s) => s.editField);
   const id = `field-${f.path}`;
   let input;
   if (f.input.kind === 'select' || f.input.kind === 'env') {
-    const options = f.input.kind === 'env' ? catalog.filter((c) => c.spec?.family === 'grid').map((c) => ({ value: c.id, label: c.spec!.title })) : f.input.options;
+    const options = f.input.kind === 'env' ? catalog.filter((c) => c.spec?.family === family).map((c) => ({ value: c.id, label: c.spec!.title })) : f.input.options;
     input = (
       <select id={id} className="field-input" data-testid={id} value={String(value)} onChange={(e) => edit(f.path, e.target.value)}>
         {options.map((o) => (

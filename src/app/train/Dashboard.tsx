@@ -55,17 +55,18 @@ function outcome(maxSteps: number): ChartSpec[] {
 }
 
 function exploration(numActions: number): ChartSpec[] {
+  const uniform = numActions > 1 ? Math.log(numActions) : undefined;
   return [
     {
       id: 'entropy',
       title: 'Policy entropy',
-      help: `Mean entropy of the action distribution, nats. ln ${numActions} = ${Math.log(numActions).toFixed(2)} is uniform random; near 0 the policy always does the same thing. A fall before success rises is collapse.`,
+      help: `Mean entropy of the action distribution, nats.${uniform ? ` ln ${numActions} = ${uniform.toFixed(2)} is uniform random;` : ''} Near 0 the policy always does the same thing. A fall before success rises is collapse.`,
       lines: [
         { key: 'actor/rollout_entropy', label: 'rollout', color: C.purple },
         { key: 'actor/entropy', label: 'learner', color: C.blue, dashed: true },
       ],
       domain: [0, 'auto'],
-      ref: { y: Math.log(numActions), label: 'uniform' },
+      ref: uniform ? { y: uniform, label: 'uniform' } : undefined,
     },
     {
       id: 'distinct',
@@ -256,7 +257,8 @@ export function Dashboard() {
   const config = useStore((s) => s.running ?? s.draft);
   const catalog = useStore((s) => s.catalog);
   const spec = catalog.find((c) => c.id === config.env.id)?.spec;
-  const numActions = spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 7;
+  // Token policies (tool envs) choose among vocabulary tokens: no fixed action count to show.
+  const numActions = spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 0;
   const maxSteps = spec?.maxSteps ?? 100;
   const grouped = GROUP_ALGOS.includes(config.algo.algo as Algo);
   const data = useMemo(() => thin(history), [history]);
@@ -265,7 +267,7 @@ export function Dashboard() {
     [maxSteps, numActions, grouped],
   );
   const verdicts = useMemo(
-    () => ({ exploration: explorationHealth(history, numActions), signal: signalHealth(history, grouped), shift: shiftHealth(history) }),
+    () => ({ exploration: explorationHealth(history, numActions || 2), signal: signalHealth(history, grouped), shift: shiftHealth(history) }),
     [history, numActions, grouped],
   );
   return (

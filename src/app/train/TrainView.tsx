@@ -33,6 +33,7 @@ function RunBar() {
   const info = useStore((s) => s.info);
   const valid = useStore((s) => s.validation.ok);
   const skipped = useStore((s) => s.skippedUpdates);
+  const warm = useStore((s) => s.warmStart);
   const { startRun: start, pauseRun: pause, stepOnce, resetRun: reset } = useStore.getState();
   const last = history[history.length - 1];
   const maxSuccess = history.reduce((m, p) => Math.max(m, p['episode/success_rate'] ?? 0), 0);
@@ -70,8 +71,13 @@ function RunBar() {
       <div className="run-facts">
         <span className={`run-state run-${status}`}>
           <span className="run-dot" aria-hidden />
-          {STATUS_TEXT[status]}
+          {status === 'starting' && warm ? `warm start: imitating the expert, step ${warm.step} / ${warm.total}` : STATUS_TEXT[status]}
         </span>
+        {status === 'starting' && warm && (
+          <span className="run-fact" title="Cross-entropy and mean probability of the expert's tokens during the imitation warm start">
+            expert-token prob <b>{Math.round(warm.targetProb * 100)}%</b>
+          </span>
+        )}
         <span className="run-fact">
           iteration <b>{history.length}</b>
           <span className="muted"> / {total}</span>

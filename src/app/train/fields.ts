@@ -44,16 +44,18 @@ export interface FieldDef {
 export type DraftConfig = Omit<RunConfig, 'algo'> & { algo: RunConfig['algo'] & Record<string, unknown>; backend: 'webgpu' | 'wasm' };
 
 const isGroup = (c: DraftConfig) => GROUP_ALGOS.includes(c.algo.algo as Algo);
+const isMlp = (c: DraftConfig) => c.model.kind === 'mlp';
 
 export const FIELDS: readonly FieldDef[] = [
-  { path: 'env.id', label: 'Environment', panel: 'env', input: { kind: 'env' }, help: 'Which grid world to train in. Every episode starts from a seeded layout; the policy sees only its 7×7 egocentric view.' },
+  { path: 'env.id', label: 'Environment', panel: 'env', input: { kind: 'env' }, help: 'Which world to train in: grid worlds for the MLP policy (it sees only a 7×7 egocentric view), tool envs for the transformer policy. Every episode starts from a seeded state.' },
   { path: 'seed', label: 'Seed', panel: 'env', input: { kind: 'int', min: 0, max: 2 ** 31 - 1 }, help: 'Master seed: initial weights, env start states and action sampling all derive from it, so the same seed replays the same run.' },
 
-  { path: 'model.hidden', label: 'Hidden sizes', panel: 'policy', input: { kind: 'intList' }, help: 'Hidden layer widths, input side first, comma-separated (e.g. 64, 64). Wider or deeper = more capacity and slower steps.' },
+  { path: 'model.hidden', label: 'Hidden sizes', panel: 'policy', input: { kind: 'intList' }, when: isMlp, help: 'Hidden layer widths, input side first, comma-separated (e.g. 64, 64). Wider or deeper = more capacity and slower steps.' },
   {
     path: 'model.activation',
     label: 'Activation',
     panel: 'policy',
+    when: isMlp,
     input: { kind: 'select', options: [{ value: 'tanh', label: 'tanh' }, { value: 'relu', label: 'ReLU' }] },
     help: 'Hidden nonlinearity: tanh is smoother for small policy nets (CleanRL\'s choice).',
   },

@@ -7,7 +7,8 @@
  * buffered here and handed to React at most once per animation frame (DESIGN §1).
  */
 import type { StateCreator } from 'zustand';
-import type { IterationView, StartInfo } from '../../runtime/trainWorker/types.ts';
+import { proxy } from 'comlink';
+import type { IterationView, StartInfo, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import type { Store } from '../state/store.ts';
 import { terminateTrainWorker, trainWorker } from './client.ts';
 import { changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate, type Preset, type Validation } from './config.ts';
@@ -37,6 +38,8 @@ export interface TrainSlice {
   status: RunStatus;
   error: string | null;
   info: StartInfo | null;
+  /** Imitation warm start in progress (tool envs), else null. */
+  warmStart: WarmStartProgress | null;
   /** Metrics per iteration, oldest first (a new array at each flush). */
   history: MetricPoint[];
   latest: IterationView | null;
@@ -106,7 +109,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
 
   const fail = (message: string) => {
     terminateTrainWorker();
-    set({ status: 'error', error: message, running: null });
+    set({ status: 'error', error: message, running: null, warmStart: null });
     get().notify('error', `Training stopped: ${message}. The charts keep what was learnt so far.`);
   };
 
@@ -125,9 +128,12 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     const draft = get().draft;
     set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0 });
     try {
-      const info = await trainWorker(fail).start(v.config, draft.backend);
+      const onWarm = proxy((p: WarmStartProgress) => {
+        if (runId === id) set({ warmStart: p });
+      });
+      const info = await trainWorker(fail).start(v.config, draft.backend, onWarm);
       if (runId !== id) return false; // reset or restarted while starting
-      set({ info });
+      set({ info, warmStart: null });
       return true;
     } catch (e) {
       if (runId === id) fail(`could not start on ${draft.backend === 'webgpu' ? 'WebGPU' : 'WASM'}: ${(e as Error).message}`);
@@ -175,6 +181,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     status: 'idle',
     error: null,
     info: null,
+    warmStart: null,
     history: [],
     latest: null,
     itPerS: 0,
@@ -277,7 +284,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       latestPending = null;
       if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
       frame = 0;
-      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, error: null, itPerS: 0, skippedUpdates: 0 });
+      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, error: null, itPerS: 0, skippedUpdates: 0 });
     },
 
     setTab: (tab) => set({ tab }),

@@ -87,3 +87,14 @@ export interface StartInfo {
   /** Trainable parameters in the policy. */
   params: number;
 }
+
+/** Progress of an imitation warm start (tool envs), one report per imitation step. */
+export interface WarmStartProgress {
+  /** Steps done, 1-based. */
+  step: number;
+  total: number;
+  /** Cross-entropy per policy token, nats. */
+  ceLoss: number;
+  /** Mean probability of the expert's token. */
+  targetProb: number;
+}

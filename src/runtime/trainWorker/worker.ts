@@ -17,7 +17,7 @@ import { loadWebEngine, type WebBackend } from '../engine/web.ts';
 import { createBrowserWorkerPool } from '../pool/browser.ts';
 import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
 import type { TokenEpisode } from '../../core/trainer/tokenRollout.ts';
-import type { EpisodeView, IterationView, StartInfo } from './types.ts';
+import type { EpisodeView, IterationView, StartInfo, WarmStartProgress } from './types.ts';
 
 let trainer: Trainer | null = null;
 /** Bumped by every start/stop, so a step that was in flight when the run changed is discarded. */
@@ -36,7 +36,7 @@ async function release(): Promise<void> {
 
 const api = {
   /** Builds a fresh trainer for `config` (a config already validated by parseRunConfig). */
-  async start(config: RunConfig, backend: WebBackend): Promise<StartInfo> {
+  async start(config: RunConfig, backend: WebBackend, onWarmStart?: (p: WarmStartProgress) => void): Promise<StartInfo> {
     const gen = ++generation;
     await release();
     const t0 = performance.now();
@@ -44,7 +44,11 @@ const api = {
     // hand-offs cost more than they save, and the other cores belong to the UI and the browser.
     const engine = await loadWebEngine(backend, backend === 'wasm' ? { threads: 1 } : {});
     // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
-    const t = await createTrainer(config, engine, { workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights }) });
+    // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
+    const t = await createTrainer(config, engine, {
+      workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights }),
+      onWarmStart: onWarmStart ? (r, total) => onWarmStart({ step: r.step + 1, total, ceLoss: r.ceLoss, targetProb: r.targetProb }) : undefined,
+    });
     if (gen !== generation) {
       await t.release();
       throw new Error('superseded by a newer start');
