@@ -1,0 +1,115 @@
+/**
+ * The run state machine against a fake training worker: start / pause / step / reset, live
+ * hyperparameters reaching the worker without stopping the loop, and structural edits waiting
+ * for a confirmed restart.
+ */
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { IterationView } from '../../runtime/trainWorker/types.ts';
+
+const calls: { start: unknown[][]; step: number; setHyper: unknown[] } = { start: [], step: 0, setHyper: [] };
+let stepDelay = 0;
+
+function fakeIteration(i: number): IterationView {
+  return { iteration: i, metrics: { 'episode/success_rate': Math.min(1, i / 10), 'reward/mean': i, 'reward/std': 1 }, allApplied: true, wallS: 0, episodes: [] };
+}
+
+vi.mock('./client.ts', () => ({
+  trainWorker: () => ({
+    start: async (...args: unknown[]) => {
+      calls.start.push(args);
+      return { engine: 'fake', setupS: 0, params: 10 };
+    },
+    step: async () => {
+      const i = calls.step++;
+      await new Promise((r) => setTimeout(r, stepDelay));
+      return fakeIteration(i);
+    },
+    setHyper: async (h: unknown) => {
+      calls.setHyper.push(h);
+    },
+  }),
+  terminateTrainWorker: () => undefined,
+}));
+
+const { useStore } = await import('../state/store.ts');
+const s = () => useStore.getState();
+const until = async (cond: () => boolean, ms = 3000) => {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > ms) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+beforeEach(() => {
+  s().resetRun();
+  calls.start = [];
+  calls.step = 0;
+  calls.setHyper = [];
+  stepDelay = 0;
+  s().choosePreset('grid-empty-8x8-grpo');
+});
+
+describe('training run state machine', () => {
+  it('single step = one start and one iteration, then paused', async () => {
+    await s().stepOnce();
+    expect(calls.start).toHaveLength(1);
+    expect(calls.step).toBe(1);
+    expect(s().status).toBe('paused');
+    await until(() => s().history.length === 1);
+    expect(s().history[0]['reward/lo']).toBe(-1);
+  });
+
+  it('runs to the configured iterations; a live lr edit reaches the worker and the loop keeps going', async () => {
+    s().editField('iterations', 6);
+    stepDelay = 2;
+    const run = s().startRun();
+    await until(() => calls.step >= 2);
+    s().editField('algo.lr', 0.005);
+    expect(s().pendingRestart).toEqual([]);
+    expect(calls.setHyper.at(-1)).toMatchObject({ lr: 0.005 });
+    await run;
+    expect(s().status).toBe('finished');
+    expect(calls.step).toBe(6);
+    expect(calls.start).toHaveLength(1);
+  });
+
+  it('a structural edit waits for confirmation; revert keeps the run, confirm restarts it', async () => {
+    await s().stepOnce();
+    s().editField('algo.groupSize', 4);
+    expect(s().pendingRestart).toEqual(['algo.groupSize']);
+    expect(calls.start).toHaveLength(1);
+    s().revertDraft();
+    expect(s().draft.algo.groupSize).toBe(8);
+    expect(s().pendingRestart).toEqual([]);
+    s().editField('algo.groupSize', 4);
+    s().editField('iterations', 2);
+    await s().applyRestart();
+    expect(calls.start).toHaveLength(2);
+    expect((calls.start[1][0] as { algo: { groupSize: number } }).algo.groupSize).toBe(4);
+  });
+
+  it('invalid input starts nothing and keeps the running experiment', async () => {
+    await s().stepOnce();
+    s().editField('algo.lr', -1);
+    expect(s().validation.ok).toBe(false);
+    expect(calls.setHyper).toEqual([]);
+    expect(s().running?.algo.lr).toBe(0.001);
+  });
+
+  it('pause stops after the iteration in flight; reset clears the charts', async () => {
+    stepDelay = 5;
+    const run = s().startRun();
+    await until(() => calls.step >= 1);
+    s().pauseRun();
+    expect(s().status).toBe('pausing');
+    await run;
+    expect(s().status).toBe('paused');
+    const n = calls.step;
+    await new Promise((r) => setTimeout(r, 30));
+    expect(calls.step).toBe(n);
+    s().resetRun();
+    expect(s().history).toEqual([]);
+    expect(s().running).toBeNull();
+  });
+});
