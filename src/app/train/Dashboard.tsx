@@ -31,7 +31,7 @@ function outcome(maxSteps: number): ChartSpec[] {
     {
       id: 'reward',
       title: 'Reward',
-      help: 'Mean total episode reward over the batch (after shaping), with a band of ± one standard deviation across episodes.',
+      help: 'Mean total episode reward over the batch (after shaping), with a band of ± one standard deviation across episodes (clipped to the batch\'s min and max).',
       lines: [{ key: 'reward/mean', label: 'mean', color: C.indigo }],
       band: ['reward/lo', 'reward/hi'],
     },

@@ -67,6 +67,14 @@ export function GroupView() {
       </div>
     );
   }
+  if (latest.episodes.length === 0) {
+    return (
+      <div className="panel placeholder" data-testid="group-view" data-iteration={latest.iteration + 1}>
+        <h2>Iteration {latest.iteration + 1}: nothing to learn from</h2>
+        <p>Every sampled group had zero reward spread and dynamic sampling hit its round cap, so this iteration made no update. Raise the group size or the max sampling rounds, or shape the reward.</p>
+      </div>
+    );
+  }
   const rows = groupRows(latest);
   const grouped = rows.length > 0 && rows[0].group >= 0;
   const zero = rows.filter((r) => r.spread <= SPREAD_TOL).length;

@@ -57,7 +57,7 @@ describe('training run state machine', () => {
     expect(calls.step).toBe(1);
     expect(s().status).toBe('paused');
     await until(() => s().history.length === 1);
-    expect(s().history[0]['reward/lo']).toBe(-1);
+    expect(s().history[0]['reward/lo']).toBe(-1); // mean 0 − std 1 (no min reported)
   });
 
   it('runs to the configured iterations; a live lr edit reaches the worker and the loop keeps going', async () => {

@@ -99,7 +99,10 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     const m = v.metrics;
     const mean = m['reward/mean'];
     const std = m['reward/std'];
-    buffer.push({ ...m, it: v.iteration + 1, 'reward/lo': mean - (std || 0), 'reward/hi': mean + (std || 0) });
+    // The band is mean ± std, clipped to the batch's observed range (rewards never leave it).
+    const lo = Math.max(mean - (std || 0), m['reward/min'] ?? -Infinity);
+    const hi = Math.min(mean + (std || 0), m['reward/max'] ?? Infinity);
+    buffer.push({ ...m, it: v.iteration + 1, 'reward/lo': lo, 'reward/hi': hi });
     latestPending = v;
     stamps.push(performance.now());
     if (stamps.length > 11) stamps = stamps.slice(-11);
