@@ -402,8 +402,14 @@ export class AsyncStepTrainer {
         if (!res.applied) allApplied = false;
         for (const [k, v] of Object.entries(res.metrics)) sums[k] = (sums[k] ?? 0) + v;
         if (epoch === 0 && c === 0) {
-          // Same version on both sides (fresh rows: μ; stale rows: recomputed π_old): TITO check.
-          mismatch = logprobMismatch(oldLogp.subarray(0, rows.length), res.logprobs.subarray(0, rows.length), mask.subarray(0, rows.length));
+          // TITO check on rows sampled by the version the learner holds now (before its first
+          // update): there μ and the learner must agree. Stale rows were sampled by older
+          // weights, so their gap is drift (async/is_ratio_*), not a mismatch; without fresh
+          // rows in this minibatch the metric is left out.
+          const fresh = Float32Array.from(rows, (r) => (rowVer[r] === this.version ? 1 : 0));
+          if (fresh.some((f) => f === 1)) {
+            mismatch = logprobMismatch(Float32Array.from(rows, (r) => rowMu[r]), res.logprobs.subarray(0, rows.length), fresh);
+          }
         }
       }
     }

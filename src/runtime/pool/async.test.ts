@@ -63,9 +63,12 @@ describe('AsyncStepTrainer scheduling', () => {
       expect(x['async/staleness_max']).toBeLessThanOrEqual(2);
       expect(x['async/is_ratio_max']).toBeGreaterThan(0);
       expect(x['actor/pg_loss']).toBeTypeOf('number');
+      // Where reported (rows sampled by the learner's current version), rollout = trainer.
+      if (x['mismatch/logprob_abs_diff_max'] !== undefined) expect(x['mismatch/logprob_abs_diff_max']).toBeLessThanOrEqual(1e-4);
     }
     // The schedule really ran ahead: some trained steps were sampled by older weights.
     expect(Math.max(...m.map((x) => x['async/staleness_max']!))).toBeGreaterThan(0);
+    expect(m.filter((x) => x['mismatch/logprob_abs_diff_max'] !== undefined).length).toBeGreaterThan(0);
     expect(m.some((x) => x['train/stale_rows']! > 0 && x['async/is_ratio_mean'] !== 1)).toBe(true);
     expect(m[0]['episode/success_rate']).toBeLessThan(0.7);
     expect(m[19]['episode/success_rate']).toBeGreaterThanOrEqual(0.85);
