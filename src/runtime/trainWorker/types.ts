@@ -5,65 +5,32 @@
  * deterministic and far smaller than shipping [T, D] feature rows.
  */
 
+import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
+import type { TokenEpisode } from '../../core/trainer/tokenRollout.ts';
+
 /** One sampled episode, as the UI sees it: a grid episode (replayable) or a token episode. */
 export type EpisodeView = GridEpisodeView | TokenEpisodeView;
 
-/** A grid episode. Arrays are per policy step, length T. */
-export interface GridEpisodeView {
-  kind: 'grid';
-  /** Env reset seed (episodes of one GRPO group share it). */
-  seed: number;
-  /** Group index within the batch, −1 for REINFORCE/PPO batches. */
-  group: number;
-  /** [T] actions taken (indices into the env's Discrete action space). */
-  actions: Int32Array;
-  /** [T] behaviour log π(a_t | s_t), nats. */
-  logprobs: Float32Array;
-  /** [T] policy entropy at each step, nats. */
-  entropies: Float32Array;
-  /** [T] critic V(s_t) at rollout time (zeros without a value head). */
-  values: Float32Array;
-  /** [T] policy version that sampled each action. */
-  versions: Int32Array;
-  /** [T] env rewards (before shaping). */
-  rewards: Float64Array;
+/** What the UI adds to a sampled episode: the reward the advantage compared, and the advantage. */
+interface Scored {
   /** Total shaped reward: what the advantage compared. */
   reward: number;
   /** The episode's advantage (group-relative for GRPO/RLOO, first-step GAE for PPO). */
   advantage: number;
-  terminated: boolean;
-  truncated: boolean;
-  success: boolean;
 }
 
-/**
- * A tool-env episode from the token trainer. Arrays run over the context, length L; `actions`
- * is the env's view (one text per turn). Per-token fields are 0 / −1 on environment tokens.
- */
-export interface TokenEpisodeView {
+/** A grid episode: the recorded per-step arrays (length T), without features or observations. */
+export interface GridEpisodeView
+  extends Scored,
+    Pick<StepEpisode, 'seed' | 'group' | 'actions' | 'logprobs' | 'entropies' | 'values' | 'versions' | 'rewards' | 'terminated' | 'truncated' | 'success'> {
+  kind: 'grid';
+}
+
+/** A tool-env episode: per-token arrays over the context (length L) and the env's view of each turn. */
+export interface TokenEpisodeView
+  extends Scored,
+    Pick<TokenEpisode, 'seed' | 'group' | 'tokens' | 'lossMask' | 'logprobs' | 'entropies' | 'versions' | 'rewards' | 'actions' | 'transcript' | 'terminated' | 'truncated' | 'success'> {
   kind: 'tokens';
-  seed: number;
-  group: number;
-  /** [L] context token ids; tokens[0] = <bos>. */
-  tokens: Int32Array;
-  /** [L] 1 where the policy sampled the token. */
-  lossMask: Uint8Array;
-  /** [L] behaviour log-probs (policy tokens). */
-  logprobs: Float32Array;
-  /** [L] entropies, nats (policy tokens). */
-  entropies: Float32Array;
-  /** [L] policy version per token, −1 on env tokens. */
-  versions: Int32Array;
-  /** [turns] env rewards. */
-  rewards: Float64Array;
-  /** [turns] action texts as the env received them. */
-  actions: string[];
-  transcript: string;
-  reward: number;
-  advantage: number;
-  terminated: boolean;
-  truncated: boolean;
-  success: boolean;
 }
 
 export interface IterationView {
