@@ -11,9 +11,10 @@ export function parseCli<T extends Record<string, { type: 'string' | 'boolean'; 
   }
 }
 
-export function intArg(value: string | undefined, name: string, min = 0): number | undefined {
+export function intArg(value: string | undefined, name: string, min = 0, max = 2 ** 31 - 1): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
+  // Plain decimal digits only: Number() would also take '', '0x1f' and '1e3'.
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return n;
 }

@@ -44,6 +44,11 @@ describe('npm run train', () => {
     await expect(main(['--config', file, '--out', join(dir, 'o')])).rejects.toThrow(/algo\.clipHigh/);
     await expect(main(['--config', 'no-such-preset'])).rejects.toThrow(/grid-empty-8x8-grpo/);
     await expect(main(['--config', 'grid-empty-8x8-grpo', '--iterations', 'x'])).rejects.toThrow(/--iterations must be an integer/);
+    await expect(main(['--config', 'grid-empty-8x8-grpo', '--seed', ''])).rejects.toThrow(/--seed must be an integer/);
+    writeFileSync(file, JSON.stringify({ env: { id: 'grid/nope' }, model: { kind: 'mlp' }, algo: { algo: 'grpo' } }));
+    await expect(main(['--config', file, '--out', join(dir, 'o')])).rejects.toThrow(/env: unknown env "grid\/nope"/);
+    writeFileSync(file, JSON.stringify({ env: { id: 'tools/calculator' }, model: { kind: 'mlp' }, algo: { algo: 'grpo' } }));
+    await expect(main(['--config', file, '--out', join(dir, 'o')])).rejects.toThrow(/model\.kind: tool envs train a 'transformer'/);
     expect(existsSync(join(dir, 'o', 'metrics.jsonl'))).toBe(false);
   });
 });

@@ -54,4 +54,14 @@ describe('algorithm config', () => {
     const r = parseAlgoConfig({ maxGradNorm: null, valueClip: null, aggregationLen: 64 });
     expect(r.ok && [r.config.maxGradNorm, r.config.valueClip, r.config.aggregationLen]).toEqual([null, null, 64]);
   });
+
+  it('refuses knobs the train graph would silently ignore', () => {
+    const clip = parseAlgoConfig({ algo: 'ppo', valueClip: 0.2 });
+    expect(clip.ok).toBe(false);
+    if (!clip.ok) expect(clip.messages.join('\n')).toMatch(/^valueClip: value clipping is not implemented/m);
+    const k1 = parseAlgoConfig({ klCoef: 0.01, klMode: 'loss', klEstimator: 'k1' });
+    expect(k1.ok).toBe(false);
+    if (!k1.ok) expect(k1.messages.join('\n')).toMatch(/^klEstimator: k1 as a loss term/m);
+    expect(parseAlgoConfig({ klCoef: 0.01, klMode: 'reward', klEstimator: 'k1' }).ok).toBe(true);
+  });
 });

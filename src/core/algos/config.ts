@@ -80,7 +80,10 @@ export interface AlgoConfig {
   weightDecay: number;
   /** PPO: weight of the value loss in the total loss. */
   valueCoef: number;
-  /** PPO: clip the value update to ±valueClip around the rollout-time value; null = unclipped. */
+  /**
+   * PPO: clip the value update to ±valueClip around the rollout-time value; null = unclipped.
+   * The train-step graph has no old-value input yet, so only null is accepted (crossCheck).
+   */
   valueClip: number | null;
   /** Passes over each batch (PPO typically 4; group methods 1 = on-policy). */
   updateEpochs: number;
@@ -116,7 +119,7 @@ export const DEFAULT_ALGO_CONFIG: AlgoConfig = {
   maxGradNorm: 1,
   weightDecay: 0,
   valueCoef: 0.5,
-  valueClip: 0.2,
+  valueClip: null,
   updateEpochs: 1,
   minibatches: 1,
 };
@@ -206,6 +209,15 @@ export function crossCheck(c: AlgoConfig): ConfigIssue[] {
   }
   if (c.algo === 'drgrpo' && c.aggregation === 'sequence') {
     out.push({ path: 'aggregation', message: "Dr.GRPO removes per-sequence length normalisation; use 'constant' (or 'token')" });
+  }
+  if (c.valueClip !== null) {
+    out.push({ path: 'valueClip', message: 'value clipping is not implemented in the train-step graph yet; use null (unclipped ½·(V − R)²)' });
+  }
+  if (c.klCoef > 0 && c.klMode === 'loss' && c.klEstimator === 'k1') {
+    out.push({
+      path: 'klEstimator',
+      message: "k1 as a loss term has a zero-mean gradient on samples from π (it adds only noise); use 'k3' with klMode 'loss', or klMode 'reward' for k1",
+    });
   }
   if (c.dynamicSampling.enabled && !GROUP_ALGOS.includes(c.algo)) {
     out.push({ path: 'dynamicSampling.enabled', message: `needs a group algorithm (grpo, drgrpo, rloo); algo is '${c.algo}'` });

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, type AlgoConfig } from '../algos/config.ts';
+import { makeEnv } from '../envs/index.ts';
 import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
 const modelSchema = z.discriminatedUnion('kind', [
@@ -109,6 +110,27 @@ export function parseRunConfig(input: unknown): ParseResult {
     ...(shaping.ok ? [] : shaping.messages.map((m) => `shaping.${m}`)),
     ...(schedule && !schedule.ok ? schedule.messages.map((m) => `schedule.${m}`) : []),
   ];
-  if (!algo.ok || !shaping.ok || (schedule && !schedule.ok)) return { ok: false, messages };
+  messages.push(...runnable(r.data));
+  if (messages.length > 0 || !algo.ok || !shaping.ok || (schedule && !schedule.ok)) return { ok: false, messages };
   return { ok: true, config: { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null } };
+}
+
+/** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */
+function runnable(c: Parsed): string[] {
+  let family: string;
+  try {
+    family = makeEnv(c.env.id, c.env.kwargs).spec.family;
+  } catch (e) {
+    return [`env: ${(e as Error).message}`];
+  }
+  const out: string[] = [];
+  if (family === 'grid' && c.model.kind !== 'mlp') out.push(`model.kind: grid envs train an 'mlp' policy on structured observations (got '${c.model.kind}')`);
+  if (family === 'tool') {
+    if (c.model.kind !== 'transformer') out.push(`model.kind: tool envs train a 'transformer' over tokens (got '${c.model.kind}')`);
+    if (c.algo.algo === 'ppo') out.push('algo.algo: token policies have no value head yet; use grpo, drgrpo, rloo or reinforce');
+    if (c.schedule !== null) out.push('schedule: progressive shaping runs on grid envs only for now');
+    if (c.rollout.mode === 'async' || c.rollout.workers > 0) out.push('rollout: tool envs train synchronously in the training thread for now (mode "sync", workers 0)');
+  }
+  if (family === 'grid' && c.warmStart !== null) out.push("warmStart: imitation warm start is for tool envs; grid runs train from scratch");
+  return out;
 }

@@ -40,7 +40,7 @@ import { makeEnv } from '../envs/index.ts';
 import { MlpPolicy } from '../models/mlp.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import { gridGoalDistance } from '../reward/potentials.ts';
-import { shapeEpisode, stageWeights, stepSchedule, weightsOf, SCHEDULE_START, type ScheduleState, type ShapedReward, type ShapingWeights } from '../reward/shaping.ts';
+import { shapeEpisode, stageWeights, stepSchedule, weightsOf, SCHEDULE_START, type EpisodeRecord, type ScheduleState, type ShapedReward, type ShapingWeights } from '../reward/shaping.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, Feed, Learner, PolicyRunner } from './engine.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from './pool.ts';
@@ -67,6 +67,11 @@ export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engin
 
 export const serialPoolFactory: PoolFactory = async (model, weights, engine) => new SerialRolloutPool({ engine, model, weights });
 
+/** What the shaper and the episode metrics read from a step episode. */
+function recordOf(ep: StepEpisode): EpisodeRecord {
+  return { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials };
+}
+
 export class AsyncStepTrainer {
   iteration = 0;
   /** The learner's policy version: number of iterations trained. */
@@ -74,6 +79,7 @@ export class AsyncStepTrainer {
   private ema: EmaBaselineState = EMA_BASELINE_INIT;
   private scheduleState: ScheduleState = SCHEDULE_START;
   private shapingWeights: ShapingWeights;
+  private readonly needsPotential: boolean;
   /** Minibatch shuffling (sampling randomness lives in the pool, per slot). */
   private readonly rng: Rng;
   /** Batches launched, by iteration; a batch leaves the map when trained. */
@@ -97,6 +103,8 @@ export class AsyncStepTrainer {
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0x5a3));
     this.shapingWeights = config.schedule ? stageWeights(config.schedule, 0, config.shaping) : weightsOf(config.shaping);
+    this.needsPotential =
+      weightsOf(config.shaping).potential !== 0 || (config.schedule?.stages.some((st) => (st.weights.potential ?? 0) !== 0) ?? false);
     const s = config.scheduling.maxStaleness;
     if (!(Number.isInteger(s) && s >= 0)) throw new RangeError(`scheduling.maxStaleness must be an integer ≥ 0, got ${s}`);
   }
@@ -144,7 +152,9 @@ export class AsyncStepTrainer {
       seeds,
       groups,
       samplingSeed: mixSeed(this.config.seed, 0x5a3, iteration, round),
-      potential: this.shapingWeights.potential !== 0 ? gridGoalDistance.id : undefined,
+      // Batches launched ahead (staleness ≥ 1) may be shaped by a later schedule stage: record Φ
+      // whenever any stage (or the base config) weights the potential term.
+      potential: this.needsPotential ? gridGoalDistance.id : undefined,
     };
   }
 
@@ -214,16 +224,14 @@ export class AsyncStepTrainer {
     const t0 = timing?.t0 ?? t1;
     const idle0 = timing?.idle0 ?? this.poolIdleMs(t0);
     const grouped = GROUP_ALGOS.includes(algo.algo);
-    const shape = (ep: StepEpisode) =>
-      shapeEpisode(
-        { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials },
-        shaping,
-        this.shapingWeights,
-      );
+    const shape = (ep: StepEpisode) => shapeEpisode(recordOf(ep), shaping, this.shapingWeights);
     let episodes = ro.episodes;
     let envSteps = ro.envSteps;
     let busyS = ro.busyS;
     let sampling = initDynamicSampling<{ rewards: Float64Array; episodes: StepEpisode[] }>();
+    // Outcome metrics (episode/*, reward/*) describe every episode sampled this iteration: the
+    // trained batch is filtered toward mixed outcomes by dynamic sampling and would be biased.
+    const sampled: StepEpisode[] = [...ro.episodes];
     if (grouped) {
       const G = algo.groupSize;
       for (let round = 0, cur = ro; ; ) {
@@ -238,14 +246,20 @@ export class AsyncStepTrainer {
           break;
         }
         cur = await this.pool.collect(this.requestFor(it, ++round));
+        sampled.push(...cur.episodes);
         envSteps += cur.envSteps;
         busyS += cur.busyS;
       }
     }
+    const outcome = () => sampled.map((ep) => summarizeEpisode(recordOf(ep), shape(ep)));
     if (episodes.length === 0) {
       // Every group had zero spread and the round cap was hit: nothing to learn from, no new version.
       this.iteration++;
-      const m = { ...buildIterationMetrics({ groups: samplingStats(sampling) }), 'groups/dropped': sampling.droppedGroups, 'groups/sampling_rounds': sampling.rounds };
+      const m = {
+        ...buildIterationMetrics({ episodes: outcome(), groups: samplingStats(sampling) }),
+        'groups/dropped': sampling.droppedGroups,
+        'groups/sampling_rounds': sampling.rounds,
+      };
       return { iteration: it, metrics: m as IterationReport['metrics'], episodes, episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
     }
 
@@ -438,9 +452,7 @@ export class AsyncStepTrainer {
     });
     const metrics = {
       ...buildIterationMetrics({
-        episodes: episodes.map((ep, i) =>
-          summarizeEpisode({ rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length }, shaped[i]),
-        ),
+        episodes: outcome(),
         advantages: { values: rowAdv },
         groups: grouped ? samplingStats(sampling) : undefined,
         extra: grouped ? { groupsDropped: sampling.droppedGroups, samplingRounds: sampling.rounds } : undefined,
