@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launch, watchErrors } from './browser.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
-const shots = 'e2e/artifacts';
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const shots = ARTIFACTS;
+const browser = useBrowser();
 
 async function open(path: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await browser().newPage({ viewport: { width: 1280, height: 800 } });
   const errors = watchErrors(page);
   await page.goto(appUrl + path);
   await page.getByTestId('backend-status').and(page.locator('[data-backend]')).waitFor();

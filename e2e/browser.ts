@@ -1,6 +1,7 @@
 /** Launching Debian's Chromium through playwright-core (DESIGN §5). */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const CHROMIUM_CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
   (p): p is string => !!p,
@@ -40,4 +41,22 @@ export function watchErrors(page: Page): string[] {
   });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return errors;
+}
+
+/** Where tests save screenshots and measurements (ignored by git). */
+export const ARTIFACTS = 'e2e/artifacts';
+
+/** One Chromium for the calling test file: launched before its tests, closed after them. */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('useBrowser: Chromium is not launched yet (call it at the top of a test file)');
+    return browser;
+  };
 }

@@ -3,30 +3,22 @@
  * KV-cache and train-step graphs is placed on the WebGPU EP, and one train step on WebGPU
  * matches WASM within 1e-4.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launch, watchErrors } from './browser.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
 import type { SelfTestReport } from '../src/runtime/engine/selfTest.ts';
 
 const appUrl = inject('appUrl');
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 describe('device check page', () => {
   it('runs every graph node on WebGPU and agrees with WASM within 1e-4', async () => {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } });
+    const page = await browser().newPage({ viewport: { width: 1100, height: 1000 } });
     const errors = watchErrors(page);
     await page.goto(`${appUrl}check.html?autorun`);
     const card = page.getByTestId('selftest');
     await expect.poll(() => card.getAttribute('data-status'), { timeout: 240_000, interval: 1000 }).toMatch(/done|failed/);
     const report = JSON.parse((await page.getByTestId('selftest-json').textContent()) ?? '{}') as SelfTestReport;
-    await page.screenshot({ path: 'e2e/artifacts/device-check.png', fullPage: true });
+    await page.screenshot({ path: `${ARTIFACTS}/device-check.png`, fullPage: true });
     expect(report.errors).toEqual([]);
     expect(report.webgpu).toBe(true);
     // policy + train step for the MLP; policy + KV-cache decode + train step for the transformer

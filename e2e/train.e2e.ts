@@ -6,20 +6,13 @@
  * so only a few iterations).
  */
 import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launch, watchErrors } from './browser.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
-const shots = 'e2e/artifacts';
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const shots = ARTIFACTS;
+const browser = useBrowser();
 
 declare global {
   interface Window {
@@ -36,7 +29,7 @@ function installLongTaskObserver(): void {
 }
 
 async function open(path: string, width = 1400, height = 1000): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width, height } });
+  const page = await browser().newPage({ viewport: { width, height } });
   await page.addInitScript(installLongTaskObserver);
   const errors = watchErrors(page);
   await page.goto(appUrl + path);
