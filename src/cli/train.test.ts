@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import * as ortNode from 'onnxruntime-node';
 import { main } from './train.ts';
 import { presetIds, loadRunConfig } from './presets.ts';
+import { parseRunConfig } from '../core/presets/schema.ts';
 
 describe('npm run train', () => {
   it('writes config, §7 metrics, trajectories and a standalone policy.onnx', async () => {
@@ -28,6 +29,13 @@ describe('npm run train', () => {
     const logp = res.logprobs.data as Float32Array;
     expect(logp.length).toBe(7);
     expect(logp.reduce((s, x) => s + Math.exp(x), 0)).toBeCloseTo(1, 5);
+  });
+
+  it('a tool config without a learner batch gets 16 sequences, not the grid default of 512 rows', () => {
+    const r = parseRunConfig({ env: { id: 'tools/calculator' }, model: { kind: 'transformer' }, algo: { algo: 'grpo' } });
+    expect(r.ok && r.config.rollout.learnerBatch).toBe(16);
+    const g = parseRunConfig({ env: { id: 'grid/empty-5x5' }, model: { kind: 'mlp' }, algo: { algo: 'grpo' } });
+    expect(g.ok && g.config.rollout.learnerBatch).toBe(512);
   });
 
   it('every preset validates', () => {

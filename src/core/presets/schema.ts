@@ -41,7 +41,10 @@ const rolloutSchema = z.strictObject({
   groups: z.int().min(1).max(512).default(8),
   /** Episodes per iteration for REINFORCE and PPO. */
   episodes: z.int().min(1).max(4096).default(32),
-  /** Rows (MLP) or sequences (transformer) per train step. */
+  /**
+   * Rows (MLP) or sequences (transformer) per train step: the static batch of the train graph.
+   * Default 512 env steps for grid envs; 16 sequences for tool envs (each is `context` tokens).
+   */
   learnerBatch: z.int().min(1).max(8192).default(512),
   /** 'sync' = staleness 0; 'async' = rollouts overlap training, bounded by maxStaleness. */
   mode: z.enum(['sync', 'async']).default('sync'),
@@ -111,6 +114,8 @@ export function parseRunConfig(input: unknown): ParseResult {
     ...(schedule && !schedule.ok ? schedule.messages.map((m) => `schedule.${m}`) : []),
   ];
   messages.push(...runnable(r.data));
+  const rawRollout = (input as { rollout?: { learnerBatch?: unknown } }).rollout;
+  if (rawRollout?.learnerBatch === undefined && r.data.model.kind === 'transformer') r.data.rollout.learnerBatch = 16;
   if (messages.length > 0 || !algo.ok || !shaping.ok || (schedule && !schedule.ok)) return { ok: false, messages };
   return { ok: true, config: { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null } };
 }
