@@ -38,6 +38,13 @@ describe('npm run train', () => {
     expect(g.ok && g.config.rollout.learnerBatch).toBe(512);
   });
 
+  it('potential shaping under PPO must use the learner\'s discount', () => {
+    const base = { env: { id: 'grid/empty-5x5' }, model: { kind: 'mlp' }, algo: { algo: 'ppo', gamma: 0.99 } };
+    const bad = parseRunConfig({ ...base, shaping: { potential: { weight: 0.1, gamma: 1 } } });
+    expect(!bad.ok && bad.messages.join()).toMatch(/shaping\.potential\.gamma: must equal algo\.gamma \(0\.99\)/);
+    expect(parseRunConfig({ ...base, shaping: { potential: { weight: 0.1, gamma: 0.99 } } }).ok).toBe(true);
+  });
+
   it('every preset validates', () => {
     expect(presetIds().length).toBeGreaterThanOrEqual(2);
     for (const id of presetIds()) expect(() => loadRunConfig(id), id).not.toThrow();

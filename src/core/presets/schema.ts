@@ -108,6 +108,13 @@ export function parseRunConfig(input: unknown): ParseResult {
   const algo = parseAlgoConfig(deepMerge(defaultsFor(algoIn.algo), algoIn));
   const shaping = parseShapingConfig(deepMerge(DEFAULT_SHAPING, r.data.shaping));
   const schedule = r.data.schedule === null ? null : parseShapingSchedule(r.data.schedule);
+  if (algo.ok && shaping.ok && algo.config.algo === 'ppo') {
+    const usesPotential = shaping.config.potential.weight !== 0 || (schedule?.ok && schedule.schedule.stages.some((st) => (st.weights.potential ?? 0) !== 0));
+    if (usesPotential && shaping.config.potential.gamma !== algo.config.gamma) {
+      // F = γΦ(s′) − Φ(s) telescopes (and so keeps the optimal policy) only with the learner's γ.
+      return { ok: false, messages: [`shaping.potential.gamma: must equal algo.gamma (${algo.config.gamma}) for PPO, or the shaping changes which policy is optimal (got ${shaping.config.potential.gamma})`] };
+    }
+  }
   const messages = [
     ...(algo.ok ? [] : algo.messages.map((m) => `algo.${m}`)),
     ...(shaping.ok ? [] : shaping.messages.map((m) => `shaping.${m}`)),

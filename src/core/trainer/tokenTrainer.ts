@@ -28,6 +28,7 @@ import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
 import { buildIterationMetrics, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
 import { addSamplingRound, initDynamicSampling, samplingStats, type RewardGroup } from '../algos/sampling.ts';
 import { logprobMismatch } from '../algos/offpolicy.ts';
+import { klPenalizedRewards } from '../algos/losses.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { TransformerPolicy } from '../models/transformer.ts';
@@ -324,12 +325,10 @@ export class TokenTrainer {
     let refLogp: Float32Array | null = null;
     if (this.reference && n > 0) refLogp = await this.referenceLogprobs(rows.tokens, rows.actions, n);
     if (refLogp && algo.klMode === 'reward') {
-      // KL as a reward penalty: k1 summed over the episode's policy tokens, before advantages.
-      for (let b = 0; b < n; b++) {
-        let kl = 0;
-        for (let t = 0; t < T; t++) if (rows.mask[b * T + t]) kl += rows.oldLogprobs[b * T + t] - refLogp[b * T + t];
-        totals[b] -= algo.klCoef * kl;
-      }
+      // KL as a reward penalty: the configured estimator summed over each episode's policy
+      // tokens (the shared reference implementation), before advantages.
+      const pen = klPenalizedRewards(totals.subarray(0, n), T, rows.oldLogprobs.subarray(0, n * T), refLogp.subarray(0, n * T), rows.mask.subarray(0, n * T), algo.klCoef, algo.klEstimator);
+      totals.set(pen.rewards);
     }
 
     // 3. advantages per episode, broadcast onto its policy tokens; aggregation weights
