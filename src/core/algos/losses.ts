@@ -15,6 +15,7 @@
  * Sign convention: losses are minimised. The policy-gradient term is −advantage·ratio, the
  * entropy bonus enters with a minus sign, KL and value terms with a plus sign.
  */
+import type { AlgoConfig } from './config.ts';
 import type { Numbers } from './stats.ts';
 
 /** Which Monte-Carlo estimator of KL(π‖π_ref) per sampled token (Schulman, "Approximating KL"). */
@@ -86,19 +87,8 @@ export function subtractKl(rewards: Numbers, kl: Numbers, coef: number): Float64
 }
 
 /** Hyperparameters of the actor loss (a subset of `AlgoConfig`). */
-export interface PolicyLossConfig {
-  /** ε_low: the ratio is clipped below at 1 − clipLow. */
-  clipLow: number;
-  /** ε_high: the ratio is clipped above at 1 + clipHigh (DAPO clip-higher when > clipLow). */
-  clipHigh: number;
-  /** β: weight of the KL-to-reference loss term (used only when klMode is 'loss'). */
-  klCoef: number;
-  klEstimator: KlEstimator;
-  /** 'loss': β·KL is a loss term here. 'reward': KL was subtracted from rewards (no term here). */
-  klMode: 'loss' | 'reward';
-  /** Weight of the entropy bonus (subtracted from the loss). */
-  entropyCoef: number;
-}
+/** The loss knobs of an algorithm config (documented on AlgoConfig); with klMode 'reward' the KL was already subtracted from rewards and there is no loss term here. */
+export type PolicyLossConfig = Pick<AlgoConfig, 'clipLow' | 'clipHigh' | 'klCoef' | 'klEstimator' | 'klMode' | 'entropyCoef'>;
 
 /** Per-token inputs of the actor loss; all [N]. */
 export interface PolicyLossInputs {
