@@ -282,3 +282,47 @@ describe('expert', () => {
     expect(env.expertAction()).toBeNull();
   });
 });
+
+describe('observeAt (hypothetical poses)', () => {
+  const map = ['######', '#>...#', '#.K..#', '######'];
+
+  it('equals the observation the agent gets after actually walking to that pose', () => {
+    const walker = new AsciiGridEnv(map);
+    walker.reset();
+    walker.step(forward);
+    walker.step(forward);
+    const walked = walker.step(right).obs; // at (3, 1) facing south
+    const probe = new AsciiGridEnv(map);
+    const start = probe.reset().obs;
+    expect(probe.observeAt(3, 1, 1)).toEqual(walked);
+    // At the agent's own pose it is the last observation.
+    expect(probe.observeAt(1, 1, 0)).toEqual(start);
+  });
+
+  it('reflects what the agent carries and changes nothing in the episode', () => {
+    const env = new AsciiGridEnv(map);
+    env.reset();
+    env.step(forward); // (2, 1) facing east
+    env.step(right); // facing south: the key at (2, 2) is in front
+    const holding = env.step(pickup).obs;
+    // Standing elsewhere: the carried key shows in the agent's own cell (bottom centre of the view).
+    const there = env.observeAt(4, 2, 3);
+    expect(at(there.image, 6, 3)).toEqual(at(holding.image, 6, 3));
+    expect(at(holding.image, 6, 3)[0]).toBe(OBJ.key);
+    expect(env.agentState).toMatchObject({ x: 2, y: 1, dir: 1 });
+    expect(env.stepCount).toBe(3);
+    // The next step is as if observeAt had never been called.
+    const twin = new AsciiGridEnv(map);
+    twin.reset();
+    for (const a of [forward, right, pickup]) twin.step(a);
+    expect(env.step(left)).toEqual(twin.step(left));
+  });
+
+  it('rejects poses off the map and bad directions', () => {
+    const env = new AsciiGridEnv(map);
+    expect(() => env.observeAt(1, 1, 0)).toThrow(/before reset/);
+    env.reset();
+    expect(() => env.observeAt(9, 1, 0)).toThrow(/outside the 6×4 map/);
+    expect(() => env.observeAt(1, 1, 4)).toThrow(/direction 4/);
+  });
+});

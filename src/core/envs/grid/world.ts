@@ -228,6 +228,19 @@ export abstract class GridWorld implements GridEnv {
     return { x: this.x, y: this.y, dir: this.dir, carrying: this.carry.type === OBJ.unseen ? null : { ...this.carry } };
   }
 
+  /**
+   * The observation the agent would receive standing on (x, y) facing `dir` in the current world,
+   * holding what it holds now: value and policy maps over hypothetical poses (UI overlays). Read
+   * only; the episode (pose, step count, expert plan) is untouched. At the agent's own pose it
+   * equals the last observation returned by reset/step.
+   */
+  observeAt(x: number, y: number, dir: number): GridObs {
+    const grid = this.world('observeAt');
+    if (!grid.inBounds(x, y)) throw new RangeError(`${this.spec.id}: observeAt(${x}, ${y}) is outside the ${grid.width}×${grid.height} map`);
+    if (!(Number.isInteger(dir) && dir >= 0 && dir < 4)) throw new RangeError(`${this.spec.id}: observeAt direction ${String(dir)} is not one of 0..3 (${DIR_NAMES.join(', ')})`);
+    return this.viewFrom(grid, x, y, dir);
+  }
+
   /** A copy of the current map. */
   currentGrid(): Grid {
     return this.world('currentGrid').clone();
@@ -242,8 +255,12 @@ export abstract class GridWorld implements GridEnv {
   }
 
   private observe(): GridObs {
-    const view = egocentricView(this.world('observe'), this.x, this.y, this.dir, this.viewSize, this.carry);
-    return { image: view.image, direction: this.dir, text: renderView(view, this.viewSize, this.carry) };
+    return this.viewFrom(this.world('observe'), this.x, this.y, this.dir);
+  }
+
+  private viewFrom(grid: Grid, x: number, y: number, dir: number): GridObs {
+    const view = egocentricView(grid, x, y, dir, this.viewSize, this.carry);
+    return { image: view.image, direction: dir, text: renderView(view, this.viewSize, this.carry) };
   }
 
   /** Applies one action to `s` in place; returns how the episode ends, if it does. */
