@@ -40,12 +40,12 @@ import { makeEnv } from '../envs/index.ts';
 import { MlpPolicy } from '../models/mlp.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import { gridGoalDistance } from '../reward/potentials.ts';
-import { shapeEpisode, stageWeights, stepSchedule, weightsOf, SCHEDULE_START, type EpisodeRecord, type ScheduleState, type ShapedReward, type ShapingWeights } from '../reward/shaping.ts';
+import { shapeEpisode, stageWeights, stepSchedule, weightsOf, SCHEDULE_START, type EpisodeRecord, type ScheduleState, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, Feed, Learner, PolicyRunner } from './engine.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from './pool.ts';
 import type { StepEpisode } from './stepEpisode.ts';
-import { applyLiveHyper, distinctRatio, mean, mixSeed, trainStepOptions, type IterationReport, type LiveHyper, type StepTrainerConfig } from './common.ts';
+import { applyLiveHyper, distinctRatio, mean, mixSeed, trainStepOptions, withShapingWeights, type IterationReport, type LiveHyper, type StepTrainerConfig } from './common.ts';
 
 export interface AsyncScheduleConfig {
   /**
@@ -79,6 +79,8 @@ export class AsyncStepTrainer {
   private ema: EmaBaselineState = EMA_BASELINE_INIT;
   private scheduleState: ScheduleState = SCHEDULE_START;
   private shapingWeights: ShapingWeights;
+  /** The base shaping config: `config.shaping` with live weight edits (setHyper) applied. */
+  private shaping: ShapingConfig;
   private readonly needsPotential: boolean;
   /** Minibatch shuffling (sampling randomness lives in the pool, per slot). */
   private readonly rng: Rng;
@@ -102,6 +104,7 @@ export class AsyncStepTrainer {
     private readonly maxSteps: number,
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0x5a3));
+    this.shaping = config.shaping;
     this.shapingWeights = config.schedule ? stageWeights(config.schedule, 0, config.shaping) : weightsOf(config.shaping);
     this.needsPotential =
       weightsOf(config.shaping).potential !== 0 || (config.schedule?.stages.some((st) => (st.weights.potential ?? 0) !== 0) ?? false);
@@ -183,6 +186,11 @@ export class AsyncStepTrainer {
 
   /** Change live hyperparameters; they apply from the next train step. */
   setHyper(h: LiveHyper): void {
+    if (h.rewardWeights) {
+      // Validate before touching anything: a refused edit leaves the run as it was.
+      this.shaping = withShapingWeights(this.shaping, h.rewardWeights, this.needsPotential);
+      this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
+    }
     applyLiveHyper(this.learner.hyper, h);
   }
 
@@ -218,7 +226,8 @@ export class AsyncStepTrainer {
    * collected right before is, by construction, the synchronous trainer (tests use it so).
    */
   async trainOn(ro: CollectResult, timing?: { t0: number; idle0: number }): Promise<IterationReport> {
-    const { algo, shaping } = this.config;
+    const { algo } = this.config;
+    const shaping = this.shaping;
     const it = this.iteration;
     const t1 = performance.now();
     const t0 = timing?.t0 ?? t1;

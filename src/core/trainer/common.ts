@@ -7,7 +7,7 @@ import type { AlgoConfig } from '../algos/config.ts';
 import type { IterationMetrics } from '../algos/metrics.ts';
 import type { TrainStepOptions } from '../graph/train.ts';
 import type { EnvKwargs } from '../envs/index.ts';
-import { DEFAULT_SHAPING, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
+import { DEFAULT_SHAPING, SHAPING_TERMS, type ShapingConfig, type ShapingSchedule, type ShapingWeights } from '../reward/shaping.ts';
 import type { StepEpisode } from './stepEpisode.ts';
 
 export interface MlpModelConfig {
@@ -64,6 +64,12 @@ export interface LiveHyper {
   clipLow?: number;
   clipHigh?: number;
   klCoef?: number;
+  /**
+   * Shaping term weights (non-negative magnitudes, as in ShapingConfig): replace the base
+   * config's weights from the next iteration's rewards on. Under a progressive schedule the
+   * current stage's own weights still take precedence, as they do over the config's.
+   */
+  rewardWeights?: Partial<ShapingWeights>;
 }
 
 /** Hash of small integers into a 31-bit seed (distinct iterations/groups get unrelated seeds). */
@@ -107,6 +113,25 @@ export function applyLiveHyper(hyper: Record<string, number>, h: LiveHyper): voi
   if (h.clipLow !== undefined) hyper.clip_low = h.clipLow;
   if (h.clipHigh !== undefined) hyper.clip_high = h.clipHigh;
   if (h.klCoef !== undefined && 'kl_coef' in hyper) hyper.kl_coef = h.klCoef;
+}
+
+/**
+ * `shaping` with live weight edits applied: a new config (the input is not modified); only
+ * weights change, not length.freeTokens or potential.gamma. `potentialRecorded` says whether
+ * the run records Φ(s) per step: without it a non-zero potential weight cannot be honoured.
+ */
+export function withShapingWeights(shaping: ShapingConfig, w: Partial<ShapingWeights>, potentialRecorded: boolean): ShapingConfig {
+  const out = structuredClone(shaping);
+  for (const [term, v] of Object.entries(w) as [string, number | undefined][]) {
+    if (v === undefined) continue;
+    if (!(SHAPING_TERMS as readonly string[]).includes(term)) throw new RangeError(`rewardWeights.${term}: not a shaping term (${SHAPING_TERMS.join(', ')})`);
+    if (!(Number.isFinite(v) && v >= 0)) throw new RangeError(`rewardWeights.${term}: must be a finite number ≥ 0 (penalties are already negative; the weight is a magnitude), got ${v}`);
+    if (term === 'potential' && v !== 0 && !potentialRecorded) {
+      throw new RangeError('rewardWeights.potential: this run does not record potentials Φ(s) (it started with the term off); restart with a non-zero potential weight');
+    }
+    out[term as keyof ShapingConfig].weight = v;
+  }
+  return out;
 }
 
 export function mean(xs: readonly number[]): number {

@@ -37,7 +37,7 @@ import { shapeEpisode, DEFAULT_SHAPING, type ShapedReward, type ShapingConfig } 
 import { PAD, VOCAB_SIZE } from '../text/codec.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, Feed, Learner, PolicyRunner, TokenDecoder } from './engine.ts';
-import { applyLiveHyper, mixSeed, trainStepOptions, type LiveHyper } from './common.ts';
+import { applyLiveHyper, mixSeed, trainStepOptions, withShapingWeights, type LiveHyper } from './common.ts';
 import { collectTokenEpisodes, type TokenEpisode } from './tokenRollout.ts';
 
 export interface TransformerModelConfig {
@@ -194,8 +194,13 @@ export class TokenTrainer {
     return this.learner.hyper;
   }
 
-  /** Change live hyperparameters; they apply from the next train step. */
+  /**
+   * Change live hyperparameters; they apply from the next train step. Reward weights replace
+   * `config.shaping` (a new object, read by the next iteration's shaping); tool envs record no
+   * potentials, so the potential weight must stay 0.
+   */
   setHyper(h: LiveHyper): void {
+    if (h.rewardWeights) this.config.shaping = withShapingWeights(this.config.shaping, h.rewardWeights, false);
     applyLiveHyper(this.learner.hyper, h);
   }
 
