@@ -9,6 +9,7 @@
 import { memo, useDeferredValue, useMemo } from 'react';
 import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
 import { useStore } from '../state/store.ts';
+import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { explorationHealth, shiftHealth, signalHealth, type Verdict } from './health.ts';
 import { MetricChart, thin, type ChartSpec } from './MetricChart.tsx';
 import type { MetricPoint } from './slice.ts';
@@ -257,8 +258,10 @@ export function Dashboard() {
   const config = useStore((s) => s.running ?? s.draft);
   const catalog = useStore((s) => s.catalog);
   const spec = catalog.find((c) => c.id === config.env.id)?.spec;
-  // Token policies (tool envs) choose among vocabulary tokens: no fixed action count to show.
-  const numActions = spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 0;
+  // Token policies (tool envs) choose among vocabulary tokens: no uniform line on the chart, and
+  // the health badge reads nats per token against |V| (not a share of ln|A| as for 7 grid actions).
+  const tokens = config.model.kind === 'transformer';
+  const numActions = tokens ? 0 : spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 0;
   const maxSteps = spec?.maxSteps ?? 100;
   const grouped = GROUP_ALGOS.includes(config.algo.algo as Algo);
   const data = useMemo(() => thin(history), [history]);
@@ -267,8 +270,8 @@ export function Dashboard() {
     [maxSteps, numActions, grouped],
   );
   const verdicts = useMemo(
-    () => ({ exploration: explorationHealth(history, numActions || 2), signal: signalHealth(history, grouped), shift: shiftHealth(history) }),
-    [history, numActions, grouped],
+    () => ({ exploration: tokens ? explorationHealth(history, VOCAB_SIZE, true) : explorationHealth(history, numActions || 2), signal: signalHealth(history, grouped), shift: shiftHealth(history) }),
+    [history, numActions, grouped, tokens],
   );
   return (
     <div className="dashboard" data-testid="dashboard">

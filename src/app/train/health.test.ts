@@ -23,6 +23,24 @@ describe('health verdicts', () => {
     expect(explorationHealth([], 7).level).toBe('idle');
   });
 
+  it('exploration: token policies (|A| = vocabulary) read nats per token, not a share of ln|V|', () => {
+    // 0.3 nats per token is a healthy tool-call policy but only 6% of ln 107: the small-|A|
+    // rule would call it collapsed.
+    const healthy = Array(3).fill({ 'actor/rollout_entropy': 0.3, 'episode/success_rate': 0.4 });
+    expect(0.3 / Math.log(107)).toBeLessThan(0.1);
+    expect(explorationHealth(healthy, 107).level).toBe('ok');
+    expect(explorationHealth(healthy, 107).text).toMatch(/0\.300 nats per token/);
+    const thinning = Array(3).fill({ 'actor/rollout_entropy': 0.02, 'episode/success_rate': 0.4 });
+    expect(explorationHealth(thinning, 107).level).toBe('warn');
+    const collapsed = Array(3).fill({ 'actor/rollout_entropy': 0.005, 'episode/success_rate': 0.4 });
+    expect(explorationHealth(collapsed, 107).level).toBe('bad');
+    expect(explorationHealth(Array(3).fill({ 'actor/rollout_entropy': 0.005, 'episode/success_rate': 0.95 }), 107).label).toBe('converged');
+    // A text action space with unknown size is flagged as tokens explicitly.
+    expect(explorationHealth(healthy, 0, true).level).toBe('ok');
+    // The same 0.3 nats with 7 actions is 15% of ln 7: narrowing.
+    expect(explorationHealth(healthy, 7).level).toBe('warn');
+  });
+
   it('signal: all zero-spread groups while failing says to raise group size / shape / dynamic sampling', () => {
     const v = signalHealth(Array(3).fill({ 'groups/frac_zero_std': 1, 'episode/success_rate': 0 }), true);
     expect(v.level).toBe('bad');

@@ -25,6 +25,17 @@ export const THRESHOLDS = {
   /** Normalised entropy H / ln|A| below which exploration has collapsed (bad) / is thinning (warn). */
   entropyBad: 0.1,
   entropyWarn: 0.25,
+  /**
+   * Token policies (|A| = the vocabulary, ~100): mean entropy per policy token, nats, below which
+   * exploration has collapsed / is thinning. Not normalised by ln|V|: most tokens of a well-formed
+   * tool call are forced (syntax, copied digits), so even a healthy policy sits at a few percent
+   * of ln|V|, and what exploration remains lives in the few branching tokens. A one-token
+   * choice between two equally likely options alone adds ln 2 / (tokens per episode) ≈ 0.02.
+   */
+  tokenEntropyBadNats: 0.01,
+  tokenEntropyWarnNats: 0.04,
+  /** Action sets larger than this are token vocabularies (grid policies have 7 actions). */
+  tokenPolicyMinActions: 32,
   /** Success rate at which a low entropy is convergence, not collapse. */
   solved: 0.9,
   /** Share of zero-spread groups: bad / warn. */
@@ -59,24 +70,36 @@ export function recent(history: Series, key: string, window = WINDOW): number {
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
-export function explorationHealth(history: Series, numActions: number): Verdict {
+/**
+ * Exploration verdict from the policy entropy. `numActions` is the policy's action-set size:
+ * for small discrete sets (grids) entropy is read as a share of its maximum ln|A|; for token
+ * policies (|A| > THRESHOLDS.tokenPolicyMinActions, or 0 when unknown for a text action space
+ * with `tokens` set) as nats per policy token against absolute thresholds (see THRESHOLDS).
+ */
+export function explorationHealth(history: Series, numActions: number, tokens = numActions > THRESHOLDS.tokenPolicyMinActions): Verdict {
   if (history.length === 0) return { level: 'idle', label: 'waiting', text: 'Shows whether the policy still tries different things once training starts.' };
   const h = recent(history, 'actor/rollout_entropy');
   const ent = Number.isFinite(h) ? h : recent(history, 'actor/entropy');
-  const norm = ent / Math.log(Math.max(2, numActions));
   const success = recent(history, 'episode/success_rate');
   const distinct = recent(history, 'episode/distinct_ratio');
   const d = Number.isFinite(distinct) ? `, ${pct(distinct)} of episodes distinct` : '';
-  if (success >= THRESHOLDS.solved && norm < THRESHOLDS.entropyWarn) {
-    return { level: 'ok', label: 'converged', text: `Entropy is ${pct(norm)} of its maximum${d}: the task is solved, so a narrow policy is expected.` };
+  // One scale for both kinds: x = the reading, bad / warn = its thresholds, said = how to say it.
+  const scale = tokens
+    ? { x: ent, bad: THRESHOLDS.tokenEntropyBadNats, warn: THRESHOLDS.tokenEntropyWarnNats, said: `${ent.toFixed(3)} nats per token` }
+    : (() => {
+        const norm = ent / Math.log(Math.max(2, numActions));
+        return { x: norm, bad: THRESHOLDS.entropyBad, warn: THRESHOLDS.entropyWarn, said: `${pct(norm)} of its maximum` };
+      })();
+  if (success >= THRESHOLDS.solved && scale.x < scale.warn) {
+    return { level: 'ok', label: 'converged', text: `Entropy is ${scale.said}${d}: the task is solved, so a narrow policy is expected.` };
   }
-  if (norm < THRESHOLDS.entropyBad) {
-    return { level: 'bad', label: 'collapsed', text: `Entropy fell to ${pct(norm)} of its maximum before the task is solved (success ${pct(success)}): raise the entropy coef or clip high, or lower the learning rate.` };
+  if (scale.x < scale.bad) {
+    return { level: 'bad', label: 'collapsed', text: `Entropy fell to ${scale.said} before the task is solved (success ${pct(success)}): raise the entropy coef or clip high, or lower the learning rate.` };
   }
-  if (norm < THRESHOLDS.entropyWarn) {
-    return { level: 'warn', label: 'narrowing', text: `Entropy is down to ${pct(norm)} of its maximum with success at ${pct(success)}: if success stalls, raise the entropy coef or clip high.` };
+  if (scale.x < scale.warn) {
+    return { level: 'warn', label: 'narrowing', text: `Entropy is down to ${scale.said} with success at ${pct(success)}: if success stalls, raise the entropy coef or clip high.` };
   }
-  return { level: 'ok', label: 'healthy', text: `Entropy is ${pct(norm)} of its maximum${d}: the policy still tries different paths.` };
+  return { level: 'ok', label: 'healthy', text: `Entropy is ${scale.said}${d}: the policy still tries different ${tokens ? 'continuations' : 'paths'}.` };
 }
 
 export function signalHealth(history: Series, grouped: boolean): Verdict {
