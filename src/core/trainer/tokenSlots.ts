@@ -1,0 +1,442 @@
+/**
+ * Continuous-batching token generation for multi-turn text envs whose tool calls take time
+ * (DESIGN §6; issue 4 §4): the rollout side of the asynchronous token trainer.
+ *
+ * The lockstep loop in tokenRollout.ts starts a batch of episodes together and returns when the
+ * last one ends, so one slow tool call holds the whole batch. Here episodes come and go:
+ *
+ *   - `enqueue` adds an episode; it starts (env reset) at once and decodes as soon as it holds a
+ *     decoder row.
+ *   - When an action ends, the env computes its reply at once (its randomness is seeded, so the
+ *     reply does not depend on timing) but the reply is delivered only after `info.latencyMs` on
+ *     the clock. Meanwhile the episode is parked and the other rows keep decoding.
+ *   - Finished episodes wait in `takeCompleted()` in completion order; the trainer consumes them
+ *     while later ones are still running (partial rollouts: an episode in flight keeps its
+ *     tokens and continues under the new weights, each token tagged with its version).
+ *
+ * KV-cache memory budget. The decoder holds `rows` rows × `context` positions of keys/values:
+ * that is the worker's whole KV memory. More episodes may be in flight than there are rows
+ * (the async trainer keeps up to (1 + maxStaleness) batches in flight). A parked episode keeps
+ * its row while rows are free; when a ready episode needs one and none is free, the parked
+ * episode whose reply is due last gives its row up (the one that would hold memory idle the
+ * longest) and forgets its cache; when it resumes it re-prefills its whole context in chunks.
+ * `kvCacheHitRate` = Σ cached / Σ context over turns, as in tokenRollout.ts: re-prefills lower it.
+ *
+ * Rows that hold a parked episode ride along in every decoder call at their own next position
+ * (slots they will overwrite anyway when they resume), so their cache is never disturbed; free
+ * rows ride at position 0.
+ *
+ * Time: with `RealClock` the waits are real (a UI, the benchmark); with `VirtualClock` the loop
+ * jumps time forward to the next due reply when nothing can decode, so tests are fast and the
+ * same seed gives the same episodes.
+ */
+import type { Clock } from '../envs/clock.ts';
+import type { Info, StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
+import { EOA, PAD } from '../text/codec.ts';
+import { sampleRow } from '../rollout/categorical.ts';
+import type { Rng } from '../util/rng.ts';
+import type { TokenDecoder } from './engine.ts';
+import { actionText, initialContext, observationTokens, type TokenEpisode } from './tokenRollout.ts';
+
+/** What identifies an episode to the trainer. */
+export interface SlotEpisodeSpec {
+  /** Reset seed. */
+  seed: number;
+  /** Group id (the trainer's; −1 when not grouped). */
+  group: number;
+}
+
+export interface TokenSlotOptions {
+  decoder: TokenDecoder;
+  /** Makes one env instance (instances are reused across episodes). */
+  makeEnv: () => ToolEnv;
+  /** Where tool latency is waited for. */
+  clock: Clock;
+  /** Sampling randomness (envs are seeded through reset). */
+  rng: Rng;
+  /** 1 = sample from π; 0 = greedy. */
+  temperature: number;
+  /** Most tokens in one action, <eoa> included; reaching it ends the action (forced end). */
+  maxActionTokens: number;
+  /** Use a prefill-chunk call when some row has at least this many tokens to feed. Default 4. */
+  minChunk?: number;
+}
+
+/** Cumulative counters (the trainer reports per-iteration differences). */
+export interface TokenSlotStats {
+  decoderCalls: number;
+  envSteps: number;
+  policyTokens: number;
+  /** Tokens fed to the decoder, re-prefills included. */
+  fedTokens: number;
+  /** Σ over turns of the context already in the cache when the turn's first token was sampled. */
+  cachedTokens: number;
+  /** Σ over turns of the context length at the turn's first sampled token. */
+  contextTokens: number;
+  /** Rows taken from parked episodes (each costs a re-prefill of that episode's context). */
+  evictions: number;
+  /** Episodes finished. */
+  completed: number;
+  /** Episodes dropped by `abort`. */
+  aborted: number;
+  /** Milliseconds (clock time) in which no row could decode because every episode waited on a tool. */
+  toolWaitMs: number;
+}
+
+interface Live {
+  spec: SlotEpisodeSpec;
+  env: ToolEnv;
+  ctx: number[];
+  mask: number[];
+  logp: number[];
+  ent: number[];
+  ver: number[];
+  /** Decoder row holding this episode's cache, or −1. */
+  row: number;
+  /** Context tokens in the row's cache (positions 0..fed−1); 0 without a row. */
+  fed: number;
+  /** Tokens fed since this turn's context was complete-to-feed (for the hit rate). */
+  fedThisTurn: number;
+  /** The current turn's first token has been sampled (its hit-rate share is counted). */
+  turnCounted: boolean;
+  action: number[];
+  rewards: number[];
+  infos: Info[];
+  actions: string[];
+  observations: string[];
+  forcedEnds: number;
+  /** Waiting for a tool reply due at `due` (clock ms). */
+  parked: boolean;
+  due: number;
+  reply: StepResult<ToolObs> | null;
+  terminated: boolean;
+  truncated: boolean;
+  contextLimited: boolean;
+  /** Admission order (FIFO row assignment). */
+  order: number;
+  /** Version of the first sampled token (versions only grow), Infinity before it. */
+  minVersion: number;
+}
+
+export class TokenSlotGenerator {
+  readonly stats: TokenSlotStats = {
+    decoderCalls: 0,
+    envSteps: 0,
+    policyTokens: 0,
+    fedTokens: 0,
+    cachedTokens: 0,
+    contextTokens: 0,
+    evictions: 0,
+    completed: 0,
+    aborted: 0,
+    toolWaitMs: 0,
+  };
+  private readonly live: Live[] = [];
+  private readonly rowOwner: (Live | null)[];
+  private readonly freeEnvs: ToolEnv[] = [];
+  private completed: TokenEpisode[] = [];
+  private admitted = 0;
+  private readonly feed1: Int32Array;
+  private readonly feedS: Int32Array;
+  private readonly pos: Int32Array;
+  private readonly take: Int32Array;
+  private readonly scratch: Float64Array;
+
+  constructor(private readonly o: TokenSlotOptions) {
+    const { decoder } = o;
+    if (decoder.steps[0] !== 1) throw new RangeError(`TokenSlotGenerator: the decoder must support one-token calls (has ${decoder.steps.join(', ')})`);
+    const B = decoder.batch;
+    const S = Math.max(...decoder.steps);
+    this.rowOwner = Array<Live | null>(B).fill(null);
+    this.feed1 = new Int32Array(B);
+    this.feedS = new Int32Array(B * S);
+    this.pos = new Int32Array(B);
+    this.take = new Int32Array(B);
+    this.scratch = new Float64Array(decoder.vocab);
+    decoder.reset();
+  }
+
+  /** Episodes started and not yet finished or aborted. */
+  get inFlight(): number {
+    return this.live.length;
+  }
+
+  /** Finished episodes waiting to be taken. */
+  get completedCount(): number {
+    return this.completed.length;
+  }
+
+  /** Starts an episode (env reset now; decoding once it holds a row). */
+  enqueue(spec: SlotEpisodeSpec): void {
+    const env = this.freeEnvs.pop() ?? this.o.makeEnv();
+    const first = env.reset({ seed: spec.seed }).obs.text;
+    const ctx = initialContext(first);
+    const l: Live = {
+      spec,
+      env,
+      ctx,
+      mask: ctx.map(() => 0),
+      logp: ctx.map(() => 0),
+      ent: ctx.map(() => 0),
+      ver: ctx.map(() => -1),
+      row: -1,
+      fed: 0,
+      fedThisTurn: 0,
+      turnCounted: false,
+      action: [],
+      rewards: [],
+      infos: [],
+      actions: [],
+      observations: [first],
+      forcedEnds: 0,
+      parked: false,
+      due: 0,
+      reply: null,
+      terminated: false,
+      truncated: false,
+      contextLimited: false,
+      order: this.admitted++,
+      minVersion: Infinity,
+    };
+    this.live.push(l);
+    if (ctx.length >= this.o.decoder.context) this.endByContext(l);
+  }
+
+  /** Finished episodes in completion order (and forgets them). */
+  takeCompleted(): TokenEpisode[] {
+    const out = this.completed;
+    this.completed = [];
+    return out;
+  }
+
+  /** Groups with an episode in flight that sampled a token before `version`. */
+  groupsSampledBefore(version: number): number[] {
+    const out = new Set<number>();
+    for (const l of this.live) if (l.minVersion < version) out.add(l.spec.group);
+    return [...out];
+  }
+
+  /** Drops in-flight episodes (e.g. too stale to be trained); returns how many. */
+  abort(pred: (spec: SlotEpisodeSpec) => boolean): number {
+    let n = 0;
+    for (let i = this.live.length - 1; i >= 0; i--) {
+      const l = this.live[i];
+      if (!pred(l.spec)) continue;
+      this.release(l);
+      this.live.splice(i, 1);
+      n++;
+    }
+    this.stats.aborted += n;
+    return n;
+  }
+
+  /**
+   * Decodes and delivers tool replies until `until()` holds (checked after every completed
+   * episode and every wait) or nothing is in flight.
+   */
+  async run(until: () => boolean): Promise<void> {
+    const { decoder, clock } = this.o;
+    const Tmax = decoder.context;
+    const S = Math.max(...decoder.steps);
+    const minChunk = this.o.minChunk ?? 4;
+    while (!until() && this.live.length > 0) {
+      this.deliverDue();
+      if (until()) return;
+      this.assignRows();
+      const decoding = this.rowOwner.filter((l): l is Live => l !== null && !l.parked);
+      if (decoding.length === 0) {
+        // Everyone waits on a tool: jump to the next reply (virtual time) or sleep until it.
+        let next = Infinity;
+        for (const l of this.live) if (l.parked) next = Math.min(next, l.due);
+        if (next === Infinity) throw new Error('TokenSlotGenerator: episodes in flight but none can decode or is waiting');
+        const t0 = clock.now();
+        await waitUntil(clock, next);
+        this.stats.toolWaitMs += clock.now() - t0;
+        continue;
+      }
+
+      // Call size: a prefill chunk when some decoding row has several tokens to feed and every
+      // row holding a cache can take a chunk at its position without passing the context.
+      let maxPending = 0;
+      let fits = true;
+      for (const l of this.rowOwner) {
+        if (l === null) continue;
+        if (!l.parked) maxPending = Math.max(maxPending, l.ctx.length - l.fed);
+        if (l.fed + S > Tmax) fits = false;
+      }
+      const step = S > 1 && fits && maxPending >= minChunk ? S : 1;
+      const feed = step === 1 ? this.feed1 : this.feedS;
+      feed.fill(PAD);
+      for (let r = 0; r < decoder.batch; r++) {
+        const l = this.rowOwner[r];
+        this.take[r] = 0;
+        if (l === null) {
+          this.pos[r] = 0;
+          continue;
+        }
+        // Parked rows ride along at their next position (slots they overwrite when they resume;
+        // `fits` guarantees fed + step ≤ Tmax for chunks, and fed < Tmax always holds).
+        this.pos[r] = l.fed;
+        if (l.parked) continue;
+        this.take[r] = Math.min(step, l.ctx.length - l.fed);
+        for (let k = 0; k < this.take[r]; k++) feed[r * step + k] = l.ctx[l.fed + k];
+      }
+      const out = await decoder.next(feed, this.pos, step);
+      this.stats.decoderCalls++;
+      for (const l of decoding) {
+        const r = l.row;
+        const took = this.take[r];
+        l.fed += took;
+        l.fedThisTurn += took;
+        this.stats.fedTokens += took;
+        if (l.fed < l.ctx.length) continue;
+        if (!l.turnCounted) {
+          // First sampled token of a turn: whatever of its context was not fed this turn came
+          // from the cache.
+          l.turnCounted = true;
+          this.stats.contextTokens += l.ctx.length;
+          this.stats.cachedTokens += l.ctx.length - l.fedThisTurn;
+        }
+        const s = sampleRow(out.logprobs, r * step + took - 1, decoder.vocab, this.o.rng, this.scratch, this.o.temperature);
+        l.ctx.push(s.action);
+        l.mask.push(1);
+        l.logp.push(s.logprob);
+        l.ent.push(s.entropy);
+        l.ver.push(decoder.version);
+        if (l.minVersion === Infinity) l.minVersion = decoder.version;
+        this.stats.policyTokens++;
+        const isEoa = s.action === EOA;
+        if (!isEoa) l.action.push(s.action);
+        if (!isEoa && l.action.length < this.o.maxActionTokens) {
+          if (l.ctx.length >= Tmax) this.endByContext(l);
+          continue;
+        }
+        if (!isEoa) l.forcedEnds++;
+        const text = actionText(l.action);
+        l.action = [];
+        const res = l.env.step(text);
+        this.stats.envSteps++;
+        l.actions.push(text);
+        const latency = res.info.latencyMs ?? 0;
+        if (latency > 0) {
+          l.parked = true;
+          l.due = clock.now() + latency;
+          l.reply = res;
+        } else {
+          this.applyReply(l, res);
+        }
+      }
+    }
+  }
+
+  /** Delivers every reply due by now. */
+  private deliverDue(): void {
+    const now = this.o.clock.now();
+    for (const l of [...this.live]) {
+      if (!l.parked || l.due > now) continue;
+      const res = l.reply!;
+      l.parked = false;
+      l.reply = null;
+      this.applyReply(l, res);
+    }
+  }
+
+  private applyReply(l: Live, res: StepResult<ToolObs>): void {
+    l.rewards.push(res.reward);
+    l.infos.push(res.info);
+    l.observations.push(res.obs.text);
+    if (res.terminated || res.truncated) {
+      l.terminated = res.terminated;
+      l.truncated = res.truncated;
+      this.finish(l);
+      return;
+    }
+    const Tmax = this.o.decoder.context;
+    for (const id of observationTokens(res.obs.text).slice(0, Tmax - l.ctx.length)) {
+      l.ctx.push(id);
+      l.mask.push(0);
+      l.logp.push(0);
+      l.ent.push(0);
+      l.ver.push(-1);
+    }
+    l.fedThisTurn = 0;
+    l.turnCounted = false;
+    if (l.ctx.length >= Tmax) this.endByContext(l);
+  }
+
+  /**
+   * Gives rows to ready episodes in admission order: a free row, else the row of the parked
+   * episode whose reply is due last (its cache is forgotten; it re-prefills when it resumes).
+   */
+  private assignRows(): void {
+    const waiting = this.live.filter((l) => l.row < 0 && !l.parked).sort((a, b) => a.order - b.order);
+    for (const l of waiting) {
+      let r = this.rowOwner.indexOf(null);
+      if (r < 0) {
+        let victim: Live | null = null;
+        for (const o of this.rowOwner) if (o !== null && o.parked && (victim === null || o.due > victim.due)) victim = o;
+        if (victim === null) return; // every row decodes: wait for one to finish
+        r = victim.row;
+        victim.row = -1;
+        victim.fed = 0;
+        this.stats.evictions++;
+      }
+      this.rowOwner[r] = l;
+      l.row = r;
+      l.fed = 0;
+    }
+  }
+
+  private finish(l: Live): void {
+    const i = this.live.indexOf(l);
+    if (i >= 0) this.live.splice(i, 1);
+    const last = l.infos[l.infos.length - 1];
+    const env = l.env as ToolEnv & { renderText?: () => string };
+    this.completed.push({
+      envId: env.spec.id,
+      seed: l.spec.seed,
+      group: l.spec.group,
+      tokens: Int32Array.from(l.ctx),
+      lossMask: Uint8Array.from(l.mask),
+      logprobs: Float32Array.from(l.logp),
+      entropies: Float32Array.from(l.ent),
+      versions: Int32Array.from(l.ver),
+      rewards: Float64Array.from(l.rewards),
+      infos: l.infos,
+      actions: l.actions,
+      observations: l.observations,
+      forcedEnds: l.forcedEnds,
+      turns: l.rewards.length,
+      terminated: l.terminated,
+      truncated: l.truncated,
+      contextLimited: l.contextLimited,
+      success: !l.contextLimited && last?.success === true,
+      transcript: typeof env.renderText === 'function' ? env.renderText() : '',
+    });
+    this.stats.completed++;
+    this.release(l);
+  }
+
+  private release(l: Live): void {
+    if (l.row >= 0) this.rowOwner[l.row] = null;
+    l.row = -1;
+    this.freeEnvs.push(l.env);
+  }
+
+  /** The context is full: truncated, as in tokenRollout.ts (tokens past the context dropped). */
+  private endByContext(l: Live): void {
+    const Tmax = this.o.decoder.context;
+    for (const a of [l.ctx, l.mask, l.logp, l.ent, l.ver]) a.length = Math.min(a.length, Tmax);
+    l.truncated = true;
+    l.contextLimited = true;
+    this.finish(l);
+  }
+}
+
+/** Waits until clock time `t`: a VirtualClock jumps there; a real clock sleeps. */
+async function waitUntil(clock: Clock, t: number): Promise<void> {
+  const ms = Math.max(0, t - clock.now());
+  const v = clock as Clock & { advance?: (ms: number) => Promise<void> };
+  if (typeof v.advance === 'function') await v.advance(ms);
+  else await clock.sleep(ms);
+}
