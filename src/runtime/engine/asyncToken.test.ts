@@ -45,7 +45,7 @@ class SlowDigitEnv implements ToolEnv {
   }
   step(action: string): StepResult<ToolObs> {
     this.turn++;
-    if (this.turn === 1) return { obs: { text: 'now a number' }, reward: 0, terminated: false, truncated: false, info: { latencyMs: this.latency, toolCall: true } };
+    if (this.turn === 1) return { obs: { text: 'now a number' }, reward: 0, terminated: false, truncated: false, info: { latencyMs: this.latency, toolCall: 'send' } };
     const ok = /^[0-9]/.test(action);
     return { obs: { text: ok ? 'done: correct.' : 'done: wrong.' }, reward: ok ? 1 : 0, terminated: true, truncated: false, info: { success: ok } };
   }
