@@ -1,5 +1,6 @@
 /**
- * Trajectory inspector for grid episodes: pick a sampled episode, scrub it step by step. The map
+ * Trajectory inspector: pick a sampled episode, scrub it step by step. Token (tool-env) episodes
+ * go to TokenReplay (a token-coloured transcript). For grid episodes the map
  * and the agent's own view are replayed from the env's seed and the recorded actions; beside
  * them, what the policy did at that step (action, probability, entropy, version) and what the
  * update made of it (advantage). A strip over all steps colours each by log-prob or entropy.
@@ -12,6 +13,7 @@ import { useStore } from '../state/store.ts';
 import { PixelCanvas } from '../ui/PixelCanvas.tsx';
 import { fmt } from './MetricChart.tsx';
 import { replayGrid } from './replay.ts';
+import { TokenReplay } from './TokenReplay.tsx';
 
 type StripBy = 'logprob' | 'entropy';
 
@@ -109,10 +111,7 @@ export function TrajectoryInspector() {
       {ep.kind === 'grid' ? (
         <GridReplay key={`${batch.iteration}:${index}`} ep={ep} index={index} />
       ) : (
-        <section className="panel inspector-main" data-testid="transcript">
-          <h3 className="inspector-title">Episode {index + 1}</h3>
-          <pre className="obs-text">{ep.transcript}</pre>
-        </section>
+        <TokenReplay key={`${batch.iteration}:${index}`} ep={ep} index={index} batchEpisodes={batch.episodes} />
       )}
     </div>
   );

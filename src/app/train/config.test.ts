@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import '../../core/envs/index.ts';
 import emptyPreset from '../../../presets/grid-empty-8x8-grpo.json';
 import ppoPreset from '../../../presets/grid-door-key-ppo.json';
-import { changedFields, draftFromHash, draftFromPreset, formatTrainHash, isLiveChange, isTrainHash, loadPresets, parseTrainHash, setField, validate } from './config.ts';
+import calcPreset from '../../../presets/calc-grpo.json';
+import { FIELDS } from './fields.ts';
+import { changedFields, draftFromHash, draftFromPreset, formatTrainHash, isLiveChange, isTrainHash, liveHyper, loadPresets, parseTrainHash, setField, validate } from './config.ts';
 
 const { presets, problems } = loadPresets([ppoPreset, emptyPreset]);
 
@@ -47,6 +49,38 @@ describe('live vs restart', () => {
     expect(isLiveChange(d, setField(d, 'algo.klCoef', 0.1), 'algo.klCoef')).toBe(false);
     const withKl = setField(d, 'algo.klCoef', 0.1);
     expect(isLiveChange(withKl, setField(withKl, 'algo.klCoef', 0.2), 'algo.klCoef')).toBe(true);
+  });
+});
+
+describe('reward weights and token-policy fields', () => {
+  const grid = draftFromPreset(presets[0], 'wasm');
+  const calc = draftFromPreset(loadPresets([calcPreset]).presets[0], 'wasm');
+  const shown = (d: typeof grid) => FIELDS.filter((f) => !f.when || f.when(d)).map((f) => f.path);
+  it('shaping weights are live and reach setHyper; the potential term is live only while it stays on', () => {
+    const edited = setField(calc, 'shaping.format.weight', 0.5);
+    expect(isLiveChange(calc, edited, 'shaping.format.weight')).toBe(true);
+    expect(liveHyper(edited).rewardWeights).toEqual({ outcome: 1, progress: 0, format: 0.5, toolCost: 0, length: 0, potential: 0 });
+    expect(isLiveChange(grid, setField(grid, 'shaping.potential.weight', 0.1), 'shaping.potential.weight')).toBe(false);
+    const on = setField(grid, 'shaping.potential.weight', 0.1);
+    expect(isLiveChange(on, setField(on, 'shaping.potential.weight', 0.2), 'shaping.potential.weight')).toBe(true);
+    expect(isLiveChange(calc, setField(calc, 'model.dModel', 32), 'model.dModel')).toBe(false);
+  });
+  it('the form follows the policy kind: transformer sizes, warm start and tool terms for tool envs only', () => {
+    expect(shown(calc)).toEqual(expect.arrayContaining(['model.dModel', 'model.nLayers', 'model.nHeads', 'model.dFF', 'model.context', 'warmStart.steps', 'shaping.format.weight', 'rollout.maxActionTokens']));
+    expect(shown(calc)).not.toContain('model.hidden');
+    expect(shown(calc)).not.toContain('shaping.potential.weight');
+    expect(shown(grid)).not.toContain('model.dModel');
+    expect(shown(grid)).not.toContain('warmStart.steps');
+    expect(shown(grid)).toContain('shaping.potential.weight');
+  });
+  it('a bad weight is filed under its field; a link can shorten the warm start', () => {
+    const v = validate(setField(calc, 'shaping.format.weight', -1));
+    if (v.ok) throw new Error('expected a negative weight to be rejected');
+    expect(v.byField['shaping.format.weight']?.[0]).toMatch(/≥ 0/);
+    const r = draftFromHash(parseTrainHash('#view=train&preset=calc-grpo&warmStart.steps=40&iterations=3'), loadPresets([calcPreset]).presets, 'wasm');
+    expect(r.problems).toEqual([]);
+    expect(r.draft.warmStart?.steps).toBe(40);
+    expect(validate(r.draft).ok).toBe(true);
   });
 });
 

@@ -7,6 +7,8 @@
  */
 import { defaultsFor, type Algo } from '../../core/algos/config.ts';
 import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
+import { SHAPING_TERMS, type ShapingTerm } from '../../core/reward/shaping.ts';
+import type { LiveHyper } from '../../core/trainer/common.ts';
 import { FIELDS, FIELD_BY_PATH, getPath, sameValue, setPath, type DraftConfig } from './fields.ts';
 
 export interface Preset {
@@ -87,12 +89,23 @@ export function changedFields(a: DraftConfig, b: DraftConfig): string[] {
 export function isLiveChange(running: DraftConfig, next: DraftConfig, path: string): boolean {
   if (!FIELD_BY_PATH.get(path)?.live) return false;
   if (path === 'algo.klCoef') return running.algo.klCoef > 0 && next.algo.klCoef > 0 && running.algo.klMode === 'loss';
+  // Φ(s) is recorded by the rollouts only when the run started with the potential term on.
+  if (path === 'shaping.potential.weight') return running.shaping.potential.weight > 0 && next.shaping.potential.weight > 0;
   return true;
 }
 
-export function liveHyper(c: DraftConfig): { lr: number; entropyCoef: number; clipLow: number; clipHigh: number; klCoef: number } {
+/** What the running trainer's setHyper receives: the optimizer knobs and every shaping weight. */
+export function liveHyper(c: DraftConfig): Required<LiveHyper> {
   const a = c.algo;
-  return { lr: a.lr, entropyCoef: a.entropyCoef, clipLow: a.clipLow, clipHigh: a.clipHigh, klCoef: a.klCoef };
+  const sh = c.shaping;
+  return {
+    lr: a.lr,
+    entropyCoef: a.entropyCoef,
+    clipLow: a.clipLow,
+    clipHigh: a.clipHigh,
+    klCoef: a.klCoef,
+    rewardWeights: Object.fromEntries(SHAPING_TERMS.map((t) => [t, sh[t].weight])) as Record<ShapingTerm, number>,
+  };
 }
 
 // ---------------------------------------------------------------- URL hash

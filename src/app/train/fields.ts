@@ -8,13 +8,15 @@
  */
 import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
+import { SHAPING_TERM_DOCS } from '../../core/reward/shaping.ts';
 
-export type Panel = 'env' | 'policy' | 'algo' | 'rollout';
+export type Panel = 'env' | 'policy' | 'algo' | 'reward' | 'rollout';
 
 export const PANELS: { id: Panel; title: string; blurb: string }[] = [
   { id: 'env', title: 'Environment', blurb: 'The world the agent learns in.' },
   { id: 'policy', title: 'Policy', blurb: 'The network that picks actions, and where it runs.' },
   { id: 'algo', title: 'Algorithm', blurb: 'How rewards become updates. Fields marked live change the running experiment.' },
+  { id: 'reward', title: 'Reward', blurb: 'The episode reward is a weighted sum of named terms, each charted as reward/<term>. Weights are live.' },
   { id: 'rollout', title: 'Rollout', blurb: 'How much experience each iteration collects, and how long the run is.' },
 ];
 
@@ -34,7 +36,7 @@ export interface FieldDef {
   input: FieldKind;
   /** Tooltip: what it does, its units, why you would change it. */
   help: string;
-  /** Applied to the running trainer without a restart (StepTrainer.setHyper). */
+  /** Applied to the running trainer without a restart (the trainer's setHyper: LiveHyper). */
   live?: boolean;
   /** Shown only when this holds for the draft config (e.g. group size only for group algos). */
   when?: (c: DraftConfig) => boolean;
@@ -45,6 +47,8 @@ export type DraftConfig = Omit<RunConfig, 'algo'> & { algo: RunConfig['algo'] & 
 
 const isGroup = (c: DraftConfig) => GROUP_ALGOS.includes(c.algo.algo as Algo);
 const isMlp = (c: DraftConfig) => c.model.kind === 'mlp';
+/** Token policies train on tool envs; grid-only and tool-only reward terms follow the policy kind. */
+const isTokens = (c: DraftConfig) => c.model.kind === 'transformer';
 
 export const FIELDS: readonly FieldDef[] = [
   { path: 'env.id', label: 'Environment', panel: 'env', input: { kind: 'env' }, help: 'Which world to train in: grid worlds for the MLP policy (it sees only a 7×7 egocentric view), tool envs for the transformer policy. Every episode starts from a seeded state.' },
@@ -59,6 +63,14 @@ export const FIELDS: readonly FieldDef[] = [
     input: { kind: 'select', options: [{ value: 'tanh', label: 'tanh' }, { value: 'relu', label: 'ReLU' }] },
     help: 'Hidden nonlinearity: tanh is smoother for small policy nets (CleanRL\'s choice).',
   },
+  { path: 'model.dModel', label: 'Model width d', panel: 'policy', input: { kind: 'int', min: 8, max: 1024 }, when: isTokens, help: 'Transformer width d_model (embedding and residual size); must divide by the head count. Wider = more capacity, each token costs ∝ d².' },
+  { path: 'model.nLayers', label: 'Layers', panel: 'policy', input: { kind: 'int', min: 1, max: 12 }, when: isTokens, help: 'Transformer blocks (pre-LayerNorm attention + MLP). Each adds one attention pass over the context.' },
+  { path: 'model.nHeads', label: 'Attention heads', panel: 'policy', input: { kind: 'int', min: 1, max: 16 }, when: isTokens, help: 'Heads per attention layer; each head attends with d / heads dimensions.' },
+  { path: 'model.dFF', label: 'MLP width', panel: 'policy', input: { kind: 'int', min: 8, max: 4096 }, when: isTokens, help: 'Hidden width of each block\'s feed-forward MLP (usually 4 × d).' },
+  { path: 'model.context', label: 'Context (tokens)', panel: 'policy', input: { kind: 'int', min: 8, max: 1024 }, when: isTokens, help: 'Longest context in tokens: task, every action and every reply. An episode that fills it stops (truncated). The KV cache and the train graph scale with it.' },
+  { path: 'warmStart.steps', label: 'Warm-start steps', panel: 'policy', input: { kind: 'int', min: 1, max: 100_000 }, when: (c) => c.warmStart != null, help: 'Imitation warm start: cross-entropy steps on fresh expert episodes before RL. It teaches the tool-call format and becomes the KL reference.' },
+  { path: 'warmStart.batch', label: 'Warm-start batch', panel: 'policy', input: { kind: 'int', min: 1, max: 1024 }, when: (c) => c.warmStart != null, help: 'Expert sequences per warm-start step.' },
+  { path: 'warmStart.lr', label: 'Warm-start lr', panel: 'policy', input: { kind: 'number', min: 0, max: 1, step: 0.0005 }, when: (c) => c.warmStart != null, help: 'Adam learning rate of the warm start at its first step (decays linearly to 0.1×).' },
   {
     path: 'backend',
     label: 'Backend',
@@ -96,6 +108,14 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'algo.gamma', label: 'Discount γ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: (c) => c.algo.algo === 'ppo', help: 'Discount per step (GAE and potential shaping); 1 = undiscounted episodic return.' },
   { path: 'algo.lambda', label: 'GAE λ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: (c) => c.algo.algo === 'ppo', help: 'GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy).' },
 
+  { path: 'shaping.outcome.weight', label: 'Outcome', panel: 'reward', input: { kind: 'number', min: 0, step: 0.1 }, live: true, help: `${SHAPING_TERM_DOCS.outcome} Weight 1 = the env's reward as is.` },
+  { path: 'shaping.progress.weight', label: 'Progress', panel: 'reward', input: { kind: 'number', min: 0, step: 0.05 }, live: true, when: isMlp, help: SHAPING_TERM_DOCS.progress },
+  { path: 'shaping.potential.weight', label: 'Potential (distance to goal)', panel: 'reward', input: { kind: 'number', min: 0, step: 0.01 }, live: true, when: isMlp, help: `${SHAPING_TERM_DOCS.potential} Φ = −(BFS steps to the goal). Live while it stays above 0 (turning it on or off restarts: the rollouts must record Φ).` },
+  { path: 'shaping.format.weight', label: 'Format penalty', panel: 'reward', input: { kind: 'number', min: 0, step: 0.05 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.format },
+  { path: 'shaping.toolCost.weight', label: 'Tool-call cost', panel: 'reward', input: { kind: 'number', min: 0, step: 0.01 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.toolCost },
+  { path: 'shaping.length.weight', label: 'Length penalty', panel: 'reward', input: { kind: 'number', min: 0, step: 0.001 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.length },
+  { path: 'shaping.length.freeTokens', label: 'Free tokens', panel: 'reward', input: { kind: 'int', min: 0 }, when: (c) => isTokens(c) && c.shaping.length.weight > 0, help: 'Policy tokens per episode that cost nothing under the length penalty.' },
+
   { path: 'rollout.groups', label: 'Groups / iteration', panel: 'rollout', input: { kind: 'int', min: 1, max: 512 }, when: isGroup, help: 'Groups per iteration, each group size episodes from one seed. More groups = smoother gradient, slower iteration.' },
   { path: 'rollout.episodes', label: 'Episodes / iteration', panel: 'rollout', input: { kind: 'int', min: 1, max: 4096 }, when: (c) => !isGroup(c), help: 'Episodes per iteration for REINFORCE and PPO, each from its own seed.' },
   {
@@ -108,6 +128,7 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'rollout.maxStaleness', label: 'Max staleness', panel: 'rollout', input: { kind: 'int', min: 0, max: 16 }, when: (c) => c.rollout.mode === 'async', help: 'Async only: most policy versions a trained-on step may lag behind the learner. Higher = more overlap, more off-policy drift.' },
   { path: 'algo.tis.enabled', label: 'Truncated IS', panel: 'rollout', input: { kind: 'bool' }, when: (c) => c.rollout.mode === 'async', help: 'Truncated importance sampling: re-weight stale steps by π_old/μ (capped), correcting for the older policy that sampled them.' },
   { path: 'rollout.workers', label: 'Rollout workers', panel: 'rollout', input: { kind: 'int', min: 0, max: 16 }, help: 'Web Workers that play episodes in parallel (0 = in the training worker). Helps only with spare CPU cores.' },
+  { path: 'rollout.maxActionTokens', label: 'Max action tokens', panel: 'rollout', input: { kind: 'int', min: 1, max: 512 }, when: isTokens, help: 'Most tokens in one action (its end-of-action token included); a longer action is cut there (a forced end, usually malformed).' },
   { path: 'rollout.learnerBatch', label: 'Learner batch', panel: 'rollout', input: { kind: 'int', min: 1, max: 8192 }, help: 'Rows (env steps) per train step, the static batch of the ONNX train graph; an iteration runs ⌈steps / batch⌉ train steps per epoch.' },
   { path: 'iterations', label: 'Iterations', panel: 'rollout', input: { kind: 'int', min: 1, max: 1_000_000 }, help: 'Training iterations (one rollout + one update each); the run stops here.' },
 ];
