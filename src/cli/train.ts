@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportPolicyOnnx } from '../core/models/export.ts';
 import { createTrainer } from '../core/trainer/run.ts';
+import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
 import type { StepEpisode } from '../core/trainer/stepEpisode.ts';
 import type { TokenEpisode } from '../core/trainer/tokenRollout.ts';
 import { loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
@@ -120,37 +121,32 @@ export async function main(argv: string[]): Promise<number> {
   };
   const evals = evalN > 0 ? [await evaluate('before RL')] : [];
   const t0 = performance.now();
-  const recent: number[] = [];
   let interrupted = false;
   const onSigint = () => {
     interrupted = true;
     console.log('\ninterrupted: finishing this iteration and writing outputs');
   };
   process.once('SIGINT', onSigint);
-  let iterations = 0;
-  try {
-    for (let i = 0; i < config.iterations && !interrupted; i++) {
-      const r = await trainer.step();
-      iterations++;
-      const m = r.metrics;
-      const elapsed = (performance.now() - t0) / 1000;
-      appendFileSync(metricsPath, JSON.stringify({ iteration: r.iteration, wall_s: Number(elapsed.toFixed(3)), ...m }) + '\n');
-      for (let k = 0; k < Math.min(keepTraj, r.episodes.length); k++) {
-        appendFileSync(trajPath, trajectoryLine(r.iteration, r.episodes[k], r.episodeRewards[k], r.episodeAdvantages[k]) + '\n');
-      }
-      if (!values.quiet) {
-        console.log(
-          `it ${String(r.iteration).padStart(4)}  ${elapsed.toFixed(1).padStart(6)}s  success ${fmt(m['episode/success_rate'], 2)}  reward ${fmt(m['reward/mean'])}  len ${fmt(m['episode/length_mean'], 1)}  entropy ${fmt(m['actor/entropy'])}  zero-std ${fmt(m['groups/frac_zero_std'], 2)}${r.allApplied ? '' : '  [NaN guard skipped an update]'}`,
-        );
-      }
-      recent.push(m['episode/success_rate'] ?? 0);
-      if (recent.length > 3) recent.shift();
-      if (config.stopAtSuccess !== null && recent.length === 3 && recent.reduce((a, b) => a + b) / 3 >= config.stopAtSuccess) {
-        console.log(`success ${fmt(recent.reduce((a, b) => a + b) / 3, 2)} ≥ ${config.stopAtSuccess} over the last 3 iterations: stopping`);
-        break;
-      }
+  const events = new TrainerEvents();
+  events.on('iteration', (e) => {
+    const m = e.metrics;
+    const elapsed = (performance.now() - t0) / 1000;
+    appendFileSync(metricsPath, JSON.stringify({ iteration: e.iteration, wall_s: Number(elapsed.toFixed(3)), ...m }) + '\n');
+    if (!values.quiet) {
+      console.log(
+        `it ${String(e.iteration).padStart(4)}  ${elapsed.toFixed(1).padStart(6)}s  success ${fmt(m['episode/success_rate'], 2)}  reward ${fmt(m['reward/mean'])}  len ${fmt(m['episode/length_mean'], 1)}  entropy ${fmt(m['actor/entropy'])}  zero-std ${fmt(m['groups/frac_zero_std'], 2)}${e.allApplied ? '' : '  [NaN guard skipped an update]'}`,
+      );
     }
-    if (evalN > 0) {
+  });
+  events.on('trajectories', (e) => {
+    for (const s of e.episodes) appendFileSync(trajPath, trajectoryLine(e.iteration, s.episode, s.reward, s.advantage) + '\n');
+  });
+  events.on('error', (e) => console.error(`error in iteration ${e.iteration}: ${e.message}`));
+  let stopped;
+  try {
+    stopped = await runTraining(trainer, events, { iterations: config.iterations, stopAtSuccess: config.stopAtSuccess, trajectories: keepTraj, shouldStop: () => interrupted });
+    if (stopped.reason === 'success') console.log(`success ≥ ${config.stopAtSuccess} over the last 3 iterations: stopping`);
+    if (evalN > 0 && stopped.reason !== 'error') {
       evals.push(await evaluate('after RL'));
       writeFileSync(join(out, 'eval.json'), JSON.stringify(evals, null, 2) + '\n');
     }
@@ -161,6 +157,11 @@ export async function main(argv: string[]): Promise<number> {
     const graph = trainer.model.kind === 'transformer' ? 'decode' : 'full';
     writeFileSync(join(out, 'policy.onnx'), exportPolicyOnnx(trainer.model, weights, { batch: 1, graph }));
     await trainer.release();
+  }
+  const iterations = stopped.iterations;
+  if (stopped.reason === 'error') {
+    console.error(`stopped after ${iterations} iterations; wrote config.json, metrics.jsonl, trajectories.jsonl, policy.onnx (the last good weights) to ${out}`);
+    return 1;
   }
   console.log(`done: ${iterations} iterations in ${((performance.now() - t0) / 1000).toFixed(1)} s; wrote config.json, metrics.jsonl, trajectories.jsonl, policy.onnx to ${out}`);
   return 0;

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { runTraining, TrainerEvents, type SteppableTrainer, type TrainerEvent } from './events.ts';
+import type { TokenEpisode } from './tokenRollout.ts';
+
+/** A scripted trainer: success rates per iteration, an optional NaN-skip and a failing step. */
+function scripted(success: number[], opts: { skipAt?: number; throwAt?: number } = {}): SteppableTrainer {
+  let it = 0;
+  return {
+    step() {
+      const i = it++;
+      if (i === opts.throwAt) return Promise.reject(new Error('decoder lost'));
+      const ep = { seed: i, success: success[i] > 0.5 } as unknown as TokenEpisode;
+      return Promise.resolve({
+        iteration: i,
+        metrics: { 'episode/success_rate': success[i] },
+        episodes: [ep, ep, ep],
+        episodeRewards: [1, 0, 1],
+        episodeAdvantages: [0.5, -1, 0.5],
+        allApplied: i !== opts.skipAt,
+      });
+    },
+  };
+}
+
+function record(events: TrainerEvents): TrainerEvent[] {
+  const log: TrainerEvent[] = [];
+  for (const t of ['iteration', 'trajectories', 'update-skipped', 'error', 'stopped'] as const) events.on(t, (e) => log.push(e));
+  return log;
+}
+
+describe('runTraining events', () => {
+  it('emits iteration, trajectories and update-skipped in order, then stopped', async () => {
+    const events = new TrainerEvents();
+    const log = record(events);
+    const stop = await runTraining(scripted([0, 0.2, 0.4], { skipAt: 1 }), events, { iterations: 3, trajectories: 2 });
+    expect(log.map((e) => e.type)).toEqual(['iteration', 'trajectories', 'iteration', 'update-skipped', 'trajectories', 'iteration', 'trajectories', 'stopped']);
+    const traj = log[1] as Extract<TrainerEvent, { type: 'trajectories' }>;
+    expect(traj.episodes.map((e) => [e.reward, e.advantage])).toEqual([[1, 0.5], [0, -1]]);
+    expect(stop).toMatchObject({ reason: 'iterations', iterations: 3 });
+  });
+
+  it('stops once the last three iterations average the success target', async () => {
+    const events = new TrainerEvents();
+    const stop = await runTraining(scripted([0.5, 0.9, 1, 1, 1, 1]), events, { iterations: 6, stopAtSuccess: 0.95 });
+    // Means of three: (0.5+0.9+1)/3 = 0.8, (0.9+1+1)/3 ≈ 0.967 ≥ 0.95 at the 4th iteration.
+    expect(stop).toMatchObject({ reason: 'success', iterations: 4 });
+  });
+
+  it('a failing step becomes an error event and a stop, not a rejection', async () => {
+    const events = new TrainerEvents();
+    const log = record(events);
+    const stop = await runTraining(scripted([0, 0, 0], { throwAt: 1 }), events, { iterations: 3, trajectories: 0 });
+    expect(log.map((e) => e.type)).toEqual(['iteration', 'error', 'stopped']);
+    expect((log[1] as Extract<TrainerEvent, { type: 'error' }>).message).toBe('decoder lost');
+    expect(stop).toMatchObject({ reason: 'error', iterations: 1 });
+  });
+
+  it('honours a stop request and lets listeners unsubscribe', async () => {
+    const events = new TrainerEvents();
+    let seen = 0;
+    const off = events.on('iteration', () => {
+      seen++;
+      if (seen === 2) off();
+    });
+    let calls = 0;
+    const stop = await runTraining(scripted([0, 0, 0, 0, 0]), events, { iterations: 5, shouldStop: () => ++calls > 3 });
+    expect(stop).toMatchObject({ reason: 'requested', iterations: 3 });
+    expect(seen).toBe(2);
+  });
+});

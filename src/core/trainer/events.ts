@@ -1,0 +1,125 @@
+/**
+ * Typed trainer events (issue 4 §7): what a training run tells the outside world, so the CLI,
+ * the browser worker and tests consume one stream instead of each re-deriving it from `step()`.
+ *
+ *   iteration      one object with the DESIGN §7 metric keys (+ trainer extras), every iteration
+ *   trajectories   sampled episodes of the iteration, each with the reward its advantage compared
+ *                  and that advantage (what the learner saw: ids, log-probs, versions)
+ *   update-skipped the NaN guard skipped at least one update (no NaN reached the weights)
+ *   error          a step threw; the run stops (the trainer is left as it was)
+ *   stopped        why the run ended: iteration budget, success target, stop request, or error
+ *
+ * `runTraining` drives any trainer (grid or token, sync or async) and emits them in that order
+ * per iteration.
+ */
+import type { StepEpisode } from './stepEpisode.ts';
+import type { TokenEpisode } from './tokenRollout.ts';
+
+export interface SampledEpisode {
+  episode: StepEpisode | TokenEpisode;
+  /** Total shaped reward: what the advantage compared. */
+  reward: number;
+  advantage: number;
+}
+
+export type StopReason = 'iterations' | 'success' | 'requested' | 'error';
+
+export type TrainerEvent =
+  | { type: 'iteration'; iteration: number; metrics: Readonly<Record<string, number>>; allApplied: boolean; wallS: number }
+  | { type: 'trajectories'; iteration: number; episodes: readonly SampledEpisode[] }
+  | { type: 'update-skipped'; iteration: number; message: string }
+  | { type: 'error'; iteration: number; message: string; error: unknown }
+  | { type: 'stopped'; reason: StopReason; iterations: number; wallS: number };
+
+export type TrainerEventType = TrainerEvent['type'];
+export type TrainerEventOf<K extends TrainerEventType> = Extract<TrainerEvent, { type: K }>;
+
+/** What `runTraining` needs of a trainer: the common surface of every trainer. */
+export interface SteppableTrainer {
+  step(): Promise<{
+    iteration: number;
+    metrics: Record<string, number>;
+    episodes: readonly (StepEpisode | TokenEpisode)[];
+    episodeRewards: ArrayLike<number>;
+    episodeAdvantages: ArrayLike<number>;
+    allApplied: boolean;
+  }>;
+}
+
+export interface RunTrainingOptions {
+  /** Iterations to run (≥ 0). */
+  iterations: number;
+  /** Stop once the mean `episode/success_rate` of the last 3 iterations reaches this; null = never. */
+  stopAtSuccess?: number | null;
+  /** Sampled episodes per `trajectories` event (0 = no such events). Default 4. */
+  trajectories?: number;
+  /** Checked before each iteration: true ends the run with reason 'requested'. */
+  shouldStop?: () => boolean;
+}
+
+/** A typed listener registry. */
+export class TrainerEvents {
+  private readonly listeners = new Map<TrainerEventType, ((e: TrainerEvent) => void)[]>();
+
+  on<K extends TrainerEventType>(type: K, listener: (e: TrainerEventOf<K>) => void): () => void {
+    const list = this.listeners.get(type) ?? [];
+    const l = listener as (e: TrainerEvent) => void;
+    list.push(l);
+    this.listeners.set(type, list);
+    return () => {
+      const i = list.indexOf(l);
+      if (i >= 0) list.splice(i, 1);
+    };
+  }
+
+  emit(e: TrainerEvent): void {
+    for (const l of this.listeners.get(e.type) ?? []) l(e);
+  }
+}
+
+/**
+ * Runs `trainer` and reports through `events`. Resolves with the stop event (never rejects: a
+ * failing step becomes an `error` event followed by `stopped` with reason 'error').
+ */
+export async function runTraining(trainer: SteppableTrainer, events: TrainerEvents, o: RunTrainingOptions): Promise<TrainerEventOf<'stopped'>> {
+  const t0 = performance.now();
+  const recent: number[] = [];
+  const keep = o.trajectories ?? 4;
+  let done = 0;
+  let reason: StopReason = 'iterations';
+  while (done < o.iterations) {
+    if (o.shouldStop?.()) {
+      reason = 'requested';
+      break;
+    }
+    const ts = performance.now();
+    let r: Awaited<ReturnType<SteppableTrainer['step']>>;
+    try {
+      r = await trainer.step();
+    } catch (error) {
+      events.emit({ type: 'error', iteration: done, message: error instanceof Error ? error.message : String(error), error });
+      reason = 'error';
+      break;
+    }
+    done++;
+    events.emit({ type: 'iteration', iteration: r.iteration, metrics: r.metrics, allApplied: r.allApplied, wallS: (performance.now() - ts) / 1000 });
+    if (!r.allApplied) events.emit({ type: 'update-skipped', iteration: r.iteration, message: 'a loss or gradient was not finite: the NaN guard skipped the update and kept every weight' });
+    if (keep > 0 && r.episodes.length > 0) {
+      const n = Math.min(keep, r.episodes.length);
+      events.emit({
+        type: 'trajectories',
+        iteration: r.iteration,
+        episodes: Array.from({ length: n }, (_, k) => ({ episode: r.episodes[k], reward: r.episodeRewards[k], advantage: r.episodeAdvantages[k] })),
+      });
+    }
+    recent.push(r.metrics['episode/success_rate'] ?? 0);
+    if (recent.length > 3) recent.shift();
+    if (o.stopAtSuccess != null && recent.length === 3 && recent.reduce((a, b) => a + b) / 3 >= o.stopAtSuccess) {
+      reason = 'success';
+      break;
+    }
+  }
+  const stopped: TrainerEventOf<'stopped'> = { type: 'stopped', reason, iterations: done, wallS: (performance.now() - t0) / 1000 };
+  events.emit(stopped);
+  return stopped;
+}
