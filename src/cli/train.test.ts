@@ -38,6 +38,39 @@ describe('npm run train', () => {
     expect(g.ok && g.config.rollout.learnerBatch).toBe(512);
   });
 
+  it('trains a tool env asynchronously: async keys in metrics.jsonl, a decode-graph policy.onnx', { timeout: 60_000 }, async () => {
+    const out = mkdtempSync(join(tmpdir(), 'train-async-'));
+    const file = join(out, 'async.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        env: { id: 'tools/flaky-api', kwargs: { latencyMedianMs: 2 } },
+        model: { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: 256 },
+        algo: { algo: 'grpo', groupSize: 4, tis: { enabled: true, cap: 2 } },
+        rollout: { groups: 2, learnerBatch: 8, maxActionTokens: 8, mode: 'async', maxStaleness: 1, kvRows: 4 },
+        iterations: 3,
+      }),
+    );
+    expect(await main(['--config', file, '--out', out, '--quiet'])).toBe(0);
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(3);
+    for (const l of lines) {
+      expect(l['train/batch_episodes']).toBe(8);
+      expect(l['async/staleness_max']).toBeLessThanOrEqual(1);
+      expect(l['perf/kv_cache_hit_rate']).toBeTypeOf('number');
+      expect(l['async/kv_evictions']).toBeTypeOf('number');
+    }
+    expect(existsSync(join(out, 'policy.onnx'))).toBe(true);
+  });
+
+  it('async token runs take a group algorithm; tool envs take no rollout workers', () => {
+    const base = { env: { id: 'tools/calculator' }, model: { kind: 'transformer' } };
+    const r = parseRunConfig({ ...base, algo: { algo: 'reinforce' }, rollout: { mode: 'async' } });
+    expect(!r.ok && r.messages.join()).toMatch(/rollout\.mode: async token training takes a group algorithm/);
+    const w = parseRunConfig({ ...base, algo: { algo: 'grpo' }, rollout: { workers: 2 } });
+    expect(!w.ok && w.messages.join()).toMatch(/rollout\.workers: tool envs decode in the training thread/);
+  });
+
   it('potential shaping under PPO must use the learner\'s discount', () => {
     const base = { env: { id: 'grid/empty-5x5' }, model: { kind: 'mlp' }, algo: { algo: 'ppo', gamma: 0.99 } };
     const bad = parseRunConfig({ ...base, shaping: { potential: { weight: 0.1, gamma: 1 } } });

@@ -5,7 +5,7 @@
  * silently different experiment.
  */
 import { z } from 'zod';
-import { parseAlgoConfig, defaultsFor, ALGOS, type AlgoConfig } from '../algos/config.ts';
+import { parseAlgoConfig, defaultsFor, ALGOS, GROUP_ALGOS, type Algo, type AlgoConfig } from '../algos/config.ts';
 import { makeEnv } from '../envs/index.ts';
 import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
@@ -54,6 +54,12 @@ const rolloutSchema = z.strictObject({
   workers: z.int().min(0).max(16).default(0),
   /** Token policies: most tokens per action (end-of-action included) before a forced end. */
   maxActionTokens: z.int().min(1).max(512).default(32),
+  /**
+   * Async token policies: decoder rows, i.e. the KV-cache budget in episodes' worth of context.
+   * Fewer rows than episodes in flight evicts parked episodes (they re-prefill). 0 = one per
+   * episode of a batch.
+   */
+  kvRows: z.int().min(0).max(1024).default(0),
 });
 
 export const runConfigSchema = z.strictObject({
@@ -141,7 +147,8 @@ function runnable(c: Parsed): string[] {
     if (c.model.kind !== 'transformer') out.push(`model.kind: tool envs train a 'transformer' over tokens (got '${c.model.kind}')`);
     if (c.algo.algo === 'ppo') out.push('algo.algo: token policies have no value head yet; use grpo, drgrpo, rloo or reinforce');
     if (c.schedule !== null) out.push('schedule: progressive shaping runs on grid envs only for now');
-    if (c.rollout.mode === 'async' || c.rollout.workers > 0) out.push('rollout: tool envs train synchronously in the training thread for now (mode "sync", workers 0)');
+    if (c.rollout.workers > 0) out.push('rollout.workers: tool envs decode in the training thread (continuous batching over one KV cache); use 0');
+    if (c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (grpo, drgrpo, rloo); got '${c.algo.algo}'`);
   }
   if (family === 'grid' && c.warmStart !== null) out.push("warmStart: imitation warm start is for tool envs; grid runs train from scratch");
   return out;

@@ -4,10 +4,12 @@
  * way. Worker pools are platform-specific, so the caller passes a factory for them.
  *
  *   grid env + MLP          → StepTrainer (sync, or async with bounded staleness; pools)
- *   tool env + transformer  → [imitation warm start →] TokenTrainer (GRPO family; KV-cached rollouts)
+ *   tool env + transformer  → [imitation warm start →] TokenTrainer (sync, lockstep KV-cached
+ *                             rollouts) or AsyncTokenTrainer (async: continuous batching, tool
+ *                             latency waited on `clock`, bounded staleness)
  */
 import { makeEnv } from '../envs/index.ts';
-import { initWeights } from '../models/types.ts';
+import { initWeights, type Weights } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
 import type { PoolFactory } from './asyncStepTrainer.ts';
 import { mixSeed } from './common.ts';
@@ -15,14 +17,18 @@ import type { Engine } from './engine.ts';
 import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imitation.ts';
 import { StepTrainer } from './stepTrainer.ts';
 import { DEFAULT_TOKEN_TRAINER, makeTokenModel, TokenTrainer } from './tokenTrainer.ts';
+import { AsyncTokenTrainer } from './asyncTokenTrainer.ts';
+import { RealClock, type Clock } from '../envs/clock.ts';
 
-export type Trainer = StepTrainer | TokenTrainer;
+export type Trainer = StepTrainer | TokenTrainer | AsyncTokenTrainer;
 
 export interface CreateTrainerOptions {
   /** Builds a worker pool of `size` workers (CLI: node worker_threads; browser: Web Workers). */
   workerPool?: (size: number) => PoolFactory;
   /** Progress of the imitation warm start, one call per step. */
   onWarmStart?: (r: ImitationReport, totalSteps: number) => void;
+  /** Where async token runs wait for simulated tool latency (default: real time). */
+  clock?: Clock;
 }
 
 export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<Trainer> {
@@ -52,39 +58,49 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
   }
   if (family === 'tool' && model.kind === 'transformer') {
     if (config.algo.algo === 'ppo') throw new Error('token policies have no value head yet: use grpo, drgrpo, rloo or reinforce for tool envs');
-    if (rollout.mode === 'async' || rollout.workers > 0) throw new Error('tool envs train synchronously in the training thread for now: set rollout.mode "sync" and rollout.workers 0');
-    const policy = makeTokenModel(model);
-    let weights = initWeights(policy, mixSeed(config.seed, 0x1e1));
-    let reference;
-    if (config.warmStart) {
-      const ws = config.warmStart;
-      const r = await trainImitation(
-        engine,
-        policy,
-        weights,
-        { ...DEFAULT_IMITATION, env: config.env, steps: ws.steps, batch: ws.batch, lr: ws.lr, seed: mixSeed(config.seed, 0x1a1) },
-        options.onWarmStart ? (rep) => options.onWarmStart!(rep, ws.steps) : undefined,
-      );
-      weights = r.weights;
-      reference = weights;
+    if (rollout.workers > 0) throw new Error('tool envs decode in the training thread: set rollout.workers 0');
+    const { weights, reference } = await initialTokenWeights(config, engine, options.onWarmStart);
+    const tokenConfig = {
+      ...DEFAULT_TOKEN_TRAINER,
+      env: config.env,
+      model,
+      algo: config.algo,
+      shaping: config.shaping,
+      groups: rollout.groups,
+      episodes: rollout.episodes,
+      learnerBatch: rollout.learnerBatch,
+      maxActionTokens: rollout.maxActionTokens,
+      seed: config.seed,
+    };
+    const ref = config.algo.klCoef > 0 ? reference : undefined;
+    if (rollout.mode === 'async') {
+      return AsyncTokenTrainer.create(tokenConfig, { maxStaleness: rollout.maxStaleness, kvRows: rollout.kvRows }, engine, options.clock ?? new RealClock(), weights, ref);
     }
-    return TokenTrainer.create(
-      {
-        ...DEFAULT_TOKEN_TRAINER,
-        env: config.env,
-        model,
-        algo: config.algo,
-        shaping: config.shaping,
-        groups: rollout.groups,
-        episodes: rollout.episodes,
-        learnerBatch: rollout.learnerBatch,
-        maxActionTokens: rollout.maxActionTokens,
-        seed: config.seed,
-      },
-      engine,
-      weights,
-      config.algo.klCoef > 0 ? reference : undefined,
-    );
+    return TokenTrainer.create(tokenConfig, engine, weights, ref);
   }
   throw new Error(`no trainer for ${family} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp, tool envs a transformer`);
+}
+
+/**
+ * A token policy's starting weights: a fresh init, or the imitation warm start when the config
+ * asks for one (then also the KL reference; undefined without a warm start = the initial weights).
+ */
+export async function initialTokenWeights(
+  config: RunConfig,
+  engine: Engine,
+  onWarmStart?: (r: ImitationReport, totalSteps: number) => void,
+): Promise<{ weights: Weights; reference: Weights | undefined }> {
+  if (config.model.kind !== 'transformer') throw new Error(`initialTokenWeights: a token policy needs a transformer model (got ${config.model.kind})`);
+  const policy = makeTokenModel(config.model);
+  const weights = initWeights(policy, mixSeed(config.seed, 0x1e1));
+  if (!config.warmStart) return { weights, reference: undefined };
+  const ws = config.warmStart;
+  const r = await trainImitation(
+    engine,
+    policy,
+    weights,
+    { ...DEFAULT_IMITATION, env: config.env, steps: ws.steps, batch: ws.batch, lr: ws.lr, seed: mixSeed(config.seed, 0x1a1) },
+    onWarmStart ? (rep) => onWarmStart(rep, ws.steps) : undefined,
+  );
+  return { weights: r.weights, reference: r.weights };
 }

@@ -1,0 +1,112 @@
+/**
+ * Sync vs async token training on a slow, flaky tool (issue 4 §8 "async"): the flaky-api-async
+ * preset (log-normal call latency, median 20 ms, σ 1.7, waited for in real time), one imitation
+ * warm start shared by both runs, then the same number of GRPO iterations with the same batch
+ * (groups × groupSize episodes per update) at maxStaleness 0 (synchronous: the batch waits for
+ * its slowest call) and at maxStaleness s.
+ *
+ * Episodes/s = trained episodes / wall seconds of the training loop (warm start excluded).
+ * Success is measured twice: the sampled episodes of the last 5 iterations, and after training
+ * on held-out seeds (greedy and sampled), so "equal training steps" compares like with like.
+ */
+import type { Engine } from '../../src/core/trainer/engine.ts';
+import { RealClock } from '../../src/core/envs/clock.ts';
+import { AsyncTokenTrainer } from '../../src/core/trainer/asyncTokenTrainer.ts';
+import { initialTokenWeights } from '../../src/core/trainer/run.ts';
+import { mixSeed } from '../../src/core/trainer/common.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../src/core/trainer/tokenTrainer.ts';
+import { loadRunConfig } from '../../src/cli/presets.ts';
+
+export interface TokenScheduleRow {
+  max_staleness: number;
+  episodes_per_s: number;
+  wall_s: number;
+  iterations: number;
+  /** Mean sampled success over the last 5 iterations. */
+  success_train: number;
+  /** Held-out seeds after training, greedy and sampled. */
+  success_eval_greedy: number;
+  success_eval_sampled: number;
+  staleness_mean: number;
+  staleness_max: number;
+  kv_cache_hit_rate: number;
+  kv_evictions: number;
+  episodes_aborted: number;
+  /** Share of the loop's wall time in which no row could decode (all waiting on the tool). */
+  tool_wait_ratio: number;
+}
+
+export async function compareTokenSchedules(o: {
+  engine: Engine;
+  preset?: string;
+  iterations: number;
+  staleness: number;
+  evalSeeds: number;
+  progress: (t: string) => void;
+}): Promise<{ preset: string; warm_start_s: number; rows: TokenScheduleRow[] }> {
+  const preset = o.preset ?? 'flaky-api-async';
+  const config = loadRunConfig(preset);
+  if (config.model.kind !== 'transformer') throw new Error(`${preset}: not a token preset`);
+  const t0 = performance.now();
+  const { weights, reference } = await initialTokenWeights(config, o.engine, (r, total) => {
+    if (r.step % 100 === 0 || r.step === total) o.progress(`  warm start ${r.step}/${total}: ce ${r.ceLoss.toFixed(3)}`);
+  });
+  const warmS = (performance.now() - t0) / 1000;
+  const evalSeeds = Array.from({ length: o.evalSeeds }, (_, i) => mixSeed(config.seed, 0xe7a1, i));
+  const rows: TokenScheduleRow[] = [];
+  for (const s of [0, o.staleness]) {
+    const trainer = await AsyncTokenTrainer.create(
+      {
+        ...DEFAULT_TOKEN_TRAINER,
+        env: config.env,
+        model: config.model,
+        algo: config.algo,
+        shaping: config.shaping,
+        groups: config.rollout.groups,
+        episodes: config.rollout.episodes,
+        learnerBatch: config.rollout.learnerBatch,
+        maxActionTokens: config.rollout.maxActionTokens,
+        seed: config.seed,
+      },
+      { maxStaleness: s, kvRows: config.rollout.kvRows },
+      o.engine,
+      new RealClock(),
+      weights,
+      config.algo.klCoef > 0 ? reference : undefined,
+    );
+    const ms: Record<string, number>[] = [];
+    const start = performance.now();
+    for (let k = 0; k < o.iterations; k++) {
+      ms.push((await trainer.step()).metrics as Record<string, number>);
+      const m = ms[k];
+      if ((k + 1) % 5 === 0) o.progress(`  staleness ≤ ${s}: it ${k + 1}, success ${m['episode/success_rate'].toFixed(2)}, ${m['perf/episodes_per_s'].toFixed(1)} episodes/s`);
+    }
+    const wallS = (performance.now() - start) / 1000;
+    const greedy = await trainer.evaluate(evalSeeds, 0);
+    const sampled = await trainer.evaluate(evalSeeds, 1);
+    await trainer.release();
+    const sum = (key: string) => ms.reduce((a, m) => a + (m[key] ?? 0), 0);
+    const last = ms.slice(-5);
+    const rate = (eps: { success: boolean }[]) => eps.filter((e) => e.success).length / eps.length;
+    rows.push({
+      max_staleness: s,
+      episodes_per_s: round(sum('train/batch_episodes') / wallS),
+      wall_s: round(wallS),
+      iterations: o.iterations,
+      success_train: round(last.reduce((a, m) => a + m['episode/success_rate'], 0) / last.length),
+      success_eval_greedy: round(rate(greedy)),
+      success_eval_sampled: round(rate(sampled)),
+      staleness_mean: round(sum('async/staleness_mean') / ms.length),
+      staleness_max: Math.max(...ms.map((m) => m['async/staleness_max'])),
+      kv_cache_hit_rate: round(sum('perf/kv_cache_hit_rate') / ms.length),
+      kv_evictions: sum('async/kv_evictions'),
+      episodes_aborted: sum('async/episodes_aborted'),
+      tool_wait_ratio: round(sum('perf/tool_wait_s') / wallS),
+    });
+  }
+  return { preset, warm_start_s: round(warmS), rows };
+}
+
+function round(x: number): number {
+  return Number(x.toFixed(3));
+}
