@@ -44,6 +44,12 @@ export interface TokenEpisode {
   entropies: Float32Array;
   /** [L] policy version that sampled tokens[i]; −1 on environment tokens. */
   versions: Int32Array;
+  /**
+   * [L] the critic's V of the state tokens[i] was sampled in (the decoder's value output at
+   * position i − 1, beside the distribution it was drawn from); 0 on environment tokens.
+   * Present only when the decoder has a value head (PPO).
+   */
+  values?: Float32Array;
   /** [turns] env reward after each action. */
   rewards: Float64Array;
   /** [turns] the env's info after each action. */
@@ -125,6 +131,7 @@ interface Row {
   logp: number[];
   ent: number[];
   ver: number[];
+  val: number[];
   /** Context tokens already fed to the decoder (its cache holds positions 0..fed−1). */
   fed: number;
   /** Ids of the action being generated. */
@@ -161,6 +168,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
       logp: ctx.map(() => 0),
       ent: ctx.map(() => 0),
       ver: ctx.map(() => -1),
+      val: ctx.map(() => 0),
       fed: 0,
       action: [],
       rewards: [],
@@ -191,6 +199,8 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
   const S = Math.max(...decoder.steps);
   const chunkTokens = new Int32Array(B * S);
   const take = new Int32Array(B);
+  // Value-head decoders also return V at every fed position: recorded beside each sample.
+  let withValues = false;
   while (rows.some((r) => !r.done)) {
     // Call size: a prefill chunk when some row has several environment tokens to feed and
     // every row's chunk fits the context; otherwise one token per row.
@@ -219,6 +229,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
       pos[i] = r.fed;
     }
     const out = await decoder.next(feed, pos, step);
+    if (out.value) withValues = true;
     calls++;
     for (let i = 0; i < B; i++) {
       const r = rows[i];
@@ -228,12 +239,14 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
       if (r.fed < r.ctx.length) continue; // still feeding environment tokens
       // The whole context is in the cache: sample the next policy token.
       // The distribution after the row's last fed token: output position take−1 of row i.
-      const s = sampleRow(out.logprobs, i * step + take[i] - 1, V, req.rng, scratch, temperature);
+      const at = i * step + take[i] - 1;
+      const s = sampleRow(out.logprobs, at, V, req.rng, scratch, temperature);
       r.ctx.push(s.action);
       r.mask.push(1);
       r.logp.push(s.logprob);
       r.ent.push(s.entropy);
       r.ver.push(decoder.version);
+      r.val.push(out.value ? out.value[at] : 0);
       policyTokens++;
       const isEoa = s.action === EOA;
       if (!isEoa) r.action.push(s.action);
@@ -266,6 +279,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
         r.logp.push(0);
         r.ent.push(0);
         r.ver.push(-1);
+        r.val.push(0);
       }
       // The policy needs a position to act from: the context must end below Tmax.
       if (r.ctx.length >= Tmax) endByContext(r, Tmax);
@@ -288,6 +302,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
       logprobs: Float32Array.from(r.logp),
       entropies: Float32Array.from(r.ent),
       versions: Int32Array.from(r.ver),
+      ...(withValues ? { values: Float32Array.from(r.val) } : {}),
       rewards: Float64Array.from(r.rewards),
       infos: r.infos,
       actions: r.actions,
@@ -317,7 +332,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
  * context (its tokens were sampled and are trained on) but never reaches the env.
  */
 function endByContext(r: Row, Tmax: number): void {
-  for (const a of [r.ctx, r.mask, r.logp, r.ent, r.ver]) a.length = Math.min(a.length, Tmax);
+  for (const a of [r.ctx, r.mask, r.logp, r.ent, r.ver, r.val]) a.length = Math.min(a.length, Tmax);
   r.truncated = true;
   r.contextLimited = true;
   r.done = true;

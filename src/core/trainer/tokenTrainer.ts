@@ -1,15 +1,19 @@
 /**
  * The synchronous trainer for multi-turn text envs with a token policy (tiny transformer), top to
- * bottom:
+ * bottom. Text envs are tool envs, and grid envs played as text (envs/grid/textAdapter.ts).
  *
  *   1. rollout:    groups of episodes (same seed per group) in lockstep on a KV-cached decoder
  *                  (tokenRollout.ts); with dynamic sampling, zero-spread groups are dropped and
- *                  more are sampled, up to a round cap
+ *                  more are sampled, up to a round cap. PPO: distinct seeds, and the decoder's
+ *                  value head records V beside every sampled token
  *   2. reward:     env reward + named shaping terms (format penalty, tool cost, length, ...)
- *   3. advantages: GRPO / Dr.GRPO / RLOO / REINFORCE per episode, broadcast to policy tokens
+ *   3. advantages: GRPO / Dr.GRPO / RLOO / REINFORCE per episode, broadcast to policy tokens;
+ *                  PPO: GAE over the episode's policy tokens (`tokenGae`), returns as the
+ *                  value target
  *   4. update:     minibatches of the ONNX train step on exactly the recorded ids (TITO): the
  *                  target at position t is tokens[t+1], masked to policy tokens, old log-probs
- *                  are the behaviour log-probs; optional KL to a reference (warm-start) policy
+ *                  are the behaviour log-probs; optional KL to a reference (warm-start) policy;
+ *                  PPO adds the value loss ½(V − R)² at the same positions
  *   5. sync:       the learner's weights become the decoder's, version + 1
  *   6. metrics:    one object with the DESIGN §7 keys; episode/* and reward/* are over every
  *                  episode sampled this iteration (dropped groups included: they describe the
@@ -23,13 +27,15 @@
  * Staleness is 0: every token in a batch was sampled by the version being trained, so before the
  * first update the learner's log-probs must equal the rollout's (`mismatch/*`, ≤ 1e-4 on WASM).
  */
-import { aggregationWeights, broadcastToTokens, sequenceAdvantages, EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
+import { aggregationWeights, broadcastToTokens, normalizeAdvantages, sequenceAdvantages, EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
 import { buildIterationMetrics, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
 import { addSamplingRound, initDynamicSampling, samplingStats, type RewardGroup } from '../algos/sampling.ts';
 import { logprobMismatch } from '../algos/offpolicy.ts';
 import { klPenalizedRewards } from '../algos/losses.ts';
-import { makeEnv, type EnvKwargs } from '../envs/index.ts';
+import type { Numbers } from '../algos/stats.ts';
+import { type EnvKwargs } from '../envs/index.ts';
+import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
@@ -57,15 +63,15 @@ export interface TransformerModelConfig {
 export const DEFAULT_TOKEN_MODEL: TransformerModelConfig = { kind: 'transformer', dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, context: 128 };
 
 export interface TokenTrainerConfig {
-  /** Env registry id (a tool env) and its kwargs. */
+  /** Env registry id (a tool env, or a grid env played as text) and its kwargs. */
   env: { id: string; kwargs?: EnvKwargs };
   model: TransformerModelConfig;
-  /** Advantage estimator etc. PPO (per-token critic) is not supported here. */
+  /** Advantage estimator etc. PPO gives the transformer a value head and uses token GAE. */
   algo: AlgoConfig;
   shaping: ShapingConfig;
   /** Groups per iteration for group algorithms (each `algo.groupSize` episodes from one seed). */
   groups: number;
-  /** Episodes per iteration for REINFORCE (distinct seeds). */
+  /** Episodes per iteration for REINFORCE and PPO (distinct seeds). */
   episodes: number;
   /** Sequences per train step (static graph batch); an iteration takes ⌈episodes / batch⌉ steps. */
   learnerBatch: number;
@@ -108,9 +114,9 @@ interface Group extends RewardGroup {
   shaped: ShapedReward[];
 }
 
-/** The transformer for a config (vocabulary = the shared codec). */
-export function makeTokenModel(m: TransformerModelConfig): TransformerPolicy {
-  return new TransformerPolicy({ vocabSize: VOCAB_SIZE, dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, context: m.context, valueHead: false });
+/** The transformer for a config (vocabulary = the shared codec); PPO needs the value head. */
+export function makeTokenModel(m: TransformerModelConfig, valueHead = false): TransformerPolicy {
+  return new TransformerPolicy({ vocabSize: VOCAB_SIZE, dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, context: m.context, valueHead });
 }
 
 /** Policy tokens of an episode (its loss-mask sum). */
@@ -148,6 +154,65 @@ export function shiftedBatch(episodes: readonly Pick<TokenEpisode, 'tokens' | 'l
   return { tokens, actions, mask, oldLogprobs };
 }
 
+/**
+ * GAE(γ, λ) over one episode's policy tokens (PPO for a token policy), per context position.
+ *
+ * The timeline is the episode's policy tokens in order; environment tokens are not steps (they
+ * are part of the transition from one action to the next). An action's tokens run from its
+ * first token to the one that ends it (<eoa>, or the forced end), and the env's reward for that
+ * turn lands on that last token. Discounting is per turn, so γ and λ mean what they mean for the
+ * same env with the MLP: inside an action γ = λ = 1 (the next token is the same decision
+ * continued, with no env step between), across a turn boundary γ and λ apply:
+ *
+ *   δ_k = r_k + γ_k·V_{k+1} − V_k,   A_k = δ_k + γ_k·λ_k·A_{k+1},   R_k = A_k + V_k
+ *   γ_k, λ_k = γ, λ when token k ends an action, else 1, 1.
+ *
+ * After the last token: V = 0 if the episode terminated; otherwise (the env's time limit or the
+ * context ran out) it bootstraps from the last token's own V, since the final observation was
+ * never fed to the model (V of the state one action later is not available). A half-written
+ * action cut by the context has no env step and earns no reward.
+ *
+ * @param ep lossMask [L] and values [L] (V of the state each policy token was sampled in).
+ * @param turnRewards [turns] reward of each env step (e.g. ShapedReward.perStep).
+ * @returns advantages [L] and returns [L], 0 on environment tokens.
+ */
+export function tokenGae(
+  ep: Pick<TokenEpisode, 'lossMask' | 'terminated'> & { values: Float32Array },
+  turnRewards: Numbers,
+  gamma: number,
+  lambda: number,
+): { advantages: Float64Array; returns: Float64Array } {
+  const L = ep.lossMask.length;
+  if (ep.values.length !== L) throw new RangeError(`tokenGae: ${L} tokens but ${ep.values.length} values`);
+  const idx: number[] = [];
+  for (let i = 0; i < L; i++) if (ep.lossMask[i]) idx.push(i);
+  const K = idx.length;
+  // Token k ends an action when the next policy token is not adjacent (env tokens between) or k is last.
+  const ends = idx.map((p, k) => k === K - 1 || idx[k + 1] !== p + 1);
+  const actions = ends.filter(Boolean).length;
+  const T = turnRewards.length;
+  if (!(actions === T || (actions === T + 1 && !ep.terminated))) {
+    throw new RangeError(`tokenGae: ${actions} actions in the context but ${T} turn rewards (the context may hold one unfinished action more)`);
+  }
+  const reward = new Float64Array(K);
+  for (let k = 0, turn = 0; k < K; k++) if (ends[k] && turn < T) reward[k] = turnRewards[turn++];
+  const advantages = new Float64Array(L);
+  const returns = new Float64Array(L);
+  let nextValue = ep.terminated || K === 0 ? 0 : ep.values[idx[K - 1]];
+  let nextAdv = 0;
+  for (let k = K - 1; k >= 0; k--) {
+    const g = ends[k] ? gamma : 1;
+    const l = ends[k] ? lambda : 1;
+    const v = ep.values[idx[k]];
+    const a = reward[k] + g * nextValue - v + g * l * nextAdv;
+    advantages[idx[k]] = a;
+    returns[idx[k]] = a + v;
+    nextValue = v;
+    nextAdv = a;
+  }
+  return { advantages, returns };
+}
+
 export class TokenTrainer {
   iteration = 0;
   version = 0;
@@ -171,20 +236,23 @@ export class TokenTrainer {
    */
   static async create(config: TokenTrainerConfig, engine: Engine, initial?: Weights, reference?: Weights): Promise<TokenTrainer> {
     const { algo } = config;
-    if (algo.algo === 'ppo') throw new Error('TokenTrainer: ppo (a per-token critic) is not supported; use grpo, drgrpo, rloo or reinforce');
-    const probe = makeEnv(config.env.id, config.env.kwargs);
-    if (probe.spec.family !== 'tool') throw new Error(`TokenTrainer trains text (tool) envs; ${config.env.id} is a ${probe.spec.family} env`);
-    const model = makeTokenModel(config.model);
-    const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
+    const ppo = algo.algo === 'ppo';
+    if (ppo && algo.klCoef > 0 && algo.klMode === 'reward') throw new Error("TokenTrainer: PPO takes the KL to the reference as a loss term (klMode 'loss'), not as a reward penalty");
+    // Throws, naming the env, when it has no text form.
+    makeTextEnv(config.env.id, config.env.kwargs);
+    const model = makeTokenModel(config.model, ppo);
+    // Fresh init for whatever `initial` lacks (a warm start without a value head gets a fresh one).
+    const fresh = initWeights(model, mixSeed(config.seed, 0x1e1));
+    const weights = { ...fresh, ...initial };
     const n = GROUP_ALGOS.includes(algo.algo) ? config.groups * algo.groupSize : config.episodes;
-    const envs = Array.from({ length: n }, () => makeEnv(config.env.id, config.env.kwargs) as ToolEnv);
+    const envs = Array.from({ length: n }, () => makeTextEnv(config.env.id, config.env.kwargs));
     const useRef = algo.klCoef > 0;
-    // Token policies have no value head: the value term is off.
-    const opts = trainStepOptions({ ...algo, valueCoef: 0 }, config.learnerBatch);
+    // The value term exists only with the value head (PPO).
+    const opts = trainStepOptions(ppo ? algo : { ...algo, valueCoef: 0 }, config.learnerBatch);
     const [decoder, learner, ref] = await Promise.all([
       engine.createDecoder(model, n, weights, config.prefillStep),
       engine.createLearner(model, opts, weights),
-      useRef ? engine.createPolicy(model, config.learnerBatch, reference ?? weights) : Promise.resolve(null),
+      useRef ? engine.createPolicy(model, config.learnerBatch, { ...fresh, ...(reference ?? initial) }) : Promise.resolve(null),
     ]);
     return new TokenTrainer(config, model, envs, decoder, learner, ref);
   }
@@ -336,14 +404,38 @@ export class TokenTrainer {
       totals.set(pen.rewards);
     }
 
-    // 3. advantages per episode, broadcast onto its policy tokens; aggregation weights
+    // 3. advantages: per episode, broadcast onto its policy tokens; PPO: token GAE. Per-token
+    // arrays are in training positions [n·T]: the token at context index i is scored at i − 1.
     let episodeAdv: Float64Array = new Float64Array(n);
-    if (n > 0) {
-      const r = sequenceAdvantages({ ...algo, groupSize: grouped ? algo.groupSize : n }, totals, this.ema);
-      this.ema = r.ema;
-      episodeAdv = r.advantages;
+    let tokAdv: Float64Array;
+    let tokRet: Float64Array | null = null;
+    let tokVal: Float64Array | null = null;
+    if (algo.algo === 'ppo') {
+      tokAdv = new Float64Array(n * T);
+      tokRet = new Float64Array(n * T);
+      tokVal = new Float64Array(n * T);
+      episodes.forEach((ep, b) => {
+        if (!ep.values) throw new Error('TokenTrainer: PPO needs per-token values from the rollout (the decoder returned none)');
+        const r = tokenGae({ lossMask: ep.lossMask, terminated: ep.terminated, values: ep.values }, shaped[b].perStep, algo.gamma, algo.lambda);
+        let first = true;
+        for (let i = 1; i < ep.tokens.length; i++) {
+          if (!ep.lossMask[i]) continue;
+          tokAdv[b * T + i - 1] = r.advantages[i];
+          tokRet![b * T + i - 1] = r.returns[i];
+          tokVal![b * T + i - 1] = ep.values[i];
+          if (first) episodeAdv[b] = r.advantages[i];
+          first = false;
+        }
+      });
+      if (algo.normalizeAdvantages && n > 0) tokAdv = normalizeAdvantages(tokAdv, rows.mask);
+    } else {
+      if (n > 0) {
+        const r = sequenceAdvantages({ ...algo, groupSize: grouped ? algo.groupSize : n }, totals, this.ema);
+        this.ema = r.ema;
+        episodeAdv = r.advantages;
+      }
+      tokAdv = n > 0 ? broadcastToTokens(episodeAdv, tokBatch) : new Float64Array(0);
     }
-    const tokAdv = n > 0 ? broadcastToTokens(episodeAdv, tokBatch) : new Float64Array(0);
     const tokW = n > 0 ? aggregationWeights(tokBatch, algo.aggregation, algo.aggregationLen ?? T) : new Float64Array(0);
 
     // 4. update: epochs × minibatches of whole sequences
@@ -363,6 +455,7 @@ export class TokenTrainer {
         weights: new Float32Array(B * T),
         mask: new Float32Array(B * T),
         ref_logprobs: new Float32Array(B * T),
+        returns: new Float32Array(B * T),
       };
       const order = Array.from({ length: n }, (_, i) => i);
       for (let epoch = 0; epoch < algo.updateEpochs; epoch++) {
@@ -384,9 +477,11 @@ export class TokenTrainer {
               f.weights[dst + t] = tokW[src + t] * scale;
             }
             if (refLogp) f.ref_logprobs.set(refLogp.subarray(src, src + T), dst);
+            if (tokRet) for (let t = 0; t < T; t++) f.returns[dst + t] = tokRet[src + t];
           });
           const batch: Record<string, Feed> = { tokens: f.tokens, actions: f.actions, advantages: f.advantages, old_logprobs: f.old_logprobs, weights: f.weights, mask: f.mask };
           if (refLogp && algo.klMode === 'loss') batch.ref_logprobs = f.ref_logprobs;
+          if (tokRet) batch.returns = f.returns;
           const res = await this.learner.step(batch);
           nSteps++;
           if (!res.applied) allApplied = false;
@@ -413,7 +508,16 @@ export class TokenTrainer {
     const learnerMetrics: Record<string, number> = {};
     for (const [k, v] of Object.entries(sums)) learnerMetrics[k] = v / Math.max(1, nSteps);
     const policyAdv: number[] = [];
-    for (let i = 0; i < tokAdv.length; i++) if (rows.mask[i]) policyAdv.push(tokAdv[i]);
+    const policyVal: number[] = [];
+    const policyRet: number[] = [];
+    for (let i = 0; i < tokAdv.length; i++) {
+      if (!rows.mask[i]) continue;
+      policyAdv.push(tokAdv[i]);
+      if (tokVal && tokRet) {
+        policyVal.push(tokVal[i]);
+        policyRet.push(tokRet[i]);
+      }
+    }
     const rolloutS = (t1 - t0) / 1000;
     const trainS = (t2 - t1) / 1000;
     const rolloutEntropy: number[] = [];
@@ -424,6 +528,7 @@ export class TokenTrainer {
           summarizeEpisode({ rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: policyTokenCount(ep) }, sampledShaped[i]),
         ),
         advantages: { values: policyAdv },
+        critic: tokRet ? { valueLoss: learnerMetrics['critic/value_loss'] ?? NaN, values: policyVal, returns: policyRet } : undefined,
         groups: grouped ? samplingStats(ds) : undefined,
         mismatch,
         staleness: { mean: 0, max: 0 },
