@@ -4,9 +4,9 @@
  * way. Worker pools are platform-specific, so the caller passes a factory for them.
  *
  *   grid env + MLP          → StepTrainer (sync, or async with bounded staleness; pools)
- *   tool env + transformer  → [imitation warm start →] TokenTrainer (sync, lockstep KV-cached
- *                             rollouts) or AsyncTokenTrainer (async: continuous batching, tool
- *                             latency waited on `clock`, bounded staleness)
+ *   tool env + transformer  → [imitation warm start →] AsyncTokenTrainer for group algorithms
+ *                             (continuous batching; tool latency waited on `clock`; sync =
+ *                             staleness 0), TokenTrainer (lockstep rollouts) for the others
  */
 import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
@@ -18,6 +18,7 @@ import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imita
 import { StepTrainer } from './stepTrainer.ts';
 import { DEFAULT_TOKEN_TRAINER, makeTokenModel, TokenTrainer } from './tokenTrainer.ts';
 import { AsyncTokenTrainer } from './asyncTokenTrainer.ts';
+import { GROUP_ALGOS } from '../algos/config.ts';
 import { RealClock, type Clock } from '../envs/clock.ts';
 
 export type Trainer = StepTrainer | TokenTrainer | AsyncTokenTrainer;
@@ -73,8 +74,11 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
       seed: config.seed,
     };
     const ref = config.algo.klCoef > 0 ? reference : undefined;
-    if (rollout.mode === 'async') {
-      return AsyncTokenTrainer.create(tokenConfig, { maxStaleness: rollout.maxStaleness, kvRows: rollout.kvRows }, engine, options.clock ?? new RealClock(), weights, ref);
+    // Group algorithms run on continuous batching, sync being staleness 0 (as for grids): both
+    // modes then wait for tool latency the same way, so a sync/async comparison is fair.
+    if (GROUP_ALGOS.includes(config.algo.algo)) {
+      const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
+      return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref);
     }
     return TokenTrainer.create(tokenConfig, engine, weights, ref);
   }
