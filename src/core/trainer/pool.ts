@@ -126,6 +126,8 @@ export class SerialRolloutPool implements RolloutPool {
   private readonly ready = new Set<PolicyRunner>();
   /** Envs by `${id}|${kwargs}`, grown on demand and reused across calls (reset re-seeds them). */
   private readonly envs = new Map<string, Env<GridObs, number>[]>();
+  /** Per-slot recording buffers, reused by every collect (collects run one at a time). */
+  private readonly scratch: SlotColumns[] = [];
   private closed = false;
   /** Collects run one at a time (they share envs and runners); this is the queue's tail. */
   private tail: Promise<unknown> = Promise.resolve();
@@ -212,6 +214,7 @@ export class SerialRolloutPool implements RolloutPool {
       keepObservations: req.keepObservations ?? false,
       potential: req.potential === undefined ? undefined : potentialOf(req.potential),
       betweenSteps: this.opts.betweenSteps,
+      scratch: this.scratch,
     });
     return { ...r, busyS: (performance.now() - t0) / 1000 };
   }
@@ -252,6 +255,80 @@ interface PlaySlots {
   /** Φ over the env's full state, recorded at reset and after every step. */
   potential?: (env: Env<GridObs, number>) => number;
   betweenSteps?: () => Promise<void>;
+  /** Per-slot recording buffers reused across calls (grown on demand); fresh ones when absent. */
+  scratch?: SlotColumns[];
+}
+
+/**
+ * One slot's per-step records while its episode runs, in typed arrays that grow by doubling
+ * and are reused from one batch to the next (a pool keeps them), so a step allocates nothing
+ * here. Observations are kept compact (the view's bytes and the heading, ~150 B a step) and
+ * turned into [T, D] features once, when the episode is handed out: a 7×7 view is 984 floats
+ * (3.9 KB), and copying those into growing per-slot arrays every step used to cost more
+ * allocation, page faults and GC (much of it on V8's helper threads) than the MLP's forward pass.
+ */
+export class SlotColumns {
+  /** Steps the arrays hold. */
+  private cap = 0;
+  /** Bytes of one observation's image (view × view × 3). */
+  private imageBytes = 0;
+  actions = new Int32Array(0);
+  logprobs = new Float32Array(0);
+  entropies = new Float32Array(0);
+  values = new Float32Array(0);
+  versions = new Int32Array(0);
+  rewards = new Float64Array(0);
+  /** [cap + 1] Φ(s_0..s_T). */
+  potentials = new Float64Array(0);
+  /** [cap, imageBytes] the image of the observation each action was taken in. */
+  images = new Uint8Array(0);
+  /** [cap] its heading. */
+  directions = new Uint8Array(0);
+
+  /** Makes room for steps 0..steps−1 (keeping what is recorded) for images of `imageBytes`. */
+  reserve(steps: number, imageBytes: number): void {
+    if (imageBytes !== this.imageBytes) {
+      this.imageBytes = imageBytes;
+      this.images = new Uint8Array(this.cap * imageBytes);
+    }
+    if (steps <= this.cap) return;
+    const cap = Math.max(steps, 2 * this.cap, 16);
+    const grow = <T extends Int32Array | Float32Array | Float64Array | Uint8Array>(a: T, n: number, make: (n: number) => T): T => {
+      const b = make(n);
+      b.set(a);
+      return b;
+    };
+    this.actions = grow(this.actions, cap, (n) => new Int32Array(n));
+    this.logprobs = grow(this.logprobs, cap, (n) => new Float32Array(n));
+    this.entropies = grow(this.entropies, cap, (n) => new Float32Array(n));
+    this.values = grow(this.values, cap, (n) => new Float32Array(n));
+    this.versions = grow(this.versions, cap, (n) => new Int32Array(n));
+    this.rewards = grow(this.rewards, cap, (n) => new Float64Array(n));
+    this.potentials = grow(this.potentials, cap + 1, (n) => new Float64Array(n));
+    this.images = grow(this.images, cap * imageBytes, (n) => new Uint8Array(n));
+    this.directions = grow(this.directions, cap, (n) => new Uint8Array(n));
+    this.cap = cap;
+  }
+
+  /** Stores observation `obs` as step t's (t < the reserved steps). */
+  putObservation(t: number, obs: GridObs): void {
+    this.images.set(obs.image, t * this.imageBytes);
+    this.directions[t] = obs.direction;
+  }
+
+  /** [T, D] features of steps 0..T−1, in an array of their own (it may be transferred). */
+  features(T: number, D: number): Float32Array {
+    const out = new Float32Array(T * D);
+    const K = this.imageBytes;
+    // encodeGridObs reads only the image and the heading; the text is not needed.
+    const obs: GridObs = { image: this.images, direction: 0, text: '' };
+    for (let t = 0; t < T; t++) {
+      obs.image = this.images.subarray(t * K, (t + 1) * K);
+      obs.direction = this.directions[t];
+      encodeGridObs(obs, out, t * D);
+    }
+    return out;
+  }
 }
 
 /**
@@ -265,32 +342,25 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
   if (B < N) throw new RangeError(`playSlots: ${N} slots but the policy batch is ${B}`);
   const D = req.featureSize;
   const A = req.numActions;
+  // Rows of finished (and spare) slots stay zero; live rows are rewritten whole every step.
   const input = new Float32Array(B * D);
   const scratch = new Float64Array(A);
   const current: GridObs[] = new Array(N);
   const active = new Array<boolean>(N).fill(true);
-  interface Buf {
-    actions: number[];
-    logprobs: number[];
-    entropies: number[];
-    values: number[];
-    rewards: number[];
-    infos: Info[];
-    versions: number[];
-    observations: GridObs[];
-    potentials: number[];
-    terminated: boolean;
-    truncated: boolean;
-  }
-  const bufs: Buf[] = [];
-  // Per-slot feature rows [T, D], grown by doubling: one copy per step and no per-step
-  // allocation (a 7×7 view is 984 floats; a 4 KB array per env step kept V8's GC threads busy).
-  const feats: Float32Array[] = [];
-  const initialRows = Math.min(64, Math.max(1, req.envs[0]?.spec.maxSteps ?? 64));
+  const steps = new Int32Array(N);
+  const infos: Info[][] = [];
+  const observations: GridObs[][] = [];
+  const ends: { terminated: boolean; truncated: boolean }[] = [];
+  const cols = req.scratch ?? [];
+  while (cols.length < N) cols.push(new SlotColumns());
   for (let i = 0; i < N; i++) {
     current[i] = req.envs[i].reset({ seed: req.seeds[i] }).obs;
-    bufs.push({ actions: [], logprobs: [], entropies: [], values: [], rewards: [], infos: [], versions: [], observations: [current[i]], potentials: req.potential ? [req.potential(req.envs[i])] : [], terminated: false, truncated: false });
-    feats.push(new Float32Array(initialRows * D));
+    // Room for a whole episode up front when it is short enough (no growth mid-batch).
+    cols[i].reserve(Math.min(req.envs[i].spec.maxSteps || 64, 1024), current[i].image.length);
+    if (req.potential) cols[i].potentials[0] = req.potential(req.envs[i]);
+    infos.push([]);
+    observations.push(req.keepObservations ? [current[i]] : []);
+    ends.push({ terminated: false, truncated: false });
   }
   const bootstrap = new Float64Array(N);
   const needBootstrap: number[] = [];
@@ -299,8 +369,12 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
   let live = N;
   while (live > 0) {
     if (req.betweenSteps && inferenceCalls > 0) await req.betweenSteps();
-    input.fill(0);
-    for (let i = 0; i < N; i++) if (active[i]) encodeGridObs(current[i], input, i * D);
+    for (let i = 0; i < N; i++) {
+      if (!active[i]) continue;
+      encodeGridObs(current[i], input, i * D);
+      cols[i].reserve(steps[i] + 1, current[i].image.length);
+      cols[i].putObservation(steps[i], current[i]);
+    }
     // Read before the call: weights swapped while it runs apply from the next step.
     const version = req.policy.version;
     const out = await req.policy.run({ obs: input });
@@ -310,30 +384,24 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
     for (let i = 0; i < N; i++) {
       if (!active[i]) continue;
       const s = sampleRow(logp, i, A, req.rngs[i], scratch, req.temperature);
-      const b = bufs[i];
-      const t = b.actions.length;
-      if ((t + 1) * D > feats[i].length) {
-        const grown = new Float32Array(feats[i].length * 2);
-        grown.set(feats[i]);
-        feats[i] = grown;
-      }
-      feats[i].set(input.subarray(i * D, (i + 1) * D), t * D);
-      b.actions.push(s.action);
-      b.logprobs.push(s.logprob);
-      b.entropies.push(s.entropy);
-      b.values.push(value ? value[i] : 0);
-      b.versions.push(version);
+      const c = cols[i];
+      const t = steps[i]++;
+      c.actions[t] = s.action;
+      c.logprobs[t] = s.logprob;
+      c.entropies[t] = s.entropy;
+      c.values[t] = value ? value[i] : 0;
+      c.versions[t] = version;
       const r = req.envs[i].step(s.action);
       envSteps++;
-      b.rewards.push(r.reward);
-      b.infos.push(r.info);
+      c.rewards[t] = r.reward;
+      infos[i].push(r.info);
       current[i] = r.obs;
-      if (req.keepObservations) b.observations.push(r.obs);
-      if (req.potential) b.potentials.push(req.potential(req.envs[i]));
+      if (req.keepObservations) observations[i].push(r.obs);
+      if (req.potential) c.potentials[t + 1] = req.potential(req.envs[i]);
       if (r.terminated || r.truncated) {
-        b.terminated = r.terminated;
-        b.truncated = r.truncated;
+        ends[i] = { terminated: r.terminated, truncated: r.truncated };
         active[i] = false;
+        input.fill(0, i * D, (i + 1) * D);
         live--;
         if (r.truncated && value) needBootstrap.push(i);
       }
@@ -341,33 +409,32 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
   }
   if (needBootstrap.length > 0) {
     // V(s_T) of truncated episodes: their return continues past the time limit.
-    input.fill(0);
     for (const i of needBootstrap) encodeGridObs(current[i], input, i * D);
     const out = await req.policy.run({ obs: input });
     inferenceCalls++;
     for (const i of needBootstrap) bootstrap[i] = out.value![i];
   }
-  const episodes = bufs.map((b, i): StepEpisode => {
-    const T = b.actions.length;
-    const features = feats[i].slice(0, T * D);
+  const episodes = req.envs.map((env, i): StepEpisode => {
+    const T = steps[i];
+    const c = cols[i];
     return {
-      envId: req.envs[i].spec.id,
+      envId: env.spec.id,
       seed: req.seeds[i],
       group: req.groups[i],
-      features,
-      actions: Int32Array.from(b.actions),
-      logprobs: Float32Array.from(b.logprobs),
-      entropies: Float32Array.from(b.entropies),
-      values: Float32Array.from(b.values),
+      features: c.features(T, D),
+      actions: c.actions.slice(0, T),
+      logprobs: c.logprobs.slice(0, T),
+      entropies: c.entropies.slice(0, T),
+      values: c.values.slice(0, T),
       bootstrapValue: bootstrap[i],
-      rewards: Float64Array.from(b.rewards),
-      infos: b.infos,
-      versions: Int32Array.from(b.versions),
-      observations: req.keepObservations ? b.observations : undefined,
-      potentials: req.potential ? Float64Array.from(b.potentials) : undefined,
-      terminated: b.terminated,
-      truncated: b.truncated,
-      success: b.infos[T - 1]?.success === true,
+      rewards: c.rewards.slice(0, T),
+      infos: infos[i],
+      versions: c.versions.slice(0, T),
+      observations: req.keepObservations ? observations[i] : undefined,
+      potentials: req.potential ? c.potentials.slice(0, T + 1) : undefined,
+      terminated: ends[i].terminated,
+      truncated: ends[i].truncated,
+      success: infos[i][T - 1]?.success === true,
     };
   });
   return { episodes, envSteps, inferenceCalls };

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, type CollectRequest, type RolloutPool } from '../../core/trainer/pool.ts';
 import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
+import { encodeGridObs } from '../../core/rollout/features.ts';
 import type { Engine } from '../../core/trainer/engine.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { spawnNodeWorker } from './node.ts';
@@ -93,6 +94,26 @@ function poolSuite(name: string, make: () => Promise<Made>) {
       // Another sampling seed gives other episodes.
       const other = await made.pool.collect(request(12, 12));
       expect(other.episodes.map((e) => e.actions.join(','))).not.toEqual(got.episodes.map((e) => e.actions.join(',')));
+    });
+
+    it('records what happened: features encode the observation each action saw; Φ has T + 1 entries', async () => {
+      // Long episodes first (the slots' reused buffers fill up), then the batch under test.
+      await made.pool.collect({ ...request(4), env: { id: 'grid/empty-8x8' } });
+      const { episodes } = await made.pool.collect({ ...request(4), keepObservations: true, potential: 'grid/neg-goal-distance' });
+      const D = SPEC.config.obsDim;
+      for (const ep of episodes) {
+        const T = ep.actions.length;
+        expect(ep.observations).toHaveLength(T + 1);
+        expect(ep.features).toHaveLength(T * D);
+        const want = new Float32Array(T * D);
+        for (let t = 0; t < T; t++) encodeGridObs(ep.observations![t], want, t * D);
+        // One comparison, not T (each toEqual of 984 floats is slow).
+        expect(ep.features.every((x, k) => x === want[k])).toBe(true);
+        expect(ep.potentials).toHaveLength(T + 1);
+        // Φ = −(walking distance to the goal): 0 exactly when the episode ends on it.
+        expect(ep.potentials![T] === 0).toBe(ep.success);
+        expect([ep.rewards.length, ep.logprobs.length, ep.entropies.length, ep.values.length, ep.versions.length, ep.infos.length]).toEqual(new Array(6).fill(T));
+      }
     });
 
     it('a batch split by slotOffset equals the whole batch', async () => {
