@@ -55,6 +55,8 @@ export interface TokenUpdateBatch {
   weights: ArrayLike<number>;
   /** Reference log-probs (KL as a loss), or null. */
   refLogprobs: Float32Array | null;
+  /** Further per-token inputs of the train graph, [n·T] each (e.g. PPO's `returns`). */
+  extra?: Readonly<Record<string, Float32Array>>;
 }
 
 export interface TokenUpdateResult {
@@ -99,6 +101,8 @@ export async function runTokenUpdate(
     mask: new Float32Array(B * T),
     ref_logprobs: new Float32Array(B * T),
   };
+  const extra: Record<string, Float32Array> = {};
+  for (const k of Object.keys(b.extra ?? {})) extra[k] = new Float32Array(B * T);
   const order = Array.from({ length: n }, (_, i) => i);
   for (let epoch = 0; epoch < algo.updateEpochs; epoch++) {
     rng.shuffle(order);
@@ -106,6 +110,7 @@ export async function runTokenUpdate(
       const seqs = order.slice(c * per, Math.min(n, (c + 1) * per));
       if (seqs.length === 0) continue;
       for (const a of Object.values(f)) a.fill(0);
+      for (const a of Object.values(extra)) a.fill(0);
       const scale = n / seqs.length;
       seqs.forEach((s, j) => {
         const src = s * T, dst = j * T;
@@ -118,8 +123,9 @@ export async function runTokenUpdate(
           f.weights[dst + t] = b.weights[src + t] * scale;
         }
         if (b.refLogprobs) f.ref_logprobs.set(b.refLogprobs.subarray(src, src + T), dst);
+        for (const [k, a] of Object.entries(extra)) a.set(b.extra![k].subarray(src, src + T), dst);
       });
-      const feed: Record<string, Feed> = { tokens: f.tokens, actions: f.actions, advantages: f.advantages, old_logprobs: f.old_logprobs, weights: f.weights, mask: f.mask };
+      const feed: Record<string, Feed> = { tokens: f.tokens, actions: f.actions, advantages: f.advantages, old_logprobs: f.old_logprobs, weights: f.weights, mask: f.mask, ...extra };
       if (b.refLogprobs && algo.klMode === 'loss') feed.ref_logprobs = f.ref_logprobs;
       const res = await learner.step(feed);
       steps++;
