@@ -24,10 +24,11 @@ export const SUITES: Record<string, Suite> = {
     run: runTrainStep,
   },
   learn: {
-    description: 'time to a target success rate per preset (headless, ort-web wasm), sync vs async scheduling, 1 vs 2 rollout workers',
+    description: 'time to a target success rate per preset (headless, ort-web wasm), sync vs async token training on flaky-api, 1 vs 2 rollout workers',
     flags: {
-      presets: 'comma-separated subset of grid-empty-8x8-grpo, grid-door-key-ppo',
+      presets: 'comma-separated subset of grid-empty-8x8-grpo, grid-door-key-ppo, calc-grpo, kv-lookup-grpo',
       budget: 'seconds per preset (overrides the targets\' budgets)',
+      parts: 'comma-separated subset of learn, async, pool (default all)',
     },
     run: runLearn,
   },
