@@ -6,10 +6,11 @@
  * memoised charts skip it), and redrawing the charts happens in an interruptible background
  * render, so the main thread never blocks for long while training streams in.
  */
-import { memo, useDeferredValue, useMemo } from 'react';
+import { memo, useDeferredValue, useMemo, type ReactNode } from 'react';
 import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
 import { useStore } from '../state/store.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
+import { LiveRollout } from './LiveRollout.tsx';
 import { explorationHealth, shiftHealth, signalHealth, type Verdict } from './health.ts';
 import { MetricChart, thin, type ChartSpec } from './MetricChart.tsx';
 import type { MetricPoint } from './slice.ts';
@@ -27,7 +28,7 @@ const C = {
 
 const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–');
 
-function outcome(maxSteps: number): ChartSpec[] {
+function outcome(maxSteps: number, tokens: boolean): ChartSpec[] {
   return [
     {
       id: 'reward',
@@ -44,14 +45,25 @@ function outcome(maxSteps: number): ChartSpec[] {
       domain: [0, 1],
       format: pct,
     },
-    {
-      id: 'length',
-      title: 'Episode length',
-      help: `Steps per episode. Falls toward the shortest path as the policy learns; ${maxSteps} is the time limit (truncation).`,
-      lines: [{ key: 'episode/length_mean', label: 'steps', color: C.teal }],
-      domain: [0, 'auto'],
-      ref: { y: maxSteps, label: 'time limit' },
-    },
+    tokens
+      ? {
+          id: 'length',
+          title: 'Episode length',
+          help: `Policy tokens per episode (actions only, the env's replies excluded) and turns (tool calls + answer). ${maxSteps} turns is the env's limit (truncation).`,
+          lines: [
+            { key: 'episode/length_mean', label: 'tokens', color: C.teal },
+            { key: 'episode/turns_mean', label: 'turns', color: C.blue, dashed: true },
+          ],
+          domain: [0, 'auto'],
+        }
+      : {
+          id: 'length',
+          title: 'Episode length',
+          help: `Steps per episode. Falls toward the shortest path as the policy learns; ${maxSteps} is the time limit (truncation).`,
+          lines: [{ key: 'episode/length_mean', label: 'steps', color: C.teal }],
+          domain: [0, 'auto'],
+          ref: { y: maxSteps, label: 'time limit' },
+        },
   ];
 }
 
@@ -235,7 +247,7 @@ function Summary({ verdicts }: { verdicts: Record<'exploration' | 'signal' | 'sh
   );
 }
 
-const Section = memo(function Section({ title, blurb, verdict, specs, data }: { title: string; blurb: string; verdict?: Verdict; specs: ChartSpec[]; data: MetricPoint[] }) {
+const Section = memo(function Section({ title, blurb, verdict, specs, data, extra }: { title: string; blurb: string; verdict?: Verdict; specs: ChartSpec[]; data: MetricPoint[]; extra?: ReactNode }) {
   return (
     <section className="dash-section" data-testid={`section-${title.toLowerCase()}`}>
       <header className="dash-head">
@@ -247,10 +259,13 @@ const Section = memo(function Section({ title, blurb, verdict, specs, data }: { 
         {specs.map((s) => (
           <MetricChart key={s.id} spec={s} data={data} />
         ))}
+        {extra}
       </div>
     </section>
   );
 });
+
+const LIVE = <LiveRollout />;
 
 export function Dashboard() {
   const raw = useStore((s) => s.history);
@@ -266,8 +281,8 @@ export function Dashboard() {
   const grouped = GROUP_ALGOS.includes(config.algo.algo as Algo);
   const data = useMemo(() => thin(history), [history]);
   const specs = useMemo(
-    () => ({ outcome: outcome(maxSteps), exploration: exploration(numActions), signal: signal(grouped) }),
-    [maxSteps, numActions, grouped],
+    () => ({ outcome: outcome(maxSteps, tokens), exploration: exploration(numActions), signal: signal(grouped) }),
+    [maxSteps, numActions, grouped, tokens],
   );
   const verdicts = useMemo(
     () => ({ exploration: tokens ? explorationHealth(history, VOCAB_SIZE, true) : explorationHealth(history, numActions || 2), signal: signalHealth(history, grouped), shift: shiftHealth(history) }),
@@ -276,7 +291,7 @@ export function Dashboard() {
   return (
     <div className="dashboard" data-testid="dashboard">
       <Summary verdicts={verdicts} />
-      <Section title="Outcome" blurb="Is the agent getting better at the task?" specs={specs.outcome} data={data} />
+      <Section title="Outcome" blurb="Is the agent getting better at the task?" specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} />
       <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} />
       <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} />
       <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={SHIFT} data={data} />

@@ -71,10 +71,8 @@ function Legend({ channel, range }: { channel: Channel; range: ScaleRange }) {
       {/* log-prob reads best from sure (0, pale) to surprising (deep): draw it reversed. */}
       <span className="tok-scale" style={{ background: channel === 'logprob' ? `linear-gradient(to left, ${stops.map((s) => s.color).join(', ')})` : gradient }} />
       <span className="tok-scale-end">{show(channel === 'logprob' ? range.lo : range.hi)}</span>
-      <span className="muted small">
-        {channel === 'logprob' ? 'log π of the sampled token, this episode' : channel === 'entropy' ? 'nats, this episode' : 'advantage, ± the batch\'s largest'} · environment tokens are grey, hover any token for its numbers
-      </span>
-      <p className="muted small">{help}</p>
+      <span className="muted small">{channel === 'logprob' ? 'log π of the sampled token (this episode\'s range)' : channel === 'entropy' ? 'nats (this episode\'s range)' : 'advantage (± the batch\'s largest)'}</span>
+      <p className="muted small">{help} Environment tokens stay uncoloured; hover any token for its numbers and policy version.</p>
     </div>
   );
 }
@@ -95,8 +93,9 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
   }, [playing, T]);
   if (playing && t >= T) setPlaying(false);
 
-  const end = ep.success ? 'solved (terminated)' : ep.truncated ? 'ran out of turns or context (truncated)' : ep.terminated ? 'ended without success (terminated)' : 'did not end';
-  const endChip = ep.success ? '✓ terminated: solved' : ep.truncated ? '⏱ truncated' : ep.terminated ? '✕ terminated: wrong' : '… not ended';
+  const why = ep.contextLimited ? `the ${ep.tokens.length}-token context filled up` : 'the turn limit was reached';
+  const end = ep.success ? 'solved (terminated)' : ep.truncated ? `truncated: ${why}` : ep.terminated ? 'ended without success (terminated)' : 'did not end';
+  const endChip = ep.success ? '✓ terminated: solved' : ep.truncated ? (ep.contextLimited ? 'truncated: context full' : 'truncated: turn limit') : ep.terminated ? '✕ terminated: not solved' : '… not ended';
   const turn = t >= 1 ? transcript.turns[t - 1] : null;
   const policyTokens = transcript.turns.reduce((n, x) => n + x.action.length, 0);
   const versions = transcript.turns.flatMap((x) => x.action.map((c) => ep.versions[c.pos]));
@@ -112,7 +111,8 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
             {ep.group >= 0 && <span className="muted"> · group {ep.group + 1}</span>} <span className="muted">· seed {ep.seed}</span>
           </h3>
           <p className="muted small">
-            {T} turn{T === 1 ? '' : 's'}, {ep.tokens.length} context tokens ({policyTokens} sampled by the policy{versions.length ? `, version${vLo === vHi ? ` v${vLo}` : `s v${vLo}–v${vHi}`}` : ''}), {end}. Reward {fmt(ep.reward)}, advantage{' '}
+            {T} turn{T === 1 ? '' : 's'}, {ep.tokens.length} context tokens ({policyTokens} sampled by the policy{versions.length ? `, version${vLo === vHi ? ` v${vLo}` : `s v${vLo}–v${vHi}`}` : ''}
+            {ep.forcedEnds > 0 ? `; ${ep.forcedEnds} action${ep.forcedEnds > 1 ? 's' : ''} cut at the token limit` : ''}), {end}. Reward {fmt(ep.reward)}, advantage{' '}
             <b className={ep.advantage > 0 ? 'txt-good' : ep.advantage < 0 ? 'txt-bad' : ''}>
               {ep.advantage >= 0 ? '+' : ''}
               {fmt(ep.advantage)}

@@ -7,20 +7,107 @@
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { GridFrame } from '../../core/envs/types.ts';
-import type { EpisodeView, GridEpisodeView } from '../../runtime/trainWorker/types.ts';
-import { egoViewSize, paintEgoView, paintGridFrame } from '../env/gridPaint.ts';
+import type { EpisodeView, GridEpisodeView, GridOverlay } from '../../runtime/trainWorker/types.ts';
+import { egoViewSize, paintAgent, paintEgoView, paintGridFrame } from '../env/gridPaint.ts';
 import { useStore } from '../state/store.ts';
 import { PixelCanvas } from '../ui/PixelCanvas.tsx';
 import { fmt } from './MetricChart.tsx';
 import { replayGrid } from './replay.ts';
+import { HEADINGS, valueColor, valueRange, type Facing } from './overlay.ts';
+import { paintOverlay } from './overlayPaint.ts';
+import { useGridOverlay } from './useGridOverlay.ts';
 import { TokenReplay } from './TokenReplay.tsx';
 
 type StripBy = 'logprob' | 'entropy';
 
-function MapCanvas({ frame }: { frame: GridFrame }) {
+interface MapOverlay {
+  ov: GridOverlay;
+  dir: number;
+  labels: readonly string[];
+  show: { value: boolean; policy: boolean };
+}
+
+function MapCanvas({ frame, overlay }: { frame: GridFrame; overlay?: MapOverlay | null }) {
   const s = Math.floor(Math.min(360 / frame.width, 360 / frame.height));
-  const paint = useCallback((ctx: CanvasRenderingContext2D) => paintGridFrame(ctx, frame, s), [frame, s]);
-  return <PixelCanvas width={frame.width * s} height={frame.height * s} paint={paint} label="The map at this step" testId="replay-map" className="replay-map" />;
+  const paint = useCallback(
+    (ctx: CanvasRenderingContext2D) => {
+      paintGridFrame(ctx, frame, s, !overlay);
+      if (overlay) {
+        paintOverlay(ctx, overlay.ov, s, overlay.dir, overlay.labels, overlay.show, frame.agent);
+        // The agent again, on top of the tint.
+        paintAgent(ctx, frame.agent.x * s, frame.agent.y * s, s, frame.agent.dir, frame.agent.carrying);
+      }
+    },
+    [frame, s, overlay],
+  );
+  return (
+    <PixelCanvas
+      width={frame.width * s}
+      height={frame.height * s}
+      paint={paint}
+      label={overlay ? 'The map at this step, each free cell tinted by the value and marked with the policy\'s most likely action' : 'The map at this step'}
+      testId="replay-map"
+      className="replay-map"
+    />
+  );
+}
+
+/** Controls and legend of the value/policy map (REINFORCEjs style). */
+function OverlayBar({
+  on,
+  setOn,
+  facing,
+  setFacing,
+  replayDir,
+  ov,
+  pending,
+}: {
+  on: boolean;
+  setOn: (v: boolean) => void;
+  facing: Facing;
+  setFacing: (f: Facing) => void;
+  replayDir: number;
+  ov: GridOverlay | null;
+  pending: boolean;
+}) {
+  const dir = facing < 0 ? replayDir : facing;
+  const range = ov ? valueRange(ov, dir) : null;
+  return (
+    <div className="overlay-bar" data-testid="overlay-bar" data-overlay={ov ? (ov.values ? 'value' : 'policy') : 'none'} data-version={ov?.version ?? ''}>
+      <label>
+        <input type="checkbox" checked={on} data-testid="overlay-toggle" onChange={(e) => setOn(e.target.checked)} /> {'Value & policy map'}
+      </label>
+      {on && (
+        <>
+          <label>
+            agent facing{' '}
+            <select value={facing} data-testid="overlay-facing" onChange={(e) => setFacing(Number(e.target.value) as Facing)}>
+              <option value={-1}>as at this step ({HEADINGS[replayDir]})</option>
+              {HEADINGS.map((h, d) => (
+                <option key={h} value={d}>
+                  {h}
+                </option>
+              ))}
+            </select>
+          </label>
+          {ov && range && ov.values && Number.isFinite(range.lo) && (
+            <span className="overlay-legend" data-testid="overlay-legend">
+              V(s) <span className="tok-scale-end">{fmt(range.lo)}</span>
+              <span className="tok-scale overlay-scale" style={{ background: `linear-gradient(to right, ${valueColor(range.lo, range, 1)}, ${valueColor((range.lo + range.hi) / 2, range, 1)}, ${valueColor(range.hi, range, 1)})` }} />
+              <span className="tok-scale-end">{fmt(range.hi)}</span>
+            </span>
+          )}
+          <span className="muted small">
+            {ov
+              ? `${ov.values ? 'Tint = the critic\'s value with the agent standing on that cell; ' : 'No value head (not PPO): policy only; '}arrow / word = the policy's most likely action there, darker = surer. Weights v${ov.version}${pending ? ' · updating…' : ''}.`
+              : pending
+                ? 'computing…'
+                : 'Needs the run that sampled this batch (start or resume it).'}
+          </span>
+        </>
+      )}
+    </div>
+  );
 }
 
 function EgoCanvas({ image }: { image: Uint8Array }) {
@@ -123,6 +210,9 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
   const [t, setT] = useState(0);
   const [playing, setPlaying] = useState(false);
   const [stripBy, setStripBy] = useState<StripBy>('logprob');
+  const [mapOn, setMapOn] = useState(true);
+  const [facing, setFacing] = useState<Facing>(-1);
+  const { overlay: ov, pending } = useGridOverlay(ep, t, mapOn);
   const spec = catalog.find((c) => c.id === config.env.id)?.spec;
   const labels = spec?.actionSpace.kind === 'discrete' ? (spec.actionSpace.labels ?? []) : [];
   const maxEntropy = Math.log(spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 7);
@@ -146,6 +236,8 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
   if ('error' in replay) return <div className="panel">Could not replay this episode: {replay.error}</div>;
 
   const state = replay.states[Math.min(t, replay.states.length - 1)];
+  const replayDir = state.frame.agent.dir;
+  const mapOverlay: MapOverlay | null = ov && (ov.step === t || pending) ? { ov, dir: facing < 0 ? replayDir : facing, labels, show: { value: true, policy: true } } : null;
   const atEnd = t >= T;
   const end = ep.success ? 'reached the goal (terminated)' : ep.truncated ? 'ran out of time (truncated)' : ep.terminated ? 'ended without success (terminated)' : 'did not end';
   return (
@@ -218,7 +310,7 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
             />
           ))}
           <span className={`strip-end ${ep.success ? 'strip-end-ok' : ep.truncated ? 'strip-end-trunc' : 'strip-end-fail'}`} title={end}>
-            {ep.success ? '✓ terminated' : ep.truncated ? '⏱ truncated' : '✕ terminated'}
+            {ep.success ? '✓ terminated' : ep.truncated ? 'truncated' : '✕ terminated'}
           </span>
         </div>
         <div className="strip-legend muted small">
@@ -233,11 +325,12 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
         </div>
 
         {replay.problem && <p className="field-msg">Replay mismatch: {replay.problem}.</p>}
+        <OverlayBar on={mapOn} setOn={setMapOn} facing={facing} setFacing={setFacing} replayDir={replayDir} ov={mapOverlay ? ov : null} pending={pending} />
 
         <div className="replay-row">
           <figure className="replay-fig">
             <figcaption>The world</figcaption>
-            <MapCanvas frame={state.frame} />
+            <MapCanvas frame={state.frame} overlay={mapOverlay} />
           </figure>
           <figure className="replay-fig">
             <figcaption>What the agent saw</figcaption>

@@ -25,3 +25,8 @@ export function terminateTrainWorker(): void {
   worker = null;
   remote = null;
 }
+
+/** The worker if one exists (for optional requests such as overlays: they never create one). */
+export function currentTrainWorker(): Remote<TrainWorkerApi> | null {
+  return remote;
+}

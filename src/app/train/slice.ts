@@ -48,6 +48,8 @@ export interface TrainSlice {
   /** Iterations the NaN guard skipped an update in. */
   skippedUpdates: number;
   tab: TrainTab;
+  /** Draw a live rollout of each new batch while training (grid runs); off = no drawing at all. */
+  renderLive: boolean;
   /** The batch the trajectory inspector shows (pinned, so training on does not move it) and the episode in it. */
   inspect: { batch: IterationView; index: number } | null;
 
@@ -65,6 +67,7 @@ export interface TrainSlice {
   /** Drops the run and its charts (the settings stay). */
   resetRun(): void;
   setTab(tab: TrainTab): void;
+  setRenderLive(on: boolean): void;
   /** Opens episode `index` of the latest batch (or of the pinned one when `pinned`) in the inspector. */
   inspectEpisode(index: number, pinned?: boolean): void;
   /** The backend detection finished: adopt its choice unless the person picked one. */
@@ -190,6 +193,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     itPerS: 0,
     skippedUpdates: 0,
     tab: 'dashboard',
+    renderLive: true,
     inspect: null,
 
     openTrain: (hash) => {
@@ -291,6 +295,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     },
 
     setTab: (tab) => set({ tab }),
+    setRenderLive: (on) => set({ renderLive: on }),
 
     inspectEpisode: (index, pinned = false) => {
       const batch = pinned ? (get().inspect?.batch ?? get().latest) : get().latest;

@@ -29,7 +29,7 @@ export interface GridEpisodeView
 /** A tool-env episode: per-token arrays over the context (length L) and the env's view of each turn. */
 export interface TokenEpisodeView
   extends Scored,
-    Pick<TokenEpisode, 'seed' | 'group' | 'tokens' | 'lossMask' | 'logprobs' | 'entropies' | 'versions' | 'rewards' | 'actions' | 'transcript' | 'terminated' | 'truncated' | 'success'> {
+    Pick<TokenEpisode, 'seed' | 'group' | 'tokens' | 'lossMask' | 'logprobs' | 'entropies' | 'versions' | 'rewards' | 'actions' | 'transcript' | 'terminated' | 'truncated' | 'contextLimited' | 'forcedEnds' | 'success'> {
   kind: 'tokens';
 }
 
@@ -64,4 +64,32 @@ export interface WarmStartProgress {
   ceLoss: number;
   /** Mean probability of the expert's token. */
   targetProb: number;
+}
+
+/** Which replayed world state to map: an episode of the current run (by seed and actions) at one step. */
+export interface GridOverlayRequest {
+  seed: number;
+  actions: Int32Array;
+  /** Actions applied before mapping (0 = the start state). */
+  step: number;
+}
+
+/**
+ * The policy (and value, where the model has a value head) at every standable cell, facing each
+ * of the 4 directions, with the learner's weights of `version`. Row r = cell·4 + direction.
+ */
+export interface GridOverlay {
+  width: number;
+  height: number;
+  /** [n·2] (x, y) of each mapped cell. */
+  cells: Int16Array;
+  numActions: number;
+  /** [n·4, numActions] π(a | agent at the cell facing the direction). */
+  probs: Float32Array;
+  /** [n·4] V(s), or null when the model has no value head. */
+  values: Float32Array | null;
+  /** Policy version of the weights used. */
+  version: number;
+  /** The step of the episode the world was taken at. */
+  step: number;
 }

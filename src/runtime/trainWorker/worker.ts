@@ -17,9 +17,18 @@ import { loadWebEngine, type WebBackend } from '../engine/web.ts';
 import { createBrowserWorkerPool } from '../pool/browser.ts';
 import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
 import type { TokenEpisode } from '../../core/trainer/tokenRollout.ts';
-import type { EpisodeView, IterationView, StartInfo, WarmStartProgress } from './types.ts';
+import type { Engine, PolicyRunner } from '../../core/trainer/engine.ts';
+import { serializeEngine } from '../../core/trainer/pool.ts';
+import { AsyncStepTrainer } from '../../core/trainer/asyncStepTrainer.ts';
+import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
+import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, StartInfo, WarmStartProgress } from './types.ts';
 
 let trainer: Trainer | null = null;
+let runConfig: RunConfig | null = null;
+let runEngine: Engine | null = null;
+/** Policy session for grid overlays (built on first use per run; rows per call). */
+let overlayPolicy: Promise<PolicyRunner> | null = null;
+const OVERLAY_BATCH = 128;
 /** Bumped by every start/stop, so a step that was in flight when the run changed is discarded. */
 let generation = 0;
 
@@ -30,8 +39,12 @@ function need(): Trainer {
 
 async function release(): Promise<void> {
   const t = trainer;
+  const p = overlayPolicy;
   trainer = null;
+  runConfig = null;
+  overlayPolicy = null;
   await t?.release();
+  await p?.then((x) => x.release()).catch(() => undefined);
 }
 
 const api = {
@@ -54,6 +67,8 @@ const api = {
       throw new Error('superseded by a newer start');
     }
     trainer = t;
+    runConfig = config;
+    runEngine = engine;
     return { engine: engine.name, setupS: (performance.now() - t0) / 1000, params: countParams(t.model) };
   },
 
@@ -66,8 +81,8 @@ const api = {
     const episodes = (r.episodes as readonly (StepEpisode | TokenEpisode)[]).map((ep, i): EpisodeView => {
       const common = { seed: ep.seed, group: ep.group, reward: r.episodeRewards[i], advantage: r.episodeAdvantages[i], terminated: ep.terminated, truncated: ep.truncated, success: ep.success };
       if ('tokens' in ep) {
-        const { tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript } = ep;
-        return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript };
+        const { tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript, contextLimited, forcedEnds } = ep;
+        return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript, contextLimited, forcedEnds };
       }
       const { actions, logprobs, entropies, values, versions, rewards } = ep;
       return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
@@ -80,6 +95,30 @@ const api = {
       for (const a of arrays) buffers.add(a.buffer as ArrayBuffer);
     }
     return transfer(view, [...buffers]);
+  },
+
+  /**
+   * Policy (and value) at every standable cell of a grid run's world, as replayed to `req.step`
+   * of an episode, with the learner's current weights; null for runs without a grid policy.
+   * Sessions share the trainer's engine lock (serializeEngine is memoized per engine), so this
+   * may interleave with a step in flight without two WASM runs overlapping.
+   */
+  async gridOverlay(req: GridOverlayRequest): Promise<GridOverlay | null> {
+    const t = trainer;
+    const config = runConfig;
+    const engine = runEngine;
+    if (!t || !config || !engine || !(t instanceof AsyncStepTrainer)) return null;
+    const inp = overlayInputs(config.env.id, config.env.kwargs, req.seed, req.actions, req.step);
+    overlayPolicy ??= t.getWeights().then((w) => serializeEngine(engine).createPolicy(t.model, OVERLAY_BATCH, w));
+    const policy = await overlayPolicy;
+    if (t !== trainer) return null; // the run changed meanwhile
+    const version = t.version;
+    policy.setWeights(await t.getWeights(), version);
+    const A = t.model.numActions;
+    const out = await runRows((obs) => policy.run({ obs }), OVERLAY_BATCH, inp.features, inp.dim, A);
+    const view = assembleOverlay(inp, out, A, version, req.step);
+    const buffers = [view.cells.buffer, view.probs.buffer, ...(view.values ? [view.values.buffer] : [])] as ArrayBuffer[];
+    return transfer(view, buffers);
   },
 
   /** Live hyperparameters: applied from the next train step, the run keeps going. */

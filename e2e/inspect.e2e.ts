@@ -1,0 +1,123 @@
+/**
+ * The inspectors a student opens after a few iterations: a tool-env run (calc-grpo with a short
+ * warm start, via the link) shows the token-coloured transcript; a PPO grid run (door-key) shows
+ * the critic's value map and the policy's arrows over the replayed world, and the live rollout on
+ * the dashboard while it trains. Both on WASM; the main thread's long tasks are measured while
+ * training with the live rollout drawing, and while overlays are fetched and drawn.
+ */
+import { writeFileSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+
+const appUrl = inject('appUrl');
+const browser = useBrowser();
+
+declare global {
+  interface Window {
+    __longTasks: { start: number; duration: number }[];
+  }
+}
+
+function installLongTaskObserver(): void {
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+}
+
+async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.addInitScript(installLongTaskObserver);
+  const errors = watchErrors(page);
+  await page.goto(appUrl + path);
+  await page.getByTestId('train-status').waitFor();
+  await expect.poll(() => page.getByTestId('backend-status').getAttribute('data-backend')).toBe('wasm');
+  return { page, errors };
+}
+
+const attr = async (page: Page, name: string) => (await page.getByTestId('train-status').getAttribute(name)) ?? '';
+const longTasksSince = (page: Page, t: number) => page.evaluate((s) => window.__longTasks.filter((e) => e.start >= s), t);
+
+describe('trajectory inspectors', () => {
+  it('tool env: the transcript is token-coloured, with turns, rewards and an end marker', { timeout: 150_000 }, async () => {
+    const { page, errors } = await open('?backend=wasm#view=train&preset=calc-grpo&warmStart.steps=40&iterations=2&rollout.groups=2&algo.groupSize=4');
+    expect(await page.getByTestId('field-warmStart.steps').inputValue()).toBe('40');
+    expect(await page.getByTestId('field-model.dModel').inputValue()).toBe('64');
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 120_000, interval: 500 }).toBe('finished');
+    await page.screenshot({ path: `${ARTIFACTS}/tool-dashboard.png` });
+
+    await page.getByTestId('tab-trajectories').click();
+    await page.getByTestId('inspect-latest').click();
+    const replay = page.getByTestId('token-replay');
+    await replay.waitFor();
+    const turns = Number(await replay.getAttribute('data-turns'));
+    expect(turns).toBeGreaterThanOrEqual(1);
+    // Policy tokens are coloured; environment tokens are not; specials are chips.
+    expect(await page.locator('.tok-pol').count()).toBeGreaterThan(0);
+    expect(await page.locator('.tok-env').count()).toBeGreaterThan(0);
+    expect(await page.locator('.tok-special').count()).toBeGreaterThan(1);
+    expect(await page.getByTestId('token-end').textContent()).toMatch(/terminated|truncated/);
+    expect(await page.getByTestId('token-legend').textContent()).toMatch(/log π/);
+    await page.screenshot({ path: `${ARTIFACTS}/inspect-tokens-logprob.png` });
+
+    await page.getByTestId('channel-advantage').click();
+    expect(await replay.getAttribute('data-channel')).toBe('advantage');
+    await page.getByTestId('channel-mask').click();
+    expect(await page.getByTestId('token-legend').textContent()).toMatch(/loss mask 1/);
+    await page.screenshot({ path: `${ARTIFACTS}/inspect-tokens-mask.png` });
+
+    // Scrub turn by turn from the task.
+    await page.getByTestId('turn-slider').fill('0');
+    await page.getByTestId('turn-next').click();
+    expect(await replay.getAttribute('data-turn')).toBe('1');
+    expect(await page.getByTestId('turn-facts').textContent()).toMatch(/Turn 1 action/);
+    await page.getByTestId('channel-entropy').click();
+    await page.screenshot({ path: `${ARTIFACTS}/inspect-tokens-turn1-entropy.png` });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('PPO grid: live rollout while training, then the value and policy map over the replay', { timeout: 150_000, retry: 1 }, async () => {
+    const { page, errors } = await open('?backend=wasm#view=train&preset=grid-door-key-ppo&iterations=6&rollout.episodes=16');
+    await page.getByTestId('train-start').click();
+    await expect.poll(async () => Number(await attr(page, 'data-iteration')), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+    const t0 = await page.evaluate(() => performance.now());
+    await page.getByTestId('live-rollout').waitFor();
+    const step0 = Number(await page.getByTestId('live-rollout').getAttribute('data-step'));
+    await expect.poll(async () => Number(await page.getByTestId('live-rollout').getAttribute('data-step')), { timeout: 10_000 }).toBeGreaterThan(step0);
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 120_000, interval: 500 }).toBe('finished');
+    const trainTasks = await longTasksSince(page, t0);
+    await page.screenshot({ path: `${ARTIFACTS}/train-live-rollout.png` });
+
+    await page.getByTestId('tab-trajectories').click();
+    await page.getByTestId('inspect-latest').click();
+    await page.getByTestId('grid-replay').waitFor();
+    const t1 = await page.evaluate(() => performance.now());
+    const bar = page.getByTestId('overlay-bar');
+    await expect.poll(() => bar.getAttribute('data-overlay'), { timeout: 20_000 }).toBe('value');
+    expect(await bar.getAttribute('data-version')).toBe('6');
+    expect(await page.getByTestId('overlay-legend').textContent()).toMatch(/V\(s\)/);
+    await page.screenshot({ path: `${ARTIFACTS}/inspect-grid-value-map.png` });
+    // Scrub a few steps: each asks the worker for the world at that step.
+    for (let i = 0; i < 4; i++) await page.getByTestId('replay-next').click();
+    await expect.poll(() => page.getByTestId('grid-replay').getAttribute('data-step')).toBe('4');
+    await page.getByTestId('overlay-facing').selectOption('3');
+    await expect.poll(() => bar.getAttribute('data-overlay'), { timeout: 20_000 }).toBe('value');
+    await page.waitForTimeout(400);
+    await page.screenshot({ path: `${ARTIFACTS}/inspect-grid-value-map-north.png` });
+    const overlayTasks = await longTasksSince(page, t1);
+
+    // Off: no live drawing at all.
+    await page.getByTestId('tab-dashboard').click();
+    await page.getByTestId('render-live').uncheck();
+    expect(await page.getByTestId('live-rollout').count()).toBe(0);
+
+    writeFileSync(`${ARTIFACTS}/inspect-grid.json`, JSON.stringify({ trainTasks, overlayTasks }, null, 2));
+    expect(trainTasks, `long tasks while training with the live rollout: ${JSON.stringify(trainTasks)}`).toEqual([]);
+    expect(overlayTasks, `long tasks while fetching/drawing overlays: ${JSON.stringify(overlayTasks)}`).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
