@@ -142,14 +142,18 @@ function runnable(c: Parsed): string[] {
     return [`env: ${(e as Error).message}`];
   }
   const out: string[] = [];
-  if (family === 'grid' && c.model.kind !== 'mlp') out.push(`model.kind: grid envs train an 'mlp' policy on structured observations (got '${c.model.kind}')`);
+  if (family === 'grid' && c.model.kind === 'transformer') {
+    // Played as text by the synchronous token trainer (envs/grid/textAdapter.ts).
+    if (c.rollout.mode === 'async') out.push("rollout.mode: grid envs played as text (transformer) train synchronously; use 'sync'");
+    if (c.rollout.workers > 0) out.push('rollout.workers: grid envs played as text decode in the training thread; use 0');
+    if (c.schedule !== null) out.push('schedule: progressive shaping runs with the mlp policy only for now');
+  }
   if (family === 'tool') {
     if (c.model.kind !== 'transformer') out.push(`model.kind: tool envs train a 'transformer' over tokens (got '${c.model.kind}')`);
-    if (c.algo.algo === 'ppo') out.push('algo.algo: token policies have no value head yet; use grpo, drgrpo, rloo or reinforce');
     if (c.schedule !== null) out.push('schedule: progressive shaping runs on grid envs only for now');
     if (c.rollout.workers > 0) out.push('rollout.workers: tool envs decode in the training thread (continuous batching over one KV cache); use 0');
     if (c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (grpo, drgrpo, rloo); got '${c.algo.algo}'`);
   }
-  if (family === 'grid' && c.warmStart !== null) out.push("warmStart: imitation warm start is for tool envs; grid runs train from scratch");
+  if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");
   return out;
 }

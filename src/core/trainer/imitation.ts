@@ -8,7 +8,8 @@
  * the training stream.
  */
 import { aggregationWeights } from '../algos/advantages.ts';
-import { makeEnv, type EnvKwargs } from '../envs/index.ts';
+import type { EnvKwargs } from '../envs/index.ts';
+import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import type { TransformerPolicy } from '../models/transformer.ts';
 import type { Weights } from '../models/types.ts';
@@ -58,7 +59,7 @@ export function expertEpisode(env: ToolEnv, seed: number, context: number): Expe
 }
 
 export interface ImitationConfig {
-  /** Env registry id (a tool env with an expert) and kwargs. */
+  /** Env registry id (a tool env, or a grid env played as text, with an expert) and kwargs. */
   env: { id: string; kwargs?: EnvKwargs };
   /** Train steps. */
   steps: number;
@@ -113,7 +114,7 @@ export async function trainImitation(
 ): Promise<{ weights: Weights; curve: ImitationReport[]; clippedEpisodes: number }> {
   const T = model.config.context;
   const learner = await engine.createLearner(model, { batch: cfg.batch, loss: { kind: 'imitation', entropyCoef: 0 }, adam: { lr: cfg.lr, maxGradNorm: cfg.maxGradNorm } }, initial);
-  const env = makeEnv(cfg.env.id, cfg.env.kwargs) as ToolEnv;
+  const env = makeTextEnv(cfg.env.id, cfg.env.kwargs);
   const curve: ImitationReport[] = [];
   let clippedEpisodes = 0;
   const t0 = performance.now();

@@ -7,6 +7,8 @@
  *   tool env + transformer  → [imitation warm start →] AsyncTokenTrainer for group algorithms
  *                             (continuous batching; tool latency waited on `clock`; sync =
  *                             staleness 0), TokenTrainer (lockstep rollouts) for the others
+ *   grid env + transformer  → [imitation warm start →] TokenTrainer on the grid played as text
+ *                             (envs/grid/textAdapter.ts), any algorithm incl. PPO
  */
 import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
@@ -57,9 +59,9 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
       },
     );
   }
-  if (family === 'tool' && model.kind === 'transformer') {
-    if (config.algo.algo === 'ppo') throw new Error('token policies have no value head yet: use grpo, drgrpo, rloo or reinforce for tool envs');
-    if (rollout.workers > 0) throw new Error('tool envs decode in the training thread: set rollout.workers 0');
+  if ((family === 'tool' || family === 'grid') && model.kind === 'transformer') {
+    if (rollout.workers > 0) throw new Error('token policies decode in the training thread: set rollout.workers 0');
+    if (family === 'grid' && rollout.mode === 'async') throw new Error('grid envs played as text train synchronously: set rollout.mode "sync"');
     const { weights, reference } = await initialTokenWeights(config, engine, options.onWarmStart);
     const tokenConfig = {
       ...DEFAULT_TOKEN_TRAINER,
@@ -76,13 +78,13 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
     const ref = config.algo.klCoef > 0 ? reference : undefined;
     // Group algorithms run on continuous batching, sync being staleness 0 (as for grids): both
     // modes then wait for tool latency the same way, so a sync/async comparison is fair.
-    if (GROUP_ALGOS.includes(config.algo.algo)) {
+    if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo)) {
       const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
       return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref);
     }
     return TokenTrainer.create(tokenConfig, engine, weights, ref);
   }
-  throw new Error(`no trainer for ${family} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp, tool envs a transformer`);
+  throw new Error(`no trainer for ${family} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp or a transformer, tool envs a transformer`);
 }
 
 /**

@@ -34,7 +34,7 @@ import { addSamplingRound, initDynamicSampling, samplingStats, type RewardGroup 
 import { logprobMismatch } from '../algos/offpolicy.ts';
 import { klPenalizedRewards } from '../algos/losses.ts';
 import type { Numbers } from '../algos/stats.ts';
-import { type EnvKwargs } from '../envs/index.ts';
+import type { EnvKwargs } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { TransformerPolicy } from '../models/transformer.ts';

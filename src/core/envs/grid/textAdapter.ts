@@ -18,7 +18,8 @@
  * as tool envs do. Reward, termination and truncation are the grid env's own.
  */
 import { CHARSET } from '../../text/codec.ts';
-import { makeEnv, type EnvKwargs } from '../registry.ts';
+// The envs index, not the bare registry: makeTextEnv must find every built-in env registered.
+import { makeEnv, type EnvKwargs } from '../index.ts';
 import { dict, text } from '../spaces.ts';
 import type { EnvSpec, Frame, GridEnv, Info, ResetOptions, ResetResult, StepResult, ToolEnv, ToolObs } from '../types.ts';
 import { ACTION, ACTION_LABELS } from './world.ts';

@@ -1,0 +1,34 @@
+/**
+ * Run configs for grid envs played as text: a transformer pairs with a grid env (through
+ * envs/grid/textAdapter.ts), PPO is accepted for token policies, and the combinations the
+ * synchronous token trainer cannot run are refused with a message naming the field.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseRunConfig } from '../presets/schema.ts';
+
+const gridText = { env: { id: 'grid/memory', kwargs: { size: 8, viewSize: 3, maxSteps: 12 } }, model: { kind: 'transformer', context: 256 }, algo: { algo: 'ppo' } };
+
+describe('grid envs with a transformer (text)', () => {
+  it('accepts PPO with a warm start, with the token learner batch default', () => {
+    const r = parseRunConfig({ ...gridText, warmStart: { steps: 10 } });
+    expect(r.ok ? null : r.messages).toBeNull();
+    expect(r.ok && r.config.rollout.learnerBatch).toBe(16);
+    expect(r.ok && r.config.algo.updateEpochs).toBe(4);
+  });
+
+  it('refuses async rollouts, rollout workers and a shaping schedule, naming each field', () => {
+    const schedule = { stages: [{ name: 'only', weights: { format: 0.1 } }] };
+    const r = parseRunConfig({ ...gridText, rollout: { mode: 'async', workers: 2 }, schedule });
+    expect(r.ok).toBe(false);
+    const msgs = r.ok ? [] : r.messages;
+    expect(msgs.some((m) => m.startsWith('rollout.mode:'))).toBe(true);
+    expect(msgs.some((m) => m.startsWith('rollout.workers:'))).toBe(true);
+    expect(msgs.some((m) => m.startsWith('schedule:'))).toBe(true);
+  });
+
+  it('still refuses a warm start for the mlp, and PPO is accepted for tool envs too', () => {
+    const mlp = parseRunConfig({ env: { id: 'grid/memory' }, model: { kind: 'mlp' }, algo: { algo: 'ppo' }, warmStart: { steps: 10 } });
+    expect(mlp.ok ? [] : mlp.messages).toEqual([expect.stringMatching(/^warmStart: .*mlp/)]);
+    expect(parseRunConfig({ env: { id: 'tools/calculator' }, model: { kind: 'transformer' }, algo: { algo: 'ppo' } }).ok).toBe(true);
+  });
+});
