@@ -17,10 +17,14 @@
  * KV-cache memory budget. The decoder holds `rows` rows × `context` positions of keys/values:
  * that is the worker's whole KV memory. More episodes may be in flight than there are rows
  * (the async trainer keeps up to (1 + maxStaleness) batches in flight). A parked episode keeps
- * its row while rows are free; when a ready episode needs one and none is free, the parked
- * episode whose reply is due last gives its row up (the one that would hold memory idle the
- * longest) and forgets its cache; when it resumes it re-prefills its whole context in chunks.
- * `kvCacheHitRate` = Σ cached / Σ context over turns, as in tokenRollout.ts: re-prefills lower it.
+ * its row while rows are free. When a ready episode needs a row and none is free, the parked
+ * episode whose reply is due last gives its row up and forgets its cache — but only if it would
+ * otherwise hold the row idle for longer than re-prefilling its context costs (its context in
+ * prefill chunks × the measured time of a decoder call, ×2 for margin). A short wait keeps its
+ * row and the ready episode queues; a long-tail call (hundreds of ms) frees it for others.
+ * When an evicted episode resumes it re-prefills its whole context in chunks, ahead of episodes
+ * admitted after it. `kvCacheHitRate` = Σ cached / Σ context over turns, as in tokenRollout.ts:
+ * re-prefills lower it.
  *
  * Rows that hold a parked episode ride along in every decoder call at their own next position
  * (slots they will overwrite anyway when they resume), so their cache is never disturbed; free
@@ -141,6 +145,8 @@ export class TokenSlotGenerator {
   private readonly pos: Int32Array;
   private readonly take: Int32Array;
   private readonly scratch: Float64Array;
+  /** Exponential average of one decoder call's duration on the clock, ms (0 on a VirtualClock). */
+  private callMs = 0;
 
   constructor(private readonly o: TokenSlotOptions) {
     const { decoder } = o;
@@ -281,7 +287,9 @@ export class TokenSlotGenerator {
         this.take[r] = Math.min(step, l.ctx.length - l.fed);
         for (let k = 0; k < this.take[r]; k++) feed[r * step + k] = l.ctx[l.fed + k];
       }
+      const tc = clock.now();
       const out = await decoder.next(feed, this.pos, step);
+      this.callMs = this.stats.decoderCalls === 0 ? clock.now() - tc : 0.9 * this.callMs + 0.1 * (clock.now() - tc);
       this.stats.decoderCalls++;
       for (const l of decoding) {
         const r = l.row;
@@ -366,16 +374,21 @@ export class TokenSlotGenerator {
 
   /**
    * Gives rows to ready episodes in admission order: a free row, else the row of the parked
-   * episode whose reply is due last (its cache is forgotten; it re-prefills when it resumes).
+   * episode whose reply is due last, if its wait outlasts the cost of re-prefilling it (its cache
+   * is forgotten; it re-prefills when it resumes). Otherwise the ready episodes queue.
    */
   private assignRows(): void {
     const waiting = this.live.filter((l) => l.row < 0 && !l.parked).sort((a, b) => a.order - b.order);
+    if (waiting.length === 0) return;
+    const now = this.o.clock.now();
+    const S = Math.max(...this.o.decoder.steps);
     for (const l of waiting) {
       let r = this.rowOwner.indexOf(null);
       if (r < 0) {
         let victim: Live | null = null;
         for (const o of this.rowOwner) if (o !== null && o.parked && (victim === null || o.due > victim.due)) victim = o;
-        if (victim === null) return; // every row decodes: wait for one to finish
+        const refillMs = 2 * Math.ceil((victim?.fed ?? 0) / S) * this.callMs;
+        if (victim === null || victim.due - now <= refillMs) return; // wait for a row to free up
         r = victim.row;
         victim.row = -1;
         victim.fed = 0;
