@@ -29,6 +29,7 @@ export const SUITES: Record<string, Suite> = {
       presets: 'comma-separated subset of grid-empty-8x8-grpo, grid-door-key-ppo, calc-grpo, kv-lookup-grpo',
       budget: 'seconds per preset (overrides the targets\' budgets)',
       parts: 'comma-separated subset of learn, async, pool (default all)',
+      cache: 'directory keeping the flaky-api warm start between runs (the async part)',
     },
     run: runLearn,
   },

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- learn [--json] [--quick] [--presets a,b] [--budget S] [--parts learn,async,pool]`
+ * `npm run bench -- learn [--json] [--quick] [--presets a,b] [--budget S] [--parts learn,async,pool] [--cache DIR]`
  *
  * Learning speed (issue 4 §8): each preset trains headless (CLI core, ort-web WASM, one
  * thread) until its target success rate holds for 3 iterations in a row or its time budget runs
@@ -102,7 +102,8 @@ export async function runLearn(opts: SuiteOptions): Promise<SuiteResult> {
   if (parts.includes('async')) {
     opts.progress('learn: sync vs async token training (flaky-api-async: warm start, then GRPO at staleness 0 and 2)');
     const engine = await loadNodeEngine('ort-web-wasm');
-    const cmp = await compareTokenSchedules({ engine, iterations: opts.quick ? 6 : 30, staleness: 2, evalSeeds: opts.quick ? 32 : 128, progress: opts.progress });
+    const cacheDir = typeof opts.flags.cache === 'string' ? opts.flags.cache : undefined;
+    const cmp = await compareTokenSchedules({ engine, iterations: opts.quick ? 6 : 30, staleness: 2, evalSeeds: opts.quick ? 32 : 128, progress: opts.progress, cacheDir });
     const [sy, as] = cmp.rows;
     asyncResult = {
       env: 'tools/flaky-api',

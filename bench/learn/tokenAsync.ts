@@ -9,6 +9,10 @@
  * Success is measured twice: the sampled episodes of the last 5 iterations, and after training
  * on held-out seeds (greedy and sampled), so "equal training steps" compares like with like.
  */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Weights } from '../../src/core/models/types.ts';
 import type { Engine } from '../../src/core/trainer/engine.ts';
 import { RealClock } from '../../src/core/envs/clock.ts';
 import { AsyncTokenTrainer } from '../../src/core/trainer/asyncTokenTrainer.ts';
@@ -43,15 +47,34 @@ export async function compareTokenSchedules(o: {
   staleness: number;
   evalSeeds: number;
   progress: (t: string) => void;
+  /** Directory to keep the warm-start weights in between runs (keyed by the config's hash). */
+  cacheDir?: string;
 }): Promise<{ preset: string; warm_start_s: number; rows: TokenScheduleRow[] }> {
   const preset = o.preset ?? 'flaky-api-async';
   const config = loadRunConfig(preset);
   if (config.model.kind !== 'transformer') throw new Error(`${preset}: not a token preset`);
   const t0 = performance.now();
-  const { weights, reference } = await initialTokenWeights(config, o.engine, (r, total) => {
-    if (r.step % 100 === 0 || r.step === total) o.progress(`  warm start ${r.step}/${total}: ce ${r.ceLoss.toFixed(3)}`);
-  });
-  const warmS = (performance.now() - t0) / 1000;
+  const key = createHash('sha256').update(JSON.stringify([config.env, config.model, config.warmStart, config.seed])).digest('hex').slice(0, 16);
+  const cachePath = o.cacheDir ? join(o.cacheDir, `warm-${preset}-${key}.json`) : null;
+  let start: { weights: Weights; reference: Weights | undefined };
+  let warmS: number;
+  if (cachePath && existsSync(cachePath)) {
+    const saved = JSON.parse(readFileSync(cachePath, 'utf8')) as { warmS: number; weights: Record<string, number[]> };
+    const weights: Weights = Object.fromEntries(Object.entries(saved.weights).map(([k, v]) => [k, Float32Array.from(v)]));
+    start = { weights, reference: config.warmStart ? weights : undefined };
+    warmS = saved.warmS;
+    o.progress(`  warm start from ${cachePath} (it took ${warmS} s)`);
+  } else {
+    start = await initialTokenWeights(config, o.engine, (r, total) => {
+      if ((r.step + 1) % 100 === 0 || r.step + 1 === total) o.progress(`  warm start ${r.step + 1}/${total}: ce ${r.ceLoss.toFixed(3)}, p(expert token) ${r.targetProb.toFixed(3)}`);
+    });
+    warmS = round((performance.now() - t0) / 1000);
+    if (cachePath) {
+      mkdirSync(dirname(cachePath), { recursive: true });
+      writeFileSync(cachePath, JSON.stringify({ warmS, weights: Object.fromEntries(Object.entries(start.weights).map(([k, v]) => [k, Array.from(v)])) }));
+    }
+  }
+  const { weights, reference } = start;
   const evalSeeds = Array.from({ length: o.evalSeeds }, (_, i) => mixSeed(config.seed, 0xe7a1, i));
   const rows: TokenScheduleRow[] = [];
   for (const s of [0, o.staleness]) {
@@ -104,7 +127,7 @@ export async function compareTokenSchedules(o: {
       tool_wait_ratio: round(sum('perf/tool_wait_s') / wallS),
     });
   }
-  return { preset, warm_start_s: round(warmS), rows };
+  return { preset, warm_start_s: warmS, rows };
 }
 
 function round(x: number): number {
