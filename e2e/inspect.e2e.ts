@@ -5,7 +5,7 @@
  * the dashboard while it trains. Both on WASM; the main thread's long tasks are measured while
  * training with the live rollout drawing, and while overlays are fetched and drawn.
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
@@ -41,8 +41,8 @@ const longTasksSince = (page: Page, t: number) => page.evaluate((s) => window.__
 
 describe('trajectory inspectors', () => {
   it('tool env: the transcript is token-coloured, with turns, rewards and an end marker', { timeout: 150_000 }, async () => {
-    const { page, errors } = await open('?backend=wasm#view=train&preset=calc-grpo&warmStart.steps=40&iterations=2&rollout.groups=2&algo.groupSize=4');
-    expect(await page.getByTestId('field-warmStart.steps').inputValue()).toBe('40');
+    const { page, errors } = await open('?backend=wasm#view=train&preset=calc-grpo&warmStart.steps=30&iterations=1&rollout.groups=2&algo.groupSize=4');
+    expect(await page.getByTestId('field-warmStart.steps').inputValue()).toBe('30');
     expect(await page.getByTestId('field-model.dModel').inputValue()).toBe('64');
     await page.getByTestId('train-start').click();
     await expect.poll(() => attr(page, 'data-status'), { timeout: 120_000, interval: 500 }).toBe('finished');
@@ -50,8 +50,16 @@ describe('trajectory inspectors', () => {
 
     await page.getByTestId('tab-trajectories').click();
     await page.getByTestId('inspect-latest').click();
+    await page.getByTestId('token-replay').waitFor();
+    // The episode with the most turns shows the most structure.
+    const most = await page.evaluate(() => {
+      const rows = [...document.querySelectorAll('[data-testid^="episode-"]')].filter((e) => /^episode-\d+$/.test(e.getAttribute('data-testid') ?? ''));
+      const turns = rows.map((r) => Number(r.querySelector('.ep-num')?.textContent ?? 0));
+      return turns.indexOf(Math.max(...turns));
+    });
+    await page.getByTestId(`episode-${most}`).click();
     const replay = page.getByTestId('token-replay');
-    await replay.waitFor();
+    await expect.poll(() => page.getByTestId('trajectory-inspector').getAttribute('data-episode')).toBe(String(most));
     const turns = Number(await replay.getAttribute('data-turns'));
     expect(turns).toBeGreaterThanOrEqual(1);
     // Policy tokens are coloured; environment tokens are not; specials are chips.
@@ -80,44 +88,65 @@ describe('trajectory inspectors', () => {
   });
 
   it('PPO grid: live rollout while training, then the value and policy map over the replay', { timeout: 150_000, retry: 1 }, async () => {
-    const { page, errors } = await open('?backend=wasm#view=train&preset=grid-door-key-ppo&iterations=6&rollout.episodes=16');
-    await page.getByTestId('train-start').click();
-    await expect.poll(async () => Number(await attr(page, 'data-iteration')), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
-    const t0 = await page.evaluate(() => performance.now());
-    await page.getByTestId('live-rollout').waitFor();
-    const step0 = Number(await page.getByTestId('live-rollout').getAttribute('data-step'));
-    await expect.poll(async () => Number(await page.getByTestId('live-rollout').getAttribute('data-step')), { timeout: 10_000 }).toBeGreaterThan(step0);
-    await expect.poll(() => attr(page, 'data-status'), { timeout: 120_000, interval: 500 }).toBe('finished');
-    const trainTasks = await longTasksSince(page, t0);
-    await page.screenshot({ path: `${ARTIFACTS}/train-live-rollout.png` });
-
-    await page.getByTestId('tab-trajectories').click();
-    await page.getByTestId('inspect-latest').click();
-    await page.getByTestId('grid-replay').waitFor();
-    const t1 = await page.evaluate(() => performance.now());
-    const bar = page.getByTestId('overlay-bar');
-    await expect.poll(() => bar.getAttribute('data-overlay'), { timeout: 20_000 }).toBe('value');
-    expect(await bar.getAttribute('data-version')).toBe('6');
-    expect(await page.getByTestId('overlay-legend').textContent()).toMatch(/V\(s\)/);
-    await page.screenshot({ path: `${ARTIFACTS}/inspect-grid-value-map.png` });
-    // Scrub a few steps: each asks the worker for the world at that step.
-    for (let i = 0; i < 4; i++) await page.getByTestId('replay-next').click();
-    await expect.poll(() => page.getByTestId('grid-replay').getAttribute('data-step')).toBe('4');
-    await page.getByTestId('overlay-facing').selectOption('3');
-    await expect.poll(() => bar.getAttribute('data-overlay'), { timeout: 20_000 }).toBe('value');
-    await page.waitForTimeout(400);
-    await page.screenshot({ path: `${ARTIFACTS}/inspect-grid-value-map-north.png` });
-    const overlayTasks = await longTasksSince(page, t1);
-
-    // Off: no live drawing at all.
-    await page.getByTestId('tab-dashboard').click();
-    await page.getByTestId('render-live').uncheck();
-    expect(await page.getByTestId('live-rollout').count()).toBe(0);
-
-    writeFileSync(`${ARTIFACTS}/inspect-grid.json`, JSON.stringify({ trainTasks, overlayTasks }, null, 2));
-    expect(trainTasks, `long tasks while training with the live rollout: ${JSON.stringify(trainTasks)}`).toEqual([]);
-    expect(overlayTasks, `long tasks while fetching/drawing overlays: ${JSON.stringify(overlayTasks)}`).toEqual([]);
-    expect(errors).toEqual([]);
-    await page.close();
+    try {
+      await gridOverlayRun();
+    } catch (e) {
+      // A retried attempt's reason would otherwise be lost.
+      appendFileSync(`${ARTIFACTS}/inspect-grid-failures.log`, `${new Date().toISOString()} ${(e as Error).message.slice(0, 600)}\n`);
+      throw e;
+    }
   });
 });
+
+/** The PPO grid scenario (one attempt). */
+async function gridOverlayRun(): Promise<void> {
+  const { page, errors } = await open('?backend=wasm#view=train&preset=grid-door-key-ppo&iterations=4&rollout.episodes=16');
+  await page.getByTestId('train-start').click();
+  await expect.poll(async () => Number(await attr(page, 'data-iteration')), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+  // A reward weight is live: no restart prompt, the run goes on.
+  await page.getByTestId('field-shaping.outcome.weight').fill('2');
+  await expect.poll(() => page.locator('[data-field="shaping.outcome.weight"] .chip-live').count()).toBe(1);
+  expect(await page.getByTestId('restart-prompt').count()).toBe(0);
+  const t0 = await page.evaluate(() => performance.now());
+  await page.getByTestId('live-rollout').waitFor();
+  const step0 = Number(await page.getByTestId('live-rollout').getAttribute('data-step'));
+  await expect.poll(async () => Number(await page.getByTestId('live-rollout').getAttribute('data-step')), { timeout: 10_000 }).toBeGreaterThan(step0);
+  // The screenshot (mid-training, so the live rollout is moving) stalls the renderer while
+  // Chromium captures: long tasks that start during the capture are not the app's.
+  const shot0 = await page.evaluate(() => performance.now());
+  await page.screenshot({ path: `${ARTIFACTS}/train-live-rollout.png` });
+  const shot1 = await page.evaluate(() => performance.now());
+  await expect.poll(() => attr(page, 'data-status'), { timeout: 120_000, interval: 500 }).toBe('finished');
+  const trainTasks = (await longTasksSince(page, t0)).filter((e) => e.start < shot0 || e.start > shot1);
+  await page.getByTestId('panel-reward').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${ARTIFACTS}/train-reward-panel.png` });
+
+  await page.getByTestId('tab-trajectories').click();
+  await page.getByTestId('inspect-latest').click();
+  await page.getByTestId('grid-replay').waitFor();
+  const t1 = await page.evaluate(() => performance.now());
+  const bar = page.getByTestId('overlay-bar');
+  await expect.poll(() => bar.getAttribute('data-overlay'), { timeout: 20_000 }).toBe('value');
+  expect(await bar.getAttribute('data-version')).toBe('4');
+  expect(await page.getByTestId('overlay-legend').textContent()).toMatch(/V\(s\)/);
+  await page.screenshot({ path: `${ARTIFACTS}/inspect-grid-value-map.png` });
+  // Scrub a few steps: each asks the worker for the world at that step.
+  for (let i = 0; i < 4; i++) await page.getByTestId('replay-next').click();
+  await expect.poll(() => page.getByTestId('grid-replay').getAttribute('data-step')).toBe('4');
+  await page.getByTestId('overlay-facing').selectOption('3');
+  await expect.poll(() => bar.getAttribute('data-overlay'), { timeout: 20_000 }).toBe('value');
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: `${ARTIFACTS}/inspect-grid-value-map-north.png` });
+  const overlayTasks = await longTasksSince(page, t1);
+
+  // Off: no live drawing at all.
+  await page.getByTestId('tab-dashboard').click();
+  await page.getByTestId('render-live').uncheck();
+  expect(await page.getByTestId('live-rollout').count()).toBe(0);
+
+  writeFileSync(`${ARTIFACTS}/inspect-grid.json`, JSON.stringify({ trainTasks, overlayTasks }, null, 2));
+  expect(trainTasks, `long tasks while training with the live rollout: ${JSON.stringify(trainTasks)}`).toEqual([]);
+  expect(overlayTasks, `long tasks while fetching/drawing overlays: ${JSON.stringify(overlayTasks)}`).toEqual([]);
+  expect(errors).toEqual([]);
+  await page.close();
+}

@@ -26,7 +26,7 @@ function pickEpisode(episodes: readonly { kind: string }[], iteration: number): 
 }
 
 /** Frames one episode may take: long episodes (hundreds of steps) advance several steps per frame. */
-export const LIVE_FRAMES_PER_EPISODE = 24;
+export const LIVE_FRAMES_PER_EPISODE = 16;
 
 /** Env steps per frame so an episode of T steps plays in at most LIVE_FRAMES_PER_EPISODE frames. */
 export function liveStride(T: number): number {
@@ -56,7 +56,9 @@ const Player = memo(function Player() {
     const tick = () => {
       let p = playing.current;
       const latest = useStore.getState().latest;
-      if (latest && (!p || (p.t >= p.ep.actions.length && latest.iteration !== p.iteration))) {
+      // A finished episode gives way to the newest batch; so does one two or more batches behind
+      // (training outpaces the replay), so the card never shows stale behaviour for long.
+      if (latest && (!p || (latest.iteration !== p.iteration && (p.t >= p.ep.actions.length || latest.iteration - p.iteration >= 2)))) {
         const index = pickEpisode(latest.episodes, latest.iteration);
         const ep = latest.episodes[index];
         if (ep && ep.kind === 'grid') {

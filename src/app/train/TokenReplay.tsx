@@ -211,7 +211,7 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
                 </div>
               )}
               {last && (
-                <span className={`strip-end ${ep.success ? 'strip-end-ok' : ep.truncated ? 'strip-end-trunc' : 'strip-end-fail'}`} data-testid="token-end" title={end}>
+                <span className={`strip-end ${ep.success ? 'strip-end-ok' : ep.truncated ? 'strip-end-trunc' : 'strip-end-fail'} ${faded ? 'tok-faded' : ''}`} data-testid="token-end" title={end}>
                   {endChip}
                 </span>
               )}

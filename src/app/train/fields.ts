@@ -110,7 +110,7 @@ export const FIELDS: readonly FieldDef[] = [
 
   { path: 'shaping.outcome.weight', label: 'Outcome', panel: 'reward', input: { kind: 'number', min: 0, step: 0.1 }, live: true, help: `${SHAPING_TERM_DOCS.outcome} Weight 1 = the env's reward as is.` },
   { path: 'shaping.progress.weight', label: 'Progress', panel: 'reward', input: { kind: 'number', min: 0, step: 0.05 }, live: true, when: isMlp, help: SHAPING_TERM_DOCS.progress },
-  { path: 'shaping.potential.weight', label: 'Potential (distance to goal)', panel: 'reward', input: { kind: 'number', min: 0, step: 0.01 }, live: true, when: isMlp, help: `${SHAPING_TERM_DOCS.potential} Φ = −(BFS steps to the goal). Live while it stays above 0 (turning it on or off restarts: the rollouts must record Φ).` },
+  { path: 'shaping.potential.weight', label: 'Potential Φ', panel: 'reward', input: { kind: 'number', min: 0, step: 0.01 }, live: true, when: isMlp, help: `${SHAPING_TERM_DOCS.potential} Φ = −(BFS steps to the goal). Live while it stays above 0 (turning it on or off restarts: the rollouts must record Φ).` },
   { path: 'shaping.format.weight', label: 'Format penalty', panel: 'reward', input: { kind: 'number', min: 0, step: 0.05 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.format },
   { path: 'shaping.toolCost.weight', label: 'Tool-call cost', panel: 'reward', input: { kind: 'number', min: 0, step: 0.01 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.toolCost },
   { path: 'shaping.length.weight', label: 'Length penalty', panel: 'reward', input: { kind: 'number', min: 0, step: 0.001 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.length },
