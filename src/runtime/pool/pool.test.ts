@@ -35,7 +35,7 @@ function request(n: number, samplingSeed = 11): CollectRequest {
 }
 
 function comparable(ep: StepEpisode) {
-  return { seed: ep.seed, group: ep.group, actions: Array.from(ep.actions), rewards: Array.from(ep.rewards), versions: Array.from(ep.versions), success: ep.success, terminated: ep.terminated, truncated: ep.truncated, T: ep.features.length / SPEC.config.obsDim };
+  return { seed: ep.seed, group: ep.group, infos: ep.infos, actions: Array.from(ep.actions), rewards: Array.from(ep.rewards), versions: Array.from(ep.versions), success: ep.success, terminated: ep.terminated, truncated: ep.truncated, T: ep.features.length / SPEC.config.obsDim };
 }
 
 interface Made {

@@ -8,7 +8,8 @@ import { transfer } from 'comlink';
 import '../../core/envs/index.ts';
 import type { Weights } from '../../core/models/types.ts';
 import type { Engine } from '../../core/trainer/engine.ts';
-import { episodeBuffers, SerialRolloutPool, type CollectRequest, type CollectResult, type PoolModelSpec } from '../../core/trainer/pool.ts';
+import { episodeBuffers, SerialRolloutPool, type CollectRequest, type PoolModelSpec } from '../../core/trainer/pool.ts';
+import { packInfos, type WireResult } from './wire.ts';
 import { yieldToEvents } from './yield.ts';
 
 export interface WorkerInit {
@@ -32,10 +33,10 @@ export function createWorkerApi(loadEngine: () => Promise<Engine>) {
     setWeights(weights: Weights, version: number): boolean {
       return need().applyWeights(weights, version);
     },
-    async collect(req: CollectRequest): Promise<CollectResult> {
+    async collect(req: CollectRequest): Promise<WireResult> {
       const r = await need().collect(req);
-      // Episode arrays move to the main thread (no second copy).
-      return transfer(r, episodeBuffers(r.episodes));
+      // Episode arrays move to the main thread (no second copy); see packInfos for the infos.
+      return transfer({ ...r, episodes: r.episodes.map(packInfos) }, episodeBuffers(r.episodes));
     },
     async close(): Promise<void> {
       const p = pool;
@@ -46,3 +47,4 @@ export function createWorkerApi(loadEngine: () => Promise<Engine>) {
 }
 
 export type RolloutWorkerApi = ReturnType<typeof createWorkerApi>;
+

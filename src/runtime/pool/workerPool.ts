@@ -12,6 +12,7 @@ import { wrap, type Endpoint, type Remote } from 'comlink';
 import type { Weights } from '../../core/models/types.ts';
 import type { CollectRequest, CollectResult, PoolModelSpec, RolloutPool } from '../../core/trainer/pool.ts';
 import type { RolloutWorkerApi } from './workerApi.ts';
+import { unpackInfos, type WireResult } from './wire.ts';
 
 export interface WorkerHandle {
   endpoint: Endpoint;
@@ -92,7 +93,7 @@ export class WorkerRolloutPool implements RolloutPool {
     const W = this.workers.length;
     const chunk = Math.ceil(n / W);
     const base = req.slotOffset ?? 0;
-    const parts: Promise<CollectResult>[] = [];
+    const parts: Promise<WireResult>[] = [];
     for (let w = 0; w < W && w * chunk < n; w++) {
       const lo = w * chunk;
       const hi = Math.min(n, lo + chunk);
@@ -101,7 +102,7 @@ export class WorkerRolloutPool implements RolloutPool {
     }
     const results = await Promise.all(parts);
     return {
-      episodes: results.flatMap((r) => r.episodes),
+      episodes: results.flatMap((r) => r.episodes.map(unpackInfos)),
       envSteps: results.reduce((s, r) => s + r.envSteps, 0),
       inferenceCalls: results.reduce((s, r) => s + r.inferenceCalls, 0),
       busyS: Math.max(0, ...results.map((r) => r.busyS)),
