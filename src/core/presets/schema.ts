@@ -50,7 +50,7 @@ const rolloutSchema = z.strictObject({
   mode: z.enum(['sync', 'async']).default('sync'),
   /** Async only: most policy versions a trained-on step may lag behind the learner. */
   maxStaleness: z.int().min(0).max(16).default(2),
-  /** Rollout workers (0 = in the training thread). */
+  /** Rollout workers (0 = in the training thread). Tool envs: 0 or 1 (one worker holds the KV cache). */
   workers: z.int().min(0).max(16).default(0),
   /** Token policies: most tokens per action (end-of-action included) before a forced end. */
   maxActionTokens: z.int().min(1).max(512).default(32),
@@ -151,7 +151,8 @@ function runnable(c: Parsed): string[] {
   if (family === 'tool') {
     if (c.model.kind !== 'transformer') out.push(`model.kind: tool envs train a 'transformer' over tokens (got '${c.model.kind}')`);
     if (c.schedule !== null) out.push('schedule: progressive shaping runs on grid envs only for now');
-    if (c.rollout.workers > 0) out.push('rollout.workers: tool envs decode in the training thread (continuous batching over one KV cache); use 0');
+    if (c.rollout.workers > 1) out.push('rollout.workers: tool envs decode in the training thread (0) or in one rollout worker (1) over one KV cache; use 0 or 1');
+    if (c.rollout.workers === 1 && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.workers: a token rollout worker serves group algorithms (grpo, drgrpo, rloo); got '${c.algo.algo}', use 0`);
     if (c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (grpo, drgrpo, rloo); got '${c.algo.algo}'`);
   }
   if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");

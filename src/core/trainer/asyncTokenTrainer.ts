@@ -44,9 +44,9 @@ import { initWeights, type Weights } from '../models/types.ts';
 import { shapeEpisode, type ShapedReward } from '../reward/shaping.ts';
 import { Rng } from '../util/rng.ts';
 import { applyLiveHyper, mixSeed, trainStepOptions, type LiveHyper } from './common.ts';
-import type { Engine, Learner, PolicyRunner, TokenDecoder } from './engine.ts';
+import type { Engine, Learner, PolicyRunner } from './engine.ts';
 import type { TokenEpisode } from './tokenRollout.ts';
-import { TokenSlotGenerator, type TokenSlotStats } from './tokenSlots.ts';
+import { LocalTokenSource, type TokenEpisodeSource, type TokenSlotStats } from './tokenSlots.ts';
 import { makeTokenModel, policyTokenCount, shiftedBatch, TokenTrainer, type TokenIterationReport, type TokenTrainerConfig } from './tokenTrainer.ts';
 import { runTokenUpdate, sequenceLogprobs } from './tokenUpdate.ts';
 
@@ -63,6 +63,24 @@ export interface AsyncTokenScheduling {
 
 export const DEFAULT_ASYNC_TOKEN_SCHEDULING: AsyncTokenScheduling = { maxStaleness: 2, kvRows: 0 };
 
+/** What a rollout worker needs to build the same generator as the training thread would. */
+export interface TokenSourceInit {
+  model: TokenTrainerConfig['model'];
+  env: TokenTrainerConfig['env'];
+  weights: Weights;
+  version: number;
+  /** Decoder rows (the KV budget). */
+  rows: number;
+  prefillStep: number;
+  temperature: number;
+  maxActionTokens: number;
+  /** Seed of the sampling stream. */
+  seed: number;
+}
+
+/** Builds the episode source in a rollout worker (platform-specific; see src/runtime/tokenWorker). */
+export type TokenSourceFactory = (init: TokenSourceInit) => Promise<TokenEpisodeSource>;
+
 interface GroupRec {
   id: number;
   seed: number;
@@ -74,7 +92,6 @@ export class AsyncTokenTrainer {
   version = 0;
   private ema: EmaBaselineState = EMA_BASELINE_INIT;
   private readonly rng: Rng;
-  private readonly gen: TokenSlotGenerator;
   /** Groups admitted and not yet trained or dropped, by id. */
   private readonly open = new Map<number, GroupRec>();
   /** Finished groups in finish order, not yet trained. */
@@ -87,23 +104,15 @@ export class AsyncTokenTrainer {
     readonly scheduling: AsyncTokenScheduling,
     readonly model: TransformerPolicy,
     private readonly engine: Engine,
-    private readonly decoder: TokenDecoder,
+    private readonly source: TokenEpisodeSource,
     private readonly learner: Learner,
     /** π at the learner's version, for stale tokens' π_old (batch = learnerBatch). */
     private readonly proximal: PolicyRunner,
     private readonly reference: PolicyRunner | null,
-    clock: Clock,
+    stats: TokenSlotStats,
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0xa5c));
-    this.gen = new TokenSlotGenerator({
-      decoder,
-      makeEnv: () => makeEnv(config.env.id, config.env.kwargs) as ToolEnv,
-      clock,
-      rng: new Rng(mixSeed(config.seed, 0x70c)),
-      temperature: config.temperature,
-      maxActionTokens: config.maxActionTokens,
-    });
-    this.lastStats = { ...this.gen.stats };
+    this.lastStats = stats;
   }
 
   static async create(
@@ -113,6 +122,8 @@ export class AsyncTokenTrainer {
     clock: Clock,
     initial?: Weights,
     reference?: Weights,
+    /** Decode in a rollout worker (the learner then trains while it decodes); default: this thread. */
+    worker?: TokenSourceFactory,
   ): Promise<AsyncTokenTrainer> {
     const { algo } = config;
     if (!GROUP_ALGOS.includes(algo.algo)) throw new Error(`AsyncTokenTrainer trains group algorithms (grpo, drgrpo, rloo); got ${algo.algo}`);
@@ -123,13 +134,24 @@ export class AsyncTokenTrainer {
     const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
     const rows = scheduling.kvRows > 0 ? scheduling.kvRows : config.groups * algo.groupSize;
     const opts = trainStepOptions({ ...algo, valueCoef: 0 }, config.learnerBatch);
-    const [decoder, learner, proximal, ref] = await Promise.all([
-      engine.createDecoder(model, rows, weights, config.prefillStep),
+    const init: TokenSourceInit = {
+      model: config.model,
+      env: config.env,
+      weights,
+      version: 0,
+      rows,
+      prefillStep: config.prefillStep,
+      temperature: config.temperature,
+      maxActionTokens: config.maxActionTokens,
+      seed: mixSeed(config.seed, 0x70c),
+    };
+    const [source, learner, proximal, ref] = await Promise.all([
+      worker ? worker(init) : localTokenSource(engine, init, clock),
       engine.createLearner(model, opts, weights),
       engine.createPolicy(model, config.learnerBatch, weights),
       algo.klCoef > 0 ? engine.createPolicy(model, config.learnerBatch, reference ?? weights) : Promise.resolve(null),
     ]);
-    return new AsyncTokenTrainer(config, scheduling, model, engine, decoder, learner, proximal, ref, clock);
+    return new AsyncTokenTrainer(config, scheduling, model, engine, source, learner, proximal, ref, await source.stats());
   }
 
   get hyper(): Record<string, number> {
@@ -144,10 +166,6 @@ export class AsyncTokenTrainer {
     return this.learner.getWeights();
   }
 
-  /** Episodes in flight (started, not finished). */
-  get inFlight(): number {
-    return this.gen.inFlight;
-  }
 
   /**
    * Plays `seeds` with the current weights without training (temperature 0 = greedy), on a
@@ -170,20 +188,22 @@ export class AsyncTokenTrainer {
   }
 
   /** Starts groups until `count` are open (admitted, not yet trained or dropped). */
-  private admit(count: number): void {
+  private async admit(count: number): Promise<void> {
     const N = this.config.algo.groupSize;
+    const specs = [];
     while (this.open.size < count) {
       const id = this.nextGroup++;
       const seed = mixSeed(this.config.seed, 0x9e, id);
       this.open.set(id, { id, seed, episodes: [] });
-      for (let k = 0; k < N; k++) this.gen.enqueue({ seed, group: id });
+      for (let k = 0; k < N; k++) specs.push({ seed, group: id });
     }
+    if (specs.length > 0) await this.source.enqueue(specs);
   }
 
   /** Moves finished episodes into their groups; full groups join `finished`. */
-  private collect(): void {
+  private collect(eps: readonly TokenEpisode[]): void {
     const N = this.config.algo.groupSize;
-    for (const ep of this.gen.takeCompleted()) {
+    for (const ep of eps) {
       const g = this.open.get(ep.group);
       if (!g) continue; // its group was dropped
       g.episodes.push(ep);
@@ -216,12 +236,12 @@ export class AsyncTokenTrainer {
     let need = G;
     let rounds = 0;
     for (;;) {
-      this.admit(s === 0 ? need : (1 + s) * G);
-      await this.gen.run(() => {
-        this.collect();
-        return this.finished.length >= need;
-      });
-      this.collect();
+      await this.admit(s === 0 ? need : (1 + s) * G);
+      while (this.finished.length < need) {
+        const eps = await this.source.next();
+        if (eps.length === 0) throw new Error(`AsyncTokenTrainer: waiting for ${need} groups, but no episode is in flight`);
+        this.collect(eps);
+      }
       const round = this.finished.splice(0, need).map((g) => {
         const shaped = g.episodes.map((ep) => this.shape(ep));
         sampledEps.push(...g.episodes);
@@ -309,21 +329,21 @@ export class AsyncTokenTrainer {
     if (upd.steps > 0) {
       this.version++;
       const w = await this.learner.getWeights();
-      this.decoder.setWeights(w, this.version);
+      await this.source.setWeights(w, this.version);
       this.proximal.setWeights(w, this.version);
     }
+    // Groups that could no longer be trained within the bound: by their finished episodes here,
+    // by their running episodes' first tokens in the source.
     const doomed = new Set<number>();
     for (const g of this.open.values()) if (this.version - AsyncTokenTrainer.minVersion(g) > s) doomed.add(g.id);
-    // Episodes still running: their own first token decides (the generator knows only finished ones).
-    for (const id of this.liveTooStale(s)) doomed.add(id);
+    for (const id of await this.source.drop([...doomed], this.version - s)) doomed.add(id);
     for (const id of doomed) this.open.delete(id);
     this.finished = this.finished.filter((g) => !doomed.has(g.id));
-    this.gen.abort((spec) => doomed.has(spec.group));
     this.iteration++;
     const t4 = performance.now();
 
     // 7. metrics
-    const st = this.gen.stats;
+    const st = await this.source.stats();
     const d = (k: keyof TokenSlotStats): number => st[k] - this.lastStats[k];
     const rolloutS = (t1 - t0) / 1000;
     const trainS = (t3 - t1) / 1000;
@@ -366,7 +386,7 @@ export class AsyncTokenTrainer {
       'train/batch_episodes': n,
       'async/episodes_aborted': d('aborted'),
       'async/kv_evictions': d('evictions'),
-      'async/in_flight': this.gen.inFlight,
+      'async/in_flight': st.inFlight,
       'perf/tool_wait_s': d('toolWaitMs') / 1000,
       'perf/episodes_per_s': n / Math.max(1e-9, iterS),
       'perf/tis_s': (t2 - t1) / 1000,
@@ -376,12 +396,21 @@ export class AsyncTokenTrainer {
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: episodeAdv, allApplied: upd.allApplied };
   }
 
-  /** Groups with an episode still running whose first sampled token is too old to be trained. */
-  private liveTooStale(s: number): number[] {
-    return this.gen.groupsSampledBefore(this.version - s);
-  }
-
   async release(): Promise<void> {
-    await Promise.all([this.decoder.release(), this.learner.release(), this.proximal.release(), this.reference?.release()]);
+    await Promise.all([this.source.release(), this.learner.release(), this.proximal.release(), this.reference?.release()]);
   }
+}
+
+/** The generator in the training thread, on a decoder of `init.rows` rows. */
+async function localTokenSource(engine: Engine, init: TokenSourceInit, clock: Clock): Promise<TokenEpisodeSource> {
+  const decoder = await engine.createDecoder(makeTokenModel(init.model), init.rows, init.weights, init.prefillStep);
+  decoder.version = init.version;
+  return new LocalTokenSource({
+    decoder,
+    makeEnv: () => makeEnv(init.env.id, init.env.kwargs) as ToolEnv,
+    clock,
+    rng: new Rng(init.seed),
+    temperature: init.temperature,
+    maxActionTokens: init.maxActionTokens,
+  });
 }

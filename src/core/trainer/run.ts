@@ -19,7 +19,7 @@ import type { Engine } from './engine.ts';
 import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imitation.ts';
 import { StepTrainer } from './stepTrainer.ts';
 import { DEFAULT_TOKEN_TRAINER, makeTokenModel, TokenTrainer } from './tokenTrainer.ts';
-import { AsyncTokenTrainer } from './asyncTokenTrainer.ts';
+import { AsyncTokenTrainer, type TokenSourceFactory } from './asyncTokenTrainer.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { RealClock, type Clock } from '../envs/clock.ts';
 
@@ -30,6 +30,8 @@ export interface CreateTrainerOptions {
   workerPool?: (size: number) => PoolFactory;
   /** Progress of the imitation warm start, one call per step. */
   onWarmStart?: (r: ImitationReport, totalSteps: number) => void;
+  /** Builds a token rollout worker (CLI: node worker_threads; browser: a Web Worker) for tool runs with rollout.workers 1. */
+  tokenWorker?: TokenSourceFactory;
   /** Where async token runs wait for simulated tool latency (default: real time). */
   clock?: Clock;
 }
@@ -60,7 +62,8 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
     );
   }
   if ((family === 'tool' || family === 'grid') && model.kind === 'transformer') {
-    if (rollout.workers > 0) throw new Error('token policies decode in the training thread: set rollout.workers 0');
+    if (family === 'grid' && rollout.workers > 0) throw new Error('grid envs played as text decode in the training thread: set rollout.workers 0');
+    if (rollout.workers > 0 && !options.tokenWorker) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no token rollout worker; use 0`);
     if (family === 'grid' && rollout.mode === 'async') throw new Error('grid envs played as text train synchronously: set rollout.mode "sync"');
     const { weights, reference } = await initialTokenWeights(config, engine, options.onWarmStart);
     const tokenConfig = {
@@ -80,7 +83,8 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
     // modes then wait for tool latency the same way, so a sync/async comparison is fair.
     if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo)) {
       const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
-      return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref);
+      const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
+      return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker);
     }
     return TokenTrainer.create(tokenConfig, engine, weights, ref);
   }

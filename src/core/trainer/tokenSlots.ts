@@ -26,6 +26,11 @@
  * admitted after it. `kvCacheHitRate` = Σ cached / Σ context over turns, as in tokenRollout.ts:
  * re-prefills lower it.
  *
+ * Versions: a token is tagged with the oldest weights version its distribution depended on —
+ * the decoder's version, or older when keys/values in the row's cache were computed before a
+ * weight update (an episode that continues across an update keeps its cache). An evicted episode
+ * re-prefills with the current weights, so its cache is fresh again.
+ *
  * Rows that hold a parked episode ride along in every decoder call at their own next position
  * (slots they will overwrite anyway when they resume), so their cache is never disturbed; free
  * rows ride at position 0.
@@ -39,6 +44,7 @@ import type { Info, StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
 import { EOA, PAD } from '../text/codec.ts';
 import { sampleRow } from '../rollout/categorical.ts';
 import type { Rng } from '../util/rng.ts';
+import type { Weights } from '../models/types.ts';
 import type { TokenDecoder } from './engine.ts';
 import { actionText, initialContext, observationTokens, type TokenEpisode } from './tokenRollout.ts';
 
@@ -120,6 +126,8 @@ interface Live {
   order: number;
   /** Version of the first sampled token (versions only grow), Infinity before it. */
   minVersion: number;
+  /** Oldest weights version that computed any key/value in the row's cache (Infinity when empty). */
+  cacheVersion: number;
 }
 
 export class TokenSlotGenerator {
@@ -203,6 +211,7 @@ export class TokenSlotGenerator {
       contextLimited: false,
       order: this.admitted++,
       minVersion: Infinity,
+      cacheVersion: Infinity,
     };
     this.live.push(l);
     if (ctx.length >= this.o.decoder.context) this.endByContext(l);
@@ -215,10 +224,13 @@ export class TokenSlotGenerator {
     return out;
   }
 
-  /** Groups with an episode in flight that sampled a token before `version`. */
+  /**
+   * Groups with an episode in flight that sampled a token before `version`, or whose cache holds
+   * keys/values from before it (its next tokens would count as that old).
+   */
   groupsSampledBefore(version: number): number[] {
     const out = new Set<number>();
-    for (const l of this.live) if (l.minVersion < version) out.add(l.spec.group);
+    for (const l of this.live) if (Math.min(l.minVersion, l.cacheVersion) < version) out.add(l.spec.group);
     return [...out];
   }
 
@@ -296,6 +308,7 @@ export class TokenSlotGenerator {
         const took = this.take[r];
         l.fed += took;
         l.fedThisTurn += took;
+        if (took > 0) l.cacheVersion = Math.min(l.cacheVersion, decoder.version);
         this.stats.fedTokens += took;
         if (l.fed < l.ctx.length) continue;
         if (!l.turnCounted) {
@@ -310,8 +323,12 @@ export class TokenSlotGenerator {
         l.mask.push(1);
         l.logp.push(s.logprob);
         l.ent.push(s.entropy);
-        l.ver.push(decoder.version);
-        if (l.minVersion === Infinity) l.minVersion = decoder.version;
+        // The token's distribution depends on every cached key/value: after a weight update in
+        // mid-episode (partial rollout) those may come from older weights, so the token counts
+        // as sampled by the oldest of them (staleness and the off-policy correction see it).
+        const v = Math.min(decoder.version, l.cacheVersion);
+        l.ver.push(v);
+        if (l.minVersion === Infinity) l.minVersion = v;
         this.stats.policyTokens++;
         const isEoa = s.action === EOA;
         if (!isEoa) l.action.push(s.action);
@@ -392,11 +409,13 @@ export class TokenSlotGenerator {
         r = victim.row;
         victim.row = -1;
         victim.fed = 0;
+        victim.cacheVersion = Infinity;
         this.stats.evictions++;
       }
       this.rowOwner[r] = l;
       l.row = r;
       l.fed = 0;
+      l.cacheVersion = Infinity;
     }
   }
 
@@ -452,4 +471,72 @@ async function waitUntil(clock: Clock, t: number): Promise<void> {
   const v = clock as Clock & { advance?: (ms: number) => Promise<void> };
   if (typeof v.advance === 'function') await v.advance(ms);
   else await clock.sleep(ms);
+}
+
+/**
+ * Where the asynchronous token trainer gets finished episodes from: a generator in the training
+ * thread (`LocalTokenSource`) or one in a rollout worker (src/runtime/tokenWorker), which then
+ * decodes while the learner trains. Every method is asynchronous so both fit.
+ */
+export interface TokenEpisodeSource {
+  /** Starts episodes (in this order). */
+  enqueue(specs: readonly SlotEpisodeSpec[]): Promise<void>;
+  /**
+   * Episodes finished since the last call, waiting until there is at least one; [] only when
+   * nothing is in flight.
+   */
+  next(): Promise<TokenEpisode[]>;
+  /** New weights for the episodes' next tokens (episodes in flight continue: partial rollouts). */
+  setWeights(weights: Weights, version: number): Promise<void>;
+  /**
+   * Aborts the in-flight episodes of `groups`, and of every group with a token sampled before
+   * `minVersion`; returns the group ids aborted.
+   */
+  drop(groups: readonly number[], minVersion: number): Promise<number[]>;
+  /** Cumulative counters and the episodes in flight. */
+  stats(): Promise<TokenSlotStats & { inFlight: number }>;
+  release(): Promise<void>;
+}
+
+/** The generator in the calling thread: decoding happens inside `next()`. */
+export class LocalTokenSource implements TokenEpisodeSource {
+  private readonly gen: TokenSlotGenerator;
+
+  constructor(private readonly o: TokenSlotOptions) {
+    this.gen = new TokenSlotGenerator(o);
+  }
+
+  enqueue(specs: readonly SlotEpisodeSpec[]): Promise<void> {
+    for (const s of specs) this.gen.enqueue(s);
+    return Promise.resolve();
+  }
+
+  async next(): Promise<TokenEpisode[]> {
+    await this.gen.run(() => this.gen.completedCount > 0);
+    return this.gen.takeCompleted();
+  }
+
+  setWeights(weights: Weights, version: number): Promise<void> {
+    this.o.decoder.setWeights(weights, version);
+    return Promise.resolve();
+  }
+
+  drop(groups: readonly number[], minVersion: number): Promise<number[]> {
+    return Promise.resolve(dropGroups(this.gen, groups, minVersion));
+  }
+
+  stats(): Promise<TokenSlotStats & { inFlight: number }> {
+    return Promise.resolve({ ...this.gen.stats, inFlight: this.gen.inFlight });
+  }
+
+  release(): Promise<void> {
+    return this.o.decoder.release();
+  }
+}
+
+/** `drop` on a generator: the listed groups plus those holding a token older than minVersion. */
+export function dropGroups(gen: TokenSlotGenerator, groups: readonly number[], minVersion: number): number[] {
+  const doomed = new Set([...groups, ...gen.groupsSampledBefore(minVersion)]);
+  gen.abort((spec) => doomed.has(spec.group));
+  return [...doomed];
 }

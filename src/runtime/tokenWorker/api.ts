@@ -1,0 +1,127 @@
+/**
+ * A token rollout worker (comlink): the continuous-batching generator of tokenSlots.ts in its own
+ * thread, decoding without pause while the learner trains in the caller's thread. The worker's
+ * loop runs decoder calls in slices of a few milliseconds and yields between them, so weight
+ * updates, new episodes and `next()` requests land between two decoder calls.
+ */
+import { transfer } from 'comlink';
+import '../../core/envs/index.ts';
+import { makeEnv } from '../../core/envs/index.ts';
+import { RealClock } from '../../core/envs/clock.ts';
+import type { ToolEnv } from '../../core/envs/types.ts';
+import type { Weights } from '../../core/models/types.ts';
+import type { TokenSourceInit } from '../../core/trainer/asyncTokenTrainer.ts';
+import type { Engine, TokenDecoder } from '../../core/trainer/engine.ts';
+import type { TokenEpisode } from '../../core/trainer/tokenRollout.ts';
+import { dropGroups, TokenSlotGenerator, type SlotEpisodeSpec, type TokenSlotStats } from '../../core/trainer/tokenSlots.ts';
+import { makeTokenModel } from '../../core/trainer/tokenTrainer.ts';
+import { Rng } from '../../core/util/rng.ts';
+import { yieldToEvents } from '../pool/yield.ts';
+
+/** Longest stretch of decoder calls between two looks at the message queue, ms. */
+const SLICE_MS = 8;
+
+export function createTokenWorkerApi(loadEngine: () => Promise<Engine>) {
+  let gen: TokenSlotGenerator | null = null;
+  let decoder: TokenDecoder | null = null;
+  let looping = false;
+  let failure: Error | null = null;
+  /** `next()` calls waiting for a finished episode. */
+  const waiters: { resolve: (eps: TokenEpisode[]) => void; reject: (e: Error) => void }[] = [];
+
+  const need = (): TokenSlotGenerator => {
+    if (failure) throw failure;
+    if (!gen) throw new Error('token rollout worker: init() was not called (or the worker was closed)');
+    return gen;
+  };
+
+  /** Hands finished episodes to a waiting `next()` (all of them to the first waiter). */
+  const flush = (): void => {
+    const g = gen;
+    if (!g || waiters.length === 0) return;
+    if (g.completedCount > 0) waiters.shift()!.resolve(g.takeCompleted());
+    else if (g.inFlight === 0) for (const w of waiters.splice(0)) w.resolve([]);
+  };
+
+  const loop = async (): Promise<void> => {
+    if (looping) return;
+    looping = true;
+    try {
+      while (gen && gen.inFlight > 0) {
+        const t0 = performance.now();
+        await gen.run(() => performance.now() - t0 > SLICE_MS);
+        flush();
+        await yieldToEvents();
+      }
+    } catch (e) {
+      failure = e instanceof Error ? e : new Error(String(e));
+      for (const w of waiters.splice(0)) w.reject(failure);
+    } finally {
+      looping = false;
+      flush();
+    }
+  };
+
+  return {
+    async init(o: TokenSourceInit): Promise<void> {
+      if (gen) throw new Error('token rollout worker: init() called twice');
+      const engine = await loadEngine();
+      decoder = await engine.createDecoder(makeTokenModel(o.model), o.rows, o.weights, o.prefillStep);
+      decoder.version = o.version;
+      gen = new TokenSlotGenerator({
+        decoder,
+        makeEnv: () => makeEnv(o.env.id, o.env.kwargs) as ToolEnv,
+        clock: new RealClock(),
+        rng: new Rng(o.seed),
+        temperature: o.temperature,
+        maxActionTokens: o.maxActionTokens,
+      });
+    },
+    enqueue(specs: readonly SlotEpisodeSpec[]): void {
+      const g = need();
+      for (const s of specs) g.enqueue(s);
+      void loop();
+    },
+    next(): Promise<TokenEpisode[]> {
+      const g = need();
+      if (g.completedCount > 0 || g.inFlight === 0) {
+        const eps = g.takeCompleted();
+        return Promise.resolve(transfer(eps, episodeBuffers(eps)));
+      }
+      return new Promise<TokenEpisode[]>((resolve, reject) => {
+        waiters.push({ resolve: (eps) => resolve(transfer(eps, episodeBuffers(eps))), reject });
+        void loop();
+      });
+    },
+    /** Lands between two decoder calls: later tokens carry the new version. */
+    setWeights(weights: Weights, version: number): void {
+      need();
+      decoder!.setWeights(weights, version);
+    },
+    drop(groups: readonly number[], minVersion: number): number[] {
+      const out = dropGroups(need(), groups, minVersion);
+      flush();
+      return out;
+    },
+    stats(): TokenSlotStats & { inFlight: number } {
+      const g = need();
+      return { ...g.stats, inFlight: g.inFlight };
+    },
+    async close(): Promise<void> {
+      const d = decoder;
+      gen = null;
+      decoder = null;
+      for (const w of waiters.splice(0)) w.reject(new Error('token rollout worker closed'));
+      await d?.release();
+    },
+  };
+}
+
+export type TokenWorkerApi = ReturnType<typeof createTokenWorkerApi>;
+
+/** The distinct buffers of episodes' arrays (moved, not copied, to the trainer). */
+function episodeBuffers(eps: readonly TokenEpisode[]): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  for (const e of eps) for (const a of [e.tokens, e.lossMask, e.logprobs, e.entropies, e.versions, e.rewards]) out.add(a.buffer as ArrayBuffer);
+  return [...out];
+}
