@@ -3,7 +3,8 @@
  * preset (log-normal call latency, median 20 ms, σ 1.7, waited for in real time), one imitation
  * warm start shared by both runs, then the same number of GRPO iterations with the same batch
  * (groups × groupSize episodes per update) at maxStaleness 0 (synchronous: the batch waits for
- * its slowest call) and at maxStaleness s.
+ * its slowest call) and at maxStaleness s, both decoding where the preset says (its
+ * rollout.workers: 1 = a token rollout worker, which overlaps the learner only when async).
  *
  * Episodes/s = trained episodes / wall seconds of the training loop (warm start excluded).
  * Success is measured twice: the sampled episodes of the last 5 iterations, and after training
@@ -20,6 +21,7 @@ import { initialTokenWeights } from '../../src/core/trainer/run.ts';
 import { mixSeed } from '../../src/core/trainer/common.ts';
 import { DEFAULT_TOKEN_TRAINER } from '../../src/core/trainer/tokenTrainer.ts';
 import { loadRunConfig } from '../../src/cli/presets.ts';
+import { nodeTokenWorker } from '../../src/runtime/tokenWorker/node.ts';
 
 export interface TokenScheduleRow {
   max_staleness: number;
@@ -96,6 +98,7 @@ export async function compareTokenSchedules(o: {
       new RealClock(),
       weights,
       config.algo.klCoef > 0 ? reference : undefined,
+      config.rollout.workers > 0 ? nodeTokenWorker : undefined,
     );
     const ms: Record<string, number>[] = [];
     const start = performance.now();
