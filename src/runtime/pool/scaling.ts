@@ -11,7 +11,7 @@
  * needs 1.7 cores free for this process.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { initWeights } from '../../core/models/types.ts';
 import { buildPoolModel, gridMlpSpec, type CollectRequest } from '../../core/trainer/pool.ts';
 import { createNodeWorkerPool } from './node.ts';
@@ -39,6 +39,15 @@ export interface ScalingResult {
    * wall second): the pool's workers, and the rest (main thread, V8 helpers: GC, wasm tier-up).
    */
   cores?: Record<number, { workers: number; rest: number }>;
+  /**
+   * Linux only: the ratio this machine's cores would give with nothing else running, from the
+   * CPU cost per step measured here: a pool of W workers can run at most
+   * min(cores × steps per process CPU-second, W × steps per worker-thread CPU-second).
+   * On a shared machine the wall-clock ratio says little: with sched_autogroup (on here) each
+   * session gets an equal share of the CPUs however many threads it runs, so while other
+   * sessions are busy the larger pool gets no more CPU than the smaller one.
+   */
+  projectedScaling?: number;
   /** Load average (1 min) when the measurement started and ended. */
   loadavg: number;
   loadavgStart: number;
@@ -149,6 +158,8 @@ export async function measurePoolScaling(o: { env?: string; slots?: number; roun
     }
     const linux = tally.every((t) => t.threads.size > 0);
     const bySize = <T>(f: (t: Tally) => T): Record<number, T> => ({ [small]: f(tally[0]), [large]: f(tally[1]) });
+    const cores = availableParallelism();
+    const ceiling = (t: Tally, size: number) => Math.min((cores * t.steps) / t.cpuS, (size * t.steps) / t.workerCpuS);
     return {
       env: envId,
       slots,
@@ -157,6 +168,7 @@ export async function measurePoolScaling(o: { env?: string; slots?: number; roun
       envStepsPerCpuS: bySize((t) => t.steps / t.cpuS),
       envStepsPerWorkerCpuS: linux ? bySize((t) => t.steps / t.workerCpuS) : undefined,
       cores: linux ? bySize((t) => ({ workers: t.workerCpuS / t.wallS, rest: (t.cpuS - t.workerCpuS) / t.wallS })) : undefined,
+      projectedScaling: linux ? ceiling(tally[1], large) / ceiling(tally[0], small) : undefined,
       loadavg: loadavg()[0],
       loadavgStart,
       workerThreads: linux
@@ -192,5 +204,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
     for (const [i, w] of (res.workerThreads ?? []).entries()) console.log(`busiest thread ${i + 1} of the larger pool: on-CPU ${w.onCpu.toFixed(2)}, runnable but waiting ${w.waiting.toFixed(2)} (shares of wall)`);
     console.log(`scaling ${res.scaling.toFixed(2)}× (${res.env}, ${res.slots} slots; load average ${res.loadavgStart.toFixed(1)} → ${res.loadavg.toFixed(1)})`);
+    if (res.projectedScaling) console.log(`projected on ${availableParallelism()} idle cores from CPU cost per step: ${res.projectedScaling.toFixed(2)}×`);
   }
 }
