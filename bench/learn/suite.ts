@@ -139,12 +139,17 @@ export async function runLearn(opts: SuiteOptions): Promise<SuiteResult> {
   let pool: Record<string, unknown> | null = null;
   if (parts.includes('pool')) {
     opts.progress('learn: rollout pool 1 vs 2 workers (grid/empty-8x8, MLP)');
-    const scaling = await measurePoolScaling({ rounds: opts.quick ? 3 : 8 });
+    const scaling = await measurePoolScaling({ rounds: opts.quick ? 3 : 8, warmupS: opts.quick ? 3 : 10 });
     pool = {
       env: scaling.env,
       scaling: Number(scaling.scaling.toFixed(2)),
+      // From CPU cost per env step (Linux): what the pair would reach on otherwise idle cores.
+      // Under shared load the wall ratio cannot show it (sched_autogroup splits the CPUs per session).
+      projected_scaling: scaling.projectedScaling === undefined ? null : Number(scaling.projectedScaling.toFixed(2)),
       env_steps_per_s: scaling.envStepsPerS,
       env_steps_per_cpu_s: scaling.envStepsPerCpuS,
+      env_steps_per_worker_cpu_s: scaling.envStepsPerWorkerCpuS ?? null,
+      loadavg: [Number(scaling.loadavgStart.toFixed(2)), Number(scaling.loadavg.toFixed(2))],
     };
     opts.print(`pool: 2 workers = ${String(pool.scaling)}× the env-steps/s of 1 (per CPU-second: ${JSON.stringify(pool.env_steps_per_cpu_s)})`);
   }
