@@ -40,6 +40,9 @@ export interface TokenScheduleRow {
   episodes_aborted: number;
   /** Share of the loop's wall time in which no row could decode (all waiting on the tool). */
   tool_wait_ratio: number;
+  /** Mean seconds per iteration the learner waited for finished groups, and trained. */
+  wait_s: number;
+  train_s: number;
 }
 
 export async function compareTokenSchedules(o: {
@@ -128,6 +131,8 @@ export async function compareTokenSchedules(o: {
       kv_evictions: sum('async/kv_evictions'),
       episodes_aborted: sum('async/episodes_aborted'),
       tool_wait_ratio: round(sum('perf/tool_wait_s') / wallS),
+      wait_s: round(sum('perf/rollout_s') / ms.length),
+      train_s: round(sum('perf/train_s') / ms.length),
     });
   }
   return { preset, warm_start_s: warmS, rows };
