@@ -31,7 +31,6 @@ import { aggregationWeights, broadcastToTokens, normalizeAdvantages, sequenceAdv
 import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
 import { buildIterationMetrics, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
 import { addSamplingRound, initDynamicSampling, samplingStats, type RewardGroup } from '../algos/sampling.ts';
-import { logprobMismatch } from '../algos/offpolicy.ts';
 import { klPenalizedRewards } from '../algos/losses.ts';
 import type { Numbers } from '../algos/stats.ts';
 import type { EnvKwargs } from '../envs/index.ts';
@@ -42,9 +41,10 @@ import { initWeights, type Weights } from '../models/types.ts';
 import { shapeEpisode, DEFAULT_SHAPING, type ShapedReward, type ShapingConfig } from '../reward/shaping.ts';
 import { PAD, VOCAB_SIZE } from '../text/codec.ts';
 import { Rng } from '../util/rng.ts';
-import type { Engine, Feed, Learner, PolicyRunner, TokenDecoder } from './engine.ts';
+import type { Engine, Learner, PolicyRunner, TokenDecoder } from './engine.ts';
 import { applyLiveHyper, mixSeed, trainStepOptions, withShapingWeights, type LiveHyper } from './common.ts';
 import { collectTokenEpisodes, type TokenEpisode } from './tokenRollout.ts';
+import { runTokenUpdate, sequenceLogprobs } from './tokenUpdate.ts';
 
 export interface TransformerModelConfig {
   kind: 'transformer';
@@ -309,24 +309,6 @@ export class TokenTrainer {
     );
   }
 
-  /** Log-probs of each sequence's next tokens under the reference policy, [n·T] (0 at padding). */
-  private async referenceLogprobs(tokens: Int32Array, actions: Int32Array, n: number): Promise<Float32Array> {
-    const ref = this.reference!;
-    const T = this.model.config.context;
-    const V = this.model.numActions;
-    const B = ref.batch;
-    const out = new Float32Array(n * T);
-    const buf = new Int32Array(B * T);
-    for (let o = 0; o < n; o += B) {
-      const rows = Math.min(B, n - o);
-      buf.fill(PAD);
-      buf.set(tokens.subarray(o * T, (o + rows) * T));
-      const r = await ref.run({ tokens: buf });
-      for (let i = 0; i < rows * T; i++) out[o * T + i] = r.logprobs[i * V + actions[o * T + i]];
-    }
-    return out;
-  }
-
   /** One iteration: rollout (with dynamic sampling), advantages, update, sync. */
   async step(): Promise<TokenIterationReport> {
     const { algo } = this.config;
@@ -396,7 +378,7 @@ export class TokenTrainer {
     const rows = shiftedBatch(episodes, T);
     const tokBatch = { nSeqs: n, seqLen: T, lossMask: rows.mask };
     let refLogp: Float32Array | null = null;
-    if (this.reference && n > 0) refLogp = await this.referenceLogprobs(rows.tokens, rows.actions, n);
+    if (this.reference && n > 0) refLogp = await sequenceLogprobs(this.reference, rows.tokens, rows.actions, n, T, this.model.numActions);
     if (refLogp && algo.klMode === 'reward') {
       // KL as a reward penalty: the configured estimator summed over each episode's policy
       // tokens (the shared reference implementation), before advantages.
@@ -438,62 +420,27 @@ export class TokenTrainer {
     }
     const tokW = n > 0 ? aggregationWeights(tokBatch, algo.aggregation, algo.aggregationLen ?? T) : new Float64Array(0);
 
-    // 4. update: epochs × minibatches of whole sequences
-    const B = this.learner.batch;
-    const sums: Record<string, number> = {};
-    let nSteps = 0;
-    let allApplied = true;
-    let mismatch: { absDiffMean: number; absDiffMax: number } | undefined;
-    if (n > 0) {
-      const chunks = Math.max(algo.minibatches, Math.ceil(n / B));
-      const per = Math.ceil(n / chunks);
-      const f = {
-        tokens: new Int32Array(B * T),
-        actions: new Int32Array(B * T),
-        advantages: new Float32Array(B * T),
-        old_logprobs: new Float32Array(B * T),
-        weights: new Float32Array(B * T),
-        mask: new Float32Array(B * T),
-        ref_logprobs: new Float32Array(B * T),
-        returns: new Float32Array(B * T),
-      };
-      const order = Array.from({ length: n }, (_, i) => i);
-      for (let epoch = 0; epoch < algo.updateEpochs; epoch++) {
-        this.rng.shuffle(order);
-        for (let c = 0; c < chunks; c++) {
-          const seqs = order.slice(c * per, Math.min(n, (c + 1) * per));
-          if (seqs.length === 0) continue;
-          for (const a of Object.values(f)) a.fill(0);
-          // Each minibatch is one optimizer step of comparable scale: rescale by n / rows.
-          const scale = n / seqs.length;
-          seqs.forEach((s, j) => {
-            const src = s * T, dst = j * T;
-            f.tokens.set(rows.tokens.subarray(src, src + T), dst);
-            f.actions.set(rows.actions.subarray(src, src + T), dst);
-            f.mask.set(rows.mask.subarray(src, src + T), dst);
-            f.old_logprobs.set(rows.oldLogprobs.subarray(src, src + T), dst);
-            for (let t = 0; t < T; t++) {
-              f.advantages[dst + t] = tokAdv[src + t];
-              f.weights[dst + t] = tokW[src + t] * scale;
-            }
-            if (refLogp) f.ref_logprobs.set(refLogp.subarray(src, src + T), dst);
-            if (tokRet) for (let t = 0; t < T; t++) f.returns[dst + t] = tokRet[src + t];
-          });
-          const batch: Record<string, Feed> = { tokens: f.tokens, actions: f.actions, advantages: f.advantages, old_logprobs: f.old_logprobs, weights: f.weights, mask: f.mask };
-          if (refLogp && algo.klMode === 'loss') batch.ref_logprobs = f.ref_logprobs;
-          if (tokRet) batch.returns = f.returns;
-          const res = await this.learner.step(batch);
-          nSteps++;
-          if (!res.applied) allApplied = false;
-          for (const [k, v] of Object.entries(res.metrics)) sums[k] = (sums[k] ?? 0) + v;
-          if (epoch === 0 && c === 0) {
-            // Before any update the learner scores the sampled ids as the rollout did (TITO).
-            const m = seqs.length * T;
-            mismatch = logprobMismatch(f.old_logprobs.subarray(0, m), res.logprobs.subarray(0, m), f.mask.subarray(0, m));
-          }
-        }
-      }
-    }
+    // 4. update: epochs × minibatches of whole sequences; before any update the learner scores
+    // the sampled ids as the rollout did (TITO: `mismatch`)
+    const upd = await runTokenUpdate(
+      this.learner,
+      algo,
+      {
+        n,
+        T,
+        tokens: rows.tokens,
+        actions: rows.actions,
+        mask: rows.mask,
+        oldLogprobs: rows.oldLogprobs,
+        advantages: tokAdv,
+        weights: tokW,
+        refLogprobs: refLogp,
+        extra: tokRet ? { returns: Float32Array.from(tokRet) } : undefined,
+      },
+      this.rng,
+    );
+    const nSteps = upd.steps;
+    const { allApplied, mismatch } = upd;
     const t2 = performance.now();
 
     // 5. sync
@@ -505,8 +452,7 @@ export class TokenTrainer {
     const t3 = performance.now();
 
     // 6. metrics
-    const learnerMetrics: Record<string, number> = {};
-    for (const [k, v] of Object.entries(sums)) learnerMetrics[k] = v / Math.max(1, nSteps);
+    const learnerMetrics = upd.metrics;
     const policyAdv: number[] = [];
     const policyVal: number[] = [];
     const policyRet: number[] = [];
