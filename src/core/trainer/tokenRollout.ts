@@ -290,32 +290,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
     }
   }
 
-  const episodes = rows.map((r, i): TokenEpisode => {
-    const last = r.infos[r.infos.length - 1];
-    const env = envs[i] as ToolEnv & { renderText?: () => string };
-    return {
-      envId: env.spec.id,
-      seed: req.seeds[i],
-      group: req.groups[i],
-      tokens: Int32Array.from(r.ctx),
-      lossMask: Uint8Array.from(r.mask),
-      logprobs: Float32Array.from(r.logp),
-      entropies: Float32Array.from(r.ent),
-      versions: Int32Array.from(r.ver),
-      ...(withValues ? { values: Float32Array.from(r.val) } : {}),
-      rewards: Float64Array.from(r.rewards),
-      infos: r.infos,
-      actions: r.actions,
-      observations: r.observations,
-      forcedEnds: r.forcedEnds,
-      turns: r.rewards.length,
-      terminated: r.terminated,
-      truncated: r.truncated,
-      contextLimited: r.contextLimited,
-      success: !r.contextLimited && last?.success === true,
-      transcript: typeof env.renderText === 'function' ? env.renderText() : '',
-    };
-  });
+  const episodes = rows.map((r, i) => finishEpisode(r, envs[i], req.seeds[i], req.groups[i], withValues ? r.val : undefined));
   return {
     episodes,
     envSteps,
@@ -323,6 +298,51 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
     policyTokens,
     fedTokens,
     kvCacheHitRate: contextSum > 0 ? cachedSum / contextSum : 0,
+  };
+}
+
+/** The per-episode record an agent loop keeps while an episode runs. */
+export interface EpisodeRecord {
+  ctx: number[];
+  mask: number[];
+  logp: number[];
+  ent: number[];
+  ver: number[];
+  rewards: number[];
+  infos: Info[];
+  actions: string[];
+  observations: string[];
+  forcedEnds: number;
+  terminated: boolean;
+  truncated: boolean;
+  contextLimited: boolean;
+}
+
+/** A finished record as the trainer consumes it (typed arrays; success needs a non-truncated context). */
+export function finishEpisode(r: EpisodeRecord, env: ToolEnv, seed: number, group: number, values?: readonly number[]): TokenEpisode {
+  const last = r.infos[r.infos.length - 1];
+  const e = env as ToolEnv & { renderText?: () => string };
+  return {
+    envId: env.spec.id,
+    seed,
+    group,
+    tokens: Int32Array.from(r.ctx),
+    lossMask: Uint8Array.from(r.mask),
+    logprobs: Float32Array.from(r.logp),
+    entropies: Float32Array.from(r.ent),
+    versions: Int32Array.from(r.ver),
+    ...(values ? { values: Float32Array.from(values) } : {}),
+    rewards: Float64Array.from(r.rewards),
+    infos: r.infos,
+    actions: r.actions,
+    observations: r.observations,
+    forcedEnds: r.forcedEnds,
+    turns: r.rewards.length,
+    terminated: r.terminated,
+    truncated: r.truncated,
+    contextLimited: r.contextLimited,
+    success: !r.contextLimited && last?.success === true,
+    transcript: typeof e.renderText === 'function' ? e.renderText() : '',
   };
 }
 

@@ -40,13 +40,13 @@
  * same seed gives the same episodes.
  */
 import type { Clock } from '../envs/clock.ts';
-import type { Info, StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
+import type { StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
 import { EOA, PAD } from '../text/codec.ts';
 import { sampleRow } from '../rollout/categorical.ts';
 import type { Rng } from '../util/rng.ts';
 import type { Weights } from '../models/types.ts';
 import type { TokenDecoder } from './engine.ts';
-import { actionText, initialContext, observationTokens, type TokenEpisode } from './tokenRollout.ts';
+import { actionText, finishEpisode, initialContext, observationTokens, type EpisodeRecord, type TokenEpisode } from './tokenRollout.ts';
 
 /** What identifies an episode to the trainer. */
 export interface SlotEpisodeSpec {
@@ -93,14 +93,9 @@ export interface TokenSlotStats {
   toolWaitMs: number;
 }
 
-interface Live {
+interface Live extends EpisodeRecord {
   spec: SlotEpisodeSpec;
   env: ToolEnv;
-  ctx: number[];
-  mask: number[];
-  logp: number[];
-  ent: number[];
-  ver: number[];
   /** Decoder row holding this episode's cache, or −1. */
   row: number;
   /** Context tokens in the row's cache (positions 0..fed−1); 0 without a row. */
@@ -109,19 +104,12 @@ interface Live {
   fedThisTurn: number;
   /** The current turn's first token has been sampled (its hit-rate share is counted). */
   turnCounted: boolean;
+  /** Ids of the action being generated. */
   action: number[];
-  rewards: number[];
-  infos: Info[];
-  actions: string[];
-  observations: string[];
-  forcedEnds: number;
   /** Waiting for a tool reply due at `due` (clock ms). */
   parked: boolean;
   due: number;
   reply: StepResult<ToolObs> | null;
-  terminated: boolean;
-  truncated: boolean;
-  contextLimited: boolean;
   /** Admission order (FIFO row assignment). */
   order: number;
   /** Version of the first sampled token (versions only grow), Infinity before it. */
@@ -422,29 +410,7 @@ export class TokenSlotGenerator {
   private finish(l: Live): void {
     const i = this.live.indexOf(l);
     if (i >= 0) this.live.splice(i, 1);
-    const last = l.infos[l.infos.length - 1];
-    const env = l.env as ToolEnv & { renderText?: () => string };
-    this.completed.push({
-      envId: env.spec.id,
-      seed: l.spec.seed,
-      group: l.spec.group,
-      tokens: Int32Array.from(l.ctx),
-      lossMask: Uint8Array.from(l.mask),
-      logprobs: Float32Array.from(l.logp),
-      entropies: Float32Array.from(l.ent),
-      versions: Int32Array.from(l.ver),
-      rewards: Float64Array.from(l.rewards),
-      infos: l.infos,
-      actions: l.actions,
-      observations: l.observations,
-      forcedEnds: l.forcedEnds,
-      turns: l.rewards.length,
-      terminated: l.terminated,
-      truncated: l.truncated,
-      contextLimited: l.contextLimited,
-      success: !l.contextLimited && last?.success === true,
-      transcript: typeof env.renderText === 'function' ? env.renderText() : '',
-    });
+    this.completed.push(finishEpisode(l, l.env, l.spec.seed, l.spec.group));
     this.stats.completed++;
     this.release(l);
   }
