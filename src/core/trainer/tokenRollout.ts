@@ -125,25 +125,12 @@ export function actionText(ids: readonly number[]): string {
   return decode(ids);
 }
 
-interface Row {
-  ctx: number[];
-  mask: number[];
-  logp: number[];
-  ent: number[];
-  ver: number[];
+interface Row extends EpisodeRecord {
   val: number[];
   /** Context tokens already fed to the decoder (its cache holds positions 0..fed−1). */
   fed: number;
   /** Ids of the action being generated. */
   action: number[];
-  rewards: number[];
-  infos: Info[];
-  actions: string[];
-  observations: string[];
-  forcedEnds: number;
-  terminated: boolean;
-  truncated: boolean;
-  contextLimited: boolean;
   done: boolean;
 }
 
@@ -160,28 +147,9 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
   decoder.reset();
 
   const rows: Row[] = envs.map((env, i) => {
-    const first = env.reset({ seed: req.seeds[i] }).obs.text;
-    const ctx = initialContext(first);
-    const r: Row = {
-      ctx,
-      mask: ctx.map(() => 0),
-      logp: ctx.map(() => 0),
-      ent: ctx.map(() => 0),
-      ver: ctx.map(() => -1),
-      val: ctx.map(() => 0),
-      fed: 0,
-      action: [],
-      rewards: [],
-      infos: [],
-      actions: [],
-      observations: [first],
-      forcedEnds: 0,
-      terminated: false,
-      truncated: false,
-      contextLimited: false,
-      done: false,
-    };
-    if (ctx.length >= Tmax) endByContext(r, Tmax);
+    const rec = startEpisode(env.reset({ seed: req.seeds[i] }).obs.text);
+    const r: Row = { ...rec, val: rec.ctx.map(() => 0), fed: 0, action: [], done: false };
+    if (r.ctx.length >= Tmax) endByContext(r, Tmax);
     return r;
   });
 
@@ -316,6 +284,26 @@ export interface EpisodeRecord {
   terminated: boolean;
   truncated: boolean;
   contextLimited: boolean;
+}
+
+/** A record at reset: the context <bos> <obs> task, all environment tokens. */
+export function startEpisode(firstObservation: string): EpisodeRecord {
+  const ctx = initialContext(firstObservation);
+  return {
+    ctx,
+    mask: ctx.map(() => 0),
+    logp: ctx.map(() => 0),
+    ent: ctx.map(() => 0),
+    ver: ctx.map(() => -1),
+    rewards: [],
+    infos: [],
+    actions: [],
+    observations: [firstObservation],
+    forcedEnds: 0,
+    terminated: false,
+    truncated: false,
+    contextLimited: false,
+  };
 }
 
 /** A finished record as the trainer consumes it (typed arrays; success needs a non-truncated context). */

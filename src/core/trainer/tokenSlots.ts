@@ -46,7 +46,7 @@ import { sampleRow } from '../rollout/categorical.ts';
 import type { Rng } from '../util/rng.ts';
 import type { Weights } from '../models/types.ts';
 import type { TokenDecoder } from './engine.ts';
-import { actionText, finishEpisode, initialContext, observationTokens, type EpisodeRecord, type TokenEpisode } from './tokenRollout.ts';
+import { actionText, finishEpisode, observationTokens, startEpisode, type EpisodeRecord, type TokenEpisode } from './tokenRollout.ts';
 
 /** What identifies an episode to the trainer. */
 export interface SlotEpisodeSpec {
@@ -171,38 +171,24 @@ export class TokenSlotGenerator {
   /** Starts an episode (env reset now; decoding once it holds a row). */
   enqueue(spec: SlotEpisodeSpec): void {
     const env = this.freeEnvs.pop() ?? this.o.makeEnv();
-    const first = env.reset({ seed: spec.seed }).obs.text;
-    const ctx = initialContext(first);
     const l: Live = {
+      ...startEpisode(env.reset({ seed: spec.seed }).obs.text),
       spec,
       env,
-      ctx,
-      mask: ctx.map(() => 0),
-      logp: ctx.map(() => 0),
-      ent: ctx.map(() => 0),
-      ver: ctx.map(() => -1),
       row: -1,
       fed: 0,
       fedThisTurn: 0,
       turnCounted: false,
       action: [],
-      rewards: [],
-      infos: [],
-      actions: [],
-      observations: [first],
-      forcedEnds: 0,
       parked: false,
       due: 0,
       reply: null,
-      terminated: false,
-      truncated: false,
-      contextLimited: false,
       order: this.admitted++,
       minVersion: Infinity,
       cacheVersion: Infinity,
     };
     this.live.push(l);
-    if (ctx.length >= this.o.decoder.context) this.endByContext(l);
+    if (l.ctx.length >= this.o.decoder.context) this.endByContext(l);
   }
 
   /** Finished episodes in completion order (and forgets them). */
