@@ -118,6 +118,8 @@ describe('training in the tab', () => {
     for (let i = 0; i < 3; i++) await page.getByTestId('replay-next').click();
     expect(await replay.getAttribute('data-step')).toBe('3');
     expect(await page.getByTestId('step-action').textContent()).toMatch(/left|right|forward|pickup|drop|toggle|done/);
+    // GRPO has no value head: the map shows the policy only (computed in the worker).
+    await expect.poll(() => page.getByTestId('overlay-bar').getAttribute('data-overlay'), { timeout: 20_000 }).toBe('policy');
     await page.screenshot({ path: `${shots}/train-trajectory.png` });
     await page.getByTestId('replay-slider').fill(String(await replay.getAttribute('data-steps')));
     await page.getByTestId('step-end').waitFor();

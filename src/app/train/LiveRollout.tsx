@@ -54,6 +54,12 @@ const Player = memo(function Player() {
   // work, no whole-episode replay), or, once the episode is over, adopts the newest batch.
   useEffect(() => {
     const tick = () => {
+      const t0 = performance.now();
+      advance();
+      // A user-timing entry per frame (the e2e test reads the worst one).
+      performance.measure('live-rollout-frame', { start: t0, end: performance.now() });
+    };
+    const advance = () => {
       let p = playing.current;
       const latest = useStore.getState().latest;
       // A finished episode gives way to the newest batch; so does one two or more batches behind

@@ -13,7 +13,7 @@ import { useStore } from '../state/store.ts';
 import { PixelCanvas } from '../ui/PixelCanvas.tsx';
 import { fmt } from './MetricChart.tsx';
 import { replayGrid } from './replay.ts';
-import { HEADINGS, valueColor, valueRange, type Facing } from './overlay.ts';
+import { cellIndex, HEADINGS, rowOf, valueColor, valueRange, type Facing } from './overlay.ts';
 import { paintOverlay } from './overlayPaint.ts';
 import { useGridOverlay } from './useGridOverlay.ts';
 import { TokenReplay } from './TokenReplay.tsx';
@@ -27,8 +27,27 @@ interface MapOverlay {
   show: { value: boolean; policy: boolean };
 }
 
+/** One line under the map: the overlay's numbers at the hovered cell (all action probabilities). */
+function CellReadout({ overlay, cell }: { overlay: MapOverlay; cell: { x: number; y: number } | null }) {
+  const c = cell ? cellIndex(overlay.ov, cell.x, cell.y) : -1;
+  if (!cell || c < 0) return <div className="cell-readout muted small">Hover a tinted cell for its numbers.</div>;
+  const { ov, dir, labels } = overlay;
+  const row = rowOf(c, dir);
+  const probs = Array.from({ length: ov.numActions }, (_, a) => ({ a, p: ov.probs[row * ov.numActions + a] })).sort((x, y) => y.p - x.p);
+  return (
+    <div className="cell-readout small" data-testid="cell-readout">
+      <b>
+        ({cell.x}, {cell.y}) facing {HEADINGS[dir]}
+      </b>
+      {ov.values && <> · V {fmt(ov.values[row])}</>} ·{' '}
+      {probs.map(({ a, p }) => `${labels[a] ?? a} ${Math.round(p * 100)}%`).join(', ')}
+    </div>
+  );
+}
+
 function MapCanvas({ frame, overlay }: { frame: GridFrame; overlay?: MapOverlay | null }) {
   const s = Math.floor(Math.min(360 / frame.width, 360 / frame.height));
+  const [hover, setHover] = useState<{ x: number; y: number } | null>(null);
   const paint = useCallback(
     (ctx: CanvasRenderingContext2D) => {
       paintGridFrame(ctx, frame, s, !overlay);
@@ -40,7 +59,7 @@ function MapCanvas({ frame, overlay }: { frame: GridFrame; overlay?: MapOverlay 
     },
     [frame, s, overlay],
   );
-  return (
+  const canvas = (
     <PixelCanvas
       width={frame.width * s}
       height={frame.height * s}
@@ -49,6 +68,24 @@ function MapCanvas({ frame, overlay }: { frame: GridFrame; overlay?: MapOverlay 
       testId="replay-map"
       className="replay-map"
     />
+  );
+  if (!overlay) return canvas;
+  return (
+    <>
+      <div
+        className="map-hover"
+        onMouseMove={(e) => {
+          const r = e.currentTarget.getBoundingClientRect();
+          const x = Math.floor((e.clientX - r.left) / s);
+          const y = Math.floor((e.clientY - r.top) / s);
+          if (x !== hover?.x || y !== hover?.y) setHover({ x, y });
+        }}
+        onMouseLeave={() => setHover(null)}
+      >
+        {canvas}
+      </div>
+      <CellReadout overlay={overlay} cell={hover} />
+    </>
   );
 }
 
@@ -61,6 +98,7 @@ function OverlayBar({
   replayDir,
   ov,
   pending,
+  available,
 }: {
   on: boolean;
   setOn: (v: boolean) => void;
@@ -69,11 +107,12 @@ function OverlayBar({
   replayDir: number;
   ov: GridOverlay | null;
   pending: boolean;
+  available: boolean;
 }) {
   const dir = facing < 0 ? replayDir : facing;
   const range = ov ? valueRange(ov, dir) : null;
   return (
-    <div className="overlay-bar" data-testid="overlay-bar" data-overlay={ov ? (ov.values ? 'value' : 'policy') : 'none'} data-version={ov?.version ?? ''}>
+    <div className="overlay-bar" data-testid="overlay-bar" data-overlay={ov ? (ov.values ? 'value' : 'policy') : 'none'} data-version={ov?.version ?? ''} data-step={ov?.step ?? ''}>
       <label>
         <input type="checkbox" checked={on} data-testid="overlay-toggle" onChange={(e) => setOn(e.target.checked)} /> {'Value & policy map'}
       </label>
@@ -100,9 +139,9 @@ function OverlayBar({
           <span className="muted small">
             {ov
               ? `${ov.values ? 'Tint = the critic\'s value with the agent standing on that cell; ' : 'No value head (not PPO): policy only; '}arrow / word = the policy's most likely action there, darker = surer. Weights v${ov.version}${pending ? ' · updating…' : ''}.`
-              : pending
-                ? 'computing…'
-                : 'Needs the run that sampled this batch (start or resume it).'}
+              : available
+                ? 'computing in the training worker…'
+                : 'Needs a run in the training worker (start one, or press Step).'}
           </span>
         </>
       )}
@@ -212,7 +251,7 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
   const [stripBy, setStripBy] = useState<StripBy>('logprob');
   const [mapOn, setMapOn] = useState(true);
   const [facing, setFacing] = useState<Facing>(-1);
-  const { overlay: ov, pending } = useGridOverlay(ep, t, mapOn);
+  const { overlay: ov, pending, available } = useGridOverlay(ep, t, mapOn);
   const spec = catalog.find((c) => c.id === config.env.id)?.spec;
   const labels = spec?.actionSpace.kind === 'discrete' ? (spec.actionSpace.labels ?? []) : [];
   const maxEntropy = Math.log(spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 7);
@@ -325,7 +364,7 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
         </div>
 
         {replay.problem && <p className="field-msg">Replay mismatch: {replay.problem}.</p>}
-        <OverlayBar on={mapOn} setOn={setMapOn} facing={facing} setFacing={setFacing} replayDir={replayDir} ov={mapOverlay ? ov : null} pending={pending} />
+        <OverlayBar on={mapOn} setOn={setMapOn} facing={facing} setFacing={setFacing} replayDir={replayDir} ov={mapOverlay ? ov : null} pending={pending} available={available} />
 
         <div className="replay-row">
           <figure className="replay-fig">

@@ -14,7 +14,8 @@ export const OVERLAY_REFRESH_MS = 1000;
 /** Wait after a scrub before asking (ms): dragging the slider asks once, at the end. */
 const DEBOUNCE_MS = 120;
 
-export function useGridOverlay(ep: GridEpisodeView, step: number, enabled: boolean): { overlay: GridOverlay | null; pending: boolean } {
+/** `available`: a run exists in the worker to compute with (otherwise no overlay will come). */
+export function useGridOverlay(ep: GridEpisodeView, step: number, enabled: boolean): { overlay: GridOverlay | null; pending: boolean; available: boolean } {
   const [overlay, setOverlay] = useState<GridOverlay | null>(null);
   const [pending, setPending] = useState(false);
   const hasRun = useStore((s) => s.running !== null && s.info !== null);
@@ -54,5 +55,5 @@ export function useGridOverlay(ep: GridEpisodeView, step: number, enabled: boole
     };
   }, [ep, step, enabled, hasRun, tick]);
 
-  return { overlay: enabled && hasRun ? overlay : null, pending };
+  return { overlay: enabled && hasRun ? overlay : null, pending, available: hasRun };
 }

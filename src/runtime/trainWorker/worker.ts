@@ -15,6 +15,7 @@ import { createTrainer, type Trainer } from '../../core/trainer/run.ts';
 import type { LiveHyper } from '../../core/trainer/stepTrainer.ts';
 import { loadWebEngine, type WebBackend } from '../engine/web.ts';
 import { createBrowserWorkerPool } from '../pool/browser.ts';
+import { browserTokenWorker } from '../tokenWorker/browser.ts';
 import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
 import type { TokenEpisode } from '../../core/trainer/tokenRollout.ts';
 import type { Engine, PolicyRunner } from '../../core/trainer/engine.ts';
@@ -60,6 +61,8 @@ const api = {
     // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
     const t = await createTrainer(config, engine, {
       workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights }),
+      // Tool runs with rollout.workers 1 decode in a token rollout worker beside this one.
+      tokenWorker: browserTokenWorker,
       onWarmStart: onWarmStart ? (r, total) => onWarmStart({ step: r.step + 1, total, ceLoss: r.ceLoss, targetProb: r.targetProb }) : undefined,
     });
     if (gen !== generation) {
@@ -87,7 +90,13 @@ const api = {
       const { actions, logprobs, entropies, values, versions, rewards } = ep;
       return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
     });
-    const view: IterationView = { iteration: r.iteration, metrics: { ...r.metrics }, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes };
+    const metrics: Record<string, number> = { ...r.metrics };
+    // The Exploration section's "distinct trajectories" for token runs (the grid trainer reports
+    // it itself): share of distinct action-text sequences in the batch.
+    if (metrics['episode/distinct_ratio'] === undefined && episodes.length > 0 && episodes[0].kind === 'tokens') {
+      metrics['episode/distinct_ratio'] = new Set(episodes.map((e) => (e.kind === 'tokens' ? e.actions.join('\u0000') : ''))).size / episodes.length;
+    }
+    const view: IterationView = { iteration: r.iteration, metrics, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes };
     // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
     const buffers = new Set<ArrayBuffer>();
     for (const e of episodes) {
