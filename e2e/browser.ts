@@ -60,3 +60,17 @@ export function useBrowser(): () => Browser {
     return browser;
   };
 }
+
+declare global {
+  interface Window {
+    __longTasks: { start: number; duration: number }[];
+  }
+}
+
+/** Runs in the page before any of its scripts: records every long task (> 50 ms by definition). */
+export function installLongTaskObserver(): void {
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+}

@@ -9,23 +9,11 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, installLongTaskObserver, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
 
-declare global {
-  interface Window {
-    __longTasks: { start: number; duration: number }[];
-  }
-}
-
-function installLongTaskObserver(): void {
-  window.__longTasks = [];
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
-  }).observe({ type: 'longtask', buffered: true });
-}
 
 async function open(path: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });

@@ -8,25 +8,12 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, installLongTaskObserver, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const shots = ARTIFACTS;
 const browser = useBrowser();
 
-declare global {
-  interface Window {
-    __longTasks: { start: number; duration: number }[];
-  }
-}
-
-/** Runs in the page before any of its scripts: records every long task (> 50 ms by definition). */
-function installLongTaskObserver(): void {
-  window.__longTasks = [];
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration });
-  }).observe({ type: 'longtask', buffered: true });
-}
 
 async function open(path: string, width = 1400, height = 1000): Promise<{ page: Page; errors: string[] }> {
   const page = await browser().newPage({ viewport: { width, height } });

@@ -12,6 +12,7 @@ import { memo, useEffect, useMemo, useState } from 'react';
 import type { EpisodeView, TokenEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { fmt } from './MetricChart.tsx';
 import { CHANNELS, channelRange, channelValue, legendStops, meanOver, toTranscript, tokenColor, tokenInk, type Channel, type ScaleRange, type TokenCell } from './tokens.ts';
+import { Scrubber } from '../ui/Scrubber.tsx';
 
 function cellTitle(ep: TokenEpisodeView, c: TokenCell): string {
   const name = c.special ? `<${c.text}>` : JSON.stringify(c.text);
@@ -139,23 +140,16 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
         </div>
       </header>
 
-      <div className="scrubber">
-        <input
-          type="range"
-          min={0}
-          max={T}
-          value={t}
-          aria-label="Turn"
-          data-testid="turn-slider"
-          onChange={(e) => {
-            setPlaying(false);
-            setT(Number(e.target.value));
-          }}
-        />
-        <span className="scrub-pos">
-          turn <b>{t}</b> / {T}
-        </span>
-      </div>
+      <Scrubber
+        value={t}
+        max={T}
+        unit="turn"
+        testId="turn-slider"
+        onScrub={(v) => {
+          setPlaying(false);
+          setT(v);
+        }}
+      />
 
       <div className="tok-channels" role="radiogroup" aria-label="Colour tokens by">
         <span className="muted small">Colour by</span>

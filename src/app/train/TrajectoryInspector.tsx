@@ -17,6 +17,7 @@ import { cellIndex, HEADINGS, rowOf, valueColor, valueRange, type Facing } from 
 import { paintOverlay } from './overlayPaint.ts';
 import { useGridOverlay } from './useGridOverlay.ts';
 import { TokenReplay } from './TokenReplay.tsx';
+import { Scrubber } from '../ui/Scrubber.tsx';
 
 type StripBy = 'logprob' | 'entropy';
 
@@ -319,23 +320,16 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
           </div>
         </header>
 
-        <div className="scrubber">
-          <input
-            type="range"
-            min={0}
-            max={T}
-            value={t}
-            aria-label="Step"
-            data-testid="replay-slider"
-            onChange={(e) => {
-              setPlaying(false);
-              setT(Number(e.target.value));
-            }}
-          />
-          <span className="scrub-pos">
-            step <b>{t}</b> / {T}
-          </span>
-        </div>
+        <Scrubber
+          value={t}
+          max={T}
+          unit="step"
+          testId="replay-slider"
+          onScrub={(v) => {
+            setPlaying(false);
+            setT(v);
+          }}
+        />
         <div className="strip" aria-label={`Each step coloured by ${stripBy === 'logprob' ? 'the chosen action\'s probability' : 'policy certainty (1 − entropy)'}`}>
           {Array.from({ length: T }, (_, k) => (
             <button
