@@ -7,7 +7,7 @@ import type { PolicyModel, Weights } from '../../core/models/types.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import type { Engine, Feed, Learner, LearnerStep, PolicyRunner, TokenDecoder } from '../../core/trainer/engine.ts';
 import type * as Ort from 'onnxruntime-web';
-import { PolicySession, TrainSession, type OrtModule, type OrtSessionOptions } from '../ort/session.ts';
+import { PolicySession, TrainSession, type OrtModule, type OrtSessionOptions, type PolicySessionOptions } from '../ort/session.ts';
 
 class OrtLearner implements Learner {
   constructor(private readonly session: TrainSession) {}
@@ -121,14 +121,24 @@ class OrtTokenDecoder implements TokenDecoder {
   }
 }
 
+/**
+ * Policy runners on CPU/WASM bake their weights in after this many calls at one set of weights,
+ * or at once when the previous weights got twice as many (PolicySessionOptions.bakeAfterRuns).
+ * A rebuild costs about as much as ~100 calls save (MLP rollouts, ort-web WASM); rollout runners
+ * make hundreds of calls per version early in training, proximal/scoring runners a few.
+ */
+const BAKE_AFTER_RUNS = 64;
+
 export function ortEngine(ort: OrtModule, name: string, options: OrtSessionOptions = {}): Engine {
+  // WebGPU runners keep feeding weights: baking there is unmeasured, and its sessions cost more to build.
+  const policyOptions: PolicySessionOptions = options.stateLocation === 'gpu-buffer' ? options : { ...options, bakeAfterRuns: BAKE_AFTER_RUNS };
   return {
     name,
     async createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights): Promise<Learner> {
       return new OrtLearner(await TrainSession.create(ort, buildTrainStep(model, opts), weights, options));
     },
     async createPolicy(model: PolicyModel, batch: number, weights: Weights): Promise<PolicyRunner> {
-      return new OrtPolicy(await PolicySession.create(ort, buildPolicyGraph(model, batch), weights, options), batch);
+      return new OrtPolicy(await PolicySession.create(ort, buildPolicyGraph(model, batch), weights, policyOptions), batch);
     },
     async createDecoder(model: PolicyModel, batch: number, weights: Weights, prefillStep = 1): Promise<TokenDecoder> {
       if (!(model instanceof TransformerPolicy)) throw new TypeError(`createDecoder: KV-cached decoding needs a transformer policy, got '${model.kind}'`);

@@ -92,3 +92,58 @@ describe('PolicySession', () => {
     expect(maxAbsDiff(viaTensors.logprobs, viaCopy.logprobs)).toBe(0);
   });
 });
+
+describe('PolicySession with baked weights', () => {
+  const graph = buildPolicyGraph(model, 16);
+  const wA = initWeights(model, 7);
+  const wB = initWeights(model, 8);
+  const obs = (i: number) => syntheticBatch(spec, i).obs as Float32Array;
+
+  it('after bakeAfterRuns runs at one set of weights it runs baked, with the fed outputs', async () => {
+    const fed = await PolicySession.create(web, graph, wA);
+    const pol = await PolicySession.create(web, graph, wA, { bakeAfterRuns: 2 });
+    const check = async (i: number) => {
+      const [a, b] = [await fed.run({ obs: obs(i) }), await pol.run({ obs: obs(i) })];
+      expect(maxAbsDiff(a.logprobs, b.logprobs)).toBeLessThan(1e-6);
+      expect(maxAbsDiff(a.value, b.value)).toBeLessThan(1e-6);
+    };
+    await check(1);
+    expect([pol.weightsBaked, pol.bakes]).toEqual([false, 0]);
+    await check(2); // the 2nd run at wA builds the baked session and runs on it
+    expect([pol.weightsBaked, pol.bakes]).toEqual([true, 1]);
+    await check(3);
+    // New weights: fed again until their 2nd run, then baked again.
+    fed.setWeights(wB, 1);
+    pol.setWeights(wB, 1);
+    expect(pol.weightsBaked).toBe(false);
+    await check(4);
+    await check(5);
+    expect([pol.weightsBaked, pol.bakes, pol.version]).toEqual([true, 2, 1]);
+    // wB ran 4 times (≥ 2 × bakeAfterRuns): the next weights are baked from their first run.
+    await check(6);
+    await check(7);
+    fed.setWeights(wA, 2);
+    pol.setWeights(wA, 2);
+    await check(8);
+    expect([pol.weightsBaked, pol.bakes]).toEqual([true, 3]);
+    // Live tensors are never baked (they may be GPU buffers or released by their owner).
+    const t = await TrainSession.create(web, spec, wA);
+    fed.setWeightTensors(t.paramTensors());
+    pol.setWeightTensors(t.paramTensors());
+    for (let i = 9; i < 12; i++) await check(i);
+    expect([pol.weightsBaked, pol.bakes]).toEqual([false, 3]);
+    await pol.release();
+  });
+
+  it('weights set while a bake is being built win: that run is fed, the stale bake is dropped', async () => {
+    const refB = await PolicySession.create(web, graph, wB);
+    const pol = await PolicySession.create(web, graph, wA, { bakeAfterRuns: 1 });
+    const pending = pol.run({ obs: obs(1) }); // starts baking wA, then awaits the new session
+    pol.setWeights(wB, 1); // as a worker's message handler would, at that await
+    const got = await pending;
+    expect(maxAbsDiff(got.logprobs, (await refB.run({ obs: obs(1) })).logprobs)).toBeLessThan(1e-6);
+    expect([pol.weightsBaked, pol.bakes]).toEqual([false, 1]);
+    await pol.run({ obs: obs(2) });
+    expect([pol.weightsBaked, pol.bakes]).toEqual([true, 2]);
+  });
+});
