@@ -12,7 +12,7 @@ import { memo, useEffect, useMemo, useState } from 'react';
 import type { EpisodeView, TokenEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { fmt } from './MetricChart.tsx';
 import { CHANNELS, channelRange, channelValue, legendStops, meanOver, toTranscript, tokenColor, tokenInk, type Channel, type ScaleRange, type TokenCell } from './tokens.ts';
-import { Scrubber } from '../ui/Scrubber.tsx';
+import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
 
 function cellTitle(ep: TokenEpisodeView, c: TokenCell): string {
   const name = c.special ? `<${c.text}>` : JSON.stringify(c.text);
@@ -121,23 +121,7 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
             {ep.advantage > 0 ? ': every policy token in it was made more likely.' : ep.advantage < 0 ? ': every policy token in it was made less likely.' : ': the update ignored it.'}
           </p>
         </div>
-        <div className="scrub-controls">
-          <button type="button" className="btn" aria-label="Task only" onClick={() => setT(0)} disabled={t === 0}>
-            «
-          </button>
-          <button type="button" className="btn" aria-label="Previous turn" data-testid="turn-prev" onClick={() => setT(Math.max(0, t - 1))} disabled={t === 0}>
-            ◀
-          </button>
-          <button type="button" className={`btn ${playing ? 'btn-active' : 'btn-primary'}`} data-testid="turn-play" onClick={() => (t >= T ? (setT(0), setPlaying(true)) : setPlaying(!playing))}>
-            {playing ? 'Pause' : t >= T ? 'Replay' : 'Play'}
-          </button>
-          <button type="button" className="btn" aria-label="Next turn" data-testid="turn-next" onClick={() => setT(Math.min(T, t + 1))} disabled={t >= T}>
-            ▶
-          </button>
-          <button type="button" className="btn" aria-label="Whole episode" onClick={() => setT(T)} disabled={t >= T}>
-            »
-          </button>
-        </div>
+        <ReplayControls t={t} max={T} playing={playing} setT={setT} setPlaying={setPlaying} prefix="turn" labels={{ first: 'Task only', prev: 'Previous turn', next: 'Next turn', last: 'Whole episode' }} />
       </header>
 
       <Scrubber

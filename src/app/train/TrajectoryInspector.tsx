@@ -17,7 +17,7 @@ import { cellIndex, HEADINGS, rowOf, valueColor, valueRange, type Facing } from 
 import { paintOverlay } from './overlayPaint.ts';
 import { useGridOverlay } from './useGridOverlay.ts';
 import { TokenReplay } from './TokenReplay.tsx';
-import { Scrubber } from '../ui/Scrubber.tsx';
+import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
 
 type StripBy = 'logprob' | 'entropy';
 
@@ -301,23 +301,7 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
                   : ': no better or worse than the rest, so the update ignored it.'}
             </p>
           </div>
-          <div className="scrub-controls">
-            <button type="button" className="btn" aria-label="First step" onClick={() => setT(0)} disabled={t === 0}>
-              «
-            </button>
-            <button type="button" className="btn" aria-label="Previous step" data-testid="replay-prev" onClick={() => setT(Math.max(0, t - 1))} disabled={t === 0}>
-              ◀
-            </button>
-            <button type="button" className={`btn ${playing ? 'btn-active' : 'btn-primary'}`} data-testid="replay-play" onClick={() => (atEnd ? (setT(0), setPlaying(true)) : setPlaying(!playing))}>
-              {playing ? 'Pause' : atEnd ? 'Replay' : 'Play'}
-            </button>
-            <button type="button" className="btn" aria-label="Next step" data-testid="replay-next" onClick={() => setT(Math.min(T, t + 1))} disabled={atEnd}>
-              ▶
-            </button>
-            <button type="button" className="btn" aria-label="Last step" onClick={() => setT(T)} disabled={atEnd}>
-              »
-            </button>
-          </div>
+          <ReplayControls t={t} max={T} playing={playing} setT={setT} setPlaying={setPlaying} prefix="replay" labels={{ first: 'First step', prev: 'Previous step', next: 'Next step', last: 'Last step' }} />
         </header>
 
         <Scrubber

@@ -18,3 +18,47 @@ export function Scrubber(props: { value: number; max: number; unit: 'step' | 'tu
     </div>
   );
 }
+
+/** First / previous / play / next / last buttons of a replay at position t of T. */
+export function ReplayControls(props: {
+  t: number;
+  max: number;
+  playing: boolean;
+  setT: (t: number) => void;
+  setPlaying: (p: boolean) => void;
+  /** data-testid prefix: `${prefix}-prev`, `-play`, `-next`. */
+  prefix: string;
+  labels: { first: string; prev: string; next: string; last: string };
+}) {
+  const { t, max, playing, setT, setPlaying, prefix, labels } = props;
+  const atEnd = t >= max;
+  return (
+    <div className="scrub-controls">
+      <button type="button" className="btn" aria-label={labels.first} onClick={() => setT(0)} disabled={t === 0}>
+        «
+      </button>
+      <button type="button" className="btn" aria-label={labels.prev} data-testid={`${prefix}-prev`} onClick={() => setT(Math.max(0, t - 1))} disabled={t === 0}>
+        ◀
+      </button>
+      <button
+        type="button"
+        className={`btn ${playing ? 'btn-active' : 'btn-primary'}`}
+        data-testid={`${prefix}-play`}
+        onClick={() => {
+          if (atEnd) {
+            setT(0);
+            setPlaying(true);
+          } else setPlaying(!playing);
+        }}
+      >
+        {playing ? 'Pause' : atEnd ? 'Replay' : 'Play'}
+      </button>
+      <button type="button" className="btn" aria-label={labels.next} data-testid={`${prefix}-next`} onClick={() => setT(Math.min(max, t + 1))} disabled={atEnd}>
+        ▶
+      </button>
+      <button type="button" className="btn" aria-label={labels.last} onClick={() => setT(max)} disabled={atEnd}>
+        »
+      </button>
+    </div>
+  );
+}

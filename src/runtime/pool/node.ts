@@ -10,11 +10,16 @@ import { nodeEndpoint } from './nodeEndpoint.ts';
 import { WorkerRolloutPool, type WorkerHandle } from './workerPool.ts';
 
 export function spawnNodeWorker(): WorkerHandle {
-  const worker = new Worker(new URL('./worker.node.mjs', import.meta.url));
+  return spawnNodeThread(new URL('./worker.node.mjs', import.meta.url), 'rollout worker');
+}
+
+/** A worker thread on `entry` (an .mjs bootstrap) as a comlink endpoint that reports its death. */
+export function spawnNodeThread(entry: URL, label: string): WorkerHandle {
+  const worker = new Worker(entry);
   let terminating = false;
   const died = new Promise<never>((_, reject) => {
-    worker.once('error', (e) => reject(new Error(`rollout worker ${worker.threadId} crashed: ${e instanceof Error ? e.message : String(e)}`, { cause: e })));
-    worker.once('exit', (code) => reject(new Error(terminating ? 'rollout worker was terminated (pool closed)' : `rollout worker ${worker.threadId} exited with code ${code}`)));
+    worker.once('error', (e) => reject(new Error(`${label} ${worker.threadId} crashed: ${e instanceof Error ? e.message : String(e)}`, { cause: e })));
+    worker.once('exit', (code) => reject(new Error(terminating ? `${label} was terminated` : `${label} ${worker.threadId} exited with code ${code}`)));
   });
   return {
     endpoint: nodeEndpoint(worker),
