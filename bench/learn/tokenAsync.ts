@@ -43,6 +43,8 @@ export interface TokenScheduleRow {
   /** Mean seconds per iteration the learner waited for finished groups, and trained. */
   wait_s: number;
   train_s: number;
+  /** Mean seconds per iteration of train_s spent before the update: reference and proximal forwards. */
+  prep_s: number;
 }
 
 export async function compareTokenSchedules(o: {
@@ -133,6 +135,7 @@ export async function compareTokenSchedules(o: {
       tool_wait_ratio: round(sum('perf/tool_wait_s') / wallS),
       wait_s: round(sum('perf/rollout_s') / ms.length),
       train_s: round(sum('perf/train_s') / ms.length),
+      prep_s: round(sum('perf/tis_s') / ms.length),
     });
   }
   return { preset, warm_start_s: warmS, rows };

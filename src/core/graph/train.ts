@@ -35,6 +35,16 @@ export interface PolicyGradientLoss {
   entropyCoef: number;
   /** Value-loss coefficient: + valueCoef · ½ · mean_mask (V − R)² (models with a value head). Default 0.5. */
   valueCoef: number;
+  /**
+   * Where π_old of the ratio comes from. 'fed': `old_logprobs`. 'self' also feeds `prox_mask`
+   * (stale tokens): there π_old is the learner's own log-prob at this step's weights
+   * (stop-gradient: decoupled PPO's proximal policy when that is the learner's weights, without
+   * a second forward pass), `old_logprobs` holds the behaviour μ, and the advantage is multiplied
+   * by min(π_old/μ, tis_cap) (truncated importance sampling). Default 'fed'.
+   */
+  proximal: 'fed' | 'self';
+  /** Truncation cap of the IS weight with proximal 'self'. Default 2. */
+  tisCap: number;
 }
 
 /** Supervised cross-entropy on given actions/tokens (imitation of an expert; warm start). */
@@ -55,6 +65,8 @@ export const PG_LOSS_DEFAULTS: PolicyGradientLoss = {
   klEstimator: 'k3',
   entropyCoef: 0,
   valueCoef: 0.5,
+  proximal: 'fed',
+  tisCap: 2,
 };
 
 export const IMITATION_LOSS_DEFAULTS: ImitationLoss = { kind: 'imitation', entropyCoef: 0 };
@@ -107,6 +119,8 @@ export interface TrainStepGraph {
 export interface TrainStepOptions {
   /** Rows (MLP) or sequences (transformer) per step. */
   batch: number;
+  /** Positions per sequence (sequence models; ≤ the context, default the context). */
+  seqLen?: number;
   loss?: Partial<PolicyGradientLoss> & { kind: 'policy-gradient' } | Partial<ImitationLoss> & { kind: 'imitation' };
   adam?: Partial<AdamConfig>;
   /** Also output the raw (unclipped) gradients as `grad.<param>` (for gradient checks). Default false. */
@@ -126,8 +140,8 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
   const B = opts.batch;
   const g = new Graph(`train_${model.kind}_${loss.kind}`);
   const P = declareParams(g, model);
-  const obs = model.declareObservations(g, B);
-  const lead = model.leadShape(B);
+  const obs = model.declareObservations(g, B, opts.seqLen);
+  const lead = model.leadShape(B, opts.seqLen);
   const batchInputs: IoSpec[] = Object.values(obs).map((t) => ({ name: t.name, shape: [...t.shape], dtype: t.dtype }));
   const hyper: Record<string, number> = {};
   const inp = (name: string, dtype: DType = 'float32'): Tensor => {
@@ -157,8 +171,17 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
   let total: Tensor;
 
   if (loss.kind === 'policy-gradient') {
-    const adv = inp('advantages');
-    const old = inp('old_logprobs');
+    let adv = inp('advantages');
+    let old = inp('old_logprobs');
+    if (loss.proximal !== 'fed') {
+      // π_old = stop-gradient(π) where prox_mask = 1: ratio 1, gradient A·∇log π.
+      const pm = inp('prox_mask');
+      const lpConst = g.stopGradient(lp);
+      const cap = hp('tis_cap', loss.tisCap);
+      const w = g.minimum(g.exp(g.minimum(g.maximum(g.sub(lpConst, old), -20), 20)), cap);
+      adv = g.mul(adv, g.add(g.mul(pm, g.sub(w, 1)), 1));
+      old = g.add(old, g.mul(pm, g.sub(lpConst, old)));
+    }
     const clipLow = hp('clip_low', loss.clipLow);
     const clipHigh = hp('clip_high', loss.clipHigh);
     const entCoef = hp('entropy_coef', loss.entropyCoef);
@@ -298,10 +321,10 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
  * The rollout/scoring graph from the same model definition: observations → `logprobs`
  * [...lead, A] (full log-softmax) and `value` [...lead] when there is a value head.
  */
-export function buildPolicyGraph(model: PolicyModel, batch: number): Graph {
+export function buildPolicyGraph(model: PolicyModel, batch: number, seqLen?: number): Graph {
   const g = new Graph(`policy_${model.kind}`);
   const P = declareParams(g, model);
-  const obs = model.declareObservations(g, batch);
+  const obs = model.declareObservations(g, batch, seqLen);
   const out = model.forward(g, P, obs);
   g.output(logSoftmax(g, out.logits), 'logprobs');
   if (out.value) g.output(out.value, 'value');

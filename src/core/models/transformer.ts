@@ -99,13 +99,23 @@ export class TransformerPolicy implements PolicyModel {
     return this.config.valueHead;
   }
 
-  leadShape(batch: number): number[] {
-    return [batch, this.config.context];
+  leadShape(batch: number, seqLen?: number): number[] {
+    return [batch, this.seqLen(seqLen)];
   }
 
-  /** `tokens` int32 [B, Tmax]: logits at position t score the token at t + 1. */
-  declareObservations(g: Graph, batch: number): Record<string, Tensor> {
-    return { tokens: g.input('tokens', [batch, this.config.context], 'int32') };
+  /**
+   * `tokens` int32 [B, T] with T = seqLen (default Tmax): logits at position t score the token at
+   * t + 1. Causal attention makes position t's outputs independent of positions after it, so a
+   * graph over T < Tmax computes the same values as the full one on positions 0..T−1.
+   */
+  declareObservations(g: Graph, batch: number, seqLen?: number): Record<string, Tensor> {
+    return { tokens: g.input('tokens', [batch, this.seqLen(seqLen)], 'int32') };
+  }
+
+  private seqLen(seqLen: number | undefined): number {
+    const T = seqLen ?? this.config.context;
+    if (!Number.isInteger(T) || T < 1 || T > this.config.context) throw new RangeError(`transformer: seqLen must be a whole number in 1..${this.config.context}, got ${T}`);
+    return T;
   }
 
   private splitHeads(g: Graph, x: Tensor): Tensor {

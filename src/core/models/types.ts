@@ -35,10 +35,13 @@ export interface PolicyModel {
   /** Size of the action (or token) distribution, A. */
   readonly numActions: number;
   readonly hasValueHead: boolean;
-  /** Per-step shape for a batch of `batch` rows: [B] (one decision per row) or [B, T]. */
-  leadShape(batch: number): number[];
-  /** Declare this model's observation inputs in `g` (e.g. `obs` float [B, D] or `tokens` int32 [B, T]). */
-  declareObservations(g: Graph, batch: number): Record<string, Tensor>;
+  /**
+   * Per-step shape for a batch of `batch` rows: [B] (one decision per row) or [B, T]. Sequence
+   * models take `seqLen` (≤ their context, default the context) for graphs over shorter sequences.
+   */
+  leadShape(batch: number, seqLen?: number): number[];
+  /** Declare this model's observation inputs in `g` (e.g. `obs` float [B, D] or `tokens` int32 [B, T]); `seqLen` as in leadShape. */
+  declareObservations(g: Graph, batch: number, seqLen?: number): Record<string, Tensor>;
   /** Full forward pass over declared observations. */
   forward(g: Graph, params: Readonly<Record<string, Tensor>>, obs: Readonly<Record<string, Tensor>>): ModelOutputs;
 }

@@ -44,11 +44,11 @@ import { initWeights, type Weights } from '../models/types.ts';
 import { shapeEpisode, type ShapedReward } from '../reward/shaping.ts';
 import { Rng } from '../util/rng.ts';
 import { applyLiveHyper, mixSeed, trainStepOptions, type LiveHyper } from './common.ts';
-import type { Engine, Learner, PolicyRunner } from './engine.ts';
+import type { Engine, Learner } from './engine.ts';
 import type { TokenEpisode } from './tokenRollout.ts';
 import { LocalTokenSource, type TokenEpisodeSource, type TokenSlotStats } from './tokenSlots.ts';
 import { makeTokenModel, policyTokenCount, shiftedBatch, TokenTrainer, type TokenIterationReport, type TokenTrainerConfig } from './tokenTrainer.ts';
-import { runTokenUpdate, sequenceLogprobs } from './tokenUpdate.ts';
+import { lengthBuckets, runTokenUpdate, SequenceScorer } from './tokenUpdate.ts';
 
 export interface AsyncTokenScheduling {
   /** Most policy versions between sampling a token and training on it (0 = synchronous). */
@@ -106,9 +106,12 @@ export class AsyncTokenTrainer {
     private readonly engine: Engine,
     private readonly source: TokenEpisodeSource,
     private readonly learner: Learner,
-    /** π at the learner's version, for stale tokens' π_old (batch = learnerBatch). */
-    private readonly proximal: PolicyRunner,
-    private readonly reference: PolicyRunner | null,
+    /**
+     * π at the learner's version, for stale tokens' π_old (batch = learnerBatch); null when
+     * the learner takes π_old from its own forward pass (one update epoch: see create()).
+     */
+    private readonly proximal: SequenceScorer | null,
+    private readonly reference: SequenceScorer | null,
     stats: TokenSlotStats,
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0xa5c));
@@ -133,7 +136,18 @@ export class AsyncTokenTrainer {
     const model = makeTokenModel(config.model);
     const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
     const rows = scheduling.kvRows > 0 ? scheduling.kvRows : config.groups * algo.groupSize;
+    // With one update epoch every token is trained on by one optimizer step, and the weights at
+    // that step are the proximal policy of decoupled PPO (ratio 1, the trust region anchored
+    // where the update starts): the train graph takes π_old from its own forward pass
+    // (stop-gradient) for stale tokens and applies the TIS weight itself, which saves a forward
+    // pass over the stale sequences. With several minibatches, later ones anchor at the weights
+    // the earlier steps left, which is what their fresh tokens' ratio measures against too.
+    // Several epochs need one fixed π_old across epochs: it is recomputed by a scorer then.
+    // Without TIS, stale tokens keep μ as π_old (no proximal policy at all).
+    const selfProximal = algo.updateEpochs === 1 && algo.tis.enabled;
     const opts = trainStepOptions({ ...algo, valueCoef: 0 }, config.learnerBatch);
+    if (selfProximal && opts.loss?.kind === 'policy-gradient') opts.loss = { ...opts.loss, proximal: 'self', tisCap: algo.tis.cap };
+    const lens = lengthBuckets(model.config.context);
     const init: TokenSourceInit = {
       model: config.model,
       env: config.env,
@@ -145,12 +159,9 @@ export class AsyncTokenTrainer {
       maxActionTokens: config.maxActionTokens,
       seed: mixSeed(config.seed, 0x70c),
     };
-    const [source, learner, proximal, ref] = await Promise.all([
-      worker ? worker(init) : localTokenSource(engine, init, clock),
-      engine.createLearner(model, opts, weights),
-      engine.createPolicy(model, config.learnerBatch, weights),
-      algo.klCoef > 0 ? engine.createPolicy(model, config.learnerBatch, reference ?? weights) : Promise.resolve(null),
-    ]);
+    const [source, learner] = await Promise.all([worker ? worker(init) : localTokenSource(engine, init, clock), engine.createLearner(model, opts, weights, lens)]);
+    const proximal = selfProximal ? null : new SequenceScorer(engine, model, config.learnerBatch, weights, lens);
+    const ref = algo.klCoef > 0 ? new SequenceScorer(engine, model, config.learnerBatch, reference ?? weights, lens) : null;
     return new AsyncTokenTrainer(config, scheduling, model, engine, source, learner, proximal, ref, await source.stats());
   }
 
@@ -277,8 +288,9 @@ export class AsyncTokenTrainer {
       for (let t = 0; t + 1 < ep.versions.length; t++) ver[b * T + t] = ep.versions[t + 1];
     });
     const tokBatch = { nSeqs: n, seqLen: T, lossMask: rows.mask };
+    const scored = { tokens: rows.tokens, actions: rows.actions, mask: rows.mask, n, T, V };
     let refLogp: Float32Array | null = null;
-    if (this.reference && n > 0) refLogp = await sequenceLogprobs(this.reference, rows.tokens, rows.actions, n, T, V);
+    if (this.reference && n > 0) refLogp = await this.reference.logprobs(scored);
     if (refLogp && algo.klMode === 'reward') {
       const pen = klPenalizedRewards(totals, T, rows.oldLogprobs, refLogp, rows.mask, algo.klCoef, algo.klEstimator);
       totals.set(pen.rewards);
@@ -301,17 +313,26 @@ export class AsyncTokenTrainer {
       if (ver[i] === this.version) fresh[i] = 1;
       else staleSeqs.add(Math.floor(i / T));
     }
+    // π_old: the behaviour μ on fresh tokens; on stale ones the proximal policy (the learner's
+    // own pass when this.proximal is null, else recomputed here), with the TIS weight
+    // min(π_prox/μ, cap) on their advantage when enabled.
     const oldLogp = rows.oldLogprobs.slice();
-    if (staleSeqs.size > 0) {
-      const prox = await sequenceLogprobs(this.proximal, rows.tokens, rows.actions, n, T, V, [...staleSeqs]);
-      for (let i = 0; i < n * T; i++) if (rows.mask[i] && !fresh[i]) oldLogp[i] = prox[i];
-    }
-    const tis = truncatedIsWeights(oldLogp, rows.oldLogprobs, rows.mask, algo.tis.cap);
     const advUsed = Float64Array.from(tokAdv);
-    if (algo.tis.enabled) {
-      for (let i = 0; i < n * T; i++) if (rows.mask[i] && !fresh[i]) advUsed[i] *= tis.weights[i];
-    } else {
-      oldLogp.set(rows.oldLogprobs);
+    let extra: Record<string, Float32Array> | undefined;
+    let proxLogp = rows.oldLogprobs;
+    if (!this.proximal) {
+      const proxMask = new Float32Array(n * T);
+      for (let i = 0; i < n * T; i++) if (rows.mask[i] && !fresh[i]) proxMask[i] = 1;
+      extra = { prox_mask: proxMask };
+    } else if (staleSeqs.size > 0) {
+      proxLogp = rows.oldLogprobs.slice();
+      const prox = await this.proximal.logprobs(scored, [...staleSeqs]);
+      for (let i = 0; i < n * T; i++) if (rows.mask[i] && !fresh[i]) proxLogp[i] = prox[i];
+      if (algo.tis.enabled) {
+        oldLogp.set(proxLogp);
+        const w = truncatedIsWeights(proxLogp, rows.oldLogprobs, rows.mask, algo.tis.cap).weights;
+        for (let i = 0; i < n * T; i++) if (rows.mask[i] && !fresh[i]) advUsed[i] *= w[i];
+      }
     }
     const t2 = performance.now();
 
@@ -319,10 +340,12 @@ export class AsyncTokenTrainer {
     const upd = await runTokenUpdate(
       this.learner,
       algo,
-      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: oldLogp, advantages: advUsed, weights: tokW, refLogprobs: refLogp },
+      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: oldLogp, advantages: advUsed, weights: tokW, refLogprobs: refLogp, extra },
       this.rng,
       { logprobs: rows.oldLogprobs, mask: fresh },
     );
+    // IS ratios π_prox/μ for the metrics: the learner's pre-step log-probs are π_prox.
+    const tis = truncatedIsWeights(this.proximal ? proxLogp : upd.stepLogprobs, rows.oldLogprobs, rows.mask, algo.tis.cap);
     const t3 = performance.now();
 
     // 6. sync, then drop groups that could no longer be trained within the bound
@@ -330,7 +353,7 @@ export class AsyncTokenTrainer {
       this.version++;
       const w = await this.learner.getWeights();
       await this.source.setWeights(w, this.version);
-      this.proximal.setWeights(w, this.version);
+      await this.proximal?.setWeights(w, this.version);
     }
     // Groups that could no longer be trained within the bound: by their finished episodes here,
     // by their running episodes' first tokens in the source.
@@ -397,7 +420,7 @@ export class AsyncTokenTrainer {
   }
 
   async release(): Promise<void> {
-    await Promise.all([this.source.release(), this.learner.release(), this.proximal.release(), this.reference?.release()]);
+    await Promise.all([this.source.release(), this.learner.release(), this.proximal?.release(), this.reference?.release()]);
   }
 }
 

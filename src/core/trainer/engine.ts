@@ -24,9 +24,15 @@ export interface LearnerStep {
 export interface Learner {
   /** Rows (MLP) or sequences (transformer) per step; pad with weight 0 and mask 0. */
   readonly batch: number;
+  /**
+   * Sequence lengths step() takes besides the model's context (ascending; the last is the
+   * context). Absent or empty: full-length sequences only.
+   */
+  readonly seqLens?: readonly number[];
   /** Live scalar hyperparameters (lr, clip_low, clip_high, entropy_coef, kl_coef, ...): edit between steps. */
   readonly hyper: Record<string, number>;
-  step(batch: Readonly<Record<string, Feed>>): Promise<LearnerStep>;
+  /** One optimizer step; feeds are [batch] rows, or [batch, seqLen] sequences (seqLen one of seqLens; default the context). */
+  step(batch: Readonly<Record<string, Feed>>, seqLen?: number): Promise<LearnerStep>;
   getWeights(): Promise<Weights>;
   setWeights(weights: Weights, resetOptimizer?: boolean): void;
   release(): Promise<void>;
@@ -84,8 +90,10 @@ export interface TokenDecoder {
 export interface Engine {
   /** e.g. 'ort-web-wasm', 'ort-node', 'ort-web-webgpu'. */
   readonly name: string;
-  createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights): Promise<Learner>;
-  createPolicy(model: PolicyModel, batch: number, weights: Weights): Promise<PolicyRunner>;
+  /** `seqLens`: shorter sequence lengths the learner may also train on (each graph is built on first use). */
+  createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights, seqLens?: readonly number[]): Promise<Learner>;
+  /** `seqLen`: positions per sequence of a sequence model's runner (default its context). */
+  createPolicy(model: PolicyModel, batch: number, weights: Weights, seqLen?: number): Promise<PolicyRunner>;
   /**
    * A KV-cached decoder for a transformer policy with `batch` rows: one-token calls, plus
    * `prefillStep`-token calls over the same cache when given (> 1).

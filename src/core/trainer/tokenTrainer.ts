@@ -41,10 +41,10 @@ import { initWeights, type Weights } from '../models/types.ts';
 import { shapeEpisode, DEFAULT_SHAPING, type ShapedReward, type ShapingConfig } from '../reward/shaping.ts';
 import { PAD, VOCAB_SIZE } from '../text/codec.ts';
 import { Rng } from '../util/rng.ts';
-import type { Engine, Learner, PolicyRunner, TokenDecoder } from './engine.ts';
+import type { Engine, Learner, TokenDecoder } from './engine.ts';
 import { applyLiveHyper, mixSeed, trainStepOptions, withShapingWeights, type LiveHyper } from './common.ts';
 import { collectTokenEpisodes, type TokenEpisode } from './tokenRollout.ts';
-import { runTokenUpdate, sequenceLogprobs } from './tokenUpdate.ts';
+import { lengthBuckets, runTokenUpdate, SequenceScorer } from './tokenUpdate.ts';
 
 export interface TransformerModelConfig {
   kind: 'transformer';
@@ -225,7 +225,7 @@ export class TokenTrainer {
     private readonly envs: ToolEnv[],
     private readonly decoder: TokenDecoder,
     private readonly learner: Learner,
-    private readonly reference: PolicyRunner | null,
+    private readonly reference: SequenceScorer | null,
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0x70c));
   }
@@ -249,11 +249,9 @@ export class TokenTrainer {
     const useRef = algo.klCoef > 0;
     // The value term exists only with the value head (PPO).
     const opts = trainStepOptions(ppo ? algo : { ...algo, valueCoef: 0 }, config.learnerBatch);
-    const [decoder, learner, ref] = await Promise.all([
-      engine.createDecoder(model, n, weights, config.prefillStep),
-      engine.createLearner(model, opts, weights),
-      useRef ? engine.createPolicy(model, config.learnerBatch, { ...fresh, ...(reference ?? initial) }) : Promise.resolve(null),
-    ]);
+    const lens = lengthBuckets(model.config.context);
+    const [decoder, learner] = await Promise.all([engine.createDecoder(model, n, weights, config.prefillStep), engine.createLearner(model, opts, weights, lens)]);
+    const ref = useRef ? new SequenceScorer(engine, model, config.learnerBatch, { ...fresh, ...(reference ?? initial) }, lens) : null;
     return new TokenTrainer(config, model, envs, decoder, learner, ref);
   }
 
@@ -378,7 +376,7 @@ export class TokenTrainer {
     const rows = shiftedBatch(episodes, T);
     const tokBatch = { nSeqs: n, seqLen: T, lossMask: rows.mask };
     let refLogp: Float32Array | null = null;
-    if (this.reference && n > 0) refLogp = await sequenceLogprobs(this.reference, rows.tokens, rows.actions, n, T, this.model.numActions);
+    if (this.reference && n > 0) refLogp = await this.reference.logprobs({ tokens: rows.tokens, actions: rows.actions, mask: rows.mask, n, T, V: this.model.numActions });
     if (refLogp && algo.klMode === 'reward') {
       // KL as a reward penalty: the configured estimator summed over each episode's policy
       // tokens (the shared reference implementation), before advantages.

@@ -10,15 +10,19 @@ import type * as Ort from 'onnxruntime-web';
 import { PolicySession, TrainSession, type OrtModule, type OrtSessionOptions, type PolicySessionOptions } from '../ort/session.ts';
 
 class OrtLearner implements Learner {
-  constructor(private readonly session: TrainSession) {}
+  constructor(
+    private readonly session: TrainSession,
+    readonly seqLens: readonly number[],
+  ) {}
   get batch(): number {
     return this.session.spec.batch;
   }
   get hyper(): Record<string, number> {
     return this.session.hyper;
   }
-  step(batch: Readonly<Record<string, Feed>>): Promise<LearnerStep> {
-    return this.session.step(batch);
+  step(batch: Readonly<Record<string, Feed>>, seqLen?: number): Promise<LearnerStep> {
+    if (seqLen !== undefined && !this.seqLens.includes(seqLen)) throw new RangeError(`Learner.step: seqLen ${seqLen} is not one of [${this.seqLens.join(', ')}]`);
+    return this.session.step(batch, seqLen);
   }
   getWeights(): Promise<Weights> {
     return this.session.getWeights();
@@ -134,11 +138,17 @@ export function ortEngine(ort: OrtModule, name: string, options: OrtSessionOptio
   const policyOptions: PolicySessionOptions = options.stateLocation === 'gpu-buffer' ? options : { ...options, bakeAfterRuns: BAKE_AFTER_RUNS };
   return {
     name,
-    async createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights): Promise<Learner> {
-      return new OrtLearner(await TrainSession.create(ort, buildTrainStep(model, opts), weights, options));
+    async createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights, seqLens: readonly number[] = []): Promise<Learner> {
+      const lens = [...new Set(seqLens)].sort((a, b) => a - b);
+      const full = model.leadShape(opts.batch)[1];
+      if (lens.length > 0 && (full === undefined || lens.some((T) => !Number.isInteger(T) || T < 1 || T > full))) {
+        throw new RangeError(`createLearner: seqLens must be whole numbers in 1..${full ?? '(a sequence model)'}, got [${seqLens.join(', ')}]`);
+      }
+      const session = await TrainSession.create(ort, buildTrainStep(model, opts), weights, options, (T) => buildTrainStep(model, { ...opts, seqLen: T }));
+      return new OrtLearner(session, lens.length > 0 && full !== undefined && lens[lens.length - 1] !== full ? [...lens, full] : lens);
     },
-    async createPolicy(model: PolicyModel, batch: number, weights: Weights): Promise<PolicyRunner> {
-      return new OrtPolicy(await PolicySession.create(ort, buildPolicyGraph(model, batch), weights, policyOptions), batch);
+    async createPolicy(model: PolicyModel, batch: number, weights: Weights, seqLen?: number): Promise<PolicyRunner> {
+      return new OrtPolicy(await PolicySession.create(ort, buildPolicyGraph(model, batch, seqLen), weights, policyOptions), batch);
     },
     async createDecoder(model: PolicyModel, batch: number, weights: Weights, prefillStep = 1): Promise<TokenDecoder> {
       if (!(model instanceof TransformerPolicy)) throw new TypeError(`createDecoder: KV-cached decoding needs a transformer policy, got '${model.kind}'`);

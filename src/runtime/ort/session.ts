@@ -67,12 +67,24 @@ export interface StepResult {
   values?: Float32Array;
 }
 
+/** A train-step graph and its ORT session. */
+interface TrainShape {
+  spec: TrainStepGraph;
+  session: Ort.InferenceSession;
+}
+
 /**
  * Runs a train-step graph. Holds params, Adam moments and the step count as runtime tensors,
  * feeding each step's `next.*` outputs back as the next step's inputs.
+ *
+ * Sequence models may also train on shorter sequences (`step(batch, seqLen)`): each length gets
+ * its own graph and session, built on first use by `buildShape`, over the one shared state, so
+ * a batch of short episodes does not pay for the full context's padding.
  */
 export class TrainSession {
   private state = new Map<string, Ort.Tensor>();
+  private shapes = new Map<number, Promise<TrainShape>>();
+  private readonly main: TrainShape;
   private hyperTensors = new Map<string, Ort.Tensor>();
   /** Current scalar hyperparameters (lr, clip ranges, coefficients); edit between steps. */
   readonly hyper: Record<string, number>;
@@ -84,16 +96,41 @@ export class TrainSession {
   private constructor(
     private readonly ort: OrtModule,
     readonly spec: TrainStepGraph,
-    private readonly session: Ort.InferenceSession,
+    session: Ort.InferenceSession,
+    private readonly opts: OrtSessionOptions,
+    private readonly buildShape?: (seqLen: number) => TrainStepGraph,
   ) {
     this.hyper = { ...spec.hyper };
+    this.main = { spec, session };
+    if (spec.lead.length === 2) this.shapes.set(spec.lead[1], Promise.resolve(this.main));
   }
 
-  static async create(ort: OrtModule, spec: TrainStepGraph, weights: Weights, opts: OrtSessionOptions = {}): Promise<TrainSession> {
+  /**
+   * `buildShape(T)`: the same train step over sequences of T positions (same state, loss and
+   * hyperparameters); needed only for step(batch, seqLen) with seqLen ≠ the spec's.
+   */
+  static async create(ort: OrtModule, spec: TrainStepGraph, weights: Weights, opts: OrtSessionOptions = {}, buildShape?: (seqLen: number) => TrainStepGraph): Promise<TrainSession> {
     const session = await createSession(ort, spec.graph.toOnnx(), opts, spec.state.map((s) => s.output));
-    const ts = new TrainSession(ort, spec, session);
+    const ts = new TrainSession(ort, spec, session, opts, buildShape);
     ts.setWeights(weights);
     return ts;
+  }
+
+  private shape(seqLen: number | undefined): Promise<TrainShape> {
+    if (seqLen === undefined) return Promise.resolve(this.main);
+    let s = this.shapes.get(seqLen);
+    if (!s) {
+      const build = this.buildShape;
+      if (!build) throw new RangeError(`step: this session trains sequences of ${this.spec.lead[1] ?? '(none)'} positions only, not ${seqLen}`);
+      s = (async () => {
+        const spec = build(seqLen);
+        const same = spec.state.length === this.spec.state.length && spec.state.every((x, i) => x.input === this.spec.state[i].input && x.output === this.spec.state[i].output);
+        if (!same || spec.lead[1] !== seqLen) throw new Error(`step: the graph built for ${seqLen} positions does not share this session's state`);
+        return { spec, session: await createSession(this.ort, spec.graph.toOnnx(), this.opts, spec.state.map((x) => x.output)) };
+      })();
+      this.shapes.set(seqLen, s);
+    }
+    return s;
   }
 
   /** Replace the parameters; `resetOptimizer` (default true) zeroes Adam moments and the step count. */
@@ -136,10 +173,14 @@ export class TrainSession {
     return out;
   }
 
-  /** One optimizer step on a batch (arrays named as in spec.batchInputs). */
-  async step(batch: Readonly<Record<string, Feed>>): Promise<StepResult> {
+  /**
+   * One optimizer step on a batch (arrays named as in spec.batchInputs, each [B, seqLen] for a
+   * sequence model when seqLen is given).
+   */
+  async step(batch: Readonly<Record<string, Feed>>, seqLen?: number): Promise<StepResult> {
+    const { spec, session } = await this.shape(seqLen);
     const feeds: Record<string, Ort.Tensor> = {};
-    for (const b of this.spec.batchInputs) {
+    for (const b of spec.batchInputs) {
       const d = batch[b.name];
       if (!d) throw new Error(`step: missing batch input '${b.name}' [${b.shape}] ${b.dtype}`);
       const want = b.dtype === 'int32' ? Int32Array : Float32Array;
@@ -156,9 +197,9 @@ export class TrainSession {
       feeds[`hp.${k}`] = t;
     }
     for (const [k, t] of this.state) feeds[k] = t;
-    const res = await this.session.run(feeds);
+    const res = await session.run(feeds);
     const metrics: Record<string, number> = {};
-    for (const [name, key] of Object.entries(this.spec.metrics)) metrics[key] = Number((res[name].data as Float32Array)[0]);
+    for (const [name, key] of Object.entries(spec.metrics)) metrics[key] = Number((res[name].data as Float32Array)[0]);
     // Belt and braces: the graph already kept the old state if not finite; the session also
     // refuses to adopt it if JS sees a non-finite loss (backends may not honour NaN semantics).
     const applied = metrics['train/finite'] === 1 && Number.isFinite(metrics['actor/loss']) && Number.isFinite(metrics['actor/grad_norm']);
@@ -182,7 +223,9 @@ export class TrainSession {
   async release(): Promise<void> {
     for (const t of this.state.values()) dispose(t);
     this.state.clear();
-    await this.session.release();
+    const built = await Promise.allSettled(this.shapes.values());
+    const sessions = new Set([this.main.session, ...built.flatMap((r) => (r.status === 'fulfilled' ? [r.value.session] : []))]);
+    await Promise.all([...sessions].map((s) => s.release()));
   }
 }
 
