@@ -81,8 +81,8 @@ export interface AlgoConfig {
   /** PPO: weight of the value loss in the total loss. */
   valueCoef: number;
   /**
-   * PPO: clip the value update to ±valueClip around the rollout-time value; null = unclipped.
-   * The train-step graph has no old-value input yet, so only null is accepted (crossCheck).
+   * PPO: clip the value update to ±valueClip around the rollout-time value (return units);
+   * null = unclipped ½·(V − R)².
    */
   valueClip: number | null;
   /** Passes over each batch (PPO typically 4; group methods 1 = on-policy). */
@@ -209,9 +209,6 @@ export function crossCheck(c: AlgoConfig): ConfigIssue[] {
   }
   if (c.algo === 'drgrpo' && c.aggregation === 'sequence') {
     out.push({ path: 'aggregation', message: "Dr.GRPO removes per-sequence length normalisation; use 'constant' (or 'token')" });
-  }
-  if (c.valueClip !== null) {
-    out.push({ path: 'valueClip', message: 'value clipping is not implemented in the train-step graph yet; use null (unclipped ½·(V − R)²)' });
   }
   if (c.klCoef > 0 && c.klMode === 'loss' && c.klEstimator === 'k1') {
     out.push({

@@ -36,6 +36,13 @@ export interface PolicyGradientLoss {
   /** Value-loss coefficient: + valueCoef · ½ · mean_mask (V − R)² (models with a value head). Default 0.5. */
   valueCoef: number;
   /**
+   * PPO value clipping: with c set, feed `old_values` (V at rollout) and the value term becomes
+   * ½ · mean_mask max((V − R)², (V_old + clip(V − V_old, −c, c) − R)²), so one update cannot move
+   * V far from where the advantages were computed (PPO2 / CleanRL clip_vloss). null = unclipped.
+   * Default null.
+   */
+  valueClip: number | null;
+  /**
    * Where π_old of the ratio comes from. 'fed': `old_logprobs`. 'self' also feeds `prox_mask`
    * (stale tokens): there π_old is the learner's own log-prob at this step's weights
    * (stop-gradient: decoupled PPO's proximal policy when that is the learner's weights, without
@@ -65,6 +72,7 @@ export const PG_LOSS_DEFAULTS: PolicyGradientLoss = {
   klEstimator: 'k3',
   entropyCoef: 0,
   valueCoef: 0.5,
+  valueClip: null,
   proximal: 'fed',
   tisCap: 2,
 };
@@ -215,7 +223,14 @@ export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): Trai
       const returns = inp('returns');
       const vCoef = hp('value_coef', loss.valueCoef);
       const err = g.sub(out.value, returns);
-      const vLoss = g.mul(maskedMean(g, g.mul(err, err), mask), 0.5);
+      let sq = g.mul(err, err);
+      if (loss.valueClip !== null) {
+        const oldV = inp('old_values');
+        const c = hp('value_clip', loss.valueClip);
+        const errClipped = g.sub(g.add(oldV, g.minimum(g.maximum(g.sub(out.value, oldV), g.neg(c)), c)), returns);
+        sq = g.maximum(sq, g.mul(errClipped, errClipped));
+      }
+      const vLoss = g.mul(maskedMean(g, sq, mask), 0.5);
       metric(vLoss, 'value_loss', 'critic/value_loss');
       total = g.add(total, g.mul(vLoss, vCoef));
     }

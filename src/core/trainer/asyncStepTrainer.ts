@@ -385,6 +385,7 @@ export class AsyncStepTrainer {
     const weights = new Float32Array(B);
     const mask = new Float32Array(B);
     const returns = new Float32Array(B);
+    const oldValues = new Float32Array(B);
     const refLogp = new Float32Array(B);
     const sums: Record<string, number> = {};
     let nSteps = 0;
@@ -403,6 +404,7 @@ export class AsyncStepTrainer {
         weights.fill(0);
         mask.fill(0);
         returns.fill(0);
+        oldValues.fill(0);
         const scale = S / rows.length;
         rows.forEach((r, j) => {
           obs.set(rowObs.subarray(r * D, (r + 1) * D), j * D);
@@ -412,9 +414,11 @@ export class AsyncStepTrainer {
           weights[j] = rowW[r] * scale;
           mask[j] = 1;
           returns[j] = rowRet[r];
+          oldValues[j] = rowVal[r];
         });
         const batch: Record<string, Feed> = { obs, actions, advantages, old_logprobs: oldLogp, weights, mask };
         if (this.model.hasValueHead) batch.returns = returns;
+        if (this.model.hasValueHead && algo.valueClip !== null) batch.old_values = oldValues;
         if (this.reference && algo.klMode === 'loss') {
           const ref = await this.reference.run({ obs });
           for (let j = 0; j < B; j++) refLogp[j] = ref.logprobs[j * A + actions[j]];

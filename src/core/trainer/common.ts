@@ -101,6 +101,7 @@ export function trainStepOptions(algo: AlgoConfig, batch: number): TrainStepOpti
       klEstimator: algo.klEstimator,
       entropyCoef: algo.entropyCoef,
       valueCoef: algo.valueCoef,
+      valueClip: algo.valueClip,
     },
     adam: { lr: algo.lr, beta1: algo.adamBeta1, beta2: algo.adamBeta2, eps: algo.adamEps, weightDecay: algo.weightDecay, maxGradNorm: algo.maxGradNorm ?? 0 },
   };

@@ -433,7 +433,7 @@ export class TokenTrainer {
         advantages: tokAdv,
         weights: tokW,
         refLogprobs: refLogp,
-        extra: tokRet ? { returns: Float32Array.from(tokRet) } : undefined,
+        extra: tokRet ? { returns: Float32Array.from(tokRet), ...(algo.valueClip !== null ? { old_values: Float32Array.from(tokVal!) } : {}) } : undefined,
       },
       this.rng,
     );

@@ -11,6 +11,7 @@ import { MlpPolicy } from '../../core/models/mlp.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights, type PolicyModel, type Weights } from '../../core/models/types.ts';
 import { syntheticBatch } from '../../core/models/synthetic.ts';
+import { valueLoss } from '../../core/algos/losses.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { PolicySession, TrainSession, type OrtModule } from './session.ts';
 import { maxAbsDiff, rawTrainRunner, unflatten } from './testUtil.ts';
@@ -44,6 +45,12 @@ async function wholeModelGradcheck(model: PolicyModel, spec: TrainStepGraph, see
     // difference that straddles the clip kink measures neither side's derivative.
     const shifts = [-0.5, -0.05, 0.05, 0.5];
     batch.old_logprobs = base.logprobs.map((lp, i) => lp + shifts[i % 4]);
+    base = await run({ weights: w }, batch);
+  }
+  if (batch.old_values) {
+    // The same for the value clip (c = 0.2): V − V_old inside it, and well outside on both sides.
+    const shifts = [-0.5, -0.05, 0.05, 0.5];
+    batch.old_values = base.values.map((v, i) => v + shifts[(i + 1) % 4]);
     base = await run({ weights: w }, batch);
   }
   const rng = new Rng(seed);
@@ -81,6 +88,12 @@ describe('whole-model gradients match finite differences', () => {
     const err = await wholeModelGradcheck(model, spec, 5);
     if (process.env.GRADCHECK_REPORT) console.log(`transformer whole-model max rel err ${err.toExponential(2)}`);
     expect(err).toBeLessThan(2e-2);
+  });
+  it('MLP + clipped value loss', async () => {
+    const model = smallMlp();
+    const spec = buildTrainStep(model, { batch: 8, loss: { kind: 'policy-gradient', valueClip: 0.2, valueCoef: 2 }, exposeGradients: true });
+    expect(spec.batchInputs.map((b) => b.name)).toContain('old_values');
+    expect(await wholeModelGradcheck(model, spec, 11)).toBeLessThan(2e-2);
   });
   it('imitation cross-entropy (MLP)', async () => {
     const model = smallMlp();
@@ -196,6 +209,29 @@ describe('loss and metrics match a float64 reference; trainer log-probs match ro
       await trainer.release();
     });
   }
+});
+
+describe('clipped value loss matches the float64 reference (src/core/algos/losses.ts valueLoss)', () => {
+  it('MLP, V − V_old inside and outside ±c', async () => {
+    const model = smallMlp();
+    const B = 16;
+    const c = 0.2;
+    const spec = buildTrainStep(model, { batch: B, loss: { kind: 'policy-gradient', valueClip: c } });
+    const w = weightsFor(model, 6);
+    const batch = syntheticBatch(spec, 6);
+    (batch.mask as Float32Array).fill(1);
+    const policy = await PolicySession.create(web, buildPolicyGraph(model, B), w);
+    const values = (await policy.run({ obs: batch.obs as Float32Array })).value;
+    const shifts = [-0.6, -0.1, 0.1, 0.6];
+    batch.old_values = values.map((v, i) => v + shifts[i % 4]);
+    const trainer = await TrainSession.create(web, spec, w);
+    const r = await trainer.step(batch);
+    const common = { values: Array.from(values), oldValues: Array.from(batch.old_values), returns: Array.from(batch.returns as Float32Array), weights: new Array(B).fill(1 / B) };
+    const clipped = valueLoss(common, c);
+    expect(r.metrics['critic/value_loss']).toBeCloseTo(clipped, 5);
+    expect(Math.abs(clipped - valueLoss(common, null))).toBeGreaterThan(1e-3); // the clip is active
+    await Promise.all([trainer.release(), policy.release()]);
+  });
 });
 
 describe('NaN guard', () => {
