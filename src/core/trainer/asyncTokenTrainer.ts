@@ -97,6 +97,8 @@ export class AsyncTokenTrainer {
   /** Finished groups in finish order, not yet trained. */
   private finished: GroupRec[] = [];
   private nextGroup = 0;
+  /** Finished episodes thrown away this iteration with their group, as too stale (see collect). */
+  private lateAborted = 0;
   private lastStats: TokenSlotStats;
 
   private constructor(
@@ -211,15 +213,27 @@ export class AsyncTokenTrainer {
     if (specs.length > 0) await this.source.enqueue(specs);
   }
 
-  /** Moves finished episodes into their groups; full groups join `finished`. */
-  private collect(eps: readonly TokenEpisode[]): void {
+  /**
+   * Moves finished episodes into their groups; full groups join `finished`. An episode that
+   * finished before the last drop but arrives after it (it was waiting in the source's queue or
+   * on its way from the worker) may hold a token too old to train on: its group is closed here
+   * and returned, for the caller to drop its other episodes in the source.
+   */
+  private collect(eps: readonly TokenEpisode[]): number[] {
     const N = this.config.algo.groupSize;
+    const doomed: number[] = [];
     for (const ep of eps) {
       const g = this.open.get(ep.group);
       if (!g) continue; // its group was dropped
       g.episodes.push(ep);
-      if (g.episodes.length === N) this.finished.push(g);
+      if (this.version - AsyncTokenTrainer.minVersion(g) > this.scheduling.maxStaleness) {
+        this.open.delete(g.id);
+        this.finished = this.finished.filter((x) => x !== g);
+        this.lateAborted += g.episodes.length;
+        doomed.push(g.id);
+      } else if (g.episodes.length === N) this.finished.push(g);
     }
+    return doomed;
   }
 
   /** Oldest policy version in a group's finished episodes (Infinity when none sampled yet). */
@@ -251,7 +265,11 @@ export class AsyncTokenTrainer {
       while (this.finished.length < need) {
         const eps = await this.source.next();
         if (eps.length === 0) throw new Error(`AsyncTokenTrainer: waiting for ${need} groups, but no episode is in flight`);
-        this.collect(eps);
+        const doomed = this.collect(eps);
+        if (doomed.length > 0) {
+          await this.source.drop(doomed, this.version - s);
+          await this.admit(s === 0 ? need : (1 + s) * G);
+        }
       }
       const round = this.finished.splice(0, need).map((g) => {
         const shaped = g.episodes.map((ep) => this.shape(ep));
@@ -360,7 +378,10 @@ export class AsyncTokenTrainer {
     const doomed = new Set<number>();
     for (const g of this.open.values()) if (this.version - AsyncTokenTrainer.minVersion(g) > s) doomed.add(g.id);
     for (const id of await this.source.drop([...doomed], this.version - s)) doomed.add(id);
-    for (const id of doomed) this.open.delete(id);
+    for (const id of doomed) {
+      this.lateAborted += this.open.get(id)?.episodes.length ?? 0;
+      this.open.delete(id);
+    }
     this.finished = this.finished.filter((g) => !doomed.has(g.id));
     this.iteration++;
     const t4 = performance.now();
@@ -407,7 +428,7 @@ export class AsyncTokenTrainer {
       'train/updates': upd.steps,
       'train/policy_version': this.version,
       'train/batch_episodes': n,
-      'async/episodes_aborted': d('aborted'),
+      'async/episodes_aborted': d('aborted') + this.lateAborted,
       'async/kv_evictions': d('evictions'),
       'async/in_flight': st.inFlight,
       'perf/tool_wait_s': d('toolWaitMs') / 1000,
@@ -416,6 +437,7 @@ export class AsyncTokenTrainer {
       'perf/iteration_s': iterS,
     } as TokenIterationReport['metrics'];
     this.lastStats = { ...st };
+    this.lateAborted = 0;
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: episodeAdv, allApplied: upd.allApplied };
   }
 

@@ -11,9 +11,10 @@ import type { EnvSpec, ResetResult, StepResult, ToolEnv, ToolObs, TranscriptFram
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { EOA, VOCAB_SIZE, encode } from '../../core/text/codec.ts';
-import { AsyncTokenTrainer } from '../../core/trainer/asyncTokenTrainer.ts';
-import { DEFAULT_TOKEN_TRAINER, shiftedBatch } from '../../core/trainer/tokenTrainer.ts';
-import { TokenSlotGenerator } from '../../core/trainer/tokenSlots.ts';
+import { AsyncTokenTrainer, type TokenSourceFactory } from '../../core/trainer/asyncTokenTrainer.ts';
+import type { TokenEpisode } from '../../core/trainer/tokenRollout.ts';
+import { DEFAULT_TOKEN_TRAINER, makeTokenModel, shiftedBatch } from '../../core/trainer/tokenTrainer.ts';
+import { LocalTokenSource, TokenSlotGenerator } from '../../core/trainer/tokenSlots.ts';
 import { sequenceLogprobs } from '../../core/trainer/tokenUpdate.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
@@ -233,6 +234,76 @@ describe('asynchronous token trainer (ort-web WASM, virtual clock)', () => {
     for (const x of r) {
       expect(x.metrics['async/staleness_max']).toBe(0);
       expect(x.metrics['async/episodes_aborted']).toBe(0);
+    }
+  });
+
+  it('an episode that arrives after its group became too stale closes the group instead of being trained', { timeout: 60_000 }, async () => {
+    // A source that holds the first group to finish back until two weight syncs have passed (as
+    // a worker's queue or a message in transit can): its episodes then arrive 2 versions old, over
+    // the bound of 1, after the trainer's drop for that version has already run.
+    const engine = await loadNodeEngine('ort-web-wasm');
+    let syncs = 0;
+    let victim = -1;
+    let held: TokenEpisode[] = [];
+    let releasedOld = 0;
+    const factory: TokenSourceFactory = async (init) => {
+      const decoder = await engine.createDecoder(makeTokenModel(init.model), init.rows, init.weights, init.prefillStep);
+      const inner = new LocalTokenSource({ decoder, makeEnv: () => new SlowDigitEnv(), clock: new VirtualClock(), rng: new Rng(init.seed), temperature: 1, maxActionTokens: init.maxActionTokens });
+      return {
+        enqueue: (specs) => inner.enqueue(specs),
+        async next() {
+          for (;;) {
+            const eps = await inner.next();
+            if (victim < 0 && eps.length > 0) victim = eps[0].group;
+            held.push(...eps.filter((e) => e.group === victim));
+            const out = eps.filter((e) => e.group !== victim);
+            if ((syncs >= 2 || eps.length === 0) && held.length > 0) {
+              if (syncs >= 2) releasedOld += held.length;
+              out.push(...held);
+              held = [];
+            }
+            if (out.length > 0 || eps.length === 0) return out;
+          }
+        },
+        setWeights: async (w, v) => {
+          syncs++;
+          await inner.setWeights(w, v);
+        },
+        drop: (groups, minVersion) => inner.drop(groups, minVersion),
+        stats: () => inner.stats(),
+        release: () => inner.release(),
+      };
+    };
+    const trainer = await AsyncTokenTrainer.create(
+      {
+        ...DEFAULT_TOKEN_TRAINER,
+        env: { id: 'test/slow-digit' },
+        model: { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: CTX },
+        algo: { ...defaultsFor('grpo'), groupSize: 4, tis: { enabled: true, cap: 2 } },
+        groups: 2,
+        learnerBatch: 8,
+        maxActionTokens: 4,
+        seed: 6,
+      },
+      { maxStaleness: 1, kvRows: 0 },
+      engine,
+      new VirtualClock(),
+      undefined,
+      undefined,
+      factory,
+    );
+    try {
+      let aborted = 0;
+      for (let i = 0; i < 5; i++) {
+        const r = await trainer.step();
+        aborted += r.metrics['async/episodes_aborted']!;
+        for (const ep of r.episodes) expect(ep.group).not.toBe(victim);
+        expect(r.metrics['async/staleness_max']).toBeLessThanOrEqual(1);
+      }
+      expect(releasedOld).toBe(4); // the whole group came late...
+      expect(aborted).toBeGreaterThanOrEqual(4); // ...and was thrown away on arrival
+    } finally {
+      await trainer.release();
     }
   });
 });
