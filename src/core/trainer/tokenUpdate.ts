@@ -123,25 +123,21 @@ export class SequenceScorer {
   async logprobs(b: { tokens: Int32Array; actions: Int32Array; mask: ArrayLike<number>; n: number; T: number; V: number }, rows?: readonly number[]): Promise<Float32Array> {
     const { n, T, V } = b;
     const need = neededLengths(b.mask, n, T);
-    const byLen = new Map<number, number[]>();
-    for (const s of rows ?? Array.from({ length: n }, (_, i) => i)) {
-      const L = bucketFor(this.seqLens, need[s], T);
-      byLen.set(L, [...(byLen.get(L) ?? []), s]);
-    }
+    // Shortest first, cut into calls of B: as few calls as without buckets, each at the
+    // length its longest sequence needs.
+    const order = [...(rows ?? Array.from({ length: n }, (_, i) => i))].sort((x, y) => need[x] - need[y]);
     const out = new Float32Array(n * T);
     const B = this.batch;
-    for (const [L, seqs] of byLen) {
+    for (let o = 0; o < order.length; o += B) {
+      const chunk = order.slice(o, o + B);
+      const L = bucketFor(this.seqLens, need[chunk[chunk.length - 1]], T);
       const runner = await this.runner(L);
-      const buf = new Int32Array(B * L);
-      for (let o = 0; o < seqs.length; o += B) {
-        const chunk = seqs.slice(o, o + B);
-        buf.fill(PAD);
-        chunk.forEach((s, j) => buf.set(b.tokens.subarray(s * T, s * T + L), j * L));
-        const r = await runner.run({ tokens: buf });
-        chunk.forEach((s, j) => {
-          for (let t = 0; t < L; t++) out[s * T + t] = r.logprobs[(j * L + t) * V + b.actions[s * T + t]];
-        });
-      }
+      const buf = new Int32Array(B * L).fill(PAD);
+      chunk.forEach((s, j) => buf.set(b.tokens.subarray(s * T, s * T + L), j * L));
+      const r = await runner.run({ tokens: buf });
+      chunk.forEach((s, j) => {
+        for (let t = 0; t < L; t++) out[s * T + t] = r.logprobs[(j * L + t) * V + b.actions[s * T + t]];
+      });
     }
     return out;
   }
