@@ -201,7 +201,7 @@ export class AsyncTokenTrainer {
   }
 
   /** Starts groups until `count` are open (admitted, not yet trained or dropped). */
-  private async admit(count: number): Promise<void> {
+  private admit(count: number): Promise<void> {
     const N = this.config.algo.groupSize;
     const specs = [];
     while (this.open.size < count) {
@@ -210,7 +210,7 @@ export class AsyncTokenTrainer {
       this.open.set(id, { id, seed, episodes: [] });
       for (let k = 0; k < N; k++) specs.push({ seed, group: id });
     }
-    if (specs.length > 0) await this.source.enqueue(specs);
+    return specs.length > 0 ? this.source.enqueue(specs) : Promise.resolve();
   }
 
   /**
@@ -261,16 +261,19 @@ export class AsyncTokenTrainer {
     let need = G;
     let rounds = 0;
     for (;;) {
-      await this.admit(s === 0 ? need : (1 + s) * G);
+      // Not awaited alone: next() is answered after the enqueue (call order), one round trip.
+      let admitted = this.admit(s === 0 ? need : (1 + s) * G);
       while (this.finished.length < need) {
-        const eps = await this.source.next();
+        const [, eps] = await Promise.all([admitted, this.source.next()]);
+        admitted = Promise.resolve();
         if (eps.length === 0) throw new Error(`AsyncTokenTrainer: waiting for ${need} groups, but no episode is in flight`);
         const doomed = this.collect(eps);
         if (doomed.length > 0) {
           await this.source.drop(doomed, this.version - s);
-          await this.admit(s === 0 ? need : (1 + s) * G);
+          admitted = this.admit(s === 0 ? need : (1 + s) * G);
         }
       }
+      await admitted;
       const round = this.finished.splice(0, need).map((g) => {
         const shaped = g.episodes.map((ep) => this.shape(ep));
         sampledEps.push(...g.episodes);
@@ -367,17 +370,22 @@ export class AsyncTokenTrainer {
     const t3 = performance.now();
 
     // 6. sync, then drop groups that could no longer be trained within the bound
+    // The source's calls go out together: a rollout worker answers between two decoder slices,
+    // in call order (the drop sees the new version, the stats see the drop), so this costs one
+    // round trip instead of three.
+    let synced: Promise<void> = Promise.resolve();
     if (upd.steps > 0) {
       this.version++;
       const w = await this.learner.getWeights();
-      await this.source.setWeights(w, this.version);
+      synced = this.source.setWeights(w, this.version);
       await this.proximal?.setWeights(w, this.version);
     }
     // Groups that could no longer be trained within the bound: by their finished episodes here,
     // by their running episodes' first tokens in the source.
     const doomed = new Set<number>();
     for (const g of this.open.values()) if (this.version - AsyncTokenTrainer.minVersion(g) > s) doomed.add(g.id);
-    for (const id of await this.source.drop([...doomed], this.version - s)) doomed.add(id);
+    const [, dropped, st] = await Promise.all([synced, this.source.drop([...doomed], this.version - s), this.source.stats()]);
+    for (const id of dropped) doomed.add(id);
     for (const id of doomed) {
       this.lateAborted += this.open.get(id)?.episodes.length ?? 0;
       this.open.delete(id);
@@ -387,7 +395,6 @@ export class AsyncTokenTrainer {
     const t4 = performance.now();
 
     // 7. metrics
-    const st = await this.source.stats();
     const d = (k: keyof TokenSlotStats): number => st[k] - this.lastStats[k];
     const rolloutS = (t1 - t0) / 1000;
     const trainS = (t3 - t1) / 1000;
