@@ -30,6 +30,7 @@ export const SUITES: Record<string, Suite> = {
       budget: 'seconds per preset (overrides the targets\' budgets)',
       parts: 'comma-separated subset of learn, async, pool (default all)',
       cache: 'directory keeping the flaky-api warm start between runs (the async part)',
+      engine: 'ort-web-wasm (default: as in the browser) or ort-node (native, the CLI option)',
     },
     run: runLearn,
   },

@@ -1,8 +1,8 @@
 /**
- * `npm run bench -- learn [--json] [--quick] [--presets a,b] [--budget S] [--parts learn,async,pool] [--cache DIR]`
+ * `npm run bench -- learn [--json] [--quick] [--presets a,b] [--budget S] [--parts learn,async,pool] [--cache DIR] [--engine ort-web-wasm|ort-node]`
  *
- * Learning speed (issue 4 §8): each preset trains headless (CLI core, ort-web WASM, one
- * thread) until its target success rate holds for 3 iterations in a row or its time budget runs
+ * Learning speed (issue 4 §8): each preset trains headless (CLI core, one thread of ort-web
+ * WASM as in the browser, or of onnxruntime-node with --engine ort-node) until its target success rate holds for 3 iterations in a row or its time budget runs
  * out. Reports success (mean of the last 3 iterations' sampled episodes), wall seconds to the
  * target (or the budget; an imitation warm start counts) and iterations. Then sync vs async
  * token training on flaky-api at equal iterations (tokenAsync.ts; plus the same comparison on
@@ -14,7 +14,7 @@
  */
 import { loadavg } from 'node:os';
 import { createTrainer } from '../../src/core/trainer/run.ts';
-import { loadNodeEngine } from '../../src/runtime/engine/node.ts';
+import { loadNodeEngine, type NodeEngineName } from '../../src/runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
 import { compareSchedules } from '../../src/runtime/pool/asyncCompare.ts';
 import { measurePoolScaling } from '../../src/runtime/pool/scaling.ts';
@@ -44,9 +44,9 @@ export interface LearnRow {
   met: boolean;
 }
 
-async function learnPreset(id: string, target: number, budgetS: number, progress: (t: string) => void): Promise<LearnRow> {
+async function learnPreset(id: string, target: number, budgetS: number, engineName: NodeEngineName, progress: (t: string) => void): Promise<LearnRow> {
   const config = loadRunConfig(id);
-  const engine = await loadNodeEngine('ort-web-wasm');
+  const engine = await loadNodeEngine(engineName);
   // The clock starts before the trainer exists: a warm start is part of the time to the target.
   const t0 = performance.now();
   const trainer = await createTrainer({ ...config, iterations: 1_000_000 }, engine, {
@@ -83,6 +83,9 @@ export async function runLearn(opts: SuiteOptions): Promise<SuiteResult> {
   const presets = typeof opts.flags.presets === 'string' ? opts.flags.presets.split(',') : DEFAULT_PRESETS;
   const parts = typeof opts.flags.parts === 'string' ? opts.flags.parts.split(',') : ['learn', 'async', 'pool'];
   for (const p of parts) if (!['learn', 'async', 'pool'].includes(p)) throw new UsageError(`learn: unknown part '${p}' (parts: learn, async, pool)`);
+  const engineFlag = opts.flags.engine ?? 'ort-web-wasm';
+  if (engineFlag !== 'ort-web-wasm' && engineFlag !== 'ort-node') throw new UsageError(`learn: --engine must be ort-web-wasm or ort-node, got '${String(engineFlag)}'`);
+  const engineName: NodeEngineName = engineFlag;
   for (const p of presets) if (!TARGETS[p]) throw new UsageError(`learn: no target for preset '${p}' (known: ${Object.keys(TARGETS).join(', ')})`);
   const budgetOverride = typeof opts.flags.budget === 'string' ? Number(opts.flags.budget) : undefined;
   if (budgetOverride !== undefined && !(budgetOverride > 0)) throw new UsageError(`learn: --budget must be a positive number of seconds`);
@@ -91,7 +94,7 @@ export async function runLearn(opts: SuiteOptions): Promise<SuiteResult> {
     const t = TARGETS[id];
     const budget = budgetOverride ?? (opts.quick ? Math.min(20, t.budgetS) : t.budgetS);
     opts.progress(`learn: ${id} (target success ≥ ${t.success} within ${budget} s)`);
-    results.push(await learnPreset(id, t.success, budget, opts.progress));
+    results.push(await learnPreset(id, t.success, budget, engineName, opts.progress));
   }
   opts.print(
     ['preset                 success  wall_s  iters  target        met', ...results.map((r) => `${r.preset.padEnd(22)} ${r.success.toFixed(3).padStart(7)} ${r.wall_s.toFixed(1).padStart(7)} ${String(r.iterations).padStart(6)}  ≥${r.target} in ${r.budget_s}s  ${r.met ? 'yes' : 'NO'}`)].join('\n'),
@@ -101,12 +104,13 @@ export async function runLearn(opts: SuiteOptions): Promise<SuiteResult> {
   let asyncGrid: Record<string, unknown> | null = null;
   if (parts.includes('async')) {
     opts.progress('learn: sync vs async token training (flaky-api-async: warm start, then GRPO at staleness 0 and 2)');
-    const engine = await loadNodeEngine('ort-web-wasm');
+    const engine = await loadNodeEngine(engineName);
     const cacheDir = typeof opts.flags.cache === 'string' ? opts.flags.cache : undefined;
-    const cmp = await compareTokenSchedules({ engine, iterations: opts.quick ? 6 : 30, staleness: 2, evalSeeds: opts.quick ? 32 : 128, progress: opts.progress, cacheDir });
+    const cmp = await compareTokenSchedules({ engine, engineName, iterations: opts.quick ? 6 : 30, staleness: 2, evalSeeds: opts.quick ? 32 : 128, progress: opts.progress, cacheDir });
     const [sy, as] = cmp.rows;
     asyncResult = {
       env: 'tools/flaky-api',
+      engine: engineName,
       max_staleness: 2,
       speedup: Number((as.episodes_per_s / sy.episodes_per_s).toFixed(2)),
       success_sync: sy.success_eval_sampled,

@@ -21,7 +21,8 @@ import { initialTokenWeights } from '../../src/core/trainer/run.ts';
 import { mixSeed } from '../../src/core/trainer/common.ts';
 import { DEFAULT_TOKEN_TRAINER } from '../../src/core/trainer/tokenTrainer.ts';
 import { loadRunConfig } from '../../src/cli/presets.ts';
-import { nodeTokenWorker } from '../../src/runtime/tokenWorker/node.ts';
+import type { NodeEngineName } from '../../src/runtime/engine/node.ts';
+import { nodeTokenWorkerOn } from '../../src/runtime/tokenWorker/node.ts';
 
 export interface TokenScheduleRow {
   max_staleness: number;
@@ -49,6 +50,8 @@ export interface TokenScheduleRow {
 
 export async function compareTokenSchedules(o: {
   engine: Engine;
+  /** The engine's name, for the rollout worker to load the same. */
+  engineName: NodeEngineName;
   preset?: string;
   iterations: number;
   staleness: number;
@@ -103,7 +106,7 @@ export async function compareTokenSchedules(o: {
       new RealClock(),
       weights,
       config.algo.klCoef > 0 ? reference : undefined,
-      config.rollout.workers > 0 ? nodeTokenWorker : undefined,
+      config.rollout.workers > 0 ? nodeTokenWorkerOn(o.engineName) : undefined,
     );
     const ms: Record<string, number>[] = [];
     const start = performance.now();

@@ -16,7 +16,7 @@ import type { StepEpisode } from '../core/trainer/stepEpisode.ts';
 import type { TokenEpisode } from '../core/trainer/tokenRollout.ts';
 import { loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../runtime/pool/node.ts';
-import { nodeTokenWorker } from '../runtime/tokenWorker/node.ts';
+import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 
@@ -100,7 +100,7 @@ export async function main(argv: string[]): Promise<number> {
   const engine = await loadNodeEngine(values.engine as NodeEngineName);
   const trainer = await createTrainer(config, engine, {
     workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
-    tokenWorker: nodeTokenWorker,
+    tokenWorker: nodeTokenWorkerOn(values.engine as NodeEngineName),
     onWarmStart: (r, total) => {
       if (!values.quiet && (r.step % 50 === 0 || r.step === total - 1)) {
         console.log(`warm start ${String(r.step + 1).padStart(5)}/${total}  ${r.wallS.toFixed(1).padStart(6)}s  ce ${r.ceLoss.toFixed(3)}  p(expert token) ${r.targetProb.toFixed(3)}`);

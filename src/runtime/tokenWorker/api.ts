@@ -21,7 +21,8 @@ import { yieldToEvents } from '../pool/yield.ts';
 /** Longest stretch of decoder calls between two looks at the message queue, ms. */
 const SLICE_MS = 8;
 
-export function createTokenWorkerApi(loadEngine: () => Promise<Engine>) {
+/** `loadEngine(name)`: the engine a worker decodes on; `name` is the caller's choice, where it has one. */
+export function createTokenWorkerApi(loadEngine: (name?: string) => Promise<Engine>) {
   let gen: TokenSlotGenerator | null = null;
   let decoder: TokenDecoder | null = null;
   let looping = false;
@@ -63,9 +64,9 @@ export function createTokenWorkerApi(loadEngine: () => Promise<Engine>) {
   };
 
   return {
-    async init(o: TokenSourceInit): Promise<void> {
+    async init(o: TokenSourceInit, engineName?: string): Promise<void> {
       if (gen) throw new Error('token rollout worker: init() called twice');
-      const engine = await loadEngine();
+      const engine = await loadEngine(engineName);
       decoder = await engine.createDecoder(makeTokenModel(o.model), o.rows, o.weights, o.prefillStep);
       decoder.version = o.version;
       gen = new TokenSlotGenerator({

@@ -11,12 +11,13 @@ export interface TokenWorkerHandle {
   terminate(): Promise<void>;
 }
 
-export async function remoteTokenSource(handle: TokenWorkerHandle, init: TokenSourceInit): Promise<TokenEpisodeSource> {
+/** `engine`: which engine the worker loads, where it can choose (Node: 'ort-web-wasm' or 'ort-node'). */
+export async function remoteTokenSource(handle: TokenWorkerHandle, init: TokenSourceInit, engine?: string): Promise<TokenEpisodeSource> {
   const api: Remote<TokenWorkerApi> = wrap<TokenWorkerApi>(handle.endpoint);
   // A dead worker fails whatever is waiting on it instead of hanging the trainer.
   const guard = <T>(p: Promise<T>): Promise<T> => Promise.race([p, handle.died]);
   handle.died.catch(() => undefined);
-  await guard(api.init(init));
+  await guard(api.init(init, engine));
   return {
     enqueue: (specs) => guard(api.enqueue(specs)),
     next: () => guard(api.next()),
