@@ -175,8 +175,17 @@ export class TransformerPolicy implements PolicyModel {
    * `past.k.{l}`, `past.v.{l}` float [B, H, Tmax, dh]. Outputs: `logprobs` [B, S, V], `value`
    * [B, S] (value head only), `present.k.{l}`, `present.v.{l}` (feed back as next past).
    * Rows need pos + S ≤ Tmax.
+   *
+   * `cache: 'delta'` (for caches kept in CPU memory): the graph returns only this call's keys
+   * and values, `new.k.{l}` [B, H, dh, S] and `new.v.{l}` [B, H, S, dh], for the caller to write
+   * at positions pos..pos+S−1, instead of a whole new cache; and `past.k.{l}` is stored
+   * transposed, [B, H, dh, Tmax], so q·Kᵀ needs no copy. Slots at or after pos are never read
+   * (the new keys are attended to from this call's own k, v). On WASM this saves writing,
+   * transposing and copying out the whole cache on every call; for GPU-resident caches keep
+   * 'full'.
    */
-  buildDecodeGraph(batch: number, step = 1): Graph {
+  buildDecodeGraph(batch: number, step = 1, cache: 'full' | 'delta' = 'full'): Graph {
+    if (cache === 'delta') return this.buildDeltaDecodeGraph(batch, step);
     const g = new Graph('transformer_decode');
     const P = declareParams(g, this);
     const { nHeads: H, dModel: d, context: Tmax, nLayers: L } = this.config;
@@ -207,6 +216,46 @@ export class TransformerPolicy implements PolicyModel {
         g.output(kc, `present.k.${l}`);
         g.output(vc, `present.v.${l}`);
         return this.attention(g, q, g.transpose(kc, [0, 1, 3, 2]), vc, mask);
+      });
+    }
+    const out = this.heads(g, P, x);
+    g.output(logSoftmax(g, out.logits), 'logprobs');
+    if (out.value) g.output(out.value, 'value');
+    return g;
+  }
+
+  private buildDeltaDecodeGraph(batch: number, step: number): Graph {
+    const g = new Graph('transformer_decode_delta');
+    const P = declareParams(g, this);
+    const { nHeads: H, dModel: d, context: Tmax, nLayers: L } = this.config;
+    const dh = d / H;
+    const B = batch;
+    const S = step;
+    const tokens = g.input('tokens', [B, S], 'int32');
+    const pos = g.input('pos', [B], 'int32');
+    const past = Array.from({ length: L }, (_, l) => ({
+      kT: g.input(`past.k.${l}`, [B, H, dh, Tmax]),
+      v: g.input(`past.v.${l}`, [B, H, Tmax, dh]),
+    }));
+    const positions = g.node('Add', [g.reshape(pos, [B, 1]), g.constant(Array.from({ length: S }, (_, i) => i), [S], 'int32')], {}, [B, S], 'int32');
+    let x = g.add(g.gather(P.tok_emb, tokens), g.gather(P.pos_emb, positions));
+    // Cached slot j is visible iff j < pos (slots from pos on are this call's or stale).
+    const jPlus1 = g.constant(Array.from({ length: Tmax }, (_, j) => j + 1), [Tmax], 'int32');
+    const pastMask = g.reshape(g.where(g.less(g.reshape(pos, [B, 1]), jPlus1), MASKED, 0), [B, 1, 1, Tmax]); // j ≥ pos
+    // Within the call: query s sees new keys 0..s.
+    const causal = new Float32Array(S * S);
+    for (let i = 0; i < S; i++) for (let j = i + 1; j < S; j++) causal[i * S + j] = MASKED;
+    const newMask = g.constant(causal, [S, S]);
+    const scale = 1 / Math.sqrt(dh);
+    for (let l = 0; l < L; l++) {
+      x = this.block(g, P, l, x, (q, k, v) => {
+        const kT = g.transpose(k, [0, 1, 3, 2]); // [B,H,dh,S]
+        g.output(kT, `new.k.${l}`);
+        g.output(v, `new.v.${l}`);
+        const sPast = g.add(g.mul(g.matmul(q, past[l].kT), scale), pastMask); // [B,H,S,Tmax]
+        const sNew = g.add(g.mul(g.matmul(q, kT), scale), newMask); // [B,H,S,S]
+        const p = g.softmax(g.concat([sPast, sNew], 3), -1);
+        return g.add(g.matmul(g.slice(p, 3, 0, Tmax), past[l].v), g.matmul(g.slice(p, 3, Tmax, Tmax + S), v));
       });
     }
     const out = this.heads(g, P, x);

@@ -68,6 +68,8 @@ type OrtTensor = Ort.Tensor;
 
 class OrtTokenDecoder implements TokenDecoder {
   private cache: Record<string, OrtTensor> = {};
+  /** 'delta' layout (CPU): the cache arrays, written in place with each call's new keys/values. */
+  private arrays: Record<string, Float32Array> = {};
   version = 0;
   readonly steps: readonly number[];
 
@@ -77,6 +79,8 @@ class OrtTokenDecoder implements TokenDecoder {
     readonly batch: number,
     private readonly sessions: ReadonlyMap<number, PolicySession>,
     private readonly location: 'cpu' | 'gpu-buffer',
+    /** The decode graphs' cache layout (TransformerPolicy.buildDecodeGraph). */
+    private readonly layout: 'full' | 'delta',
   ) {
     this.steps = [...sessions.keys()].sort((a, b) => a - b);
     this.reset();
@@ -91,10 +95,38 @@ class OrtTokenDecoder implements TokenDecoder {
 
   reset(rows?: readonly number[]): void {
     if (rows !== undefined) return; // rows restart at position 0: nothing to clear
-    const shape = this.model.cacheShape(this.batch);
+    const [B, H, Tmax, dh] = this.model.cacheShape(this.batch);
     for (const t of Object.values(this.cache)) if (t.location !== 'cpu') t.dispose();
     this.cache = {};
-    for (const [k, v] of Object.entries(this.model.emptyCache(this.batch))) this.cache[k] = new this.ort.Tensor('float32', v, shape);
+    this.arrays = {};
+    for (const [k, v] of Object.entries(this.model.emptyCache(this.batch))) {
+      if (this.layout === 'delta') {
+        this.arrays[k] = v;
+        this.cache[k] = new this.ort.Tensor('float32', v, k.startsWith('past.k.') ? [B, H, dh, Tmax] : [B, H, Tmax, dh]);
+      } else this.cache[k] = new this.ort.Tensor('float32', v, [B, H, Tmax, dh]);
+    }
+  }
+
+  /** Writes a call's new keys [B,H,dh,S] and values [B,H,S,dh] into the cache at pos..pos+S−1. */
+  private writeDelta(res: Record<string, OrtTensor>, pos: Int32Array, S: number): void {
+    const [B, H, Tmax, dh] = this.model.cacheShape(this.batch);
+    for (let l = 0; l < this.model.config.nLayers; l++) {
+      const K = this.arrays[`past.k.${l}`];
+      const V = this.arrays[`past.v.${l}`];
+      const nk = res[`new.k.${l}`].data as Float32Array;
+      const nv = res[`new.v.${l}`].data as Float32Array;
+      for (let b = 0; b < B; b++) {
+        const n = Math.min(S, Tmax - pos[b]);
+        for (let h = 0; h < H; h++) {
+          const bh = b * H + h;
+          for (let s = 0; s < n; s++) {
+            const p = pos[b] + s;
+            for (let e = 0; e < dh; e++) K[(bh * dh + e) * Tmax + p] = nk[(bh * dh + e) * S + s];
+            V.set(nv.subarray((bh * S + s) * dh, (bh * S + s + 1) * dh), (bh * Tmax + p) * dh);
+          }
+        }
+      }
+    }
   }
 
   async next(tokens: Int32Array, pos: Int32Array, step = 1): Promise<{ logprobs: Float32Array; value?: Float32Array }> {
@@ -105,9 +137,12 @@ class OrtTokenDecoder implements TokenDecoder {
       throw new RangeError(`TokenDecoder.next: expected ${B * step} tokens and ${B} positions, got ${tokens.length} and ${pos.length}`);
     }
     const res = await session.runRaw({ tokens, pos, ...this.cache });
-    for (const k of Object.keys(this.cache)) {
-      if (this.location !== 'cpu') this.cache[k].dispose();
-      this.cache[k] = res[k.replace('past.', 'present.')];
+    if (this.layout === 'delta') this.writeDelta(res, pos, step);
+    else {
+      for (const k of Object.keys(this.cache)) {
+        if (this.location !== 'cpu') this.cache[k].dispose();
+        this.cache[k] = res[k.replace('past.', 'present.')];
+      }
     }
     const read = async (t: OrtTensor) => Float32Array.from((t.location === 'cpu' ? t.data : await t.getData()) as Float32Array);
     const out: { logprobs: Float32Array; value?: Float32Array } = { logprobs: await read(res.logprobs) };
@@ -156,9 +191,12 @@ export function ortEngine(ort: OrtModule, name: string, options: OrtSessionOptio
         throw new RangeError(`createDecoder: prefillStep must be a whole number in 1..${model.config.context}, got ${prefillStep}`);
       }
       const sizes = prefillStep > 1 ? [1, prefillStep] : [1];
+      const location = options.stateLocation ?? 'cpu';
+      // CPU caches take only each call's new keys/values back; GPU caches stay whole on the GPU.
+      const layout = location === 'cpu' ? 'delta' : 'full';
       const sessions = new Map<number, PolicySession>();
-      for (const s of sizes) sessions.set(s, await PolicySession.create(ort, model.buildDecodeGraph(batch, s), weights, options));
-      return new OrtTokenDecoder(ort, model, batch, sessions, options.stateLocation ?? 'cpu');
+      for (const s of sizes) sessions.set(s, await PolicySession.create(ort, model.buildDecodeGraph(batch, s, layout), weights, options));
+      return new OrtTokenDecoder(ort, model, batch, sessions, location, layout);
     },
   };
 }
