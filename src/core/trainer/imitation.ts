@@ -7,6 +7,7 @@
  * episodes: no epochs, no overfitting to a fixed set; held-out evaluation uses seeds outside
  * the training stream.
  */
+import { bucketFor, lengthBuckets, neededLengths, truncateRows } from './tokenUpdate.ts';
 import { aggregationWeights } from '../algos/advantages.ts';
 import type { EnvKwargs } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
@@ -113,7 +114,9 @@ export async function trainImitation(
   onStep?: (r: ImitationReport) => void,
 ): Promise<{ weights: Weights; curve: ImitationReport[]; clippedEpisodes: number }> {
   const T = model.config.context;
-  const learner = await engine.createLearner(model, { batch: cfg.batch, loss: { kind: 'imitation', entropyCoef: 0 }, adam: { lr: cfg.lr, maxGradNorm: cfg.maxGradNorm } }, initial);
+  // Each step runs at the shortest length bucket that holds its episodes (tokenUpdate.ts).
+  const lens = lengthBuckets(T);
+  const learner = await engine.createLearner(model, { batch: cfg.batch, loss: { kind: 'imitation', entropyCoef: 0 }, adam: { lr: cfg.lr, maxGradNorm: cfg.maxGradNorm } }, initial, lens);
   const env = makeTextEnv(cfg.env.id, cfg.env.kwargs);
   const curve: ImitationReport[] = [];
   let clippedEpisodes = 0;
@@ -130,7 +133,9 @@ export async function trainImitation(
       const rows = shiftedBatch(eps.map((e) => ({ ...e, logprobs: new Float32Array(e.tokens.length) })), T);
       const weights = Float32Array.from(aggregationWeights({ nSeqs: cfg.batch, seqLen: T, lossMask: rows.mask }, 'token'));
       learner.hyper.lr = cfg.lr * (1 - (1 - cfg.finalLrRatio) * (cfg.steps > 1 ? s / (cfg.steps - 1) : 0));
-      const res = await learner.step({ tokens: rows.tokens, actions: rows.actions, weights, mask: rows.mask });
+      const L = bucketFor(lens, Math.max(...neededLengths(rows.mask, cfg.batch, T)), T);
+      const cut = <A extends Int32Array | Float32Array>(a: A) => truncateRows(a, cfg.batch, T, L);
+      const res = await learner.step({ tokens: cut(rows.tokens), actions: cut(rows.actions), weights: cut(weights), mask: cut(rows.mask) }, L === T ? undefined : L);
       const rep: ImitationReport = {
         step: s,
         ceLoss: res.metrics['imitation/ce_loss'],

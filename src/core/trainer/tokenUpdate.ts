@@ -38,7 +38,7 @@ export function neededLengths(mask: ArrayLike<number>, n: number, T: number): In
 }
 
 /** The shortest of `lens` (ascending) that is ≥ need, else `full`. */
-function bucketFor(lens: readonly number[] | undefined, need: number, full: number): number {
+export function bucketFor(lens: readonly number[] | undefined, need: number, full: number): number {
   for (const T of lens ?? []) if (T >= need) return T;
   return full;
 }
@@ -70,6 +70,14 @@ export async function sequenceLogprobs(
       for (let t = 0; t < T; t++) out[s * T + t] = r.logprobs[(j * T + t) * V + actions[s * T + t]];
     });
   }
+  return out;
+}
+
+/** The first L positions of each of n rows of T: [n·T] → [n·L]. */
+export function truncateRows<A extends Int32Array | Float32Array>(a: A, n: number, T: number, L: number): A {
+  if (L === T) return a;
+  const out = new (a.constructor as new (len: number) => A)(n * L);
+  for (let s = 0; s < n; s++) out.set(a.subarray(s * T, s * T + L), s * L);
   return out;
 }
 
