@@ -185,8 +185,7 @@ export class TransformerPolicy implements PolicyModel {
    * 'full'.
    */
   buildDecodeGraph(batch: number, step = 1, cache: 'full' | 'delta' = 'full'): Graph {
-    if (cache === 'delta') return this.buildDeltaDecodeGraph(batch, step);
-    const g = new Graph('transformer_decode');
+    const g = new Graph(cache === 'delta' ? 'transformer_decode_delta' : 'transformer_decode');
     const P = declareParams(g, this);
     const { nHeads: H, dModel: d, context: Tmax, nLayers: L } = this.config;
     const dh = d / H;
@@ -195,12 +194,23 @@ export class TransformerPolicy implements PolicyModel {
     const tokens = g.input('tokens', [B, S], 'int32');
     const pos = g.input('pos', [B], 'int32');
     const past = Array.from({ length: L }, (_, l) => ({
-      k: g.input(`past.k.${l}`, [B, H, Tmax, dh]),
+      k: g.input(`past.k.${l}`, cache === 'delta' ? [B, H, dh, Tmax] : [B, H, Tmax, dh]),
       v: g.input(`past.v.${l}`, [B, H, Tmax, dh]),
     }));
     // positions [B, S] = pos[:, None] + [0..S)
     const positions = g.node('Add', [g.reshape(pos, [B, 1]), g.constant(Array.from({ length: S }, (_, i) => i), [S], 'int32')], {}, [B, S], 'int32');
     let x = g.add(g.gather(P.tok_emb, tokens), g.gather(P.pos_emb, positions));
+    const attend = cache === 'delta' ? this.deltaAttention(g, pos, B, S) : this.fullCacheAttention(g, positions, B, S);
+    for (let l = 0; l < L; l++) x = this.block(g, P, l, x, (q, k, v) => attend(l, past[l], q, k, v));
+    const out = this.heads(g, P, x);
+    g.output(logSoftmax(g, out.logits), 'logprobs');
+    if (out.value) g.output(out.value, 'value');
+    return g;
+  }
+
+  /** 'full' cache: write this call's k/v into the whole cache (`present.*`) and attend over it. */
+  private fullCacheAttention(g: Graph, positions: Tensor, B: number, S: number): (l: number, past: { k: Tensor; v: Tensor }, q: Tensor, k: Tensor, v: Tensor) => Tensor {
+    const { nHeads: H, context: Tmax } = this.config;
     // Write one-hot W [B, S, Tmax]; slots written this call get replaced, others kept.
     const W = g.oneHot(positions, Tmax);
     const keep = g.reshape(g.sub(1, g.reduceSum(W, [1])), [B, 1, Tmax, 1]);
@@ -209,36 +219,18 @@ export class TransformerPolicy implements PolicyModel {
     const iota = g.constant(Array.from({ length: Tmax }, (_, i) => i), [Tmax], 'int32');
     const future = g.less(g.reshape(positions, [B, S, 1]), iota); // [B,S,Tmax]: p < j
     const mask = g.reshape(g.where(future, MASKED, 0), [B, 1, S, Tmax]);
-    for (let l = 0; l < L; l++) {
-      x = this.block(g, P, l, x, (q, k, v) => {
-        const kc = g.add(g.mul(past[l].k, keep), g.matmul(scatter, k));
-        const vc = g.add(g.mul(past[l].v, keep), g.matmul(scatter, v));
-        g.output(kc, `present.k.${l}`);
-        g.output(vc, `present.v.${l}`);
-        return this.attention(g, q, g.transpose(kc, [0, 1, 3, 2]), vc, mask);
-      });
-    }
-    const out = this.heads(g, P, x);
-    g.output(logSoftmax(g, out.logits), 'logprobs');
-    if (out.value) g.output(out.value, 'value');
-    return g;
+    return (l, past, q, k, v) => {
+      const kc = g.add(g.mul(past.k, keep), g.matmul(scatter, k));
+      const vc = g.add(g.mul(past.v, keep), g.matmul(scatter, v));
+      g.output(kc, `present.k.${l}`);
+      g.output(vc, `present.v.${l}`);
+      return this.attention(g, q, g.transpose(kc, [0, 1, 3, 2]), vc, mask);
+    };
   }
 
-  private buildDeltaDecodeGraph(batch: number, step: number): Graph {
-    const g = new Graph('transformer_decode_delta');
-    const P = declareParams(g, this);
-    const { nHeads: H, dModel: d, context: Tmax, nLayers: L } = this.config;
-    const dh = d / H;
-    const B = batch;
-    const S = step;
-    const tokens = g.input('tokens', [B, S], 'int32');
-    const pos = g.input('pos', [B], 'int32');
-    const past = Array.from({ length: L }, (_, l) => ({
-      kT: g.input(`past.k.${l}`, [B, H, dh, Tmax]),
-      v: g.input(`past.v.${l}`, [B, H, Tmax, dh]),
-    }));
-    const positions = g.node('Add', [g.reshape(pos, [B, 1]), g.constant(Array.from({ length: S }, (_, i) => i), [S], 'int32')], {}, [B, S], 'int32');
-    let x = g.add(g.gather(P.tok_emb, tokens), g.gather(P.pos_emb, positions));
+  /** 'delta' cache: attend over the cached slots before pos and this call's own k/v; output only those (`new.*`). */
+  private deltaAttention(g: Graph, pos: Tensor, B: number, S: number): (l: number, past: { k: Tensor; v: Tensor }, q: Tensor, k: Tensor, v: Tensor) => Tensor {
+    const { nHeads: H, dModel: d, context: Tmax } = this.config;
     // Cached slot j is visible iff j < pos (slots from pos on are this call's or stale).
     const jPlus1 = g.constant(Array.from({ length: Tmax }, (_, j) => j + 1), [Tmax], 'int32');
     const pastMask = g.reshape(g.where(g.less(g.reshape(pos, [B, 1]), jPlus1), MASKED, 0), [B, 1, 1, Tmax]); // j ≥ pos
@@ -246,22 +238,16 @@ export class TransformerPolicy implements PolicyModel {
     const causal = new Float32Array(S * S);
     for (let i = 0; i < S; i++) for (let j = i + 1; j < S; j++) causal[i * S + j] = MASKED;
     const newMask = g.constant(causal, [S, S]);
-    const scale = 1 / Math.sqrt(dh);
-    for (let l = 0; l < L; l++) {
-      x = this.block(g, P, l, x, (q, k, v) => {
-        const kT = g.transpose(k, [0, 1, 3, 2]); // [B,H,dh,S]
-        g.output(kT, `new.k.${l}`);
-        g.output(v, `new.v.${l}`);
-        const sPast = g.add(g.mul(g.matmul(q, past[l].kT), scale), pastMask); // [B,H,S,Tmax]
-        const sNew = g.add(g.mul(g.matmul(q, kT), scale), newMask); // [B,H,S,S]
-        const p = g.softmax(g.concat([sPast, sNew], 3), -1);
-        return g.add(g.matmul(g.slice(p, 3, 0, Tmax), past[l].v), g.matmul(g.slice(p, 3, Tmax, Tmax + S), v));
-      });
-    }
-    const out = this.heads(g, P, x);
-    g.output(logSoftmax(g, out.logits), 'logprobs');
-    if (out.value) g.output(out.value, 'value');
-    return g;
+    const scale = 1 / Math.sqrt(d / H);
+    return (l, past, q, k, v) => {
+      const kT = g.transpose(k, [0, 1, 3, 2]); // [B,H,dh,S]
+      g.output(kT, `new.k.${l}`);
+      g.output(v, `new.v.${l}`);
+      const sPast = g.add(g.mul(g.matmul(q, past.k), scale), pastMask); // [B,H,S,Tmax]
+      const sNew = g.add(g.mul(g.matmul(q, kT), scale), newMask); // [B,H,S,S]
+      const p = g.softmax(g.concat([sPast, sNew], 3), -1);
+      return g.add(g.matmul(g.slice(p, 3, 0, Tmax), past.v), g.matmul(g.slice(p, 3, Tmax, Tmax + S), v));
+    };
   }
 
   /** Zero-filled cache for `batch` rows: one [B, H, Tmax, dh] array per past.k/past.v input. */
