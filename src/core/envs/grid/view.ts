@@ -26,9 +26,25 @@ export interface View {
   image: Uint8Array;
   /** `size × size`, 1 where the cell is visible. */
   visible: Uint8Array;
-  /** World coordinates of each view cell (`size × size`), for mapping visibility back to the map. */
-  worldX: Int32Array;
-  worldY: Int32Array;
+}
+
+/**
+ * World coordinates of each cell of the egocentric view from (ax, ay) facing `dir`
+ * (`size × size` each, same order as View), for mapping visibility back onto the map.
+ */
+export function viewCoords(ax: number, ay: number, dir: number, size: number): { worldX: Int32Array; worldY: Int32Array } {
+  const half = (size - 1) >> 1;
+  const [fx, fy] = DIR_VEC[dir];
+  const [rx, ry] = DIR_VEC[(dir + 1) & 3];
+  const worldX = new Int32Array(size * size);
+  const worldY = new Int32Array(size * size);
+  for (let row = 0; row < size; row++) {
+    for (let col = 0; col < size; col++) {
+      worldX[row * size + col] = ax + fx * (size - 1 - row) + rx * (col - half);
+      worldY[row * size + col] = ay + fy * (size - 1 - row) + ry * (col - half);
+    }
+  }
+  return { worldX, worldY };
 }
 
 /**
@@ -39,11 +55,10 @@ export interface View {
  */
 export function egocentricView(grid: Grid, ax: number, ay: number, dir: number, size: number, carry: Carry): View {
   const half = (size - 1) >> 1;
-  const [fx, fy] = DIR_VEC[dir];
-  const [rx, ry] = DIR_VEC[(dir + 1) & 3]; // "right" is one clockwise turn from "forward"
+  // Indexing, not destructuring: this runs once per env step.
+  const fx = DIR_VEC[dir][0], fy = DIR_VEC[dir][1];
+  const rx = DIR_VEC[(dir + 1) & 3][0], ry = DIR_VEC[(dir + 1) & 3][1]; // "right" is one clockwise turn from "forward"
   const raw = new Uint8Array(size * size * 3);
-  const worldX = new Int32Array(size * size);
-  const worldY = new Int32Array(size * size);
   for (let row = 0; row < size; row++) {
     const ahead = size - 1 - row;
     for (let col = 0; col < size; col++) {
@@ -51,8 +66,6 @@ export function egocentricView(grid: Grid, ax: number, ay: number, dir: number, 
       const x = ax + fx * ahead + rx * right;
       const y = ay + fy * ahead + ry * right;
       const i = row * size + col;
-      worldX[i] = x;
-      worldY[i] = y;
       if (grid.inBounds(x, y)) {
         const o = grid.offset(x, y);
         raw[i * 3] = grid.cells[o];
@@ -73,7 +86,7 @@ export function egocentricView(grid: Grid, ax: number, ay: number, dir: number, 
   for (let i = 0; i < size * size; i++) {
     if (!visible[i]) raw[i * 3] = raw[i * 3 + 1] = raw[i * 3 + 2] = 0;
   }
-  return { image: raw, visible, worldX, worldY };
+  return { image: raw, visible };
 }
 
 /**
@@ -86,9 +99,9 @@ export function egocentricView(grid: Grid, ax: number, ay: number, dir: number, 
  */
 export function visibilityMask(image: Uint8Array, size: number): Uint8Array {
   const vis = new Uint8Array(size * size);
-  const half = (size - 1) >> 1;
-  vis[(size - 1) * size + half] = 1;
-  const clear = (i: number): boolean => (i === (size - 1) * size + half ? true : seeBehind(image[i * 3], image[i * 3 + 2]));
+  const me = (size - 1) * size + ((size - 1) >> 1);
+  vis[me] = 1;
+  const clear = (i: number): boolean => i === me || seeBehind(image[i * 3], image[i * 3 + 2]);
   for (let row = size - 1; row >= 0; row--) {
     const base = row * size;
     for (let col = 0; col < size - 1; col++) {
@@ -134,9 +147,9 @@ export function renderCells(cells: Uint8Array, rows: number, cols: number, agent
   return lines.join('\n');
 }
 
-/** The text of an egocentric view: the agent is '^' at the bottom centre. */
-export function renderView(view: View, size: number, carry: Carry): string {
-  return renderCells(view.image, size, size, size - 1, (size - 1) >> 1, AGENT_CHARS[3], carry);
+/** The text of an egocentric view image: the agent is '^' at the bottom centre. */
+export function renderView(image: Uint8Array, size: number, carry: Carry): string {
+  return renderCells(image, size, size, size - 1, (size - 1) >> 1, AGENT_CHARS[3], carry);
 }
 
 /** An upper bound on `renderView`'s length, for the text space: map, newlines, colours, carry. */

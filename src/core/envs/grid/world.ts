@@ -27,7 +27,7 @@ import { box, dict, discrete, text } from '../spaces.ts';
 import type { EnvSpec, GridEnv, GridFrame, GridObs, Info, ResetOptions, ResetResult, StepResult } from '../types.ts';
 import { Grid } from './grid.ts';
 import { AGENT_CHARS, DOOR, MAX_CELL_VALUE, OBJ, canOverlap, canPickUp } from './objects.ts';
-import { DIR_NAMES, DIR_VEC, egocentricView, maxViewTextLength, renderCells, renderView, type Carry } from './view.ts';
+import { DIR_NAMES, DIR_VEC, egocentricView, maxViewTextLength, renderCells, renderView, viewCoords, type Carry } from './view.ts';
 
 export const ACTION = { left: 0, right: 1, forward: 2, pickup: 3, drop: 4, toggle: 5, done: 6 } as const;
 export const ACTION_LABELS = ['left', 'right', 'forward', 'pickup', 'drop', 'toggle', 'done'] as const;
@@ -186,9 +186,10 @@ export abstract class GridWorld implements GridEnv {
   frame(): GridFrame {
     const grid = this.world('frame');
     const view = egocentricView(grid, this.x, this.y, this.dir, this.viewSize, this.carry);
+    const { worldX, worldY } = viewCoords(this.x, this.y, this.dir, this.viewSize);
     const visible: [number, number][] = [];
     for (let i = 0; i < view.visible.length; i++) {
-      if (view.visible[i] && grid.inBounds(view.worldX[i], view.worldY[i])) visible.push([view.worldX[i], view.worldY[i]]);
+      if (view.visible[i] && grid.inBounds(worldX[i], worldY[i])) visible.push([worldX[i], worldY[i]]);
     }
     return {
       kind: 'grid',
@@ -259,8 +260,20 @@ export abstract class GridWorld implements GridEnv {
   }
 
   private viewFrom(grid: Grid, x: number, y: number, dir: number): GridObs {
-    const view = egocentricView(grid, x, y, dir, this.viewSize, this.carry);
-    return { image: view.image, direction: dir, text: renderView(view, this.viewSize, this.carry) };
+    const { image } = egocentricView(grid, x, y, dir, this.viewSize, this.carry);
+    // The text is rendered on first read: image policies (the MLP rollouts) never read it, and
+    // building it was a fifth of a grid step. It reads only values fixed here (the image is
+    // this observation's own array; the carry is copied), so it never changes after the fact.
+    const size = this.viewSize;
+    const carry = { type: this.carry.type, color: this.carry.color };
+    let text: string | undefined;
+    return {
+      image,
+      direction: dir,
+      get text(): string {
+        return (text ??= renderView(image, size, carry));
+      },
+    };
   }
 
   /** Applies one action to `s` in place; returns how the episode ends, if it does. */
