@@ -24,9 +24,12 @@ export function packInfos(ep: StepEpisode): WireEpisode {
   return { ...ep, infos };
 }
 
-/** Inverse of packInfos: one info object per step again. */
+/** The info of every step that reported nothing: one shared, frozen object (nobody writes infos). */
+const EMPTY_INFO: Info = Object.freeze({});
+
+/** Inverse of packInfos: one info per step again (the empty ones shared). */
 export function unpackInfos(ep: WireEpisode): StepEpisode {
-  const infos: Info[] = Array.from({ length: ep.actions.length }, () => ({}));
+  const infos: Info[] = new Array<Info>(ep.actions.length).fill(EMPTY_INFO);
   for (const [t, info] of ep.infos) infos[t] = info;
   return { ...ep, infos };
 }

@@ -52,8 +52,9 @@ export function viewCoords(ax: number, ay: number, dir: number, size: number): {
  * column, facing up (towards row 0); view column c is `c - (size-1)/2` cells to its right.
  * Cells outside the map read as walls. The agent's own cell shows what it carries (or empty),
  * as in MiniGrid, so an image-only policy can tell whether it holds the key.
+ * `visibleOut` (size × size) receives the visibility mask instead of a new array.
  */
-export function egocentricView(grid: Grid, ax: number, ay: number, dir: number, size: number, carry: Carry): View {
+export function egocentricView(grid: Grid, ax: number, ay: number, dir: number, size: number, carry: Carry, visibleOut?: Uint8Array): View {
   const half = (size - 1) >> 1;
   // Indexing, not destructuring: this runs once per env step.
   const fx = DIR_VEC[dir][0], fy = DIR_VEC[dir][1];
@@ -82,7 +83,7 @@ export function egocentricView(grid: Grid, ax: number, ay: number, dir: number, 
   raw[me + 1] = carry.type === OBJ.unseen ? 0 : carry.color;
   raw[me + 2] = 0;
 
-  const visible = visibilityMask(raw, size);
+  const visible = visibilityMask(raw, size, visibleOut);
   for (let i = 0; i < size * size; i++) {
     if (!visible[i]) raw[i * 3] = raw[i * 3 + 1] = raw[i * 3 + 2] = 0;
   }
@@ -97,8 +98,8 @@ export function egocentricView(grid: Grid, ax: number, ay: number, dir: number, 
  * cell (wall, closed door) is itself visible but lights nothing, so what lies behind it stays
  * dark — unless light reaches it around the side.
  */
-export function visibilityMask(image: Uint8Array, size: number): Uint8Array {
-  const vis = new Uint8Array(size * size);
+export function visibilityMask(image: Uint8Array, size: number, out?: Uint8Array): Uint8Array {
+  const vis = out ? out.fill(0, 0, size * size) : new Uint8Array(size * size);
   const me = (size - 1) * size + ((size - 1) >> 1);
   vis[me] = 1;
   const clear = (i: number): boolean => i === me || seeBehind(image[i * 3], image[i * 3 + 2]);

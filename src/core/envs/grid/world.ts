@@ -29,6 +29,9 @@ import { Grid } from './grid.ts';
 import { AGENT_CHARS, DOOR, MAX_CELL_VALUE, OBJ, canOverlap, canPickUp } from './objects.ts';
 import { DIR_NAMES, DIR_VEC, egocentricView, maxViewTextLength, renderCells, renderView, viewCoords, type Carry } from './view.ts';
 
+/** The info of a step that reports nothing: shared and frozen (infos are read, never written), one object less per step. */
+const NO_INFO: Info = Object.freeze({});
+
 export const ACTION = { left: 0, right: 1, forward: 2, pickup: 3, drop: 4, toggle: 5, done: 6 } as const;
 export const ACTION_LABELS = ['left', 'right', 'forward', 'pickup', 'drop', 'toggle', 'done'] as const;
 
@@ -82,6 +85,8 @@ export abstract class GridWorld implements GridEnv {
   /** Seeded at construction so unseeded use is reproducible; reseeded by `reset({seed})`. */
   private rng = new Rng(0);
   private grid: Grid | null = null;
+  /** The visibility mask of the view being observed (observations keep only the image). */
+  private visibleScratch: Uint8Array | null = null;
   private x = 0;
   private y = 0;
   private dir = 0;
@@ -173,7 +178,7 @@ export abstract class GridWorld implements GridEnv {
     const success = outcome === 'success';
     const reward = success ? 1 - (0.9 * this.steps) / this.maxSteps : 0;
     this.ended = terminated || truncated;
-    const info: Info = this.ended ? { success } : {};
+    const info: Info = this.ended ? { success } : NO_INFO;
     return { obs: this.observe(), reward, terminated, truncated, info };
   }
 
@@ -260,18 +265,19 @@ export abstract class GridWorld implements GridEnv {
   }
 
   private viewFrom(grid: Grid, x: number, y: number, dir: number): GridObs {
-    const { image } = egocentricView(grid, x, y, dir, this.viewSize, this.carry);
+    const { image } = egocentricView(grid, x, y, dir, this.viewSize, this.carry, (this.visibleScratch ??= new Uint8Array(this.viewSize * this.viewSize)));
     // The text is rendered on first read: image policies (the MLP rollouts) never read it, and
     // building it was a fifth of a grid step. It reads only values fixed here (the image is
     // this observation's own array; the carry is copied), so it never changes after the fact.
     const size = this.viewSize;
-    const carry = { type: this.carry.type, color: this.carry.color };
+    const carryType = this.carry.type;
+    const carryColor = this.carry.color;
     let text: string | undefined;
     return {
       image,
       direction: dir,
       get text(): string {
-        return (text ??= renderView(image, size, carry));
+        return (text ??= renderView(image, size, { type: carryType, color: carryColor }));
       },
     };
   }
