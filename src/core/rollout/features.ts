@@ -17,17 +17,24 @@ export function gridFeatureSize(viewSize: number): number {
 
 /** Writes the features of `obs` into `out` at `offset` (length gridFeatureSize). */
 export function encodeGridObs(obs: GridObs, out: Float32Array, offset = 0): void {
-  const cells = obs.image.length / 3;
+  encodeGridImage(obs.image, 0, obs.image.length / 3, obs.direction, out, offset);
+}
+
+/**
+ * The same from an image stored at `imageOffset` of a larger byte array (`cells` view cells of
+ * 3 bytes): recorded episodes keep images, not features (27× smaller for a 7×7 view).
+ */
+export function encodeGridImage(image: Uint8Array, imageOffset: number, cells: number, direction: number, out: Float32Array, offset = 0): void {
   const size = cells * PER_CELL + 4;
   out.fill(0, offset, offset + size);
   for (let c = 0; c < cells; c++) {
     const base = offset + c * PER_CELL;
-    const type = obs.image[c * 3];
-    const color = obs.image[c * 3 + 1];
-    const state = obs.image[c * 3 + 2];
+    const type = image[imageOffset + c * 3];
+    const color = image[imageOffset + c * 3 + 1];
+    const state = image[imageOffset + c * 3 + 2];
     if (type < CELL_TYPES) out[base + type] = 1;
     if (color < CELL_COLORS) out[base + CELL_TYPES + color] = 1;
     if (state < CELL_STATES) out[base + CELL_TYPES + CELL_COLORS + state] = 1;
   }
-  out[offset + cells * PER_CELL + (obs.direction & 3)] = 1;
+  out[offset + cells * PER_CELL + (direction & 3)] = 1;
 }

@@ -44,7 +44,7 @@ import { shapeEpisode, stageWeights, stepSchedule, weightsOf, SCHEDULE_START, ty
 import { Rng } from '../util/rng.ts';
 import type { Engine, Feed, Learner, PolicyRunner } from './engine.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from './pool.ts';
-import type { StepEpisode } from './stepEpisode.ts';
+import { stepFeatures, type StepEpisode } from './stepEpisode.ts';
 import { applyLiveHyper, distinctRatio, mean, mixSeed, trainStepOptions, withShapingWeights, type IterationReport, type LiveHyper, type StepTrainerConfig } from './common.ts';
 
 export interface AsyncScheduleConfig {
@@ -341,7 +341,7 @@ export class AsyncStepTrainer {
     {
       let o = 0;
       for (const ep of episodes) {
-        rowObs.set(ep.features, o * D);
+        for (let t = 0; t < ep.actions.length; t++) stepFeatures(ep, t, rowObs, (o + t) * D);
         rowAct.set(ep.actions, o);
         rowMu.set(ep.logprobs, o);
         rowVal.set(ep.values, o);
@@ -518,7 +518,7 @@ export class AsyncStepTrainer {
     for (let c = 0; c < rows.length; c += B) {
       const chunk = rows.slice(c, c + B);
       obs.fill(0);
-      chunk.forEach(([e, t], j) => obs.set(episodes[e].features.subarray(t * D, (t + 1) * D), j * D));
+      chunk.forEach(([e, t], j) => stepFeatures(episodes[e], t, obs, j * D));
       const out = await ref.run({ obs });
       chunk.forEach(([e, t], j) => {
         const ep = episodes[e];

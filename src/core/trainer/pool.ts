@@ -271,7 +271,7 @@ export class SlotColumns {
   /** Steps the arrays hold. */
   private cap = 0;
   /** Bytes of one observation's image (view × view × 3). */
-  private imageBytes = 0;
+  imageBytes = 0;
   actions = new Int32Array(0);
   logprobs = new Float32Array(0);
   entropies = new Float32Array(0);
@@ -316,19 +316,6 @@ export class SlotColumns {
     this.directions[t] = obs.direction;
   }
 
-  /** [T, D] features of steps 0..T−1, in an array of their own (it may be transferred). */
-  features(T: number, D: number): Float32Array {
-    const out = new Float32Array(T * D);
-    const K = this.imageBytes;
-    // encodeGridObs reads only the image and the heading; the text is not needed.
-    const obs: GridObs = { image: this.images, direction: 0, text: '' };
-    for (let t = 0; t < T; t++) {
-      obs.image = this.images.subarray(t * K, (t + 1) * K);
-      obs.direction = this.directions[t];
-      encodeGridObs(obs, out, t * D);
-    }
-    return out;
-  }
 }
 
 /**
@@ -421,7 +408,8 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
       envId: env.spec.id,
       seed: req.seeds[i],
       group: req.groups[i],
-      features: c.features(T, D),
+      images: c.images.slice(0, T * c.imageBytes),
+      directions: c.directions.slice(0, T),
       actions: c.actions.slice(0, T),
       logprobs: c.logprobs.slice(0, T),
       entropies: c.entropies.slice(0, T),
@@ -444,7 +432,7 @@ async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> 
 export function episodeBuffers(episodes: readonly StepEpisode[]): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
   for (const ep of episodes) {
-    for (const a of [ep.features, ep.actions, ep.logprobs, ep.entropies, ep.values, ep.rewards, ep.versions, ep.potentials]) {
+    for (const a of [ep.images, ep.directions, ep.actions, ep.logprobs, ep.entropies, ep.values, ep.rewards, ep.versions, ep.potentials]) {
       if (!a) continue;
       // Each array was made by the rollout and owns its whole buffer; a view into a shared one
       // would detach its neighbours, so such arrays are left to be copied.

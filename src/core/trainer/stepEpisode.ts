@@ -3,6 +3,7 @@
  * learns from, the inspector replays, and trajectories.jsonl stores. Pools (pool.ts) produce them.
  */
 import type { GridObs, Info } from '../envs/types.ts';
+import { encodeGridImage } from '../rollout/features.ts';
 
 export interface StepEpisode {
   envId: string;
@@ -10,8 +11,14 @@ export interface StepEpisode {
   seed: number;
   /** Group index within the iteration (−1 when not grouped). */
   group: number;
-  /** [T, D] features of the observation each action was taken in. */
-  features: Float32Array;
+  /**
+   * [T, K] the egocentric image (K = view² × 3 bytes) of the observation each action was taken
+   * in; `stepFeatures` encodes a step for the policy. Images, not features: 27× fewer bytes to
+   * record, move between threads and collect.
+   */
+  images: Uint8Array;
+  /** [T] that observation's heading. */
+  directions: Uint8Array;
   /** [T] actions taken. */
   actions: Int32Array;
   /** [T] behaviour log-probabilities μ(a_t|s_t). */
@@ -34,4 +41,10 @@ export interface StepEpisode {
   terminated: boolean;
   truncated: boolean;
   success: boolean;
+}
+
+/** Step t's policy input (gridFeatureSize floats) into `out` at `offset`. */
+export function stepFeatures(ep: Pick<StepEpisode, 'images' | 'directions'>, t: number, out: Float32Array, offset: number): void {
+  const K = ep.images.length / ep.directions.length;
+  encodeGridImage(ep.images, t * K, K / 3, ep.directions[t], out, offset);
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, type CollectRequest, type RolloutPool } from '../../core/trainer/pool.ts';
-import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
+import { stepFeatures, type StepEpisode } from '../../core/trainer/stepEpisode.ts';
 import { encodeGridObs } from '../../core/rollout/features.ts';
 import type { Engine } from '../../core/trainer/engine.ts';
 import { loadNodeEngine } from '../engine/node.ts';
@@ -35,7 +35,15 @@ function request(n: number, samplingSeed = 11): CollectRequest {
 }
 
 function comparable(ep: StepEpisode) {
-  return { seed: ep.seed, group: ep.group, infos: ep.infos, actions: Array.from(ep.actions), rewards: Array.from(ep.rewards), versions: Array.from(ep.versions), success: ep.success, terminated: ep.terminated, truncated: ep.truncated, T: ep.features.length / SPEC.config.obsDim };
+  return { seed: ep.seed, group: ep.group, infos: ep.infos, actions: Array.from(ep.actions), rewards: Array.from(ep.rewards), versions: Array.from(ep.versions), success: ep.success, terminated: ep.terminated, truncated: ep.truncated, T: ep.actions.length };
+}
+
+/** [T, D] policy features of an episode's recorded observations. */
+function features(ep: StepEpisode): Float32Array {
+  const D = SPEC.config.obsDim;
+  const out = new Float32Array(ep.actions.length * D);
+  for (let t = 0; t < ep.actions.length; t++) stepFeatures(ep, t, out, t * D);
+  return out;
 }
 
 interface Made {
@@ -82,14 +90,15 @@ function poolSuite(name: string, make: () => Promise<Made>) {
       const [got, want] = await Promise.all([made.pool.collect(req), reference.collect(req)]);
       expect(got.episodes.map(comparable)).toEqual(want.episodes.map(comparable));
       got.episodes.forEach((ep, i) => {
-        expect(Array.from(ep.features)).toEqual(Array.from(want.episodes[i].features));
+        expect(Array.from(ep.images)).toEqual(Array.from(want.episodes[i].images));
+        expect(Array.from(ep.directions)).toEqual(Array.from(want.episodes[i].directions));
         for (let t = 0; t < ep.logprobs.length; t++) expect(ep.logprobs[t]).toBeCloseTo(want.episodes[i].logprobs[t], 5);
       });
       expect(got.envSteps).toBe(want.envSteps);
       expect(got.envSteps).toBe(got.episodes.reduce((s, e) => s + e.actions.length, 0));
       // Equal seeds start equal: a group's first observation is shared, its actions are not all equal.
       const g0 = got.episodes.slice(0, 4);
-      expect(new Set(g0.map((e) => e.features.subarray(0, SPEC.config.obsDim).join(','))).size).toBe(1);
+      expect(new Set(g0.map((e) => features(e).subarray(0, SPEC.config.obsDim).join(','))).size).toBe(1);
       expect(new Set(g0.map((e) => e.actions.join(','))).size).toBeGreaterThan(1);
       // Another sampling seed gives other episodes.
       const other = await made.pool.collect(request(12, 12));
@@ -104,11 +113,14 @@ function poolSuite(name: string, make: () => Promise<Made>) {
       for (const ep of episodes) {
         const T = ep.actions.length;
         expect(ep.observations).toHaveLength(T + 1);
-        expect(ep.features).toHaveLength(T * D);
+        expect(ep.directions).toHaveLength(T);
+        expect(ep.images).toHaveLength(T * ep.observations![0].image.length);
         const want = new Float32Array(T * D);
         for (let t = 0; t < T; t++) encodeGridObs(ep.observations![t], want, t * D);
         // One comparison, not T (each toEqual of 984 floats is slow).
-        expect(ep.features.every((x, k) => x === want[k])).toBe(true);
+        const got = features(ep);
+        expect(got.length).toBe(T * D);
+        expect(got.every((x, k) => x === want[k])).toBe(true);
         expect(ep.potentials).toHaveLength(T + 1);
         // Φ = −(walking distance to the goal): 0 exactly when the episode ends on it.
         expect(ep.potentials![T] === 0).toBe(ep.success);
