@@ -55,39 +55,50 @@ export function viewCoords(ax: number, ay: number, dir: number, size: number): {
  * `visibleOut` (size × size) receives the visibility mask instead of a new array.
  */
 export function egocentricView(grid: Grid, ax: number, ay: number, dir: number, size: number, carry: Carry, visibleOut?: Uint8Array): View {
+  const image = new Uint8Array(size * size * 3);
+  const visible = visibleOut ?? new Uint8Array(size * size);
+  writeEgocentricView(grid, ax, ay, dir, size, carry.type, carry.color, image, visible);
+  return { image, visible };
+}
+
+/**
+ * egocentricView into caller-owned arrays (`image` size × size × 3 bytes, every byte written;
+ * `visible` size × size): no allocation, for the env step.
+ */
+export function writeEgocentricView(grid: Grid, ax: number, ay: number, dir: number, size: number, carryType: number, carryColor: number, image: Uint8Array, visible: Uint8Array): void {
   const half = (size - 1) >> 1;
   // Indexing, not destructuring: this runs once per env step.
   const fx = DIR_VEC[dir][0], fy = DIR_VEC[dir][1];
   const rx = DIR_VEC[(dir + 1) & 3][0], ry = DIR_VEC[(dir + 1) & 3][1]; // "right" is one clockwise turn from "forward"
-  const raw = new Uint8Array(size * size * 3);
+  const W = grid.width, H = grid.height, cells = grid.cells;
   for (let row = 0; row < size; row++) {
     const ahead = size - 1 - row;
     for (let col = 0; col < size; col++) {
       const right = col - half;
       const x = ax + fx * ahead + rx * right;
       const y = ay + fy * ahead + ry * right;
-      const i = row * size + col;
-      if (grid.inBounds(x, y)) {
-        const o = grid.offset(x, y);
-        raw[i * 3] = grid.cells[o];
-        raw[i * 3 + 1] = grid.cells[o + 1];
-        raw[i * 3 + 2] = grid.cells[o + 2];
+      const i = (row * size + col) * 3;
+      if (x >= 0 && y >= 0 && x < W && y < H) {
+        const o = (y * W + x) * 3;
+        image[i] = cells[o];
+        image[i + 1] = cells[o + 1];
+        image[i + 2] = cells[o + 2];
       } else {
-        raw[i * 3] = OBJ.wall;
-        raw[i * 3 + 1] = COLOR.grey;
+        image[i] = OBJ.wall;
+        image[i + 1] = COLOR.grey;
+        image[i + 2] = 0;
       }
     }
   }
   const me = ((size - 1) * size + half) * 3;
-  raw[me] = carry.type === OBJ.unseen ? OBJ.empty : carry.type;
-  raw[me + 1] = carry.type === OBJ.unseen ? 0 : carry.color;
-  raw[me + 2] = 0;
+  image[me] = carryType === OBJ.unseen ? OBJ.empty : carryType;
+  image[me + 1] = carryType === OBJ.unseen ? 0 : carryColor;
+  image[me + 2] = 0;
 
-  const visible = visibilityMask(raw, size, visibleOut);
+  visibilityMask(image, size, visible);
   for (let i = 0; i < size * size; i++) {
-    if (!visible[i]) raw[i * 3] = raw[i * 3 + 1] = raw[i * 3 + 2] = 0;
+    if (!visible[i]) image[i * 3] = image[i * 3 + 1] = image[i * 3 + 2] = 0;
   }
-  return { image: raw, visible };
 }
 
 /**
@@ -102,18 +113,21 @@ export function visibilityMask(image: Uint8Array, size: number, out?: Uint8Array
   const vis = out ? out.fill(0, 0, size * size) : new Uint8Array(size * size);
   const me = (size - 1) * size + ((size - 1) >> 1);
   vis[me] = 1;
-  const clear = (i: number): boolean => i === me || seeBehind(image[i * 3], image[i * 3 + 2]);
+  // `clear(i)` is written out inline (i === me || seeBehind(...)): a closure here would be
+  // allocated on every env step.
   for (let row = size - 1; row >= 0; row--) {
     const base = row * size;
     for (let col = 0; col < size - 1; col++) {
-      if (!vis[base + col] || !clear(base + col)) continue;
-      vis[base + col + 1] = 1;
-      if (row > 0) vis[base - size + col + 1] = vis[base - size + col] = 1;
+      const i = base + col;
+      if (!vis[i] || !(i === me || seeBehind(image[i * 3], image[i * 3 + 2]))) continue;
+      vis[i + 1] = 1;
+      if (row > 0) vis[i - size + 1] = vis[i - size] = 1;
     }
     for (let col = size - 1; col > 0; col--) {
-      if (!vis[base + col] || !clear(base + col)) continue;
-      vis[base + col - 1] = 1;
-      if (row > 0) vis[base - size + col - 1] = vis[base - size + col] = 1;
+      const i = base + col;
+      if (!vis[i] || !(i === me || seeBehind(image[i * 3], image[i * 3 + 2]))) continue;
+      vis[i - 1] = 1;
+      if (row > 0) vis[i - size - 1] = vis[i - size] = 1;
     }
   }
   return vis;
