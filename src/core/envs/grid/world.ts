@@ -54,7 +54,8 @@ const TEXT_PROPERTY: PropertyDescriptor = Object.freeze({ get: lazyText, enumera
  * Observation images are views into chunks of this many images (one chunk per env, a fresh one
  * when it is full): a typed array that owns a buffer of its own costs ~0.3 µs to create and
  * later free (malloc'd backing store), against ~0.08 µs for a view. Views never overlap, so each
- * observation's image is still its caller's alone; a held observation keeps its chunk alive.
+ * observation's image is still its caller's alone; but a held observation keeps its chunk alive,
+ * and structured clone (postMessage) copies the whole chunk with it (once per message).
  */
 const IMAGES_PER_CHUNK = 64;
 
