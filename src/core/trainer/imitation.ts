@@ -76,6 +76,13 @@ export interface ImitationConfig {
   seed: number;
   /** Stop early once this wall-clock budget (s) is spent; Infinity = run all steps. */
   budgetS: number;
+  /**
+   * Weight of an auxiliary next-token loss on the env's tokens (the observations), relative to
+   * the loss on the expert's action tokens (each a mean over its own tokens). 0 = actions only.
+   * Predicting the transcript gives gradient to features a single rare decision token cannot
+   * (grid/memory: its junction turn is 1 of ~16 action tokens and needs a cue ~300 tokens back).
+   */
+  observationWeight: number;
 }
 
 export const DEFAULT_IMITATION: Omit<ImitationConfig, 'env'> = {
@@ -86,13 +93,14 @@ export const DEFAULT_IMITATION: Omit<ImitationConfig, 'env'> = {
   maxGradNorm: 1,
   seed: 0,
   budgetS: Infinity,
+  observationWeight: 0,
 };
 
 export interface ImitationReport {
   step: number;
-  /** Mean cross-entropy per policy token, nats. */
+  /** Mean cross-entropy per policy token, nats (+ observationWeight × that of the env's tokens). */
   ceLoss: number;
-  /** Mean probability of the expert token. */
+  /** Mean probability of the expert token (over the env's tokens too when observationWeight > 0). */
   targetProb: number;
   wallS: number;
 }
@@ -100,6 +108,36 @@ export interface ImitationReport {
 /** Seed of the k-th expert episode of the training stream (distinct from evaluation seeds). */
 export function imitationSeed(seed: number, step: number, row: number): number {
   return mixSeed(seed, 0x1417, step, row);
+}
+
+/**
+ * A train batch of expert episodes: inputs, next-token targets, loss mask and aggregation
+ * weights, all [n, T]. Action tokens weigh 1/(action tokens in the batch); with
+ * `observationWeight` w > 0 the env's tokens after the first (every position whose next token
+ * is not the policy's) are trained too, with weight w/(such tokens in the batch).
+ */
+export function imitationRows(
+  eps: readonly Pick<ExpertEpisode, 'tokens' | 'lossMask'>[],
+  T: number,
+  observationWeight: number,
+): { tokens: Int32Array; actions: Int32Array; mask: Float32Array; weights: Float32Array } {
+  const rows = shiftedBatch(eps.map((e) => ({ ...e, logprobs: new Float32Array(e.tokens.length) })), T);
+  const weights = Float32Array.from(aggregationWeights({ nSeqs: eps.length, seqLen: T, lossMask: rows.mask }, 'token'));
+  if (observationWeight > 0) {
+    let nObs = 0;
+    eps.forEach((e, b) => {
+      for (let t = 0; t + 1 < e.tokens.length; t++) if (rows.mask[b * T + t] === 0) nObs++;
+    });
+    const w = observationWeight / Math.max(1, nObs);
+    eps.forEach((e, b) => {
+      for (let t = 0; t + 1 < e.tokens.length; t++) {
+        if (rows.mask[b * T + t] !== 0) continue;
+        rows.mask[b * T + t] = 1;
+        weights[b * T + t] = w;
+      }
+    });
+  }
+  return { tokens: rows.tokens, actions: rows.actions, mask: rows.mask, weights };
 }
 
 /**
@@ -130,8 +168,8 @@ export async function trainImitation(
         else eps.push(ep);
         if (k > 4 * cfg.batch) throw new Error(`trainImitation: expert episodes of ${cfg.env.id} do not fit a context of ${T} tokens`);
       }
-      const rows = shiftedBatch(eps.map((e) => ({ ...e, logprobs: new Float32Array(e.tokens.length) })), T);
-      const weights = Float32Array.from(aggregationWeights({ nSeqs: cfg.batch, seqLen: T, lossMask: rows.mask }, 'token'));
+      const rows = imitationRows(eps, T, cfg.observationWeight);
+      const weights = rows.weights;
       learner.hyper.lr = cfg.lr * (1 - (1 - cfg.finalLrRatio) * (cfg.steps > 1 ? s / (cfg.steps - 1) : 0));
       const L = bucketFor(lens, Math.max(...neededLengths(rows.mask, cfg.batch, T)), T);
       const cut = <A extends Int32Array | Float32Array>(a: A) => truncateRows(a, cfg.batch, T, L);
