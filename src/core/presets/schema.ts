@@ -34,6 +34,8 @@ const warmStartSchema = z.strictObject({
   batch: z.int().min(1).max(1024).default(16),
   /** Adam learning rate at the first step (decays linearly to 0.1×). */
   lr: z.number().positive().max(1).default(3e-3),
+  /** Weight of an auxiliary next-token loss on the observations, relative to the action loss (0 = actions only). */
+  observationWeight: z.number().min(0).max(100).default(0),
 });
 
 const rolloutSchema = z.strictObject({

@@ -14,6 +14,11 @@ describe('grid envs with a transformer (text)', () => {
     expect(r.ok ? null : r.messages).toBeNull();
     expect(r.ok && r.config.rollout.learnerBatch).toBe(16);
     expect(r.ok && r.config.algo.updateEpochs).toBe(4);
+    // The auxiliary observation loss of the warm start is opt-in.
+    expect(r.ok && r.config.warmStart?.observationWeight).toBe(0);
+    const o = parseRunConfig({ ...gridText, warmStart: { steps: 10, observationWeight: 1 } });
+    expect(o.ok && o.config.warmStart?.observationWeight).toBe(1);
+    expect(parseRunConfig({ ...gridText, warmStart: { steps: 10, observationWeight: -1 } }).ok).toBe(false);
   });
 
   it('refuses async rollouts, rollout workers and a shaping schedule, naming each field', () => {

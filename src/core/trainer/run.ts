@@ -109,7 +109,7 @@ export async function initialTokenWeights(
     engine,
     policy,
     weights,
-    { ...DEFAULT_IMITATION, env: config.env, steps: ws.steps, batch: ws.batch, lr: ws.lr, seed: mixSeed(config.seed, 0x1a1) },
+    { ...DEFAULT_IMITATION, env: config.env, steps: ws.steps, batch: ws.batch, lr: ws.lr, observationWeight: ws.observationWeight, seed: mixSeed(config.seed, 0x1a1) },
     onWarmStart ? (rep) => onWarmStart(rep, ws.steps) : undefined,
   );
   return { weights: r.weights, reference: r.weights };
