@@ -84,6 +84,12 @@ export interface TokenDecoder {
   next(tokens: Int32Array, pos: Int32Array, step?: number): Promise<{ logprobs: Float32Array; value?: Float32Array }>;
   /** Load new weights (the cache is kept: callers reset when a cached prefix must be rescored). */
   setWeights(weights: Weights, version: number): void;
+  /**
+   * Copies row `from`'s cached keys/values at positions 0..length−1 into row `to`, so episodes
+   * that share a prompt (a GRPO group) prefill it once. Absent where the cache cannot be copied
+   * cheaply (caches resident on a GPU).
+   */
+  readonly copyPrefix?: (from: number, to: number, length: number) => void;
   release(): Promise<void>;
 }
 

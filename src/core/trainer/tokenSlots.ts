@@ -85,6 +85,8 @@ export interface TokenSlotStats {
   contextTokens: number;
   /** Rows taken from parked episodes (each costs a re-prefill of that episode's context). */
   evictions: number;
+  /** Prompt tokens whose keys/values were copied from another row holding the same prompt instead of fed. */
+  copiedTokens: number;
   /** Episodes finished. */
   completed: number;
   /** Episodes dropped by `abort`. */
@@ -116,6 +118,10 @@ interface Live extends EpisodeRecord {
   minVersion: number;
   /** Oldest weights version that computed any key/value in the row's cache (Infinity when empty). */
   cacheVersion: number;
+  /** The first observation's context tokens, joined: episodes with equal keys share a prompt. */
+  prompt: string;
+  /** Its length in tokens. */
+  promptLen: number;
 }
 
 export class TokenSlotGenerator {
@@ -127,6 +133,7 @@ export class TokenSlotGenerator {
     cachedTokens: 0,
     contextTokens: 0,
     evictions: 0,
+    copiedTokens: 0,
     completed: 0,
     aborted: 0,
     toolWaitMs: 0,
@@ -141,8 +148,9 @@ export class TokenSlotGenerator {
   private readonly pos: Int32Array;
   private readonly take: Int32Array;
   private readonly scratch: Float64Array;
-  /** Exponential average of one decoder call's duration on the clock, ms (0 on a VirtualClock). */
-  private callMs = 0;
+  /** Exponential average of one decoder call's duration on the clock by call size, ms (0 on a VirtualClock). */
+  private readonly callMs = new Map<number, number>();
+  private readonly calledWith = new Set<number>();
 
   constructor(private readonly o: TokenSlotOptions) {
     const { decoder } = o;
@@ -171,8 +179,11 @@ export class TokenSlotGenerator {
   /** Starts an episode (env reset now; decoding once it holds a row). */
   enqueue(spec: SlotEpisodeSpec): void {
     const env = this.freeEnvs.pop() ?? this.o.makeEnv();
+    const start = startEpisode(env.reset({ seed: spec.seed }).obs.text);
     const l: Live = {
-      ...startEpisode(env.reset({ seed: spec.seed }).obs.text),
+      ...start,
+      prompt: start.ctx.join(','),
+      promptLen: start.ctx.length,
       spec,
       env,
       row: -1,
@@ -248,15 +259,27 @@ export class TokenSlotGenerator {
       }
 
       // Call size: a prefill chunk when some decoding row has several tokens to feed and every
-      // row holding a cache can take a chunk at its position without passing the context.
+      // row holding a cache can take a chunk at its position without passing the context; once
+      // both call sizes are timed, only when the chunk feeds more tokens per millisecond (a chunk
+      // costs several one-token calls, and most rows in it may be sampling one token each).
       let maxPending = 0;
       let fits = true;
+      let fed1 = 0;
+      let fedS = 0;
       for (const l of this.rowOwner) {
         if (l === null) continue;
-        if (!l.parked) maxPending = Math.max(maxPending, l.ctx.length - l.fed);
+        if (!l.parked) {
+          const pending = l.ctx.length - l.fed;
+          maxPending = Math.max(maxPending, pending);
+          fed1 += Math.min(1, pending);
+          fedS += Math.min(S, pending);
+        }
         if (l.fed + S > Tmax) fits = false;
       }
-      const step = S > 1 && fits && maxPending >= minChunk ? S : 1;
+      const ms1 = this.callMs.get(1) ?? 0;
+      const msS = this.callMs.get(S) ?? 0;
+      const chunkPays = ms1 > 0 && msS > 0 ? fedS / msS > fed1 / ms1 : maxPending >= minChunk;
+      const step = S > 1 && fits && maxPending >= minChunk && chunkPays ? S : 1;
       const feed = step === 1 ? this.feed1 : this.feedS;
       feed.fill(PAD);
       for (let r = 0; r < decoder.batch; r++) {
@@ -275,7 +298,11 @@ export class TokenSlotGenerator {
       }
       const tc = clock.now();
       const out = await decoder.next(feed, this.pos, step);
-      this.callMs = this.stats.decoderCalls === 0 ? clock.now() - tc : 0.9 * this.callMs + 0.1 * (clock.now() - tc);
+      // A size's first call is not timed: it pays one-off costs (buffers, kernels' first use).
+      const ms = clock.now() - tc;
+      const avg = this.callMs.get(step);
+      if (this.calledWith.has(step)) this.callMs.set(step, avg === undefined ? ms : 0.9 * avg + 0.1 * ms);
+      this.calledWith.add(step);
       this.stats.decoderCalls++;
       for (const l of decoding) {
         const r = l.row;
@@ -367,18 +394,37 @@ export class TokenSlotGenerator {
    * Gives rows to ready episodes in admission order: a free row, else the row of the parked
    * episode whose reply is due last, if its wait outlasts the cost of re-prefilling it (its cache
    * is forgotten; it re-prefills when it resumes). Otherwise the ready episodes queue.
+   *
+   * Shared prompts (the episodes of a GRPO group start from the same observation): when another
+   * row's cache already holds this episode's prompt, its keys/values are copied over (all but the
+   * prompt's last token, which the episode feeds itself to get the logits it samples from). While
+   * such a row is still prefilling the prompt, the episode waits for it rather than prefilling
+   * the same tokens beside it.
    */
   private assignRows(): void {
     const waiting = this.live.filter((l) => l.row < 0 && !l.parked).sort((a, b) => a.order - b.order);
     if (waiting.length === 0) return;
     const now = this.o.clock.now();
     const S = Math.max(...this.o.decoder.steps);
+    const copy = this.o.decoder.copyPrefix;
     for (const l of waiting) {
+      let donor: Live | null = null;
+      if (copy && l.promptLen > 1) {
+        let leader = false;
+        for (const o of this.rowOwner) {
+          if (o === null || o.prompt !== l.prompt) continue;
+          if (o.fed >= l.promptLen - 1) donor = o;
+          else leader = true;
+        }
+        if (donor === null && leader) continue; // a row is prefilling this prompt: copy it when done
+      }
+      const donorRow = donor?.row ?? -1;
+      const donorVersion = donor?.cacheVersion ?? Infinity;
       let r = this.rowOwner.indexOf(null);
       if (r < 0) {
         let victim: Live | null = null;
         for (const o of this.rowOwner) if (o !== null && o.parked && (victim === null || o.due > victim.due)) victim = o;
-        const refillMs = 2 * Math.ceil((victim?.fed ?? 0) / S) * this.callMs;
+        const refillMs = 2 * Math.ceil((victim?.fed ?? 0) / S) * (this.callMs.get(S) ?? this.callMs.get(1) ?? 0);
         if (victim === null || victim.due - now <= refillMs) return; // wait for a row to free up
         r = victim.row;
         victim.row = -1;
@@ -390,6 +436,14 @@ export class TokenSlotGenerator {
       l.row = r;
       l.fed = 0;
       l.cacheVersion = Infinity;
+      // The donor may be the evicted victim: its slots are still in row r (copying onto itself).
+      if (donor !== null && copy) {
+        const n = l.promptLen - 1;
+        copy(donorRow, r, n);
+        l.fed = n;
+        l.cacheVersion = donorVersion;
+        this.stats.copiedTokens += n;
+      }
     }
   }
 

@@ -75,10 +75,12 @@ function sharpWeights(seed: number): Weights {
   return w;
 }
 
-async function generate(rows: number, episodes: number, seed: number) {
+async function generate(rows: number, episodes: number, seed: number, opts: { sharePrompts?: boolean; temperature?: number } = {}) {
   const engine = await loadNodeEngine('ort-web-wasm');
   const weights = sharpWeights(3);
   const decoder = await engine.createDecoder(model, rows, weights, 8);
+  expect(decoder.copyPrefix).toBeTypeOf('function');
+  if (opts.sharePrompts === false) (decoder as { copyPrefix?: unknown }).copyPrefix = undefined;
   const clock = new VirtualClock();
   const envs: SlowDigitEnv[] = [];
   const gen = new TokenSlotGenerator({
@@ -90,7 +92,7 @@ async function generate(rows: number, episodes: number, seed: number) {
     },
     clock,
     rng: new Rng(seed),
-    temperature: 1,
+    temperature: opts.temperature ?? 1,
     maxActionTokens: 6,
   });
   const latencies: number[] = [];
@@ -142,6 +144,26 @@ describe('continuous token rollouts with tool latency (ort-web WASM, virtual clo
     expect(hit(tight.stats)).toBeLessThan(hit(roomy.stats));
     expect(tight.stats.fedTokens).toBeGreaterThan(roomy.stats.fedTokens);
     await roomy.runner.release();
+  });
+
+  it('episodes that share a prompt prefill it once: copied keys/values give the same episodes', { timeout: 60_000 }, async () => {
+    // Every SlowDigitEnv episode starts from the same observation. Greedy decoding makes the
+    // episodes independent of the order rows sample in, so copying may change only the work.
+    const shared = await generate(6, 12, 4, { temperature: 0 });
+    const alone = await generate(6, 12, 4, { temperature: 0, sharePrompts: false });
+    const prompt = shared.eps[0].tokens.findIndex((_, i) => shared.eps[0].lossMask[i] === 1);
+    expect(prompt).toBeGreaterThan(2);
+    // Each episode after the first to hold a row copies all but the prompt's last token.
+    expect(shared.stats.copiedTokens).toBeGreaterThanOrEqual(5 * (prompt - 1));
+    expect(shared.stats.copiedTokens % (prompt - 1)).toBe(0);
+    expect(alone.stats.copiedTokens).toBe(0);
+    expect(shared.stats.fedTokens + shared.stats.copiedTokens).toBeGreaterThanOrEqual(alone.stats.fedTokens);
+    expect(shared.stats.fedTokens).toBeLessThan(alone.stats.fedTokens);
+    const bySeed = (eps: TokenEpisode[]) => [...eps].sort((a, b) => a.seed - b.seed);
+    const [a, b] = [bySeed(shared.eps), bySeed(alone.eps)];
+    expect(a.map((e) => Array.from(e.tokens))).toEqual(b.map((e) => Array.from(e.tokens)));
+    for (let i = 0; i < a.length; i++) for (let t = 0; t < a[i].logprobs.length; t++) expect(Math.abs(a[i].logprobs[t] - b[i].logprobs[t])).toBeLessThanOrEqual(1e-5);
+    await Promise.all([shared.runner.release(), alone.runner.release()]);
   });
 
   it('the same seed gives the same episodes', { timeout: 30_000 }, async () => {

@@ -72,6 +72,7 @@ class OrtTokenDecoder implements TokenDecoder {
   private arrays: Record<string, Float32Array> = {};
   version = 0;
   readonly steps: readonly number[];
+  readonly copyPrefix?: (from: number, to: number, length: number) => void;
 
   constructor(
     private readonly ort: OrtModule,
@@ -84,6 +85,27 @@ class OrtTokenDecoder implements TokenDecoder {
   ) {
     this.steps = [...sessions.keys()].sort((a, b) => a - b);
     this.reset();
+    if (layout === 'delta') this.copyPrefix = (from, to, length) => this.copyDelta(from, to, length);
+  }
+
+  /** copyPrefix on the CPU layout: K [B,H,dh,Tmax] (a strided run per h, e), V [B,H,Tmax,dh] (one block per h). */
+  private copyDelta(from: number, to: number, length: number): void {
+    const [B, H, Tmax, dh] = this.model.cacheShape(this.batch);
+    for (const r of [from, to]) if (!Number.isInteger(r) || r < 0 || r >= B) throw new RangeError(`TokenDecoder.copyPrefix: row ${r} is not in 0..${B - 1}`);
+    if (!Number.isInteger(length) || length < 0 || length > Tmax) throw new RangeError(`TokenDecoder.copyPrefix: length ${length} is not in 0..${Tmax}`);
+    if (from === to || length === 0) return;
+    for (let l = 0; l < this.model.config.nLayers; l++) {
+      const K = this.arrays[`past.k.${l}`];
+      const V = this.arrays[`past.v.${l}`];
+      for (let h = 0; h < H; h++) {
+        for (let e = 0; e < dh; e++) {
+          const src = ((from * H + h) * dh + e) * Tmax;
+          K.copyWithin(((to * H + h) * dh + e) * Tmax, src, src + length);
+        }
+        const src = (from * H + h) * Tmax * dh;
+        V.copyWithin((to * H + h) * Tmax * dh, src, src + length * dh);
+      }
+    }
   }
 
   get context(): number {
