@@ -129,6 +129,11 @@ export interface TrainStepOptions {
   batch: number;
   /** Positions per sequence (sequence models; ≤ the context, default the context). */
   seqLen?: number;
+  /**
+   * Sequence models: the batch is `groups` groups whose sequences share a prefix of ≤ `length`
+   * tokens, run once per group; seqLen is then each sequence's suffix (PolicyModel.withSharedPrefix).
+   */
+  prefix?: { groups: number; length: number };
   loss?: Partial<PolicyGradientLoss> & { kind: 'policy-gradient' } | Partial<ImitationLoss> & { kind: 'imitation' };
   adam?: Partial<AdamConfig>;
   /** Also output the raw (unclipped) gradients as `grad.<param>` (for gradient checks). Default false. */
@@ -142,7 +147,9 @@ export const ADAM_V = 'adam.v';
 export const next = (name: string) => `next.${name}`;
 export const STEP = 'adam.step';
 
-export function buildTrainStep(model: PolicyModel, opts: TrainStepOptions): TrainStepGraph {
+export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): TrainStepGraph {
+  if (opts.prefix && !base.withSharedPrefix) throw new TypeError(`buildTrainStep: a '${base.kind}' model cannot share prefixes`);
+  const model = opts.prefix ? base.withSharedPrefix!(opts.prefix.groups, opts.prefix.length) : base;
   const loss: LossSpec = opts.loss?.kind === 'imitation' ? { ...IMITATION_LOSS_DEFAULTS, ...opts.loss } : { ...PG_LOSS_DEFAULTS, ...(opts.loss ?? {}), kind: 'policy-gradient' };
   const adam: AdamConfig = { ...ADAM_DEFAULTS, ...opts.adam };
   const B = opts.batch;

@@ -170,6 +170,91 @@ export class TransformerPolicy implements PolicyModel {
   }
 
   /**
+   * The same network over groups of sequences that share their first tokens (a GRPO group starts
+   * from one prompt): each group's prefix runs once, and its sequences run only their own
+   * suffixes, attending to the prefix's keys/values and causally to themselves. Equal logits to
+   * `forward` on the suffix positions, for about (N·T) / (c + N·(T − c)) less work per group of
+   * N sequences with a c-token prefix. B sequences in G = `groups` groups of N = B / G
+   * (sequences gN … gN + N − 1 form group g); P = `prefixLen`, S = the suffix length (seqLen):
+   *   `prefix` int32 [G, P]: each group's shared tokens (c_g ≤ P of them, then padding);
+   *   `prefix_bias` float [G, P]: 0 on those c_g tokens, MASKED (−1e9) on the padding;
+   *   `tokens` int32 [B, S]: each sequence's own tokens, positions c_g … c_g + S − 1;
+   *   `positions` int32 [B, S]: those positions (any valid position on padding).
+   * Outputs logits (and values) for the suffix positions only, [B, S, ·]; so a caller keeps
+   * every position it needs a log-prob at (≥ the first loss position − 1) in the suffix.
+   */
+  withSharedPrefix(groups: number, prefixLen: number): PolicyModel {
+    const T = this.config.context;
+    if (!Number.isInteger(groups) || groups < 1) throw new RangeError(`withSharedPrefix: groups must be a whole number ≥ 1, got ${groups}`);
+    if (!Number.isInteger(prefixLen) || prefixLen < 1 || prefixLen >= T) throw new RangeError(`withSharedPrefix: prefixLen must be a whole number in 1..${T - 1}, got ${prefixLen}`);
+    const rows = (batch: number) => {
+      if (batch % groups !== 0) throw new RangeError(`withSharedPrefix: batch ${batch} is not a multiple of ${groups} groups`);
+      return batch;
+    };
+    return {
+      kind: 'transformer',
+      params: this.params,
+      numActions: this.numActions,
+      hasValueHead: this.hasValueHead,
+      leadShape: (batch, seqLen) => [rows(batch), this.seqLen(seqLen)],
+      declareObservations: (g, batch, seqLen) => {
+        const S = this.seqLen(seqLen);
+        return {
+          prefix: g.input('prefix', [groups, prefixLen], 'int32'),
+          prefix_bias: g.input('prefix_bias', [groups, prefixLen]),
+          tokens: g.input('tokens', [rows(batch), S], 'int32'),
+          positions: g.input('positions', [rows(batch), S], 'int32'),
+        };
+      },
+      forward: (g, P, obs) => this.forwardShared(g, P, obs),
+    };
+  }
+
+  private forwardShared(g: Graph, P: Readonly<Record<string, Tensor>>, obs: Readonly<Record<string, Tensor>>): ModelOutputs {
+    const { prefix, prefix_bias: bias, tokens, positions } = obs;
+    const [G, Pn] = prefix.shape;
+    const [B, S] = tokens.shape;
+    const N = B / G;
+    const { nHeads: H, dModel: d, nLayers: L } = this.config;
+    const dh = d / H;
+    const scale = 1 / Math.sqrt(dh);
+    const causal = (n: number) => {
+      const m = new Float32Array(n * n);
+      for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) m[i * n + j] = MASKED;
+      return g.constant(m, [n, n]);
+    };
+    const prefixMask = causal(Pn);
+    const ownMask = causal(S);
+    // Group g's prefix keys/values, bias, repeated for its N sequences: [G,…] → [G·N,…].
+    const perSequence = (x: Tensor) => g.reshape(g.expand(g.reshape(x, [G, 1, ...x.shape.slice(1)]), [G, N, ...x.shape.slice(1)]), [B, ...x.shape.slice(1)]);
+    const padBias = perSequence(g.reshape(bias, [G, 1, 1, Pn])); // [B,1,1,P]
+    let xp = g.add(g.gather(P.tok_emb, prefix), g.slice(P.pos_emb, 0, 0, Pn)); // [G,P,d]
+    let xs = g.add(g.gather(P.tok_emb, tokens), g.gather(P.pos_emb, positions)); // [B,S,d]
+    for (let l = 0; l < L; l++) {
+      let kv: { k: Tensor; v: Tensor };
+      if (l < L - 1) {
+        xp = this.block(g, P, l, xp, (q, k, v) => {
+          kv = { k, v };
+          return this.attention(g, q, g.transpose(k, [0, 1, 3, 2]), v, prefixMask);
+        });
+      } else {
+        // The last layer's prefix outputs feed nothing: only its keys/values are needed.
+        const h = layerNorm(g, xp, P[`h${l}.ln1.g`], P[`h${l}.ln1.b`], this.config.lnEps);
+        kv = { k: this.splitHeads(g, linear(g, h, P[`h${l}.attn.wk`], P[`h${l}.attn.bk`])), v: this.splitHeads(g, linear(g, h, P[`h${l}.attn.wv`], P[`h${l}.attn.bv`])) };
+      }
+      const kP = perSequence(kv!.k); // [B,H,P,dh]
+      const vP = perSequence(kv!.v);
+      xs = this.block(g, P, l, xs, (q, k, v) => {
+        const sPre = g.add(g.mul(g.matmul(q, g.transpose(kP, [0, 1, 3, 2])), scale), padBias); // [B,H,S,P]
+        const sOwn = g.add(g.mul(g.matmul(q, g.transpose(k, [0, 1, 3, 2])), scale), ownMask); // [B,H,S,S]
+        const p = g.softmax(g.concat([sPre, sOwn], 3), -1);
+        return g.add(g.matmul(g.slice(p, 3, 0, Pn), vP), g.matmul(g.slice(p, 3, Pn, Pn + S), v));
+      });
+    }
+    return this.heads(g, P, xs);
+  }
+
+  /**
    * Incremental decoding graph for `batch` rows and `step` new tokens per call.
    * Inputs: params; `tokens` int32 [B, S]; `pos` int32 [B] (position of the first new token);
    * `past.k.{l}`, `past.v.{l}` float [B, H, Tmax, dh]. Outputs: `logprobs` [B, S, V], `value`

@@ -44,6 +44,11 @@ export interface PolicyModel {
   declareObservations(g: Graph, batch: number, seqLen?: number): Record<string, Tensor>;
   /** Full forward pass over declared observations. */
   forward(g: Graph, params: Readonly<Record<string, Tensor>>, obs: Readonly<Record<string, Tensor>>): ModelOutputs;
+  /**
+   * Sequence models: the same network over `groups` groups of sequences that share a prefix of
+   * ≤ `prefixLen` tokens, run once per group (TransformerPolicy.withSharedPrefix).
+   */
+  withSharedPrefix?(groups: number, prefixLen: number): PolicyModel;
 }
 
 /** Declare every parameter of `model` as a graph param input; returns them by name. */

@@ -161,7 +161,13 @@ export class AsyncTokenTrainer {
       maxActionTokens: config.maxActionTokens,
       seed: mixSeed(config.seed, 0x70c),
     };
-    const [source, learner] = await Promise.all([worker ? worker(init) : localTokenSource(engine, init, clock), engine.createLearner(model, opts, weights, lens)]);
+    // A group's episodes start from one prompt: with whole groups per minibatch, the learner runs
+    // each group's prompt once (Learner.prefixGroups; runTokenUpdate's groupSize).
+    const prefixGroups = config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
+    const [source, learner] = await Promise.all([
+      worker ? worker(init) : localTokenSource(engine, init, clock),
+      engine.createLearner(model, opts, weights, lens, prefixGroups),
+    ]);
     const proximal = selfProximal ? null : new SequenceScorer(engine, model, config.learnerBatch, weights, lens);
     const ref = algo.klCoef > 0 ? new SequenceScorer(engine, model, config.learnerBatch, reference ?? weights, lens) : null;
     return new AsyncTokenTrainer(config, scheduling, model, engine, source, learner, proximal, ref, await source.stats());
@@ -361,7 +367,7 @@ export class AsyncTokenTrainer {
     const upd = await runTokenUpdate(
       this.learner,
       algo,
-      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: oldLogp, advantages: advUsed, weights: tokW, refLogprobs: refLogp, extra },
+      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: oldLogp, advantages: advUsed, weights: tokW, refLogprobs: refLogp, extra, groupSize: N },
       this.rng,
       { logprobs: rows.oldLogprobs, mask: fresh },
     );

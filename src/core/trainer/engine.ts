@@ -29,10 +29,16 @@ export interface Learner {
    * context). Absent or empty: full-length sequences only.
    */
   readonly seqLens?: readonly number[];
+  /**
+   * When set, step() also takes `prefixGroups` groups of batch / prefixGroups sequences that
+   * share a prefix of ≤ prefixLen tokens (one of seqLens), run once per group; seqLen is then
+   * the suffix length and the feeds follow TransformerPolicy.withSharedPrefix.
+   */
+  readonly prefixGroups?: number;
   /** Live scalar hyperparameters (lr, clip_low, clip_high, entropy_coef, kl_coef, ...): edit between steps. */
   readonly hyper: Record<string, number>;
   /** One optimizer step; feeds are [batch] rows, or [batch, seqLen] sequences (seqLen one of seqLens; default the context). */
-  step(batch: Readonly<Record<string, Feed>>, seqLen?: number): Promise<LearnerStep>;
+  step(batch: Readonly<Record<string, Feed>>, seqLen?: number, prefixLen?: number): Promise<LearnerStep>;
   getWeights(): Promise<Weights>;
   setWeights(weights: Weights, resetOptimizer?: boolean): void;
   release(): Promise<void>;
@@ -96,8 +102,11 @@ export interface TokenDecoder {
 export interface Engine {
   /** e.g. 'ort-web-wasm', 'ort-node', 'ort-web-webgpu'. */
   readonly name: string;
-  /** `seqLens`: shorter sequence lengths the learner may also train on (each graph is built on first use). */
-  createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights, seqLens?: readonly number[]): Promise<Learner>;
+  /**
+   * `seqLens`: shorter sequence lengths the learner may also train on (each graph is built on first
+   * use). `prefixGroups`: steps may also take that many groups sharing a prefix (Learner.prefixGroups).
+   */
+  createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights, seqLens?: readonly number[], prefixGroups?: number): Promise<Learner>;
   /** `seqLen`: positions per sequence of a sequence model's runner (default its context). */
   createPolicy(model: PolicyModel, batch: number, weights: Weights, seqLen?: number): Promise<PolicyRunner>;
   /**

@@ -173,6 +173,12 @@ export interface TokenUpdateBatch {
   refLogprobs: Float32Array | null;
   /** Further per-token inputs of the train graph, [n·T] each (e.g. PPO's `returns`). */
   extra?: Readonly<Record<string, Float32Array>>;
+  /**
+   * Sequences gN … gN + N − 1 form group g and start from one prompt. With a learner made with
+   * prefixGroups G (and batch G·N), each minibatch is G whole groups, and each group's shared
+   * prefix runs once (the same update as without sharing, on fewer positions).
+   */
+  groupSize?: number;
 }
 
 export interface TokenUpdateResult {
@@ -220,13 +226,20 @@ export async function runTokenUpdate(
   const per = Math.ceil(n / chunks);
   const lens = learner.seqLens?.length ? learner.seqLens : undefined;
   const need = neededLengths(b.mask, n, T);
-  const bucket = Int32Array.from(need, (x) => bucketFor(lens, x, T));
-  // Feed buffers per sequence length [B·L].
-  const buffers = new Map<number, { f: Record<string, Feed>; extra: Record<string, Float32Array> }>();
-  const buffersFor = (L: number) => {
-    let x = buffers.get(L);
+  // Shared prefixes: whole groups per minibatch, each group's common prefix run once. Each
+  // sequence's positions before `offset` are its group's prefix; offset = 0 without sharing.
+  const N = b.groupSize ?? 0;
+  const G = learner.prefixGroups ?? 0;
+  const prefix = lens && lens.length > 1 && G > 0 && N > 0 && G * N === B && n % B === 0 && chunks === n / B ? sharedPrefixes(b, N, lens[lens.length - 2] ?? 0) : null;
+  const offset = prefix ? Int32Array.from({ length: n }, (_, s) => prefix[Math.floor(s / N)]) : new Int32Array(n);
+  const bucket = Int32Array.from(need, (x, s) => bucketFor(lens, x - offset[s], T));
+  // Feed buffers per shape [B·L] (+ the prefix inputs [G·P]).
+  const buffers = new Map<string, { f: Record<string, Int32Array | Float32Array>; extra: Record<string, Float32Array> }>();
+  const buffersFor = (L: number, P: number) => {
+    const key = `${L}/${P}`;
+    let x = buffers.get(key);
     if (!x) {
-      const f = {
+      const f: Record<string, Int32Array | Float32Array> = {
         tokens: new Int32Array(B * L),
         actions: new Int32Array(B * L),
         advantages: new Float32Array(B * L),
@@ -235,59 +248,102 @@ export async function runTokenUpdate(
         mask: new Float32Array(B * L),
         ref_logprobs: new Float32Array(B * L),
       };
+      if (P > 0) Object.assign(f, { positions: new Int32Array(B * L), prefix: new Int32Array(G * P), prefix_bias: new Float32Array(G * P) });
       const extra: Record<string, Float32Array> = {};
       for (const k of Object.keys(b.extra ?? {})) extra[k] = new Float32Array(B * L);
       x = { f, extra };
-      buffers.set(L, x);
+      buffers.set(key, x);
     }
     return x;
   };
-  const order = Array.from({ length: n }, (_, i) => i);
+  const order = Array.from({ length: prefix ? n / N : n }, (_, i) => i); // groups or sequences
+  const key = prefix ? Int32Array.from(order, (g) => Math.max(...bucket.subarray(g * N, (g + 1) * N))) : bucket;
   for (let epoch = 0; epoch < algo.updateEpochs; epoch++) {
     rng.shuffle(order);
-    if (lens) order.sort((x, y) => bucket[x] - bucket[y]); // stable: shuffled within a bucket
+    if (lens) order.sort((x, y) => key[x] - key[y]); // stable: shuffled within a bucket
     for (let c = 0; c < chunks; c++) {
-      const seqs = order.slice(c * per, Math.min(n, (c + 1) * per));
+      const seqs = prefix
+        ? order.slice(c * G, (c + 1) * G).flatMap((g) => Array.from({ length: N }, (_, k) => g * N + k))
+        : order.slice(c * per, Math.min(n, (c + 1) * per));
       if (seqs.length === 0) continue;
       const L = Math.max(...seqs.map((s) => bucket[s]));
-      const { f, extra } = buffersFor(L);
+      const P = prefix ? bucketFor(lens, Math.max(1, ...seqs.map((s) => offset[s])), T) : 0;
+      const { f, extra } = buffersFor(L, P);
       for (const a of Object.values(f)) a.fill(0);
       for (const a of Object.values(extra)) a.fill(0);
       const scale = n / seqs.length;
       seqs.forEach((s, j) => {
-        const src = s * T, dst = j * L;
-        f.tokens.set(b.tokens.subarray(src, src + L), dst);
-        f.actions.set(b.actions.subarray(src, src + L), dst);
-        f.mask.set(b.mask.subarray(src, src + L), dst);
-        f.old_logprobs.set(b.oldLogprobs.subarray(src, src + L), dst);
-        for (let t = 0; t < L; t++) {
+        const src = s * T + offset[s], dst = j * L;
+        const m = Math.min(L, T - offset[s]);
+        f.tokens.set(b.tokens.subarray(src, src + m), dst);
+        f.actions.set(b.actions.subarray(src, src + m), dst);
+        f.mask.set(b.mask.subarray(src, src + m), dst);
+        f.old_logprobs.set(b.oldLogprobs.subarray(src, src + m), dst);
+        for (let t = 0; t < m; t++) {
           f.advantages[dst + t] = b.advantages[src + t];
           f.weights[dst + t] = b.weights[src + t] * scale;
         }
-        if (b.refLogprobs) f.ref_logprobs.set(b.refLogprobs.subarray(src, src + L), dst);
-        for (const [k, a] of Object.entries(extra)) a.set(b.extra![k].subarray(src, src + L), dst);
+        if (b.refLogprobs) f.ref_logprobs.set(b.refLogprobs.subarray(src, src + m), dst);
+        for (const [k, a] of Object.entries(extra)) a.set(b.extra![k].subarray(src, src + m), dst);
+        if (P > 0) {
+          for (let t = 0; t < L; t++) f.positions[dst + t] = Math.min(offset[s] + t, T - 1);
+          if (j % N === 0) {
+            const g = j / N;
+            f.prefix.set(b.tokens.subarray(s * T, s * T + offset[s]), g * P);
+            f.prefix_bias.fill(MASKED_BIAS, g * P + offset[s], (g + 1) * P);
+          }
+        }
       });
-      const feed: Record<string, Feed> = { tokens: f.tokens, actions: f.actions, advantages: f.advantages, old_logprobs: f.old_logprobs, weights: f.weights, mask: f.mask, ...extra };
-      if (b.refLogprobs && algo.klMode === 'loss') feed.ref_logprobs = f.ref_logprobs;
-      const res = await learner.step(feed, L === T ? undefined : L);
+      const feed: Record<string, Feed> = { ...f, ...extra };
+      if (!(b.refLogprobs && algo.klMode === 'loss')) delete feed.ref_logprobs;
+      const res = await (P > 0 ? learner.step(feed, L, P) : learner.step(feed, L === T ? undefined : L));
       steps++;
       if (!res.applied) allApplied = false;
       for (const [k, v] of Object.entries(res.metrics)) sums[k] = (sums[k] ?? 0) + v;
-      if (epoch === 0) seqs.forEach((s, j) => stepLogprobs.set(res.logprobs.subarray(j * L, (j + 1) * L), s * T));
+      if (epoch === 0) seqs.forEach((s, j) => stepLogprobs.set(res.logprobs.subarray(j * L, j * L + Math.min(L, T - offset[s])), s * T + offset[s]));
       if (epoch === 0 && c === 0) {
-        const m = seqs.length * L;
-        const want = new Float32Array(m);
-        const on = new Float32Array(m);
+        const want = new Float32Array(seqs.length * L);
+        const on = new Float32Array(seqs.length * L);
         const src = check ?? { logprobs: b.oldLogprobs, mask: b.mask };
         seqs.forEach((s, j) => {
-          want.set(src.logprobs.subarray(s * T, s * T + L), j * L);
-          on.set(src.mask.subarray(s * T, s * T + L), j * L);
+          const o = s * T + offset[s];
+          const m = Math.min(L, T - offset[s]);
+          want.set(src.logprobs.subarray(o, o + m), j * L);
+          on.set(src.mask.subarray(o, o + m), j * L);
         });
-        mismatch = logprobMismatch(want, res.logprobs.subarray(0, m), on);
+        mismatch = logprobMismatch(want, res.logprobs.subarray(0, seqs.length * L), on);
       }
     }
   }
   const metrics: Record<string, number> = {};
   for (const [k, v] of Object.entries(sums)) metrics[k] = v / Math.max(1, steps);
   return { metrics, steps, allApplied, mismatch, stepLogprobs };
+}
+
+/** Additive attention bias on a shared prefix's padding (TransformerPolicy.withSharedPrefix). */
+const MASKED_BIAS = -1e9;
+
+/**
+ * Per group of N consecutive sequences: how many first tokens all of them share and the train
+ * step may run once (at most `most`), c_g ≤ the group's first masked position (the logits there
+ * score the first policy token, so that position stays in every sequence's own suffix).
+ */
+export function sharedPrefixes(b: Pick<TokenUpdateBatch, 'n' | 'T' | 'tokens' | 'mask'>, N: number, most: number): Int32Array {
+  const { n, T, tokens, mask } = b;
+  const out = new Int32Array(Math.floor(n / N));
+  for (let g = 0; g < out.length; g++) {
+    const r0 = g * N * T;
+    let c = Math.min(most, T - 1);
+    for (let k = 0; k < N; k++) {
+      const r = (g * N + k) * T;
+      for (let t = 0; t < c; t++) {
+        if (mask[r + t] || tokens[r + t] !== tokens[r0 + t]) {
+          c = t;
+          break;
+        }
+      }
+    }
+    out[g] = Math.max(0, c);
+  }
+  return out;
 }

@@ -13,6 +13,7 @@ class OrtLearner implements Learner {
   constructor(
     private readonly session: TrainSession,
     readonly seqLens: readonly number[],
+    readonly prefixGroups?: number,
   ) {}
   get batch(): number {
     return this.session.spec.batch;
@@ -20,9 +21,12 @@ class OrtLearner implements Learner {
   get hyper(): Record<string, number> {
     return this.session.hyper;
   }
-  step(batch: Readonly<Record<string, Feed>>, seqLen?: number): Promise<LearnerStep> {
+  step(batch: Readonly<Record<string, Feed>>, seqLen?: number, prefixLen?: number): Promise<LearnerStep> {
     if (seqLen !== undefined && !this.seqLens.includes(seqLen)) throw new RangeError(`Learner.step: seqLen ${seqLen} is not one of [${this.seqLens.join(', ')}]`);
-    return this.session.step(batch, seqLen);
+    if (prefixLen !== undefined && (this.prefixGroups === undefined || !this.seqLens.includes(prefixLen))) {
+      throw new RangeError(`Learner.step: prefixLen ${prefixLen} needs a learner made with prefixGroups and one of [${this.seqLens.join(', ')}]`);
+    }
+    return this.session.step(batch, seqLen, prefixLen);
   }
   getWeights(): Promise<Weights> {
     return this.session.getWeights();
@@ -195,14 +199,19 @@ export function ortEngine(ort: OrtModule, name: string, options: OrtSessionOptio
   const policyOptions: PolicySessionOptions = options.stateLocation === 'gpu-buffer' ? options : { ...options, bakeAfterRuns: BAKE_AFTER_RUNS };
   return {
     name,
-    async createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights, seqLens: readonly number[] = []): Promise<Learner> {
+    async createLearner(model: PolicyModel, opts: TrainStepOptions, weights: Weights, seqLens: readonly number[] = [], prefixGroups?: number): Promise<Learner> {
       const lens = [...new Set(seqLens)].sort((a, b) => a - b);
       const full = model.leadShape(opts.batch)[1];
       if (lens.length > 0 && (full === undefined || lens.some((T) => !Number.isInteger(T) || T < 1 || T > full))) {
         throw new RangeError(`createLearner: seqLens must be whole numbers in 1..${full ?? '(a sequence model)'}, got [${seqLens.join(', ')}]`);
       }
-      const session = await TrainSession.create(ort, buildTrainStep(model, opts), weights, options, (T) => buildTrainStep(model, { ...opts, seqLen: T }));
-      return new OrtLearner(session, lens.length > 0 && full !== undefined && lens[lens.length - 1] !== full ? [...lens, full] : lens);
+      if (prefixGroups !== undefined && (!model.withSharedPrefix || lens.length === 0 || !Number.isInteger(prefixGroups) || prefixGroups < 1 || opts.batch % prefixGroups !== 0)) {
+        throw new RangeError(`createLearner: prefixGroups ${prefixGroups} needs a sequence model, seqLens, and a batch (${opts.batch}) that is a multiple of it`);
+      }
+      const session = await TrainSession.create(ort, buildTrainStep(model, opts), weights, options, (T, P) =>
+        buildTrainStep(model, { ...opts, seqLen: T, prefix: P === undefined ? undefined : { groups: prefixGroups!, length: P } }),
+      );
+      return new OrtLearner(session, lens.length > 0 && full !== undefined && lens[lens.length - 1] !== full ? [...lens, full] : lens, prefixGroups);
     },
     async createPolicy(model: PolicyModel, batch: number, weights: Weights, seqLen?: number): Promise<PolicyRunner> {
       return new OrtPolicy(await PolicySession.create(ort, buildPolicyGraph(model, batch, seqLen), weights, policyOptions), batch);

@@ -14,7 +14,7 @@ import { initWeights, type Weights } from '../../core/models/types.ts';
 import { PAD, VOCAB_SIZE } from '../../core/text/codec.ts';
 import { trainStepOptions } from '../../core/trainer/common.ts';
 import type { Feed, Learner, LearnerStep } from '../../core/trainer/engine.ts';
-import { lengthBuckets, neededLengths, runTokenUpdate, sequenceLogprobs, SequenceScorer, type TokenUpdateBatch } from '../../core/trainer/tokenUpdate.ts';
+import { lengthBuckets, neededLengths, runTokenUpdate, sequenceLogprobs, SequenceScorer, sharedPrefixes, type TokenUpdateBatch } from '../../core/trainer/tokenUpdate.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
 
@@ -57,16 +57,20 @@ function batch(lengths: number[], seed: number): TokenUpdateBatch {
 }
 
 /** Records the sequence length of every step. */
-function spy(l: Learner): Learner & { lens: (number | undefined)[] } {
+function spy(l: Learner): Learner & { lens: (number | undefined)[]; prefixes: (number | undefined)[] } {
   const lens: (number | undefined)[] = [];
+  const prefixes: (number | undefined)[] = [];
   return {
     lens,
+    prefixes,
     batch: l.batch,
     seqLens: l.seqLens,
+    prefixGroups: l.prefixGroups,
     hyper: l.hyper,
-    step: (f: Readonly<Record<string, Feed>>, T?: number): Promise<LearnerStep> => {
+    step: (f: Readonly<Record<string, Feed>>, T?: number, P?: number): Promise<LearnerStep> => {
       lens.push(T);
-      return l.step(f, T);
+      prefixes.push(P);
+      return l.step(f, T, P);
     },
     getWeights: () => l.getWeights(),
     setWeights: (w, r) => l.setWeights(w, r),
@@ -143,6 +147,66 @@ describe('token update shortcuts (ort-web WASM)', () => {
     }
     expect(on).toBeGreaterThan(100);
     await Promise.all([full.release(), short.release(), s2.release(), scorer.release(), runner.release()]);
+  });
+
+  it('shared prefixes: each group runs its prompt once, for the same step as whole sequences', async () => {
+    // Two layers: the prefix's keys/values come from a full block (layer 0) and from the last
+    // layer's projections alone (layer 1).
+    const deep = new TransformerPolicy({ vocabSize: VOCAB_SIZE, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32, context: CTX });
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const w = initWeights(deep, 11);
+    const algo = { ...defaultsFor('grpo'), lr: 1e-2, minibatches: 1 };
+    const opts = trainStepOptions({ ...algo, valueCoef: 0 }, 8);
+    // Groups of 4 with prompts of 20 and 13 tokens; the first policy token follows the prompt
+    // (mask from position prompt − 1), and one sequence of group 0 repeats its sibling's first
+    // policy tokens (the shared prefix must still stop at the first masked position).
+    const prompts = [20, 13];
+    const lengths = [40, 55, 33, 47, 30, 60, 25, 44];
+    const rng = new Rng(5);
+    const b: TokenUpdateBatch = { ...batch(lengths, 6), groupSize: 4 };
+    const adv = b.advantages as Float64Array;
+    const wts = b.weights as Float64Array;
+    for (let g = 0; g < 2; g++) {
+      const prompt = Array.from({ length: prompts[g] }, () => rng.int(5, 45));
+      for (let k = 0; k < 4; k++) b.tokens.set(prompt, (g * 4 + k) * CTX);
+      if (g === 0) b.tokens.copyWithin(prompts[0], CTX + prompts[0], CTX + prompts[0] + 6);
+      for (let k = 0; k < 4; k++) {
+        const s = g * 4 + k;
+        for (let t = 0; t + 1 < lengths[s]; t++) {
+          const i = s * CTX + t;
+          b.actions[i] = b.tokens[i + 1];
+          if (t < prompts[g] - 1) {
+            // Prompt positions: off the loss, as a trainer's batch has them.
+            b.mask[i] = 0;
+            adv[i] = wts[i] = b.oldLogprobs[i] = 0;
+          } else if (t === prompts[g] - 1) {
+            b.mask[i] = 1;
+            adv[i] = adv[i + 1] || 0.5;
+            wts[i] = 1 / 50;
+            b.oldLogprobs[i] = -Math.log(VOCAB_SIZE);
+          }
+        }
+      }
+    }
+    expect([...sharedPrefixes(b, 4, 48)]).toEqual([19, 12]);
+    const whole = spy(await engine.createLearner(deep, opts, w, [32, 48]));
+    const shared = spy(await engine.createLearner(deep, opts, w, [32, 48], 2));
+    const rw = await runTokenUpdate(whole, algo, b, new Rng(3));
+    const rs = await runTokenUpdate(shared, algo, b, new Rng(3));
+    expect(whole.lens).toEqual([undefined]); // up to 60 positions: the whole context
+    expect(shared.lens).toEqual([48]); // suffixes of ≤ 60 − 12 positions …
+    expect(shared.prefixes).toEqual([32]); // … after prefixes of ≤ 19 tokens
+    for (const k of ['actor/pg_loss', 'actor/entropy', 'actor/grad_norm', 'actor/approx_kl']) expect(rs.metrics[k]).toBeCloseTo(rw.metrics[k], 5);
+    expect(updateDiff(w, await whole.getWeights(), await shared.getWeights())).toBeLessThan(1e-3);
+    let on = 0;
+    for (let i = 0; i < b.n * b.T; i++) {
+      if (!b.mask[i]) continue;
+      expect(Math.abs(rs.stepLogprobs[i] - rw.stepLogprobs[i])).toBeLessThan(1e-5);
+      on++;
+    }
+    expect(on).toBeGreaterThan(100);
+    expect(rs.mismatch!.absDiffMax).toBeCloseTo(rw.mismatch!.absDiffMax, 5);
+    await Promise.all([whole.release(), shared.release()]);
   });
 
   it("proximal 'self': the learner's own π_old and TIS weight equal feeding them", async () => {

@@ -83,7 +83,8 @@ interface TrainShape {
  */
 export class TrainSession {
   private state = new Map<string, Ort.Tensor>();
-  private shapes = new Map<number, Promise<TrainShape>>();
+  /** By `${seqLen}` or `${seqLen}/${prefixLen}`. */
+  private shapes = new Map<string, Promise<TrainShape>>();
   private readonly main: TrainShape;
   private hyperTensors = new Map<string, Ort.Tensor>();
   /** Current scalar hyperparameters (lr, clip ranges, coefficients); edit between steps. */
@@ -98,37 +99,47 @@ export class TrainSession {
     readonly spec: TrainStepGraph,
     session: Ort.InferenceSession,
     private readonly opts: OrtSessionOptions,
-    private readonly buildShape?: (seqLen: number) => TrainStepGraph,
+    private readonly buildShape?: (seqLen: number, prefixLen?: number) => TrainStepGraph,
   ) {
     this.hyper = { ...spec.hyper };
     this.main = { spec, session };
-    if (spec.lead.length === 2) this.shapes.set(spec.lead[1], Promise.resolve(this.main));
+    if (spec.lead.length === 2) this.shapes.set(String(spec.lead[1]), Promise.resolve(this.main));
   }
 
   /**
-   * `buildShape(T)`: the same train step over sequences of T positions (same state, loss and
-   * hyperparameters); needed only for step(batch, seqLen) with seqLen ≠ the spec's.
+   * `buildShape(T, P?)`: the same train step over sequences of T positions (same state, loss and
+   * hyperparameters), or over groups sharing a prefix of ≤ P tokens and T-token suffixes
+   * (TrainStepOptions.prefix); needed only for step(batch, seqLen[, prefixLen]) with shapes
+   * other than the spec's.
    */
-  static async create(ort: OrtModule, spec: TrainStepGraph, weights: Weights, opts: OrtSessionOptions = {}, buildShape?: (seqLen: number) => TrainStepGraph): Promise<TrainSession> {
+  static async create(
+    ort: OrtModule,
+    spec: TrainStepGraph,
+    weights: Weights,
+    opts: OrtSessionOptions = {},
+    buildShape?: (seqLen: number, prefixLen?: number) => TrainStepGraph,
+  ): Promise<TrainSession> {
     const session = await createSession(ort, spec.graph.toOnnx(), opts, spec.state.map((s) => s.output));
     const ts = new TrainSession(ort, spec, session, opts, buildShape);
     ts.setWeights(weights);
     return ts;
   }
 
-  private shape(seqLen: number | undefined): Promise<TrainShape> {
-    if (seqLen === undefined) return Promise.resolve(this.main);
-    let s = this.shapes.get(seqLen);
+  private shape(seqLen: number | undefined, prefixLen?: number): Promise<TrainShape> {
+    if (seqLen === undefined && prefixLen === undefined) return Promise.resolve(this.main);
+    const T = seqLen ?? this.spec.lead[1];
+    const key = prefixLen === undefined ? String(T) : `${T}/${prefixLen}`;
+    let s = this.shapes.get(key);
     if (!s) {
       const build = this.buildShape;
-      if (!build) throw new RangeError(`step: this session trains sequences of ${this.spec.lead[1] ?? '(none)'} positions only, not ${seqLen}`);
+      if (!build || T === undefined) throw new RangeError(`step: this session trains sequences of ${this.spec.lead[1] ?? '(none)'} positions only, not ${key}`);
       s = (async () => {
-        const spec = build(seqLen);
+        const spec = build(T, prefixLen);
         const same = spec.state.length === this.spec.state.length && spec.state.every((x, i) => x.input === this.spec.state[i].input && x.output === this.spec.state[i].output);
-        if (!same || spec.lead[1] !== seqLen) throw new Error(`step: the graph built for ${seqLen} positions does not share this session's state`);
+        if (!same || spec.lead[1] !== T) throw new Error(`step: the graph built for ${key} positions does not share this session's state`);
         return { spec, session: await createSession(this.ort, spec.graph.toOnnx(), this.opts, spec.state.map((x) => x.output)) };
       })();
-      this.shapes.set(seqLen, s);
+      this.shapes.set(key, s);
     }
     return s;
   }
@@ -177,8 +188,8 @@ export class TrainSession {
    * One optimizer step on a batch (arrays named as in spec.batchInputs, each [B, seqLen] for a
    * sequence model when seqLen is given).
    */
-  async step(batch: Readonly<Record<string, Feed>>, seqLen?: number): Promise<StepResult> {
-    const { spec, session } = await this.shape(seqLen);
+  async step(batch: Readonly<Record<string, Feed>>, seqLen?: number, prefixLen?: number): Promise<StepResult> {
+    const { spec, session } = await this.shape(seqLen, prefixLen);
     const feeds: Record<string, Ort.Tensor> = {};
     for (const b of spec.batchInputs) {
       const d = batch[b.name];
