@@ -317,7 +317,7 @@ export class AsyncTokenTrainer {
     const tokBatch = { nSeqs: n, seqLen: T, lossMask: rows.mask };
     const scored = { tokens: rows.tokens, actions: rows.actions, mask: rows.mask, n, T, V };
     let refLogp: Float32Array | null = null;
-    if (this.reference && n > 0) refLogp = await this.reference.logprobs(scored);
+    if (this.reference && n > 0) refLogp = await this.reference.logprobs({ ...scored, groupSize: N });
     if (refLogp && algo.klMode === 'reward') {
       const pen = klPenalizedRewards(totals, T, rows.oldLogprobs, refLogp, rows.mask, algo.klCoef, algo.klEstimator);
       totals.set(pen.rewards);

@@ -87,7 +87,8 @@ export function truncateRows<A extends Int32Array | Float32Array>(a: A, n: numbe
  * Positions past a sequence's last masked one are not scored (they stay 0).
  */
 export class SequenceScorer {
-  private readonly runners = new Map<number, Promise<PolicyRunner>>();
+  /** By `${T}`, or `${S}/${P}` for shared-prefix runners. */
+  private readonly runners = new Map<string, Promise<PolicyRunner>>();
   private weights: Weights;
   private version: number;
 
@@ -105,14 +106,16 @@ export class SequenceScorer {
     this.version = version;
   }
 
-  private runner(T: number): Promise<PolicyRunner> {
-    let r = this.runners.get(T);
+  private runner(T: number, prefix?: { groups: number; length: number }): Promise<PolicyRunner> {
+    const key = prefix ? `${T}/${prefix.length}` : String(T);
+    let r = this.runners.get(key);
     if (!r) {
-      r = this.engine.createPolicy(this.model, this.batch, this.weights, T).then((p) => {
+      const model = prefix ? this.model.withSharedPrefix!(prefix.groups, prefix.length) : this.model;
+      r = this.engine.createPolicy(model, this.batch, this.weights, T).then((p) => {
         p.setWeights(this.weights, this.version);
         return p;
       });
-      this.runners.set(T, r);
+      this.runners.set(key, r);
     }
     return r;
   }
@@ -128,9 +131,14 @@ export class SequenceScorer {
    * log π(actions[t] | tokens[≤t]) on the positions `mask` marks (and those before them), n
    * sequences padded to T: [n·T], 0 elsewhere. `rows` limits the work to those sequences.
    */
-  async logprobs(b: { tokens: Int32Array; actions: Int32Array; mask: ArrayLike<number>; n: number; T: number; V: number }, rows?: readonly number[]): Promise<Float32Array> {
+  async logprobs(
+    b: { tokens: Int32Array; actions: Int32Array; mask: ArrayLike<number>; n: number; T: number; V: number; groupSize?: number },
+    rows?: readonly number[],
+  ): Promise<Float32Array> {
     const { n, T, V } = b;
     const need = neededLengths(b.mask, n, T);
+    const N = b.groupSize ?? 0;
+    if (!rows && N > 0 && n % N === 0 && this.batch % N === 0 && this.seqLens.length > 1 && this.model.withSharedPrefix) return this.sharedLogprobs(b, need);
     // Shortest first, cut into calls of B: as few calls as without buckets, each at the
     // length its longest sequence needs.
     const order = [...(rows ?? Array.from({ length: n }, (_, i) => i))].sort((x, y) => need[x] - need[y]);
@@ -145,6 +153,45 @@ export class SequenceScorer {
       const r = await runner.run({ tokens: buf });
       chunk.forEach((s, j) => {
         for (let t = 0; t < L; t++) out[s * T + t] = r.logprobs[(j * L + t) * V + b.actions[s * T + t]];
+      });
+    }
+    return out;
+  }
+
+  /** logprobs() over whole groups of `b.groupSize` sequences, each group's shared prefix run once. */
+  private async sharedLogprobs(b: { tokens: Int32Array; actions: Int32Array; mask: ArrayLike<number>; n: number; T: number; V: number; groupSize?: number }, need: Int32Array): Promise<Float32Array> {
+    const { n, T, V } = b;
+    const N = b.groupSize!;
+    const B = this.batch;
+    const G = B / N;
+    const off = sharedPrefixes(b, N, this.seqLens[this.seqLens.length - 2]);
+    const suffix = Int32Array.from({ length: n / N }, (_, g) => Math.max(...Array.from({ length: N }, (_, k) => need[g * N + k] - off[g])));
+    const order = Array.from({ length: n / N }, (_, g) => g).sort((x, y) => suffix[x] - suffix[y]);
+    const out = new Float32Array(n * T);
+    for (let o = 0; o < order.length; o += G) {
+      const chunk = order.slice(o, o + G);
+      const S = bucketFor(this.seqLens, suffix[chunk[chunk.length - 1]], T);
+      const P = bucketFor(this.seqLens, Math.max(1, ...chunk.map((g) => off[g])), T);
+      const runner = await this.runner(S, { groups: G, length: P });
+      const tokens = new Int32Array(B * S).fill(PAD);
+      const positions = new Int32Array(B * S);
+      const prefix = new Int32Array(G * P).fill(PAD);
+      const bias = new Float32Array(G * P).fill(MASKED_BIAS);
+      chunk.forEach((g, i) => {
+        prefix.set(b.tokens.subarray(g * N * T, g * N * T + off[g]), i * P);
+        bias.fill(0, i * P, i * P + off[g]);
+        for (let k = 0; k < N; k++) {
+          const s = g * N + k, j = i * N + k;
+          tokens.set(b.tokens.subarray(s * T + off[g], s * T + Math.min(T, off[g] + S)), j * S);
+          for (let t = 0; t < S; t++) positions[j * S + t] = Math.min(off[g] + t, T - 1);
+        }
+      });
+      const r = await runner.run({ tokens, positions, prefix, prefix_bias: bias });
+      chunk.forEach((g, i) => {
+        for (let k = 0; k < N; k++) {
+          const s = g * N + k, j = i * N + k;
+          for (let t = 0; t < Math.min(S, T - off[g]); t++) out[s * T + off[g] + t] = r.logprobs[(j * S + t) * V + b.actions[s * T + off[g] + t]];
+        }
       });
     }
     return out;
@@ -328,7 +375,7 @@ const MASKED_BIAS = -1e9;
  * step may run once (at most `most`), c_g ≤ the group's first masked position (the logits there
  * score the first policy token, so that position stays in every sequence's own suffix).
  */
-export function sharedPrefixes(b: Pick<TokenUpdateBatch, 'n' | 'T' | 'tokens' | 'mask'>, N: number, most: number): Int32Array {
+export function sharedPrefixes(b: { n: number; T: number; tokens: Int32Array; mask: ArrayLike<number> }, N: number, most: number): Int32Array {
   const { n, T, tokens, mask } = b;
   const out = new Int32Array(Math.floor(n / N));
   for (let g = 0; g < out.length; g++) {

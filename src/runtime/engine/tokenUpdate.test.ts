@@ -206,7 +206,26 @@ describe('token update shortcuts (ort-web WASM)', () => {
     }
     expect(on).toBeGreaterThan(100);
     expect(rs.mismatch!.absDiffMax).toBeCloseTo(rw.mismatch!.absDiffMax, 5);
-    await Promise.all([whole.release(), shared.release()]);
+
+    // Scoring whole groups (the reference policy's pass): the same log-probs as whole sequences,
+    // for 3 groups on a runner of 2 (the last call pads with an empty group).
+    const three: TokenUpdateBatch = { ...b, n: 12, tokens: new Int32Array(12 * CTX), actions: new Int32Array(12 * CTX), mask: new Float32Array(12 * CTX) };
+    for (const k of ['tokens', 'actions', 'mask'] as const) {
+      three[k].set(b[k]);
+      three[k].set(b[k].subarray(0, 4 * CTX), 8 * CTX);
+    }
+    const byGroup = new SequenceScorer(engine, deep, 8, w, [32, 48, CTX]);
+    const plain = new SequenceScorer(engine, deep, 8, w, [32, 48, CTX]);
+    const sb = { tokens: three.tokens, actions: three.actions, mask: three.mask, n: 12, T: CTX, V: VOCAB_SIZE };
+    const [got, want] = await Promise.all([byGroup.logprobs({ ...sb, groupSize: 4 }), plain.logprobs(sb)]);
+    let scored = 0;
+    for (let i = 0; i < 12 * CTX; i++) {
+      if (!three.mask[i]) continue;
+      expect(Math.abs(got[i] - want[i])).toBeLessThan(1e-5);
+      scored++;
+    }
+    expect(scored).toBeGreaterThan(150);
+    await Promise.all([whole.release(), shared.release(), byGroup.release(), plain.release()]);
   });
 
   it("proximal 'self': the learner's own π_old and TIS weight equal feeding them", async () => {
