@@ -71,6 +71,7 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'warmStart.steps', label: 'Warm-start steps', panel: 'policy', input: { kind: 'int', min: 1, max: 100_000 }, when: (c) => c.warmStart != null, help: 'Imitation warm start: cross-entropy steps on fresh expert episodes before RL. It teaches the tool-call format and becomes the KL reference.' },
   { path: 'warmStart.batch', label: 'Warm-start batch', panel: 'policy', input: { kind: 'int', min: 1, max: 1024 }, when: (c) => c.warmStart != null, help: 'Expert sequences per warm-start step.' },
   { path: 'warmStart.lr', label: 'Warm-start lr', panel: 'policy', input: { kind: 'number', min: 0, max: 1, step: 0.0005 }, when: (c) => c.warmStart != null, help: 'Adam learning rate of the warm start at its first step (decays linearly to 0.1×).' },
+  { path: 'warmStart.observationWeight', label: 'Warm-start observation loss', panel: 'policy', input: { kind: 'number', min: 0, max: 100, step: 0.1 }, when: (c) => c.warmStart != null, help: "Weight of an extra next-token loss on the env's observation tokens during the warm start (0 = imitate actions only). Predicting what the env shows next teaches the model to read its context: grid-memory needs it to learn to recall the cue." },
   {
     path: 'backend',
     label: 'Backend',
