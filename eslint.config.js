@@ -13,7 +13,7 @@ const coreForbidden = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'e2e/artifacts/**', 'runs/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'e2e/artifacts/**', 'runs/**', 'coverage/**', 'scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
