@@ -250,7 +250,11 @@ export class TokenTrainer {
     // The value term exists only with the value head (PPO).
     const opts = trainStepOptions(ppo ? algo : { ...algo, valueCoef: 0 }, config.learnerBatch);
     const lens = lengthBuckets(model.config.context);
-    const [decoder, learner] = await Promise.all([engine.createDecoder(model, n, weights, config.prefillStep), engine.createLearner(model, opts, weights, lens)]);
+    // A group's episodes start from one prompt: the learner runs it once per group when a
+    // minibatch holds whole groups (Learner.prefixGroups).
+    const grouped = GROUP_ALGOS.includes(algo.algo);
+    const prefixGroups = grouped && config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
+    const [decoder, learner] = await Promise.all([engine.createDecoder(model, n, weights, config.prefillStep), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
     const ref = useRef ? new SequenceScorer(engine, model, config.learnerBatch, { ...fresh, ...(reference ?? initial) }, lens) : null;
     return new TokenTrainer(config, model, envs, decoder, learner, ref);
   }
@@ -376,7 +380,8 @@ export class TokenTrainer {
     const rows = shiftedBatch(episodes, T);
     const tokBatch = { nSeqs: n, seqLen: T, lossMask: rows.mask };
     let refLogp: Float32Array | null = null;
-    if (this.reference && n > 0) refLogp = await this.reference.logprobs({ tokens: rows.tokens, actions: rows.actions, mask: rows.mask, n, T, V: this.model.numActions });
+    const groupSize = grouped ? algo.groupSize : undefined;
+    if (this.reference && n > 0) refLogp = await this.reference.logprobs({ tokens: rows.tokens, actions: rows.actions, mask: rows.mask, n, T, V: this.model.numActions, groupSize });
     if (refLogp && algo.klMode === 'reward') {
       // KL as a reward penalty: the configured estimator summed over each episode's policy
       // tokens (the shared reference implementation), before advantages.
@@ -433,6 +438,7 @@ export class TokenTrainer {
         advantages: tokAdv,
         weights: tokW,
         refLogprobs: refLogp,
+        groupSize,
         extra: tokRet ? { returns: Float32Array.from(tokRet), ...(algo.valueClip !== null ? { old_values: Float32Array.from(tokVal!) } : {}) } : undefined,
       },
       this.rng,
