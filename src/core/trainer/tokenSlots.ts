@@ -120,6 +120,8 @@ interface Live extends EpisodeRecord {
   cacheVersion: number;
   /** The first observation's context tokens, joined: episodes with equal keys share a prompt. */
   prompt: string;
+  /** A hash of it (FNV-1a over the ids), compared first: row assignment checks it per row per call. */
+  promptHash: number;
   /** Its length in tokens. */
   promptLen: number;
 }
@@ -183,6 +185,7 @@ export class TokenSlotGenerator {
     const l: Live = {
       ...start,
       prompt: start.ctx.join(','),
+      promptHash: hashIds(start.ctx),
       promptLen: start.ctx.length,
       spec,
       env,
@@ -412,7 +415,7 @@ export class TokenSlotGenerator {
       if (copy && l.promptLen > 1) {
         let leader = false;
         for (const o of this.rowOwner) {
-          if (o === null || o.prompt !== l.prompt) continue;
+          if (o === null || o.promptHash !== l.promptHash || o.prompt !== l.prompt) continue;
           if (o.fed >= l.promptLen - 1) donor = o;
           else leader = true;
         }
@@ -469,6 +472,13 @@ export class TokenSlotGenerator {
     l.contextLimited = true;
     this.finish(l);
   }
+}
+
+/** 32-bit FNV-1a over token ids. */
+function hashIds(ids: readonly number[]): number {
+  let h = 0x811c9dc5;
+  for (const id of ids) h = Math.imul(h ^ id, 0x01000193);
+  return h >>> 0;
 }
 
 /** Waits until clock time `t`: a VirtualClock jumps there; a real clock sleeps. */
