@@ -178,12 +178,11 @@ export class SequenceScorer {
       const prefix = new Int32Array(G * P).fill(PAD);
       const bias = new Float32Array(G * P).fill(MASKED_BIAS);
       chunk.forEach((g, i) => {
-        prefix.set(b.tokens.subarray(g * N * T, g * N * T + off[g]), i * P);
-        bias.fill(0, i * P, i * P + off[g]);
+        writePrefix(prefix, bias, i, P, b.tokens, g * N, T, off[g]);
         for (let k = 0; k < N; k++) {
           const s = g * N + k, j = i * N + k;
           tokens.set(b.tokens.subarray(s * T + off[g], s * T + Math.min(T, off[g] + S)), j * S);
-          for (let t = 0; t < S; t++) positions[j * S + t] = Math.min(off[g] + t, T - 1);
+          writePositions(positions, j, S, off[g], T);
         }
       });
       const r = await runner.run({ tokens, positions, prefix, prefix_bias: bias });
@@ -333,11 +332,10 @@ export async function runTokenUpdate(
         if (b.refLogprobs) f.ref_logprobs.set(b.refLogprobs.subarray(src, src + m), dst);
         for (const [k, a] of Object.entries(extra)) a.set(b.extra![k].subarray(src, src + m), dst);
         if (P > 0) {
-          for (let t = 0; t < L; t++) f.positions[dst + t] = Math.min(offset[s] + t, T - 1);
+          writePositions(f.positions as Int32Array, j, L, offset[s], T);
           if (j % N === 0) {
-            const g = j / N;
-            f.prefix.set(b.tokens.subarray(s * T, s * T + offset[s]), g * P);
-            f.prefix_bias.fill(MASKED_BIAS, g * P + offset[s], (g + 1) * P);
+            f.prefix_bias.fill(MASKED_BIAS, (j / N) * P, (j / N + 1) * P);
+            writePrefix(f.prefix as Int32Array, f.prefix_bias as Float32Array, j / N, P, b.tokens, s, T, offset[s]);
           }
         }
       });
@@ -369,6 +367,20 @@ export async function runTokenUpdate(
 
 /** Additive attention bias on a shared prefix's padding (TransformerPolicy.withSharedPrefix). */
 const MASKED_BIAS = -1e9;
+
+/**
+ * Shared-prefix feeds: row `i` of prefix/bias [G·P] gets the first `c` tokens of sequence `s`
+ * (of T) and bias 0 over them (the caller fills the padding: PAD tokens, MASKED_BIAS).
+ */
+function writePrefix(prefix: Int32Array, bias: Float32Array, i: number, P: number, tokens: Int32Array, s: number, T: number, c: number): void {
+  prefix.set(tokens.subarray(s * T, s * T + c), i * P);
+  bias.fill(0, i * P, i * P + c);
+}
+
+/** Row `j` of positions [B·S]: a suffix starting after a c-token prefix (padding clamped to T − 1). */
+function writePositions(positions: Int32Array, j: number, S: number, c: number, T: number): void {
+  for (let t = 0; t < S; t++) positions[j * S + t] = Math.min(c + t, T - 1);
+}
 
 /**
  * Per group of N consecutive sequences: how many first tokens all of them share and the train
