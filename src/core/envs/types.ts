@@ -22,6 +22,8 @@ export interface Info {
   toolFailed?: boolean;
   /** Simulated wall time this step took in the world, in milliseconds (tool latency). */
   latencyMs?: number;
+  /** Subgoals reached for the first time on this step (e.g. the tool showed the answer); the `progress` shaping term sums it. */
+  progress?: number;
   [key: string]: unknown;
 }
 

@@ -114,8 +114,12 @@ export function parseWholeNumber(args: string): number | null {
 
 /** What one valid call did. */
 export type Outcome =
-  /** A tool answered; the episode goes on. `failed`: the tool returned an error, not a result. */
-  | { kind: 'tool'; text: string; failed: boolean; latencyMs: number; reward?: number }
+  /**
+   * A tool answered; the episode goes on. `failed`: the tool returned an error, not a result.
+   * `progress`: subgoals this call reached for the first time (reported as `info.progress`,
+   * what the `progress` shaping term rewards), e.g. 1 when the reply first shows the answer.
+   */
+  | { kind: 'tool'; text: string; failed: boolean; latencyMs: number; reward?: number; progress?: number }
   /** The arguments do not parse for this tool (counted as malformed, like a bad call). */
   | { kind: 'malformed'; error: string }
   /** `answer(...)`: the episode ends. */
@@ -188,6 +192,7 @@ export abstract class ToolEnvBase implements ToolEnv {
         info.toolFailed = outcome.failed;
         info.latencyMs = outcome.latencyMs;
         reward = outcome.reward ?? 0;
+        if (outcome.progress) info.progress = outcome.progress;
         obsText = this.clip(outcome.text);
         this.messages.push({ role: outcome.failed ? 'error' : 'tool', text: obsText });
         break;

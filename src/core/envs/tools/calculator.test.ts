@@ -56,6 +56,14 @@ describe('tools/calculator', () => {
     expect(env.frame().messages.map((m) => m.role)).toEqual(['task', 'agent', 'tool', 'agent', 'result']);
   });
 
+  it('reports progress once, on the first calc() reply that shows the answer', () => {
+    const env = makeCalculator();
+    env.reset({ seed: 1 }); // 3473 * 1561 = 5421353
+    const progress = ['calc(3473*1560)', 'calc(1561*3473)', 'calc(3473*1561)', 'answer(5421353)'].map((a) => env.step(a).info.progress);
+    // A wrong product reaches nothing; the second showing of the answer is not new progress.
+    expect(progress).toEqual([undefined, 1, undefined, undefined]);
+  });
+
   it('scores a wrong answer 0 and reveals the right one', () => {
     const env = makeCalculator();
     env.reset({ seed: 1 });

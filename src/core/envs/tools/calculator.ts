@@ -20,7 +20,8 @@
  * that says what is wrong, the turn is spent, `info.malformed` is set.
  *
  * ## Reward
- * 1 for a correct answer, 0 otherwise (every other step is 0).
+ * 1 for a correct answer, 0 otherwise (every other step is 0). `info.progress` is 1 on the
+ * first calc() reply that shows the answer (the subgoal the `progress` shaping term rewards).
  *
  * ## Termination
  * Terminated by `answer(...)` (`info.success` = correct). Truncated after `maxTurns` turns.
@@ -166,8 +167,10 @@ export class CalculatorEnv extends ToolEnvBase {
     if (!r.ok && 'syntax' in r) return { kind: 'malformed', error: `calc: ${r.error}` };
     const latencyMs = this.drawLatency(this.config.latencyMedianMs, this.config.latencySigma);
     if (!r.ok) return { kind: 'tool', failed: true, latencyMs, text: `error: ${r.error}` };
+    // Progress: the first reply that shows the answer (the expression was copied right).
+    const progress = r.value === this.answer && !this.answerShown ? 1 : 0;
     if (r.value === this.answer) this.answerShown = true;
-    return { kind: 'tool', failed: false, latencyMs, text: `result: ${r.value}` };
+    return { kind: 'tool', failed: false, latencyMs, text: `result: ${r.value}`, progress };
   }
 
   protected expert(): string {

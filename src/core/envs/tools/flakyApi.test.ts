@@ -72,6 +72,8 @@ describe('tools/flaky-api', () => {
     ]);
     expect(steps.map((s) => s.info.toolCall)).toEqual(['call', 'retry', 'retry', undefined]);
     expect(steps.map((s) => s.info.toolFailed)).toEqual([true, true, false, undefined]);
+    // Progress: only the call that first shows the asked-for value.
+    expect(steps.map((s) => s.info.progress)).toEqual([undefined, undefined, 1, undefined]);
     expect(steps.at(-1)!.info.success).toBe(true);
     expect(env.frame().messages.map((m) => m.role)).toEqual(['task', 'agent', 'error', 'agent', 'error', 'agent', 'tool', 'agent', 'result']);
   });

@@ -22,7 +22,8 @@
  *
  * ## Reward
  * `-callCost` on every step that reaches the service (call or retry, failed or not); 1 for a
- * correct answer, 0 for a wrong one. An episode's return lies in
+ * correct answer, 0 for a wrong one. `info.progress` is 1 on the first successful fetch of the
+ * asked-for key (the subgoal the `progress` shaping term rewards). An episode's return lies in
  * [-callCost * maxTurns, 1 - callCost]; the expert's expected return is
  * 1 - callCost / (1 - failureProb).
  *
@@ -156,8 +157,10 @@ export class FlakyApiEnv extends ToolEnvBase {
     if (failed) return { kind: 'tool', failed: true, latencyMs, reward, text: `error: ${failure}, try again` };
     const value = this.values.get(key);
     if (value === undefined) return { kind: 'tool', failed: true, latencyMs, reward, text: `error: no such key ${quote(key, 20)}` };
+    // Progress: the first successful fetch of the asked-for value.
+    const progress = key === this.target && !this.valueShown ? 1 : 0;
     if (key === this.target) this.valueShown = true;
-    return { kind: 'tool', failed: false, latencyMs, reward, text: `result: ${key} = ${value}` };
+    return { kind: 'tool', failed: false, latencyMs, reward, progress, text: `result: ${key} = ${value}` };
   }
 
   protected expert(): string {

@@ -40,6 +40,14 @@ describe('tools/kv-lookup', () => {
     expect(env.step('answer(quito)')).toMatchObject({ reward: 1, terminated: true, info: { success: true }, obs: { text: 'done: correct, quito.' } });
   });
 
+  it('reports one unit of progress per hop, the first time its key is looked up', () => {
+    const env = makeKvLookup();
+    env.reset({ seed: 1 });
+    const progress = ['lookup(team jade)', 'lookup(Team  Jade)', 'lookup(team red)', 'lookup(nobody)', 'lookup(wen)'].map((a) => env.step(a).info.progress);
+    // A repeat (case and spaces ignored), an off-chain entry and a missing key reach nothing new.
+    expect(progress).toEqual([1, undefined, undefined, undefined, 1]);
+  });
+
   it('resolves a hand-checked 3-hop chain (seed 1)', () => {
     const env = makeKvLookup({ hops: 3 });
     const task = env.reset({ seed: 1 }).obs.text;

@@ -22,7 +22,9 @@
  * reply (`info.toolFailed`), not a malformed one.
  *
  * ## Reward
- * 1 for the right city, 0 otherwise (every other step is 0).
+ * 1 for the right city, 0 otherwise (every other step is 0). `info.progress` is 1 each time a
+ * key of the question's chain is looked up for the first time (one per hop; the subgoals the
+ * `progress` shaping term rewards).
  *
  * ## Termination
  * Terminated by `answer(...)` (`info.success` = correct). Truncated after `maxTurns` turns.
@@ -205,8 +207,10 @@ export class KvLookupEnv extends ToolEnvBase {
     const latencyMs = this.drawLatency(this.config.latencyMedianMs, this.config.latencySigma);
     const entry = this.kb.entries.get(arg);
     if (entry === undefined) return { kind: 'tool', failed: true, latencyMs, text: `error: no entry for ${quote(arg)}` };
+    // Progress: one per hop of the question's chain, the first time it is looked up.
+    const progress = this.kb.chain.includes(arg) && !this.found.has(arg) ? 1 : 0;
     this.found.add(arg);
-    return { kind: 'tool', failed: false, latencyMs, text: `result: ${entry}` };
+    return { kind: 'tool', failed: false, latencyMs, progress, text: `result: ${entry}` };
   }
 
   protected expert(): string {
