@@ -51,9 +51,23 @@ describe('npm run train', () => {
         iterations: 3,
       }),
     );
-    expect(await main(['--config', file, '--out', out, '--quiet'])).toBe(0);
+    expect(await main(['--config', file, '--out', out, '--quiet', '--eval', '3'])).toBe(0);
     const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(3);
+    // --eval: rates before and after RL, and every held-out episode (3 seeds, greedy and sampled, twice).
+    const evals = JSON.parse(readFileSync(join(out, 'eval.json'), 'utf8'));
+    expect(evals.map((e: { when: string }) => e.when)).toEqual(['before RL', 'after RL']);
+    const episodes = readFileSync(join(out, 'eval-episodes.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(episodes.map((e) => `${e.when}/${e.temperature}/${e.seed}`)).toEqual(
+      ['before RL', 'after RL'].flatMap((w) => [0, 1].flatMap((t) => [0, 1, 2].map((i) => `${w}/${t}/${2_000_000_000 + i}`))),
+    );
+    for (const e of episodes) {
+      expect(e.transcript.startsWith('task: fetch the value')).toBe(true);
+      expect(e.actions.every((a: unknown) => typeof a === 'string')).toBe(true);
+    }
+    // The greedy rate in eval.json is the share of successful greedy episodes.
+    const greedyBefore = episodes.filter((e) => e.when === 'before RL' && e.temperature === 0);
+    expect(evals[0].greedy_success).toBeCloseTo(greedyBefore.filter((e) => e.success).length / 3, 9);
     for (const l of lines) {
       expect(l['train/batch_episodes']).toBe(8);
       expect(l['async/staleness_max']).toBeLessThanOrEqual(1);

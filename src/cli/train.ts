@@ -21,7 +21,7 @@ import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 
 const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node] [--trajectories N] [--eval N]
-  --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json
+  --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
 presets: ${presetIds().join(', ')}`;
 
 function fmt(x: number | undefined, digits = 3): string {
@@ -113,9 +113,16 @@ export async function main(argv: string[]): Promise<number> {
   // Held-out seeds: far from the hashed training seeds (31-bit) only by convention, but never
   // produced by the training seed stream's iteration/group indices.
   const heldOut = Array.from({ length: evalN }, (_, i) => 2_000_000_000 + i);
+  const evalEpisodesPath = join(out, 'eval-episodes.jsonl');
+  if (evalN > 0) writeFileSync(evalEpisodesPath, '');
   const evaluate = async (when: string) => {
     const greedy = await trainer.evaluate(heldOut, 0);
     const sampled = await trainer.evaluate(heldOut, 1);
+    // Every held-out episode, so failures can be read (which digit, which hop) and runs diffed.
+    const lines = [...greedy.map((e) => ({ e, temperature: 0 })), ...sampled.map((e) => ({ e, temperature: 1 }))].map(({ e, temperature }) =>
+      JSON.stringify({ when, temperature, seed: e.seed, success: e.success, return: Number(Array.from(e.rewards).reduce((a, b) => a + b, 0).toFixed(6)), actions: Array.from(e.actions as ArrayLike<string | number>), transcript: 'transcript' in e ? e.transcript : undefined }),
+    );
+    appendFileSync(evalEpisodesPath, lines.join('\n') + '\n');
     const rate = (eps: readonly { success: boolean }[]) => eps.filter((e) => e.success).length / Math.max(1, eps.length);
     const r = { when, episodes: evalN, greedy_success: rate(greedy), sampled_success: rate(sampled) };
     console.log(`eval (${when}, ${evalN} held-out seeds): greedy success ${r.greedy_success.toFixed(3)}, sampled ${r.sampled_success.toFixed(3)}`);
