@@ -10,6 +10,7 @@
 import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportPolicyOnnx } from '../core/models/export.ts';
+import { heldOutSeeds } from '../core/trainer/common.ts';
 import { createTrainer } from '../core/trainer/run.ts';
 import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
 import type { StepEpisode } from '../core/trainer/stepEpisode.ts';
@@ -110,9 +111,7 @@ export async function main(argv: string[]): Promise<number> {
   const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
   const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
   console.log(`training ${config.id} (${config.env.id}, ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
-  // Held-out seeds: far from the hashed training seeds (31-bit) only by convention, but never
-  // produced by the training seed stream's iteration/group indices.
-  const heldOut = Array.from({ length: evalN }, (_, i) => 2_000_000_000 + i);
+  const heldOut = heldOutSeeds(evalN);
   const evalEpisodesPath = join(out, 'eval-episodes.jsonl');
   if (evalN > 0) writeFileSync(evalEpisodesPath, '');
   const evaluate = async (when: string) => {

@@ -135,6 +135,16 @@ export function withShapingWeights(shaping: ShapingConfig, w: Partial<ShapingWei
   return out;
 }
 
+/**
+ * Held-out evaluation seeds: 2,000,000,000 + i. Training seeds are 31-bit hashes of (seed,
+ * iteration, group) and imitation seeds come from their own hashed stream, so these are unseen
+ * by convention (a collision would need a hash to land in this narrow range), and every run,
+ * the CLI's --eval and the learn bench alike, scores the same tasks.
+ */
+export function heldOutSeeds(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => 2_000_000_000 + i);
+}
+
 export function mean(xs: readonly number[]): number {
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0;
 }
