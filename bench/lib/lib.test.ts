@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from './args.ts';
 import { interleave } from './interleave.ts';
-import { quantile, summarize } from './stats.ts';
+import { pairedFlips, quantile, summarize } from './stats.ts';
 import { computeRatios } from '../train-step/suite.ts';
 
 describe('stats', () => {
@@ -13,6 +13,23 @@ describe('stats', () => {
     expect(quantile(xs, 0.9)).toBeCloseTo(7.6, 12);
     expect(summarize([5]).ms).toBe(5);
     expect(() => quantile([], 0.5)).toThrow(RangeError);
+  });
+});
+
+describe('pairedFlips', () => {
+  it('counts changed items and gives the exact two-sided sign-test p', () => {
+    const T = true;
+    const F = false;
+    // 5 fixed, 0 broken: p = 2 · (1/2)^5 = 0.0625; the unchanged items carry no evidence.
+    const r = pairedFlips([F, F, F, F, F, T, F], [T, T, T, T, T, T, F]);
+    expect(r).toEqual({ fixed: 5, broken: 0, p: 0.0625 });
+    // 2 fixed, 1 broken: p = 2 · (C(3,0) + C(3,1)) / 8 = 1.
+    expect(pairedFlips([F, F, T], [T, T, F]).p).toBe(1);
+    // 27 fixed, 3 broken: 2 · (1 + 30 + 435 + 4060) / 2^30 ≈ 8.43e-6.
+    const big = pairedFlips([...Array(27).fill(F), ...Array(3).fill(T)], [...Array(27).fill(T), ...Array(3).fill(F)]);
+    expect(big.p).toBeCloseTo((2 * (1 + 30 + 435 + 4060)) / 2 ** 30, 12);
+    expect(pairedFlips([T, F], [T, F])).toEqual({ fixed: 0, broken: 0, p: 1 });
+    expect(() => pairedFlips([T], [T, F])).toThrow(RangeError);
   });
 });
 
