@@ -28,6 +28,7 @@ export const SUITES: Record<string, Suite> = {
     flags: {
       presets: 'comma-separated subset of grid-empty-8x8-grpo, grid-door-key-ppo, calc-grpo, kv-lookup-grpo',
       budget: 'seconds per preset (overrides the targets\' budgets)',
+      eval: 'held-out seeds scored after a warm start and after RL, for presets that warm-start (default 512, --quick 32; 0 = skip)',
       parts: 'comma-separated subset of learn, async, pool (default all)',
       cache: 'directory keeping the flaky-api warm start between runs (the async part)',
       engine: 'ort-web-wasm (default: as in the browser) or ort-node (native, the CLI option)',

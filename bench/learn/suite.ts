@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- learn [--json] [--quick] [--presets a,b] [--budget S] [--parts learn,async,pool] [--cache DIR] [--engine ort-web-wasm|ort-node]`
+ * `npm run bench -- learn [--json] [--quick] [--presets a,b] [--budget S] [--eval N] [--parts learn,async,pool] [--cache DIR] [--engine ort-web-wasm|ort-node]`
  *
  * Learning speed (issue 4 §8): each preset trains headless (CLI core, one thread of ort-web
  * WASM as in the browser, or of onnxruntime-node with --engine ort-node) until its target success rate holds for 3 iterations in a row or its time budget runs
@@ -8,18 +8,24 @@
  * token training on flaky-api at equal iterations (tokenAsync.ts; plus the same comparison on
  * the grid with the MLP as `async_grid`), and 1 vs 2 rollout workers on the grid with the MLP.
  *
+ * Presets with an imitation warm start also score N held-out seeds (--eval, default 512) right
+ * after the warm start and after the preset's RL iterations (`heldout` in their row): what RL
+ * added on top of imitation, greedy and sampled.
+ *
  * Last line with --json:
  *   {"suite":"learn","results":[{"preset":...,"success":0.97,"wall_s":41,"iterations":120,"target":...,"met":true}],
  *    "async":{"speedup":...,"success_sync":...,"success_async":...},"pool":{"scaling":...}}
  */
 import { loadavg } from 'node:os';
-import { createTrainer } from '../../src/core/trainer/run.ts';
+import { heldOutSeeds } from '../../src/core/trainer/common.ts';
+import { createTrainer, type Trainer } from '../../src/core/trainer/run.ts';
 import { loadNodeEngine, type NodeEngineName } from '../../src/runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
 import { compareSchedules } from '../../src/runtime/pool/asyncCompare.ts';
 import { measurePoolScaling } from '../../src/runtime/pool/scaling.ts';
 import { loadRunConfig } from '../../src/cli/presets.ts';
 import { compareTokenSchedules } from './tokenAsync.ts';
+import { pairedFlips, sig, type PairedFlips } from '../lib/stats.ts';
 import type { SuiteOptions, SuiteResult } from '../lib/suite.ts';
 import { UsageError } from '../lib/suite.ts';
 
@@ -34,6 +40,18 @@ const TARGETS: Record<string, { success: number; budgetS: number }> = {
 /** Presets the default run covers (the token ones take most of the 10 min budget each). */
 const DEFAULT_PRESETS = Object.keys(TARGETS);
 
+/** Held-out exact-success rates of one policy: greedy (temperature 0) and sampled (temperature 1). */
+export interface HeldOutRates {
+  greedy: number;
+  sampled: number;
+}
+
+/** Per-seed outcomes behind HeldOutRates, for the paired comparison. */
+interface HeldOutOutcomes {
+  greedy: boolean[];
+  sampled: boolean[];
+}
+
 export interface LearnRow {
   preset: string;
   success: number;
@@ -42,9 +60,36 @@ export interface LearnRow {
   target: number;
   budget_s: number;
   met: boolean;
+  /**
+   * Presets with an imitation warm start: the same held-out seeds scored right after the warm
+   * start and after the preset's RL iterations (issue 4: RL must improve on the warm start).
+   * Evaluation time is not billed to wall_s; iterations past the target are not either.
+   */
+  heldout?: {
+    seeds: number;
+    warm_start: HeldOutRates;
+    after_rl: HeldOutRates;
+    rl_iterations: number;
+    /** after_rl − warm_start, sampled (what the policy does as it acts, the RL objective). */
+    gain_sampled: number;
+    gain_greedy: number;
+    /** Seeds that went wrong → right and right → wrong, with the exact sign-test p (same seeds, same sampling streams). */
+    flips_sampled: PairedFlips;
+    flips_greedy: PairedFlips;
+  };
 }
 
-async function learnPreset(id: string, target: number, budgetS: number, engineName: NodeEngineName, progress: (t: string) => void): Promise<LearnRow> {
+async function heldOutOutcomes(trainer: Trainer, seeds: readonly number[]): Promise<HeldOutOutcomes> {
+  const wins = (eps: readonly { success: boolean }[]) => eps.map((e) => e.success);
+  return { greedy: wins(await trainer.evaluate(seeds, 0)), sampled: wins(await trainer.evaluate(seeds, 1)) };
+}
+
+function rates(o: HeldOutOutcomes): HeldOutRates {
+  const rate = (xs: readonly boolean[]) => Number((xs.filter(Boolean).length / Math.max(1, xs.length)).toFixed(3));
+  return { greedy: rate(o.greedy), sampled: rate(o.sampled) };
+}
+
+async function learnPreset(id: string, target: number, budgetS: number, engineName: NodeEngineName, evalSeeds: number, progress: (t: string) => void): Promise<LearnRow> {
   const config = loadRunConfig(id);
   const engine = await loadNodeEngine(engineName);
   // The clock starts before the trainer exists: a warm start is part of the time to the target.
@@ -55,12 +100,25 @@ async function learnPreset(id: string, target: number, budgetS: number, engineNa
       if (r.step % 200 === 0) progress(`  ${id}: warm start ${r.step}/${total}, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     },
   });
+  const seeds = config.warmStart && evalSeeds > 0 ? heldOutSeeds(evalSeeds) : [];
+  let evalMs = 0;
+  const evaluate = async (when: string): Promise<HeldOutOutcomes> => {
+    const e0 = performance.now();
+    const o = await heldOutOutcomes(trainer, seeds);
+    evalMs += performance.now() - e0;
+    const r = rates(o);
+    progress(`  ${id}: held-out (${seeds.length} seeds) ${when}: greedy ${r.greedy.toFixed(3)}, sampled ${r.sampled.toFixed(3)}`);
+    return o;
+  };
+  const warm = seeds.length ? await evaluate('after the warm start') : undefined;
+  const elapsed = () => (performance.now() - t0 - evalMs) / 1000;
   const recent: number[] = [];
   let iterations = 0;
   let wall: number;
   let met = false;
+  let heldout: LearnRow['heldout'];
   try {
-    while ((wall = (performance.now() - t0) / 1000) < budgetS) {
+    while ((wall = elapsed()) < budgetS) {
       const r = await trainer.step();
       iterations++;
       recent.push(r.metrics['episode/success_rate'] ?? 0);
@@ -68,15 +126,41 @@ async function learnPreset(id: string, target: number, budgetS: number, engineNa
       if (iterations % 5 === 0) progress(`  ${id}: it ${iterations}, ${wall.toFixed(1)} s, success ${recent[recent.length - 1].toFixed(2)}`);
       if (recent.length === 3 && Math.min(...recent) >= target) {
         met = true;
-        wall = (performance.now() - t0) / 1000;
+        wall = elapsed();
         break;
       }
+    }
+    if (warm) {
+      // The warm-start comparison is at the preset's own RL length, whenever the target was met.
+      let rlIterations = iterations;
+      if (met) {
+        for (; rlIterations < config.iterations; rlIterations++) {
+          await trainer.step();
+          if ((rlIterations + 1) % 25 === 0) progress(`  ${id}: it ${rlIterations + 1}/${config.iterations} (past the target, untimed)`);
+        }
+      }
+      const after = await evaluate(`after ${rlIterations} RL iterations`);
+      const [w, a] = [rates(warm), rates(after)];
+      const flips = (x: readonly boolean[], y: readonly boolean[]) => {
+        const f = pairedFlips(x, y);
+        return { ...f, p: sig(f.p, 2) };
+      };
+      heldout = {
+        seeds: seeds.length,
+        warm_start: w,
+        after_rl: a,
+        rl_iterations: rlIterations,
+        gain_sampled: Number((a.sampled - w.sampled).toFixed(3)),
+        gain_greedy: Number((a.greedy - w.greedy).toFixed(3)),
+        flips_sampled: flips(warm.sampled, after.sampled),
+        flips_greedy: flips(warm.greedy, after.greedy),
+      };
     }
   } finally {
     await trainer.release();
   }
   const success = recent.reduce((a, b) => a + b, 0) / Math.max(1, recent.length);
-  return { preset: id, success: Number(success.toFixed(3)), wall_s: Number(wall.toFixed(1)), iterations, target, budget_s: budgetS, met };
+  return { preset: id, success: Number(success.toFixed(3)), wall_s: Number(wall.toFixed(1)), iterations, target, budget_s: budgetS, met, ...(heldout ? { heldout } : {}) };
 }
 
 export async function runLearn(opts: SuiteOptions): Promise<SuiteResult> {
@@ -87,6 +171,8 @@ export async function runLearn(opts: SuiteOptions): Promise<SuiteResult> {
   if (engineFlag !== 'ort-web-wasm' && engineFlag !== 'ort-node') throw new UsageError(`learn: --engine must be ort-web-wasm or ort-node, got '${String(engineFlag)}'`);
   const engineName: NodeEngineName = engineFlag;
   for (const p of presets) if (!TARGETS[p]) throw new UsageError(`learn: no target for preset '${p}' (known: ${Object.keys(TARGETS).join(', ')})`);
+  const evalSeeds = typeof opts.flags.eval === 'string' ? Number(opts.flags.eval) : opts.quick ? 32 : 512;
+  if (!(Number.isInteger(evalSeeds) && evalSeeds >= 0)) throw new UsageError('learn: --eval must be a whole number of held-out seeds (0 = none)');
   const budgetOverride = typeof opts.flags.budget === 'string' ? Number(opts.flags.budget) : undefined;
   if (budgetOverride !== undefined && !(budgetOverride > 0)) throw new UsageError(`learn: --budget must be a positive number of seconds`);
   const results: LearnRow[] = [];
@@ -94,11 +180,23 @@ export async function runLearn(opts: SuiteOptions): Promise<SuiteResult> {
     const t = TARGETS[id];
     const budget = budgetOverride ?? (opts.quick ? Math.min(20, t.budgetS) : t.budgetS);
     opts.progress(`learn: ${id} (target success ≥ ${t.success} within ${budget} s)`);
-    results.push(await learnPreset(id, t.success, budget, engineName, opts.progress));
+    results.push(await learnPreset(id, t.success, budget, engineName, evalSeeds, opts.progress));
   }
   opts.print(
     ['preset                 success  wall_s  iters  target        met', ...results.map((r) => `${r.preset.padEnd(22)} ${r.success.toFixed(3).padStart(7)} ${r.wall_s.toFixed(1).padStart(7)} ${String(r.iterations).padStart(6)}  ≥${r.target} in ${r.budget_s}s  ${r.met ? 'yes' : 'NO'}`)].join('\n'),
   );
+  for (const r of results) {
+    const h = r.heldout;
+    if (!h) continue;
+    const f = (x: number) => x.toFixed(3);
+    const signed = (x: number) => `${x >= 0 ? '+' : ''}${f(x)}`;
+    const moved = (x: PairedFlips) => `${x.fixed} seeds fixed, ${x.broken} broken, p ${x.p}`;
+    opts.print(
+      `${r.preset}: held-out exact success on ${h.seeds} seeds, warm start -> after ${h.rl_iterations} RL iterations: ` +
+        `sampled ${f(h.warm_start.sampled)} -> ${f(h.after_rl.sampled)} (${signed(h.gain_sampled)}; ${moved(h.flips_sampled)}), ` +
+        `greedy ${f(h.warm_start.greedy)} -> ${f(h.after_rl.greedy)} (${signed(h.gain_greedy)}; ${moved(h.flips_greedy)})`,
+    );
+  }
 
   let asyncResult: Record<string, unknown> | null = null;
   let asyncGrid: Record<string, unknown> | null = null;
