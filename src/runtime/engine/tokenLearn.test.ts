@@ -9,6 +9,9 @@ import { registerEnv } from '../../core/envs/registry.ts';
 import { dict, text } from '../../core/envs/spaces.ts';
 import type { EnvSpec, ResetResult, StepResult, ToolEnv, ToolObs, TranscriptFrame } from '../../core/envs/types.ts';
 import { initWeights } from '../../core/models/types.ts';
+import { parseRunConfig } from '../../core/presets/schema.ts';
+import { heldOutSeeds } from '../../core/trainer/common.ts';
+import { createTrainer } from '../../core/trainer/run.ts';
 import { DEFAULT_IMITATION, trainImitation } from '../../core/trainer/imitation.ts';
 import { mixSeed } from '../../core/trainer/stepTrainer.ts';
 import { DEFAULT_TOKEN_TRAINER, TokenTrainer, makeTokenModel } from '../../core/trainer/tokenTrainer.ts';
@@ -47,6 +50,14 @@ class FirstDigitEnv implements ToolEnv {
   }
 }
 registerEnv('test/first-digit', () => new FirstDigitEnv());
+
+/**
+ * The warm start → GRPO test. Measured on 128 held-out seeds (ort-web WASM, ~45 s), warm start
+ * → after 60 iterations, sampled / greedy: run seed 1 0.563 → 0.711 / 0.852 → 0.836; seed 2
+ * 0.602 → 0.695 / 0.898 → 0.852; seed 3 0.672 → 0.750 / 0.922 → 0.891. The bars sit below
+ * the worst of the three.
+ */
+const WARM_RL = { d: 48, warmSteps: 300, lr: 3e-4, iterations: 60, minGain: 0.07, greedyDrop: 0.06 };
 
 describe('token policies learn (ort-web WASM)', () => {
   it('GRPO on tokens learns a one-turn text bandit from scratch', { timeout: 60_000 }, async () => {
@@ -96,4 +107,34 @@ describe('token policies learn (ort-web WASM)', () => {
     // ≈ 0.95 with these settings (ort-node, same seeds); the bar leaves room for numerics.
     expect(await rate(warm.weights)).toBeGreaterThanOrEqual(0.6);
   });
+
+  it('GRPO after a short warm start raises the held-out exact-answer rate on the calculator (2-digit operands)', { timeout: 180_000 }, async () => {
+    // The calc-grpo story at a CI budget: imitation gives the format and a soft policy, then
+    // GRPO on the exact-answer reward sharpens it on its own samples. Same path as the preset
+    // (run config -> createTrainer -> warm start -> GRPO with KL to the warm start).
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const parsed = parseRunConfig({
+      env: { id: 'tools/calculator', kwargs: { minDigits: 2, maxDigits: 2 } },
+      model: { kind: 'transformer', dModel: WARM_RL.d, nLayers: 2, nHeads: 8, dFF: 4 * WARM_RL.d, context: 96 },
+      warmStart: { steps: WARM_RL.warmSteps, batch: 16, lr: 3e-3 },
+      algo: { algo: 'grpo', groupSize: 8, lr: WARM_RL.lr, entropyCoef: 0, klCoef: 0.001 },
+      rollout: { groups: 8, learnerBatch: 16, maxActionTokens: 16 },
+      iterations: WARM_RL.iterations,
+      seed: 1,
+    });
+    if (!parsed.ok) throw new Error(parsed.messages.join('; '));
+    const trainer = await createTrainer(parsed.config, engine);
+    const seeds = heldOutSeeds(128);
+    const rate = async (temperature: number) => (await trainer.evaluate(seeds, temperature)).filter((e) => e.success).length / seeds.length;
+    const warm = { greedy: await rate(0), sampled: await rate(1) };
+    for (let i = 0; i < WARM_RL.iterations; i++) await trainer.step();
+    const after = { greedy: await rate(0), sampled: await rate(1) };
+    await trainer.release();
+    // RL sharpens what imitation half-learned: the sampled rate rises toward the greedy one,
+    // which must not fall far (GRPO fixes soft errors, not confident ones; see calc-grpo).
+    expect(warm.sampled).toBeLessThan(0.8);
+    expect(after.sampled).toBeGreaterThanOrEqual(warm.sampled + WARM_RL.minGain);
+    expect(after.greedy).toBeGreaterThanOrEqual(warm.greedy - WARM_RL.greedyDrop);
+  });
 });
+
