@@ -137,4 +137,3 @@ describe('token policies learn (ort-web WASM)', () => {
     expect(after.greedy).toBeGreaterThanOrEqual(warm.greedy - WARM_RL.greedyDrop);
   });
 });
-
