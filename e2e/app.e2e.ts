@@ -15,11 +15,11 @@ async function open(path: string): Promise<{ page: Page; errors: string[] }> {
 }
 
 describe('the built app, served from a sub-path', () => {
-  it('loads with no console errors and finds the software WebGPU adapter', async () => {
+  it('loads with no console errors and finds the software WebGPU adapter (a candidate, timed at Start)', async () => {
     const { page, errors } = await open('');
     const status = page.getByTestId('backend-status');
-    await expect.poll(() => status.getAttribute('data-backend')).toBe('webgpu');
-    expect(await status.textContent()).toMatch(/WebGPU/);
+    await expect.poll(() => status.getAttribute('data-backend')).toBe('auto');
+    expect(await status.textContent()).toMatch(/WebGPU \(software adapter/);
     expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
     await page.screenshot({ path: `${shots}/home.png` });
     expect(errors).toEqual([]);

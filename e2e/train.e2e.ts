@@ -122,7 +122,7 @@ describe('training in the tab', () => {
 
   it('WebGPU (software adapter): trains a few iterations and the link restores the setup', async () => {
     // 2 groups (16 episodes): each rollout step is one policy call, slow on SwiftShader.
-    const { page, errors } = await open('#view=train&preset=grid-empty-8x8-grpo&rollout.groups=2');
+    const { page, errors } = await open('?backend=webgpu#view=train&preset=grid-empty-8x8-grpo&rollout.groups=2');
     await expect.poll(() => page.getByTestId('backend-status').getAttribute('data-backend')).toBe('webgpu');
     expect(await page.getByTestId('field-rollout.groups').inputValue()).toBe('2');
     expect(await page.getByTestId('field-backend').inputValue()).toBe('webgpu');

@@ -1,5 +1,5 @@
 /**
- * npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node]
+ * npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto]
  *
  * Trains headless with the same core as the browser. Writes into DIR:
  *   config.json        the fully resolved configuration (defaults filled in)
@@ -15,13 +15,16 @@ import { createTrainer } from '../core/trainer/run.ts';
 import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
 import type { StepEpisode } from '../core/trainer/stepEpisode.ts';
 import type { TokenEpisode } from '../core/trainer/tokenRollout.ts';
-import { loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
+import { chooseNodeEngine, loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
+import { summarize } from '../core/engineChoice/choose.ts';
+import type { Engine } from '../core/trainer/engine.ts';
 import { createNodeWorkerPool } from '../runtime/pool/node.ts';
 import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 
-const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node] [--trajectories N] [--eval N]
+const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N]
+  --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
 presets: ${presetIds().join(', ')}`;
 
@@ -84,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!values.config) throw new UsageError(`--config is required\n\n${USAGE}`);
-  if (values.engine !== 'ort-web-wasm' && values.engine !== 'ort-node') throw new UsageError(`--engine must be ort-web-wasm or ort-node, got ${values.engine}`);
+  if (values.engine !== 'ort-web-wasm' && values.engine !== 'ort-node' && values.engine !== 'auto') throw new UsageError(`--engine must be ort-web-wasm, ort-node or auto, got ${values.engine}`);
   const config = loadRunConfig(values.config);
   config.seed = intArg(values.seed, 'seed') ?? config.seed;
   config.iterations = intArg(values.iterations, 'iterations', 1) ?? config.iterations;
@@ -98,10 +101,15 @@ export async function main(argv: string[]): Promise<number> {
   writeFileSync(metricsPath, '');
   writeFileSync(trajPath, '');
 
-  const engine = await loadNodeEngine(values.engine as NodeEngineName);
+  let engine: Engine;
+  if (values.engine === 'auto') {
+    const { engine: chosen, decision } = await chooseNodeEngine(config);
+    engine = chosen;
+    console.log(`engine auto: ${summarize(decision)}; using ${engine.name} (${decision.reason})`);
+  } else engine = await loadNodeEngine(values.engine as NodeEngineName);
   const trainer = await createTrainer(config, engine, {
     workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
-    tokenWorker: nodeTokenWorkerOn(values.engine as NodeEngineName),
+    tokenWorker: nodeTokenWorkerOn(engine.name as NodeEngineName),
     onWarmStart: (r, total) => {
       if (!values.quiet && (r.step % 50 === 0 || r.step === total - 1)) {
         console.log(`warm start ${String(r.step + 1).padStart(5)}/${total}  ${r.wallS.toFixed(1).padStart(6)}s  ce ${r.ceLoss.toFixed(3)}  p(expert token) ${r.targetProb.toFixed(3)}`);

@@ -1,14 +1,16 @@
 /**
- * Which execution backend a policy will run on in this browser (or worker), and why.
- * Order of preference (DESIGN §4): native WebGPU when an adapter exists; otherwise WASM,
- * multi-threaded when the page is cross-origin isolated (SharedArrayBuffer available).
+ * What this browser offers to run policies on: a WebGPU adapter (and whether it is a software
+ * one), WASM threads (cross-origin isolation), SIMD. Which backend a run uses is not decided
+ * here: an adapter's presence says nothing about speed, so unless the person forces one
+ * (`?backend=`), the run's own model is timed on each (core/engineChoice) when it starts.
  */
+import { learnerThreads } from '../core/engineChoice/threads.ts';
 
 export type BackendKind = 'webgpu' | 'wasm';
 
 export interface BackendReport {
-  /** What the session layer will use. */
-  chosen: BackendKind;
+  /** The forced backend, or 'auto' (measured per model when a run starts). */
+  chosen: BackendKind | 'auto';
   webgpu: {
     /** navigator.gpu exists. */
     api: boolean;
@@ -25,7 +27,7 @@ export interface BackendReport {
   wasm: {
     /** crossOriginIsolated: SharedArrayBuffer and WASM threads are allowed. */
     crossOriginIsolated: boolean;
-    /** Threads the WASM backend will use (1 when not isolated). */
+    /** Threads a WASM learner uses when its rollouts run in its own thread (1 when not isolated). */
     threads: number;
     simd: boolean;
   };
@@ -82,15 +84,18 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
     }
   } else webgpu.reason = 'this browser has no WebGPU (navigator.gpu is missing)';
 
-  let chosen: BackendKind = webgpu.adapter ? 'webgpu' : 'wasm';
-  if (options.force === 'wasm' && chosen === 'webgpu') {
+  let chosen: BackendReport['chosen'] = 'auto';
+  if (options.force === 'wasm') {
     chosen = 'wasm';
-    webgpu.reason = 'WASM was forced (backend=wasm)';
-  } else if (options.force === 'webgpu' && !webgpu.adapter) {
-    webgpu.reason = `WebGPU was asked for but is unavailable: ${webgpu.reason ?? 'no adapter'}`;
-  }
-  // ORT's WASM backend uses up to min(4, cores/2) threads by default; we cap it the same way.
-  const threads = isolated ? Math.max(1, Math.min(4, Math.floor(hardwareConcurrency / 2))) : 1;
+    if (webgpu.adapter) webgpu.reason = 'WASM was forced (backend=wasm)';
+  } else if (options.force === 'webgpu') {
+    if (webgpu.adapter) chosen = 'webgpu';
+    else {
+      chosen = 'wasm';
+      webgpu.reason = `WebGPU was asked for but is unavailable: ${webgpu.reason ?? 'no adapter'}`;
+    }
+  } else if (!webgpu.adapter) chosen = 'wasm';
+  const threads = learnerThreads({ cores: hardwareConcurrency, isolated, rolloutWorkers: 0 });
   return {
     chosen,
     webgpu,
@@ -104,13 +109,33 @@ interface GPUAdapterLike {
   info?: { vendor?: string; architecture?: string; description?: string; isFallbackAdapter?: boolean };
 }
 
-/** One line for a status bar, e.g. "WebGPU (software adapter: swiftshader)" or "WASM, 4 threads". */
-export function describeBackend(r: BackendReport): string {
-  if (r.chosen === 'webgpu') {
-    const name = [r.webgpu.vendor, r.webgpu.architecture].filter(Boolean).join(' ') || 'adapter';
-    return `WebGPU (${r.webgpu.isFallbackAdapter ? 'software adapter: ' : ''}${name})`;
-  }
+function describeWebgpu(r: BackendReport): string {
+  const name = [r.webgpu.vendor, r.webgpu.architecture].filter(Boolean).join(' ') || 'adapter';
+  return `WebGPU (${r.webgpu.isFallbackAdapter ? 'software adapter: ' : ''}${name})`;
+}
+
+function describeWasm(r: BackendReport): string {
   const t = r.wasm.threads > 1 ? `${r.wasm.threads} threads` : 'single thread';
   const why = r.wasm.crossOriginIsolated ? '' : ', not cross-origin isolated';
   return `WASM (${t}${r.wasm.simd ? ', SIMD' : ''}${why})`;
+}
+
+/**
+ * One line for a status bar before any measurement: "WASM (2 threads, SIMD)", "WebGPU (…)" when
+ * forced, or "Auto: WASM (…) or WebGPU (…), measured at Start".
+ */
+export function describeBackend(r: BackendReport): string {
+  if (r.chosen === 'webgpu') return describeWebgpu(r);
+  if (r.chosen === 'wasm') return describeWasm(r);
+  return `Auto: ${describeWasm(r)} or ${describeWebgpu(r)}, timed at Start`;
+}
+
+/**
+ * Names this device for remembering measured choices: the browser and its version, the WebGPU
+ * adapter, the cores and whether threads are allowed. A change in any of them re-measures.
+ */
+export function deviceKey(r: BackendReport, userAgent: string): string {
+  const g = r.webgpu;
+  const adapter = g.adapter ? `${g.vendor}/${g.architecture}/${g.description}${g.isFallbackAdapter ? '/software' : ''}` : 'no-adapter';
+  return `${userAgent} | ${adapter} | cores ${r.hardwareConcurrency} | ${r.wasm.crossOriginIsolated ? 'isolated' : 'not isolated'}`;
 }

@@ -9,6 +9,7 @@ import type { EnvKwargs } from '../../core/envs/registry.ts';
 import type { Env, EnvSpec } from '../../core/envs/types.ts';
 import { advance, isOver, rewind, startEpisode, type Actor, type Episode } from './episode.ts';
 import { trainSlice, type TrainSlice } from '../train/slice.ts';
+import type { RememberedChoice } from './engineCache.ts';
 
 // ---------------------------------------------------------------- notices
 
@@ -40,28 +41,62 @@ const noticeSlice: StateCreator<Store, [], [], NoticeSlice> = (set) => ({
 
 export type BackendState =
   | { status: 'detecting' }
-  | { status: 'ready'; report: BackendReport; forced: BackendKind | null }
+  | {
+      status: 'ready';
+      report: BackendReport;
+      forced: BackendKind | null;
+      /** WASM threads forced by `?threads=N`, else null (chosen per run: learnerThreads). */
+      threads: number | null;
+    }
   | { status: 'failed'; message: string };
+
+/** The measured backend choice for the model of the current (or last) run. */
+export interface EngineChoiceView extends RememberedChoice {
+  /** Device + model key it is remembered under. */
+  key: string;
+  /** Recalled from an earlier measurement rather than measured for this start. */
+  cached: boolean;
+}
 
 interface BackendSlice {
   backend: BackendState;
+  /** Null until a run with backend 'auto' starts (or when the backend is forced). */
+  engineChoice: EngineChoiceView | null;
+  /** Backends are being timed (a start waits for it). */
+  measuringBackends: boolean;
   /** Runs detection once; `query` is `location.search` (honours `?backend=wasm|webgpu`). */
   detectBackend(query: string): Promise<void>;
 }
 
+/** Most WASM threads `?threads=N` may ask for (browsers cap a page's workers well above this). */
+const MAX_FORCED_THREADS = 16;
+
 const backendSlice: StateCreator<Store, [], [], BackendSlice> = (set, get) => ({
   backend: { status: 'detecting' },
+  engineChoice: null,
+  measuringBackends: false,
   detectBackend: async (query) => {
     const raw = new URLSearchParams(query).get('backend');
     let forced: BackendKind | null = null;
     if (raw === 'wasm' || raw === 'webgpu') forced = raw;
-    else if (raw !== null) get().notify('warning', `Unknown ?backend=${raw}: expected wasm or webgpu. Choosing automatically.`);
+    else if (raw !== null && raw !== 'auto') get().notify('warning', `Unknown ?backend=${raw.slice(0, 40)}: expected auto, wasm or webgpu. Choosing by measurement.`);
+    const rawThreads = new URLSearchParams(query).get('threads');
+    let threads: number | null = null;
+    if (rawThreads !== null) {
+      const n = Number(rawThreads);
+      if (Number.isInteger(n) && n >= 1 && n <= MAX_FORCED_THREADS) threads = n;
+      else get().notify('warning', `Ignored ?threads=${rawThreads.slice(0, 40)}: expected a whole number from 1 to ${MAX_FORCED_THREADS}.`);
+    }
     try {
       const report = await detectBackend(forced ? { force: forced } : {});
       if (forced === 'webgpu' && report.chosen !== 'webgpu') {
         get().notify('warning', `WebGPU was asked for but is unavailable (${report.webgpu.reason ?? 'no adapter'}); using WASM.`);
       }
-      set({ backend: { status: 'ready', report, forced } });
+      if (threads !== null && !report.wasm.crossOriginIsolated && threads > 1) {
+        get().notify('warning', `?threads=${threads} needs a cross-origin isolated page (SharedArrayBuffer); WASM runs one thread here.`);
+        threads = 1;
+      }
+      set({ backend: { status: 'ready', report: threads === null ? report : { ...report, wasm: { ...report.wasm, threads } }, forced, threads } });
       get().adoptBackend(report.chosen);
     } catch (e) {
       set({ backend: { status: 'failed', message: (e as Error).message } });

@@ -30,3 +30,16 @@ export function terminateTrainWorker(): void {
 export function currentTrainWorker(): Remote<TrainWorkerApi> | null {
   return remote;
 }
+
+/**
+ * Runs `fn` against a throwaway worker of the same script (e.g. to time the backends while the
+ * training worker holds a finished run), then terminates it.
+ */
+export async function withProbeWorker<T>(fn: (w: Remote<TrainWorkerApi>) => Promise<T>): Promise<T> {
+  const w = new Worker(new URL('../../runtime/trainWorker/worker.ts', import.meta.url), { type: 'module', name: 'backend-probe' });
+  try {
+    return await fn(wrap<TrainWorkerApi>(w));
+  } finally {
+    w.terminate();
+  }
+}

@@ -176,8 +176,8 @@ export function parseTrainHash(hash: string): ParsedTrainHash {
     if (key === 'view') continue;
     if (key === 'preset') out.presetId = value || null;
     else if (key === 'backend') {
-      if (value === 'webgpu' || value === 'wasm') out.backend = value;
-      else out.problems.push(`backend=${value} is not webgpu or wasm`);
+      if (value === 'auto' || value === 'webgpu' || value === 'wasm') out.backend = value;
+      else out.problems.push(`backend=${value} is not auto, webgpu or wasm`);
     } else if (FIELD_BY_PATH.has(key) && key !== 'backend') {
       const v = parseValue(key, value);
       if ('value' in v) out.overrides.push([key, v.value]);

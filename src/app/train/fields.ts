@@ -43,7 +43,7 @@ export interface FieldDef {
 }
 
 /** The form's working copy: a run config (possibly invalid while being edited) plus the backend. */
-export type DraftConfig = Omit<RunConfig, 'algo'> & { algo: RunConfig['algo'] & Record<string, unknown>; backend: 'webgpu' | 'wasm' };
+export type DraftConfig = Omit<RunConfig, 'algo'> & { algo: RunConfig['algo'] & Record<string, unknown>; backend: 'auto' | 'webgpu' | 'wasm' };
 
 const isGroup = (c: DraftConfig) => GROUP_ALGOS.includes(c.algo.algo as Algo);
 const isMlp = (c: DraftConfig) => c.model.kind === 'mlp';
@@ -76,8 +76,8 @@ export const FIELDS: readonly FieldDef[] = [
     path: 'backend',
     label: 'Backend',
     panel: 'policy',
-    input: { kind: 'select', options: [{ value: 'webgpu', label: 'WebGPU' }, { value: 'wasm', label: 'WASM (CPU)' }] },
-    help: 'Where the ONNX sessions run. WebGPU keeps weights and Adam state on the GPU; WASM runs on the CPU and is often faster for a network this small. A software WebGPU adapter is slow.',
+    input: { kind: 'select', options: [{ value: 'auto', label: 'Auto (timed)' }, { value: 'webgpu', label: 'WebGPU' }, { value: 'wasm', label: 'WASM (CPU)' }] },
+    help: 'Where the ONNX sessions run. Auto times a few train steps of this model on each backend when the run starts (under 1.5 s, remembered per device and model) and keeps the faster; a software WebGPU adapter is never picked. WebGPU keeps weights and Adam state on the GPU; WASM runs on the CPU and is often faster for a network this small.',
   },
 
   {

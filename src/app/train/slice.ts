@@ -10,9 +10,19 @@ import type { StateCreator } from 'zustand';
 import { proxy } from 'comlink';
 import type { IterationView, StartInfo, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import type { Store } from '../state/store.ts';
-import { terminateTrainWorker, trainWorker } from './client.ts';
+import { terminateTrainWorker, trainWorker, withProbeWorker } from './client.ts';
+import type { Remote } from 'comlink';
+import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 import { changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate, type Preset, type Validation } from './config.ts';
 import { getPath, type DraftConfig } from './fields.ts';
+import type { RunConfig } from '../../core/presets/schema.ts';
+import { learnerThreads } from '../../core/engineChoice/threads.ts';
+import { deviceKey } from '../../runtime/backend.ts';
+import type { WebBackend } from '../../runtime/engine/web.ts';
+import { recallChoice, rememberChoice } from '../state/engineCache.ts';
+
+/** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
+const MEASURE_BUDGET_MS = 1500;
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stepping' | 'finished' | 'error';
 export type TrainTab = 'dashboard' | 'groups' | 'trajectories';
@@ -70,6 +80,11 @@ export interface TrainSlice {
   setRenderLive(on: boolean): void;
   /** Opens episode `index` of the latest batch (or of the pinned one when `pinned`) in the inspector. */
   inspectEpisode(index: number, pinned?: boolean): void;
+  /**
+   * Forgets the remembered backend choice for the form's model and times the backends again now,
+   * in a worker of its own (not while a run is active: it would skew both).
+   */
+  measureAgain(): Promise<void>;
   /** The backend detection finished: adopt its choice unless the person picked one. */
   adoptBackend(kind: DraftConfig['backend']): void;
 }
@@ -84,7 +99,7 @@ let backendChosenByPerson = false;
 let runId = 0;
 
 export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) => {
-  const initial = draftFromPreset(loaded.presets[0], 'webgpu');
+  const initial = draftFromPreset(loaded.presets[0], 'auto');
 
   const flush = () => {
     frame = 0;
@@ -119,6 +134,60 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     get().notify('error', `Training stopped: ${message}. The charts keep what was learnt so far.`);
   };
 
+  /**
+   * The backend a run starts on: the forced one, or for 'auto' the remembered choice for this
+   * device and model, else a fresh measurement in the run's own worker (≤ 1.5 s, see
+   * measureWebBackends). Null when the run was reset or restarted meanwhile.
+   */
+  const resolveBackend = async (
+    worker: Remote<TrainWorkerApi>,
+    config: RunConfig,
+    requested: DraftConfig['backend'],
+    threads: number,
+    isCurrent: () => boolean,
+    fresh = false,
+  ): Promise<WebBackend | null> => {
+    const b = get().backend;
+    if (requested !== 'auto') {
+      set({ engineChoice: null });
+      return requested;
+    }
+    // Detection not done (or failed): WASM always works.
+    if (b.status !== 'ready') return 'wasm';
+    const report = b.report;
+    const shape = await worker.shapeOf(config);
+    const key = `${deviceKey(report, navigator.userAgent)} | ${threads} threads | ${shape.key}`;
+    const recalled = fresh ? null : recallChoice(key);
+    if (recalled) {
+      set({ engineChoice: { ...recalled, key, cached: true } });
+      return recalled.decision.chosen as WebBackend;
+    }
+    set({ measuringBackends: true });
+    try {
+      const decision = await worker.measureBackends(config, {
+        backends: report.webgpu.adapter ? ['wasm', 'webgpu'] : ['wasm'],
+        threads,
+        budgetMs: MEASURE_BUDGET_MS,
+        softwareAdapter: report.webgpu.isFallbackAdapter,
+      });
+      if (!isCurrent()) return null;
+      const choice = { decision, shapeLabel: shape.label, at: Date.now() };
+      rememberChoice(key, choice);
+      set({ engineChoice: { ...choice, key, cached: false } });
+      return decision.chosen as WebBackend;
+    } finally {
+      set({ measuringBackends: false });
+    }
+  };
+
+  /** WASM threads for a run (fixed for its worker's life). */
+  const threadsFor = (config: RunConfig): number => {
+    const b = get().backend;
+    if (b.status !== 'ready') return 1;
+    if (b.threads !== null) return b.threads;
+    return learnerThreads({ cores: b.report.hardwareConcurrency, isolated: b.report.wasm.crossOriginIsolated, rolloutWorkers: config.rollout.workers });
+  };
+
   /** Builds a trainer for the draft in a fresh worker; false when the draft is invalid or it failed. */
   const boot = async (): Promise<boolean> => {
     const v = validate(get().draft);
@@ -133,16 +202,21 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     const id = ++runId;
     const draft = get().draft;
     set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0 });
+    let backend: WebBackend | null = null;
     try {
+      const threads = threadsFor(v.config);
+      backend = await resolveBackend(trainWorker(fail), v.config, draft.backend, threads, () => runId === id);
+      if (backend === null || runId !== id) return false;
       const onWarm = proxy((p: WarmStartProgress) => {
         if (runId === id) set({ warmStart: p });
       });
-      const info = await trainWorker(fail).start(v.config, draft.backend, onWarm);
+      const info = await trainWorker(fail).start(v.config, backend, onWarm, threads);
       if (runId !== id) return false; // reset or restarted while starting
       set({ info, warmStart: null });
       return true;
     } catch (e) {
-      if (runId === id) fail(`could not start on ${draft.backend === 'webgpu' ? 'WebGPU' : 'WASM'}: ${(e as Error).message}`);
+      const on = backend === 'webgpu' ? 'WebGPU' : backend === 'wasm' ? 'WASM' : 'the chosen backend';
+      if (runId === id) fail(`could not start on ${on}: ${(e as Error).message}`);
       return false;
     }
   };
@@ -301,6 +375,20 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const batch = pinned ? (get().inspect?.batch ?? get().latest) : get().latest;
       if (!batch || !batch.episodes[index]) return;
       set({ inspect: { batch, index }, tab: 'trajectories' });
+    },
+
+    measureAgain: async () => {
+      const v = validate(get().draft);
+      if (!v.ok) {
+        get().notify('warning', 'Fix the highlighted settings first: the backends are timed on this run\'s model.');
+        return;
+      }
+      if (get().measuringBackends || ['starting', 'running', 'pausing', 'stepping'].includes(get().status)) return;
+      try {
+        await withProbeWorker((w) => resolveBackend(w, v.config, 'auto', threadsFor(v.config), () => true, true));
+      } catch (e) {
+        get().notify('error', `Timing the backends failed: ${(e as Error).message}`);
+      }
     },
 
     adoptBackend: (kind) => {

@@ -5,6 +5,10 @@
  * Both modules are imported lazily, so a page pays only for the backend it uses.
  */
 import type { Engine } from '../../core/trainer/engine.ts';
+import { decide, type Candidate, type EngineDecision } from '../../core/engineChoice/choose.ts';
+import { measureEngine } from '../../core/engineChoice/measure.ts';
+import { probeShapeFor } from '../../core/engineChoice/shape.ts';
+import type { RunConfig } from '../../core/presets/schema.ts';
 import type { OrtModule } from '../ort/session.ts';
 import { ortEngine } from './ortEngine.ts';
 
@@ -35,4 +39,67 @@ export async function loadWebEngine(kind: WebBackend, options: WebEngineOptions 
     });
   }
   return ortEngine(ort as unknown as OrtModule, 'ort-web-wasm', { sessionOptions: { executionProviders: ['wasm'], logSeverityLevel } });
+}
+
+export interface WebMeasureOptions {
+  /** Backends to time, in order (WASM first: it always works and is the fallback). */
+  backends: readonly WebBackend[];
+  /** WASM threads the run would use (the WASM module is initialised with them). */
+  threads: number;
+  /** Wall-clock budget for all timings, ms, counted after the WASM runtime has loaded (the run needs it anyway). */
+  budgetMs: number;
+  /** The WebGPU adapter is a software one: never picked, and timed only with `timeSoftware`. */
+  softwareAdapter: boolean;
+  /** Time a software adapter too (the device check does; a run's start does not spend seconds on it). */
+  timeSoftware?: boolean;
+}
+
+/** Status-bar names of the two web backends with their settings. */
+export function webBackendLabel(kind: WebBackend, threads: number, softwareAdapter: boolean): string {
+  return kind === 'wasm' ? `WASM · ${threads} thread${threads === 1 ? '' : 's'}` : softwareAdapter ? 'WebGPU (software)' : 'WebGPU';
+}
+
+/**
+ * Times the run's own model on each backend (core/engineChoice) and decides. Runs in a worker
+ * (the training worker, so the WASM runtime it warms is the one the run then uses). A backend
+ * that has not finished when the budget runs out is reported as such and left to finish in the
+ * background (its sessions are released when it does).
+ */
+export async function measureWebBackends(config: RunConfig, o: WebMeasureOptions): Promise<EngineDecision> {
+  const shape = probeShapeFor(config);
+  const wasm = o.backends.includes('wasm') ? await loadWebEngine('wasm', { threads: o.threads }) : null;
+  const candidates: Candidate[] = [];
+  const timed = o.backends.filter((k) => k === 'wasm' || !o.softwareAdapter || o.timeSoftware);
+  const t0 = performance.now();
+  for (const kind of o.backends) {
+    const c: Candidate = { id: kind, label: webBackendLabel(kind, o.threads, o.softwareAdapter), timing: null, eligible: kind === 'wasm' || !o.softwareAdapter };
+    candidates.push(c);
+    if (kind === 'webgpu' && o.softwareAdapter) c.note = o.timeSoftware ? 'software adapter: never picked unless forced' : 'a software adapter: not timed, never picked unless forced';
+    const i = timed.indexOf(kind);
+    if (i < 0) continue;
+    const left = o.budgetMs - (performance.now() - t0);
+    if (left <= 0) {
+      c.note = `not measured: the ${(o.budgetMs / 1000).toFixed(1)} s budget was spent`;
+      continue;
+    }
+    const share = left / (timed.length - i);
+    try {
+      if (kind === 'wasm') {
+        // Always awaited (one sample at least): the run goes on to use this same WASM runtime.
+        c.timing = await measureEngine(wasm!, shape, { budgetMs: share });
+        continue;
+      }
+      const run = loadWebEngine(kind).then((engine) => measureEngine(engine, shape, { budgetMs: share }));
+      // A GPU backend still compiling when the budget ends is abandoned, not awaited.
+      const late = new Promise<'late'>((ok) => setTimeout(() => ok('late'), left + 50));
+      const r = await Promise.race([run, late]);
+      if (r === 'late') {
+        c.note = `no result within the ${(o.budgetMs / 1000).toFixed(1)} s budget`;
+        run.catch(() => undefined);
+      } else c.timing = r;
+    } catch (e) {
+      c.note = `failed: ${(e as Error).message.split('\n')[0]}`;
+    }
+  }
+  return decide(candidates, 'wasm');
 }

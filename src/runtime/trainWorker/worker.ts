@@ -13,7 +13,9 @@ import { countParams } from '../../core/models/types.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { createTrainer, type Trainer } from '../../core/trainer/run.ts';
 import type { LiveHyper } from '../../core/trainer/stepTrainer.ts';
-import { loadWebEngine, type WebBackend } from '../engine/web.ts';
+import { loadWebEngine, measureWebBackends, type WebBackend, type WebMeasureOptions } from '../engine/web.ts';
+import type { EngineDecision } from '../../core/engineChoice/choose.ts';
+import { probeShapeFor } from '../../core/engineChoice/shape.ts';
 import { createBrowserWorkerPool } from '../pool/browser.ts';
 import { browserTokenWorker } from '../tokenWorker/browser.ts';
 import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
@@ -49,14 +51,30 @@ async function release(): Promise<void> {
 }
 
 const api = {
-  /** Builds a fresh trainer for `config` (a config already validated by parseRunConfig). */
-  async start(config: RunConfig, backend: WebBackend, onWarmStart?: (p: WarmStartProgress) => void): Promise<StartInfo> {
+  /** The workload `config` puts on its engine, named (the key of a remembered backend choice). */
+  shapeOf(config: RunConfig): { key: string; label: string } {
+    const s = probeShapeFor(config);
+    return { key: s.key, label: s.label };
+  },
+
+  /**
+   * Times `config`'s model on each backend and picks the faster (see measureWebBackends). Call
+   * before `start` in the same worker: the WASM runtime it loads, with `options.threads`, is the
+   * one the run then uses (ORT fixes its thread count when it first loads).
+   */
+  measureBackends(config: RunConfig, options: WebMeasureOptions): Promise<EngineDecision> {
+    return measureWebBackends(config, options);
+  },
+
+  /**
+   * Builds a fresh trainer for `config` (a config already validated by parseRunConfig).
+   * `threads`: WASM threads, fixed for this worker's life by its first WASM use.
+   */
+  async start(config: RunConfig, backend: WebBackend, onWarmStart?: (p: WarmStartProgress) => void, threads = 1): Promise<StartInfo> {
     const gen = ++generation;
     await release();
     const t0 = performance.now();
-    // One WASM thread: the MLP's matrices are small (≤ a few hundred rows × 64 units), so thread
-    // hand-offs cost more than they save, and the other cores belong to the UI and the browser.
-    const engine = await loadWebEngine(backend, backend === 'wasm' ? { threads: 1 } : {});
+    const engine = await loadWebEngine(backend, backend === 'wasm' ? { threads } : {});
     // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
     // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
     const t = await createTrainer(config, engine, {

@@ -1,0 +1,83 @@
+/**
+ * The backend a newcomer gets: opened with no query string, in Chromium whose only WebGPU
+ * adapter is a software one, the app times the run's model at Start, keeps WASM, shows both
+ * figures, trains at WASM speed, and remembers the choice for the next start.
+ */
+import { writeFileSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+
+const appUrl = inject('appUrl');
+const browser = useBrowser();
+
+const status = (page: Page) => page.getByTestId('train-status');
+const num = async (page: Page, name: string) => Number((await status(page).getAttribute(name)) ?? 'NaN');
+
+describe('auto backend, by measurement', () => {
+  it('no query string: Start times the backends, keeps WASM over a software adapter, and trains ≥ 10 iterations within 30 s', { timeout: 240_000 }, async () => {
+    const context = await browser().newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(appUrl);
+    const backend = page.getByTestId('backend-status');
+    await expect.poll(() => backend.getAttribute('data-backend')).toBe('auto');
+    expect(await backend.textContent()).toMatch(/Auto: WASM .* or WebGPU \(software adapter/);
+
+    await page.getByTestId('view-train').click();
+    expect(await page.getByTestId('field-backend').inputValue()).toBe('auto');
+    const t0 = Date.now();
+    await page.getByTestId('train-start').click();
+    // The choice and both figures: WASM's time per step, and the software adapter named and left out.
+    await expect.poll(() => backend.getAttribute('data-backend'), { timeout: 30_000 }).toBe('wasm');
+    const line = (await backend.textContent()) ?? '';
+    expect(line).toMatch(/^WASM · \d+ threads? · [\d.]+ ms\/step — WebGPU \(software\): software adapter, not timed/);
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(10);
+    const seconds = (Date.now() - t0) / 1000;
+    expect(await status(page).getAttribute('data-engine')).toBe('ort-web-wasm');
+
+    await backend.click();
+    const details = page.getByTestId('engine-choice');
+    await details.waitFor();
+    expect(await details.textContent()).toMatch(/Measured for MLP 984→64→64→7/);
+    const wasmRow = (await page.getByTestId('engine-candidate-wasm').textContent()) ?? '';
+    expect(wasmRow).toMatch(/WASM · \d+ threads? \(chosen\)[\d.]+/);
+    await page.screenshot({ path: `${ARTIFACTS}/backend-auto.png` });
+    writeFileSync(`${ARTIFACTS}/backend-auto.json`, JSON.stringify({ line, seconds, iterations: await num(page, 'data-iteration') }, null, 2));
+    console.log(`auto backend: "${line}"; 10 iterations ${seconds.toFixed(1)} s after Start`);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('train-pause').click();
+    await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
+
+    // A reload remembers the choice for this device and model: the next start measures nothing.
+    await page.reload();
+    await page.getByTestId('view-train').click();
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+    expect(await backend.getAttribute('data-backend')).toBe('wasm');
+    await backend.click();
+    expect(await page.getByTestId('engine-choice').textContent()).toMatch(/Remembered from/);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('train-pause').click();
+    await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
+
+    // "Measure again" times the backends afresh (in a worker of its own) and says so.
+    await backend.click();
+    await page.getByTestId('measure-again').click();
+    await expect.poll(async () => (await page.getByTestId('engine-choice').textContent()) ?? '', { timeout: 30_000 }).toMatch(/Measured at this start/);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('?backend=webgpu still forces the software adapter, and says so', async () => {
+    const page = await browser().newPage({ viewport: { width: 1280, height: 800 } });
+    const errors = watchErrors(page);
+    await page.goto(appUrl + '?backend=webgpu#view=train');
+    const backend = page.getByTestId('backend-status');
+    await expect.poll(() => backend.getAttribute('data-backend')).toBe('webgpu');
+    expect(await backend.textContent()).toMatch(/WebGPU \(software adapter.*forced by \?backend=webgpu/);
+    expect(await page.getByTestId('field-backend').inputValue()).toBe('webgpu');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
