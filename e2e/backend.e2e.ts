@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { serveStatic } from './serve.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -31,7 +32,7 @@ describe('auto backend, by measurement', () => {
     // The choice and both figures: WASM's time per step, and the software adapter named and left out.
     await expect.poll(() => backend.getAttribute('data-backend'), { timeout: 30_000 }).toBe('wasm');
     const line = (await backend.textContent()) ?? '';
-    expect(line).toMatch(/^WASM · \d+ threads? · [\d.]+ ms\/step — WebGPU \(software\): software adapter, not timed/);
+    expect(line).toMatch(/^WASM · \d+ threads? · [\d.]+ ms\/step — WebGPU \(software\): not timed \(a software adapter is never picked unless forced\)$/);
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(10);
     const seconds = (Date.now() - t0) / 1000;
     expect(await status(page).getAttribute('data-engine')).toBe('ort-web-wasm');
@@ -79,5 +80,34 @@ describe('auto backend, by measurement', () => {
     expect(await page.getByTestId('field-backend').inputValue()).toBe('webgpu');
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('a host that sends no COOP/COEP: the service worker isolates the page after one reload, and ?coi=0 opts out', async () => {
+    const plain = await serveStatic('dist', '/pages/', false);
+    try {
+      const context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      const errors = watchErrors(page);
+      await page.goto(plain.url);
+      await expect.poll(() => page.evaluate(() => crossOriginIsolated), { timeout: 30_000 }).toBe(true);
+      await page.getByTestId('backend-status').and(page.locator('[data-backend]')).waitFor();
+      // SharedArrayBuffer exists, and the app's own workers still load (training starts).
+      expect(await page.evaluate(() => typeof SharedArrayBuffer)).toBe('function');
+      await page.goto(plain.url + '?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=2');
+      expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+      await page.getByTestId('train-start').click();
+      await expect.poll(() => num(page, 'data-iteration'), { timeout: 60_000 }).toBeGreaterThanOrEqual(2);
+      expect(errors).toEqual([]);
+      await context.close();
+
+      const optOut = await browser().newPage();
+      await optOut.goto(plain.url + '?coi=0');
+      await optOut.getByTestId('backend-status').and(optOut.locator('[data-backend]')).waitFor();
+      expect(await optOut.evaluate(() => crossOriginIsolated)).toBe(false);
+      expect(await optOut.evaluate(() => navigator.serviceWorker.controller)).toBeNull();
+      await optOut.close();
+    } finally {
+      await plain.close();
+    }
   });
 });

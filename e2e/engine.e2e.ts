@@ -11,13 +11,24 @@ const appUrl = inject('appUrl');
 const browser = useBrowser();
 
 describe('device check page', () => {
-  it('runs every graph node on WebGPU and agrees with WASM within 1e-4', async () => {
+  it('runs every graph node on WebGPU, agrees with WASM within 1e-4, and times both backends per preset', { timeout: 400_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 1100, height: 1000 } });
     const errors = watchErrors(page);
-    await page.goto(`${appUrl}check.html?autorun`);
+    await page.goto(`${appUrl}check.html?autorun&budget=20000`);
     const card = page.getByTestId('selftest');
     await expect.poll(() => card.getAttribute('data-status'), { timeout: 240_000, interval: 1000 }).toMatch(/done|failed/);
     const report = JSON.parse((await page.getByTestId('selftest-json').textContent()) ?? '{}') as SelfTestReport;
+    // Then the playground's own backend choice, per preset: both backends' figures, WASM chosen.
+    const choice = page.getByTestId('check-choice-section');
+    await expect.poll(() => choice.getAttribute('data-status'), { timeout: 120_000, interval: 1000 }).toBe('done');
+    for (const preset of ['grid-empty-8x8-grpo', 'calc-grpo']) {
+      const line = (await page.getByTestId(`check-choice-line-${preset}`).textContent()) ?? '';
+      expect(line).toMatch(new RegExp(`^${preset}: WASM · \\d+ threads? · [\\d.]+ ms/step — WebGPU \\(software\\)`));
+      // The software adapter is timed too: a figure, or the budget it did not finish in (it needed
+      // 10–90 s here to compile and run its first step); the self-test's table times it on smaller models.
+      expect(line).toMatch(/WebGPU \(software\)( [\d.]+ ms\/step \(not used\)|: no result within the 20\.0 s budget)$/);
+      console.log(line);
+    }
     await page.screenshot({ path: `${ARTIFACTS}/device-check.png`, fullPage: true });
     expect(report.errors).toEqual([]);
     expect(report.webgpu).toBe(true);

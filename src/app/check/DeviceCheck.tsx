@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { describeBackend, detectBackend, type BackendReport } from '../../runtime/backend.ts';
 import type { SelfTestReport } from '../../runtime/engine/selfTest.ts';
+import { CHECK_BUDGET_MS, PresetTimingsTable, timePresets, type PresetTiming } from './PresetTimings.tsx';
 
 type Status = 'idle' | 'running' | 'done' | 'failed';
 
@@ -16,6 +17,8 @@ export function DeviceCheck() {
   const [status, setStatus] = useState<Status>('idle');
   const [report, setReport] = useState<SelfTestReport | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [choices, setChoices] = useState<PresetTiming[]>([]);
+  const [choiceStatus, setChoiceStatus] = useState<Status>('idle');
 
   useEffect(() => {
     detectBackend().then(setBackend, (e: Error) => setError(e.message));
@@ -34,6 +37,12 @@ export function DeviceCheck() {
       setError((e as Error).message);
       setStatus('failed');
     }
+    // Then the playground's own choice (in workers, after the self-test so the two never compete).
+    const b = await detectBackend();
+    setChoices([]);
+    setChoiceStatus('running');
+    await timePresets(b, (t) => setChoices((cs) => [...cs, t]));
+    setChoiceStatus('done');
   }, []);
 
   useEffect(() => {
@@ -61,6 +70,14 @@ export function DeviceCheck() {
         </button>
       </section>
       {error && <p className="check-error">{error}</p>}
+      <section className="check-card" data-testid="check-choice-section" data-status={choiceStatus}>
+        <h2>Which backend the playground picks</h2>
+        <p className="muted">
+          What a run&apos;s first start measures: a few train steps and rollout calls of the preset&apos;s own model on each backend, in a worker. Here a software
+          WebGPU adapter is timed too (a start skips it: it is never picked unless forced), within {(CHECK_BUDGET_MS / 1000).toFixed(0)} s per preset.
+        </p>
+        {choices.length === 0 ? <p className="muted">{choiceStatus === 'running' ? 'Timing…' : 'Runs with the check.'}</p> : <PresetTimingsTable rows={choices} />}
+      </section>
       <section className="check-card" data-testid="selftest" data-status={status}>
         <h2>Placement on WebGPU</h2>
         {!report ? (

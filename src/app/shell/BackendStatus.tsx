@@ -153,6 +153,9 @@ export function BackendStatus() {
               {measuring ? 'Timing…' : 'Measure again'}
             </button>
           )}
+          {auto && (
+            <p className="muted small">Measure again takes up to 10 s: long enough for a GPU whose first shader compiles outlast the 1.5 s a start allows.</p>
+          )}
           <dl>
             {rows.map(([k, v]) => (
               <div key={k}>

@@ -23,6 +23,11 @@ import { recallChoice, rememberChoice } from '../state/engineCache.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;
+/**
+ * Budget when the person asks to measure again, ms: nobody is waiting to train, so a GPU whose
+ * first shader compiles outlast the start budget still gets timed.
+ */
+const MEASURE_AGAIN_BUDGET_MS = 10_000;
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stepping' | 'finished' | 'error';
 export type TrainTab = 'dashboard' | 'groups' | 'trajectories';
@@ -146,6 +151,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     threads: number,
     isCurrent: () => boolean,
     fresh = false,
+    budgetMs = MEASURE_BUDGET_MS,
   ): Promise<WebBackend | null> => {
     const b = get().backend;
     if (requested !== 'auto') {
@@ -167,7 +173,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const decision = await worker.measureBackends(config, {
         backends: report.webgpu.adapter ? ['wasm', 'webgpu'] : ['wasm'],
         threads,
-        budgetMs: MEASURE_BUDGET_MS,
+        budgetMs,
         softwareAdapter: report.webgpu.isFallbackAdapter,
       });
       if (!isCurrent()) return null;
@@ -385,7 +391,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       }
       if (get().measuringBackends || ['starting', 'running', 'pausing', 'stepping'].includes(get().status)) return;
       try {
-        await withProbeWorker((w) => resolveBackend(w, v.config, 'auto', threadsFor(v.config), () => true, true));
+        await withProbeWorker((w) => resolveBackend(w, v.config, 'auto', threadsFor(v.config), () => true, true, MEASURE_AGAIN_BUDGET_MS));
       } catch (e) {
         get().notify('error', `Timing the backends failed: ${(e as Error).message}`);
       }

@@ -79,7 +79,7 @@ describe('thread budget', () => {
 
 function config(raw: unknown) {
   const r = parseRunConfig(raw);
-  if (!r.ok) throw new Error(r.errors.join('; '));
+  if (!r.ok) throw new Error(r.messages.join('; '));
   return r.config;
 }
 

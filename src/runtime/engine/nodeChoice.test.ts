@@ -6,7 +6,7 @@ import '../../core/envs/index.ts';
 describe('--engine auto (Node)', () => {
   it("times the run's model on ort-web WASM and onnxruntime-node and returns the faster one, loaded", async () => {
     const r = parseRunConfig({ env: { id: 'grid/empty-8x8' }, model: { kind: 'mlp', hidden: [16] }, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } });
-    if (!r.ok) throw new Error(r.errors.join('; '));
+    if (!r.ok) throw new Error(r.messages.join('; '));
     const { engine, decision } = await chooseNodeEngine(r.config, 1500);
     expect(decision.candidates.map((c) => c.id)).toEqual(['ort-web-wasm', 'ort-node']);
     for (const c of decision.candidates) {

@@ -74,7 +74,7 @@ export async function measureWebBackends(config: RunConfig, o: WebMeasureOptions
   for (const kind of o.backends) {
     const c: Candidate = { id: kind, label: webBackendLabel(kind, o.threads, o.softwareAdapter), timing: null, eligible: kind === 'wasm' || !o.softwareAdapter };
     candidates.push(c);
-    if (kind === 'webgpu' && o.softwareAdapter) c.note = o.timeSoftware ? 'software adapter: never picked unless forced' : 'a software adapter: not timed, never picked unless forced';
+    if (kind === 'webgpu' && o.softwareAdapter) c.note = o.timeSoftware ? 'software adapter: never picked unless forced' : 'not timed (a software adapter is never picked unless forced)';
     const i = timed.indexOf(kind);
     if (i < 0) continue;
     const left = o.budgetMs - (performance.now() - t0);
