@@ -11,6 +11,7 @@ import type { Suite, SuiteResult } from './lib/suite.ts';
 import { runGemm } from './gemm/suite.ts';
 import { runTrainStep } from './train-step/suite.ts';
 import { runLearn } from './learn/suite.ts';
+import { runThreads } from './threads/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
@@ -34,6 +35,15 @@ export const SUITES: Record<string, Suite> = {
       engine: 'ort-web-wasm (default: as in the browser) or ort-node (native, the CLI option)',
     },
     run: runLearn,
+  },
+  threads: {
+    description: 'onnxruntime-web WASM at 1, 2, 4 threads on one preset per model family (the evidence for the learner thread rule)',
+    flags: {
+      threads: 'comma-separated thread counts (default 1,2,4)',
+      presets: 'comma-separated preset ids (default grid-empty-8x8-grpo,calc-grpo)',
+      rounds: 'rounds, thread counts alternating (default 3)',
+    },
+    run: runThreads,
   },
   gemm: {
     description: 'one MatMul at the train-step models\' dominant shapes per runtime: the kernel floor under the ratios',
