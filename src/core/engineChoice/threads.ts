@@ -1,8 +1,9 @@
 /**
  * WASM threads for a run's learner. Measured on a 2-core machine (onnxruntime-web 1.30):
  *
- *   Node, the run's own models (`npm run bench -- threads`): 2 threads beat 1 (grid MLP train
- *   step 21 → 14 ms, calc transformer 134 → 81 ms); 4 threads on 2 cores lose (32, 232 ms).
+ *   Node, the presets' own models (`npm run bench -- threads`, best of 3 rounds, load 2.5–3):
+ *   2 threads beat 1 (grid MLP train step 7.7 → 5.9 ms, 1.32×; calc transformer 124 → 71 ms,
+ *   1.75×); 4 threads on 2 cores lose (15.3 and 160 ms).
  *   Chromium, the built app (`?backend=wasm&threads=N`): 2 threads did not beat 1 (grid-empty
  *   20 iterations 6.5–12.6 s vs 8.2–11 s; calc warm start 8.0–8.5 vs 6.6–7.9 steps/s), with or
  *   without ORT's spin-waiting; 4 lost clearly (2.5–4.5 steps/s).
