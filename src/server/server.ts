@@ -239,7 +239,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
         const s = store.get(httpKey(m, id ?? 'default'));
         if (!s) {
           if (id !== undefined) throw new WireError(404, `unknown session ${JSON.stringify(id)} on ${m.envId}: reset with this session_id first`);
-          return sendJson(res, 200, { episode_id: null, step_count: 0, env_id: m.envId, seed: null, done: false, kwargs: {}, render: '' });
+          return sendJson(res, 200, { episode_id: null, step_count: 0, env_id: m.envId, seed: null, done: false, kwargs: {}, render: '', expert_action: null });
         }
         return sendJson(res, 200, sessionState(s));
       }

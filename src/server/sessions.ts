@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { makeEnv, type Env, type EnvKwargs } from '../core/envs/index.ts';
 import type { Clock } from '../core/envs/clock.ts';
-import { WireError, parseWireAction, resetToWire, stepToWire, toJson, type Json, type WireResult } from './wire.ts';
+import { WireError, actionToWire, parseWireAction, resetToWire, stepToWire, toJson, type Json, type WireResult } from './wire.ts';
 
 /** How a step's simulated tool latency (`info.latencyMs`) is served. */
 export type LatencyMode = 'real' | 'skip';
@@ -67,6 +67,11 @@ export class SessionStore {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Keys of the live sessions (`http:<env>:<id>`, `ws:<env>:<n>`, `verl:<env>:<trajectory id>`). */
+  keys(): string[] {
+    return [...this.sessions.keys()];
   }
 
   get(key: string): Session | undefined {
@@ -212,5 +217,6 @@ export function sessionState(s: Session): Record<string, Json> {
     done: s.done,
     kwargs: toJson(s.kwargs),
     render: s.env && s.started ? s.env.renderText() : '',
+    expert_action: s.env && s.started && !s.done ? actionToWire(s.env, s.env.expertAction()) : null,
   };
 }

@@ -112,6 +112,12 @@ export function parseWireAction(env: Env, action: unknown, loc: (string | number
   return value;
 }
 
+/** The wire form of an env action (the inverse of `parseWireAction`); null stays null. */
+export function actionToWire(env: Env, action: unknown): Record<string, Json> | null {
+  if (action === null || action === undefined) return null;
+  return env.spec.actionSpace.kind === 'discrete' ? { action_id: action as number } : { text: String(action) };
+}
+
 /** JSON Schema of one space, for `/schema`. */
 export function spaceSchema(space: Space): Record<string, Json> {
   switch (space.kind) {
@@ -183,6 +189,7 @@ export function envSchemas(env: Env): { action: Record<string, Json>; observatio
       done: { type: 'boolean' },
       kwargs: { type: 'object', description: 'env kwargs this session was made with' },
       render: { type: 'string', description: 'the full state as text (may show what the agent cannot see)' },
+      expert_action: { type: ['object', 'null'], description: 'the expert solver\'s next action in wire form (null when the episode is over or none exists): for demos, imitation and tests' },
     },
   };
   return { action, observation, state };
