@@ -1,5 +1,5 @@
 /**
- * npm run serve -- --env <id|all> [--port N] [--host H] [--latency real|skip] [--max-sessions N] [--idle-timeout S] [--seed N]
+ * npm run serve -- --env <id|all> [--port N] [--host H] [--latency real|skip] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
  *
  * Serves registered envs to external trainers: OpenEnv's HTTP/WebSocket protocol for every env,
  * verl-tool's `POST /get_observation` for the tool envs (see src/server/server.ts for routes).
@@ -10,7 +10,7 @@ import { envIds } from '../core/envs/index.ts';
 import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 
-const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [--host H] [--latency real|skip] [--max-sessions N] [--idle-timeout S] [--seed N]
+const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [--host H] [--latency real|skip] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
   --env           env id to serve at the root, or several / all, each under /<env id>
   --port          TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
   --host          interface (default ${SERVE_DEFAULTS.host}, loopback only)
@@ -18,6 +18,7 @@ const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [
   --max-sessions  live sessions at most, all protocols together (default ${SERVE_DEFAULTS.maxSessions})
   --idle-timeout  seconds before an unused session is closed, 0 = never (default ${SERVE_DEFAULTS.idleTimeoutS})
   --seed          first seed given to a reset without one; later ones count up (default ${SERVE_DEFAULTS.seed})
+  --verl-actions  get_observation: last-call plays the last name(...) call in the model's text, strict the text as is (default ${SERVE_DEFAULTS.verlActions})
 envs: ${envIds().join(', ')}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -31,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
       'max-sessions': { type: 'string' },
       'idle-timeout': { type: 'string' },
       seed: { type: 'string' },
+      'verl-actions': { type: 'string', default: SERVE_DEFAULTS.verlActions },
       help: { type: 'boolean', short: 'h' },
     },
     USAGE,
@@ -45,6 +47,8 @@ export async function main(argv: string[]): Promise<number> {
   const unknown = envs.filter((id) => !envIds().includes(id));
   if (unknown.length > 0) throw new UsageError(`unknown env ${unknown.map((u) => JSON.stringify(u)).join(', ')}; registered envs: ${envIds().join(', ')}`);
   if (values.latency !== 'real' && values.latency !== 'skip') throw new UsageError(`--latency must be real or skip, got ${JSON.stringify(values.latency)}`);
+  const verlActions = values['verl-actions'];
+  if (verlActions !== 'last-call' && verlActions !== 'strict') throw new UsageError(`--verl-actions must be last-call or strict, got ${JSON.stringify(verlActions)}`);
   const server = await startServer({
     envs,
     prefixed: all || envs.length > 1,
@@ -54,6 +58,7 @@ export async function main(argv: string[]): Promise<number> {
     maxSessions: intArg(values['max-sessions'], 'max-sessions', 1, 1_000_000) ?? SERVE_DEFAULTS.maxSessions,
     idleTimeoutS: intArg(values['idle-timeout'], 'idle-timeout', 0, 86_400 * 7) ?? SERVE_DEFAULTS.idleTimeoutS,
     seed: intArg(values.seed, 'seed', 0, 2 ** 32 - 1) ?? SERVE_DEFAULTS.seed,
+    verlActions,
   });
   const lines = Object.entries(server.prefixes).map(([id, prefix]) => `  ${id.padEnd(24)} ${server.url}${prefix}  (ws ${server.url.replace(/^http/, 'ws')}${prefix}/ws)`);
   console.log(`serving ${envs.length} env${envs.length > 1 ? 's' : ''} on ${server.url} (latency ${values.latency}):\n${lines.join('\n')}`);

@@ -82,6 +82,25 @@ describe('one env at the root (the serve contract)', () => {
   });
 });
 
+describe('verl-tool actions from LLM text', () => {
+  it('plays the last call in the text with verlActions "last-call" (default) and the text as is with "strict"', async () => {
+    const turn = 'The product is large, so I use the tool: <tool>calc(6*7)</tool>';
+    const got: Record<string, unknown> = {};
+    for (const verlActions of ['last-call', 'strict'] as const) {
+      const server = await startServer({ envs: [CALC], port: 0, latency: 'skip', verlActions });
+      try {
+        const r = await http('POST', `${server.url}/get_observation`, { trajectory_ids: ['t'], actions: [turn], extra_fields: [{ seed: 2 }] });
+        const body = r.body as { observations: { obs: string }[]; valids: boolean[] };
+        got[verlActions] = { obs: body.observations[0].obs, valid: body.valids[0] };
+      } finally {
+        await server.close();
+      }
+    }
+    expect(got['last-call']).toEqual({ obs: 'result: 42', valid: true });
+    expect(got.strict).toMatchObject({ obs: expect.stringMatching(/^error: /), valid: false });
+  });
+});
+
 describe('several envs under path prefixes', () => {
   let server: RunningServer;
   beforeAll(async () => {

@@ -35,7 +35,7 @@ import { envIds, makeEnv, type Env } from '../core/envs/index.ts';
 import { RealClock, type Clock } from '../core/envs/clock.ts';
 import { WireError, envSchemas, toJson, type FieldError, type Json } from './wire.ts';
 import { SessionStore, readResetBody, resetSession, sessionState, stepSession, type EpisodeOptions, type LatencyMode, type Session } from './sessions.ts';
-import { getObservations, readVerlBatch } from './verlTool.ts';
+import { getObservations, readVerlBatch, type VerlActionMode } from './verlTool.ts';
 
 export interface ServeOptions {
   /** Env ids to serve; one id is served at the root, several each under `/<id>`. */
@@ -54,6 +54,8 @@ export interface ServeOptions {
   idleTimeoutS: number;
   /** First seed handed to a reset that names none; later ones count up from it. */
   seed: number;
+  /** verl-tool actions: 'last-call' plays the last `name(...)` in the model's text, 'strict' the text as is. */
+  verlActions: VerlActionMode;
   /** Largest request body or WebSocket message, bytes. */
   maxBodyBytes: number;
   /** Clock that 'real' latency sleeps on (tests may pass a virtual one). */
@@ -69,6 +71,7 @@ export const SERVE_DEFAULTS: ServeOptions = {
   maxSessions: 1024,
   idleTimeoutS: 600,
   seed: 0,
+  verlActions: 'last-call',
   maxBodyBytes: 1 << 20,
   clock: new RealClock(),
 };
@@ -285,7 +288,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
         expect('POST');
         if (m.probe.spec.family !== 'tool') throw new WireError(404, `${m.envId} is a ${m.probe.spec.family} env: the verl-tool protocol (/get_observation) is served for tool envs only`);
         const items = readVerlBatch(parseJson(await readBody(req, opts.maxBodyBytes)));
-        return sendJson(res, 200, await getObservations(items, m.envId, store, episode));
+        return sendJson(res, 200, await getObservations(items, m.envId, store, episode, opts.verlActions));
       }
       default:
         void route;

@@ -14,6 +14,9 @@
  *
  * Each observation is `{obs, reward, terminated, truncated, info}`: `obs` is the env's reply
  * text (what verl-tool appends to the prompt), the rest is what a reward function needs.
+ * LLM turns carry more than the call (reasoning, tags, a closing sentence); with `actions:
+ * 'last-call'` the server plays the last balanced `name(...)` in the text, with 'strict' the text as
+ * it is (exactly what the env's own parser sees in the playground).
  * `valids[i]` is false for a malformed call (the env still answered it with an `error:` line and
  * counted the turn) and for an item that could not be played (its `obs` says why).
  */
@@ -75,10 +78,37 @@ export function readVerlBatch(body: unknown): Item[] {
   });
 }
 
+/** How a verl-tool action text becomes the env's action. */
+export type VerlActionMode = 'strict' | 'last-call';
+
+/**
+ * The last `name(...)` call in `text` with balanced parentheses (name: lowercase letters, digits,
+ * `_`), e.g. `I will compute it: calc((2+3)*4).` -> `calc((2+3)*4)`. Text with no such call is
+ * returned unchanged, so the env still explains what is wrong with it.
+ */
+export function lastCall(text: string): string {
+  const calls: { start: number; end: number }[] = [];
+  for (const m of text.matchAll(/[a-z_][a-z0-9_]*\(/g)) {
+    const start = m.index ?? 0;
+    let depth = 0;
+    for (let i = start + m[0].length - 1; i < text.length; i++) {
+      if (text[i] === '(') depth++;
+      else if (text[i] === ')' && --depth === 0) {
+        calls.push({ start, end: i + 1 });
+        break;
+      }
+    }
+  }
+  // Outermost calls only: `sum(` inside `calc(sum(1))` is an argument, not the call.
+  const outer = calls.filter((c) => !calls.some((o) => o !== c && o.start <= c.start && o.end >= c.end));
+  const last = outer[outer.length - 1];
+  return last ? text.slice(last.start, last.end) : text;
+}
+
 const failed = (why: string) => ({ observation: { obs: `error: ${why}` } as Json, done: true, valid: false });
 
 /** Plays one batch against `envId`'s trajectories; items run concurrently, each trajectory in order. */
-export async function getObservations(items: Item[], envId: string, store: SessionStore, opts: EpisodeOptions): Promise<VerlResponse> {
+export async function getObservations(items: Item[], envId: string, store: SessionStore, opts: EpisodeOptions, mode: VerlActionMode): Promise<VerlResponse> {
   const results = await Promise.all(
     items.map(async (item) => {
       const key = `verl:${envId}:${item.id}`;
@@ -105,7 +135,7 @@ export async function getObservations(items: Item[], envId: string, store: Sessi
       return session.run(async () => {
         if (session.closed) return failed(`trajectory ${item.id} was closed`);
         if (session.done) return failed(`trajectory ${item.id} already ended after ${session.stepCount} turns; send finish to close it`);
-        const r = await stepSession(session, { text: item.action }, ['body', 'actions'], opts);
+        const r = await stepSession(session, { text: mode === 'last-call' ? lastCall(item.action) : item.action }, ['body', 'actions'], opts);
         if (item.isLast) store.delete(key);
         const info = r.observation.info as Record<string, Json>;
         const { text, ...rest } = r.observation;
