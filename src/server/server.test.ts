@@ -159,6 +159,15 @@ describe('several envs under path prefixes', () => {
     expect((bad.body as { detail: string }).detail).toMatch(/unknown kwarg "termz"/);
   });
 
+  it('answers a deeply nested action with a 422 that echoes a clipped input, not a 500', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    await http('POST', `${server.url}/${CALC}/reset`, { seed: 1, session_id: 'deep' });
+    const r = await http('POST', `${server.url}/${CALC}/step`, `{"action": ${deep}, "session_id": "deep"}`);
+    expect(r.status).toBe(422);
+    expect((r.body as { detail: { type: string }[] }).detail[0].type).toBe('dict_type');
+    expect(JSON.stringify(r.body).length).toBeLessThan(1000);
+  });
+
   it('serves get_observation for tool envs only', async () => {
     const res = await http('POST', `${server.url}/${DOOR}/get_observation`, { trajectory_ids: ['x'], actions: ['f'] });
     expect(res.status).toBe(404);
@@ -288,9 +297,12 @@ describe('sessions: capacity, idle timeout, simulated latency', () => {
     try {
       await http('POST', `${server.url}/get_observation`, { trajectory_ids: ['t1'], actions: ['calc(1)'], extra_fields: [{ seed: 1 }] });
       await http('POST', `${server.url}/reset`, { session_id: 'idle' });
-      expect(server.sessions.size).toBe(2);
+      const ws = await WsSession.open(`${server.url.replace('http', 'ws')}/ws`);
+      expect(server.sessions.size).toBe(3);
       await new Promise((r) => setTimeout(r, 450));
       expect(server.sessions.size).toBe(0);
+      // An idle WebSocket session is hung up with a normal close.
+      expect({ closed: ws.closed, code: ws.closeCode }).toEqual({ closed: true, code: 1000 });
       expect((await http('POST', `${server.url}/step`, { action: { text: 'calc(1)' }, session_id: 'idle' })).status).toBe(404);
       // A closed trajectory id starts afresh on its next use (it needs its seed again).
       const again = await http('POST', `${server.url}/get_observation`, { trajectory_ids: ['t1'], actions: ['calc(1)'] });

@@ -48,16 +48,20 @@ export class WireError extends Error {
 
 export const validationError = (errors: FieldError[]): WireError => new WireError(422, errors, 'VALIDATION_ERROR');
 
+/** Deepest nesting `toJson` copies; below it a placeholder (echoed request input can be arbitrarily deep). */
+const MAX_JSON_DEPTH = 32;
+
 /** Plain JSON copy of an env value: typed arrays become number arrays, undefined keys drop. */
-export function toJson(value: unknown): Json {
+export function toJson(value: unknown, depth = 0): Json {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value === 'string' || typeof value === 'boolean') return value;
   if (ArrayBuffer.isView(value)) return Array.from(value as unknown as ArrayLike<number>);
-  if (Array.isArray(value)) return value.map(toJson);
+  if (depth >= MAX_JSON_DEPTH) return '...';
+  if (Array.isArray(value)) return value.map((v) => toJson(v, depth + 1));
   if (typeof value === 'object') {
     const out: Record<string, Json> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) out[k] = toJson(v);
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) out[k] = toJson(v, depth + 1);
     return out;
   }
   return String(value);
