@@ -52,6 +52,11 @@ if mode == "ws":
     with GenericEnvClient(base_url=base_url).sync() as env:
         result = env.reset(seed=seed)
         print("reset ->", json.dumps({"observation": result.observation, "reward": result.reward, "done": result.done}))
+        try:
+            env.step({"bogus": True})
+            print("bad action -> accepted (unexpected)")
+        except RuntimeError as e:
+            print("bad action ->", e)
         total, steps = 0.0, 0
         for _ in range(200):
             if result.done:
@@ -65,6 +70,11 @@ if mode == "ws":
             print(f"step {steps}: action={json.dumps(action)} reward={result.reward} done={result.done} obs.text={json.dumps(obs.get('text'))} success={obs.get('info', {}).get('success')}")
         state = env.state()
         print("final state ->", json.dumps({k: state[k] for k in ("env_id", "seed", "step_count", "done", "episode_id")}))
+        try:
+            env.step({"action_id": 2} if "image" in result.observation else {"text": "answer(0)"})
+            print("step after done -> accepted (unexpected)")
+        except RuntimeError as e:
+            print("step after done ->", e)
         print(f"RESULT ws steps={steps} return={total:.4f} done={result.done} success={result.observation.get('info', {}).get('success')}")
 elif mode == "http":
     from openenv.core.client_types import StepResult
@@ -84,6 +94,11 @@ elif mode == "http":
     env = PlaygroundEnv(base_url=base_url)
     result = env.reset(seed=seed)
     print("reset ->", json.dumps({"observation": result.observation, "reward": result.reward, "done": result.done}))
+    try:
+        env.step({"bogus": True})
+        print("bad action -> accepted (unexpected)")
+    except Exception as e:
+        print("bad action ->", type(e).__name__, e, e.response.text if getattr(e, "response", None) is not None else "")
     total, steps = 0.0, 0
     for _ in range(200):
         if result.done:
@@ -96,6 +111,11 @@ elif mode == "http":
         print(f"step {steps}: action={json.dumps(action)} reward={result.reward} done={result.done} obs.text={json.dumps(obs.get('text'))} success={obs.get('info', {}).get('success')}")
     state = env.state()
     print("final state ->", json.dumps({k: state[k] for k in ("env_id", "seed", "step_count", "done", "episode_id")}))
+    try:
+        env.step({"action_id": 2} if "image" in result.observation else {"text": "answer(0)"})
+        print("step after done -> accepted (unexpected)")
+    except Exception as e:
+        print("step after done ->", type(e).__name__, e, e.response.text if getattr(e, "response", None) is not None else "")
     env.close()
     print(f"RESULT http steps={steps} return={total:.4f} done={result.done} success={result.observation.get('info', {}).get('success')}")
 elif mode == "validate":
