@@ -1,5 +1,5 @@
 /**
- * npm run serve -- --env <id|all> [--port N] [--host H] [--latency real|skip] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
+ * npm run serve -- --env <id|all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
  *
  * Serves registered envs to external trainers: OpenEnv's HTTP/WebSocket protocol for every env,
  * verl-tool's `POST /get_observation` for the tool envs (see src/server/server.ts for routes).
@@ -10,15 +10,16 @@ import { envIds } from '../core/envs/index.ts';
 import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 
-const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [--host H] [--latency real|skip] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
-  --env           env id to serve at the root, or several / all, each under /<env id>
-  --port          TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
-  --host          interface (default ${SERVE_DEFAULTS.host}, loopback only)
-  --latency       real: wait out each tool call's simulated latency before replying; skip: reply at once (default real)
-  --max-sessions  live sessions at most, all protocols together (default ${SERVE_DEFAULTS.maxSessions})
-  --idle-timeout  seconds before an unused session is closed, 0 = never (default ${SERVE_DEFAULTS.idleTimeoutS})
-  --seed          first seed given to a reset without one; later ones count up (default ${SERVE_DEFAULTS.seed})
-  --verl-actions  get_observation: last-call plays the last name(...) call in the model's text, strict the text as is (default ${SERVE_DEFAULTS.verlActions})
+const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
+  --env             env id to serve at the root, or several / all, each under /<env id>
+  --port            TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
+  --host            interface (default ${SERVE_DEFAULTS.host}, loopback only)
+  --latency         real: wait out each tool call's simulated latency before replying; skip: reply at once (default real)
+  --latency-cap-ms  with real latency, the longest one step waits (default ${SERVE_DEFAULTS.latencyCapMs}; the drawn value is still reported)
+  --max-sessions    live sessions at most, all protocols together (default ${SERVE_DEFAULTS.maxSessions})
+  --idle-timeout    seconds before an unused session is closed, 0 = never (default ${SERVE_DEFAULTS.idleTimeoutS})
+  --seed            first seed given to a reset without one; later ones count up (default ${SERVE_DEFAULTS.seed})
+  --verl-actions    get_observation: last-call plays the last name(...) call in the model's text, strict the text as is (default ${SERVE_DEFAULTS.verlActions})
 envs: ${envIds().join(', ')}`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -29,6 +30,7 @@ export async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       latency: { type: 'string', default: 'real' },
+      'latency-cap-ms': { type: 'string' },
       'max-sessions': { type: 'string' },
       'idle-timeout': { type: 'string' },
       seed: { type: 'string' },
@@ -55,6 +57,7 @@ export async function main(argv: string[]): Promise<number> {
     host: values.host ?? SERVE_DEFAULTS.host,
     port: intArg(values.port, 'port', 0, 65535) ?? SERVE_DEFAULTS.port,
     latency: values.latency,
+    latencyCapMs: intArg(values['latency-cap-ms'], 'latency-cap-ms', 0, 600_000) ?? SERVE_DEFAULTS.latencyCapMs,
     maxSessions: intArg(values['max-sessions'], 'max-sessions', 1, 1_000_000) ?? SERVE_DEFAULTS.maxSessions,
     idleTimeoutS: intArg(values['idle-timeout'], 'idle-timeout', 0, 86_400 * 7) ?? SERVE_DEFAULTS.idleTimeoutS,
     seed: intArg(values.seed, 'seed', 0, 2 ** 32 - 1) ?? SERVE_DEFAULTS.seed,

@@ -312,18 +312,19 @@ describe('sessions: capacity, idle timeout, simulated latency', () => {
     }
   });
 
-  it('waits out each tool call\'s simulated latency with latency "real", and not with "skip"', async () => {
+  it('waits out each tool call\'s simulated latency with latency "real" (capped at latencyCapMs), and not with "skip"', async () => {
     const slept: number[] = [];
     const clock: Clock = { now: () => 0, sleep: (ms) => (slept.push(ms), Promise.resolve()) };
-    for (const latency of ['real', 'skip'] as const) {
+    for (const [latency, latencyCapMs] of [['real', 10_000], ['real', 20], ['skip', 10_000]] as const) {
       slept.length = 0;
-      const server = await startServer({ envs: ['tools/flaky-api'], port: 0, latency, clock });
+      const server = await startServer({ envs: ['tools/flaky-api'], port: 0, latency, latencyCapMs, clock });
       try {
-        const served = await httpExpertEpisode(server.url, 8);
+        const served = await httpExpertEpisode(server.url, 1);
         const calls = served.results.slice(1).map((r) => (r.observation.info as { latencyMs: number }).latencyMs).filter((ms) => ms > 0);
         expect(calls.length).toBeGreaterThan(0);
-        expect(slept).toEqual(latency === 'real' ? calls : []);
-        expect(served.results).toEqual(inProcessExpertEpisode('tools/flaky-api', 8).results);
+        expect(slept).toEqual(latency === 'real' ? calls.map((ms) => Math.min(ms, latencyCapMs)) : []);
+        if (latencyCapMs === 20) expect(calls.filter((ms) => ms > 20).length).toBe(2);
+        expect(served.results).toEqual(inProcessExpertEpisode('tools/flaky-api', 1).results);
       } finally {
         await server.close();
       }

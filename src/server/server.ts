@@ -48,6 +48,12 @@ export interface ServeOptions {
   port: number;
   /** 'real': a tool call's simulated latency is real waiting before the reply; 'skip': reply at once. */
   latency: LatencyMode;
+  /**
+   * With 'real' latency, the longest a step waits, ms. flaky-api's long tail (log-normal, sigma
+   * 1.7) now and then draws tens of seconds, past trainers' request timeouts (verl-tool's
+   * default is 30 s per batch); `info.latencyMs` still reports the drawn value.
+   */
+  latencyCapMs: number;
   /** Most live sessions (HTTP ids, WebSocket connections, verl trajectories together). */
   maxSessions: number;
   /** Seconds a session may sit unused before it is closed; 0 = never. */
@@ -68,6 +74,7 @@ export const SERVE_DEFAULTS: ServeOptions = {
   host: '127.0.0.1',
   port: 8000,
   latency: 'real',
+  latencyCapMs: 10_000,
   maxSessions: 1024,
   idleTimeoutS: 600,
   seed: 0,
@@ -158,7 +165,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
   const byPrefix = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
   const store = new SessionStore({ maxSessions: opts.maxSessions, idleTimeoutMs: opts.idleTimeoutS * 1000, now: () => Date.now() });
   let seedCounter = 0;
-  const episode: EpisodeOptions = { latency: opts.latency, clock: opts.clock, nextSeed: () => (opts.seed + seedCounter++) % 2 ** 32 };
+  const episode: EpisodeOptions = { latency: opts.latency, latencyCapMs: opts.latencyCapMs, clock: opts.clock, nextSeed: () => (opts.seed + seedCounter++) % 2 ** 32 };
 
   const findMount = (path: string): { mount: Mount; rest: string } | null => {
     for (const m of byPrefix) {

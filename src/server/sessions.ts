@@ -170,6 +170,8 @@ export interface EpisodeOptions {
   latency: LatencyMode;
   /** Waits out simulated tool latency when `latency` is 'real'. */
   clock: Clock;
+  /** Longest real wait for one step, ms (the long tail can draw tens of seconds); `info.latencyMs` still reports the drawn value. */
+  latencyCapMs: number;
   /** Seed for a reset that names none (so every session still plays its own episode). */
   nextSeed: () => number;
 }
@@ -203,7 +205,7 @@ export async function stepSession(s: Session, wireAction: unknown, loc: (string 
   s.stepCount++;
   s.done = r.terminated || r.truncated;
   const wait = r.info.latencyMs ?? 0;
-  if (opts.latency === 'real' && wait > 0) await opts.clock.sleep(wait);
+  if (opts.latency === 'real' && wait > 0) await opts.clock.sleep(Math.min(wait, opts.latencyCapMs));
   return stepToWire(r);
 }
 
