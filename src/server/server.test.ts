@@ -26,6 +26,10 @@ describe('one env at the root (the serve contract)', () => {
     expect(schema.observation).toMatchObject({ type: 'object', properties: { text: { type: 'string', maxLength: 240 } } });
     expect(schema.state).toMatchObject({ type: 'object', properties: { step_count: { type: 'integer' } } });
     expect((await http('GET', `${server.url}/metadata`)).body).toMatchObject({ name: CALC, version: '1.0.0' });
+    // What OpenEnv's validator reads: the route list (simulation mode) and a JSON-RPC answer on /mcp.
+    expect((await http('GET', `${server.url}/openapi.json`)).body).toMatchObject({ info: { version: '1.0.0' }, paths: { '/reset': {}, '/step': {}, '/state': {}, '/get_observation': {} } });
+    expect((await http('POST', `${server.url}/mcp`, {})).body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.any(String), data: null } });
+    expect((await http('POST', `${server.url}/mcp`, 'nope')).body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
   });
 
   it('plays the expert episode over HTTP exactly as in-process, seed by seed', async () => {
@@ -251,6 +255,7 @@ describe('bad requests get 4xx JSON and the server stays up', () => {
     expect(await ws.request('{nope')).toMatchObject({ type: 'error', data: { code: 'INVALID_JSON' } });
     expect(await ws.request({ type: 'jump' })).toMatchObject({ type: 'error', data: { code: 'UNKNOWN_TYPE', message: expect.stringMatching(/Unknown message type: jump/) } });
     expect(await ws.request([1])).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
+    expect(await ws.request({ type: 'mcp', data: { jsonrpc: '2.0', method: 'tools/list', id: 4 } })).toEqual({ type: 'mcp', data: { jsonrpc: '2.0', id: 4, error: { code: -32603, message: expect.stringMatching(/does not support MCP/), data: null } } });
     expect(await ws.request({ type: 'step', data: { text: 'calc(1)' } })).toMatchObject({ type: 'error', data: { code: 'EXECUTION_ERROR', message: expect.stringMatching(/reset first/) } });
     expect(await ws.request({ type: 'reset', data: { seed: 5 }, extra: 1 })).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR' } });
     expect(await ws.request({ type: 'reset', data: { seed: 5 } })).toMatchObject({ type: 'observation', data: { done: false } });

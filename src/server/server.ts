@@ -17,7 +17,7 @@
  *   GET  /state         `?session_id=` (or header X-Session-Id) -> `{episode_id, step_count, env_id, seed, ...}`
  *   POST /close         body `{session_id}`: closes an HTTP session
  *   POST /mcp           JSON-RPC 2.0; these envs expose no MCP tools, so it answers with JSON-RPC errors
- *   WS   /ws            one session per connection: `{"type": "reset"|"step"|"state"|"close", "data": {...}}`
+ *   WS   /ws            one session per connection: `{"type": "reset"|"step"|"state"|"close"|"mcp", "data": {...}}`
  *
  * HTTP sessions: a `session_id` (body field, `X-Session-Id` header, or `?session_id=` on GET)
  * names an env instance; a reset under a new id creates it, any other call under an unknown id is
@@ -196,13 +196,15 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
     return { openapi: '3.1.0', info: { title: `Agentic RL Playground env server: ${m.envId}`, version: VERSION }, paths };
   };
 
-  const mcp = (raw: string): Json => {
+  const mcp = (raw: string | unknown): Json => {
     const fail = (code: number, message: string, id: Json = null): Json => ({ jsonrpc: '2.0', id, error: { code, message, data: null } });
-    let msg: unknown;
-    try {
-      msg = JSON.parse(raw);
-    } catch {
-      return fail(-32700, 'Parse error');
+    let msg: unknown = raw;
+    if (typeof raw === 'string') {
+      try {
+        msg = JSON.parse(raw);
+      } catch {
+        return fail(-32700, 'Parse error');
+      }
     }
     if (!isObject(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') return fail(-32600, 'Invalid request: expected {"jsonrpc": "2.0", "method": ..., "params"?, "id"?}');
     const id = typeof msg.id === 'string' || typeof msg.id === 'number' ? msg.id : null;
@@ -368,9 +370,9 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
             throw new WireError(400, `Invalid JSON: ${(e as Error).message}`, 'INVALID_JSON');
           }
           if (!isObject(msg)) throw new WireError(422, [{ type: 'model_type', loc: [], msg: 'a message is an object {"type": ..., "data": ...}', input: toJson(msg) }], 'VALIDATION_ERROR');
-          const allowed: Record<string, readonly string[]> = { reset: ['type', 'data'], step: ['type', 'data'], state: ['type'], close: ['type'] };
+          const allowed: Record<string, readonly string[]> = { reset: ['type', 'data'], step: ['type', 'data'], state: ['type'], close: ['type'], mcp: ['type', 'data'] };
           const type = msg.type;
-          if (typeof type !== 'string' || !(type in allowed)) throw new WireError(400, `Unknown message type: ${typeof type === 'string' ? type : JSON.stringify(type ?? null)} (expected reset, step, state or close)`, 'UNKNOWN_TYPE');
+          if (typeof type !== 'string' || !(type in allowed)) throw new WireError(400, `Unknown message type: ${typeof type === 'string' ? type : JSON.stringify(type ?? null)} (expected reset, step, state, close or mcp)`, 'UNKNOWN_TYPE');
           const extra = Object.keys(msg).filter((k) => !allowed[type].includes(k));
           if (extra.length > 0) throw new WireError(422, extra.map((k) => ({ type: 'extra_forbidden', loc: [k], msg: `Extra inputs are not permitted in a ${type} message` })), 'VALIDATION_ERROR');
           switch (type) {
@@ -386,6 +388,8 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
             case 'close':
               ws.close(1000, 'closed by client');
               return;
+            case 'mcp':
+              return sendMsg('mcp', mcp(msg.data));
           }
         })
         .catch(sendError);
