@@ -216,8 +216,9 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
     const url = new URL(req.url ?? '/', 'http://local');
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     const method = req.method ?? 'GET';
-    if (prefixed && (path === '/health' || path === '/envs')) {
+    if (prefixed && (path === '/health' || path === '/envs' || path === '/')) {
       if (method !== 'GET') throw new WireError(405, `${path} answers GET only`);
+      // `/` and `/envs` both list what is served, so a person who opens the bare URL finds the prefixes.
       if (path === '/health') return sendJson(res, 200, { status: 'healthy' });
       return sendJson(res, 200, { envs: mounts.map((m) => ({ id: m.envId, prefix: m.prefix, family: m.probe.spec.family, title: m.probe.spec.title })) });
     }
@@ -227,7 +228,6 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
       throw new WireError(404, `unknown env ${JSON.stringify(guess)}; served envs: ${mounts.map((m) => m.envId).join(', ')} (each under /<env id>/...)`);
     }
     const { mount: m, rest } = found;
-    const route = `${method} ${rest}`;
     const expect = (allowed: string) => {
       if (method !== allowed) throw new WireError(405, `${rest} answers ${allowed} only`);
     };
@@ -300,7 +300,6 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
         return sendJson(res, 200, await getObservations(items, m.envId, store, episode, opts.verlActions));
       }
       default:
-        void route;
         throw unknownPath(path);
     }
   };
