@@ -161,6 +161,10 @@ describe('several envs under path prefixes', () => {
     const bad = await http('POST', `${base}/reset`, { seed: 3, session_id: 'k', termz: 2 });
     expect(bad.status).toBe(422);
     expect((bad.body as { detail: string }).detail).toMatch(/unknown kwarg "termz"/);
+    // The session keeps its env; a new id whose first reset fails is not kept at all.
+    expect(((await http('GET', `${base}/state?session_id=k`)).body as { kwargs: unknown }).kwargs).toEqual({ terms: 2 });
+    expect((await http('POST', `${base}/reset`, { session_id: 'k2', terms: 'two' })).status).toBe(422);
+    expect(server.sessions.keys()).not.toContain(`http:${CALC}:k2`);
   });
 
   it('answers a deeply nested action with a 422 that echoes a clipped input, not a 500', async () => {

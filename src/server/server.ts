@@ -265,8 +265,14 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
         const reset = readResetBody(body, ['body'], ['session_id']);
         const key = httpKey(m, id);
         const s = store.getOrCreate(key, m.envId);
-        const out = await s.run(() => resetSession(s, reset, episode));
-        return sendJson(res, 200, out, { 'x-session-id': id });
+        try {
+          const out = await s.run(() => resetSession(s, reset, episode));
+          return sendJson(res, 200, out, { 'x-session-id': id });
+        } catch (e) {
+          // A session whose very first reset failed (bad kwargs) holds no env: do not let it take a place.
+          if (!s.env) store.delete(key);
+          throw e;
+        }
       }
       case '/step': {
         expect('POST');
