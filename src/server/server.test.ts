@@ -282,6 +282,15 @@ describe('bad requests get 4xx JSON and the server stays up', () => {
 });
 
 describe('sessions: capacity, idle timeout, simulated latency', () => {
+  it('says so when the port is taken', async () => {
+    const first = await startServer({ envs: [CALC], port: 0 });
+    try {
+      await expect(startServer({ envs: [CALC], port: first.port })).rejects.toThrow(`port ${first.port} on 127.0.0.1 is already in use: pick another with --port`);
+    } finally {
+      await first.close();
+    }
+  });
+
   it('refuses sessions past maxSessions with 429 (HTTP) or CAPACITY_REACHED (WebSocket)', async () => {
     const server = await startServer({ envs: [CALC], port: 0, latency: 'skip', maxSessions: 2 });
     try {

@@ -402,9 +402,12 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
   };
 
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
+    http.once('error', (e: NodeJS.ErrnoException) => {
+      store.closeAll();
+      reject(e.code === 'EADDRINUSE' ? new Error(`port ${opts.port} on ${opts.host} is already in use: pick another with --port (0 = any free port)`) : e);
+    });
     http.listen(opts.port, opts.host, () => {
-      http.off('error', reject);
+      http.removeAllListeners('error');
       resolve();
     });
   });
