@@ -196,7 +196,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
     return { openapi: '3.1.0', info: { title: `Agentic RL Playground env server: ${m.envId}`, version: VERSION }, paths };
   };
 
-  const mcp = (raw: string | unknown): Json => {
+  const mcp = (raw: unknown): Json => {
     const fail = (code: number, message: string, id: Json = null): Json => ({ jsonrpc: '2.0', id, error: { code, message, data: null } });
     let msg: unknown = raw;
     if (typeof raw === 'string') {
