@@ -12,6 +12,7 @@ import { runGemm } from './gemm/suite.ts';
 import { runTrainStep } from './train-step/suite.ts';
 import { runLearn } from './learn/suite.ts';
 import { runThreads } from './threads/suite.ts';
+import { runServe } from './serve/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
@@ -44,6 +45,17 @@ export const SUITES: Record<string, Suite> = {
       rounds: 'rounds, thread counts alternating (default 3)',
     },
     run: runThreads,
+  },
+  serve: {
+    description: 'npm run serve under load: concurrent sessions (OpenEnv WebSocket and HTTP) step a tool env; p50/p99 step latency, steps/s, no session lost or crossed',
+    flags: {
+      sessions: 'concurrent sessions per protocol (default 256)',
+      episodes: 'expert episodes per session (default 8, --quick 2)',
+      env: 'tool env to serve (default tools/calculator)',
+      latency: 'skip (default: measure the server) or real (wait out simulated tool latency)',
+      protocols: 'comma-separated subset of ws, http (default both)',
+    },
+    run: runServe,
   },
   gemm: {
     description: 'one MatMul at the train-step models\' dominant shapes per runtime: the kernel floor under the ratios',

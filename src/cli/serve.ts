@@ -1,0 +1,88 @@
+/**
+ * npm run serve -- --env <id|all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
+ *
+ * Serves registered envs to external trainers: OpenEnv's HTTP/WebSocket protocol for every env,
+ * verl-tool's `POST /get_observation` for the tool envs (see src/server/server.ts for routes).
+ * One env is served at the root; `--env all` (or a comma-separated list) puts each under `/<id>`.
+ * Runs until interrupted.
+ */
+import { envIds } from '../core/envs/index.ts';
+import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
+import { intArg, parseCli, UsageError } from './args.ts';
+
+const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
+  --env             env id to serve at the root, or several / all, each under /<env id>
+  --port            TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
+  --host            interface (default ${SERVE_DEFAULTS.host}, loopback only)
+  --latency         real: wait out each tool call's simulated latency before replying; skip: reply at once (default real)
+  --latency-cap-ms  with real latency, the longest one step waits (default ${SERVE_DEFAULTS.latencyCapMs}; the drawn value is still reported)
+  --max-sessions    live sessions at most, all protocols together (default ${SERVE_DEFAULTS.maxSessions})
+  --idle-timeout    seconds before an unused session is closed, 0 = never (default ${SERVE_DEFAULTS.idleTimeoutS})
+  --seed            first seed given to a reset without one; later ones count up (default ${SERVE_DEFAULTS.seed})
+  --verl-actions    get_observation: last-call plays the last name(...) call in the model's text, strict the text as is (default ${SERVE_DEFAULTS.verlActions})
+envs: ${envIds().join(', ')}`;
+
+export async function main(argv: string[]): Promise<number> {
+  const { values } = parseCli(
+    argv,
+    {
+      env: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      latency: { type: 'string', default: 'real' },
+      'latency-cap-ms': { type: 'string' },
+      'max-sessions': { type: 'string' },
+      'idle-timeout': { type: 'string' },
+      seed: { type: 'string' },
+      'verl-actions': { type: 'string', default: SERVE_DEFAULTS.verlActions },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (!values.env) throw new UsageError(`--env is required\n\n${USAGE}`);
+  const all = values.env === 'all';
+  const envs = all ? envIds() : values.env.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = envs.filter((id) => !envIds().includes(id));
+  if (unknown.length > 0) throw new UsageError(`unknown env ${unknown.map((u) => JSON.stringify(u)).join(', ')}; registered envs: ${envIds().join(', ')}`);
+  if (values.latency !== 'real' && values.latency !== 'skip') throw new UsageError(`--latency must be real or skip, got ${JSON.stringify(values.latency)}`);
+  const verlActions = values['verl-actions'];
+  if (verlActions !== 'last-call' && verlActions !== 'strict') throw new UsageError(`--verl-actions must be last-call or strict, got ${JSON.stringify(verlActions)}`);
+  const server = await startServer({
+    envs,
+    prefixed: all || envs.length > 1,
+    host: values.host ?? SERVE_DEFAULTS.host,
+    port: intArg(values.port, 'port', 0, 65535) ?? SERVE_DEFAULTS.port,
+    latency: values.latency,
+    latencyCapMs: intArg(values['latency-cap-ms'], 'latency-cap-ms', 0, 600_000) ?? SERVE_DEFAULTS.latencyCapMs,
+    maxSessions: intArg(values['max-sessions'], 'max-sessions', 1, 1_000_000) ?? SERVE_DEFAULTS.maxSessions,
+    idleTimeoutS: intArg(values['idle-timeout'], 'idle-timeout', 0, 86_400 * 7) ?? SERVE_DEFAULTS.idleTimeoutS,
+    seed: intArg(values.seed, 'seed', 0, 2 ** 32 - 1) ?? SERVE_DEFAULTS.seed,
+    verlActions,
+  });
+  const lines = Object.entries(server.prefixes).map(([id, prefix]) => `  ${id.padEnd(24)} ${server.url}${prefix}  (ws ${server.url.replace(/^http/, 'ws')}${prefix}/ws)`);
+  console.log(`serving ${envs.length} env${envs.length > 1 ? 's' : ''} on ${server.url} (latency ${values.latency}):\n${lines.join('\n')}`);
+  // A bug in one handler must not take every other session down with it: log and keep serving.
+  process.on('uncaughtException', (e) => console.error(`serve: uncaught ${e.stack ?? e.message}`));
+  process.on('unhandledRejection', (e) => console.error(`serve: unhandled rejection ${String(e)}`));
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+  return 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(e instanceof UsageError ? e.message : `error: ${(e as Error).message}`);
+      process.exit(e instanceof UsageError ? 2 : 1);
+    },
+  );
+}
