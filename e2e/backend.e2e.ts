@@ -43,9 +43,11 @@ describe('auto backend, by measurement', () => {
     expect(await details.textContent()).toMatch(/Measured for MLP 984→64→64→7/);
     const wasmRow = (await page.getByTestId('engine-candidate-wasm').textContent()) ?? '';
     expect(wasmRow).toMatch(/WASM · \d+ threads? \(chosen\)[\d.]+/);
+    const timing = Number(/Timing took ([\d.]+) s/.exec((await page.getByTestId('engine-choice-time').textContent()) ?? '')?.[1]);
+    expect(timing).toBeGreaterThan(0);
     await page.screenshot({ path: `${ARTIFACTS}/backend-auto.png` });
-    writeFileSync(`${ARTIFACTS}/backend-auto.json`, JSON.stringify({ line, seconds, iterations: await num(page, 'data-iteration') }, null, 2));
-    console.log(`auto backend: "${line}"; 10 iterations ${seconds.toFixed(1)} s after Start`);
+    writeFileSync(`${ARTIFACTS}/backend-auto.json`, JSON.stringify({ line, timingS: timing, seconds, iterations: await num(page, 'data-iteration') }, null, 2));
+    console.log(`auto backend: "${line}"; timing took ${timing} s; 10 iterations ${seconds.toFixed(1)} s after Start`);
     await page.keyboard.press('Escape');
     await page.getByTestId('train-pause').click();
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');

@@ -64,7 +64,8 @@ function ChoiceDetails({ choice }: { choice: EngineChoiceView }) {
           ))}
         </tbody>
       </table>
-      <p className="muted small">
+      <p className="muted small" data-testid="engine-choice-time">
+        Timing took {(d.candidates.reduce((t, c) => t + (c.timing?.totalMs ?? 0), 0) / 1000).toFixed(1)} s in the training worker (runtime load not counted).{' '}
         {choice.cached ? `Remembered from ${new Date(choice.at).toLocaleString()} for this browser, device and model.` : 'Measured at this start; remembered for this browser, device and model.'}
       </p>
     </div>
