@@ -2,22 +2,26 @@
 import type { Weights } from '../../core/models/types.ts';
 import type { PoolModelSpec } from '../../core/trainer/pool.ts';
 import { WorkerRolloutPool, type WorkerHandle } from './workerPool.ts';
+import { DeathSignal } from '../workerDeath.ts';
+
+let spawned = 0;
 
 export function spawnBrowserWorker(): WorkerHandle {
-  const worker = new Worker(new URL('./worker.browser.ts', import.meta.url), { type: 'module', name: 'rollout' });
+  const name = `rollout worker ${++spawned}`;
+  const worker = new Worker(new URL('./worker.browser.ts', import.meta.url), { type: 'module', name });
   let terminating = false;
-  let fail: (e: Error) => void = () => undefined;
-  const died = new Promise<never>((_, reject) => (fail = reject));
-  worker.addEventListener('error', (e) => fail(new Error(`rollout worker crashed: ${e.message || 'script error (see the console)'}`)));
-  worker.addEventListener('messageerror', () => fail(new Error('rollout worker: a message could not be deserialized')));
+  const death = new DeathSignal();
+  worker.addEventListener('error', (e) => death.fail(new Error(`${name} crashed: ${e.message || 'script error (see the console)'}`)));
+  worker.addEventListener('messageerror', () => death.fail(new Error(`${name}: a message could not be deserialized`)));
   return {
     endpoint: worker,
-    died,
+    death,
+    name,
     async terminate() {
       if (terminating) return;
       terminating = true;
       worker.terminate();
-      fail(new Error('rollout worker was terminated (pool closed)'));
+      death.fail(new Error(`${name} was terminated`));
     },
   };
 }

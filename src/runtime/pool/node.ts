@@ -8,22 +8,25 @@ import type { Weights } from '../../core/models/types.ts';
 import type { PoolModelSpec } from '../../core/trainer/pool.ts';
 import { nodeEndpoint } from './nodeEndpoint.ts';
 import { WorkerRolloutPool, type WorkerHandle } from './workerPool.ts';
+import { DeathSignal } from '../workerDeath.ts';
 
 export function spawnNodeWorker(): WorkerHandle {
   return spawnNodeThread(new URL('./worker.node.mjs', import.meta.url), 'rollout worker');
 }
 
 /** A worker thread on `entry` (an .mjs bootstrap) as a comlink endpoint that reports its death. */
-export function spawnNodeThread(entry: URL, label: string): WorkerHandle {
-  const worker = new Worker(entry);
+export function spawnNodeThread(entry: URL, label: string, workerData?: unknown): WorkerHandle {
+  const worker = new Worker(entry, { workerData });
+  // Read now: after the thread exits, threadId reads −1.
+  const name = `${label} ${worker.threadId}`;
   let terminating = false;
-  const died = new Promise<never>((_, reject) => {
-    worker.once('error', (e) => reject(new Error(`${label} ${worker.threadId} crashed: ${e instanceof Error ? e.message : String(e)}`, { cause: e })));
-    worker.once('exit', (code) => reject(new Error(terminating ? `${label} was terminated` : `${label} ${worker.threadId} exited with code ${code}`)));
-  });
+  const death = new DeathSignal();
+  worker.once('error', (e) => death.fail(new Error(`${name} crashed: ${e instanceof Error ? e.message : String(e)}`, { cause: e })));
+  worker.once('exit', (code) => death.fail(new Error(terminating ? `${name} was terminated` : `${name} exited with code ${code}`)));
   return {
     endpoint: nodeEndpoint(worker),
-    died,
+    death,
+    name,
     async terminate() {
       terminating = true;
       await worker.terminate();

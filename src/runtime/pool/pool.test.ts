@@ -11,7 +11,8 @@ import { stepFeatures, type StepEpisode } from '../../core/trainer/stepEpisode.t
 import { encodeGridObs } from '../../core/rollout/features.ts';
 import type { Engine } from '../../core/trainer/engine.ts';
 import { loadNodeEngine } from '../engine/node.ts';
-import { spawnNodeWorker } from './node.ts';
+import { spawnNodeThread, spawnNodeWorker } from './node.ts';
+import { DeathSignal } from '../workerDeath.ts';
 import { nodeEndpoint } from './nodeEndpoint.ts';
 import { WorkerRolloutPool, type WorkerHandle } from './workerPool.ts';
 
@@ -216,7 +217,7 @@ poolSuite('worker_threads × 2', async () => {
   const spawn = (): WorkerHandle => {
     const h = spawnNodeWorker();
     live++;
-    h.died.catch(() => live--);
+    h.death.on(() => live--);
     return h;
   };
   const pool = await WorkerRolloutPool.create({ size: 2, spawn, model: SPEC, weights: W0 });
@@ -229,15 +230,107 @@ poolSuite('worker_threads × 2', async () => {
 });
 
 describe('worker pool failure', () => {
+  const faulty = (fault: 'throw' | 'crash' | 'exit' | 'hang', onCollect: number) => (): WorkerHandle =>
+    spawnNodeThread(new URL('./faultWorker.node.mjs', import.meta.url), 'fault worker', { fault, onCollect });
+
   it('a worker that dies rejects the call with the cause instead of hanging', async () => {
     const spawn = (): WorkerHandle => {
       const worker = new Worker('setTimeout(() => { throw new Error("boom in worker"); }, 50)', { eval: true });
-      const died = new Promise<never>((_, reject) => {
-        worker.once('error', (e: Error) => reject(new Error(`crashed: ${e.message}`)));
-        worker.once('exit', (c) => reject(new Error(`exited ${c}`)));
-      });
-      return { endpoint: nodeEndpoint(worker), died, terminate: async () => void (await worker.terminate()) };
+      const death = new DeathSignal();
+      worker.once('error', (e: Error) => death.fail(new Error(`crashed: ${e.message}`)));
+      worker.once('exit', (c) => death.fail(new Error(`exited ${c}`)));
+      return { endpoint: nodeEndpoint(worker), death, name: 'eval worker', terminate: async () => void (await worker.terminate()) };
     };
     await expect(WorkerRolloutPool.create({ size: 1, spawn, model: SPEC, weights: W0 })).rejects.toThrow(/boom in worker/);
+  });
+
+  it('calls leave nothing subscribed to a live worker (the leak: every batch was kept alive)', async () => {
+    const handles: WorkerHandle[] = [];
+    const pool = await WorkerRolloutPool.create({
+      size: 2,
+      spawn: () => {
+        const h = spawnNodeWorker();
+        handles.push(h);
+        return h;
+      },
+      model: SPEC,
+      weights: W0,
+    });
+    for (let i = 0; i < 3; i++) {
+      await pool.collect(request(12, i));
+      await pool.setWeights(W0, i + 1);
+    }
+    expect(handles.map((h) => h.death.waiting)).toEqual([0, 0]);
+    await pool.close();
+  });
+
+  // Each fault hits worker 0's 2nd collect; the replacement (a healthy worker) collects its part
+  // again, and the batch equals an undisturbed pool's (same seeds, same slot indices).
+  for (const fault of ['crash', 'exit', 'hang'] as const) {
+    it(`a worker that ${fault === 'hang' ? 'hangs' : fault === 'crash' ? 'crashes' : 'exits'} mid-batch is replaced once; the batch is complete and identical`, async () => {
+      let spawns = 0;
+      const names: string[] = [];
+      const spawn = (): WorkerHandle => {
+        const h = spawns++ === 0 ? faulty(fault, 2)() : spawnNodeWorker();
+        names.push(h.name);
+        return h;
+      };
+      const pool = await WorkerRolloutPool.create({ size: 2, spawn, model: SPEC, weights: W0, callDeadlineMs: fault === 'hang' ? 1500 : undefined });
+      const ref = await WorkerRolloutPool.create({ size: 2, spawn: spawnNodeWorker, model: SPEC, weights: W0 });
+      try {
+        await pool.collect(request(12, 1));
+        const got = await pool.collect(request(12, 2));
+        const want = await ref.collect(request(12, 2));
+        expect(pool.restartCount).toBe(1);
+        expect(got.episodes.map(comparable)).toEqual(want.episodes.map(comparable));
+        expect(spawns).toBe(3);
+        expect(names[0]).toMatch(/^fault worker \d+$/);
+      } finally {
+        await pool.close();
+        await ref.close();
+      }
+    });
+  }
+
+  it('a second failure stops the run with the worker\'s own message and its id', async () => {
+    let spawns = 0;
+    const names: string[] = [];
+    const spawn = (): WorkerHandle => {
+      // Slot 0's first worker exits at its 1st collect, its replacement at its 1st collect too.
+      const h = spawns++ === 1 ? spawnNodeWorker() : faulty('exit', 1)();
+      names.push(h.name);
+      return h;
+    };
+    const pool = await WorkerRolloutPool.create({ size: 2, spawn, model: SPEC, weights: W0 });
+    try {
+      const err = await pool.collect(request(12)).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(err?.message).toBe(`${names[2]} exited with code 3 (it had been restarted 1 time; the run stops)`);
+      expect(names[2]).not.toMatch(/-1/);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('an error the worker reports (not a death) stops the batch at once, with no restart', async () => {
+    const pool = await WorkerRolloutPool.create({ size: 1, spawn: faulty('throw', 1), model: SPEC, weights: W0 });
+    try {
+      await expect(pool.collect(request(4))).rejects.toThrow(/env step failed \(injected\)/);
+      expect(pool.restartCount).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a pool with a hung worker still closes (bounded wait, then terminate)', async () => {
+    const pool = await WorkerRolloutPool.create({ size: 1, spawn: faulty('hang', 1), model: SPEC, weights: W0, callDeadlineMs: 60_000 });
+    const pending = pool.collect(request(4)).catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = performance.now();
+    await pool.close();
+    expect(performance.now() - t0).toBeLessThan(10_000);
+    expect(String(await pending)).toMatch(/terminated|closed/);
   });
 });

@@ -5,10 +5,15 @@
  * Worker). A request's slots are split into W contiguous chunks; each slot keeps its global
  * index for its sampling RNG, so the episodes equal the serial pool's (pool.test.ts).
  *
- * Failure: every call races the worker's death, so an uncaught error or an exit in a worker
- * rejects the caller's promise with the cause instead of leaving it pending forever.
+ * Failure: every call is guarded by the worker's death signal and a deadline (guardCall), so an
+ * uncaught error, an exit or a hang rejects the caller with the cause instead of leaving it
+ * pending forever. A worker that dies is restarted (`restarts` times per slot, default once)
+ * and its part of the batch collected again on the new worker (same seeds and slot indices, so
+ * the same episodes); the other workers' parts are kept. Past that the run stops with the
+ * worker's own message.
  */
 import { wrap, type Endpoint, type Remote } from 'comlink';
+import { DeathSignal, guardCall } from '../workerDeath.ts';
 import type { Weights } from '../../core/models/types.ts';
 import type { CollectRequest, CollectResult, PoolModelSpec, RolloutPool } from '../../core/trainer/pool.ts';
 import type { RolloutWorkerApi } from './workerApi.ts';
@@ -16,10 +21,15 @@ import { unpackInfos, type WireResult } from './wire.ts';
 
 export interface WorkerHandle {
   endpoint: Endpoint;
-  /** Rejects when the worker dies (uncaught error, exit); never resolves. */
-  died: Promise<never>;
+  /** Fails when the worker dies (uncaught error, exit, termination). */
+  death: DeathSignal;
+  /** For messages, e.g. 'rollout worker 3' (a Node thread id is read at spawn: it reads −1 after exit). */
+  name: string;
   terminate(): Promise<void>;
 }
+
+/** Default for WorkerPoolOptions.callDeadlineMs: far above any batch (a grid batch takes ≲ 1 s). */
+export const DEFAULT_CALL_DEADLINE_MS = 120_000;
 
 export interface WorkerPoolOptions {
   /** Number of workers (≥ 1); on a machine with C cores, C − 1 leaves one for the learner. */
@@ -29,41 +39,73 @@ export interface WorkerPoolOptions {
   weights: Weights;
   /** Version of `weights` (default 0). */
   version?: number;
+  /** Ms a worker may take to answer one call before it counts as hung and is replaced (default 120 000). */
+  callDeadlineMs?: number;
+  /** Restarts per worker slot before a failure stops the run (default 1). */
+  restarts?: number;
 }
 
 interface Slot {
   handle: WorkerHandle;
   api: Remote<RolloutWorkerApi>;
+  /** Times this slot's worker was replaced. */
+  restarts: number;
 }
 
 export class WorkerRolloutPool implements RolloutPool {
   private closed = false;
   private currentVersion: number;
+  private weights: Weights;
+  private readonly deadlineMs: number;
+  private readonly maxRestarts: number;
 
   private constructor(
     private readonly workers: Slot[],
-    version: number,
+    private readonly o: WorkerPoolOptions,
   ) {
-    this.currentVersion = version;
+    this.currentVersion = o.version ?? 0;
+    this.weights = o.weights;
+    this.deadlineMs = o.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
+    this.maxRestarts = o.restarts ?? 1;
   }
 
   static async create(o: WorkerPoolOptions): Promise<WorkerRolloutPool> {
     if (!(Number.isInteger(o.size) && o.size >= 1)) throw new RangeError(`worker pool: size must be an integer ≥ 1, got ${o.size}`);
     const workers: Slot[] = [];
-    for (let i = 0; i < o.size; i++) {
-      const handle = o.spawn();
-      // The race below observes `died`; this keeps an unobserved death from being "unhandled".
-      handle.died.catch(() => undefined);
-      workers.push({ handle, api: wrap<RolloutWorkerApi>(handle.endpoint) });
-    }
-    const pool = new WorkerRolloutPool(workers, o.version ?? 0);
+    for (let i = 0; i < o.size; i++) workers.push(WorkerRolloutPool.slot(o.spawn(), 0));
+    const pool = new WorkerRolloutPool(workers, o);
     try {
-      await Promise.all(workers.map((w) => pool.call(w, (api) => api.init({ model: o.model, weights: o.weights, version: o.version ?? 0 }))));
+      await Promise.all(workers.map((w) => pool.init(w)));
     } catch (e) {
       await pool.close();
       throw e;
     }
     return pool;
+  }
+
+  private static slot(handle: WorkerHandle, restarts: number): Slot {
+    return { handle, api: wrap<RolloutWorkerApi>(handle.endpoint), restarts };
+  }
+
+  private init(w: Slot): Promise<void> {
+    return this.call(w, 'init', (api) => api.init({ model: this.o.model, weights: this.weights, version: this.currentVersion }));
+  }
+
+  /** Worker replacements so far, over all slots. */
+  get restartCount(): number {
+    return this.workers.reduce((s, w) => s + w.restarts, 0);
+  }
+
+  /** Replaces slot `i`'s dead worker with a fresh one holding the current weights. */
+  private async restart(i: number, cause: Error): Promise<void> {
+    const old = this.workers[i];
+    if (old.restarts >= this.maxRestarts) {
+      throw new Error(`${cause.message} (it had been restarted ${old.restarts} time${old.restarts === 1 ? '' : 's'}; the run stops)`, { cause });
+    }
+    await old.handle.terminate().catch(() => undefined);
+    const fresh = WorkerRolloutPool.slot(this.o.spawn(), old.restarts + 1);
+    this.workers[i] = fresh;
+    await this.init(fresh);
   }
 
   get size(): number {
@@ -74,20 +116,54 @@ export class WorkerRolloutPool implements RolloutPool {
     return this.currentVersion;
   }
 
-  private call<T>(w: Slot, f: (api: Remote<RolloutWorkerApi>) => Promise<T>): Promise<T> {
+  private call<T>(w: Slot, what: string, f: (api: Remote<RolloutWorkerApi>) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('rollout pool is closed'));
-    return Promise.race([f(w.api), w.handle.died]);
+    return guardCall(f(w.api), w.handle.death, {
+      deadlineMs: this.deadlineMs,
+      what: `${w.handle.name}: ${what}`,
+      onTimeout: (e) => {
+        w.handle.death.fail(e);
+        void w.handle.terminate();
+      },
+    });
   }
 
   async setWeights(weights: Weights, version: number): Promise<void> {
     if (this.closed) throw new Error('rollout pool is closed');
     if (version === this.currentVersion) return;
     this.currentVersion = version;
-    // Structured clone per worker (≈ 0.3 MB for a 64×64 MLP): cheap next to a batch.
-    await Promise.all(this.workers.map((w) => this.call(w, (api) => api.setWeights(weights, version))));
+    this.weights = weights;
+    // Structured clone per worker (≈ 0.3 MB for a 64×64 MLP): cheap next to a batch. A dead
+    // worker is skipped: its replacement starts from these weights at the next collect.
+    await Promise.all(
+      this.workers.map((w) =>
+        w.handle.death.reason
+          ? undefined
+          : this.call(w, 'setWeights', (api) => api.setWeights(weights, version)).catch((e: unknown) => {
+              if (!w.handle.death.reason) throw e;
+            }),
+      ),
+    );
+  }
+
+  /** Slot `i`'s part of a batch; a worker that dies meanwhile is replaced and the part collected again. */
+  private async collectPart(i: number, sub: CollectRequest): Promise<WireResult> {
+    for (;;) {
+      const w = this.workers[i];
+      try {
+        if (w.handle.death.reason) throw w.handle.death.reason;
+        return await this.call(w, 'collect', (api) => api.collect(sub));
+      } catch (e) {
+        // An error the worker reported (an env that threw) is the batch's, not the worker's: a
+        // new worker would hit it again.
+        if (this.closed || !w.handle.death.reason) throw e;
+        await this.restart(i, w.handle.death.reason);
+      }
+    }
   }
 
   async collect(req: CollectRequest): Promise<CollectResult> {
+    if (this.closed) throw new Error('rollout pool is closed');
     const n = req.seeds.length;
     if (req.groups.length !== n) throw new RangeError(`collect: ${n} seeds but ${req.groups.length} groups`);
     const W = this.workers.length;
@@ -98,7 +174,7 @@ export class WorkerRolloutPool implements RolloutPool {
       const lo = w * chunk;
       const hi = Math.min(n, lo + chunk);
       const sub: CollectRequest = { ...req, seeds: req.seeds.slice(lo, hi), groups: req.groups.slice(lo, hi), slotOffset: base + lo };
-      parts.push(this.call(this.workers[w], (api) => api.collect(sub)));
+      parts.push(this.collectPart(w, sub));
     }
     const results = await Promise.all(parts);
     return {
@@ -112,11 +188,7 @@ export class WorkerRolloutPool implements RolloutPool {
   async close(): Promise<void> {
     if (this.closed) return;
     // Release sessions politely (bounded wait: a wedged worker is terminated anyway).
-    await Promise.all(
-      this.workers.map((w) =>
-        Promise.race([w.api.close(), w.handle.died, new Promise((r) => setTimeout(r, 2000))]).catch(() => undefined),
-      ),
-    );
+    await Promise.all(this.workers.map((w) => guardCall(w.api.close(), w.handle.death, { deadlineMs: 2000 }).catch(() => undefined)));
     this.closed = true;
     await Promise.all(this.workers.map((w) => w.handle.terminate()));
   }

@@ -1,19 +1,21 @@
 /** A token rollout worker as a module Web Worker (Vite bundles the entry from this `new URL` pattern). */
 import type { TokenSourceFactory } from '../../core/trainer/asyncTokenTrainer.ts';
 import { remoteTokenSource, type TokenWorkerHandle } from './source.ts';
+import { DeathSignal } from '../workerDeath.ts';
 
 function spawn(): TokenWorkerHandle {
+  const name = 'token rollout worker';
   const worker = new Worker(new URL('./worker.browser.ts', import.meta.url), { type: 'module', name: 'token-rollout' });
-  let fail: (e: Error) => void = () => undefined;
-  const died = new Promise<never>((_, reject) => (fail = reject));
-  worker.addEventListener('error', (e) => fail(new Error(`token rollout worker crashed: ${e.message || 'script error (see the console)'}`)));
-  worker.addEventListener('messageerror', () => fail(new Error('token rollout worker: a message could not be deserialized')));
+  const death = new DeathSignal();
+  worker.addEventListener('error', (e) => death.fail(new Error(`${name} crashed: ${e.message || 'script error (see the console)'}`)));
+  worker.addEventListener('messageerror', () => death.fail(new Error(`${name}: a message could not be deserialized`)));
   return {
     endpoint: worker,
-    died,
+    death,
+    name,
     terminate() {
       worker.terminate();
-      fail(new Error('token rollout worker was terminated'));
+      death.fail(new Error(`${name} was terminated`));
       return Promise.resolve();
     },
   };
