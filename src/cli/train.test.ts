@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as ortNode from 'onnxruntime-node';
-import { main } from './train.ts';
+import { spawn } from 'node:child_process';
+import { EXIT_INTERRUPTED, main } from './train.ts';
 import { presetIds, loadRunConfig } from './presets.ts';
 import { parseRunConfig } from '../core/presets/schema.ts';
 
@@ -90,6 +91,33 @@ describe('npm run train', () => {
     const bad = parseRunConfig({ ...base, shaping: { potential: { weight: 0.1, gamma: 1 } } });
     expect(!bad.ok && bad.messages.join()).toMatch(/shaping\.potential\.gamma: must equal algo\.gamma \(0\.99\)/);
     expect(parseRunConfig({ ...base, shaping: { potential: { weight: 0.1, gamma: 0.99 } } }).ok).toBe(true);
+  });
+
+  it('Ctrl-C on the default engine: finishes the iteration, writes every output, says where it stopped, exits 130', { timeout: 60_000 }, async () => {
+    const out = mkdtempSync(join(tmpdir(), 'train-sigint-'));
+    // Its own process group, as a terminal's Ctrl-C signals the whole foreground group.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/train.ts', '--config', 'grid-empty-8x8-grpo', '--iterations', '100000', '--out', out], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stderr.on('data', () => undefined);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (/\bit +3 /.test(stdout)) resolve();
+      }),
+    );
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await exited).toBe(EXIT_INTERRUPTED);
+    const at = Number(/interrupted at iteration (\d+); wrote config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx/.exec(stdout)?.[1]);
+    expect(at).toBeGreaterThanOrEqual(4);
+    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(at);
+    const session = await ortNode.InferenceSession.create(join(out, 'policy.onnx'));
+    const res = await session.run({ obs: new ortNode.Tensor('float32', new Float32Array(984), [1, 984]) });
+    expect((res.logprobs.data as Float32Array).every(Number.isFinite)).toBe(true);
+  });
+
+  it('an oversized --eval is refused before anything runs', async () => {
+    await expect(main(['--config', 'grid-empty-8x8-grpo', '--eval', '2147483647'])).rejects.toThrow(/--eval must be an integer from 0 to 100000/);
   });
 
   it('every preset validates', () => {

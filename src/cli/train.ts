@@ -26,6 +26,7 @@ import { loadRunConfig, presetIds } from './presets.ts';
 const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N]
   --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
+exit status: 0 done; 1 the run failed (an error, or 5 iterations in a row whose updates were all skipped as non-finite), outputs hold the last good weights; 2 bad usage or config; 130 interrupted by Ctrl-C after writing the outputs
 presets: ${presetIds().join(', ')}`;
 
 function fmt(x: number | undefined, digits = 3): string {
@@ -66,6 +67,12 @@ function trajectoryLine(iteration: number, ep: StepEpisode | TokenEpisode, rewar
   });
 }
 
+/** Most held-out seeds --eval plays (each is two episodes kept in memory: greedy and sampled). */
+const MAX_EVAL_EPISODES = 100_000;
+
+/** Exit status after Ctrl-C (the shell convention 128 + SIGINT): outputs were written. */
+export const EXIT_INTERRUPTED = 130;
+
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseCli(
     argv,
@@ -91,8 +98,8 @@ export async function main(argv: string[]): Promise<number> {
   const config = loadRunConfig(values.config);
   config.seed = intArg(values.seed, 'seed') ?? config.seed;
   config.iterations = intArg(values.iterations, 'iterations', 1) ?? config.iterations;
-  const keepTraj = intArg(values.trajectories, 'trajectories') ?? 4;
-  const evalN = intArg(values.eval, 'eval') ?? 0;
+  const keepTraj = intArg(values.trajectories, 'trajectories', 0, 100_000) ?? 4;
+  const evalN = intArg(values.eval, 'eval', 0, MAX_EVAL_EPISODES) ?? 0;
   const out = values.out ?? join('runs', `${config.id}-seed${config.seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
@@ -140,7 +147,8 @@ export async function main(argv: string[]): Promise<number> {
   let interrupted = false;
   const onSigint = () => {
     interrupted = true;
-    console.log('\ninterrupted: finishing this iteration and writing outputs');
+    console.log('\ninterrupted: finishing this iteration and writing outputs (Ctrl-C again to quit at once)');
+    process.once('SIGINT', () => process.exit(EXIT_INTERRUPTED));
   };
   process.once('SIGINT', onSigint);
   const events = new TrainerEvents();
@@ -178,6 +186,10 @@ export async function main(argv: string[]): Promise<number> {
   if (stopped.reason === 'error') {
     console.error(`stopped after ${iterations} iterations; wrote config.json, metrics.jsonl, trajectories.jsonl, policy.onnx (the last good weights) to ${out}`);
     return 1;
+  }
+  if (stopped.reason === 'requested') {
+    console.log(`interrupted at iteration ${iterations}; wrote config.json, metrics.jsonl, trajectories.jsonl, policy.onnx to ${out}`);
+    return EXIT_INTERRUPTED;
   }
   console.log(`done: ${iterations} iterations in ${((performance.now() - t0) / 1000).toFixed(1)} s; wrote config.json, metrics.jsonl, trajectories.jsonl, policy.onnx to ${out}`);
   return 0;

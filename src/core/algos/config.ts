@@ -148,45 +148,45 @@ const oneOf = <T extends string>(values: readonly [T, ...T[]]) =>
 /** The schema of a user-supplied config: every field optional, unknown fields rejected. */
 export const algoConfigSchema = z.strictObject({
   algo: oneOf(ALGOS as [Algo, ...Algo[]]).default(D.algo),
-  groupSize: int().min(1, 'must be ≥ 1').default(D.groupSize),
+  groupSize: int().min(1, 'must be ≥ 1').max(1024, 'must be ≤ 1024 (episodes per group)').default(D.groupSize),
   baseline: oneOf(['batch', 'ema']).default(D.baseline),
   baselineDecay: num().min(0, 'must be in [0, 1)').lt(1, 'must be in [0, 1)').default(D.baselineDecay),
   gamma: unit().default(D.gamma),
   lambda: unit().default(D.lambda),
   normalizeStd: bool().optional(),
-  stdEps: num().positive('must be > 0').default(D.stdEps),
+  stdEps: num().min(1e-12, 'must be ≥ 1e-12 (smaller vanishes in float32 and divides by 0)').max(1, 'must be ≤ 1').default(D.stdEps),
   normalizeAdvantages: bool().default(D.normalizeAdvantages),
   clipLow: num().gt(0, 'must be in (0, 1)').lt(1, 'must be in (0, 1)').default(D.clipLow),
-  clipHigh: num().gt(0, 'must be > 0').default(D.clipHigh),
-  klCoef: num().min(0, 'must be ≥ 0').default(D.klCoef),
+  clipHigh: num().gt(0, 'must be > 0').max(10, 'must be ≤ 10 (a ratio bound above 1 + 10 is no trust region)').default(D.clipHigh),
+  klCoef: num().min(0, 'must be ≥ 0').max(100, 'must be ≤ 100').default(D.klCoef),
   klEstimator: oneOf(['k1', 'k3']).default(D.klEstimator),
   klMode: oneOf(['loss', 'reward']).default(D.klMode),
-  entropyCoef: num().min(0, 'must be ≥ 0').default(D.entropyCoef),
+  entropyCoef: num().min(0, 'must be ≥ 0').max(100, 'must be ≤ 100').default(D.entropyCoef),
   aggregation: oneOf(['token', 'sequence', 'constant']).optional(),
-  aggregationLen: int().min(1, 'must be ≥ 1 (tokens) or null').nullable().default(D.aggregationLen),
+  aggregationLen: int().min(1, 'must be ≥ 1 (tokens) or null').max(1_000_000, 'must be ≤ 1,000,000 (tokens) or null').nullable().default(D.aggregationLen),
   dynamicSampling: z
     .strictObject({
       enabled: bool().default(D.dynamicSampling.enabled),
-      maxRounds: int().min(1, 'must be ≥ 1').default(D.dynamicSampling.maxRounds),
-      spreadTol: num().min(0, 'must be ≥ 0').default(D.dynamicSampling.spreadTol),
+      maxRounds: int().min(1, 'must be ≥ 1').max(64, 'must be ≤ 64 (each round is a full rollout)').default(D.dynamicSampling.maxRounds),
+      spreadTol: num().min(0, 'must be ≥ 0').max(1e6, 'must be ≤ 1e6').default(D.dynamicSampling.spreadTol),
     }, { error: 'must be an object' })
     .default({ ...D.dynamicSampling }),
   tis: z
     .strictObject({
       enabled: bool().default(D.tis.enabled),
-      cap: num().min(1, 'must be ≥ 1 (a cap below 1 would down-weight on-policy tokens)').default(D.tis.cap),
+      cap: num().min(1, 'must be ≥ 1 (a cap below 1 would down-weight on-policy tokens)').max(1e6, 'must be ≤ 1e6').default(D.tis.cap),
     }, { error: 'must be an object' })
     .default({ ...D.tis }),
-  lr: num().positive('must be > 0').default(D.lr),
+  lr: num().positive('must be > 0').max(1, 'must be ≤ 1 (Adam moves each weight by about lr per step; above 1 the weights blow up)').default(D.lr),
   adamBeta1: num().min(0, 'must be in [0, 1)').lt(1, 'must be in [0, 1)').default(D.adamBeta1),
   adamBeta2: num().min(0, 'must be in [0, 1)').lt(1, 'must be in [0, 1)').default(D.adamBeta2),
-  adamEps: num().positive('must be > 0').default(D.adamEps),
-  maxGradNorm: num().positive('must be > 0 or null').nullable().default(D.maxGradNorm),
-  weightDecay: num().min(0, 'must be ≥ 0').default(D.weightDecay),
-  valueCoef: num().min(0, 'must be ≥ 0').default(D.valueCoef),
-  valueClip: num().positive('must be > 0 or null').nullable().default(D.valueClip),
-  updateEpochs: int().min(1, 'must be ≥ 1').optional(),
-  minibatches: int().min(1, 'must be ≥ 1').default(D.minibatches),
+  adamEps: num().min(1e-12, 'must be ≥ 1e-12 (smaller is 0 next to float32 moments, and 0/0 writes NaN into the weights)').max(1, 'must be ≤ 1').default(D.adamEps),
+  maxGradNorm: num().positive('must be > 0 or null').max(1e6, 'must be ≤ 1e6 or null').nullable().default(D.maxGradNorm),
+  weightDecay: num().min(0, 'must be ≥ 0').max(1, 'must be ≤ 1 (per unit of lr)').default(D.weightDecay),
+  valueCoef: num().min(0, 'must be ≥ 0').max(100, 'must be ≤ 100').default(D.valueCoef),
+  valueClip: num().positive('must be > 0 or null').max(1e6, 'must be ≤ 1e6 or null').nullable().default(D.valueClip),
+  updateEpochs: int().min(1, 'must be ≥ 1').max(64, 'must be ≤ 64 (passes over one batch)').optional(),
+  minibatches: int().min(1, 'must be ≥ 1').max(1024, 'must be ≤ 1024').default(D.minibatches),
 }, { error: 'config must be a JSON object' });
 
 export type AlgoConfigInput = z.input<typeof algoConfigSchema>;

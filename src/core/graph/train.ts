@@ -292,12 +292,6 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
   const doClip = g.mul(indicator(g, g.greater(gradNorm, maxNorm)), indicator(g, g.greater(maxNorm, 0)));
   const scale = g.add(g.mul(g.sub(g.div(maxNorm, g.add(gradNorm, 1e-12)), 1), doClip), 1);
 
-  // ---- NaN guard: x − x is 0 only for finite x; any NaN/±Inf in loss or grad norm fails it.
-  const probe = g.add(total, gradNorm);
-  const finite = g.equal(g.sub(probe, probe), g.scalar(0));
-  metric(indicator(g, finite), 'finite', 'train/finite');
-  const guard = (updated: Tensor, old: Tensor) => g.where(finite, updated, old);
-
   // ---- Adam(W) with bias correction; t = step + 1 is this update's index.
   // Every per-step scalar is folded before touching the big vectors (fewer elementwise passes):
   //   m' = β1·m + ((1−β1)·s)·g,  v' = β2·v + ((1−β2)·s²)·g²   (s = clip scale)
@@ -321,7 +315,17 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
   const m2 = g.add(g.mul(m, beta1), g.mul(gFlat, c1));
   const v2 = g.add(g.mul(v, beta2), g.mul(gg, c2));
   const upd = g.mul(g.div(m2, g.add(g.sqrt(v2), epsHat)), negAlpha);
-  const pNext = guard(g.add(decay ? g.mul(pFlat, decay) : pFlat, upd), pFlat);
+  const pRaw = g.add(decay ? g.mul(pFlat, decay) : pFlat, upd);
+
+  // ---- NaN guard: x − x is 0 only for finite x. Any NaN/±Inf in the loss, the gradient norm or
+  // the updated parameters fails it, and the step keeps every old value. Finite gradients can
+  // still write Inf into the weights (lr 1e300, or ε so small that 0/0 appears); Σ p'·0 is NaN
+  // exactly when some p' is. A finite gradient norm bounds every g², so m' and v' are finite then.
+  const probe = g.add(g.add(total, gradNorm), g.reduceSum(g.mul(pRaw, 0)));
+  const finite = g.equal(g.sub(probe, probe), g.scalar(0));
+  metric(indicator(g, finite), 'finite', 'train/finite');
+  const guard = (updated: Tensor, old: Tensor) => g.where(finite, updated, old);
+  const pNext = guard(pRaw, pFlat);
   const state: TrainStepGraph['state'] = [];
   flatLayout.forEach((l, k) => {
     const spec = model.params[order[k]];

@@ -106,33 +106,79 @@ function deepMerge<T>(base: T, over: unknown): T {
   return out as T;
 }
 
-/** Validates a run configuration; every message names its field path. */
-export function parseRunConfig(input: unknown): ParseResult {
-  const r = runConfigSchema.safeParse(input);
-  if (!r.success) {
-    return { ok: false, messages: r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`) };
+/** Keys that reach into an object's prototype when merged: never meaningful in a config. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Paths of forbidden keys anywhere in `v` (JSON.parse makes `__proto__` an ordinary own key). */
+export function forbiddenKeys(v: unknown, path: string[] = [], out: string[] = []): string[] {
+  if (v === null || typeof v !== 'object' || path.length > 64) return out;
+  for (const k of Object.keys(v)) {
+    const at = [...path, k];
+    if (FORBIDDEN_KEYS.has(k)) out.push(`${at.join('.')}: the key '${k}' is not allowed in a config`);
+    else forbiddenKeys((v as Record<string, unknown>)[k], at, out);
   }
-  const algoIn = r.data.algo as Record<string, unknown> & { algo: AlgoConfig['algo'] };
-  const algo = parseAlgoConfig(deepMerge(defaultsFor(algoIn.algo), algoIn));
-  const shaping = parseShapingConfig(deepMerge(DEFAULT_SHAPING, r.data.shaping));
-  const schedule = r.data.schedule === null ? null : parseShapingSchedule(r.data.schedule);
-  if (algo.ok && shaping.ok && algo.config.algo === 'ppo') {
+  return out;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Validates a run configuration; every message names its field path, and all are reported at once. */
+export function parseRunConfig(input: unknown): ParseResult {
+  const forbidden = forbiddenKeys(input);
+  if (forbidden.length > 0) return { ok: false, messages: forbidden };
+  const r = runConfigSchema.safeParse(input);
+  const messages = r.success ? [] : r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(top level)'}: ${i.message}`);
+  // The sub-configs are checked even when the top level failed, so one pass reports everything.
+  const raw = isObject(input) ? input : {};
+  const algoIn = r.success ? (r.data.algo as Record<string, unknown>) : isObject(raw.algo) && (ALGOS as readonly unknown[]).includes(raw.algo.algo) ? raw.algo : null;
+  const algo = algoIn ? parseAlgoConfig(deepMerge(defaultsFor(algoIn.algo as Algo), algoIn)) : null;
+  const shapingIn = r.success ? r.data.shaping : isObject(raw.shaping) ? raw.shaping : raw.shaping === undefined ? {} : null;
+  const shaping = shapingIn ? parseShapingConfig(deepMerge(DEFAULT_SHAPING, shapingIn)) : null;
+  const scheduleIn = r.success ? r.data.schedule : (raw.schedule ?? null);
+  const schedule = scheduleIn === null ? null : parseShapingSchedule(scheduleIn);
+  if (algo && !algo.ok) messages.push(...algo.messages.map((m) => `algo.${m}`));
+  if (shaping && !shaping.ok) messages.push(...shaping.messages.map((m) => `shaping.${m}`));
+  if (schedule && !schedule.ok) messages.push(...schedule.messages.map((m) => `schedule.${m}`));
+  if (!r.success || !algo?.ok || !shaping?.ok || (schedule && !schedule.ok)) return { ok: false, messages };
+  if (algo.config.algo === 'ppo') {
     const usesPotential = shaping.config.potential.weight !== 0 || (schedule?.ok && schedule.schedule.stages.some((st) => (st.weights.potential ?? 0) !== 0));
     if (usesPotential && shaping.config.potential.gamma !== algo.config.gamma) {
       // F = γΦ(s′) − Φ(s) telescopes (and so keeps the optimal policy) only with the learner's γ.
-      return { ok: false, messages: [`shaping.potential.gamma: must equal algo.gamma (${algo.config.gamma}) for PPO, or the shaping changes which policy is optimal (got ${shaping.config.potential.gamma})`] };
+      messages.push(`shaping.potential.gamma: must equal algo.gamma (${algo.config.gamma}) for PPO, or the shaping changes which policy is optimal (got ${shaping.config.potential.gamma})`);
     }
   }
-  const messages = [
-    ...(algo.ok ? [] : algo.messages.map((m) => `algo.${m}`)),
-    ...(shaping.ok ? [] : shaping.messages.map((m) => `shaping.${m}`)),
-    ...(schedule && !schedule.ok ? schedule.messages.map((m) => `schedule.${m}`) : []),
-  ];
-  messages.push(...runnable(r.data));
   const rawRollout = (input as { rollout?: { learnerBatch?: unknown } }).rollout;
   if (rawRollout?.learnerBatch === undefined && r.data.model.kind === 'transformer') r.data.rollout.learnerBatch = 16;
-  if (messages.length > 0 || !algo.ok || !shaping.ok || (schedule && !schedule.ok)) return { ok: false, messages };
+  messages.push(...runnable(r.data), ...sizes(r.data, algo.config));
+  if (messages.length > 0) return { ok: false, messages };
   return { ok: true, config: { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null } };
+}
+
+/** Most episodes one iteration may sample (groups × group size, or episodes). */
+export const MAX_EPISODES_PER_ITERATION = 16_384;
+/** Most trainable parameters: 20M float32 is 80 MB per copy, and training keeps several copies. */
+export const MAX_PARAMS = 20_000_000;
+/** Most tokens in one transformer train step (sequences × context). */
+export const MAX_TOKENS_PER_STEP = 131_072;
+
+/** Bounds on the work one iteration asks for, so an oversized config gets a message instead of exhausting memory. */
+function sizes(c: Parsed, algo: AlgoConfig): string[] {
+  const out: string[] = [];
+  const grouped = GROUP_ALGOS.includes(algo.algo);
+  const episodes = grouped ? c.rollout.groups * algo.groupSize : c.rollout.episodes;
+  if (episodes > MAX_EPISODES_PER_ITERATION) {
+    out.push(`${grouped ? 'rollout.groups × algo.groupSize' : 'rollout.episodes'}: at most ${MAX_EPISODES_PER_ITERATION.toLocaleString('en-US')} episodes per iteration (got ${episodes.toLocaleString('en-US')})`);
+  }
+  const m = c.model;
+  // MLP: hidden layers' weights (the input layer is bounded by the env's view); transformer: 12·L·d² for the blocks, plus embeddings.
+  const params = m.kind === 'mlp' ? m.hidden.slice(1).reduce((s, h, i) => s + h * m.hidden[i], 0) : m.nLayers * (4 * m.dModel * m.dModel + 2 * m.dModel * m.dFF) + m.context * m.dModel;
+  if (params > MAX_PARAMS) out.push(`model: at most ${MAX_PARAMS.toLocaleString('en-US')} parameters (these sizes make about ${params.toLocaleString('en-US')})`);
+  if (m.kind === 'transformer') {
+    const perStep = c.rollout.learnerBatch * m.context;
+    if (perStep > MAX_TOKENS_PER_STEP) out.push(`rollout.learnerBatch: learnerBatch × model.context must be ≤ ${MAX_TOKENS_PER_STEP.toLocaleString('en-US')} tokens per train step (got ${perStep.toLocaleString('en-US')})`);
+    if (c.warmStart && c.warmStart.batch * m.context > MAX_TOKENS_PER_STEP) out.push(`warmStart.batch: warmStart.batch × model.context must be ≤ ${MAX_TOKENS_PER_STEP.toLocaleString('en-US')} tokens per step (got ${(c.warmStart.batch * m.context).toLocaleString('en-US')})`);
+  }
+  return out;
 }
 
 /** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */

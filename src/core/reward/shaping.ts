@@ -269,7 +269,13 @@ export const PROGRESSIVE_SCHEDULE: ShapingSchedule = {
 // Validation of user-supplied shaping configs and schedules
 // ---------------------------------------------------------------------------------------------
 
-const weight = () => z.number({ error: 'must be a number' }).min(0, 'must be ≥ 0 (penalties are already negative; the weight is a magnitude)');
+/** Largest shaping weight: rewards beyond ~1e6 overflow the group statistics (a weight of 1e308 made every advantage 0). */
+export const MAX_SHAPING_WEIGHT = 1000;
+const weight = () =>
+  z
+    .number({ error: 'must be a number' })
+    .min(0, 'must be ≥ 0 (penalties are already negative; the weight is a magnitude)')
+    .max(MAX_SHAPING_WEIGHT, `must be ≤ ${MAX_SHAPING_WEIGHT} (rewards far above 1 overflow the group statistics and swamp the outcome)`);
 
 export const shapingConfigSchema = z.strictObject({
   outcome: z.strictObject({ weight: weight().default(1) }).default({ weight: 1 }),
@@ -277,7 +283,7 @@ export const shapingConfigSchema = z.strictObject({
   format: z.strictObject({ weight: weight().default(0) }).default({ weight: 0 }),
   toolCost: z.strictObject({ weight: weight().default(0) }).default({ weight: 0 }),
   length: z
-    .strictObject({ weight: weight().default(0), freeTokens: z.number({ error: 'must be a number' }).int('must be an integer').min(0, 'must be ≥ 0').default(0) })
+    .strictObject({ weight: weight().default(0), freeTokens: z.number({ error: 'must be a number' }).int('must be an integer').min(0, 'must be ≥ 0').max(1_000_000, 'must be ≤ 1,000,000').default(0) })
     .default({ weight: 0, freeTokens: 0 }),
   potential: z
     .strictObject({ weight: weight().default(0), gamma: z.number({ error: 'must be a number' }).min(0, 'must be in [0, 1]').max(1, 'must be in [0, 1]').default(1) })

@@ -3,7 +3,7 @@ import { runTraining, TrainerEvents, type SteppableTrainer, type TrainerEvent } 
 import type { TokenEpisode } from './tokenRollout.ts';
 
 /** A scripted trainer: success rates per iteration, an optional NaN-skip and a failing step. */
-function scripted(success: number[], opts: { skipAt?: number; throwAt?: number } = {}): SteppableTrainer {
+function scripted(success: number[], opts: { skipAt?: number; throwAt?: number; skipFrom?: number } = {}): SteppableTrainer {
   let it = 0;
   return {
     step() {
@@ -16,7 +16,7 @@ function scripted(success: number[], opts: { skipAt?: number; throwAt?: number }
         episodes: [ep, ep, ep],
         episodeRewards: [1, 0, 1],
         episodeAdvantages: [0.5, -1, 0.5],
-        allApplied: i !== opts.skipAt,
+        allApplied: i !== opts.skipAt && !(opts.skipFrom !== undefined && i >= opts.skipFrom),
       });
     },
   };
@@ -29,6 +29,27 @@ function record(events: TrainerEvents): TrainerEvent[] {
 }
 
 describe('runTraining events', () => {
+  it('stops with an error after 5 iterations in a row whose updates were all skipped (nothing is learnt)', async () => {
+    const events = new TrainerEvents();
+    const log = record(events);
+    const stop = await runTraining(scripted(new Array(20).fill(0), { skipAt: 1, skipFrom: 4 }), events, { iterations: 20, trajectories: 0 });
+    // Iteration 1 alone is no streak; 4, 5, 6, 7, 8 are.
+    expect(stop).toMatchObject({ reason: 'error', iterations: 9 });
+    const err = log.find((e) => e.type === 'error') as Extract<TrainerEvent, { type: 'error' }>;
+    expect(err.iteration).toBe(8);
+    expect(err.message).toMatch(/^the last 5 iterations' updates were all skipped: the loss, the gradient or the updated weights were not finite/);
+    expect(await runTraining(scripted(new Array(6).fill(0), { skipFrom: 3 }), new TrainerEvents(), { iterations: 6, maxSkippedInARow: 3 })).toMatchObject({ reason: 'error', iterations: 6 });
+  });
+
+  it('yields to the event loop between iterations, so a timer (a Ctrl-C handler) runs mid-run', async () => {
+    let stopAsked = false;
+    setTimeout(() => (stopAsked = true), 0);
+    // Steps resolve at once (like WASM session runs): without a macrotask between them the timer never fires.
+    const stop = await runTraining(scripted(new Array(1000).fill(0)), new TrainerEvents(), { iterations: 1000, trajectories: 0, shouldStop: () => stopAsked });
+    expect(stop.reason).toBe('requested');
+    expect(stop.iterations).toBeLessThan(1000);
+  });
+
   it('emits iteration, trajectories and update-skipped in order, then stopped', async () => {
     const events = new TrainerEvents();
     const log = record(events);

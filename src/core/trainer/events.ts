@@ -55,7 +55,26 @@ export interface RunTrainingOptions {
   trajectories?: number;
   /** Checked before each iteration: true ends the run with reason 'requested'. */
   shouldStop?: () => boolean;
+  /**
+   * Consecutive iterations whose updates were all skipped (non-finite loss, gradient or new
+   * weights) before the run stops with an error: nothing is being learnt. Default 5.
+   */
+  maxSkippedInARow?: number;
 }
+
+/** Default for RunTrainingOptions.maxSkippedInARow. */
+export const MAX_SKIPPED_IN_A_ROW = 5;
+
+/** Why a run whose updates keep being skipped stops (the CLI and the tab say the same). */
+export function skippedRunMessage(n: number): string {
+  return `the last ${n} iterations' updates were all skipped: the loss, the gradient or the updated weights were not finite (NaN or ±Inf), so no weight changed. The run stops; lower the learning rate or the reward scale, or raise Adam's ε`;
+}
+
+/**
+ * A macrotask between iterations: a training loop of promises that never wait on I/O (WASM
+ * runs resolve at once) would otherwise starve timers and signal handlers (Ctrl-C in the CLI).
+ */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** A typed listener registry. */
 export class TrainerEvents {
@@ -87,7 +106,10 @@ export async function runTraining(trainer: SteppableTrainer, events: TrainerEven
   const keep = o.trajectories ?? 4;
   let done = 0;
   let reason: StopReason = 'iterations';
+  let skippedInARow = 0;
+  const maxSkipped = o.maxSkippedInARow ?? MAX_SKIPPED_IN_A_ROW;
   while (done < o.iterations) {
+    if (done > 0) await yieldToEventLoop();
     if (o.shouldStop?.()) {
       reason = 'requested';
       break;
@@ -103,7 +125,14 @@ export async function runTraining(trainer: SteppableTrainer, events: TrainerEven
     }
     done++;
     events.emit({ type: 'iteration', iteration: r.iteration, metrics: r.metrics, allApplied: r.allApplied, wallS: (performance.now() - ts) / 1000 });
-    if (!r.allApplied) events.emit({ type: 'update-skipped', iteration: r.iteration, message: 'a loss or gradient was not finite: the NaN guard skipped the update and kept every weight' });
+    if (!r.allApplied) events.emit({ type: 'update-skipped', iteration: r.iteration, message: 'a loss, gradient or updated weight was not finite: the NaN guard skipped the update and kept every weight' });
+    skippedInARow = r.allApplied ? 0 : skippedInARow + 1;
+    if (skippedInARow >= maxSkipped) {
+      const message = skippedRunMessage(skippedInARow);
+      events.emit({ type: 'error', iteration: r.iteration, message, error: new Error(message) });
+      reason = 'error';
+      break;
+    }
     if (keep > 0 && r.episodes.length > 0) {
       const n = Math.min(keep, r.episodes.length);
       events.emit({

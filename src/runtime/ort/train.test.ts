@@ -250,6 +250,20 @@ describe('NaN guard', () => {
     expect(res['next.adam.v'].every((x) => x === 0)).toBe(true);
     expect(res['next.adam.step'][0]).toBe(7);
   });
+  it('finite loss and gradient but non-finite new weights (lr 1e300 is Inf in float32): skipped, nothing written', async () => {
+    const model = smallMlp();
+    const spec = buildTrainStep(model, { batch: 5, adam: { lr: 1e300 } });
+    const w = weightsFor(model, 2);
+    const s = await TrainSession.create(node, spec, w);
+    const r = await s.step(syntheticBatch(spec, 2));
+    expect(Number.isFinite(r.metrics['actor/loss'])).toBe(true);
+    expect(Number.isFinite(r.metrics['actor/grad_norm'])).toBe(true);
+    expect(r.applied).toBe(false);
+    expect(s.skipped).toBe(1);
+    const after = await s.getWeights();
+    for (const p of model.params) expect(maxAbsDiff(after[p.name], w[p.name])).toBe(0);
+    expect(await s.adamStep()).toBe(0);
+  });
   it('session level: the step is skipped, counted, and training continues', async () => {
     const model = smallMlp();
     const spec = buildTrainStep(model, { batch: 5 });

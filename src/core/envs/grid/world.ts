@@ -71,6 +71,13 @@ export interface GridWorldConfig {
 }
 
 export const DEFAULT_VIEW_SIZE = 7;
+/**
+ * Largest egocentric view a grid env accepts (cells per side). Features grow with its square
+ * (a 301-cell view cost 4.2 GB in one iteration); MiniGrid's own default is 7.
+ */
+export const MAX_VIEW_SIZE = 15;
+/** Longest time limit a grid env accepts, in steps: rollouts record every step of every episode. */
+export const MAX_EPISODE_STEPS = 100_000;
 
 /** A freshly generated episode: the map, where the agent starts, and the mission text. */
 export interface Layout {
