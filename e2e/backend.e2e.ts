@@ -53,7 +53,14 @@ describe('auto backend, by measurement', () => {
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
 
     // A reload remembers the choice for this device and model: the next start measures nothing.
+    // The paused run lives only in this tab, so leaving asks first (accepted here).
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.type());
+      void d.accept();
+    });
     await page.reload();
+    expect(dialogs).toEqual(['beforeunload']);
     await page.getByTestId('view-train').click();
     await page.getByTestId('train-start').click();
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);

@@ -25,7 +25,7 @@ export interface StaticServer {
   close(): Promise<void>;
 }
 
-export async function serveStatic(root: string, basePath = '/playground/', isolate = true): Promise<StaticServer> {
+export async function serveStatic(root: string, basePath = '/playground/', isolate = true, headers: Record<string, string> = {}): Promise<StaticServer> {
   const rootAbs = resolve(root);
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -33,6 +33,7 @@ export async function serveStatic(root: string, basePath = '/playground/', isola
       res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
       res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
     }
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     if (!url.pathname.startsWith(basePath)) {
       res.writeHead(404).end('outside the app sub-path');
       return;

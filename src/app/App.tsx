@@ -1,4 +1,5 @@
 /** The app shell: header with the views, the active view, and the status bar. */
+import { useEffect } from 'react';
 import { BackendStatus } from './shell/BackendStatus.tsx';
 import { Notices } from './shell/Notices.tsx';
 import { EnvironmentsView } from './env/EnvironmentsView.tsx';
@@ -16,6 +17,18 @@ export function App() {
   const seed = useStore((s) => s.seed);
   const active = useStore((s) => s.view);
   const setView = useStore((s) => s.setView);
+  const runStatus = useStore((s) => s.status);
+  // A run lives only in this tab: leaving it (close, reload, navigate) asks first.
+  const holdsRun = ['starting', 'running', 'pausing', 'stepping', 'paused'].includes(runStatus);
+  useEffect(() => {
+    if (!holdsRun) return;
+    const ask = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    window.addEventListener('beforeunload', ask);
+    return () => window.removeEventListener('beforeunload', ask);
+  }, [holdsRun]);
   return (
     <div className="app">
       <header className="app-header">

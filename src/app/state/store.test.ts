@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useStore } from './store.ts';
+import { capNotice, useStore } from './store.ts';
 import { isOver } from './episode.ts';
 
 const s = () => useStore.getState();
@@ -64,5 +64,19 @@ describe('viewer store', () => {
     expect(s().seed).not.toBe(1);
     expect(s().episode!.steps).toHaveLength(0);
     expect(s().episode!.seed).toBe(s().seed);
+  });
+});
+
+describe('notices', () => {
+  it('show at most 200 characters, then an ellipsis; repeated messages once', () => {
+    useStore.setState({ notices: [] });
+    const long = 'x'.repeat(100_000);
+    useStore.getState().notify('warning', `Ignored part of the link: ${long}`);
+    useStore.getState().notify('warning', `Ignored part of the link: ${long}`);
+    const shown = useStore.getState().notices;
+    expect(shown).toHaveLength(1);
+    expect(shown[0].text).toHaveLength(201);
+    expect(shown[0].text.endsWith('x…')).toBe(true);
+    expect(capNotice('short')).toBe('short');
   });
 });

@@ -27,13 +27,24 @@ interface NoticeSlice {
 
 let nextNoticeId = 1;
 
+/** Most characters a notice shows: a notice quoting a 100 KB link pushed its close button 925,000 px away. */
+export const NOTICE_MAX_CHARS = 200;
+
+/** The first NOTICE_MAX_CHARS characters of a message, then '…'. */
+export function capNotice(text: string): string {
+  return text.length > NOTICE_MAX_CHARS ? `${text.slice(0, NOTICE_MAX_CHARS)}…` : text;
+}
+
 const noticeSlice: StateCreator<Store, [], [], NoticeSlice> = (set) => ({
   notices: [],
-  notify: (level, text) =>
-    set((s) => ({
+  notify: (level, raw) =>
+    set((s) => {
+      const text = capNotice(raw);
+      return {
       // The same message twice (e.g. a repeated bad key press) is shown once.
-      notices: s.notices.some((n) => n.text === text) ? s.notices : [...s.notices, { id: nextNoticeId++, level, text }].slice(-4),
-    })),
+        notices: s.notices.some((n) => n.text === text) ? s.notices : [...s.notices, { id: nextNoticeId++, level, text }].slice(-4),
+      };
+    }),
   dismiss: (id) => set((s) => ({ notices: s.notices.filter((n) => n.id !== id) })),
 });
 

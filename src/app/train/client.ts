@@ -8,19 +8,48 @@ import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 let worker: Worker | null = null;
 let remote: Remote<TrainWorkerApi> | null = null;
 let crashed: ((message: string) => void) | null = null;
+let heartbeat: ReturnType<typeof setInterval> | undefined;
 
-/** The worker's API; `onCrash` hears about a worker that died (a script error, not a thrown call). */
+/** How often the page asks the training worker whether it lives, ms. */
+const HEARTBEAT_EVERY_MS = 2000;
+/**
+ * How long a worker may leave a heartbeat unanswered before it counts as dead, ms. A worker that
+ * runs out of memory or closes dies without an 'error' event; the longest legitimate stretch
+ * without a turn of its event loop (one WASM train step, one session build) is seconds.
+ */
+export const HEARTBEAT_TIMEOUT_MS = 30_000;
+
+/** The worker's API; `onCrash` hears about a worker that died (a script error, or silence past the heartbeat timeout). */
 export function trainWorker(onCrash: (message: string) => void): Remote<TrainWorkerApi> {
   crashed = onCrash;
   if (!remote) {
-    worker = new Worker(new URL('../../runtime/trainWorker/worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
-    worker.addEventListener('error', (e) => crashed?.(`the training worker crashed: ${e.message || 'script error (see the console)'}`));
-    remote = wrap<TrainWorkerApi>(worker);
+    const w = new Worker(new URL('../../runtime/trainWorker/worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
+    worker = w;
+    w.addEventListener('error', (e) => crashed?.(`the training worker crashed: ${e.message || 'script error (see the console)'}`));
+    const r = wrap<TrainWorkerApi>(w);
+    remote = r;
+    let answered = performance.now();
+    let waiting = false;
+    heartbeat = setInterval(() => {
+      if (worker !== w) return;
+      if (performance.now() - answered > HEARTBEAT_TIMEOUT_MS) {
+        crashed?.(`the training worker stopped answering for ${HEARTBEAT_TIMEOUT_MS / 1000} s (it may have run out of memory)`);
+        return;
+      }
+      if (waiting) return;
+      waiting = true;
+      void r.ping().then(() => {
+        waiting = false;
+        answered = performance.now();
+      });
+    }, HEARTBEAT_EVERY_MS);
   }
   return remote;
 }
 
 export function terminateTrainWorker(): void {
+  clearInterval(heartbeat);
+  heartbeat = undefined;
   worker?.terminate();
   worker = null;
   remote = null;

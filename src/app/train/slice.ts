@@ -20,6 +20,7 @@ import { learnerThreads } from '../../core/engineChoice/threads.ts';
 import { deviceKey } from '../../runtime/backend.ts';
 import type { WebBackend } from '../../runtime/engine/web.ts';
 import { recallChoice, rememberChoice } from '../state/engineCache.ts';
+import { MAX_SKIPPED_IN_A_ROW, skippedRunMessage } from '../../core/trainer/events.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;
@@ -100,6 +101,8 @@ let latestPending: IterationView | null = null;
 let frame = 0;
 let stamps: number[] = [];
 let backendChosenByPerson = false;
+/** Iterations in a row whose updates were all skipped (non-finite): the run stops at MAX_SKIPPED_IN_A_ROW. */
+let skippedInARow = 0;
 /** Identifies the current run: bumped by every boot and reset, so late replies of an old run are dropped. */
 let runId = 0;
 
@@ -204,6 +207,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     terminateTrainWorker();
     buffer = [];
     stamps = [];
+    skippedInARow = 0;
     latestPending = null;
     const id = ++runId;
     const draft = get().draft;
@@ -233,6 +237,11 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const v = await trainWorker(fail).step();
       if (runId !== id) return false;
       ingest(v);
+      skippedInARow = v.allApplied ? 0 : skippedInARow + 1;
+      if (skippedInARow >= MAX_SKIPPED_IN_A_ROW) {
+        fail(skippedRunMessage(skippedInARow));
+        return false;
+      }
       return true;
     } catch (e) {
       if (runId === id) fail((e as Error).message);

@@ -51,6 +51,11 @@ async function release(): Promise<void> {
 }
 
 const api = {
+  /** Heartbeat: the page asks every few seconds; a worker that stops answering is treated as dead. */
+  ping(): true {
+    return true;
+  },
+
   /** The workload `config` puts on its engine, named (the key of a remembered backend choice). */
   shapeOf(config: RunConfig): { key: string; label: string } {
     const s = probeShapeFor(config);

@@ -1,0 +1,99 @@
+/**
+ * Hostile input and failures in the tab: a 100 KB link, a training worker that dies without an
+ * error event, leaving mid-run, and the app under the Content-Security-Policy the README
+ * recommends.
+ */
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useBrowser, watchErrors, ARTIFACTS } from './browser.ts';
+import { serveStatic } from './serve.ts';
+
+const appUrl = inject('appUrl');
+const browser = useBrowser();
+
+const status = (page: Page) => page.getByTestId('train-status');
+const num = async (page: Page, name: string) => Number((await status(page).getAttribute(name)) ?? 'NaN');
+
+/** The README's recommended policy (keep the two in step). */
+export const RECOMMENDED_CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; connect-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'";
+
+describe('reliability in the tab', () => {
+  it('a 100 KB link gets a short notice whose close button works', async () => {
+    const page = await browser().newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${appUrl}#view=train&preset=grid-empty-8x8-grpo&algo.lr=${'9'.repeat(100_000)}`);
+    const notice = page.locator('.notice').first();
+    await notice.waitFor();
+    const text = (await notice.locator('.notice-text').textContent()) ?? '';
+    expect(text.length).toBeLessThanOrEqual(201);
+    const box = (await notice.locator('.notice-close').boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(1280);
+    await notice.locator('.notice-close').click();
+    await expect.poll(() => page.locator('.notice').count()).toBe(0);
+    await page.close();
+  });
+
+  it('a training worker that dies silently turns the run to an error within the heartbeat timeout; Start works again', { timeout: 150_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=1000`);
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+    // Kill it from inside without an error event (as an out-of-memory kill would).
+    const trainer = page.workers().find((w) => /trainWorker|worker-/.test(w.url()) && !/rollout|token/.test(w.url()));
+    expect(trainer, page.workers().map((w) => w.url()).join(', ')).toBeDefined();
+    await trainer!.evaluate(() => self.close()).catch(() => undefined);
+    await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 60_000, interval: 1000 }).toBe('error');
+    expect(await page.locator('body').textContent()).toMatch(/stopped answering for 30 s/);
+    await page.screenshot({ path: `${ARTIFACTS}/worker-died.png` });
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('running');
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+    page.on('dialog', (d) => void d.accept());
+    await page.close({ runBeforeUnload: false });
+  });
+
+  it('leaving mid-run asks first; dismissing keeps the run', async () => {
+    const page = await browser().newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=1000`);
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+    const seen: string[] = [];
+    page.once('dialog', (d) => {
+      seen.push(d.type());
+      void d.dismiss();
+    });
+    await page.evaluate(() => location.reload()).catch(() => undefined);
+    await expect.poll(() => seen).toEqual(['beforeunload']);
+    const before = await num(page, 'data-iteration');
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 30_000 }).toBeGreaterThan(before);
+    page.on('dialog', (d) => void d.accept());
+    await page.close({ runBeforeUnload: false });
+  });
+
+  it('under the recommended Content-Security-Policy the app loads its workers and WASM, trains, and the device check runs WebGPU', { timeout: 240_000 }, async () => {
+    const server = await serveStatic('dist', '/csp/', true, { 'Content-Security-Policy': RECOMMENDED_CSP });
+    try {
+      const page = await browser().newPage({ viewport: { width: 1280, height: 800 } });
+      const errors = watchErrors(page);
+      const violations: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy|Refused to/.test(m.text())) violations.push(m.text());
+      });
+      await page.goto(`${server.url}#view=train&preset=grid-empty-8x8-grpo&iterations=3`);
+      await page.getByTestId('train-start').click();
+      await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 90_000 }).toBe('finished');
+      const check = await browser().newPage();
+      check.on('console', (m) => {
+        if (/Content Security Policy|Refused to/.test(m.text())) violations.push(m.text());
+      });
+      await check.goto(`${server.url}check.html?autorun&budget=1`);
+      await expect.poll(() => check.getByTestId('selftest').getAttribute('data-status', { timeout: 5000 }).catch(() => 'busy'), { timeout: 200_000, interval: 2000 }).toBe('done');
+      expect(violations).toEqual([]);
+      expect(errors).toEqual([]);
+      await check.close();
+      await page.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
