@@ -12,6 +12,7 @@ import { runGemm } from './gemm/suite.ts';
 import { runTrainStep } from './train-step/suite.ts';
 import { runLearn } from './learn/suite.ts';
 import { runThreads } from './threads/suite.ts';
+import { runSoak } from './soak/suite.ts';
 import { runServe } from './serve/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
@@ -56,6 +57,11 @@ export const SUITES: Record<string, Suite> = {
       protocols: 'comma-separated subset of ws, http (default both)',
     },
     run: runServe,
+  },
+  soak: {
+    description: 'memory over a long run per rollout setup (in-thread, 1 and 2 rollout workers, token worker): heap/external/RSS slopes; flat = no per-iteration growth',
+    flags: { scale: 'multiplies every setup\'s iterations (default 1; --quick 0.2)' },
+    run: runSoak,
   },
   gemm: {
     description: 'one MatMul at the train-step models\' dominant shapes per runtime: the kernel floor under the ratios',

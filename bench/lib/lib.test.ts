@@ -67,3 +67,13 @@ describe('parseArgs', () => {
     expect(parseArgs([]).suites).toEqual([]);
   });
 });
+
+describe('soak floorSlope', () => {
+  it('reads the rise of the floor, not the spikes above it', async () => {
+    const { floorSlope } = await import('../soak/suite.ts');
+    // Floor rising 2 per step with spikes: halves [0,2,104,6] and [8,110,12,14] → (8 − 0) / 4.
+    expect(floorSlope([0, 2, 104, 6, 8, 110, 12, 14])).toBe(2);
+    expect(floorSlope([5, 900, 5, 700, 5, 5])).toBe(0);
+    expect(floorSlope([1])).toBe(0);
+  });
+});

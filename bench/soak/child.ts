@@ -1,0 +1,35 @@
+/**
+ * One setup of the `soak` suite, in a process of its own (run with --expose-gc): trains a config
+ * for N iterations and prints one JSON line with memory samples after a full GC at each
+ * iteration (heap used, external + array buffers, RSS; bytes).
+ *
+ *   node --expose-gc --import tsx bench/soak/child.ts <config.json> <iterations>
+ */
+import { readFileSync } from 'node:fs';
+import '../../src/core/envs/index.ts';
+import { parseRunConfig } from '../../src/core/presets/schema.ts';
+import { createTrainer } from '../../src/core/trainer/run.ts';
+import { loadNodeEngine } from '../../src/runtime/engine/node.ts';
+import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
+import { nodeTokenWorker } from '../../src/runtime/tokenWorker/node.ts';
+
+const [file, its] = process.argv.slice(2);
+const parsed = parseRunConfig(JSON.parse(readFileSync(file, 'utf8')));
+if (!parsed.ok) throw new Error(parsed.messages.join('; '));
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+const trainer = await createTrainer(parsed.config, await loadNodeEngine('ort-web-wasm'), {
+  workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
+  tokenWorker: nodeTokenWorker,
+});
+const samples: { heap: number; external: number; rss: number }[] = [];
+const t0 = performance.now();
+for (let i = 0; i < Number(its); i++) {
+  await trainer.step();
+  gc();
+  const m = process.memoryUsage();
+  samples.push({ heap: m.heapUsed, external: m.external + m.arrayBuffers, rss: m.rss });
+}
+await trainer.release();
+console.log(JSON.stringify({ samples, wallS: (performance.now() - t0) / 1000 }));
+process.exit(0);
