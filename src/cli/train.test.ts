@@ -116,6 +116,18 @@ describe('npm run train', () => {
     expect((res.logprobs.data as Float32Array).every(Number.isFinite)).toBe(true);
   });
 
+  it('lr 1e300 is refused with its bound before anything runs (no NaN policy can be written)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lr-'));
+    const file = join(dir, 'lr.json');
+    writeFileSync(file, JSON.stringify({ env: { id: 'grid/empty-5x5' }, model: { kind: 'mlp' }, algo: { algo: 'grpo', lr: 1e300, adamEps: 1e-300 } }));
+    const err = await main(['--config', file, '--out', join(dir, 'o')]).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(err).toMatch(/algo\.lr: must be ≤ 1 .*algo\.adamEps: must be ≥ 1e-12/s);
+    expect(existsSync(join(dir, 'o', 'policy.onnx'))).toBe(false);
+  });
+
   it('an oversized --eval is refused before anything runs', async () => {
     await expect(main(['--config', 'grid-empty-8x8-grpo', '--eval', '2147483647'])).rejects.toThrow(/--eval must be an integer from 0 to 100000/);
   });
