@@ -26,7 +26,7 @@ import { loadRunConfig, presetIds } from './presets.ts';
 const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N]
   --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
-exit status: 0 done; 1 the run failed (an error, or 5 iterations in a row whose updates were all skipped as non-finite), outputs hold the last good weights; 2 bad usage or config; 130 interrupted by Ctrl-C after writing the outputs
+exit status: 0 done; 1 an invalid config (every problem listed), or a failed run (an error, or 5 iterations in a row whose updates were all skipped as non-finite: the outputs hold the last good weights); 2 bad command-line usage; 130 interrupted by Ctrl-C after writing the outputs
 presets: ${presetIds().join(', ')}`;
 
 function fmt(x: number | undefined, digits = 3): string {
