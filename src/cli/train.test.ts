@@ -128,6 +128,19 @@ describe('npm run train', () => {
     expect(existsSync(join(dir, 'o', 'policy.onnx'))).toBe(false);
   });
 
+  it('--out: a folder holding a run is refused unless --force; an unwritable path fails at once with its reason', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'out-'));
+    expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', out, '--quiet'])).toBe(0);
+    await expect(main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', out, '--quiet'])).rejects.toThrow(
+      /^--out .* already holds a run \(config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx\): pass --force/,
+    );
+    expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', out, '--quiet', '--force'])).toBe(0);
+    // It used to hang here (Node's recursive mkdir on /proc); the test's own timeout would catch that.
+    await expect(main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', '/proc/x', '--quiet'])).rejects.toThrow(/^cannot write the run to --out \/proc\/x: /);
+    writeFileSync(join(out, 'a-file'), '');
+    await expect(main(['--config', 'grid-empty-8x8-grpo', '--out', join(out, 'a-file')])).rejects.toThrow(/it exists and is not a folder/);
+  });
+
   it('an oversized --eval is refused before anything runs', async () => {
     await expect(main(['--config', 'grid-empty-8x8-grpo', '--eval', '2147483647'])).rejects.toThrow(/--eval must be an integer from 0 to 100000/);
   });

@@ -7,8 +7,8 @@
  *   trajectories.jsonl sampled episodes (actions, log-probs, rewards, versions)
  *   policy.onnx        the trained policy, weights baked in, loadable by any ONNX runtime
  */
-import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { exportPolicyOnnx } from '../core/models/export.ts';
 import { heldOutSeeds } from '../core/trainer/common.ts';
 import { createTrainer } from '../core/trainer/run.ts';
@@ -23,7 +23,8 @@ import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 
-const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N]
+const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--force]
+  --force   write into an --out folder that already holds a run (its files are replaced)
   --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
 exit status: 0 done; 1 an invalid config (every problem listed), or a failed run (an error, or 5 iterations in a row whose updates were all skipped as non-finite: the outputs hold the last good weights); 2 bad command-line usage; 130 interrupted by Ctrl-C after writing the outputs
@@ -70,6 +71,37 @@ function trajectoryLine(iteration: number, ep: StepEpisode | TokenEpisode, rewar
 /** Most held-out seeds --eval plays (each is two episodes kept in memory: greedy and sampled). */
 const MAX_EVAL_EPISODES = 100_000;
 
+/** What a run writes into its --out folder: finding any of them there means a run lives there. */
+const RUN_FILES = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'policy.onnx', 'eval.json', 'eval-episodes.jsonl'];
+
+/**
+ * Makes sure `out` can take this run's files before anything trains: refuses a folder that
+ * already holds a run (unless `force`), creates missing folders, and writes a probe file, so an
+ * unwritable path fails at once with its reason.
+ */
+export function prepareOut(out: string, force: boolean): void {
+  const abs = resolve(out);
+  try {
+    if (existsSync(abs)) {
+      if (!statSync(abs).isDirectory()) throw new Error('it exists and is not a folder');
+      const taken = RUN_FILES.filter((f) => existsSync(join(abs, f)));
+      if (taken.length > 0 && !force) throw new UsageError(`--out ${out} already holds a run (${taken.join(', ')}): pass --force to overwrite it, or choose another folder`);
+    } else {
+      // mkdir -p one level at a time: Node's recursive mkdir never returns on some special file
+      // systems (--out /proc/x hung), while a plain mkdir fails at once with the reason.
+      const missing: string[] = [];
+      for (let p = abs; !existsSync(p); p = dirname(p)) missing.unshift(p);
+      for (const dir of missing) mkdirSync(dir);
+    }
+    const probe = join(abs, `.write-test-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`cannot write the run to --out ${out}: ${(e as Error).message}`);
+  }
+}
+
 /** Exit status after Ctrl-C (the shell convention 128 + SIGINT): outputs were written. */
 export const EXIT_INTERRUPTED = 130;
 
@@ -85,6 +117,7 @@ export async function main(argv: string[]): Promise<number> {
       trajectories: { type: 'string', default: '4' },
       eval: { type: 'string', default: '0' },
       quiet: { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     USAGE,
@@ -101,7 +134,7 @@ export async function main(argv: string[]): Promise<number> {
   const keepTraj = intArg(values.trajectories, 'trajectories', 0, 100_000) ?? 4;
   const evalN = intArg(values.eval, 'eval', 0, MAX_EVAL_EPISODES) ?? 0;
   const out = values.out ?? join('runs', `${config.id}-seed${config.seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  mkdirSync(out, { recursive: true });
+  prepareOut(out, values.force);
   writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
   const metricsPath = join(out, 'metrics.jsonl');
   const trajPath = join(out, 'trajectories.jsonl');
