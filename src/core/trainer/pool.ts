@@ -25,7 +25,7 @@ import { gridGoalDistance } from '../reward/potentials.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, PolicyRunner } from './engine.ts';
 import type { StepEpisode } from './stepEpisode.ts';
-import { mixSeed } from './stepTrainer.ts';
+import { mixSeed } from './common.ts';
 
 /** Potentials a pool can record, by id (requests cross to workers, so they name, not pass, functions). */
 export const POTENTIALS: Readonly<Record<string, Potential<Frame>>> = { [gridGoalDistance.id]: gridGoalDistance };
