@@ -51,7 +51,7 @@ const Cell = memo(function Cell({ ep, index, onOpen }: { ep: EpisodeView; index:
       onClick={() => onOpen(index)}
     >
       <span className="rollout-r">{fmt(ep.reward)}</span>
-      <span className="rollout-a">{ep.advantage >= 0 ? '+' : ''}{fmt(ep.advantage)}</span>
+      <span className="rollout-a">{ep.advantage > 0 && fmt(ep.advantage) !== '0' ? '+' : ''}{fmt(ep.advantage)}</span>
     </button>
   );
 });

@@ -108,10 +108,14 @@ export function tickFmt(v: number): string {
   return String(Number(v.toPrecision(3)));
 }
 
+/** Below this a value is float rounding around 0 and shows as 0 (a zero-spread group's advantage read +1.1e-10). */
+export const FLOAT_NOISE = 1e-9;
+
 export function fmt(v: number | undefined): string {
   if (v === undefined || !Number.isFinite(v)) return '–';
   const a = Math.abs(v);
-  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(1);
+  if (a < FLOAT_NOISE) return '0';
+  if (a < 1e-3 || a >= 1e5) return v.toExponential(1);
   if (a >= 100) return v.toFixed(0);
   if (a >= 10) return v.toFixed(1);
   return v.toFixed(3);

@@ -203,3 +203,14 @@ describe('sequenceAdvantages dispatch', () => {
     expect(() => sequenceAdvantages(defaultsFor('ppo'), [1])).toThrow(/gae/);
   });
 });
+
+describe('zero-spread groups', () => {
+  it('equal rewards give advantages of exactly 0 (not the mean\'s rounding error amplified by 1/(std + eps))', () => {
+    // 0.1 × 7 sums to 0.7000000000000001, so mean − 0.1 is ~1e-17; over eps 1e-6 that was ~1e-11.
+    const r = [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.3, 0.9, 0.1, 0.5, 0.2, 0.7, 0.4];
+    const g = grpoAdvantages(r, 7, { normalizeStd: true, eps: 1e-6 });
+    expect(Array.from(g.slice(0, 7))).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(g.slice(7).some((a) => a !== 0)).toBe(true);
+    expect(Array.from(rlooAdvantages(r, 7).slice(0, 7))).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+});

@@ -86,17 +86,25 @@ export interface GrpoOptions {
   eps: number;
 }
 
+function allEqual(xs: readonly number[]): boolean {
+  for (let i = 1; i < xs.length; i++) if (xs[i] !== xs[0]) return false;
+  return true;
+}
+
 /**
  * GRPO group-relative advantages: A_i = (r_i − mean_g) [/ (std_g + eps)], where mean_g and
  * std_g are over the episode's own group (std: sample, N−1). A group whose rewards are all
- * equal gets advantage 0 for every episode (no signal; see dynamic sampling).
+ * equal gets advantage exactly 0 for every episode (no signal; see dynamic sampling).
  * @param rewards [G·N] group-major.
  */
+
 export function grpoAdvantages(rewards: Numbers, groupSize: number, opts: GrpoOptions): Float64Array {
   const nGroups = checkGroups(rewards, groupSize, 'grpoAdvantages');
   const out = new Float64Array(rewards.length);
   for (let g = 0; g < nGroups; g++) {
     const group = Array.prototype.slice.call(rewards, g * groupSize, (g + 1) * groupSize) as number[];
+    // Equal rewards carry no signal: exactly 0, not the mean's rounding error over std + eps (it showed as +1e-10).
+    if (allEqual(group)) continue;
     const m = mean(group);
     const scale = opts.normalizeStd ? 1 / (std(group) + opts.eps) : 1;
     for (let j = 0; j < groupSize; j++) out[g * groupSize + j] = (group[j] - m) * scale;
@@ -126,6 +134,7 @@ export function rlooAdvantages(rewards: Numbers, groupSize: number): Float64Arra
   if (groupSize < 2) throw new RangeError('rlooAdvantages: group size 1 has no other samples to form a leave-one-out baseline; use groupSize ≥ 2');
   const out = new Float64Array(rewards.length);
   for (let g = 0; g < nGroups; g++) {
+    if (allEqual(Array.prototype.slice.call(rewards, g * groupSize, (g + 1) * groupSize) as number[])) continue;
     let s = 0;
     for (let j = 0; j < groupSize; j++) s += rewards[g * groupSize + j];
     for (let j = 0; j < groupSize; j++) {
