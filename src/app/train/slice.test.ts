@@ -89,6 +89,17 @@ describe('training run state machine', () => {
     expect((calls.start[1][0] as { algo: { groupSize: number } }).algo.groupSize).toBe(4);
   });
 
+  it('keeping the current run after picking another preset highlights the running preset again', async () => {
+    await s().stepOnce();
+    s().choosePreset('grid-door-key-ppo');
+    expect(s().presetId).toBe('grid-door-key-ppo');
+    expect(s().pendingRestart.length).toBeGreaterThan(0);
+    s().revertDraft();
+    expect(s().presetId).toBe('grid-empty-8x8-grpo');
+    expect(s().draft.env.id).toBe('grid/empty-8x8');
+    expect(s().pendingRestart).toEqual([]);
+  });
+
   it('invalid input starts nothing and keeps the running experiment', async () => {
     await s().stepOnce();
     s().editField('algo.lr', -1);

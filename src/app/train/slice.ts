@@ -326,9 +326,11 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     },
 
     revertDraft: () => {
-      const { running } = get();
+      const { running, presets } = get();
       if (!running) return;
-      set({ draft: running, validation: validate(running), pendingRestart: [] });
+      // Keeping the run after picking another preset: the list highlights what is running again.
+      const p = presets.find((x) => x.id === running.id);
+      set({ draft: running, validation: validate(running), pendingRestart: [], ...(p ? { presetId: p.id, base: draftFromPreset(p, running.backend) } : {}) });
     },
 
     applyRestart: async () => {
