@@ -8,6 +8,8 @@
  */
 import { memo, useDeferredValue, useMemo, type ReactNode } from 'react';
 import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
+import { rewardTermKey } from '../../core/algos/metrics.ts';
+import { SHAPING_TERMS, type ShapingConfig, type ShapingTerm } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
@@ -67,6 +69,33 @@ function outcome(maxSteps: number, tokens: boolean): ChartSpec[] {
   ];
 }
 
+const TERM_COLORS: Record<ShapingTerm, string> = { outcome: C.green, progress: C.blue, format: C.purple, toolCost: C.orange, length: C.grey, potential: C.teal };
+
+/**
+ * Each shaping term's mean contribution per episode (`reward/<term>/mean`): the terms with a
+ * non-zero weight in this run (they sum to the reward chart's mean). A term that rises while
+ * success does not is the first sign the shaped reward is being gamed.
+ */
+function rewardTerms(shaping: ShapingConfig): ChartSpec {
+  const on = SHAPING_TERMS.filter((t) => (shaping?.[t]?.weight ?? 0) !== 0);
+  return {
+    id: 'reward-terms',
+    title: 'Reward by term',
+    help: 'reward/<term>/mean: each shaping term\'s mean contribution (weight × raw value) per episode; together they make the mean reward. Terms with weight 0 are left out.',
+    lines: (on.length ? on : (['outcome'] as ShapingTerm[])).map((t) => ({ key: rewardTermKey(t), label: t, color: TERM_COLORS[t] })),
+  };
+}
+
+/** PPO's critic: how much of the returns' variance its values explain, and its loss. */
+const CRITIC: ChartSpec = {
+  id: 'critic',
+  title: 'Critic',
+  help: 'critic/explained_variance: 1 − Var(returns − V) / Var(returns), the share of the returns the value head predicts (1 = perfect, ≤ 0 = no better than a constant); it rises as the critic learns, and GAE\'s advantages sharpen with it. critic/value_loss is in metrics.jsonl (its scale follows the reward\'s).',
+  lines: [{ key: 'critic/explained_variance', label: 'explained var', color: C.indigo }],
+  domain: ['auto', 1],
+  absentNote: 'Only PPO trains a critic (a value head); group algorithms compare episodes within a group instead.',
+};
+
 function exploration(numActions: number): ChartSpec[] {
   const uniform = numActions > 1 ? Math.log(numActions) : undefined;
   return [
@@ -92,8 +121,9 @@ function exploration(numActions: number): ChartSpec[] {
   ];
 }
 
-function signal(grouped: boolean): ChartSpec[] {
+function signal(grouped: boolean, ppo: boolean): ChartSpec[] {
   return [
+    ...(ppo ? [CRITIC] : []),
     {
       id: 'adv',
       title: 'Advantage spread',
@@ -267,6 +297,18 @@ const Section = memo(function Section({ title, blurb, verdict, specs, data, extr
 
 const LIVE = <LiveRollout />;
 
+/** Every chart the dashboard draws for a run of `config` on an env with `maxSteps` and `numActions` (0 = tokens). */
+export function dashboardCharts(config: { model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'speed', ChartSpec[]> {
+  const tokens = config.model.kind === 'transformer';
+  return {
+    outcome: [...outcome(maxSteps, tokens), rewardTerms(config.shaping as ShapingConfig)],
+    exploration: exploration(numActions),
+    signal: signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'),
+    shift: SHIFT,
+    speed: SPEED,
+  };
+}
+
 export function Dashboard() {
   const raw = useStore((s) => s.history);
   const history = useDeferredValue(raw);
@@ -280,10 +322,7 @@ export function Dashboard() {
   const maxSteps = spec?.maxSteps ?? 100;
   const grouped = GROUP_ALGOS.includes(config.algo.algo as Algo);
   const data = useMemo(() => thin(history), [history]);
-  const specs = useMemo(
-    () => ({ outcome: outcome(maxSteps, tokens), exploration: exploration(numActions), signal: signal(grouped) }),
-    [maxSteps, numActions, grouped, tokens],
-  );
+  const specs = useMemo(() => dashboardCharts(config, maxSteps, numActions), [config, maxSteps, numActions]);
   const verdicts = useMemo(
     () => ({ exploration: tokens ? explorationHealth(history, VOCAB_SIZE, true) : explorationHealth(history, numActions || 2), signal: signalHealth(history, grouped), shift: shiftHealth(history) }),
     [history, numActions, grouped, tokens],
@@ -294,8 +333,8 @@ export function Dashboard() {
       <Section title="Outcome" blurb="Is the agent getting better at the task?" specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} />
       <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} />
       <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} />
-      <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={SHIFT} data={data} />
-      <Section title="Speed" blurb="Where the time goes." specs={SPEED} data={data} />
+      <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} />
+      <Section title="Speed" blurb="Where the time goes." specs={specs.speed} data={data} />
     </div>
   );
 }
