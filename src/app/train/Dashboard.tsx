@@ -13,7 +13,7 @@ import { SHAPING_TERMS, type ShapingConfig, type ShapingTerm } from '../../core/
 import { useStore } from '../state/store.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
-import { explorationHealth, shiftHealth, signalHealth, type Verdict } from './health.ts';
+import { explorationHealth, outcomeHealth, shiftHealth, signalHealth, type Verdict } from './health.ts';
 import { MetricChart, thin, type ChartSpec } from './MetricChart.tsx';
 import type { MetricPoint } from './slice.ts';
 
@@ -259,11 +259,11 @@ function Badge({ name, v }: { name: string; v: Verdict }) {
   );
 }
 
-/** The three verdicts at a glance; each links to its section. */
-function Summary({ verdicts }: { verdicts: Record<'exploration' | 'signal' | 'shift', Verdict> }) {
+/** The outcome and the three invariants' verdicts at a glance; each links to its section. */
+function Summary({ verdicts }: { verdicts: Record<'outcome' | 'exploration' | 'signal' | 'shift', Verdict> }) {
   return (
-    <nav className="health-summary" aria-label="Health of the three invariants">
-      {(['exploration', 'signal', 'shift'] as const).map((k) => (
+    <nav className="health-summary" aria-label="Health of the outcome and the three invariants">
+      {(['outcome', 'exploration', 'signal', 'shift'] as const).map((k) => (
         <a key={k} href={`#section-${k}`} className={`health-chip health-${verdicts[k].level}`} onClick={(e) => {
           e.preventDefault();
           document.querySelector(`[data-testid="section-${k}"]`)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -324,13 +324,18 @@ export function Dashboard() {
   const data = useMemo(() => thin(history), [history]);
   const specs = useMemo(() => dashboardCharts(config, maxSteps, numActions), [config, maxSteps, numActions]);
   const verdicts = useMemo(
-    () => ({ exploration: tokens ? explorationHealth(history, VOCAB_SIZE, true) : explorationHealth(history, numActions || 2), signal: signalHealth(history, grouped), shift: shiftHealth(history) }),
+    () => ({
+      outcome: outcomeHealth(history),
+      exploration: tokens ? explorationHealth(history, VOCAB_SIZE, true) : explorationHealth(history, numActions || 2),
+      signal: signalHealth(history, grouped),
+      shift: shiftHealth(history),
+    }),
     [history, numActions, grouped, tokens],
   );
   return (
     <div className="dashboard" data-testid="dashboard">
       <Summary verdicts={verdicts} />
-      <Section title="Outcome" blurb="Is the agent getting better at the task?" specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} />
+      <Section title="Outcome" blurb="Is the agent getting better at the task?" verdict={verdicts.outcome} specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} />
       <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} />
       <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} />
       <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explorationHealth, recent, shiftHealth, signalHealth } from './health.ts';
+import { best, outcomeHealth, explorationHealth, recent, shiftHealth, signalHealth } from './health.ts';
 
 const ln7 = Math.log(7);
 
@@ -56,5 +56,37 @@ describe('health verdicts', () => {
     expect(v.text).toMatch(/lower the learning rate/);
     expect(shiftHealth([{ 'actor/approx_kl': 0.001, 'actor/clipfrac_low': 0.01, 'actor/clipfrac_high': 0, 'mismatch/logprob_abs_diff_max': 1e-7 }]).level).toBe('ok');
     expect(shiftHealth([{ 'actor/approx_kl': 0.001, 'actor/clipfrac_low': 0, 'actor/clipfrac_high': 0, 'mismatch/logprob_abs_diff_max': 0.01 }]).level).toBe('warn');
+  });
+});
+
+describe('outcome: regressions the invariants miss', () => {
+  // A solved 8×8 run, then a live entropy coef of 0.5: entropy climbs back toward uniform (ln 7 ≈ 1.95)
+  // and success falls, while the signal stays "healthy" (groups keep differing).
+  const solved = Array.from({ length: 6 }, () => ({ 'episode/success_rate': 1, 'actor/rollout_entropy': 0.2, 'groups/frac_zero_std': 0.9, 'episode/distinct_ratio': 0.3 }));
+  const falling = [0.9, 0.7, 0.5, 0.3, 0.25].map((s, i) => ({ 'episode/success_rate': s, 'actor/rollout_entropy': 1.3 + 0.15 * i, 'groups/frac_zero_std': 0.2, 'episode/distinct_ratio': 1 }));
+
+  it('best is the best 3-iteration mean so far', () => {
+    expect(best([{ a: 0 }, { a: 0.6 }, { a: 0.9 }, { a: 0.3 }, {}, { a: 0.3 }], 'a')).toBeCloseTo(0.6, 12);
+    expect(best([], 'a')).toBeNaN();
+  });
+
+  it('turns to warning, then bad, as success falls from its best; says which window it averages', () => {
+    expect(outcomeHealth(solved)).toMatchObject({ level: 'ok', label: 'solved' });
+    // (1 + 0.9 + 0.7) / 3 ≈ 0.867: 13 points below the best 1.0 → slipping.
+    expect(outcomeHealth([...solved, ...falling.slice(0, 2)])).toMatchObject({ level: 'warn', label: 'slipping' });
+    const bad = outcomeHealth([...solved, ...falling.slice(0, 3)]);
+    expect(bad).toMatchObject({ level: 'bad', label: 'regressing' });
+    expect(bad.text).toBe('Success fell to 70% (mean of the last 3 iterations) from its best of 100% while training goes on: recent updates are unlearning the task; undo the last setting change or lower the learning rate.');
+    expect(signalHealth([...solved, ...falling], true).level).toBe('ok');
+  });
+
+  it('explains high-entropy collapse: entropy back near uniform while success fell', () => {
+    const v = explorationHealth([...solved, ...falling], 7);
+    expect(v).toMatchObject({ level: 'bad', label: 'scattered' });
+    expect(v.text).toMatch(/^Entropy rose to 9\d% of its maximum while success fell from 100% to 35%: the policy is close to random again/);
+  });
+
+  it('an early, still-learning run is not a regression', () => {
+    expect(outcomeHealth([0, 0.1, 0.2, 0.15, 0.1].map((s) => ({ 'episode/success_rate': s }))).level).toBe('ok');
   });
 });

@@ -3,7 +3,7 @@
  * sentence on what is happening, and what to try. Pure; thresholds are named constants.
  *
  * Each verdict reads the mean over the last `WINDOW` iterations, so one noisy batch does not
- * flip a badge back and forth.
+ * flip a badge back and forth. Outcome also compares it with the best such mean so far.
  */
 
 export type Level = 'ok' | 'warn' | 'bad' | 'idle';
@@ -50,6 +50,13 @@ export const THRESHOLDS = {
   mismatchWarn: 1e-3,
   /** Mean staleness (policy versions) above which off-policy correction matters. */
   stalenessWarn: 2,
+  /** Success (WINDOW mean) below its best WINDOW mean by this much: slipping (warn) / regressing (bad). */
+  regressionWarn: 0.1,
+  regressionBad: 0.25,
+  /** A best success below this is too early to call a fall a regression. */
+  regressionMinBest: 0.3,
+  /** Normalised entropy above which a policy that lost its success has scattered back toward random. */
+  entropyScattered: 0.85,
 } as const;
 
 type Series = readonly Readonly<Record<string, number>>[];
@@ -69,6 +76,46 @@ export function recent(history: Series, key: string, window = WINDOW): number {
 }
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** The best WINDOW-iteration mean of `key` so far, over the points that have it (NaN without data). One pass. */
+export function best(history: Series, key: string, window = WINDOW): number {
+  const xs: number[] = [];
+  for (const p of history) {
+    const v = p[key];
+    if (v !== undefined && Number.isFinite(v)) xs.push(v);
+  }
+  if (xs.length === 0) return NaN;
+  const w = Math.min(window, xs.length);
+  let sum = 0;
+  for (let i = 0; i < w; i++) sum += xs[i];
+  let top = sum / w;
+  for (let i = w; i < xs.length; i++) {
+    sum += xs[i] - xs[i - w];
+    top = Math.max(top, sum / w);
+  }
+  return top;
+}
+
+/**
+ * Outcome: is the agent still as good as it has been? The invariants can read healthy while a
+ * live edit (a large entropy coef, a high learning rate) unlearns the task, so this compares the
+ * last WINDOW iterations' success with the best WINDOW so far.
+ */
+export function outcomeHealth(history: Series): Verdict {
+  if (history.length === 0) return { level: 'idle', label: 'waiting', text: 'Shows whether success keeps up with its best so far once training starts.' };
+  const now = recent(history, 'episode/success_rate');
+  const top = best(history, 'episode/success_rate');
+  const w = `mean of the last ${Math.min(WINDOW, history.length)} iterations`;
+  if (!Number.isFinite(now)) return { level: 'idle', label: 'no success rate', text: 'This run reports no success rate.' };
+  const drop = top - now;
+  if (top >= THRESHOLDS.regressionMinBest && drop >= THRESHOLDS.regressionBad) {
+    return { level: 'bad', label: 'regressing', text: `Success fell to ${pct(now)} (${w}) from its best of ${pct(top)} while training goes on: recent updates are unlearning the task; undo the last setting change or lower the learning rate.` };
+  }
+  if (top >= THRESHOLDS.regressionMinBest && drop >= THRESHOLDS.regressionWarn) {
+    return { level: 'warn', label: 'slipping', text: `Success is ${pct(now)} (${w}), below its best of ${pct(top)}: watch whether it recovers; if it keeps falling, lower the learning rate.` };
+  }
+  return { level: 'ok', label: now >= THRESHOLDS.solved ? 'solved' : 'holding', text: `Success is ${pct(now)} (${w}); its best so far is ${pct(top)}.` };
+}
 
 /**
  * Exploration verdict from the policy entropy. `numActions` is the policy's action-set size:
@@ -90,6 +137,11 @@ export function explorationHealth(history: Series, numActions: number, tokens = 
         const norm = ent / Math.log(Math.max(2, numActions));
         return { x: norm, bad: THRESHOLDS.entropyBad, warn: THRESHOLDS.entropyWarn, said: `${pct(norm)} of its maximum` };
       })();
+  // High-entropy collapse: the policy forgot what it knew and acts near-randomly again.
+  const top = best(history, 'episode/success_rate');
+  if (!tokens && scale.x >= THRESHOLDS.entropyScattered && top >= THRESHOLDS.regressionMinBest && top - success >= THRESHOLDS.regressionBad) {
+    return { level: 'bad', label: 'scattered', text: `Entropy rose to ${scale.said} while success fell from ${pct(top)} to ${pct(success)}: the policy is close to random again; the entropy bonus outweighs the reward, so lower the entropy coef (or the learning rate).` };
+  }
   if (success >= THRESHOLDS.solved && scale.x < scale.warn) {
     return { level: 'ok', label: 'converged', text: `Entropy is ${scale.said}${d}: the task is solved, so a narrow policy is expected.` };
   }
