@@ -7,6 +7,7 @@ import { useStore } from '../state/store.ts';
 import { ConfigPanel } from './ConfigPanel.tsx';
 import { Dashboard } from './Dashboard.tsx';
 import { FIELD_BY_PATH } from './fields.ts';
+import { blockingFields } from './config.ts';
 import { GroupView } from './GroupView.tsx';
 import { fmt } from './MetricChart.tsx';
 import type { RunStatus, TrainTab } from './slice.ts';
@@ -31,7 +32,9 @@ function RunBar() {
   const draftIterations = useStore((s) => s.draft.iterations);
   const itPerS = useStore((s) => s.itPerS);
   const info = useStore((s) => s.info);
-  const valid = useStore((s) => s.validation.ok);
+  const validation = useStore((s) => s.validation);
+  const valid = validation.ok;
+  const blockers = blockingFields(validation, (p) => FIELD_BY_PATH.get(p)?.label ?? p);
   const skipped = useStore((s) => s.skippedUpdates);
   const warm = useStore((s) => s.warmStart);
   const { startRun: start, pauseRun: pause, stepOnce, resetRun: reset } = useStore.getState();
@@ -57,11 +60,18 @@ function RunBar() {
             <span aria-hidden>❚❚</span> Pause
           </button>
         ) : (
-          <button type="button" className="btn btn-primary run-main" data-testid="train-start" onClick={() => void start()} disabled={busy || (!running && !valid)}>
-            <span aria-hidden>▶</span> {status === 'paused' ? 'Resume' : status === 'finished' ? 'Train more' : 'Start'}
+          <button
+            type="button"
+            className="btn btn-primary run-main"
+            data-testid="train-start"
+            onClick={() => void start()}
+            disabled={busy || !valid}
+            title={!valid ? `Blocked by ${blockers.join('; ')}` : status === 'finished' ? `Runs ${draftIterations} more iterations on this run (the Iterations setting), keeping its weights and charts` : undefined}
+          >
+            <span aria-hidden>▶</span> {status === 'paused' ? 'Resume' : status === 'finished' ? `Train ${draftIterations} more` : 'Start'}
           </button>
         )}
-        <button type="button" className="btn" data-testid="train-step" onClick={() => void stepOnce()} disabled={busy || isRunning || (!running && !valid)} title="One rollout and one update, then pause">
+        <button type="button" className="btn" data-testid="train-step" onClick={() => void stepOnce()} disabled={busy || isRunning || !valid} title={valid ? 'One rollout and one update, then pause' : `Blocked by ${blockers.join('; ')}`}>
           Step
         </button>
         <button type="button" className="btn" data-testid="train-reset" onClick={reset} disabled={status === 'idle' && history.length === 0} title="Drop the run and its charts; the settings stay">
@@ -91,6 +101,11 @@ function RunBar() {
         {info && (
           <span className="run-fact muted" title={`Model built in ${info.setupS.toFixed(1)} s`}>
             {info.engine.replace('ort-web-', '').toUpperCase()} · {info.params.toLocaleString()} params
+          </span>
+        )}
+        {!valid && (
+          <span className="chip chip-warn" data-testid="train-blocked" title={blockers.join('\n')}>
+            blocked by {blockers.map((b) => b.split(':')[0]).join(', ')}
           </span>
         )}
         {skipped > 0 && (

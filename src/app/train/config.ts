@@ -204,3 +204,9 @@ export function draftFromHash(
   for (const [path, value] of parsed.overrides) draft = setField(draft, path, value);
   return { presetId: preset.id, base, draft, problems };
 }
+
+/** The fields that block training, as "Label: message" (empty when the form is valid). */
+export function blockingFields(v: Validation, label: (path: string) => string): string[] {
+  if (v.ok) return [];
+  return [...Object.entries(v.byField).map(([path, ms]) => `${label(path)}: ${ms[0]}`), ...v.other];
+}

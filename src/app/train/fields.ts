@@ -132,7 +132,7 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'rollout.kvRows', label: 'KV cache rows', panel: 'rollout', input: { kind: 'int', min: 0, max: 1024 }, when: (c) => isTokens(c) && isGroup(c), help: "Decoder rows: the KV-cache budget, in episodes' worth of context (0 = one per episode of a batch). Fewer rows than episodes in flight: an episode waiting on a slow tool gives its row up and re-prefills later (watch the KV hit rate)." },
   { path: 'rollout.maxActionTokens', label: 'Max action tokens', panel: 'rollout', input: { kind: 'int', min: 1, max: 512 }, when: isTokens, help: 'Most tokens in one action (its end-of-action token included); a longer action is cut there (a forced end, usually malformed).' },
   { path: 'rollout.learnerBatch', label: 'Learner batch', panel: 'rollout', input: { kind: 'int', min: 1, max: 8192 }, help: 'Rows (env steps) per train step, the static batch of the ONNX train graph; an iteration runs ⌈steps / batch⌉ train steps per epoch.' },
-  { path: 'iterations', label: 'Iterations', panel: 'rollout', input: { kind: 'int', min: 1, max: 1_000_000 }, help: 'Training iterations (one rollout + one update each); the run stops here.' },
+  { path: 'iterations', label: 'Iterations', panel: 'rollout', input: { kind: 'int', min: 1, max: 1_000_000 }, live: true, help: 'Training iterations (one rollout + one update each). Live: a run in progress stops at the new count. Once a run has finished, "Train N more" runs this many more iterations on the same weights and charts.' },
 ];
 
 export const FIELD_BY_PATH: ReadonlyMap<string, FieldDef> = new Map(FIELDS.map((f) => [f.path, f]));

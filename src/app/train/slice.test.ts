@@ -89,6 +89,24 @@ describe('training run state machine', () => {
     expect((calls.start[1][0] as { algo: { groupSize: number } }).algo.groupSize).toBe(4);
   });
 
+  it('an invalid field blocks Resume, Step and Train more too (not only a fresh Start), and the notice names it', async () => {
+    await s().stepOnce();
+    expect(s().status).toBe('paused');
+    s().editField('algo.lr', -1);
+    await s().startRun();
+    await s().stepOnce();
+    expect(calls.step).toBe(1);
+    expect(s().status).toBe('paused');
+    expect(s().notices.at(-1)?.text).toMatch(/nothing was trained\. Learning rate: /);
+    s().editField('algo.lr', 0.001);
+    s().editField('iterations', 2);
+    await s().startRun();
+    expect(s().status).toBe('finished');
+    s().editField('algo.lr', -1);
+    await s().startRun();
+    expect(calls.step).toBe(2);
+  });
+
   it('keeping the current run after picking another preset highlights the running preset again', async () => {
     await s().stepOnce();
     s().choosePreset('grid-door-key-ppo');

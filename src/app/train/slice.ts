@@ -13,8 +13,8 @@ import type { Store } from '../state/store.ts';
 import { terminateTrainWorker, trainWorker, withProbeWorker } from './client.ts';
 import type { Remote } from 'comlink';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
-import { changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate, type Preset, type Validation } from './config.ts';
-import { getPath, type DraftConfig } from './fields.ts';
+import { blockingFields, changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate, type Preset, type Validation } from './config.ts';
+import { FIELD_BY_PATH, getPath, type DraftConfig } from './fields.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { learnerThreads } from '../../core/engineChoice/threads.ts';
 import { deviceKey } from '../../runtime/backend.ts';
@@ -197,6 +197,17 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     return learnerThreads({ cores: b.report.hardwareConcurrency, isolated: b.report.wasm.crossOriginIsolated, rolloutWorkers: config.rollout.workers });
   };
 
+  /**
+   * Invalid fields block everything that would train, a resumed or extended run included (it
+   * would otherwise train on the last valid values while the form shows others).
+   */
+  const blocked = (): boolean => {
+    const why = blockingFields(get().validation, (p) => FIELD_BY_PATH.get(p)?.label ?? p);
+    if (why.length === 0) return false;
+    get().notify('warning', `Fix the highlighted settings first; nothing was trained. ${why.join('; ')}`);
+    return true;
+  };
+
   /** Builds a trainer for the draft in a fresh worker; false when the draft is invalid or it failed. */
   const boot = async (): Promise<boolean> => {
     const v = validate(get().draft);
@@ -343,6 +354,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     startRun: async () => {
       const s = get().status;
       if (s === 'running' || s === 'starting' || s === 'stepping') return;
+      if (blocked()) return;
       if (s === 'pausing') {
         set({ status: 'running' });
         return;
@@ -367,6 +379,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     stepOnce: async () => {
       const s = get().status;
       if (s !== 'idle' && s !== 'paused' && s !== 'finished' && s !== 'error') return;
+      if (blocked()) return;
       if (!get().running || s === 'error') {
         if (!(await boot())) return;
       }
