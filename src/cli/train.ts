@@ -17,6 +17,7 @@ import type { StepEpisode } from '../core/trainer/stepEpisode.ts';
 import type { TokenEpisode } from '../core/trainer/tokenRollout.ts';
 import { chooseNodeEngine, loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
 import { summarize } from '../core/engineChoice/choose.ts';
+import { makeEnv } from '../core/envs/index.ts';
 import type { Engine } from '../core/trainer/engine.ts';
 import { createNodeWorkerPool } from '../runtime/pool/node.ts';
 import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
@@ -158,7 +159,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
   const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
-  console.log(`training ${config.id} (${config.env.id}, ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
+  console.log(`training ${config.id} (${makeEnv(config.env.id, config.env.kwargs).spec.title} [${config.env.id}], ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
   const heldOut = heldOutSeeds(evalN);
   const evalEpisodesPath = join(out, 'eval-episodes.jsonl');
   if (evalN > 0) writeFileSync(evalEpisodesPath, '');

@@ -5,6 +5,8 @@
  */
 import { memo, useState } from 'react';
 import { useStore } from '../state/store.ts';
+import { makeEnv } from '../../core/envs/index.ts';
+import type { EnvKwargs } from '../../core/envs/registry.ts';
 import { FIELDS, PANELS, getPath, type FieldDef } from './fields.ts';
 
 function Help({ text }: { text: string }) {
@@ -57,6 +59,16 @@ function TextField({ f, value, invalid, onValue }: { f: FieldDef; value: unknown
   );
 }
 
+/** The env's title with these kwargs, or null when they do not make a valid env. */
+function envTitle(id: string, kwargs: EnvKwargs | undefined): string | null {
+  if (!kwargs || Object.keys(kwargs).length === 0) return null;
+  try {
+    return makeEnv(id, kwargs).spec.title;
+  } catch {
+    return null;
+  }
+}
+
 const Field = memo(function Field({ f }: { f: FieldDef }) {
   const value = useStore((s) => getPath(s.draft, f.path));
   const errors = useStore((s) => (s.validation.ok ? undefined : s.validation.byField[f.path]));
@@ -67,10 +79,15 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
   // The env list matches the policy: grid worlds for the MLP, tool envs for the transformer.
   const family = useStore((s) => (s.draft.model.kind === 'mlp' ? 'grid' : 'tool'));
   const edit = useStore((s) => s.editField);
+  // The chosen env's title follows its kwargs ("Door and key 8x8"); the registry id stays.
+  const envKwargs = useStore((s) => (f.input.kind === 'env' ? s.draft.env.kwargs : undefined));
   const id = `field-${f.path}`;
   let input;
   if (f.input.kind === 'select' || f.input.kind === 'env') {
-    const options = f.input.kind === 'env' ? catalog.filter((c) => c.spec?.family === family).map((c) => ({ value: c.id, label: c.spec!.title })) : f.input.options;
+    const options =
+      f.input.kind === 'env'
+        ? catalog.filter((c) => c.spec?.family === family).map((c) => ({ value: c.id, label: c.id === value ? envTitle(c.id, envKwargs) ?? c.spec!.title : c.spec!.title }))
+        : f.input.options;
     input = (
       <select id={id} className="field-input" data-testid={id} value={String(value)} onChange={(e) => edit(f.path, e.target.value)}>
         {options.map((o) => (

@@ -11,6 +11,7 @@ import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
 import { rewardTermKey } from '../../core/algos/metrics.ts';
 import { SHAPING_TERMS, type ShapingConfig, type ShapingTerm } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
+import { makeEnv } from '../../core/envs/index.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
 import { explorationHealth, outcomeHealth, shiftHealth, signalHealth, type Verdict } from './health.ts';
@@ -314,7 +315,15 @@ export function Dashboard() {
   const history = useDeferredValue(raw);
   const config = useStore((s) => s.running ?? s.draft);
   const catalog = useStore((s) => s.catalog);
-  const spec = catalog.find((c) => c.id === config.env.id)?.spec;
+  const envKwargs = config.env.kwargs;
+  // The run's own env (its kwargs change the time limit: door-key at size 8 has 640 steps, not 360).
+  const spec = useMemo(() => {
+    try {
+      return makeEnv(config.env.id, envKwargs).spec;
+    } catch {
+      return catalog.find((c) => c.id === config.env.id)?.spec;
+    }
+  }, [config.env.id, envKwargs, catalog]);
   // Token policies (tool envs) choose among vocabulary tokens: no uniform line on the chart, and
   // the health badge reads nats per token against |V| (not a share of ln|A| as for 7 grid actions).
   const tokens = config.model.kind === 'transformer';
