@@ -141,6 +141,19 @@ describe('npm run train', () => {
     await expect(main(['--config', 'grid-empty-8x8-grpo', '--out', join(out, 'a-file')])).rejects.toThrow(/it exists and is not a folder/);
   });
 
+  it('--help lists every env\'s kwargs with defaults and ranges', async () => {
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (t: string) => void lines.push(t);
+    try {
+      expect(await main(['--help'])).toBe(0);
+    } finally {
+      console.log = log;
+    }
+    expect(lines.join('\n')).toMatch(/grid\/door-key-6x6: size=6 \(5\.\.64\), maxSteps=360 \(1\.\.100000\), viewSize=7 \(odd, 3\.\.15\)/);
+    expect(lines.join('\n')).toMatch(/tools\/calculator: maxTurns=4 \(1\.\.100\), minDigits=3/);
+  });
+
   it('an oversized --eval is refused before anything runs', async () => {
     await expect(main(['--config', 'grid-empty-8x8-grpo', '--eval', '2147483647'])).rejects.toThrow(/--eval must be an integer from 0 to 100000/);
   });

@@ -18,6 +18,7 @@ import type { TokenEpisode } from '../core/trainer/tokenRollout.ts';
 import { chooseNodeEngine, loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
 import { summarize } from '../core/engineChoice/choose.ts';
 import { makeEnv } from '../core/envs/index.ts';
+import { envKwargsText } from '../core/envs/kwargDocs.ts';
 import type { Engine } from '../core/trainer/engine.ts';
 import { createNodeWorkerPool } from '../runtime/pool/node.ts';
 import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
@@ -124,7 +125,7 @@ export async function main(argv: string[]): Promise<number> {
     USAGE,
   );
   if (values.help) {
-    console.log(USAGE);
+    console.log(`${USAGE}\nenv kwargs (config env.kwargs), default (accepted):\n${envKwargsText()}`);
     return 0;
   }
   if (!values.config) throw new UsageError(`--config is required\n\n${USAGE}`);

@@ -3,6 +3,7 @@
  * env, which key and what was wrong, instead of a NaN somewhere inside a rollout.
  */
 import type { EnvKwargs } from '../registry.ts';
+import { documentKwarg } from '../kwargDocs.ts';
 
 export class KwargReader {
   private readonly used = new Set<string>();
@@ -15,6 +16,7 @@ export class KwargReader {
   int(name: string, fallback: number, bounds: { min?: number; max?: number; odd?: boolean } = {}): number {
     this.used.add(name);
     const v = this.kwargs[name] ?? fallback;
+    documentKwarg({ name, default: v, range: `${bounds.odd ? 'odd, ' : ''}${bounds.min ?? '…'}..${bounds.max ?? '…'}` });
     const where = `${this.envId}: kwarg ${name}`;
     if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${where} must be an integer, got ${JSON.stringify(v)}`);
     if (bounds.min !== undefined && v < bounds.min) throw new RangeError(`${where} = ${v} is below the minimum ${bounds.min}`);
@@ -26,6 +28,7 @@ export class KwargReader {
   bool(name: string, fallback: boolean): boolean {
     this.used.add(name);
     const v = this.kwargs[name] ?? fallback;
+    documentKwarg({ name, default: v, range: 'true/false' });
     if (typeof v !== 'boolean') throw new TypeError(`${this.envId}: kwarg ${name} must be true or false, got ${JSON.stringify(v)}`);
     return v;
   }

@@ -18,6 +18,7 @@
  * turn and is counted in `info.malformedCount`. Only programming errors throw (stepping before
  * `reset` or after the episode ended).
  */
+import { documentKwarg } from '../kwargDocs.ts';
 import { Rng } from '../../util/rng.ts';
 import { CHARSET, sanitize } from '../../text/codec.ts';
 import { dict, text } from '../spaces.ts';
@@ -246,20 +247,18 @@ export abstract class ToolEnvBase implements ToolEnv {
 // ---------------------------------------------------------------------------------------------
 // Kwargs: plain JSON from a config file or a URL, so every value is checked with a clear message.
 
-/** Checks one kwarg value; returns what is wrong, or null. */
-export type KwargRule = (value: unknown) => string | null;
+/** Checks one kwarg value; returns what is wrong, or null. `range` says what it accepts (for the docs). */
+export type KwargRule = ((value: unknown) => string | null) & { range: string };
 
-export const intIn =
-  (lo: number, hi: number): KwargRule =>
-  (v) =>
-    typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? null : `must be a whole number in ${lo}..${hi}, got ${JSON.stringify(v)}`;
+const rule = (range: string, check: (v: unknown) => string | null): KwargRule => Object.assign(check, { range });
 
-export const numIn =
-  (lo: number, hi: number): KwargRule =>
-  (v) =>
-    typeof v === 'number' && Number.isFinite(v) && v >= lo && v <= hi ? null : `must be a number in [${lo}, ${hi}], got ${JSON.stringify(v)}`;
+export const intIn = (lo: number, hi: number): KwargRule =>
+  rule(`${lo}..${hi}`, (v) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? null : `must be a whole number in ${lo}..${hi}, got ${JSON.stringify(v)}`));
 
-export const isBool: KwargRule = (v) => (typeof v === 'boolean' ? null : `must be true or false, got ${JSON.stringify(v)}`);
+export const numIn = (lo: number, hi: number): KwargRule =>
+  rule(`[${lo}, ${hi}]`, (v) => (typeof v === 'number' && Number.isFinite(v) && v >= lo && v <= hi ? null : `must be a number in [${lo}, ${hi}], got ${JSON.stringify(v)}`));
+
+export const isBool: KwargRule = rule('true/false', (v) => (typeof v === 'boolean' ? null : `must be true or false, got ${JSON.stringify(v)}`));
 
 /**
  * Merges `kwargs` over `defaults` after checking every key against `rules`. Throws an Error
@@ -280,5 +279,6 @@ export function readKwargs<T extends object>(
     if (why) throw new Error(`${envId}: kwarg ${key} ${why}`);
     out[key] = value;
   }
+  for (const [key, r] of Object.entries(rules as Record<string, KwargRule>)) documentKwarg({ name: key, default: out[key], range: r.range });
   return out as T;
 }
