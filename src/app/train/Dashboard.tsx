@@ -278,7 +278,25 @@ function Summary({ verdicts }: { verdicts: Record<'outcome' | 'exploration' | 's
   );
 }
 
-const Section = memo(function Section({ title, blurb, verdict, specs, data, extra }: { title: string; blurb: string; verdict?: Verdict; specs: ChartSpec[]; data: MetricPoint[]; extra?: ReactNode }) {
+const WARM: ChartSpec[] = [
+  {
+    id: 'warm-ce',
+    title: 'Imitation loss',
+    help: "Cross-entropy of the expert's tokens per policy token, nats, at each warm-start step: how surprised the model is by what the expert does. It falls as the model learns the tool-call format.",
+    lines: [{ key: 'imitation/ce_loss', label: 'cross-entropy', color: C.indigo }],
+    domain: [0, 'auto'],
+  },
+  {
+    id: 'warm-prob',
+    title: 'Expert-token probability',
+    help: "Mean probability the model gives the expert's next token. A plateau and then a jump is a skill forming (e.g. copying digits: an induction head).",
+    lines: [{ key: 'imitation/target_prob', label: 'p(expert token)', color: C.green }],
+    domain: [0, 1],
+    format: pct,
+  },
+];
+
+const Section = memo(function Section({ title, blurb, verdict, specs, data, extra, emptyNote }: { title: string; blurb: string; verdict?: Verdict; specs: ChartSpec[]; data: MetricPoint[]; extra?: ReactNode; emptyNote?: string }) {
   return (
     <section className="dash-section" data-testid={`section-${title.toLowerCase()}`}>
       <header className="dash-head">
@@ -288,7 +306,7 @@ const Section = memo(function Section({ title, blurb, verdict, specs, data, extr
       {verdict && <Badge name={title} v={verdict} />}
       <div className="chart-grid">
         {specs.map((s) => (
-          <MetricChart key={s.id} spec={s} data={data} />
+          <MetricChart key={s.id} spec={s} data={data} emptyNote={emptyNote} />
         ))}
         {extra}
       </div>
@@ -312,6 +330,11 @@ export function dashboardCharts(config: { model: { kind: string }; algo: { algo:
 
 export function Dashboard() {
   const raw = useStore((s) => s.history);
+  const warmHistory = useStore((s) => s.warmHistory);
+  const warm = useStore((s) => s.warmStart);
+  const warmData = useMemo(() => thin(warmHistory.map((w) => ({ it: w.step, 'imitation/ce_loss': w.ceLoss, 'imitation/target_prob': w.targetProb }) as MetricPoint)), [warmHistory]);
+  // While the warm start runs, the RL charts say when they begin instead of "Press Start".
+  const emptyNote = warm ? `RL begins after the warm start (step ${warm.step} / ${warm.total}).` : undefined;
   const history = useDeferredValue(raw);
   const config = useStore((s) => s.running ?? s.draft);
   const catalog = useStore((s) => s.catalog);
@@ -344,11 +367,14 @@ export function Dashboard() {
   return (
     <div className="dashboard" data-testid="dashboard">
       <Summary verdicts={verdicts} />
-      <Section title="Outcome" blurb="Is the agent getting better at the task?" verdict={verdicts.outcome} specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} />
-      <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} />
-      <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} />
-      <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} />
-      <Section title="Speed" blurb="Where the time goes." specs={specs.speed} data={data} />
+      {warmData.length > 0 && (
+        <Section title="Warm start" blurb={warm ? 'Imitating the expert before RL: the model learns the format and becomes the KL reference.' : 'The imitation phase before RL (done): where the policy started from.'} specs={WARM} data={warmData} />
+      )}
+      <Section title="Outcome" blurb="Is the agent getting better at the task?" verdict={verdicts.outcome} specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} emptyNote={emptyNote} />
+      <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} emptyNote={emptyNote} />
+      <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} emptyNote={emptyNote} />
+      <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} emptyNote={emptyNote} />
+      <Section title="Speed" blurb="Where the time goes." specs={specs.speed} data={data} emptyNote={emptyNote} />
     </div>
   );
 }

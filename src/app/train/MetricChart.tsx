@@ -218,7 +218,7 @@ function Plot({ spec, data, width, height, f }: { spec: ChartSpec; data: MetricP
   );
 }
 
-export const MetricChart = memo(function MetricChart({ spec, data: latest }: { spec: ChartSpec; data: MetricPoint[] }) {
+export const MetricChart = memo(function MetricChart({ spec, data: latest, emptyNote }: { spec: ChartSpec; data: MetricPoint[]; emptyNote?: string }) {
   const ref = useRef<HTMLElement>(null);
   // An emptied history (reset) shows at once; growth goes through the queue.
   const staggered = useStaggered(latest, ref);
@@ -247,7 +247,7 @@ export const MetricChart = memo(function MetricChart({ spec, data: latest }: { s
       </figcaption>
       <div className="chart-body" ref={body}>
         {data.length === 0 ? (
-          <div className="chart-empty">Press Start or Step to train.</div>
+          <div className="chart-empty">{emptyNote ?? 'Press Start or Step to train.'}</div>
         ) : !has ? (
           <div className="chart-empty">{spec.absentNote ?? 'Not produced by this run.'}</div>
         ) : (

@@ -88,6 +88,7 @@ function RunBar() {
             expert-token prob <b>{Math.round(warm.targetProb * 100)}%</b>
           </span>
         )}
+        {status === 'starting' && warm && <WarmProgress />}
         <span className="run-fact">
           iteration <b>{history.length}</b>
           <span className="muted"> / {total}</span>
@@ -115,6 +116,24 @@ function RunBar() {
         )}
       </div>
     </div>
+  );
+}
+
+/** The warm start's progress bar and the time left at its recent pace. */
+function WarmProgress() {
+  const w = useStore((s) => s.warmHistory);
+  const last = w[w.length - 1];
+  if (!last) return null;
+  // Pace over the last 50 reports (the first steps include session builds).
+  const from = w[Math.max(0, w.length - 51)];
+  const perStepMs = last.step > from.step ? (last.t - from.t) / (last.step - from.step) : NaN;
+  const leftS = ((last.total - last.step) * perStepMs) / 1000;
+  const eta = Number.isFinite(leftS) ? (leftS >= 90 ? `${Math.round(leftS / 60)} min left` : `${Math.max(1, Math.round(leftS))} s left`) : 'timing…';
+  return (
+    <span className="run-fact warm-progress" data-testid="warm-progress">
+      <progress value={last.step} max={last.total} aria-label="Warm start progress" />
+      <span className="muted">{eta}</span>
+    </span>
   );
 }
 

@@ -56,6 +56,8 @@ export interface TrainSlice {
   info: StartInfo | null;
   /** Imitation warm start in progress (tool envs), else null. */
   warmStart: WarmStartProgress | null;
+  /** Every warm-start report of the current run (the warm-start chart), with its page time (ms). */
+  warmHistory: (WarmStartProgress & { t: number })[];
   /** Metrics per iteration, oldest first (a new array at each flush). */
   history: MetricPoint[];
   latest: IterationView | null;
@@ -222,14 +224,14 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     latestPending = null;
     const id = ++runId;
     const draft = get().draft;
-    set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0 });
+    set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0, warmHistory: [] });
     let backend: WebBackend | null = null;
     try {
       const threads = threadsFor(v.config);
       backend = await resolveBackend(trainWorker(fail), v.config, draft.backend, threads, () => runId === id);
       if (backend === null || runId !== id) return false;
       const onWarm = proxy((p: WarmStartProgress) => {
-        if (runId === id) set({ warmStart: p });
+        if (runId === id) set({ warmStart: p, warmHistory: [...get().warmHistory, { ...p, t: performance.now() }] });
       });
       const info = await trainWorker(fail).start(v.config, backend, onWarm, threads);
       if (runId !== id) return false; // reset or restarted while starting
@@ -288,6 +290,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     error: null,
     info: null,
     warmStart: null,
+    warmHistory: [],
     history: [],
     latest: null,
     itPerS: 0,
@@ -395,7 +398,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       latestPending = null;
       if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
       frame = 0;
-      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, error: null, itPerS: 0, skippedUpdates: 0 });
+      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, warmHistory: [], error: null, itPerS: 0, skippedUpdates: 0 });
     },
 
     setTab: (tab) => set({ tab }),

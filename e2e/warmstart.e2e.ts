@@ -1,0 +1,33 @@
+/**
+ * The warm start is a visible phase: its own charts (imitation loss, expert-token probability)
+ * and a progress bar with the time left while it runs, no chart saying "Press Start", and its
+ * curves stay after RL begins.
+ */
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+
+const appUrl = inject('appUrl');
+const browser = useBrowser();
+const status = (page: Page) => page.getByTestId('train-status');
+
+describe('warm start phase', () => {
+  it('calc-grpo: warm-start charts and progress while it runs, no "Press Start", curves kept afterwards', { timeout: 300_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=calc-grpo&warmStart.steps=150&iterations=1&rollout.groups=2&algo.groupSize=4`);
+    await page.getByTestId('train-start').click();
+    const ce = page.getByTestId('chart-warm-ce');
+    await expect.poll(async () => Number((await ce.getAttribute('data-points').catch(() => '0')) ?? 0), { timeout: 120_000, interval: 500 }).toBeGreaterThanOrEqual(20);
+    expect(await status(page).getAttribute('data-status')).toBe('starting');
+    await expect.poll(() => page.getByTestId('warm-progress').textContent(), { timeout: 30_000 }).toMatch(/\d+ (s|min) left/);
+    expect(await page.getByText('Press Start or Step to train.').count()).toBe(0);
+    expect(await page.getByText(/RL begins after the warm start \(step \d+ \/ 150\)/).count()).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}/warm-start.png` });
+    await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 180_000, interval: 1000 }).toBe('finished');
+    expect(Number(await ce.getAttribute('data-points'))).toBeGreaterThanOrEqual(20);
+    expect(Number(await page.getByTestId('chart-warm-prob').getAttribute('data-latest'))).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
