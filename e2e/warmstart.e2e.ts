@@ -1,7 +1,7 @@
 /**
  * The warm start is a visible phase: its own charts (imitation loss, expert-token probability)
- * and a progress bar with the time left while it runs, no chart saying "Press Start", and its
- * curves stay after RL begins.
+ * and a progress bar with the time left while it runs, Pause and Resume, no chart saying
+ * "Press Start", and its curves stay after RL begins.
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -12,7 +12,7 @@ const browser = useBrowser();
 const status = (page: Page) => page.getByTestId('train-status');
 
 describe('warm start phase', () => {
-  it('calc-grpo: warm-start charts and progress while it runs, no "Press Start", curves kept afterwards', { timeout: 300_000 }, async () => {
+  it('calc-grpo: warm-start charts and progress while it runs, Pause holds it, no "Press Start", curves kept afterwards', { timeout: 300_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
     const errors = watchErrors(page);
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=calc-grpo&warmStart.steps=150&iterations=1&rollout.groups=2&algo.groupSize=4`);
@@ -24,6 +24,17 @@ describe('warm start phase', () => {
     expect(await page.getByText('Press Start or Step to train.').count()).toBe(0);
     expect(await page.getByText(/RL begins after the warm start \(step \d+ \/ 150\)/).count()).toBeGreaterThan(0);
     await page.screenshot({ path: `${ARTIFACTS}/warm-start.png` });
+    // Pause holds the warm start between two steps; Resume continues it.
+    await page.getByTestId('warm-pause').click();
+    await expect.poll(() => page.getByTestId('warm-pause').textContent(), { timeout: 10_000 }).toMatch(/Resume warm start/);
+    const stepOf = async () => Number(/step (\d+) \/ 150/.exec((await status(page).textContent()) ?? '')?.[1]);
+    await page.waitForTimeout(1000);
+    const held = await stepOf();
+    await page.waitForTimeout(2000);
+    expect(await stepOf()).toBe(held);
+    expect(await status(page).textContent()).toMatch(/warm start paused, step/);
+    await page.getByTestId('warm-pause').click();
+    await expect.poll(stepOf, { timeout: 30_000 }).toBeGreaterThan(held);
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 180_000, interval: 1000 }).toBe('finished');
     expect(Number(await ce.getAttribute('data-points'))).toBeGreaterThanOrEqual(20);
     expect(Number(await page.getByTestId('chart-warm-prob').getAttribute('data-latest'))).toBeGreaterThan(0);

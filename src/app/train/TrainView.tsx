@@ -37,7 +37,8 @@ function RunBar() {
   const blockers = blockingFields(validation, (p) => FIELD_BY_PATH.get(p)?.label ?? p);
   const skipped = useStore((s) => s.skippedUpdates);
   const warm = useStore((s) => s.warmStart);
-  const { startRun: start, pauseRun: pause, stepOnce, resetRun: reset } = useStore.getState();
+  const warmPaused = useStore((s) => s.warmPaused);
+  const { startRun: start, pauseRun: pause, stepOnce, resetRun: reset, toggleWarmPause } = useStore.getState();
   const last = history[history.length - 1];
   const maxSuccess = history.reduce((m, p) => Math.max(m, p['episode/success_rate'] ?? 0), 0);
   const busy = status === 'starting' || status === 'stepping' || status === 'pausing';
@@ -55,7 +56,19 @@ function RunBar() {
       data-engine={info?.engine ?? ''}
     >
       <div className="run-buttons">
-        {isRunning || status === 'pausing' ? (
+        {status === 'starting' && warm ? (
+          <button type="button" className="btn btn-primary run-main" data-testid="warm-pause" onClick={toggleWarmPause} title="Pauses the warm start between two of its steps; Reset cancels it">
+            {warmPaused ? (
+              <>
+                <span aria-hidden>▶</span> Resume warm start
+              </>
+            ) : (
+              <>
+                <span aria-hidden>❚❚</span> Pause
+              </>
+            )}
+          </button>
+        ) : isRunning || status === 'pausing' ? (
           <button type="button" className="btn btn-primary run-main" data-testid="train-pause" onClick={pause} disabled={status === 'pausing'}>
             <span aria-hidden>❚❚</span> Pause
           </button>
@@ -81,7 +94,7 @@ function RunBar() {
       <div className="run-facts">
         <span className={`run-state run-${status}`}>
           <span className="run-dot" aria-hidden />
-          {status === 'starting' && warm ? `warm start: imitating the expert, step ${warm.step} / ${warm.total}` : STATUS_TEXT[status]}
+          {status === 'starting' && warm ? `warm start${warmPaused ? ' paused' : ': imitating the expert'}, step ${warm.step} / ${warm.total}` : STATUS_TEXT[status]}
         </span>
         {status === 'starting' && warm && (
           <span className="run-fact" title="Cross-entropy and mean probability of the expert's tokens during the imitation warm start">

@@ -56,6 +56,8 @@ export interface TrainSlice {
   info: StartInfo | null;
   /** Imitation warm start in progress (tool envs), else null. */
   warmStart: WarmStartProgress | null;
+  /** The warm start waits before its next step (Pause during the warm start). */
+  warmPaused: boolean;
   /** Every warm-start report of the current run (the warm-start chart), with its page time (ms). */
   warmHistory: (WarmStartProgress & { t: number })[];
   /** Metrics per iteration, oldest first (a new array at each flush). */
@@ -93,6 +95,8 @@ export interface TrainSlice {
    * in a worker of its own (not while a run is active: it would skew both).
    */
   measureAgain(): Promise<void>;
+  /** Pauses or resumes a warm start in progress (between two of its steps). */
+  toggleWarmPause(): void;
   /** The backend detection finished: adopt its choice unless the person picked one. */
   adoptBackend(kind: DraftConfig['backend']): void;
 }
@@ -103,6 +107,8 @@ let latestPending: IterationView | null = null;
 let frame = 0;
 let stamps: number[] = [];
 let backendChosenByPerson = false;
+/** Resumes a paused warm start (the promise its last progress report waits on). */
+let releaseWarm: (() => void) | null = null;
 /** Iterations in a row whose updates were all skipped (non-finite): the run stops at MAX_SKIPPED_IN_A_ROW. */
 let skippedInARow = 0;
 /** Identifies the current run: bumped by every boot and reset, so late replies of an old run are dropped. */
@@ -221,17 +227,21 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     buffer = [];
     stamps = [];
     skippedInARow = 0;
+    releaseWarm = null;
     latestPending = null;
     const id = ++runId;
     const draft = get().draft;
-    set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0, warmHistory: [] });
+    set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0, warmHistory: [], warmPaused: false });
     let backend: WebBackend | null = null;
     try {
       const threads = threadsFor(v.config);
       backend = await resolveBackend(trainWorker(fail), v.config, draft.backend, threads, () => runId === id);
       if (backend === null || runId !== id) return false;
       const onWarm = proxy((p: WarmStartProgress) => {
-        if (runId === id) set({ warmStart: p, warmHistory: [...get().warmHistory, { ...p, t: performance.now() }] });
+        if (runId !== id) return;
+        set({ warmStart: p, warmHistory: [...get().warmHistory, { ...p, t: performance.now() }] });
+        // Paused: the worker's warm start waits on this answer before its next step.
+        if (get().warmPaused) return new Promise<void>((resolve) => (releaseWarm = resolve));
       });
       const info = await trainWorker(fail).start(v.config, backend, onWarm, threads);
       if (runId !== id) return false; // reset or restarted while starting
@@ -290,6 +300,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     error: null,
     info: null,
     warmStart: null,
+    warmPaused: false,
     warmHistory: [],
     history: [],
     latest: null,
@@ -398,7 +409,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       latestPending = null;
       if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
       frame = 0;
-      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, warmHistory: [], error: null, itPerS: 0, skippedUpdates: 0 });
+      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, warmHistory: [], warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0 });
     },
 
     setTab: (tab) => set({ tab }),
@@ -408,6 +419,15 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const batch = pinned ? (get().inspect?.batch ?? get().latest) : get().latest;
       if (!batch || !batch.episodes[index]) return;
       set({ inspect: { batch, index }, tab: 'trajectories' });
+    },
+
+    toggleWarmPause: () => {
+      if (get().status !== 'starting' || !get().warmStart) return;
+      if (get().warmPaused) {
+        set({ warmPaused: false });
+        releaseWarm?.();
+        releaseWarm = null;
+      } else set({ warmPaused: true });
     },
 
     measureAgain: async () => {

@@ -142,14 +142,16 @@ export function imitationRows(
 
 /**
  * Cross-entropy on expert tokens. Returns the trained weights (the warm start and the KL
- * reference) and the learning curve. `onStep` sees every step's report (for progress output).
+ * reference) and the learning curve. `onStep` sees every step's report (for progress output);
+ * when it returns a promise the next step waits for it (a paused warm start), and that wait is
+ * not counted in `wallS` or against the time budget.
  */
 export async function trainImitation(
   engine: Engine,
   model: TransformerPolicy,
   initial: Weights,
   cfg: ImitationConfig,
-  onStep?: (r: ImitationReport) => void,
+  onStep?: (r: ImitationReport) => void | Promise<void>,
 ): Promise<{ weights: Weights; curve: ImitationReport[]; clippedEpisodes: number }> {
   const T = model.config.context;
   // Each step runs at the shortest length bucket that holds its episodes (tokenUpdate.ts).
@@ -159,6 +161,8 @@ export async function trainImitation(
   const curve: ImitationReport[] = [];
   let clippedEpisodes = 0;
   const t0 = performance.now();
+  /** Ms spent waiting on onStep (paused), left out of wallS. */
+  let waited = 0;
   try {
     for (let s = 0; s < cfg.steps; s++) {
       const eps: ExpertEpisode[] = [];
@@ -178,10 +182,12 @@ export async function trainImitation(
         step: s,
         ceLoss: res.metrics['imitation/ce_loss'],
         targetProb: res.metrics['imitation/target_prob_mean'],
-        wallS: (performance.now() - t0) / 1000,
+        wallS: (performance.now() - t0 - waited) / 1000,
       };
       curve.push(rep);
-      onStep?.(rep);
+      const w0 = performance.now();
+      await onStep?.(rep);
+      waited += performance.now() - w0;
       if (rep.wallS > cfg.budgetS) break;
     }
     return { weights: await learner.getWeights(), curve, clippedEpisodes };

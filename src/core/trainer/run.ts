@@ -29,7 +29,8 @@ export interface CreateTrainerOptions {
   /** Builds a worker pool of `size` workers (CLI: node worker_threads; browser: Web Workers). */
   workerPool?: (size: number) => PoolFactory;
   /** Progress of the imitation warm start, one call per step. */
-  onWarmStart?: (r: ImitationReport, totalSteps: number) => void;
+  /** May return a promise: the warm start waits for it before its next step (pause). */
+  onWarmStart?: (r: ImitationReport, totalSteps: number) => void | Promise<void>;
   /** Builds a token rollout worker (CLI: node worker_threads; browser: a Web Worker) for tool runs with rollout.workers 1. */
   tokenWorker?: TokenSourceFactory;
   /** Where async token runs wait for simulated tool latency (default: real time). */
@@ -98,7 +99,7 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
 export async function initialTokenWeights(
   config: RunConfig,
   engine: Engine,
-  onWarmStart?: (r: ImitationReport, totalSteps: number) => void,
+  onWarmStart?: (r: ImitationReport, totalSteps: number) => void | Promise<void>,
 ): Promise<{ weights: Weights; reference: Weights | undefined }> {
   if (config.model.kind !== 'transformer') throw new Error(`initialTokenWeights: a token policy needs a transformer model (got ${config.model.kind})`);
   const policy = makeTokenModel(config.model);

@@ -75,7 +75,7 @@ const api = {
    * Builds a fresh trainer for `config` (a config already validated by parseRunConfig).
    * `threads`: WASM threads, fixed for this worker's life by its first WASM use.
    */
-  async start(config: RunConfig, backend: WebBackend, onWarmStart?: (p: WarmStartProgress) => void, threads = 1): Promise<StartInfo> {
+  async start(config: RunConfig, backend: WebBackend, onWarmStart?: (p: WarmStartProgress) => void | Promise<void>, threads = 1): Promise<StartInfo> {
     const gen = ++generation;
     await release();
     const t0 = performance.now();
