@@ -14,7 +14,7 @@ import { useStore } from '../state/store.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
-import { explorationHealth, outcomeHealth, shiftHealth, signalHealth, type Verdict } from './health.ts';
+import { explorationHealth, outcomeHealth, shiftHealth, signalHealth, WINDOW, type Verdict } from './health.ts';
 import { MetricChart, thin, type ChartSpec } from './MetricChart.tsx';
 import type { MetricPoint } from './slice.ts';
 
@@ -255,7 +255,10 @@ function Badge({ name, v }: { name: string; v: Verdict }) {
         <span className="health-dot" aria-hidden />
         {v.label}
       </span>
-      <span className="health-text">{v.text}</span>
+      <span className="health-text">
+        {v.text}
+        {v.level !== 'idle' && !v.text.includes('mean of the last') && <span className="muted"> (mean of the last {WINDOW} iterations)</span>}
+      </span>
     </div>
   );
 }

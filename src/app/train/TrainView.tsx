@@ -106,8 +106,9 @@ function RunBar() {
           iteration <b>{history.length}</b>
           <span className="muted"> / {total}</span>
         </span>
-        <span className="run-fact">
+        <span className="run-fact" title="Success rate of the latest iteration's batch (the badges average the last 3)">
           success <b>{last ? `${Math.round((last['episode/success_rate'] ?? 0) * 100)}%` : '–'}</b>
+          <span className="muted"> last iteration</span>
         </span>
         <span className="run-fact" title="Training iterations per second, measured on this page">
           <b>{itPerS > 0 ? fmt(itPerS) : '–'}</b> it/s

@@ -16,7 +16,7 @@ export const PANELS: { id: Panel; title: string; blurb: string }[] = [
   { id: 'env', title: 'Environment', blurb: 'The world the agent learns in.' },
   { id: 'policy', title: 'Policy', blurb: 'The network that picks actions, and where it runs.' },
   { id: 'algo', title: 'Algorithm', blurb: 'How rewards become updates. Fields marked live change the running experiment.' },
-  { id: 'reward', title: 'Reward', blurb: 'The episode reward is a weighted sum of named terms, each charted as reward/<term>. Weights are live.' },
+  { id: 'reward', title: 'Reward', blurb: 'The episode reward is a weighted sum of named terms, each charted in "Reward by term" (reward/<term>/mean). Weights are live. Potential shaping (γΦ(s′) − Φ(s)) keeps the best policy unchanged, but with γ < 1 its sum over an episode is not zero: the reported reward can fall while success rises, so read the outcome term beside it.' },
   { id: 'rollout', title: 'Rollout', blurb: 'How much experience each iteration collects, and how long the run is.' },
 ];
 
@@ -111,7 +111,7 @@ export const FIELDS: readonly FieldDef[] = [
 
   { path: 'shaping.outcome.weight', label: 'Outcome', panel: 'reward', input: { kind: 'number', min: 0, step: 0.1 }, live: true, help: `${SHAPING_TERM_DOCS.outcome} Weight 1 = the env's reward as is.` },
   { path: 'shaping.progress.weight', label: 'Progress', panel: 'reward', input: { kind: 'number', min: 0, step: 0.05 }, live: true, when: isMlp, help: SHAPING_TERM_DOCS.progress },
-  { path: 'shaping.potential.weight', label: 'Potential Φ', panel: 'reward', input: { kind: 'number', min: 0, step: 0.01 }, live: true, when: isMlp, help: `${SHAPING_TERM_DOCS.potential} Φ = −(BFS steps to the goal). Live while it stays above 0 (turning it on or off restarts: the rollouts must record Φ).` },
+  { path: 'shaping.potential.weight', label: 'Potential Φ', panel: 'reward', input: { kind: 'number', min: 0, step: 0.01 }, live: true, when: isMlp, help: `${SHAPING_TERM_DOCS.potential} Φ = −(BFS steps to the goal). With γ < 1 the shaped return of an episode is Σ γ^t·F, not Φ(end) − Φ(start), so longer episodes collect more of it: the reward chart can fall while success rises (the outcome term in "Reward by term" shows the task's own reward). Live while it stays above 0 (turning it on or off restarts: the rollouts must record Φ).` },
   { path: 'shaping.format.weight', label: 'Format penalty', panel: 'reward', input: { kind: 'number', min: 0, step: 0.05 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.format },
   { path: 'shaping.toolCost.weight', label: 'Tool-call cost', panel: 'reward', input: { kind: 'number', min: 0, step: 0.01 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.toolCost },
   { path: 'shaping.length.weight', label: 'Length penalty', panel: 'reward', input: { kind: 'number', min: 0, step: 0.001 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.length },
