@@ -38,6 +38,9 @@ describe('warm start phase', () => {
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 180_000, interval: 1000 }).toBe('finished');
     expect(Number(await ce.getAttribute('data-points'))).toBeGreaterThanOrEqual(20);
     expect(Number(await page.getByTestId('chart-warm-prob').getAttribute('data-latest'))).toBeGreaterThan(0);
+    // Every RL chart marks where RL took over from the warm start.
+    await expect.poll(() => page.getByTestId('chart-success').getByTestId('chart-marker').textContent(), { timeout: 10_000 }).toMatch(/RL begins \(after 150 warm-start steps\)/);
+    await page.screenshot({ path: `${ARTIFACTS}/warm-start-after.png` });
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -15,7 +15,7 @@ import { makeEnv } from '../../core/envs/index.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
 import { explorationHealth, outcomeHealth, shiftHealth, signalHealth, WINDOW, type Verdict } from './health.ts';
-import { MetricChart, thin, type ChartSpec } from './MetricChart.tsx';
+import { MetricChart, thin, type ChartMarker, type ChartSpec } from './MetricChart.tsx';
 import type { MetricPoint } from './slice.ts';
 
 const C = {
@@ -31,13 +31,13 @@ const C = {
 
 const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–');
 
-function outcome(maxSteps: number, tokens: boolean): ChartSpec[] {
+function outcome(maxSteps: number, tokens: boolean, shaped: boolean): ChartSpec[] {
   return [
     {
       id: 'reward',
       title: 'Reward',
-      help: 'Mean total episode reward over the batch (after shaping), with a band of ± one standard deviation across episodes (clipped to the batch\'s min and max).',
-      lines: [{ key: 'reward/mean', label: 'mean', color: C.indigo }],
+      help: `Mean total episode reward over the batch (after shaping), with a band of ± one standard deviation across episodes (clipped to the batch's min and max).${shaped ? " The dashed line is the task's own reward (the outcome term, unshaped): what the shaping is meant to serve. If the shaped mean rises while it does not, the shaping is being gamed." : ''}`,
+      lines: [{ key: 'reward/mean', label: shaped ? 'shaped' : 'mean', color: C.indigo }, ...(shaped ? [{ key: rewardTermKey('outcome'), label: 'task', color: C.green, dashed: true }] : [])],
       band: ['reward/lo', 'reward/hi'],
     },
     {
@@ -85,6 +85,11 @@ function rewardTerms(shaping: ShapingConfig): ChartSpec {
     help: 'reward/<term>/mean: each shaping term\'s mean contribution (weight × raw value) per episode; together they make the mean reward. Terms with weight 0 are left out.',
     lines: (on.length ? on : (['outcome'] as ShapingTerm[])).map((t) => ({ key: rewardTermKey(t), label: t, color: TERM_COLORS[t] })),
   };
+}
+
+/** Whether any term besides the task's outcome has a weight (then shaped and task reward differ). */
+function isShaped(shaping: ShapingConfig): boolean {
+  return SHAPING_TERMS.some((t) => t !== 'outcome' && (shaping?.[t]?.weight ?? 0) !== 0);
 }
 
 /** PPO's critic: how much of the returns' variance its values explain, and its loss. */
@@ -257,7 +262,7 @@ function Badge({ name, v }: { name: string; v: Verdict }) {
       </span>
       <span className="health-text">
         {v.text}
-        {v.level !== 'idle' && !v.text.includes('mean of the last') && <span className="muted"> (mean of the last {WINDOW} iterations)</span>}
+        {v.level !== 'idle' && !v.text.includes('the last') && <span className="muted"> (mean of the last {WINDOW} iterations)</span>}
       </span>
     </div>
   );
@@ -299,7 +304,7 @@ const WARM: ChartSpec[] = [
   },
 ];
 
-const Section = memo(function Section({ title, blurb, verdict, specs, data, extra, emptyNote }: { title: string; blurb: string; verdict?: Verdict; specs: ChartSpec[]; data: MetricPoint[]; extra?: ReactNode; emptyNote?: string }) {
+const Section = memo(function Section({ title, blurb, verdict, specs, data, extra, emptyNote, marker }: { title: string; blurb: string; verdict?: Verdict; specs: ChartSpec[]; data: MetricPoint[]; extra?: ReactNode; emptyNote?: string; marker?: ChartMarker }) {
   return (
     <section className="dash-section" data-testid={`section-${title.toLowerCase()}`}>
       <header className="dash-head">
@@ -309,7 +314,7 @@ const Section = memo(function Section({ title, blurb, verdict, specs, data, extr
       {verdict && <Badge name={title} v={verdict} />}
       <div className="chart-grid">
         {specs.map((s) => (
-          <MetricChart key={s.id} spec={s} data={data} emptyNote={emptyNote} />
+          <MetricChart key={s.id} spec={s} data={data} emptyNote={emptyNote} marker={marker} />
         ))}
         {extra}
       </div>
@@ -323,7 +328,7 @@ const LIVE = <LiveRollout />;
 export function dashboardCharts(config: { model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'speed', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   return {
-    outcome: [...outcome(maxSteps, tokens), rewardTerms(config.shaping as ShapingConfig)],
+    outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig)],
     exploration: exploration(numActions),
     signal: signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'),
     shift: SHIFT,
@@ -338,6 +343,9 @@ export function Dashboard() {
   const warmData = useMemo(() => thin(warmHistory.map((w) => ({ it: w.step, 'imitation/ce_loss': w.ceLoss, 'imitation/target_prob': w.targetProb }) as MetricPoint)), [warmHistory]);
   // While the warm start runs, the RL charts say when they begin instead of "Press Start".
   const emptyNote = warm ? `RL begins after the warm start (step ${warm.step} / ${warm.total}).` : undefined;
+  // After a warm start, every RL chart marks where RL took over from imitation.
+  const warmSteps = warmHistory.length ? warmHistory[warmHistory.length - 1].step : 0;
+  const marker = useMemo<ChartMarker | undefined>(() => (warmSteps && !warm ? { x: 1, label: `RL begins (after ${warmSteps} warm-start steps)` } : undefined), [warmSteps, warm]);
   const history = useDeferredValue(raw);
   const config = useStore((s) => s.running ?? s.draft);
   const catalog = useStore((s) => s.catalog);
@@ -373,11 +381,11 @@ export function Dashboard() {
       {warmData.length > 0 && (
         <Section title="Warm start" blurb={warm ? 'Imitating the expert before RL: the model learns the format and becomes the KL reference.' : 'The imitation phase before RL (done): where the policy started from.'} specs={WARM} data={warmData} />
       )}
-      <Section title="Outcome" blurb="Is the agent getting better at the task?" verdict={verdicts.outcome} specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} emptyNote={emptyNote} />
-      <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} emptyNote={emptyNote} />
-      <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} emptyNote={emptyNote} />
-      <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} emptyNote={emptyNote} />
-      <Section title="Speed" blurb="Where the time goes." specs={specs.speed} data={data} emptyNote={emptyNote} />
+      <Section title="Outcome" blurb="Is the agent getting better at the task?" verdict={verdicts.outcome} specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} emptyNote={emptyNote} marker={marker} />
+      <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} emptyNote={emptyNote} marker={marker} />
+      <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} emptyNote={emptyNote} marker={marker} />
+      <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} emptyNote={emptyNote} marker={marker} />
+      <Section title="Speed" blurb="Where the time goes." specs={specs.speed} data={data} emptyNote={emptyNote} marker={marker} />
     </div>
   );
 }

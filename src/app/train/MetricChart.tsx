@@ -124,7 +124,13 @@ export function fmt(v: number | undefined): string {
 
 const PAD = { left: 40, right: 8, top: 6, bottom: 16 };
 
-function Plot({ spec, data, width, height, f }: { spec: ChartSpec; data: MetricPoint[]; width: number; height: number; f: (v: number) => string }) {
+/** A vertical line at iteration `x` with a label, e.g. where RL began after a warm start. */
+export interface ChartMarker {
+  x: number;
+  label: string;
+}
+
+function Plot({ spec, data, width, height, f, marker }: { spec: ChartSpec; data: MetricPoint[]; width: number; height: number; f: (v: number) => string; marker?: ChartMarker }) {
   const [hover, setHover] = useState<number | null>(null);
   const geo = useMemo(() => {
     const xs = data.map((p) => p.it);
@@ -183,6 +189,14 @@ function Plot({ spec, data, width, height, f }: { spec: ChartSpec; data: MetricP
             </text>
           </g>
         )}
+        {marker && marker.x >= geo.x0 && marker.x <= geo.x1 && (
+          <g data-testid="chart-marker">
+            <line x1={sx(marker.x)} x2={sx(marker.x)} y1={PAD.top} y2={height - PAD.bottom} className="plot-ref" />
+            <text x={sx(marker.x) + 3} y={PAD.top + 8} className="plot-tick" textAnchor="start">
+              {marker.label}
+            </text>
+          </g>
+        )}
         {geo.band && <path d={geo.band} fill={spec.lines[0].color} fillOpacity={0.14} stroke="none" />}
         {geo.lines.map((l) => (
           <path key={l.key} d={l.d} fill="none" stroke={l.color} strokeWidth={l.dashed ? 1.3 : 1.9} strokeOpacity={l.dashed ? 0.7 : 1} strokeLinejoin="round" strokeLinecap="round" />
@@ -218,7 +232,7 @@ function Plot({ spec, data, width, height, f }: { spec: ChartSpec; data: MetricP
   );
 }
 
-export const MetricChart = memo(function MetricChart({ spec, data: latest, emptyNote }: { spec: ChartSpec; data: MetricPoint[]; emptyNote?: string }) {
+export const MetricChart = memo(function MetricChart({ spec, data: latest, emptyNote, marker }: { spec: ChartSpec; data: MetricPoint[]; emptyNote?: string; marker?: ChartMarker }) {
   const ref = useRef<HTMLElement>(null);
   // An emptied history (reset) shows at once; growth goes through the queue.
   const staggered = useStaggered(latest, ref);
@@ -251,7 +265,7 @@ export const MetricChart = memo(function MetricChart({ spec, data: latest, empty
         ) : !has ? (
           <div className="chart-empty">{spec.absentNote ?? 'Not produced by this run.'}</div>
         ) : (
-          size.width > 0 && <Plot spec={spec} data={data} width={size.width} height={size.height} f={f} />
+          size.width > 0 && <Plot spec={spec} data={data} width={size.width} height={size.height} f={f} marker={marker} />
         )}
       </div>
     </figure>

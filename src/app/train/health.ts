@@ -105,7 +105,8 @@ export function outcomeHealth(history: Series): Verdict {
   if (history.length === 0) return { level: 'idle', label: 'waiting', text: 'Shows whether success keeps up with its best so far once training starts.' };
   const now = recent(history, 'episode/success_rate');
   const top = best(history, 'episode/success_rate');
-  const w = `mean of the last ${Math.min(WINDOW, history.length)} iterations`;
+  const n = Math.min(WINDOW, history.length);
+  const w = n === 1 ? 'the last iteration' : `mean of the last ${n} iterations`;
   if (!Number.isFinite(now)) return { level: 'idle', label: 'no success rate', text: 'This run reports no success rate.' };
   const drop = top - now;
   if (top >= THRESHOLDS.regressionMinBest && drop >= THRESHOLDS.regressionBad) {
