@@ -17,12 +17,12 @@
  *    "async":{"speedup":...,"success_sync":...,"success_async":...},"pool":{"scaling":...}}
  */
 import { loadavg } from 'node:os';
-import { heldOutSeeds } from '../../src/core/trainer/common.ts';
-import { createTrainer, type Trainer } from '../../src/core/trainer/run.ts';
+import { heldOutSeeds } from '../../src/core/util/rng.ts';
+import { createTrainer, type Trainer } from '../../src/core/trainer/createTrainer.ts';
 import { loadNodeEngine, type NodeEngineName } from '../../src/runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
-import { compareSchedules } from '../../src/runtime/pool/asyncCompare.ts';
-import { measurePoolScaling } from '../../src/runtime/pool/scaling.ts';
+import { compareSchedules } from './asyncCompare.ts';
+import { measurePoolScaling } from './poolScaling.ts';
 import { loadRunConfig } from '../../src/cli/presets.ts';
 import { compareTokenSchedules } from './tokenAsync.ts';
 import { pairedFlips, sig, type PairedFlips } from '../lib/stats.ts';

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import '../../src/core/envs/index.ts';
 import { parseRunConfig } from '../../src/core/presets/schema.ts';
-import { createTrainer } from '../../src/core/trainer/run.ts';
+import { createTrainer } from '../../src/core/trainer/createTrainer.ts';
 import { loadNodeEngine } from '../../src/runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
 import { nodeTokenWorker } from '../../src/runtime/tokenWorker/node.ts';

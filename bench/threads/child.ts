@@ -6,8 +6,8 @@
  *   tsx bench/threads/child.ts <threads> <budget ms> <preset,preset,...>
  */
 import '../../src/core/envs/index.ts';
-import { measureEngine } from '../../src/core/engineChoice/measure.ts';
-import { probeShapeFor } from '../../src/core/engineChoice/shape.ts';
+import { measureEngine } from '../../src/core/engine/measure.ts';
+import { probeShapeFor } from '../../src/core/engine/shape.ts';
 import { loadRunConfig } from '../../src/cli/presets.ts';
 import { loadNodeEngine } from '../../src/runtime/engine/node.ts';
 

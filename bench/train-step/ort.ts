@@ -15,7 +15,7 @@
  */
 import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
-import { buildTrainStep } from '../../src/core/graph/train.ts';
+import { buildTrainStep } from '../../src/core/update/trainStep.ts';
 import { MlpPolicy } from '../../src/core/models/mlp.ts';
 import { TransformerPolicy } from '../../src/core/models/transformer.ts';
 import type { PolicyModel, Weights } from '../../src/core/models/types.ts';

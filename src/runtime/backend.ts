@@ -4,7 +4,7 @@
  * here: an adapter's presence says nothing about speed, so unless the person forces one
  * (`?backend=`), the run's own model is timed on each (core/engineChoice) when it starts.
  */
-import { learnerThreads } from '../core/engineChoice/threads.ts';
+import { learnerThreads } from '../core/engine/threads.ts';
 
 export type BackendKind = 'webgpu' | 'wasm';
 

@@ -3,8 +3,8 @@
  * first start makes (core/engineChoice, in a worker), on one preset per model family, with the
  * software adapter timed too (a start skips it) and a longer budget, so a host sees both figures.
  */
-import { formatMs, summarize, type EngineDecision } from '../../core/engineChoice/choose.ts';
-import { learnerThreads } from '../../core/engineChoice/threads.ts';
+import { formatMs, summarize, type EngineDecision } from '../../core/engine/choose.ts';
+import { learnerThreads } from '../../core/engine/threads.ts';
 import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
 import type { BackendReport } from '../../runtime/backend.ts';
 import { withProbeWorker } from '../train/client.ts';

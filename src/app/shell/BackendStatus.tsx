@@ -5,7 +5,7 @@
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import { describeBackend, type BackendReport } from '../../runtime/backend.ts';
-import { formatMs, summarize, type Candidate } from '../../core/engineChoice/choose.ts';
+import { formatMs, summarize, type Candidate } from '../../core/engine/choose.ts';
 import { useStore, type EngineChoiceView } from '../state/store.ts';
 
 function details(r: BackendReport): [string, string][] {

@@ -3,7 +3,7 @@
  * a device times the backends; later runs of the same model start at once with the same choice.
  * Stored data is checked on read: anything malformed is ignored (and measured again).
  */
-import type { EngineDecision } from '../../core/engineChoice/choose.ts';
+import type { EngineDecision } from '../../core/engine/choose.ts';
 
 const STORAGE_KEY = 'arl.engine-choices.v1';
 /** Most remembered choices; the oldest go first. */

@@ -8,7 +8,7 @@
 import { defaultsFor, type Algo } from '../../core/algos/config.ts';
 import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
 import { SHAPING_TERMS, type ShapingTerm } from '../../core/reward/shaping.ts';
-import type { LiveHyper } from '../../core/trainer/common.ts';
+import type { LiveHyper } from '../../core/update/hyper.ts';
 import { FIELDS, FIELD_BY_PATH, getPath, sameValue, setPath, type DraftConfig } from './fields.ts';
 
 export interface Preset {

@@ -16,7 +16,7 @@ import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 import { blockingFields, changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate, type Preset, type Validation } from './config.ts';
 import { FIELD_BY_PATH, getPath, type DraftConfig } from './fields.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
-import { learnerThreads } from '../../core/engineChoice/threads.ts';
+import { learnerThreads } from '../../core/engine/threads.ts';
 import { deviceKey } from '../../runtime/backend.ts';
 import type { WebBackend } from '../../runtime/engine/web.ts';
 import { recallChoice, rememberChoice } from '../state/engineCache.ts';

@@ -202,3 +202,11 @@ export function buildIterationMetrics(inp: IterationMetricInputs): IterationMetr
   for (const [k, v] of Object.entries(inp.extra ?? {})) if (v !== undefined) m[EXTRA_METRIC_KEYS[k as keyof typeof EXTRA_METRIC_KEYS]] = v;
   return m;
 }
+
+/** Share of distinct action sequences among the batch's episodes (exploration, invariant 1). */
+export function distinctRatio(episodes: readonly { actions: Int32Array }[]): number {
+  if (episodes.length === 0) return 0;
+  const seen = new Set<string>();
+  for (const ep of episodes) seen.add(ep.actions.join(','));
+  return seen.size / episodes.length;
+}

@@ -3,7 +3,7 @@
  * initializers, loadable by any ONNX runtime (`policy.onnx` in the CLI output, DESIGN §8).
  * Shapes are static, so the batch size is part of the exported model.
  */
-import { buildPolicyGraph } from '../graph/train.ts';
+import { buildPolicyGraph } from './policyGraph.ts';
 import { TransformerPolicy } from './transformer.ts';
 import type { PolicyModel, Weights } from './types.ts';
 

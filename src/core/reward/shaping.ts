@@ -336,3 +336,22 @@ export function parseShapingSchedule(input: unknown): { ok: true; schedule: Shap
   });
   return messages.length ? { ok: false, messages } : { ok: true, schedule: r.data as ShapingSchedule };
 }
+
+/**
+ * `shaping` with live weight edits applied: a new config (the input is not modified); only
+ * weights change, not length.freeTokens or potential.gamma. `potentialRecorded` says whether
+ * the run records Φ(s) per step: without it a non-zero potential weight cannot be honoured.
+ */
+export function withShapingWeights(shaping: ShapingConfig, w: Partial<ShapingWeights>, potentialRecorded: boolean): ShapingConfig {
+  const out = structuredClone(shaping);
+  for (const [term, v] of Object.entries(w) as [string, number | undefined][]) {
+    if (v === undefined) continue;
+    if (!(SHAPING_TERMS as readonly string[]).includes(term)) throw new RangeError(`rewardWeights.${term}: not a shaping term (${SHAPING_TERMS.join(', ')})`);
+    if (!(Number.isFinite(v) && v >= 0)) throw new RangeError(`rewardWeights.${term}: must be a finite number ≥ 0 (penalties are already negative; the weight is a magnitude), got ${v}`);
+    if (term === 'potential' && v !== 0 && !potentialRecorded) {
+      throw new RangeError('rewardWeights.potential: this run does not record potentials Φ(s) (it started with the term off); restart with a non-zero potential weight');
+    }
+    out[term as keyof ShapingConfig].weight = v;
+  }
+  return out;
+}

@@ -43,12 +43,13 @@ import type { TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import { shapeEpisode, type ShapedReward } from '../reward/shaping.ts';
 import { Rng } from '../util/rng.ts';
-import { applyLiveHyper, mixSeed, trainStepOptions, type LiveHyper } from './common.ts';
-import type { Engine, Learner } from './engine.ts';
-import type { TokenEpisode } from './tokenRollout.ts';
-import { LocalTokenSource, type TokenEpisodeSource, type TokenSlotStats } from './tokenSlots.ts';
+import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
+import { mixSeed } from '../util/rng.ts';
+import type { Engine, Learner } from '../engine/types.ts';
+import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
+import { LocalTokenSource, type TokenEpisodeSource, type TokenSlotStats } from '../rollout/tokenContinuous.ts';
 import { makeTokenModel, policyTokenCount, shiftedBatch, TokenTrainer, type TokenIterationReport, type TokenTrainerConfig } from './tokenTrainer.ts';
-import { lengthBuckets, runTokenUpdate, SequenceScorer } from './tokenUpdate.ts';
+import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
 
 export interface AsyncTokenScheduling {
   /** Most policy versions between sampling a token and training on it (0 = synchronous). */

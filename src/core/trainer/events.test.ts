@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runTraining, TrainerEvents, type SteppableTrainer, type TrainerEvent } from './events.ts';
-import type { TokenEpisode } from './tokenRollout.ts';
+import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
 
 /** A scripted trainer: success rates per iteration, an optional NaN-skip and a failing step. */
 function scripted(success: number[], opts: { skipAt?: number; throwAt?: number; skipFrom?: number } = {}): SteppableTrainer {

@@ -12,8 +12,8 @@
  * `runTraining` drives any trainer (grid or token, sync or async) and emits them in that order
  * per iteration.
  */
-import type { StepEpisode } from './stepEpisode.ts';
-import type { TokenEpisode } from './tokenRollout.ts';
+import type { StepEpisode } from '../rollout/stepEpisode.ts';
+import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
 
 export interface SampledEpisode {
   episode: StepEpisode | TokenEpisode;

@@ -7,7 +7,7 @@
  * episodes: no epochs, no overfitting to a fixed set; held-out evaluation uses seeds outside
  * the training stream.
  */
-import { bucketFor, lengthBuckets, neededLengths, truncateRows } from './tokenUpdate.ts';
+import { bucketFor, lengthBuckets, neededLengths, truncateRows } from '../update/tokenUpdate.ts';
 import { aggregationWeights } from '../algos/advantages.ts';
 import type { EnvKwargs } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
@@ -15,9 +15,9 @@ import type { ToolEnv } from '../envs/types.ts';
 import type { TransformerPolicy } from '../models/transformer.ts';
 import type { Weights } from '../models/types.ts';
 import { EOA, encode } from '../text/codec.ts';
-import type { Engine } from './engine.ts';
-import { mixSeed } from './common.ts';
-import { initialContext, observationTokens, type TokenEpisode } from './tokenRollout.ts';
+import type { Engine } from '../engine/types.ts';
+import { mixSeed } from '../util/rng.ts';
+import { initialContext, observationTokens, type TokenEpisode } from '../rollout/tokenLockstep.ts';
 import { shiftedBatch } from './tokenTrainer.ts';
 
 /** An expert episode as the policy would have produced it (log-probs 0, versions −1). */

@@ -41,10 +41,12 @@ import { initWeights, type Weights } from '../models/types.ts';
 import { shapeEpisode, DEFAULT_SHAPING, type ShapedReward, type ShapingConfig } from '../reward/shaping.ts';
 import { PAD, VOCAB_SIZE } from '../text/codec.ts';
 import { Rng } from '../util/rng.ts';
-import type { Engine, Learner, TokenDecoder } from './engine.ts';
-import { applyLiveHyper, mixSeed, trainStepOptions, withShapingWeights, type LiveHyper } from './common.ts';
-import { collectTokenEpisodes, type TokenEpisode } from './tokenRollout.ts';
-import { lengthBuckets, runTokenUpdate, SequenceScorer } from './tokenUpdate.ts';
+import type { Engine, Learner, TokenDecoder } from '../engine/types.ts';
+import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
+import { mixSeed } from '../util/rng.ts';
+import { withShapingWeights } from '../reward/shaping.ts';
+import { collectTokenEpisodes, type TokenEpisode } from '../rollout/tokenLockstep.ts';
+import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
 
 export interface TransformerModelConfig {
   kind: 'transformer';

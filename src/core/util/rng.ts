@@ -87,3 +87,25 @@ export class Rng {
     return new Rng(this.nextUint32());
   }
 }
+
+/** Hash of small integers into a 31-bit seed (distinct iterations/groups get unrelated seeds). */
+export function mixSeed(...parts: number[]): number {
+  let h = 0x811c9dc5;
+  for (const p of parts) {
+    h = Math.imul(h ^ (p >>> 0), 0x01000193);
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    h ^= h >>> 12;
+  }
+  return (h >>> 0) & 0x7fffffff;
+}
+
+/**
+ * Held-out evaluation seeds: 2,000,000,000 + i. Training seeds are 31-bit hashes of (seed,
+ * iteration, group) and imitation seeds come from their own hashed stream, so these are unseen
+ * by convention (a collision would need a hash to land in this narrow range), and every run,
+ * the CLI's --eval and the learn bench alike, scores the same tasks.
+ */
+export function heldOutSeeds(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => 2_000_000_000 + i);
+}

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultsFor } from '../../core/algos/config.ts';
-import { DEFAULT_STEP_TRAINER, StepTrainer } from '../../core/trainer/stepTrainer.ts';
+import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
+import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
 import { loadNodeEngine } from './node.ts';
 
 describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {

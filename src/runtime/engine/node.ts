@@ -2,10 +2,10 @@
  * Engines for Node (CLI, tests, benchmarks). onnxruntime-web's WASM build runs in Node as is;
  * onnxruntime-node is the optional native engine (faster, same graphs).
  */
-import type { Engine } from '../../core/trainer/engine.ts';
-import { decide, type Candidate, type EngineDecision } from '../../core/engineChoice/choose.ts';
-import { measureEngine } from '../../core/engineChoice/measure.ts';
-import { probeShapeFor } from '../../core/engineChoice/shape.ts';
+import type { Engine } from '../../core/engine/types.ts';
+import { decide, type Candidate, type EngineDecision } from '../../core/engine/choose.ts';
+import { measureEngine } from '../../core/engine/measure.ts';
+import { probeShapeFor } from '../../core/engine/shape.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import type { OrtModule } from '../ort/session.ts';
 import { ortEngine } from './ortEngine.ts';

@@ -2,10 +2,11 @@
  * The trainer's Engine (src/core/trainer/engine.ts) on ONNX Runtime: any ORT module with the
  * common InferenceSession/Tensor API (onnxruntime-web WASM or WebGPU, onnxruntime-node).
  */
-import { buildPolicyGraph, buildTrainStep, type TrainStepOptions } from '../../core/graph/train.ts';
+import { buildTrainStep, type TrainStepOptions } from '../../core/update/trainStep.ts';
+import { buildPolicyGraph } from '../../core/models/policyGraph.ts';
 import type { PolicyModel, Weights } from '../../core/models/types.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
-import type { Engine, Feed, Learner, LearnerStep, PolicyRunner, TokenDecoder } from '../../core/trainer/engine.ts';
+import type { Engine, Feed, Learner, LearnerStep, PolicyRunner, TokenDecoder } from '../../core/engine/types.ts';
 import type * as Ort from 'onnxruntime-web';
 import { PolicySession, TrainSession, type OrtModule, type OrtSessionOptions, type PolicySessionOptions } from '../ort/session.ts';
 

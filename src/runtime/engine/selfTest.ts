@@ -10,10 +10,11 @@
  * Used by the Device check page (workshop hosts run it on a laptop before a session) and by the
  * Chromium e2e tests.
  */
-import { buildPolicyGraph, buildTrainStep, type TrainStepGraph } from '../../core/graph/train.ts';
+import { buildTrainStep, type TrainStepGraph } from '../../core/update/trainStep.ts';
+import { buildPolicyGraph } from '../../core/models/policyGraph.ts';
 import type { Graph } from '../../core/graph/builder.ts';
 import { makePresetModel } from '../../core/models/presets.ts';
-import { syntheticBatch } from '../../core/models/synthetic.ts';
+import { syntheticBatch } from '../../core/update/syntheticBatch.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights, type PolicyModel } from '../../core/models/types.ts';
 import { TrainSession, type OrtModule } from '../ort/session.ts';

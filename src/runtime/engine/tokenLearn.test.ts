@@ -10,10 +10,10 @@ import { dict, text } from '../../core/envs/spaces.ts';
 import type { EnvSpec, ResetResult, StepResult, ToolEnv, ToolObs, TranscriptFrame } from '../../core/envs/types.ts';
 import { initWeights } from '../../core/models/types.ts';
 import { parseRunConfig } from '../../core/presets/schema.ts';
-import { heldOutSeeds } from '../../core/trainer/common.ts';
-import { createTrainer } from '../../core/trainer/run.ts';
+import { heldOutSeeds } from '../../core/util/rng.ts';
+import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { DEFAULT_IMITATION, trainImitation } from '../../core/trainer/imitation.ts';
-import { mixSeed } from '../../core/trainer/stepTrainer.ts';
+import { mixSeed } from '../../core/util/rng.ts';
 import { DEFAULT_TOKEN_TRAINER, TokenTrainer, makeTokenModel } from '../../core/trainer/tokenTrainer.ts';
 import { loadNodeEngine } from './node.ts';
 

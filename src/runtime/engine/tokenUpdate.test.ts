@@ -12,9 +12,9 @@ import { truncatedIsWeights } from '../../core/algos/offpolicy.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { PAD, VOCAB_SIZE } from '../../core/text/codec.ts';
-import { trainStepOptions } from '../../core/trainer/common.ts';
-import type { Feed, Learner, LearnerStep } from '../../core/trainer/engine.ts';
-import { lengthBuckets, neededLengths, runTokenUpdate, sequenceLogprobs, SequenceScorer, sharedPrefixes, type TokenUpdateBatch } from '../../core/trainer/tokenUpdate.ts';
+import { trainStepOptions } from '../../core/update/hyper.ts';
+import type { Feed, Learner, LearnerStep } from '../../core/engine/types.ts';
+import { lengthBuckets, neededLengths, runTokenUpdate, sequenceLogprobs, SequenceScorer, sharedPrefixes, type TokenUpdateBatch } from '../../core/update/tokenUpdate.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
 

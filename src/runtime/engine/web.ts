@@ -4,10 +4,10 @@
  * between runs; WASM uses the plain build, multi-threaded when the page is cross-origin isolated.
  * Both modules are imported lazily, so a page pays only for the backend it uses.
  */
-import type { Engine } from '../../core/trainer/engine.ts';
-import { decide, type Candidate, type EngineDecision } from '../../core/engineChoice/choose.ts';
-import { measureEngine } from '../../core/engineChoice/measure.ts';
-import { probeShapeFor } from '../../core/engineChoice/shape.ts';
+import type { Engine } from '../../core/engine/types.ts';
+import { decide, type Candidate, type EngineDecision } from '../../core/engine/choose.ts';
+import { measureEngine } from '../../core/engine/measure.ts';
+import { probeShapeFor } from '../../core/engine/shape.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import type { OrtModule } from '../ort/session.ts';
 import { ortEngine } from './ortEngine.ts';

@@ -2,12 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
-import { buildPolicyGraph, buildTrainStep } from '../../core/graph/train.ts';
+import { buildTrainStep } from '../../core/update/trainStep.ts';
+import { buildPolicyGraph } from '../../core/models/policyGraph.ts';
 import { MlpPolicy } from '../../core/models/mlp.ts';
 import { initWeights } from '../../core/models/types.ts';
-import { syntheticBatch } from '../../core/models/synthetic.ts';
+import { syntheticBatch } from '../../core/update/syntheticBatch.ts';
 import { PolicySession, TrainSession, type OrtModule } from './session.ts';
-import { maxAbsDiff } from './testUtil.ts';
+import { maxAbsDiff } from './test/util.ts';
 
 ortWeb.env.wasm.numThreads = 1;
 const node = ortNode as unknown as OrtModule;

@@ -10,7 +10,7 @@
  */
 import type * as Ort from 'onnxruntime-web';
 import type { Graph } from '../../core/graph/builder.ts';
-import { STEP, type TrainStepGraph } from '../../core/graph/train.ts';
+import { STEP, type TrainStepGraph } from '../../core/update/trainStep.ts';
 import type { Weights } from '../../core/models/types.ts';
 import type { TransformerPolicy } from '../../core/models/transformer.ts';
 

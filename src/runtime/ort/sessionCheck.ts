@@ -5,11 +5,11 @@
  * five KV-cache decode steps. Part of the Device check (src/runtime/engine/selfTest.ts), which
  * the Chromium e2e tests run.
  */
-import { buildTrainStep } from '../../core/graph/train.ts';
+import { buildTrainStep } from '../../core/update/trainStep.ts';
 import { MODEL_PRESETS } from '../../core/models/presets.ts';
 import type { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights } from '../../core/models/types.ts';
-import { syntheticBatch } from '../../core/models/synthetic.ts';
+import { syntheticBatch } from '../../core/update/syntheticBatch.ts';
 import { KvDecoder, TrainSession, type OrtModule } from './session.ts';
 
 const gpuOpts = { sessionOptions: { executionProviders: ['webgpu'] }, stateLocation: 'gpu-buffer' as const };

@@ -2,10 +2,10 @@
  * Time train steps of a model preset on an injected ORT module (median of `runs` after
  * `warmup` steps). Used by the tests' timing report and by the bench.
  */
-import { buildTrainStep } from '../../core/graph/train.ts';
+import { buildTrainStep } from '../../core/update/trainStep.ts';
 import { MODEL_PRESETS } from '../../core/models/presets.ts';
 import { countParams, initWeights } from '../../core/models/types.ts';
-import { syntheticBatch } from '../../core/models/synthetic.ts';
+import { syntheticBatch } from '../../core/update/syntheticBatch.ts';
 import { TrainSession, type OrtModule, type OrtSessionOptions } from './session.ts';
 
 export interface TrainStepTiming {

@@ -6,15 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
-import { buildPolicyGraph, buildTrainStep, type TrainStepGraph } from '../../core/graph/train.ts';
+import { buildTrainStep, type TrainStepGraph } from '../../core/update/trainStep.ts';
+import { buildPolicyGraph } from '../../core/models/policyGraph.ts';
 import { MlpPolicy } from '../../core/models/mlp.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights, type PolicyModel, type Weights } from '../../core/models/types.ts';
-import { syntheticBatch } from '../../core/models/synthetic.ts';
+import { syntheticBatch } from '../../core/update/syntheticBatch.ts';
 import { valueLoss } from '../../core/algos/losses.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { PolicySession, TrainSession, type OrtModule } from './session.ts';
-import { maxAbsDiff, rawTrainRunner, unflatten } from './testUtil.ts';
+import { maxAbsDiff, rawTrainRunner, unflatten } from './test/util.ts';
 
 ortWeb.env.wasm.numThreads = 1;
 const node = ortNode as unknown as OrtModule;

@@ -5,14 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultsFor } from '../../core/algos/config.ts';
-import { AsyncStepTrainer, type AsyncStepTrainerConfig } from '../../core/trainer/asyncStepTrainer.ts';
-import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepTrainer.ts';
+import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
+import type { StepTrainerConfig } from '../../core/trainer/stepConfig.ts';
+import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
-import { buildPoolModel, gridMlpSpec } from '../../core/trainer/pool.ts';
+import { buildPoolModel, gridMlpSpec } from '../../core/rollout/stepPool.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { createNodeWorkerPool } from './node.ts';
 
-function config(maxStaleness: number, over: Partial<AsyncStepTrainerConfig> = {}): AsyncStepTrainerConfig {
+function config(maxStaleness: number, over: Partial<StepTrainerConfig> = {}): StepTrainerConfig {
   const grpo = defaultsFor('grpo');
   return {
     ...DEFAULT_STEP_TRAINER,
@@ -30,13 +31,13 @@ function sameWeights(a: Weights, b: Weights): boolean {
   return Object.keys(a).every((k) => a[k].length === b[k].length && a[k].every((x, i) => x === b[k][i]));
 }
 
-describe('AsyncStepTrainer scheduling', () => {
+describe('StepTrainer scheduling', () => {
   it('with max staleness 0 equals collect-then-train (synchronous), and s = 1 does not', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const cfg = { ...config(0), groups: 2 };
-    const scheduled = await AsyncStepTrainer.create(cfg, engine);
-    const manual = await AsyncStepTrainer.create(cfg, engine);
-    const overlapped = await AsyncStepTrainer.create({ ...cfg, scheduling: { maxStaleness: 1 } }, engine);
+    const scheduled = await StepTrainer.create(cfg, engine);
+    const manual = await StepTrainer.create(cfg, engine);
+    const overlapped = await StepTrainer.create({ ...cfg, scheduling: { maxStaleness: 1 } }, engine);
     for (let k = 0; k < 3; k++) {
       const a = await scheduled.step();
       const b = await manual.trainOn(await manual.pool.collect(manual.requestFor(k)));
@@ -55,7 +56,7 @@ describe('AsyncStepTrainer scheduling', () => {
 
   it('with s = 2 (in-thread pool) staleness never exceeds 2, stale steps get IS ratios, and it learns grid/empty-5x5', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await AsyncStepTrainer.create(config(2), engine);
+    const trainer = await StepTrainer.create(config(2), engine);
     const reports = [];
     for (let k = 0; k < 20; k++) reports.push(await trainer.step());
     const m = reports.map((r) => r.metrics);
@@ -82,7 +83,7 @@ describe('AsyncStepTrainer scheduling', () => {
   it('dynamic sampling refills zero-spread groups within the staleness bound', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const base = config(1, { groups: 4 });
-    const trainer = await AsyncStepTrainer.create({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 3, spreadTol: 1e-9 } } }, engine);
+    const trainer = await StepTrainer.create({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 3, spreadTol: 1e-9 } } }, engine);
     for (let k = 0; k < 3; k++) {
       const r = await trainer.step();
       const rounds = r.metrics['groups/sampling_rounds']!;
@@ -106,7 +107,7 @@ describe('AsyncStepTrainer scheduling', () => {
     const turner = initWeights(model, 3);
     turner['pi.b'] = new Float32Array(model.numActions);
     turner['pi.b'][0] = 30;
-    const stuck = await AsyncStepTrainer.create({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 2, spreadTol: 1e-9 } } }, engine, undefined, turner);
+    const stuck = await StepTrainer.create({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 2, spreadTol: 1e-9 } } }, engine, undefined, turner);
     const r = await stuck.step();
     expect(r.metrics['groups/sampling_rounds']).toBe(2);
     expect(r.metrics['groups/dropped']).toBe(2 * base.groups);
@@ -118,7 +119,7 @@ describe('AsyncStepTrainer scheduling', () => {
 
   it('with a worker pool and s = 1, rollouts overlap the learner and the bound holds', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await AsyncStepTrainer.create(config(1, { groups: 4 }), engine, (model, weights) => createNodeWorkerPool({ size: 1, model, weights }));
+    const trainer = await StepTrainer.create(config(1, { groups: 4 }), engine, (model, weights) => createNodeWorkerPool({ size: 1, model, weights }));
     const reports = [];
     for (let k = 0; k < 6; k++) reports.push(await trainer.step());
     for (const r of reports) {

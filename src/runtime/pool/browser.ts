@@ -1,6 +1,6 @@
 /** Rollout workers as module Web Workers (Vite bundles the entry from this `new URL` pattern). */
 import type { Weights } from '../../core/models/types.ts';
-import type { PoolModelSpec } from '../../core/trainer/pool.ts';
+import type { PoolModelSpec } from '../../core/rollout/stepPool.ts';
 import { WorkerRolloutPool, type WorkerHandle } from './workerPool.ts';
 import { DeathSignal } from '../workerDeath.ts';
 

@@ -5,7 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Weights } from '../../core/models/types.ts';
-import type { PoolModelSpec } from '../../core/trainer/pool.ts';
+import type { PoolModelSpec } from '../../core/rollout/stepPool.ts';
 import { nodeEndpoint } from './nodeEndpoint.ts';
 import { WorkerRolloutPool, type WorkerHandle } from './workerPool.ts';
 import { DeathSignal } from '../workerDeath.ts';

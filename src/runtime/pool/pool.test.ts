@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
 import { initWeights, type Weights } from '../../core/models/types.ts';
-import { buildPoolModel, gridMlpSpec, SerialRolloutPool, type CollectRequest, type RolloutPool } from '../../core/trainer/pool.ts';
-import { stepFeatures, type StepEpisode } from '../../core/trainer/stepEpisode.ts';
+import { buildPoolModel, gridMlpSpec, SerialRolloutPool, type CollectRequest, type RolloutPool } from '../../core/rollout/stepPool.ts';
+import { stepFeatures, type StepEpisode } from '../../core/rollout/stepEpisode.ts';
 import { encodeGridObs } from '../../core/rollout/features.ts';
-import type { Engine } from '../../core/trainer/engine.ts';
+import type { Engine } from '../../core/engine/types.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { spawnNodeThread, spawnNodeWorker } from './node.ts';
 import { DeathSignal } from '../workerDeath.ts';

@@ -3,8 +3,8 @@
  * apart from workerApi.ts so the main thread imports no env or rollout code with it).
  */
 import type { Info } from '../../core/envs/types.ts';
-import type { CollectResult } from '../../core/trainer/pool.ts';
-import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
+import type { CollectResult } from '../../core/rollout/stepPool.ts';
+import type { StepEpisode } from '../../core/rollout/stepEpisode.ts';
 
 /** An episode as it crosses from a worker: `infos` sparse (see packInfos). */
 export type WireEpisode = Omit<StepEpisode, 'infos'> & { infos: [number, Info][] };

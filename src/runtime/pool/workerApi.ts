@@ -7,8 +7,8 @@
 import { transfer } from 'comlink';
 import '../../core/envs/index.ts';
 import type { Weights } from '../../core/models/types.ts';
-import type { Engine } from '../../core/trainer/engine.ts';
-import { episodeBuffers, SerialRolloutPool, type CollectRequest, type PoolModelSpec } from '../../core/trainer/pool.ts';
+import type { Engine } from '../../core/engine/types.ts';
+import { episodeBuffers, SerialRolloutPool, type CollectRequest, type PoolModelSpec } from '../../core/rollout/stepPool.ts';
 import { packInfos, type WireResult } from './wire.ts';
 import { yieldToEvents } from './yield.ts';
 

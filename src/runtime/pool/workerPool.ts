@@ -15,7 +15,7 @@
 import { wrap, type Endpoint, type Remote } from 'comlink';
 import { DeathSignal, guardCall } from '../workerDeath.ts';
 import type { Weights } from '../../core/models/types.ts';
-import type { CollectRequest, CollectResult, PoolModelSpec, RolloutPool } from '../../core/trainer/pool.ts';
+import type { CollectRequest, CollectResult, PoolModelSpec, RolloutPool } from '../../core/rollout/stepPool.ts';
 import type { RolloutWorkerApi } from './workerApi.ts';
 import { unpackInfos, type WireResult } from './wire.ts';
 

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { defaultsFor } from '../../core/algos/config.ts';
 import '../../core/envs/index.ts';
 import { DEFAULT_SHAPING } from '../../core/reward/shaping.ts';
-import { withShapingWeights } from '../../core/trainer/common.ts';
-import { DEFAULT_STEP_TRAINER, StepTrainer } from '../../core/trainer/stepTrainer.ts';
+import { withShapingWeights } from '../../core/reward/shaping.ts';
+import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
+import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
 import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 

@@ -5,8 +5,8 @@
  * deterministic and far smaller than shipping [T, D] feature rows.
  */
 
-import type { StepEpisode } from '../../core/trainer/stepEpisode.ts';
-import type { TokenEpisode } from '../../core/trainer/tokenRollout.ts';
+import type { StepEpisode } from '../../core/rollout/stepEpisode.ts';
+import type { TokenEpisode } from '../../core/rollout/tokenLockstep.ts';
 
 /** One sampled episode, as the UI sees it: a grid episode (replayable) or a token episode. */
 export type EpisodeView = GridEpisodeView | TokenEpisodeView;

@@ -7,11 +7,11 @@
  * Reports per staleness bound: success rate (mean of the last 3 iterations), episodes/s over the
  * whole run (wall clock, pool start-up excluded), mean learner/rollout idle ratios, staleness.
  */
-import { defaultsFor } from '../../core/algos/config.ts';
-import { AsyncStepTrainer } from '../../core/trainer/asyncStepTrainer.ts';
-import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepTrainer.ts';
-import { loadNodeEngine } from '../engine/node.ts';
-import { createNodeWorkerPool } from './node.ts';
+import { defaultsFor } from '../../src/core/algos/config.ts';
+import { StepTrainer } from '../../src/core/trainer/stepTrainer.ts';
+import { DEFAULT_STEP_TRAINER } from '../../src/core/trainer/stepConfig.ts';
+import { loadNodeEngine } from '../../src/runtime/engine/node.ts';
+import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
 
 export interface AsyncCompareRow {
   maxStaleness: number;
@@ -28,7 +28,7 @@ export async function compareSchedules(o: { env?: string; iterations?: number; w
   const engine = await loadNodeEngine('ort-web-wasm');
   const rows: AsyncCompareRow[] = [];
   for (const s of o.staleness ?? [0, 1, 2]) {
-    const trainer = await AsyncStepTrainer.create(
+    const trainer = await StepTrainer.create(
       {
         ...DEFAULT_STEP_TRAINER,
         env: { id: o.env ?? 'grid/empty-5x5' },

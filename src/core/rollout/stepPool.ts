@@ -19,13 +19,13 @@ import type { Env, Frame, GridObs, Info } from '../envs/types.ts';
 import type { Potential } from '../reward/shaping.ts';
 import { MlpPolicy, type MlpConfig } from '../models/mlp.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
-import { sampleRow } from '../rollout/categorical.ts';
-import { encodeGridObs, gridFeatureSize } from '../rollout/features.ts';
+import { sampleRow } from './categorical.ts';
+import { encodeGridObs, gridFeatureSize } from './features.ts';
 import { gridGoalDistance } from '../reward/potentials.ts';
 import { Rng } from '../util/rng.ts';
-import type { Engine, PolicyRunner } from './engine.ts';
+import type { Engine, PolicyRunner } from '../engine/types.ts';
 import type { StepEpisode } from './stepEpisode.ts';
-import { mixSeed } from './common.ts';
+import { mixSeed } from '../util/rng.ts';
 
 /** Potentials a pool can record, by id (requests cross to workers, so they name, not pass, functions). */
 export const POTENTIALS: Readonly<Record<string, Potential<Frame>>> = { [gridGoalDistance.id]: gridGoalDistance };

@@ -24,9 +24,9 @@
  */
 import type { Info, ToolEnv } from '../envs/types.ts';
 import { BOS, EOA, OBS, PAD, decode, encode } from '../text/codec.ts';
-import { sampleRow } from '../rollout/categorical.ts';
+import { sampleRow } from './categorical.ts';
 import type { Rng } from '../util/rng.ts';
-import type { TokenDecoder } from './engine.ts';
+import type { TokenDecoder } from '../engine/types.ts';
 
 export interface TokenEpisode {
   envId: string;

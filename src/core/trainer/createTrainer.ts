@@ -13,9 +13,9 @@
 import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
-import type { PoolFactory } from './asyncStepTrainer.ts';
-import { mixSeed } from './common.ts';
-import type { Engine } from './engine.ts';
+import type { PoolFactory } from './stepTrainer.ts';
+import { mixSeed } from '../util/rng.ts';
+import type { Engine } from '../engine/types.ts';
 import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imitation.ts';
 import { StepTrainer } from './stepTrainer.ts';
 import { DEFAULT_TOKEN_TRAINER, makeTokenModel, TokenTrainer } from './tokenTrainer.ts';
@@ -54,12 +54,10 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
         episodes: rollout.episodes,
         learnerBatch: rollout.learnerBatch,
         seed: config.seed,
+        scheduling: { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0 },
       },
       engine,
-      {
-        maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0,
-        pool: rollout.workers > 0 ? options.workerPool!(rollout.workers) : undefined,
-      },
+      rollout.workers > 0 ? options.workerPool!(rollout.workers) : undefined,
     );
   }
   if ((family === 'tool' || family === 'grid') && model.kind === 'transformer') {

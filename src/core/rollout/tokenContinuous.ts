@@ -42,11 +42,11 @@
 import type { Clock } from '../envs/clock.ts';
 import type { StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
 import { EOA, PAD } from '../text/codec.ts';
-import { sampleRow } from '../rollout/categorical.ts';
+import { sampleRow } from './categorical.ts';
 import type { Rng } from '../util/rng.ts';
 import type { Weights } from '../models/types.ts';
-import type { TokenDecoder } from './engine.ts';
-import { actionText, finishEpisode, observationTokens, startEpisode, type EpisodeRecord, type TokenEpisode } from './tokenRollout.ts';
+import type { TokenDecoder } from '../engine/types.ts';
+import { actionText, finishEpisode, observationTokens, startEpisode, type EpisodeRecord, type TokenEpisode } from './tokenLockstep.ts';
 
 /** What identifies an episode to the trainer. */
 export interface SlotEpisodeSpec {

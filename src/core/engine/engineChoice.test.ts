@@ -4,7 +4,7 @@ import { iterationCost, measureEngine, warmEstimate, type EngineTiming } from '.
 import { probeShapeFor } from './shape.ts';
 import { learnerThreads } from './threads.ts';
 import { parseRunConfig } from '../presets/schema.ts';
-import type { Engine, Learner, PolicyRunner, TokenDecoder } from '../trainer/engine.ts';
+import type { Engine, Learner, PolicyRunner, TokenDecoder } from './types.ts';
 import '../envs/index.ts';
 
 const timing = (engine: string, trainMs: number, rolloutMs = NaN, iterationMs = trainMs): EngineTiming => ({

@@ -3,7 +3,7 @@
  * TrainStepGraph declares, with plausible values (token-mean weights over the mask,
  * log-probs near uniform, unit-scale advantages).
  */
-import type { TrainStepGraph } from '../graph/train.ts';
+import type { TrainStepGraph } from './trainStep.ts';
 import { Rng } from '../util/rng.ts';
 
 export function syntheticBatch(spec: TrainStepGraph, seed: number, opts: { maskProb?: number } = {}): Record<string, Float32Array | Int32Array> {

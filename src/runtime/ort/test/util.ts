@@ -1,8 +1,8 @@
 /** Helpers shared by the ORT tests: run a train-step graph directly with explicit state. */
 import type * as Ort from 'onnxruntime-web';
-import type { TrainStepGraph } from '../../core/graph/train.ts';
-import type { Weights } from '../../core/models/types.ts';
-import type { Feed, OrtModule } from './session.ts';
+import type { TrainStepGraph } from '../../../core/update/trainStep.ts';
+import type { Weights } from '../../../core/models/types.ts';
+import type { Feed, OrtModule } from '../session.ts';
 
 export interface RawState {
   weights: Weights;

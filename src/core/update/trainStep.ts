@@ -13,10 +13,10 @@
  * change between steps without rebuilding; structural choices (which loss, which KL estimator,
  * whether a reference policy is fed) are baked into the graph.
  */
-import { Graph, type Tensor } from './builder.ts';
-import { entropyFromLogp, indicator, logSoftmax, maskedMean, selectLogprob } from './nn.ts';
+import { Graph, type Tensor } from '../graph/builder.ts';
+import { entropyFromLogp, indicator, logSoftmax, maskedMean, selectLogprob } from '../graph/nn.ts';
 import { declareParams, type PolicyModel } from '../models/types.ts';
-import type { DType } from './proto.ts';
+import type { DType } from '../graph/proto.ts';
 
 /** Clipped policy-gradient surrogate (PPO / GRPO / DAPO family), plus value loss for value heads. */
 export interface PolicyGradientLoss {
@@ -341,18 +341,4 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
     { input: STEP, output: next(STEP), shape: [], kind: 'step' },
   );
   return { graph: g, model, batch: B, lead, state, flatLayout, batchInputs, hyper, metrics, perStep };
-}
-
-/**
- * The rollout/scoring graph from the same model definition: observations → `logprobs`
- * [...lead, A] (full log-softmax) and `value` [...lead] when there is a value head.
- */
-export function buildPolicyGraph(model: PolicyModel, batch: number, seqLen?: number): Graph {
-  const g = new Graph(`policy_${model.kind}`);
-  const P = declareParams(g, model);
-  const obs = model.declareObservations(g, batch, seqLen);
-  const out = model.forward(g, P, obs);
-  g.output(logSoftmax(g, out.logits), 'logprobs');
-  if (out.value) g.output(out.value, 'value');
-  return g;
 }

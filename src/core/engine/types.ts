@@ -4,7 +4,7 @@
  * One model definition feeds both sides, so the policy a rollout samples from and the policy
  * the learner differentiates compute the same function.
  */
-import type { TrainStepOptions } from '../graph/train.ts';
+import type { TrainStepOptions } from '../update/trainStep.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
 
 export type Feed = Float32Array | Int32Array;

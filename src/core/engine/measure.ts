@@ -4,10 +4,10 @@
  * alternate timed train steps and rollout calls until the budget is spent or enough samples
  * are in. Synthetic batches and zero-filled inputs: timings do not depend on the values.
  */
-import { syntheticBatch } from '../models/synthetic.ts';
+import { syntheticBatch } from '../update/syntheticBatch.ts';
 import { initWeights } from '../models/types.ts';
-import { buildTrainStep } from '../graph/train.ts';
-import type { Engine, Feed } from '../trainer/engine.ts';
+import { buildTrainStep } from '../update/trainStep.ts';
+import type { Engine, Feed } from './types.ts';
 import type { ProbeShape } from './shape.ts';
 
 export interface EngineTiming {

@@ -3,7 +3,7 @@
  * learns from, the inspector replays, and trajectories.jsonl stores. Pools (pool.ts) produce them.
  */
 import type { GridObs, Info } from '../envs/types.ts';
-import { encodeGridImage } from '../rollout/features.ts';
+import { encodeGridImage } from './features.ts';
 
 export interface StepEpisode {
   envId: string;

@@ -8,7 +8,7 @@ import { logprobMismatch } from '../algos/offpolicy.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
 import { PAD } from '../text/codec.ts';
 import type { Rng } from '../util/rng.ts';
-import type { Engine, Feed, Learner, PolicyRunner } from './engine.ts';
+import type { Engine, Feed, Learner, PolicyRunner } from '../engine/types.ts';
 
 /**
  * Sequence lengths a token learner or scorer runs at: multiples of `step` up to the context.

@@ -9,11 +9,11 @@
  */
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { makeEnv } from '../envs/index.ts';
-import type { TrainStepOptions } from '../graph/train.ts';
+import type { TrainStepOptions } from '../update/trainStep.ts';
 import type { PolicyModel } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
-import { trainStepOptions } from '../trainer/common.ts';
-import { buildPoolModel, gridMlpSpec } from '../trainer/pool.ts';
+import { trainStepOptions } from '../update/hyper.ts';
+import { buildPoolModel, gridMlpSpec } from '../rollout/stepPool.ts';
 import { makeTokenModel } from '../trainer/tokenTrainer.ts';
 
 export interface ProbeShape {

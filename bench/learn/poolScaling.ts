@@ -12,10 +12,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { initWeights } from '../../core/models/types.ts';
-import { buildPoolModel, gridMlpSpec, type CollectRequest } from '../../core/trainer/pool.ts';
-import { createNodeWorkerPool } from './node.ts';
-import type { WorkerRolloutPool } from './workerPool.ts';
+import { initWeights } from '../../src/core/models/types.ts';
+import { buildPoolModel, gridMlpSpec, type CollectRequest } from '../../src/core/rollout/stepPool.ts';
+import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
+import type { WorkerRolloutPool } from '../../src/runtime/pool/workerPool.ts';
 
 export interface ScalingResult {
   env: string;

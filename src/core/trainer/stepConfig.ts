@@ -1,0 +1,65 @@
+/** The grid (step-env + MLP) trainer's configuration and its per-iteration report. */
+import type { AlgoConfig } from '../algos/config.ts';
+import type { IterationMetrics } from '../algos/metrics.ts';
+import type { EnvKwargs } from '../envs/index.ts';
+import { DEFAULT_SHAPING, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
+import type { StepEpisode } from '../rollout/stepEpisode.ts';
+
+export interface MlpModelConfig {
+  kind: 'mlp';
+  /** Hidden layer widths, input side first. */
+  hidden: number[];
+  /** Hidden nonlinearity: tanh is smoother for small policy nets (CleanRL's choice). */
+  activation: 'tanh' | 'relu';
+}
+
+export interface StepTrainerConfig {
+  /** Env registry id and its kwargs. */
+  env: { id: string; kwargs?: EnvKwargs };
+  model: MlpModelConfig;
+  algo: AlgoConfig;
+  shaping: ShapingConfig;
+  /** Progressive shaping: stages with their own weights (seed 002); null = fixed weights. */
+  schedule?: ShapingSchedule | null;
+  /** Groups per iteration for group algorithms (each groupSize episodes from one seed). */
+  groups: number;
+  /** Episodes per iteration for REINFORCE and PPO (distinct seeds). */
+  episodes: number;
+  /** Rows per train step (static graph batch); an iteration uses ⌈steps / batch⌉ steps per epoch. */
+  learnerBatch: number;
+  /** Master seed: weights, env seeds and sampling all derive from it. */
+  seed: number;
+  /** Rollout scheduling (staleness bound); absent = synchronous. The shaping schedule is `schedule`. */
+  scheduling?: AsyncScheduleConfig;
+}
+
+export const DEFAULT_STEP_TRAINER: Omit<StepTrainerConfig, 'env' | 'algo'> = {
+  model: { kind: 'mlp', hidden: [64, 64], activation: 'tanh' },
+  shaping: DEFAULT_SHAPING,
+  groups: 8,
+  episodes: 32,
+  learnerBatch: 512,
+  seed: 0,
+};
+
+export interface IterationReport {
+  iteration: number;
+  metrics: IterationMetrics & Record<string, number>;
+  /** The batch's episodes (for the group view and the trajectory inspector). */
+  episodes: StepEpisode[];
+  /** Per-episode total (shaped) reward and advantage, parallel to `episodes`. */
+  episodeRewards: Float64Array;
+  episodeAdvantages: Float64Array;
+  /** False when the NaN guard skipped at least one update this iteration. */
+  allApplied: boolean;
+}
+
+export interface AsyncScheduleConfig {
+  /**
+   * Most policy versions a trained step may lag the learner (s). 0 = synchronous (collect,
+   * then train, strictly alternating); 1 = the next batch plays while this one trains.
+   */
+  maxStaleness: number;
+}
+
+export const DEFAULT_ASYNC_SCHEDULE: AsyncScheduleConfig = { maxStaleness: 1 };

@@ -1,0 +1,55 @@
+/**
+ * Hyperparameters as the train-step graph sees them: the mapping from an AlgoConfig to the
+ * graph's options (one place, so every trainer builds the same loss and optimizer) and the
+ * live edits that change the graph's scalar inputs between steps.
+ */
+import type { AlgoConfig } from '../algos/config.ts';
+import type { ShapingWeights } from '../reward/shaping.ts';
+import type { TrainStepOptions } from './trainStep.ts';
+
+/** Hyperparameters that may change while training runs (applied from the next train step). */
+export interface LiveHyper {
+  lr?: number;
+  entropyCoef?: number;
+  clipLow?: number;
+  clipHigh?: number;
+  klCoef?: number;
+  /**
+   * Shaping term weights (non-negative magnitudes, as in ShapingConfig): replace the base
+   * config's weights from the next iteration's rewards on. Under a progressive schedule the
+   * current stage's own weights still take precedence, as they do over the config's.
+   */
+  rewardWeights?: Partial<ShapingWeights>;
+}
+
+/**
+ * The train-step graph options an algorithm config implies: the clipped PG loss (clip-higher,
+ * KL to the reference as a loss term when klMode is 'loss', entropy bonus, value loss for
+ * value-head models) and AdamW with global-norm clipping.
+ */
+export function trainStepOptions(algo: AlgoConfig, batch: number): TrainStepOptions {
+  return {
+    batch,
+    loss: {
+      kind: 'policy-gradient',
+      clipLow: algo.clipLow,
+      clipHigh: algo.clipHigh,
+      useReference: algo.klCoef > 0 && algo.klMode === 'loss',
+      klCoef: algo.klCoef,
+      klEstimator: algo.klEstimator,
+      entropyCoef: algo.entropyCoef,
+      valueCoef: algo.valueCoef,
+      valueClip: algo.valueClip,
+    },
+    adam: { lr: algo.lr, beta1: algo.adamBeta1, beta2: algo.adamBeta2, eps: algo.adamEps, weightDecay: algo.weightDecay, maxGradNorm: algo.maxGradNorm ?? 0 },
+  };
+}
+
+/** Applies live hyperparameter changes to a learner's scalar inputs (from the next step on). */
+export function applyLiveHyper(hyper: Record<string, number>, h: LiveHyper): void {
+  if (h.lr !== undefined) hyper.lr = h.lr;
+  if (h.entropyCoef !== undefined) hyper.entropy_coef = h.entropyCoef;
+  if (h.clipLow !== undefined) hyper.clip_low = h.clipLow;
+  if (h.clipHigh !== undefined) hyper.clip_high = h.clipHigh;
+  if (h.klCoef !== undefined && 'kl_coef' in hyper) hyper.kl_coef = h.klCoef;
+}
