@@ -18,7 +18,8 @@
  */
 import { loadavg } from 'node:os';
 import { heldOutSeeds } from '../../src/core/util/rng.ts';
-import { createTrainer, type Trainer } from '../../src/core/trainer/createTrainer.ts';
+import { createTrainer } from '../../src/core/trainer/createTrainer.ts';
+import type { Trainer } from '../../src/core/trainer/trainer.ts';
 import { loadNodeEngine, type NodeEngineName } from '../../src/runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
 import { compareSchedules } from './asyncCompare.ts';

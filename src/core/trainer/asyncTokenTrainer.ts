@@ -48,7 +48,8 @@ import { mixSeed } from '../util/rng.ts';
 import type { Engine, Learner } from '../engine/types.ts';
 import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
 import { LocalTokenSource, type TokenEpisodeSource, type TokenSlotStats } from '../rollout/tokenContinuous.ts';
-import { makeTokenModel, policyTokenCount, shiftedBatch, TokenTrainer, type TokenIterationReport, type TokenTrainerConfig } from './tokenTrainer.ts';
+import { makeTokenModel, policyTokenCount, shiftedBatch, TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
+import type { IterationReport, Trainer } from './trainer.ts';
 import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
 
 export interface AsyncTokenScheduling {
@@ -88,7 +89,7 @@ interface GroupRec {
   episodes: TokenEpisode[];
 }
 
-export class AsyncTokenTrainer {
+export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
   iteration = 0;
   version = 0;
   private ema: EmaBaselineState = EMA_BASELINE_INIT;
@@ -251,7 +252,7 @@ export class AsyncTokenTrainer {
   }
 
   /** One iteration: wait for G finished groups (dynamic sampling), update, sync, abort the too stale. */
-  async step(): Promise<TokenIterationReport> {
+  async step(): Promise<IterationReport<TokenEpisode>> {
     const { algo } = this.config;
     const s = this.scheduling.maxStaleness;
     const G = this.config.groups;
@@ -449,7 +450,7 @@ export class AsyncTokenTrainer {
       'perf/episodes_per_s': n / Math.max(1e-9, iterS),
       'perf/tis_s': (t2 - t1) / 1000,
       'perf/iteration_s': iterS,
-    } as TokenIterationReport['metrics'];
+    } as IterationReport<TokenEpisode>['metrics'];
     this.lastStats = { ...st };
     this.lateAborted = 0;
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: episodeAdv, allApplied: upd.allApplied };

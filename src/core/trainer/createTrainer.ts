@@ -15,6 +15,7 @@ import { initWeights, type Weights } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
 import type { PoolFactory } from './stepTrainer.ts';
 import { mixSeed } from '../util/rng.ts';
+import type { Trainer } from './trainer.ts';
 import type { Engine } from '../engine/types.ts';
 import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imitation.ts';
 import { StepTrainer } from './stepTrainer.ts';
@@ -23,7 +24,6 @@ import { AsyncTokenTrainer, type TokenSourceFactory } from './asyncTokenTrainer.
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { RealClock, type Clock } from '../envs/clock.ts';
 
-export type Trainer = StepTrainer | TokenTrainer | AsyncTokenTrainer;
 
 export interface CreateTrainerOptions {
   /** Builds a worker pool of `size` workers (CLI: node worker_threads; browser: Web Workers). */

@@ -14,6 +14,7 @@
  */
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
+import type { SteppableTrainer } from './trainer.ts';
 
 export interface SampledEpisode {
   episode: StepEpisode | TokenEpisode;
@@ -33,18 +34,6 @@ export type TrainerEvent =
 
 export type TrainerEventType = TrainerEvent['type'];
 export type TrainerEventOf<K extends TrainerEventType> = Extract<TrainerEvent, { type: K }>;
-
-/** What `runTraining` needs of a trainer: the common surface of every trainer. */
-export interface SteppableTrainer {
-  step(): Promise<{
-    iteration: number;
-    metrics: Record<string, number>;
-    episodes: readonly (StepEpisode | TokenEpisode)[];
-    episodeRewards: ArrayLike<number>;
-    episodeAdvantages: ArrayLike<number>;
-    allApplied: boolean;
-  }>;
-}
 
 export interface RunTrainingOptions {
   /** Iterations to run (≥ 0). */

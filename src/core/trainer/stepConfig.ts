@@ -1,9 +1,7 @@
-/** The grid (step-env + MLP) trainer's configuration and its per-iteration report. */
+/** The grid (step-env + MLP) trainer's configuration. */
 import type { AlgoConfig } from '../algos/config.ts';
-import type { IterationMetrics } from '../algos/metrics.ts';
 import type { EnvKwargs } from '../envs/index.ts';
 import { DEFAULT_SHAPING, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
-import type { StepEpisode } from '../rollout/stepEpisode.ts';
 
 export interface MlpModelConfig {
   kind: 'mlp';
@@ -41,18 +39,6 @@ export const DEFAULT_STEP_TRAINER: Omit<StepTrainerConfig, 'env' | 'algo'> = {
   learnerBatch: 512,
   seed: 0,
 };
-
-export interface IterationReport {
-  iteration: number;
-  metrics: IterationMetrics & Record<string, number>;
-  /** The batch's episodes (for the group view and the trajectory inspector). */
-  episodes: StepEpisode[];
-  /** Per-episode total (shaped) reward and advantage, parallel to `episodes`. */
-  episodeRewards: Float64Array;
-  episodeAdvantages: Float64Array;
-  /** False when the NaN guard skipped at least one update this iteration. */
-  allApplied: boolean;
-}
 
 export interface AsyncScheduleConfig {
   /**

@@ -50,7 +50,8 @@ import { distinctRatio } from '../algos/metrics.ts';
 import { mean } from '../algos/stats.ts';
 import { mixSeed } from '../util/rng.ts';
 import { withShapingWeights } from '../reward/shaping.ts';
-import { type IterationReport, type StepTrainerConfig } from './stepConfig.ts';
+import type { StepTrainerConfig } from './stepConfig.ts';
+import type { IterationReport, Trainer } from './trainer.ts';
 
 /** Makes the rollout pool for a model and its initial weights (version 0). Default: in-thread serial pool. */
 export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engine) => Promise<RolloutPool>;
@@ -62,7 +63,7 @@ function recordOf(ep: StepEpisode): EpisodeRecord {
   return { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials };
 }
 
-export class StepTrainer {
+export class StepTrainer implements Trainer<StepEpisode> {
   iteration = 0;
   /** The learner's policy version: number of iterations trained. */
   version = 0;
@@ -200,7 +201,7 @@ export class StepTrainer {
   }
 
   /** One learner iteration on the oldest batch; rollouts of later batches keep running. */
-  async step(): Promise<IterationReport> {
+  async step(): Promise<IterationReport<StepEpisode>> {
     const it = this.iteration;
     const t0 = performance.now();
     const idle0 = this.poolIdleMs(t0);
@@ -217,7 +218,7 @@ export class StepTrainer {
    * pool. step() is launch + wait + trainOn; calling trainOn with `pool.collect(requestFor(k))`
    * collected right before is, by construction, the synchronous trainer (tests use it so).
    */
-  async trainOn(ro: CollectResult, timing?: { t0: number; idle0: number }): Promise<IterationReport> {
+  async trainOn(ro: CollectResult, timing?: { t0: number; idle0: number }): Promise<IterationReport<StepEpisode>> {
     const { algo } = this.config;
     const shaping = this.shaping;
     const it = this.iteration;
@@ -261,7 +262,7 @@ export class StepTrainer {
         'groups/dropped': sampling.droppedGroups,
         'groups/sampling_rounds': sampling.rounds,
       };
-      return { iteration: it, metrics: m as IterationReport['metrics'], episodes, episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
+      return { iteration: it, metrics: m as IterationReport<StepEpisode>['metrics'], episodes, episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
     }
 
     // Bookkeeping check of the bound (a violation is a scheduler bug, not a data property).
@@ -486,7 +487,7 @@ export class StepTrainer {
       'perf/episodes_per_s': episodes.length / Math.max(1e-9, iterS),
       'perf/tis_s': (t2 - t1) / 1000,
       'perf/update_s': (t3 - t2) / 1000,
-    } as IterationReport['metrics'];
+    } as IterationReport<StepEpisode>['metrics'];
     if (this.config.schedule) {
       metrics['schedule/stage'] = this.scheduleState.stage;
       const next = stepSchedule(this.config.schedule, this.scheduleState, { successRate: metrics['episode/success_rate'] ?? 0 }, shaping);

@@ -29,7 +29,7 @@
  */
 import { aggregationWeights, broadcastToTokens, normalizeAdvantages, sequenceAdvantages, EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
-import { buildIterationMetrics, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
+import { buildIterationMetrics, summarizeEpisode } from '../algos/metrics.ts';
 import { addSamplingRound, initDynamicSampling, samplingStats, type RewardGroup } from '../algos/sampling.ts';
 import { klPenalizedRewards } from '../algos/losses.ts';
 import type { Numbers } from '../algos/stats.ts';
@@ -45,6 +45,7 @@ import type { Engine, Learner, TokenDecoder } from '../engine/types.ts';
 import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
 import { mixSeed } from '../util/rng.ts';
 import { withShapingWeights } from '../reward/shaping.ts';
+import type { IterationReport, Trainer } from './trainer.ts';
 import { collectTokenEpisodes, type TokenEpisode } from '../rollout/tokenLockstep.ts';
 import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
 
@@ -99,17 +100,6 @@ export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {
   seed: 0,
 };
 
-export interface TokenIterationReport {
-  iteration: number;
-  metrics: IterationMetrics & Record<string, number>;
-  /** The trained batch's episodes, group-major. */
-  episodes: TokenEpisode[];
-  /** Per-episode total (shaped) reward and advantage, parallel to `episodes`. */
-  episodeRewards: Float64Array;
-  episodeAdvantages: Float64Array<ArrayBufferLike>;
-  /** False when the NaN guard skipped at least one update this iteration. */
-  allApplied: boolean;
-}
 
 interface Group extends RewardGroup {
   episodes: TokenEpisode[];
@@ -215,7 +205,7 @@ export function tokenGae(
   return { advantages, returns };
 }
 
-export class TokenTrainer {
+export class TokenTrainer implements Trainer<TokenEpisode> {
   iteration = 0;
   version = 0;
   private ema: EmaBaselineState = EMA_BASELINE_INIT;
@@ -314,7 +304,7 @@ export class TokenTrainer {
   }
 
   /** One iteration: rollout (with dynamic sampling), advantages, update, sync. */
-  async step(): Promise<TokenIterationReport> {
+  async step(): Promise<IterationReport<TokenEpisode>> {
     const { algo } = this.config;
     const it = this.iteration;
     const grouped = GROUP_ALGOS.includes(algo.algo);
@@ -505,7 +495,7 @@ export class TokenTrainer {
       'train/policy_version': this.version,
       'train/batch_episodes': n,
       'perf/iteration_s': (t3 - t0) / 1000,
-    } as TokenIterationReport['metrics'];
+    } as IterationReport<TokenEpisode>['metrics'];
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: episodeAdv, allApplied };
   }
 

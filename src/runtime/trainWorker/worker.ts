@@ -11,7 +11,8 @@ import { expose, transfer } from 'comlink';
 import '../../core/envs/index.ts';
 import { countParams } from '../../core/models/types.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
-import { createTrainer, type Trainer } from '../../core/trainer/createTrainer.ts';
+import { createTrainer } from '../../core/trainer/createTrainer.ts';
+import type { Trainer } from '../../core/trainer/trainer.ts';
 import type { LiveHyper } from '../../core/update/hyper.ts';
 import { loadWebEngine, measureWebBackends, type WebBackend, type WebMeasureOptions } from '../engine/web.ts';
 import type { EngineDecision } from '../../core/engine/choose.ts';
@@ -22,7 +23,6 @@ import type { StepEpisode } from '../../core/rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenLockstep.ts';
 import type { Engine, PolicyRunner } from '../../core/engine/types.ts';
 import { serializeEngine } from '../../core/rollout/stepPool.ts';
-import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
 import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
 import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, StartInfo, WarmStartProgress } from './types.ts';
 
@@ -139,7 +139,7 @@ const api = {
     const t = trainer;
     const config = runConfig;
     const engine = runEngine;
-    if (!t || !config || !engine || !(t instanceof StepTrainer)) return null;
+    if (!t || !config || !engine || t.model.kind !== 'mlp') return null;
     const inp = overlayInputs(config.env.id, config.env.kwargs, req.seed, req.actions, req.step);
     overlayPolicy ??= t.getWeights().then((w) => serializeEngine(engine).createPolicy(t.model, OVERLAY_BATCH, w));
     const policy = await overlayPolicy;

@@ -1,0 +1,55 @@
+/**
+ * What every trainer offers its callers (the CLI, the browser's training worker, benches and
+ * tests), whichever env family, policy and rollout scheduling it runs: one iteration at a time,
+ * held-out evaluation, live hyperparameters, the current weights, and cleanup. Callers never
+ * need to know which trainer they hold; `runTraining` (events.ts) turns `step()` into events.
+ */
+import type { IterationMetrics } from '../algos/metrics.ts';
+import type { PolicyModel, Weights } from '../models/types.ts';
+import type { StepEpisode } from '../rollout/stepEpisode.ts';
+import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
+import type { LiveHyper } from '../update/hyper.ts';
+
+/** One trained iteration, as every trainer reports it. */
+export interface IterationReport<E extends StepEpisode | TokenEpisode = StepEpisode | TokenEpisode> {
+  iteration: number;
+  metrics: IterationMetrics & Record<string, number>;
+  /** The trained batch's episodes (group-major for group algorithms). */
+  episodes: E[];
+  /** Per-episode total (shaped) reward and advantage, parallel to `episodes`. */
+  episodeRewards: Float64Array;
+  episodeAdvantages: Float64Array<ArrayBufferLike>;
+  /** False when the NaN guard skipped at least one update this iteration. */
+  allApplied: boolean;
+}
+
+export interface Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenEpisode> {
+  /** The policy being trained (an MLP over grid features, or a token transformer). */
+  readonly model: PolicyModel;
+  /** Iterations trained so far. */
+  readonly iteration: number;
+  /** The learner's policy version (updates applied); rollouts record the version that acted. */
+  readonly version: number;
+  /** Collects (or takes) one batch, updates the policy, and reports the iteration. */
+  step(): Promise<IterationReport<E>>;
+  /** Plays one episode per seed with the current weights, without training (temperature 0 = greedy). */
+  evaluate(seeds: readonly number[], temperature?: number): Promise<E[]>;
+  /** Applies live hyperparameter edits from the next train step on; throws on an invalid edit. */
+  setHyper(h: LiveHyper): void;
+  /** A copy of the learner's current weights. */
+  getWeights(): Promise<Weights>;
+  /** Frees sessions, workers and pools; the trainer is unusable afterwards. */
+  release(): Promise<void>;
+}
+
+/** What `runTraining` needs of a trainer (any Trainer, or a scripted stand-in in tests). */
+export interface SteppableTrainer {
+  step(): Promise<{
+    iteration: number;
+    metrics: Record<string, number>;
+    episodes: readonly (StepEpisode | TokenEpisode)[];
+    episodeRewards: ArrayLike<number>;
+    episodeAdvantages: ArrayLike<number>;
+    allApplied: boolean;
+  }>;
+}
