@@ -18,7 +18,7 @@
  * The loss the train step computes is `Σ_tokens weight_t · ℓ_t(advantage_t, …)`: advantages
  * (what to push) and aggregation weights (how much each token counts) are separate arrays.
  */
-import type { AlgoConfig } from './config.ts';
+import type { Aggregation, AlgoConfig } from './config.ts';
 import { mean, std, type Numbers } from './stats.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -324,18 +324,6 @@ export function expandPerStep(stepValues: Numbers, tokenStep: Numbers): Float64A
   return out;
 }
 
-/**
- * How the per-token losses are summed into one number (the loss is Σ_t weight_t · ℓ_t):
- * - 'token' (DAPO): every policy token in the batch counts the same, weight 1/N_tokens.
- *   Long sequences contribute more tokens, hence more gradient.
- * - 'sequence' (original GRPO): mean over each sequence's tokens, then mean over sequences:
- *   weight 1/(len_b · n_seqs), where n_seqs counts sequences with ≥ 1 policy token. A token of
- *   a long sequence counts less (length bias: long wrong answers are penalised less per token).
- * - 'constant' (Dr.GRPO): weight 1/(n_seqs · L) for a constant L (the generation budget, or T):
- *   no dependence on any sequence's length, so no length bias; the scale is fixed across batches.
- *   Here n_seqs = B (all sequences, fixed batch size).
- */
-export type Aggregation = 'token' | 'sequence' | 'constant';
 
 /**
  * Aggregation weights [B·T] (0 on non-policy tokens). For 'token' and 'sequence' they sum to 1

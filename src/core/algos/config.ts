@@ -7,8 +7,22 @@
  * parsing, so `{ "algo": "drgrpo" }` alone is a valid Dr.GRPO config.
  */
 import { z } from 'zod';
-import type { Aggregation } from './advantages.ts';
-import type { KlEstimator } from './losses.ts';
+
+/**
+ * How the per-token losses are summed into one number (the loss is Σ_t weight_t · ℓ_t):
+ * - 'token' (DAPO): every policy token in the batch counts the same, weight 1/N_tokens.
+ *   Long sequences contribute more tokens, hence more gradient.
+ * - 'sequence' (original GRPO): mean over each sequence's tokens, then mean over sequences:
+ *   weight 1/(len_b · n_seqs), where n_seqs counts sequences with ≥ 1 policy token. A token of
+ *   a long sequence counts less (length bias: long wrong answers are penalised less per token).
+ * - 'constant' (Dr.GRPO): weight 1/(n_seqs · L) for a constant L (the generation budget, or T):
+ *   no dependence on any sequence's length, so no length bias; the scale is fixed across batches.
+ *   Here n_seqs = B (all sequences, fixed batch size).
+ */
+export type Aggregation = 'token' | 'sequence' | 'constant';
+
+/** Which Monte-Carlo estimator of KL(π‖π_ref) per sampled token (Schulman, "Approximating KL"). */
+export type KlEstimator = 'k1' | 'k3';
 
 export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo';
 export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo'];

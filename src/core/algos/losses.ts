@@ -15,11 +15,9 @@
  * Sign convention: losses are minimised. The policy-gradient term is −advantage·ratio, the
  * entropy bonus enters with a minus sign, KL and value terms with a plus sign.
  */
-import type { AlgoConfig } from './config.ts';
+import type { AlgoConfig, KlEstimator } from './config.ts';
 import type { Numbers } from './stats.ts';
 
-/** Which Monte-Carlo estimator of KL(π‖π_ref) per sampled token (Schulman, "Approximating KL"). */
-export type KlEstimator = 'k1' | 'k3';
 
 /**
  * k1 = log π(a) − log π_ref(a). Unbiased for KL(π‖π_ref) with a ~ π, but high-variance and
