@@ -5,7 +5,7 @@
  */
 import type { AlgoConfig } from '../algos/config.ts';
 import type { ShapingWeights } from '../reward/shaping.ts';
-import type { TrainStepOptions } from './trainStep.ts';
+import { HYPER_INPUTS, type HyperInput, type TrainStepOptions } from './trainStep.ts';
 
 /** Hyperparameters that may change while training runs (applied from the next train step). */
 export interface LiveHyper {
@@ -45,11 +45,22 @@ export function trainStepOptions(algo: AlgoConfig, batch: number): TrainStepOpti
   };
 }
 
-/** Applies live hyperparameter changes to a learner's scalar inputs (from the next step on). */
+/** The live-editable hyperparameters, each the graph input it sets. */
+const LIVE_INPUTS = {
+  lr: HYPER_INPUTS.lr,
+  entropyCoef: HYPER_INPUTS.entropyCoef,
+  clipLow: HYPER_INPUTS.clipLow,
+  clipHigh: HYPER_INPUTS.clipHigh,
+  klCoef: HYPER_INPUTS.klCoef,
+} as const satisfies { [K in Exclude<keyof LiveHyper, 'rewardWeights'>]-?: HyperInput };
+
+/**
+ * Applies live hyperparameter changes to a learner's scalar inputs (from the next step on). An
+ * input the graph does not have (kl_coef without a reference policy) is left out.
+ */
 export function applyLiveHyper(hyper: Record<string, number>, h: LiveHyper): void {
-  if (h.lr !== undefined) hyper.lr = h.lr;
-  if (h.entropyCoef !== undefined) hyper.entropy_coef = h.entropyCoef;
-  if (h.clipLow !== undefined) hyper.clip_low = h.clipLow;
-  if (h.clipHigh !== undefined) hyper.clip_high = h.clipHigh;
-  if (h.klCoef !== undefined && 'kl_coef' in hyper) hyper.kl_coef = h.klCoef;
+  for (const [key, input] of Object.entries(LIVE_INPUTS) as [keyof typeof LIVE_INPUTS, HyperInput][]) {
+    const v = h[key];
+    if (v !== undefined && input in hyper) hyper[input] = v;
+  }
 }

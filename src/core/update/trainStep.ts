@@ -18,6 +18,29 @@ import { entropyFromLogp, indicator, logSoftmax, maskedMean, selectLogprob } fro
 import { declareParams, type PolicyModel } from '../models/types.ts';
 import type { DType } from '../graph/proto.ts';
 
+/**
+ * The train-step graph's scalar inputs (fed as `hp.<name>` each step, so they can change while
+ * a run trains), keyed by the loss or Adam option that sets them. Live edits (update/hyper.ts)
+ * and the graph both read their names from here.
+ */
+export const HYPER_INPUTS = {
+  tisCap: 'tis_cap',
+  clipLow: 'clip_low',
+  clipHigh: 'clip_high',
+  entropyCoef: 'entropy_coef',
+  klCoef: 'kl_coef',
+  valueCoef: 'value_coef',
+  valueClip: 'value_clip',
+  lr: 'lr',
+  beta1: 'beta1',
+  beta2: 'beta2',
+  eps: 'eps',
+  weightDecay: 'weight_decay',
+  maxGradNorm: 'max_grad_norm',
+} as const;
+
+export type HyperInput = (typeof HYPER_INPUTS)[keyof typeof HYPER_INPUTS];
+
 /** Clipped policy-gradient surrogate (PPO / GRPO / DAPO family), plus value loss for value heads. */
 export interface PolicyGradientLoss {
   kind: 'policy-gradient';
@@ -158,13 +181,13 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
   const obs = model.declareObservations(g, B, opts.seqLen);
   const lead = model.leadShape(B, opts.seqLen);
   const batchInputs: IoSpec[] = Object.values(obs).map((t) => ({ name: t.name, shape: [...t.shape], dtype: t.dtype }));
-  const hyper: Record<string, number> = {};
+  const hyper: Partial<Record<HyperInput, number>> = {};
   const inp = (name: string, dtype: DType = 'float32'): Tensor => {
     const t = g.input(name, lead, dtype);
     batchInputs.push({ name, shape: [...lead], dtype });
     return t;
   };
-  const hp = (name: string, value: number): Tensor => {
+  const hp = (name: HyperInput, value: number): Tensor => {
     hyper[name] = value;
     return g.input(`hp.${name}`, []);
   };
@@ -192,14 +215,14 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
       // π_old = stop-gradient(π) where prox_mask = 1: ratio 1, gradient A·∇log π.
       const pm = inp('prox_mask');
       const lpConst = g.stopGradient(lp);
-      const cap = hp('tis_cap', loss.tisCap);
+      const cap = hp(HYPER_INPUTS.tisCap, loss.tisCap);
       const w = g.minimum(g.exp(g.minimum(g.maximum(g.sub(lpConst, old), -20), 20)), cap);
       adv = g.mul(adv, g.add(g.mul(pm, g.sub(w, 1)), 1));
       old = g.add(old, g.mul(pm, g.sub(lpConst, old)));
     }
-    const clipLow = hp('clip_low', loss.clipLow);
-    const clipHigh = hp('clip_high', loss.clipHigh);
-    const entCoef = hp('entropy_coef', loss.entropyCoef);
+    const clipLow = hp(HYPER_INPUTS.clipLow, loss.clipLow);
+    const clipHigh = hp(HYPER_INPUTS.clipHigh, loss.clipHigh);
+    const entCoef = hp(HYPER_INPUTS.entropyCoef, loss.entropyCoef);
     // Clamp the log-ratio before exp: a stale or corrupted old log-prob must not overflow.
     const logRatio = g.minimum(g.maximum(g.sub(lp, old), -20), 20);
     const ratio = g.exp(logRatio);
@@ -219,7 +242,7 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
     metric(maskedMean(g, g.sub(g.sub(ratio, 1), logRatio), mask), 'approx_kl', 'actor/approx_kl');
     if (loss.useReference) {
       const ref = inp('ref_logprobs');
-      const klCoef = hp('kl_coef', loss.klCoef);
+      const klCoef = hp(HYPER_INPUTS.klCoef, loss.klCoef);
       const d = g.minimum(g.maximum(g.sub(ref, lp), -20), 20); // log(π_ref/π)
       const k3 = g.sub(g.sub(g.exp(d), 1), d);
       const klTok = loss.klEstimator === 'k3' ? k3 : g.neg(d);
@@ -228,12 +251,12 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
     }
     if (out.value) {
       const returns = inp('returns');
-      const vCoef = hp('value_coef', loss.valueCoef);
+      const vCoef = hp(HYPER_INPUTS.valueCoef, loss.valueCoef);
       const err = g.sub(out.value, returns);
       let sq = g.mul(err, err);
       if (loss.valueClip !== null) {
         const oldV = inp('old_values');
-        const c = hp('value_clip', loss.valueClip);
+        const c = hp(HYPER_INPUTS.valueClip, loss.valueClip);
         const errClipped = g.sub(g.add(oldV, g.minimum(g.maximum(g.sub(out.value, oldV), g.neg(c)), c)), returns);
         sq = g.maximum(sq, g.mul(errClipped, errClipped));
       }
@@ -242,7 +265,7 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
       total = g.add(total, g.mul(vLoss, vCoef));
     }
   } else {
-    const entCoef = hp('entropy_coef', loss.entropyCoef);
+    const entCoef = hp(HYPER_INPUTS.entropyCoef, loss.entropyCoef);
     const ce = g.neg(wsum(lp));
     metric(ce, 'ce_loss', 'imitation/ce_loss');
     total = g.sub(ce, g.mul(wsum(ent), entCoef));
@@ -263,12 +286,12 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
   if (opts.exposeGradients) model.params.forEach((p, i) => g.output(grads[i], `grad.${p.name}`));
 
   // ---- global grad-norm clipping: scale = maxNorm / ‖g‖ when ‖g‖ > maxNorm > 0, else 1
-  const lr = hp('lr', adam.lr);
-  const beta1 = hp('beta1', adam.beta1);
-  const beta2 = hp('beta2', adam.beta2);
-  const eps = hp('eps', adam.eps);
-  const wd = hp('weight_decay', adam.weightDecay);
-  const maxNorm = hp('max_grad_norm', adam.maxGradNorm);
+  const lr = hp(HYPER_INPUTS.lr, adam.lr);
+  const beta1 = hp(HYPER_INPUTS.beta1, adam.beta1);
+  const beta2 = hp(HYPER_INPUTS.beta2, adam.beta2);
+  const eps = hp(HYPER_INPUTS.eps, adam.eps);
+  const wd = hp(HYPER_INPUTS.weightDecay, adam.weightDecay);
+  const maxNorm = hp(HYPER_INPUTS.maxGradNorm, adam.maxGradNorm);
   // The optimizer works on one flat vector of all parameters (decayed ones first): a handful of
   // large elementwise kernels instead of ~16 small ones per parameter tensor, which matters most
   // on WebGPU where every node is a dispatch. Params stay separate graph inputs/outputs (so a
