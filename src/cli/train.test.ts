@@ -19,7 +19,20 @@ describe('npm run train', () => {
     expect(lines).toHaveLength(2);
     for (const key of ['reward/mean', 'episode/success_rate', 'adv/std', 'groups/frac_zero_std', 'actor/entropy', 'actor/pg_loss', 'actor/grad_norm', 'mismatch/logprob_abs_diff_max', 'perf/env_steps_per_s']) {
       expect(lines[1][key], key).toBeTypeOf('number');
+      expect(Number.isFinite(lines[1][key]), key).toBe(true);
     }
+    const m = lines[1];
+    for (const key of ['episode/success_rate', 'groups/frac_zero_std']) {
+      expect(m[key], key).toBeGreaterThanOrEqual(0);
+      expect(m[key], key).toBeLessThanOrEqual(1);
+    }
+    // 7 actions: entropy in (0, ln 7]; an untrained policy is still near uniform.
+    expect(m['actor/entropy']).toBeGreaterThan(0.5 * Math.log(7));
+    expect(m['actor/entropy']).toBeLessThanOrEqual(Math.log(7) + 1e-6);
+    expect(m['adv/std']).toBeGreaterThanOrEqual(0);
+    expect(m['actor/grad_norm']).toBeGreaterThan(0);
+    expect(m['mismatch/logprob_abs_diff_max']).toBeLessThanOrEqual(1e-4);
+    expect(m['perf/env_steps_per_s']).toBeGreaterThan(0);
     const traj = readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(traj.length).toBeGreaterThan(0);
     expect(traj[0].actions.length).toBe(traj[0].logprobs.length);
@@ -72,8 +85,9 @@ describe('npm run train', () => {
     for (const l of lines) {
       expect(l['train/batch_episodes']).toBe(8);
       expect(l['async/staleness_max']).toBeLessThanOrEqual(1);
-      expect(l['perf/kv_cache_hit_rate']).toBeTypeOf('number');
-      expect(l['async/kv_evictions']).toBeTypeOf('number');
+      expect(l['perf/kv_cache_hit_rate']).toBeGreaterThanOrEqual(0);
+      expect(l['perf/kv_cache_hit_rate']).toBeLessThanOrEqual(1);
+      expect(Number.isInteger(l['async/kv_evictions']) && l['async/kv_evictions'] >= 0).toBe(true);
     }
     expect(existsSync(join(out, 'policy.onnx'))).toBe(true);
   });

@@ -77,6 +77,9 @@ describe('grid envs as text, PPO on tokens (ort-web WASM)', () => {
     expect(first.metrics['episode/success_rate']).toBeLessThan(FIRST_BELOW);
     expect(last.metrics['episode/success_rate']).toBeGreaterThanOrEqual(LAST_AT_LEAST);
     expect(Number.isFinite(last.metrics['critic/explained_variance'])).toBe(true);
+    // EV = 1 − Var(R − V)/Var(R) cannot exceed 1; the value head's loss falls as it trains.
+    expect(last.metrics['critic/explained_variance']).toBeLessThanOrEqual(1);
+    expect(last.metrics['critic/value_loss']).toBeLessThan(first.metrics['critic/value_loss']!);
     expect(first.metrics['mismatch/logprob_abs_diff_max']).toBeLessThanOrEqual(1e-4);
     expect(last.allApplied).toBe(true);
     await trainer.release();

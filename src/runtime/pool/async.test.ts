@@ -129,7 +129,11 @@ describe('StepTrainer scheduling', () => {
     // Batch k+1 ran while the learner trained on batch k: some of it is one version old.
     expect(reports.slice(1).some((r) => r.metrics['async/staleness_mean']! > 0)).toBe(true);
     for (const key of ['perf/learner_idle_ratio', 'perf/rollout_idle_ratio', 'async/partial_ratio', 'async/is_clipfrac'] as const) {
-      for (const r of reports) expect(r.metrics[key]).toBeGreaterThanOrEqual(0);
+      for (const r of reports) {
+        // Shares of time or of episodes/steps: in [0, 1] (a NaN fails both).
+        expect(r.metrics[key], key).toBeGreaterThanOrEqual(0);
+        expect(r.metrics[key], key).toBeLessThanOrEqual(1);
+      }
     }
     await trainer.release();
   });
