@@ -41,6 +41,13 @@ export interface WorkerPoolOptions {
   version?: number;
   /** Ms a worker may take to answer one call before it counts as hung and is replaced (default 120 000). */
   callDeadlineMs?: number;
+  /**
+   * Ms a new worker may take to start and load the runtime and model (its first call), at least
+   * `callDeadlineMs` (default: the larger of that and 60 000). Loading onnxruntime's WASM takes
+   * seconds on a busy machine, far longer than a batch, so a tight batch deadline must not
+   * condemn a worker that is still starting.
+   */
+  initDeadlineMs?: number;
   /** Restarts per worker slot before a failure stops the run (default 1). */
   restarts?: number;
 }
@@ -57,6 +64,7 @@ export class WorkerRolloutPool implements RolloutPool {
   private currentVersion: number;
   private weights: Weights;
   private readonly deadlineMs: number;
+  private readonly initDeadlineMs: number;
   private readonly maxRestarts: number;
 
   private constructor(
@@ -66,6 +74,7 @@ export class WorkerRolloutPool implements RolloutPool {
     this.currentVersion = o.version ?? 0;
     this.weights = o.weights;
     this.deadlineMs = o.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
+    this.initDeadlineMs = Math.max(this.deadlineMs, o.initDeadlineMs ?? 60_000);
     this.maxRestarts = o.restarts ?? 1;
   }
 
@@ -88,7 +97,7 @@ export class WorkerRolloutPool implements RolloutPool {
   }
 
   private init(w: Slot): Promise<void> {
-    return this.call(w, 'init', (api) => api.init({ model: this.o.model, weights: this.weights, version: this.currentVersion }));
+    return this.call(w, 'init', (api) => api.init({ model: this.o.model, weights: this.weights, version: this.currentVersion }), this.initDeadlineMs);
   }
 
   /** Worker replacements so far, over all slots. */
@@ -116,10 +125,10 @@ export class WorkerRolloutPool implements RolloutPool {
     return this.currentVersion;
   }
 
-  private call<T>(w: Slot, what: string, f: (api: Remote<RolloutWorkerApi>) => Promise<T>): Promise<T> {
+  private call<T>(w: Slot, what: string, f: (api: Remote<RolloutWorkerApi>) => Promise<T>, deadlineMs = this.deadlineMs): Promise<T> {
     if (this.closed) return Promise.reject(new Error('rollout pool is closed'));
     return guardCall(f(w.api), w.handle.death, {
-      deadlineMs: this.deadlineMs,
+      deadlineMs,
       what: `${w.handle.name}: ${what}`,
       onTimeout: (e) => {
         w.handle.death.fail(e);
