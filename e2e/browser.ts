@@ -1,4 +1,4 @@
-/** Launching Debian's Chromium through playwright-core (DESIGN §5). */
+/** Launching Debian's Chromium through playwright-core, with the flags that expose a software WebGPU adapter here. */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Sync vs async scheduling at equal training iterations (issue 4 §8 "async" numbers), grid +
+ * Sync vs async scheduling at equal training iterations, grid +
  * MLP + GRPO, rollouts in a worker pool (the learner stays on the main thread):
  *
  *   npx tsx src/runtime/pool/asyncCompare.ts [--env grid/empty-5x5] [--iterations 20] [--workers 1] [--staleness 0,1,2] [--json]

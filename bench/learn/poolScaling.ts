@@ -1,6 +1,6 @@
 /**
  * Rollout throughput of worker pools of different sizes on a grid env with the MLP policy
- * (issue 4 §8: 2 workers ≥ 1.7× the env-steps/s of 1 worker on a 2-core machine).
+ * (target: 2 workers ≥ 1.7× the env-steps/s of 1 worker on a 2-core machine).
  *
  *   npx tsx src/runtime/pool/scaling.ts [--env grid/empty-8x8] [--slots 64] [--rounds 8] [--warmup 3] [--json]
  *

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- learn [--json] [--quick] [--presets a,b] [--budget S] [--eval N] [--parts learn,async,pool] [--cache DIR] [--engine ort-web-wasm|ort-node]`
  *
- * Learning speed (issue 4 §8): each preset trains headless (CLI core, one thread of ort-web
+ * Learning speed: each preset trains headless (CLI core, one thread of ort-web
  * WASM as in the browser, or of onnxruntime-node with --engine ort-node) until its target success rate holds for 3 iterations in a row or its time budget runs
  * out. Reports success (mean of the last 3 iterations' sampled episodes), wall seconds to the
  * target (or the budget; an imitation warm start counts) and iterations. Then sync vs async
@@ -63,7 +63,7 @@ export interface LearnRow {
   met: boolean;
   /**
    * Presets with an imitation warm start: the same held-out seeds scored right after the warm
-   * start and after the preset's RL iterations (issue 4: RL must improve on the warm start).
+   * start and after the preset's RL iterations (RL should improve on the warm start).
    * Evaluation time is not billed to wall_s; iterations past the target are not either.
    */
   heldout?: {

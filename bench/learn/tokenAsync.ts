@@ -1,5 +1,5 @@
 /**
- * Sync vs async token training on a slow, flaky tool (issue 4 §8 "async"): the flaky-api-async
+ * Sync vs async token training on a slow, flaky tool: the flaky-api-async
  * preset (log-normal call latency, median 20 ms, σ 1.7, waited for in real time), one imitation
  * warm start shared by both runs, then the same number of GRPO iterations with the same batch
  * (groups × groupSize episodes per update) at maxStaleness 0 (synchronous: the batch waits for

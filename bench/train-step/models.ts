@@ -71,7 +71,7 @@ export const HYPER: StepHyper = {
   lnEps: 1e-5,
 };
 
-/** The named models of the benchmark (DESIGN §4 sizes) plus tiny versions for the peer test. */
+/** The named models of the benchmark (the sizes the design measured) plus tiny versions for the peer test. */
 export const MODELS = {
   'mlp-76k': { kind: 'mlp', obsDim: 160, hidden: [256, 128], numActions: 7, batch: 64 },
   'transformer-1m': {

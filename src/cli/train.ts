@@ -3,7 +3,7 @@
  *
  * Trains headless with the same core as the browser. Writes into DIR:
  *   config.json        the fully resolved configuration (defaults filled in)
- *   metrics.jsonl      one JSON object per iteration, DESIGN §7 keys
+ *   metrics.jsonl      one JSON object per iteration, the metric keys of ARCHITECTURE.md
  *   trajectories.jsonl sampled episodes (actions, log-probs, rewards, versions)
  *   policy.onnx        the trained policy, weights baked in, loadable by any ONNX runtime
  */

@@ -1,7 +1,7 @@
 /**
  * Where the episode stands: steps (or turns) used against the limit, reward so far, and how it
  * ended. `terminated` (a true end) and `truncated` (the time limit) are shown distinctly,
- * because a learner treats them differently (DESIGN §2).
+ * because a learner treats them differently (terminated: no bootstrap; truncated: bootstrap from V).
  */
 import { isOver, type Episode } from '../state/episode.ts';
 import type { EnvSpec } from '../../core/envs/types.ts';

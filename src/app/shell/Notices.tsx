@@ -1,5 +1,5 @@
 /**
- * Messages about bad input and failures (DESIGN §9): what went wrong and what was done instead.
+ * Messages about bad input and failures: what went wrong and what was done instead.
  * Info and warnings fade after a while; errors stay until dismissed.
  */
 import { useEffect } from 'react';

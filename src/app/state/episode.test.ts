@@ -18,7 +18,7 @@ describe('episode record', () => {
     expect(ep.success).toBe(true);
     expect(ep.snapshots).toHaveLength(ep.steps.length + 1);
     expect(ep.totalReward).toBeCloseTo(ep.steps.reduce((a, s) => a + s.reward, 0), 12);
-    // Success reward is 1 - 0.9 * steps / maxSteps (DESIGN §2), paid once at the end.
+    // Success reward is 1 - 0.9 * steps / maxSteps (the grid envs' contract), paid once at the end.
     expect(ep.totalReward).toBeCloseTo(1 - (0.9 * ep.steps.length) / env.spec.maxSteps, 9);
   });
 

@@ -3,7 +3,7 @@
  * (every action, reward and info, and a snapshot of what was on screen after each step).
  *
  * Stepping back replays the episode from its seed, which is exact because an env's only
- * randomness is its seeded RNG (DESIGN §2). No RL logic here: this is a tape recorder.
+ * randomness is its seeded RNG, so a seed replays the episode. No RL logic here: this is a tape recorder.
  */
 import { deepClone } from '../../core/util/deep.ts';
 import type { Env, Frame, Info } from '../../core/envs/types.ts';

@@ -3,7 +3,7 @@
  * a person sees: `#env=grid/door-key-6x6&seed=7&k.maxSteps=40`.
  *
  * Parsing never throws: every problem becomes a message that says what was wrong and what is
- * used instead (DESIGN §9), and the caller falls back to defaults.
+ * used instead (bad input never loses the rest), and the caller falls back to defaults.
  */
 import type { EnvKwargs } from '../../core/envs/registry.ts';
 

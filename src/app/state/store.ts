@@ -1,5 +1,5 @@
 /**
- * The app's one zustand store, in slices (DESIGN §1): the backend report for the status bar,
+ * The app's one zustand store, in slices: the backend report for the status bar,
  * the env viewer, and user-facing notices. Components subscribe with narrow selectors.
  */
 import { create, type StateCreator } from 'zustand';

@@ -1,5 +1,5 @@
 /**
- * The live dashboard, grouped the way seed 004 argues about training: Outcome, then the three
+ * The live dashboard, grouped by the three invariants of ARCHITECTURE.md: Outcome, then the three
  * invariants (Exploration, Signal, Shift) each with a health badge, then Speed.
  *
  * The history comes through useDeferredValue: the urgent render after a flush is cheap (the

@@ -1,7 +1,7 @@
 /**
  * The latest batch as GRPO sees it: one row per group (episodes from one start state), each
  * rollout's reward and advantage side by side. Zero-spread groups are marked: every advantage
- * in them is 0, so they contribute nothing to the update (seed 004, invariant 2).
+ * in them is 0, so they contribute nothing to the update (the learning-signal invariant).
  * REINFORCE/PPO batches have no groups: they are shown as one list of episodes.
  */
 import { memo } from 'react';

@@ -1,5 +1,5 @@
 /**
- * Health of seed 004's three invariants from the latest iterations' metrics: a level, one
+ * Health of the three invariants (ARCHITECTURE.md, 'The three invariants') from the latest iterations' metrics: a level, one
  * sentence on what is happening, and what to try. Pure; thresholds are named constants.
  *
  * Each verdict reads the mean over the last `WINDOW` iterations, so one noisy batch does not

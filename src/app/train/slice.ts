@@ -4,7 +4,7 @@
  *
  * Run loop: the main thread asks the worker for one iteration at a time, so pausing never cuts
  * an update in half and "step" is exactly one rollout + one update. Iteration reports are
- * buffered here and handed to React at most once per animation frame (DESIGN §1).
+ * buffered here and handed to React at most once per animation frame, so a fast trainer never floods React.
  */
 import type { StateCreator } from 'zustand';
 import { proxy } from 'comlink';

@@ -1,5 +1,5 @@
 /**
- * The environment contract (Gymnasium semantics, DESIGN §2).
+ * The environment contract (Gymnasium semantics; ARCHITECTURE.md, 'The environment contract').
  *
  * - `reset({seed})` is the only way randomness enters: the same seed gives the same episode.
  * - `terminated` is a true end (success, death, final answer): no bootstrapping past it.

@@ -1,6 +1,6 @@
 /**
  * Standalone policy export: the policy graph with the trained weights baked in as
- * initializers, loadable by any ONNX runtime (`policy.onnx` in the CLI output, DESIGN §8).
+ * initializers, loadable by any ONNX runtime (`policy.onnx` in the CLI output).
  * Shapes are static, so the batch size is part of the exported model.
  */
 import { buildPolicyGraph } from './policyGraph.ts';

@@ -74,7 +74,7 @@ export const runConfigSchema = z.strictObject({
   /** Algorithm config; unspecified fields take the chosen algorithm's defaults. */
   algo: z.looseObject({ algo: z.enum(ALGOS as unknown as [string, ...string[]]) }),
   shaping: z.record(z.string(), z.unknown()).default({}),
-  /** Progressive shaping stages (seed 002); null = the shaping weights stay fixed. */
+  /** Progressive shaping stages (dense shaping early, outcome late); null = the shaping weights stay fixed. */
   schedule: z.unknown().default(null),
   rollout: rolloutSchema.default(rolloutSchema.parse({})),
   warmStart: warmStartSchema.nullable().default(null),

@@ -1,6 +1,6 @@
 /**
  * Reward shaping: the env's outcome reward plus named, weighted shaping terms, each reported
- * separately (`reward/<term>/mean`, DESIGN §7) so a researcher sees which term drives learning.
+ * separately (`reward/<term>/mean`) so a researcher sees which term drives learning.
  *
  * Sign convention: every term has a *raw* value in its natural units, with penalties already
  * negative (−1 per malformed action, −1 per tool call, −1 per token over budget), and weights
@@ -8,7 +8,7 @@
  * sum of contributions. `perStep` spreads each contribution over the step where it arose, so
  * step-level learners (PPO) see it at the right time and Σ perStep = total.
  *
- * Progressive schedule (seed 002, arXiv:2512.07478): dense shaping early, pure outcome late.
+ * Progressive schedule (arXiv:2512.07478): dense shaping early, pure outcome late.
  * Stages change the weights; stages advance by iteration count or by success rate, forward only.
  */
 import { z } from 'zod';

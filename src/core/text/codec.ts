@@ -3,7 +3,7 @@
  * speak it. Character level (printable ASCII and newline) plus a few whole-word tokens for
  * tool-call heads, so a tiny policy spends its capacity on arguments, not on spelling.
  *
- * Token ids are the training data (TITO, DESIGN §3): the trainer never re-tokenizes text, so
+ * Token ids are the training data (TITO, token-in token-out): the trainer never re-tokenizes text, so
  * this table is append-only. Changing an existing id breaks saved policies.
  */
 

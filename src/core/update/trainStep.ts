@@ -141,7 +141,7 @@ export interface TrainStepGraph {
   batchInputs: IoSpec[];
   /** Scalar hyperparameter inputs with their configured values. */
   hyper: Record<string, number>;
-  /** Scalar metric outputs: ONNX output name → metric key (DESIGN §7 names). */
+  /** Scalar metric outputs: ONNX output name → metric key (ARCHITECTURE.md, 'Metric names'). */
   metrics: Record<string, string>;
   /** Per-position outputs at the pre-update weights: `logprobs` [...lead] (and `values`). */
   perStep: string[];

@@ -1,5 +1,5 @@
 /**
- * Asynchronous scheduling with bounded staleness (issue 4 §4) on the grid trainer.
+ * Asynchronous scheduling with bounded staleness on the grid trainer.
  * Reference for "s = 0 is synchronous": a driver that collects batch k with version k's
  * weights and only then trains on it (trainOn), with no scheduler involved.
  */

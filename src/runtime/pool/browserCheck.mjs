@@ -1,7 +1,7 @@
 // Manual check that the browser worker pool (module Web Workers + comlink + ORT web WASM)
 // works in a real Chromium and plays the same episodes as Node's serial pool:
 //
-//   node src/runtime/pool/browserCheck.mjs      (needs /usr/bin/chromium; see DESIGN §5)
+//   node src/runtime/pool/browserCheck.mjs      (needs Debian's /usr/bin/chromium)
 //
 // It serves a throwaway page with Vite's dev server, creates a 2-worker pool, collects four
 // episodes, checks an unknown env id rejects with the registry's message, closes the pool and

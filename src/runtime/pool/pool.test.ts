@@ -1,5 +1,5 @@
 /**
- * One suite, run against every RolloutPool (DESIGN §1: the serial in-thread pool and the worker
+ * One suite, run against every RolloutPool (the serial in-thread pool and the worker
  * pool pass the same tests). The reference for "identical episodes" is an independent
  * SerialRolloutPool over one undivided batch.
  */

@@ -36,7 +36,7 @@ export interface TokenEpisodeView
 export interface IterationView {
   /** 0-based iteration index. */
   iteration: number;
-  /** DESIGN §7 keys plus the trainer's extras; NaN where undefined by nature. */
+  /** The metric keys of ARCHITECTURE.md plus the trainer's extras; NaN where undefined by nature. */
   metrics: Record<string, number>;
   /** False when the NaN guard skipped at least one update. */
   allApplied: boolean;

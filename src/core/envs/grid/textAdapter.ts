@@ -1,6 +1,6 @@
 /**
- * A grid world as a multi-turn text env, for token policies (DESIGN §2: every env offers a text
- * rendering; issue 4 §2: grid envs train with the transformer on text observations).
+ * A grid world as a multi-turn text env, for token policies (every env offers a text rendering,
+ * so grid envs can also train a transformer on text observations).
  *
  * Observation: the grid's own egocentric view text (`GridObs.text`, e.g. `#.K\n#..\n#^.\ncolors: Ky`),
  * nothing else: no mission line (constant per env) and no heading (the MLP's structured

@@ -1,5 +1,5 @@
 /**
- * Shared machinery for the mock tool-API envs (DESIGN §2): strict parsing of one tool call per
+ * Shared machinery for the mock tool-API envs: strict parsing of one tool call per
  * turn, turn counting and the time limit, the transcript a person reads, malformed-call
  * bookkeeping, simulated latency, and the seeded random streams.
  *
