@@ -2,7 +2,7 @@
  * Sync vs async scheduling at equal training iterations, grid +
  * MLP + GRPO, rollouts in a worker pool (the learner stays on the main thread):
  *
- *   npx tsx src/runtime/pool/asyncCompare.ts [--env grid/empty-5x5] [--iterations 20] [--workers 1] [--staleness 0,1,2] [--json]
+ *   npx tsx bench/learn/asyncCompare.ts [--env grid/empty-5x5] [--iterations 20] [--workers 1] [--staleness 0,1,2] [--json]
  *
  * Reports per staleness bound: success rate (mean of the last 3 iterations), episodes/s over the
  * whole run (wall clock, pool start-up excluded), mean learner/rollout idle ratios, staleness.

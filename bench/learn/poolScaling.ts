@@ -2,7 +2,7 @@
  * Rollout throughput of worker pools of different sizes on a grid env with the MLP policy
  * (target: 2 workers ≥ 1.7× the env-steps/s of 1 worker on a 2-core machine).
  *
- *   npx tsx src/runtime/pool/scaling.ts [--env grid/empty-8x8] [--slots 64] [--rounds 8] [--warmup 3] [--json]
+ *   npx tsx bench/learn/poolScaling.ts [--env grid/empty-8x8] [--slots 64] [--rounds 8] [--warmup 3] [--json]
  *
  * Pools are measured interleaved (1, 2, 2, 1, 1, 2, ...) after a warm-up of a few seconds each,
  * so background load hits both alike; the ratio is the median of per-round ratios. Random-init

@@ -1,7 +1,7 @@
 /**
  * One process of the `threads` suite: onnxruntime-web fixes its WASM thread count when it first
  * loads, so each thread count runs in a fresh process. Prints one JSON line: per preset, the warm
- * train-step and rollout-call times of the preset's own model (core/engineChoice/measure.ts).
+ * train-step and rollout-call times of the preset's own model (core/engine/measure.ts).
  *
  *   tsx bench/threads/child.ts <threads> <budget ms> <preset,preset,...>
  */

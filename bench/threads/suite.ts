@@ -3,7 +3,7 @@
  * (an MLP grid learner and a transformer tool learner, at the presets' own batch sizes), in
  * Node. Thread counts alternate round by round, one fresh process each (ORT fixes its thread
  * count at load). Reports the warm train-step and rollout-call times and the speed-up over one
- * thread: the evidence behind core/engineChoice/threads.ts. The browser adds its own page and
+ * thread: the evidence behind core/engine/threads.ts. The browser adds its own page and
  * GPU-process threads; see that file for what Chromium showed.
  */
 import { execFileSync } from 'node:child_process';

@@ -2,7 +2,7 @@
  * What this browser offers to run policies on: a WebGPU adapter (and whether it is a software
  * one), WASM threads (cross-origin isolation), SIMD. Which backend a run uses is not decided
  * here: an adapter's presence says nothing about speed, so unless the person forces one
- * (`?backend=`), the run's own model is timed on each (core/engineChoice) when it starts.
+ * (`?backend=`), the run's own model is timed on each (core/engine) when it starts.
  */
 import { learnerThreads } from '../core/engine/threads.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The device check's view of the playground's own backend choice: the same measurement a run's
- * first start makes (core/engineChoice, in a worker), on one preset per model family, with the
+ * first start makes (core/engine, in a worker), on one preset per model family, with the
  * software adapter timed too (a start skips it) and a longer budget, so a host sees both figures.
  */
 import { formatMs, summarize, type EngineDecision } from '../../core/engine/choose.ts';

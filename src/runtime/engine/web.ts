@@ -60,7 +60,7 @@ export function webBackendLabel(kind: WebBackend, threads: number, softwareAdapt
 }
 
 /**
- * Times the run's own model on each backend (core/engineChoice) and decides. Runs in a worker
+ * Times the run's own model on each backend (core/engine) and decides. Runs in a worker
  * (the training worker, so the WASM runtime it warms is the one the run then uses). A backend
  * that has not finished when the budget runs out is reported as such and left to finish in the
  * background (its sessions are released when it does).

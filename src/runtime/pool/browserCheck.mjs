@@ -20,7 +20,7 @@ writeFileSync(
   join(dir, 'index.html'),
   `<!doctype html><script type="module">
 import { createBrowserWorkerPool } from '${src('src/runtime/pool/browser.ts')}';
-import { gridMlpSpec, buildPoolModel } from '${src('src/core/trainer/pool.ts')}';
+import { gridMlpSpec, buildPoolModel } from '${src('src/core/rollout/stepPool.ts')}';
 import { initWeights } from '${src('src/core/models/types.ts')}';
 try {
   const spec = gridMlpSpec({ id: 'grid/empty-5x5' }, { hidden: [32, 32] });
