@@ -13,6 +13,7 @@ import type { EpisodeView, TokenEpisodeView } from '../../runtime/trainWorker/ty
 import { fmt } from './MetricChart.tsx';
 import { CHANNELS, channelRange, channelValue, legendStops, meanOver, toTranscript, tokenColor, tokenInk, type Channel, type ScaleRange, type TokenCell } from './tokens.ts';
 import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
+import { SignedAdvantage } from './SignedAdvantage.tsx';
 
 function cellTitle(ep: TokenEpisodeView, c: TokenCell): string {
   const name = c.special ? `<${c.text}>` : JSON.stringify(c.text);
@@ -114,26 +115,14 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
           <p className="muted small">
             {T} turn{T === 1 ? '' : 's'}, {ep.tokens.length} context tokens ({policyTokens} sampled by the policy{versions.length ? `, version${vLo === vHi ? ` v${vLo}` : `s v${vLo}–v${vHi}`}` : ''}
             {ep.forcedEnds > 0 ? `; ${ep.forcedEnds} action${ep.forcedEnds > 1 ? 's' : ''} cut at the token limit` : ''}), {end}. Reward {fmt(ep.reward)}, advantage{' '}
-            <b className={ep.advantage > 0 ? 'txt-good' : ep.advantage < 0 ? 'txt-bad' : ''}>
-              {ep.advantage >= 0 ? '+' : ''}
-              {fmt(ep.advantage)}
-            </b>
+            <SignedAdvantage value={ep.advantage} />
             {ep.advantage > 0 ? ': every policy token in it was made more likely.' : ep.advantage < 0 ? ': every policy token in it was made less likely.' : ': the update ignored it.'}
           </p>
         </div>
         <ReplayControls t={t} max={T} playing={playing} setT={setT} setPlaying={setPlaying} prefix="turn" labels={{ first: 'Task only', prev: 'Previous turn', next: 'Next turn', last: 'Whole episode' }} />
       </header>
 
-      <Scrubber
-        value={t}
-        max={T}
-        unit="turn"
-        testId="turn-slider"
-        onScrub={(v) => {
-          setPlaying(false);
-          setT(v);
-        }}
-      />
+      <Scrubber value={t} max={T} unit="turn" testId="turn-slider" onScrub={(v) => { setPlaying(false); setT(v); }} />
 
       <div className="tok-channels" role="radiogroup" aria-label="Colour tokens by">
         <span className="muted small">Colour by</span>

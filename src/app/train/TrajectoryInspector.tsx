@@ -18,6 +18,7 @@ import { paintOverlay } from './overlayPaint.ts';
 import { useGridOverlay } from './useGridOverlay.ts';
 import { TokenReplay } from './TokenReplay.tsx';
 import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
+import { SignedAdvantage } from './SignedAdvantage.tsx';
 
 type StripBy = 'logprob' | 'entropy';
 
@@ -290,10 +291,7 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
             </h3>
             <p className="muted small">
               {T} steps, {end}. Reward {fmt(ep.reward)}, advantage{' '}
-              <b className={ep.advantage > 0 ? 'txt-good' : ep.advantage < 0 ? 'txt-bad' : ''}>
-                {ep.advantage >= 0 ? '+' : ''}
-                {fmt(ep.advantage)}
-              </b>
+              <SignedAdvantage value={ep.advantage} />
               {ep.advantage > 0
                 ? `: it beat ${ep.group >= 0 ? "its group's average" : 'the baseline'}, so every action in it was made more likely.`
                 : ep.advantage < 0
@@ -304,16 +302,7 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
           <ReplayControls t={t} max={T} playing={playing} setT={setT} setPlaying={setPlaying} prefix="replay" labels={{ first: 'First step', prev: 'Previous step', next: 'Next step', last: 'Last step' }} />
         </header>
 
-        <Scrubber
-          value={t}
-          max={T}
-          unit="step"
-          testId="replay-slider"
-          onScrub={(v) => {
-            setPlaying(false);
-            setT(v);
-          }}
-        />
+        <Scrubber value={t} max={T} unit="step" testId="replay-slider" onScrub={(v) => { setPlaying(false); setT(v); }} />
         <div className="strip" aria-label={`Each step coloured by ${stripBy === 'logprob' ? 'the chosen action\'s probability' : 'policy certainty (1 − entropy)'}`}>
           {Array.from({ length: T }, (_, k) => (
             <button
