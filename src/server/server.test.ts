@@ -247,6 +247,22 @@ describe('bad requests get 4xx JSON and the server stays up', () => {
     });
     expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request/);
 
+    // A chunked body (no Content-Length) that grows past the limit gets the 413 reply too, not a reset.
+    const { request } = await import('node:http');
+    const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${calc}/reset`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.write('{"session_id": "g", "padding": "');
+      for (let i = 0; i < 6; i++) req.write('x'.repeat(1000));
+      req.end('"}');
+    });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body).detail).toMatch(/over the 4096-byte limit/);
+
     // The bystander's episode went on untouched by all of the above.
     for (let t = 0; t < bystander.actions.length; t++) {
       expect((await http('POST', `${door}/step`, { action: bystander.actions[t], session_id: 'bystander' })).body).toEqual(bystander.results[t + 1]);

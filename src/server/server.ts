@@ -123,8 +123,11 @@ function readBody(req: IncomingMessage, max: number): Promise<string> {
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > max) {
-        reject(new WireError(413, `request body is over the ${max}-byte limit`));
-        req.destroy();
+        // Stop reading but keep the socket, so the 413 reply is written; the reply closes the
+        // connection (a body of unknown length cannot be skipped to reach the next request).
+        req.removeAllListeners('data');
+        req.pause();
+        reject(new WireError(413, `request body is over the ${max}-byte limit`, undefined, true));
         return;
       }
       chunks.push(c);
@@ -312,7 +315,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
 
   const http = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      if (e instanceof WireError) return sendJson(res, e.status, { detail: e.detail });
+      if (e instanceof WireError) return sendJson(res, e.status, { detail: e.detail }, e.closeConnection ? { connection: 'close' } : {});
       console.error(`serve: ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}`);
       sendJson(res, 500, { detail: `internal error: ${(e as Error)?.message ?? String(e)}` });
     });

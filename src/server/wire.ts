@@ -41,6 +41,8 @@ export class WireError extends Error {
     readonly detail: string | FieldError[],
     /** OpenEnv's WebSocket error code for the same problem. */
     readonly wsCode: 'INVALID_JSON' | 'UNKNOWN_TYPE' | 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'CAPACITY_REACHED' | 'SESSION_ERROR' = 'EXECUTION_ERROR',
+    /** The HTTP reply must close the connection (the rest of the request was not read). */
+    readonly closeConnection = false,
   ) {
     super(typeof detail === 'string' ? detail : detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
   }
