@@ -14,8 +14,9 @@
  */
 import { encodeModel, type AttrValue, type DType, type NodeDef, type TensorInit, type ValueInfo } from './proto.ts';
 
+import { broadcastShapes, fmt, normAxis, numel, sameShape, type Shape } from './shape.ts';
+
 export type { DType } from './proto.ts';
-export type Shape = readonly number[];
 
 /** A symbolic tensor: a value name in the graph with its static shape and dtype. */
 export interface Tensor {
@@ -36,32 +37,6 @@ interface TapeEntry {
 
 export const OPSET = 18;
 const IR_VERSION = 8;
-
-export const numel = (s: Shape): number => s.reduce((a, b) => a * b, 1);
-const sameShape = (a: Shape, b: Shape): boolean => a.length === b.length && a.every((d, i) => d === b[i]);
-const fmt = (s: Shape): string => `[${s.join(',')}]`;
-const normAxis = (axis: number, rank: number): number => {
-  const a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank) throw new RangeError(`axis ${axis} out of range for rank ${rank}`);
-  return a;
-};
-
-/** numpy broadcasting of two or more shapes; throws with both shapes on mismatch. */
-export function broadcastShapes(...shapes: Shape[]): number[] {
-  const rank = Math.max(...shapes.map((s) => s.length));
-  const out: number[] = [];
-  for (let i = 0; i < rank; i++) {
-    let d = 1;
-    for (const s of shapes) {
-      const k = s.length - rank + i;
-      const v = k < 0 ? 1 : s[k];
-      if (v !== 1 && d !== 1 && v !== d) throw new RangeError(`cannot broadcast shapes ${shapes.map(fmt).join(' and ')}`);
-      if (v !== 1) d = v;
-    }
-    out.push(d);
-  }
-  return out;
-}
 
 export class Graph {
   private readonly nodes: NodeDef[] = [];

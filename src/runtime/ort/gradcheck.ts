@@ -2,7 +2,8 @@
  * Finite-difference gradient checking of graphs built with src/core/graph, run in an ONNX
  * runtime (used by the tests; kept out of src/core because it needs onnxruntime).
  */
-import { Graph, numel, type Tensor } from '../../core/graph/builder.ts';
+import { Graph, type Tensor } from '../../core/graph/builder.ts';
+import { numel } from '../../core/graph/shape.ts';
 import { Rng } from '../../core/util/rng.ts';
 import type * as Ort from 'onnxruntime-web';
 import type { OrtModule } from './session.ts';
