@@ -176,6 +176,7 @@ export function sequenceAdvantages(
       return { advantages: r.advantages, ema: r.state ?? ema };
     }
     case 'grpo':
+    case 'cispo':
       return { advantages: grpoAdvantages(rewards, cfg.groupSize, { normalizeStd: cfg.normalizeStd, eps: cfg.stdEps }), ema };
     case 'drgrpo':
       return { advantages: drGrpoAdvantages(rewards, cfg.groupSize), ema };

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ALGO_CONFIG, defaultsFor, parseAlgoConfig } from './config.ts';
+import { sequenceAdvantages } from './advantages.ts';
+import { trainStepOptions } from '../update/hyper.ts';
 
 const messages = (x: unknown): string[] => {
   const r = parseAlgoConfig(x);
@@ -21,11 +23,24 @@ describe('algorithm config', () => {
     expect(p.ok && p.config).toEqual({ ...defaultsFor('ppo'), gamma: 0.9 });
   });
 
+  it('cispo: a group algorithm with GRPO-normalised advantages by default, and the clipped surrogate swapped for CISPO', () => {
+    const c = parseAlgoConfig({ algo: 'cispo' });
+    expect(c.ok && [c.config.normalizeStd, c.config.aggregation, c.config.updateEpochs]).toEqual([true, 'token', 1]);
+    expect(parseAlgoConfig({ algo: 'cispo', groupSize: 1 }).ok).toBe(false);
+    // Group [1, 0, 0, 1]: mean ½, sample std √(1/3); GRPO and CISPO give the same advantages.
+    const r = [1, 0, 0, 1];
+    const cispo = sequenceAdvantages({ ...defaultsFor('cispo'), groupSize: 4 }, r).advantages;
+    expect(Array.from(cispo)).toEqual(Array.from(sequenceAdvantages({ ...defaultsFor('grpo'), groupSize: 4 }, r).advantages));
+    expect(cispo[0]).toBeCloseTo(0.5 / Math.sqrt(1 / 3), 5);
+    expect(trainStepOptions(defaultsFor('cispo'), 8).loss).toMatchObject({ objective: 'cispo' });
+    expect(trainStepOptions(defaultsFor('grpo'), 8).loss).toMatchObject({ objective: 'clip' });
+  });
+
   it('names the bad field, the rule and the value given', () => {
     expect(messages({ clipHigh: -0.1 })).toEqual(['clipHigh: must be > 0 (got -0.1)']);
     expect(messages({ gamma: 'x' })).toEqual(['gamma: must be a number (got "x")']);
     expect(messages({ gamma: 1.5 })).toEqual(['gamma: must be in [0, 1] (got 1.5)']);
-    expect(messages({ algo: 'ppo2' })).toEqual(["algo: must be one of 'reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo' (got \"ppo2\")"]);
+    expect(messages({ algo: 'ppo2' })).toEqual(["algo: must be one of 'reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo', 'cispo' (got \"ppo2\")"]);
     expect(messages({ dynamicSampling: { maxRounds: 2.5 } })).toEqual(['dynamicSampling.maxRounds: must be an integer (got 2.5)']);
     expect(messages({ tis: { cap: 0.5 } })[0]).toMatch(/^tis\.cap: must be ≥ 1 .*\(got 0\.5\)$/);
     expect(messages({ klEstimator: 'k2' })[0]).toMatch(/^klEstimator: must be one of 'k1', 'k3'/);

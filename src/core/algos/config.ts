@@ -24,13 +24,20 @@ export type Aggregation = 'token' | 'sequence' | 'constant';
 /** Which Monte-Carlo estimator of KL(π‖π_ref) per sampled token (Schulman, "Approximating KL"). */
 export type KlEstimator = 'k1' | 'k3';
 
-export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo';
-export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo'];
+export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo' | 'cispo';
+export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo', 'cispo'];
 /** Algorithms whose advantages compare episodes within a group started from the same seed. */
-export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo'];
+export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo', 'cispo'];
+/** Group algorithms that divide by the group's reward std by default (GRPO's advantages). */
+const STD_NORMALIZED: readonly Algo[] = ['grpo', 'cispo'];
 
 export interface AlgoConfig {
-  /** Advantage estimator: 'reinforce' (baseline), 'grpo', 'drgrpo', 'rloo' (groups), 'ppo' (critic + GAE). */
+  /**
+   * Advantage estimator and loss: 'reinforce' (baseline), 'grpo', 'drgrpo', 'rloo' (groups), 'ppo'
+   * (critic + GAE) with the clipped surrogate; 'cispo' = GRPO's advantages with CISPO's loss (the
+   * importance weight clipped to [1 − clipLow, 1 + clipHigh] and detached, so every token keeps a
+   * gradient, MiniMax-M1).
+   */
   algo: Algo;
   /** Episodes per group, all from one start state (group algos); batch = groups × groupSize. */
   groupSize: number;
@@ -42,7 +49,7 @@ export interface AlgoConfig {
   gamma: number;
   /** GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy). */
   lambda: number;
-  /** GRPO: divide group-relative advantages by the group's sample std. Default: true for grpo only. */
+  /** GRPO: divide group-relative advantages by the group's sample std. Default: true for grpo and cispo. */
   normalizeStd: boolean;
   /** Added to the group std before dividing, so all-equal groups give 0 instead of 0/0. */
   stdEps: number;
@@ -145,7 +152,7 @@ export function defaultsFor(algo: Algo): AlgoConfig {
     dynamicSampling: { ...DEFAULT_ALGO_CONFIG.dynamicSampling },
     tis: { ...DEFAULT_ALGO_CONFIG.tis },
     algo,
-    normalizeStd: algo === 'grpo',
+    normalizeStd: STD_NORMALIZED.includes(algo),
     aggregation: algo === 'drgrpo' ? 'constant' : 'token',
     updateEpochs: algo === 'ppo' ? 4 : 1,
   };
@@ -218,8 +225,8 @@ export function crossCheck(c: AlgoConfig): ConfigIssue[] {
     const why = c.algo === 'rloo' ? 'a leave-one-out baseline needs another episode in the group' : 'a group of one has no spread, so every advantage is 0';
     out.push({ path: 'groupSize', message: `must be ≥ 2 for ${c.algo} (${why}), got ${c.groupSize}` });
   }
-  if (c.normalizeStd && c.algo !== 'grpo') {
-    out.push({ path: 'normalizeStd', message: c.algo === 'drgrpo' ? "Dr.GRPO does not divide by the group std; use algo 'grpo' for that" : `only grpo divides by the group std (algo is '${c.algo}')` });
+  if (c.normalizeStd && !STD_NORMALIZED.includes(c.algo)) {
+    out.push({ path: 'normalizeStd', message: c.algo === 'drgrpo' ? "Dr.GRPO does not divide by the group std; use algo 'grpo' for that" : `only grpo and cispo divide by the group std (algo is '${c.algo}')` });
   }
   if (c.algo === 'drgrpo' && c.aggregation === 'sequence') {
     out.push({ path: 'aggregation', message: "Dr.GRPO removes per-sequence length normalisation; use 'constant' (or 'token')" });
@@ -231,7 +238,7 @@ export function crossCheck(c: AlgoConfig): ConfigIssue[] {
     });
   }
   if (c.dynamicSampling.enabled && !GROUP_ALGOS.includes(c.algo)) {
-    out.push({ path: 'dynamicSampling.enabled', message: `needs a group algorithm (grpo, drgrpo, rloo); algo is '${c.algo}'` });
+    out.push({ path: 'dynamicSampling.enabled', message: `needs a group algorithm (${GROUP_ALGOS.join(', ')}); algo is '${c.algo}'` });
   }
   return out;
 }
@@ -266,7 +273,7 @@ export function parseAlgoConfig(input: unknown): { ok: true; config: AlgoConfig 
     const config: AlgoConfig = {
       ...defaultsFor(d.algo),
       ...d,
-      normalizeStd: d.normalizeStd ?? d.algo === 'grpo',
+      normalizeStd: d.normalizeStd ?? STD_NORMALIZED.includes(d.algo),
       aggregation: d.aggregation ?? (d.algo === 'drgrpo' ? 'constant' : 'token'),
       updateEpochs: d.updateEpochs ?? (d.algo === 'ppo' ? 4 : 1),
     };

@@ -44,6 +44,13 @@ export type HyperInput = (typeof HYPER_INPUTS)[keyof typeof HYPER_INPUTS];
 /** Clipped policy-gradient surrogate (PPO / GRPO / DAPO family), plus value loss for value heads. */
 export interface PolicyGradientLoss {
   kind: 'policy-gradient';
+  /**
+   * 'clip': PPO's −min(r·A, clip(r)·A), which zeroes the gradient of tokens whose ratio left the
+   * trust region in A's direction. 'cispo': −sg(clip(r, 1 − ε_low, 1 + ε_high))·A·log π, the
+   * importance weight clipped and detached, so every token keeps a gradient (MiniMax-M1's CISPO).
+   * Default 'clip'.
+   */
+  objective: 'clip' | 'cispo';
   /** ε_low: the ratio is clipped below at 1 − ε_low. Default 0.2. */
   clipLow: number;
   /** ε_high: the ratio is clipped above at 1 + ε_high (DAPO clip-higher uses 0.28). Default 0.2. */
@@ -88,6 +95,7 @@ export type LossSpec = PolicyGradientLoss | ImitationLoss;
 
 export const PG_LOSS_DEFAULTS: PolicyGradientLoss = {
   kind: 'policy-gradient',
+  objective: 'clip',
   clipLow: 0.2,
   clipHigh: 0.2,
   useReference: false,
@@ -229,15 +237,20 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
     const lo = g.sub(1, clipLow);
     const hi = g.add(clipHigh, 1);
     const clipped = g.minimum(g.maximum(ratio, lo), hi);
-    const pgTok = g.neg(g.minimum(g.mul(ratio, adv), g.mul(clipped, adv)));
+    const pgTok =
+      loss.objective === 'cispo' ? g.neg(g.mul(g.mul(g.stopGradient(clipped), adv), lp)) : g.neg(g.minimum(g.mul(ratio, adv), g.mul(clipped, adv)));
     const pgLoss = wsum(pgTok);
     metric(pgLoss, 'pg_loss', 'actor/pg_loss');
     total = g.sub(pgLoss, g.mul(wsum(ent), entCoef));
     // Metrics (no gradient flows from outputs that are not part of `total`).
     const negAdv = indicator(g, g.less(adv, 0));
     const posAdv = indicator(g, g.greater(adv, 0));
-    metric(maskedMean(g, g.mul(indicator(g, g.less(ratio, lo)), negAdv), mask), 'clipfrac_low', 'actor/clipfrac_low');
-    metric(maskedMean(g, g.mul(indicator(g, g.greater(ratio, hi)), posAdv), mask), 'clipfrac_high', 'actor/clipfrac_high');
+    // Clipped share: where the clip cuts the gradient (PPO: the ratio left the region in A's
+    // direction), or where it bounds the weight (CISPO: any ratio outside the region).
+    const lowCut = indicator(g, g.less(ratio, lo));
+    const highCut = indicator(g, g.greater(ratio, hi));
+    metric(maskedMean(g, loss.objective === 'cispo' ? lowCut : g.mul(lowCut, negAdv), mask), 'clipfrac_low', 'actor/clipfrac_low');
+    metric(maskedMean(g, loss.objective === 'cispo' ? highCut : g.mul(highCut, posAdv), mask), 'clipfrac_high', 'actor/clipfrac_high');
     // k3 with samples from the behaviour policy: r = π_new/π_old, KL(old‖new) ≈ r − 1 − log r.
     metric(maskedMean(g, g.sub(g.sub(ratio, 1), logRatio), mask), 'approx_kl', 'actor/approx_kl');
     if (loss.useReference) {
