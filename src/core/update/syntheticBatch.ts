@@ -34,6 +34,10 @@ export function syntheticBatch(spec: TrainStepGraph, seed: number, opts: { maskP
       case 'ref_logprobs':
         out[b.name] = Float32Array.from({ length: size }, () => -Math.log(A) + 0.3 * rng.normal());
         break;
+      case 'seq_ids':
+        // Sequences of 4 consecutive rows (GSPO over flat step rows).
+        out.seq_ids = Int32Array.from({ length: size }, (_, i) => Math.floor(i / 4));
+        break;
       default: // advantages, returns
         out[b.name] = Float32Array.from({ length: size }, () => rng.normal());
     }

@@ -48,9 +48,12 @@ export interface PolicyGradientLoss {
    * 'clip': PPO's −min(r·A, clip(r)·A), which zeroes the gradient of tokens whose ratio left the
    * trust region in A's direction. 'cispo': −sg(clip(r, 1 − ε_low, 1 + ε_high))·A·log π, the
    * importance weight clipped and detached, so every token keeps a gradient (MiniMax-M1's CISPO).
-   * Default 'clip'.
+   * 'gspo': the clipped surrogate on the sequence's ratio s = exp(mean over its policy tokens of
+   * log π − log π_old), each token's ratio being sg(s)·π/sg(π) (GSPO-token, Qwen3). A row of a
+   * [B, T] lead is one sequence; a flat [N] lead (grid steps) feeds `seq_ids` [N] (int32 episode
+   * index of each row, < N) to say which rows form a sequence. Default 'clip'.
    */
-  objective: 'clip' | 'cispo';
+  objective: 'clip' | 'cispo' | 'gspo';
   /** ε_low: the ratio is clipped below at 1 − ε_low. Default 0.2. */
   clipLow: number;
   /** ε_high: the ratio is clipped above at 1 + ε_high (DAPO clip-higher uses 0.28). Default 0.2. */
@@ -233,7 +236,9 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
     const entCoef = hp(HYPER_INPUTS.entropyCoef, loss.entropyCoef);
     // Clamp the log-ratio before exp: a stale or corrupted old log-prob must not overflow.
     const logRatio = g.minimum(g.maximum(g.sub(lp, old), -20), 20);
-    const ratio = g.exp(logRatio);
+    const tokenRatio = g.exp(logRatio);
+    // The ratio the surrogate clips: per token, or the sequence's (value s, gradient s·∇log π).
+    const ratio = loss.objective === 'gspo' ? g.mul(g.exp(sequenceMeanLogRatio(g, logRatio, mask, lead, inp)), g.exp(g.sub(lp, g.stopGradient(lp)))) : tokenRatio;
     const lo = g.sub(1, clipLow);
     const hi = g.add(clipHigh, 1);
     const clipped = g.minimum(g.maximum(ratio, lo), hi);
@@ -252,7 +257,7 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
     metric(maskedMean(g, loss.objective === 'cispo' ? lowCut : g.mul(lowCut, negAdv), mask), 'clipfrac_low', 'actor/clipfrac_low');
     metric(maskedMean(g, loss.objective === 'cispo' ? highCut : g.mul(highCut, posAdv), mask), 'clipfrac_high', 'actor/clipfrac_high');
     // k3 with samples from the behaviour policy: r = π_new/π_old, KL(old‖new) ≈ r − 1 − log r.
-    metric(maskedMean(g, g.sub(g.sub(ratio, 1), logRatio), mask), 'approx_kl', 'actor/approx_kl');
+    metric(maskedMean(g, g.sub(g.sub(tokenRatio, 1), logRatio), mask), 'approx_kl', 'actor/approx_kl');
     if (loss.useReference) {
       const ref = inp('ref_logprobs');
       const klCoef = hp(HYPER_INPUTS.klCoef, loss.klCoef);
@@ -377,4 +382,22 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
     { input: STEP, output: next(STEP), shape: [], kind: 'step' },
   );
   return { graph: g, model, batch: B, lead, state, flatLayout, batchInputs, hyper, metrics, perStep };
+}
+
+/**
+ * GSPO's sequence log-ratio, broadcast back to every position of the sequence and detached:
+ * mean over the sequence's policy tokens (mask 1) of log π − log π_old. [B, T] leads: a row is a
+ * sequence. [N] leads: rows with equal `seq_ids` form one (a one-hot [N, N] sums them; N is a
+ * minibatch, so this is small).
+ */
+function sequenceMeanLogRatio(g: Graph, logRatio: Tensor, mask: Tensor, lead: readonly number[], inp: (name: string, dtype?: DType) => Tensor): Tensor {
+  const lr = g.stopGradient(g.mul(logRatio, mask));
+  if (lead.length === 2) return g.div(g.reduceSum(lr, [1], true), g.maximum(g.reduceSum(mask, [1], true), 1));
+  if (lead.length !== 1) throw new RangeError(`gspo: a lead of rank ${lead.length} has no sequence axis`);
+  const N = lead[0];
+  const oh = g.oneHot(inp('seq_ids', 'int32'), N); // [N rows, N sequences]
+  const sums = g.matmul(g.reshape(lr, [1, N]), oh); // [1, N]
+  const counts = g.matmul(g.reshape(mask, [1, N]), oh);
+  const means = g.div(sums, g.maximum(counts, 1));
+  return g.reshape(g.matmul(oh, g.reshape(means, [N, 1])), [N]);
 }
