@@ -17,8 +17,8 @@ import type { Weights } from '../models/types.ts';
 import { EOA, encode } from '../text/codec.ts';
 import type { Engine } from '../engine/types.ts';
 import { mixSeed } from '../util/rng.ts';
-import { initialContext, observationTokens, type TokenEpisode } from '../rollout/tokenLockstep.ts';
-import { shiftedBatch } from './tokenTrainer.ts';
+import { initialContext, observationTokens, type TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { shiftedBatch } from '../update/tokenBatch.ts';
 
 /** An expert episode as the policy would have produced it (log-probs 0, versions −1). */
 export type ExpertEpisode = Pick<TokenEpisode, 'seed' | 'tokens' | 'lossMask' | 'success' | 'turns'> & {
