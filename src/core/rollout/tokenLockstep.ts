@@ -64,6 +64,17 @@ interface Row extends EpisodeRecord {
   done: boolean;
 }
 
+/** Running totals of one lockstep collection. */
+interface Counters {
+  calls: number;
+  envSteps: number;
+  policyTokens: number;
+  fedTokens: number;
+  /** Σ over turns of the context already cached at the turn's first sampled token, and of the context. */
+  cachedSum: number;
+  contextSum: number;
+}
+
 export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<TokenRolloutResult> {
   const { decoder, envs } = req;
   const B = envs.length;
@@ -82,95 +93,101 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
     if (r.ctx.length >= Tmax) endByContext(r, Tmax);
     return r;
   });
-
-  const tokens = new Int32Array(B);
-  const pos = new Int32Array(B);
-  let calls = 0;
-  let envSteps = 0;
-  let policyTokens = 0;
-  let fedTokens = 0;
-  let cachedSum = 0;
-  let contextSum = 0;
+  const n: Counters = { calls: 0, envSteps: 0, policyTokens: 0, fedTokens: 0, cachedSum: 0, contextSum: 0 };
   // Each row's first turn: nothing cached yet.
-  for (const r of rows) if (!r.done) contextSum += r.ctx.length;
+  for (const r of rows) if (!r.done) n.contextSum += r.ctx.length;
 
   const S = Math.max(...decoder.steps);
-  const chunkTokens = new Int32Array(B * S);
+  const feeds = { 1: new Int32Array(B), [S]: new Int32Array(B * S) };
+  const pos = new Int32Array(B);
   const take = new Int32Array(B);
   // Value-head decoders also return V at every fed position: recorded beside each sample.
   let withValues = false;
   while (rows.some((r) => !r.done)) {
-    // Call size: a prefill chunk when some row has several environment tokens to feed and
-    // every row's chunk fits the context; otherwise one token per row.
-    let maxPending = 0;
-    let fits = true;
-    for (const r of rows) {
-      if (r.done) continue;
-      maxPending = Math.max(maxPending, r.ctx.length - r.fed);
-      if (r.fed + S > Tmax) fits = false;
-    }
-    const step = S > 1 && fits && maxPending >= (req.minChunk ?? 4) ? S : 1;
-    const feed = step === 1 ? tokens : chunkTokens;
-    feed.fill(PAD);
-    for (let i = 0; i < B; i++) {
-      const r = rows[i];
-      if (r.done) {
-        // Finished rows ride along at position 0; their output is ignored.
-        take[i] = 0;
-        pos[i] = 0;
-        continue;
-      }
-      // A row's real tokens first; the padding after them lands in slots that the causal mask
-      // hides and that the row's next tokens overwrite.
-      take[i] = Math.min(step, r.ctx.length - r.fed);
-      for (let k = 0; k < take[i]; k++) feed[i * step + k] = r.ctx[r.fed + k];
-      pos[i] = r.fed;
-    }
+    const step = callSize(rows, S, Tmax, req.minChunk ?? 4);
+    const feed = feeds[step];
+    fillFeed(rows, feed, step, take, pos);
     const out = await decoder.next(feed, pos, step);
     if (out.value) withValues = true;
-    calls++;
+    n.calls++;
     for (let i = 0; i < B; i++) {
       const r = rows[i];
       if (r.done) continue;
       r.fed += take[i];
-      fedTokens += take[i];
+      n.fedTokens += take[i];
       if (r.fed < r.ctx.length) continue; // still feeding environment tokens
-      // The whole context is in the cache: sample the next policy token.
-      // The distribution after the row's last fed token: output position take−1 of row i.
+      // The whole context is in the cache: sample the next policy token from the distribution
+      // after the row's last fed token (output position take − 1 of row i).
       const at = i * step + take[i] - 1;
       const s = sampleRow(out.logprobs, at, V, req.rng, scratch, temperature);
       appendSample(r, s, decoder.version, out.value ? out.value[at] : 0);
-      policyTokens++;
+      n.policyTokens++;
       const text = takeActionToken(r, s.action, maxAct);
       if (text === null) {
         // Room for the next token? Position ctx.length must exist to feed it.
         if (r.ctx.length >= Tmax) endByContext(r, Tmax);
-        continue;
-      }
-      const res = envs[i].step(text);
-      envSteps++;
-      r.actions.push(text);
-      const next = applyReply(r, res, Tmax);
-      if (next === 'ended') r.done = true;
-      else if (next === 'contextFull') endByContext(r, Tmax);
-      else {
-        // The next turn's context is the cached prefix (r.fed tokens: all but the <eoa> just
-        // sampled) plus the reply's tokens.
-        cachedSum += r.fed;
-        contextSum += r.ctx.length;
-      }
+      } else endTurn(r, envs[i], text, Tmax, n);
     }
   }
 
   const episodes = rows.map((r, i) => finishEpisode(r, envs[i], req.seeds[i], req.groups[i], withValues ? r.val : undefined));
   return {
     episodes,
-    envSteps,
-    decoderCalls: calls,
-    policyTokens,
-    fedTokens,
-    kvCacheHitRate: contextSum > 0 ? cachedSum / contextSum : 0,
+    envSteps: n.envSteps,
+    decoderCalls: n.calls,
+    policyTokens: n.policyTokens,
+    fedTokens: n.fedTokens,
+    kvCacheHitRate: n.contextSum > 0 ? n.cachedSum / n.contextSum : 0,
   };
+}
+
+/**
+ * Tokens per row in the next call: a prefill chunk (S) when some row has at least `minChunk`
+ * environment tokens to feed and every row's chunk fits the context; otherwise 1.
+ */
+function callSize(rows: readonly Row[], S: number, Tmax: number, minChunk: number): number {
+  let maxPending = 0;
+  let fits = true;
+  for (const r of rows) {
+    if (r.done) continue;
+    maxPending = Math.max(maxPending, r.ctx.length - r.fed);
+    if (r.fed + S > Tmax) fits = false;
+  }
+  return S > 1 && fits && maxPending >= minChunk ? S : 1;
+}
+
+/** Fills the feed [B·step], each row's position and how many real tokens it takes. */
+function fillFeed(rows: readonly Row[], feed: Int32Array, step: number, take: Int32Array, pos: Int32Array): void {
+  feed.fill(PAD);
+  rows.forEach((r, i) => {
+    if (r.done) {
+      // Finished rows ride along at position 0; their output is ignored.
+      take[i] = 0;
+      pos[i] = 0;
+      return;
+    }
+    // A row's real tokens first; the padding after them lands in slots that the causal mask
+    // hides and that the row's next tokens overwrite.
+    take[i] = Math.min(step, r.ctx.length - r.fed);
+    for (let k = 0; k < take[i]; k++) feed[i * step + k] = r.ctx[r.fed + k];
+    pos[i] = r.fed;
+  });
+}
+
+/** An action ended: the env acts on its text, and its reply starts the next turn (or ends the row). */
+function endTurn(r: Row, env: ToolEnv, text: string, Tmax: number, n: Counters): void {
+  const res = env.step(text);
+  n.envSteps++;
+  r.actions.push(text);
+  const next = applyReply(r, res, Tmax);
+  if (next === 'ended') r.done = true;
+  else if (next === 'contextFull') endByContext(r, Tmax);
+  else {
+    // The next turn's context is the cached prefix (r.fed tokens: all but the <eoa> just
+    // sampled) plus the reply's tokens.
+    n.cachedSum += r.fed;
+    n.contextSum += r.ctx.length;
+  }
 }
 
 /** The context is full: truncated (see truncateToContext), and the row stops. */

@@ -1,6 +1,6 @@
 /**
  * Imitation warm start (behaviour cloning) for token policies: expert episodes written in the
- * exact context format of the agent loop (tokenRollout.ts), and cross-entropy on their policy
+ * exact context format of the agent loops (rollout/tokenEpisode.ts), and cross-entropy on their policy
  * tokens. The result is the RL starting point and the reference policy for the KL term.
  *
  * Expert data is unlimited (every env seed is a new task), so each train step sees fresh
