@@ -14,7 +14,7 @@ import { heldOutSeeds } from '../core/util/rng.ts';
 import { createTrainer } from '../core/trainer/createTrainer.ts';
 import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
 import type { StepEpisode } from '../core/rollout/stepEpisode.ts';
-import type { TokenEpisode } from '../core/rollout/tokenLockstep.ts';
+import type { TokenEpisode } from '../core/rollout/tokenEpisode.ts';
 import { chooseNodeEngine, loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
 import { summarize } from '../core/engine/choose.ts';
 import { makeEnv } from '../core/envs/index.ts';

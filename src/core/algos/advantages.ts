@@ -1,5 +1,5 @@
 /**
- * Advantage estimators and their broadcast onto tokens (DESIGN §6).
+ * Advantage estimators and their broadcast onto tokens.
  *
  * Two granularities:
  * - Sequence-level (REINFORCE, GRPO, Dr.GRPO, RLOO): one scalar reward per episode in, one
@@ -327,26 +327,45 @@ export function expandPerStep(stepValues: Numbers, tokenStep: Numbers): Float64A
 
 
 /**
+ * The aggregation weight of each sequence's policy tokens, [B] (0 for a sequence without any),
+ * from its policy-token count: 1/N_tokens ('token'), 1/(len_b · n_seqs) over non-empty
+ * sequences ('sequence'), 1/(B · L) ('constant'). All zero when no sequence has a policy token.
+ * Layout-free: `aggregationWeights` spreads it over a padded [B·T] batch, a step trainer over
+ * its flat rows.
+ * @param counts [B] policy tokens (steps) per sequence.
+ * @param constantLen L for 'constant'.
+ */
+export function sequenceAggregationWeights(counts: Numbers, mode: Aggregation, constantLen: number): Float64Array {
+  const B = counts.length;
+  const out = new Float64Array(B);
+  let total = 0;
+  let nonEmpty = 0;
+  for (let b = 0; b < B; b++) {
+    total += counts[b];
+    if (counts[b] > 0) nonEmpty++;
+  }
+  if (total === 0) return out;
+  const L = constantLen;
+  if (mode === 'constant' && !(L > 0)) throw new RangeError(`aggregationWeights: constant length must be > 0, got ${L}`);
+  for (let b = 0; b < B; b++) {
+    if (counts[b] === 0) continue;
+    out[b] = mode === 'token' ? 1 / total : mode === 'sequence' ? 1 / (counts[b] * nonEmpty) : 1 / (B * L);
+  }
+  return out;
+}
+
+/**
  * Aggregation weights [B·T] (0 on non-policy tokens). For 'token' and 'sequence' they sum to 1
  * (when any policy token exists); for 'constant' they sum to N_tokens/(B·L) ≤ 1.
  * @param constantLen L for 'constant'; defaults to batch.seqLen (T).
  */
 export function aggregationWeights(batch: TokenBatch, mode: Aggregation, constantLen?: number): Float64Array {
-  const counts = policyTokenCounts(batch);
   const T = batch.seqLen;
+  const perSeq = sequenceAggregationWeights(policyTokenCounts(batch), mode, constantLen ?? T);
   const out = new Float64Array(batch.nSeqs * T);
-  let total = 0;
-  let nonEmpty = 0;
   for (let b = 0; b < batch.nSeqs; b++) {
-    total += counts[b];
-    if (counts[b] > 0) nonEmpty++;
-  }
-  if (total === 0) return out;
-  const L = constantLen ?? T;
-  if (mode === 'constant' && !(L > 0)) throw new RangeError(`aggregationWeights: constant length must be > 0, got ${L}`);
-  for (let b = 0; b < batch.nSeqs; b++) {
-    if (counts[b] === 0) continue;
-    const w = mode === 'token' ? 1 / total : mode === 'sequence' ? 1 / (counts[b] * nonEmpty) : 1 / (batch.nSeqs * L);
+    const w = perSeq[b];
+    if (w === 0) continue;
     for (let t = 0; t < T; t++) if (batch.lossMask[b * T + t] !== 0) out[b * T + t] = w;
   }
   return out;

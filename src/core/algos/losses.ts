@@ -1,5 +1,5 @@
 /**
- * Float64 reference values of the policy and value losses and their metrics (DESIGN §6, §7).
+ * Float64 reference values of the policy and value losses and their metrics (metric names: algos/metrics.ts).
  *
  * The ONNX train-step graph computes these same quantities (and their gradients) in float32;
  * its outputs are tested against these functions. So the definitions here are the contract:
@@ -74,6 +74,22 @@ export function klPenalizedRewards(
     out[b] = rewards[b] - coef * s;
   }
   return { rewards: out, seqKl };
+}
+
+/**
+ * KL as a per-step reward penalty on one episode's shaped reward (klMode 'reward' for a step
+ * policy, whose advantages may be per step, e.g. GAE): each step t loses β·KL_t, and the
+ * episode total loses the same amounts, one step at a time. Mutates `reward`.
+ * @param logp [T] behaviour log-probs of the actions taken; refLogp [T] the reference's.
+ */
+export function klPenalizeSteps(reward: { perStep: Float64Array; total: number }, logp: Numbers, refLogp: Numbers, coef: number, estimator: KlEstimator): void {
+  checkLen(reward.perStep.length, { logp, refLogp }, 'klPenalizeSteps');
+  const f = estimator === 'k1' ? klK1 : klK3;
+  for (let t = 0; t < logp.length; t++) {
+    const kl = f(logp[t], refLogp[t]);
+    reward.perStep[t] -= coef * kl;
+    reward.total -= coef * kl;
+  }
 }
 
 /** Per-step variant for PPO: r'_t = r_t − β·KL_t, elementwise over equal-length arrays. */

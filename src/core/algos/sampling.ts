@@ -1,21 +1,13 @@
 /**
- * Dynamic sampling (DAPO, Yu et al. 2025) and group-signal statistics (DESIGN §6, §7).
+ * Dynamic sampling (DAPO, Yu et al. 2025) and group-signal statistics (the `groups/*` metrics).
  *
  * A group whose rewards are all equal (all solved, or all failed) gives every member advantage
  * 0 under GRPO/RLOO: it costs compute and contributes no gradient, and it dilutes token-level
  * aggregation. Dynamic sampling drops such groups and samples more until the batch holds
  * `targetGroups` groups with signal, or until `maxRounds` rounds were sampled.
  *
- * The caller drives the loop (sampling is asynchronous, this module is pure):
- * ```ts
- * let st = initDynamicSampling<G>();
- * for (;;) {
- *   const step = addSamplingRound(st, await sampleGroups(need), target, cfg);
- *   st = step.state;
- *   if (step.decision !== 'continue') break;   // 'full' or 'cap'
- *   need = step.needGroups;
- * }
- * ```
+ * `addSamplingRound` is the pure step; `sampleWithDynamicSampling` drives the rounds for a
+ * trainer, given how to sample a round of groups (the only part that differs between trainers).
  */
 import { std, type Numbers } from './stats.ts';
 
@@ -159,4 +151,27 @@ export function samplingStats<G extends RewardGroup>(state: DynamicSamplingState
     fracZeroStd: n ? state.zeroStdGroups / n : 0,
     rewardStdMean: n ? state.stdSum / n : 0,
   };
+}
+
+/**
+ * The collect phase's dynamic-sampling loop, shared by every trainer: samples rounds until the
+ * batch holds `targetGroups` groups with signal or the round cap is hit.
+ * @param sampleRound samples round `round` (0 first) of groups; `needGroups` is how many are
+ *   still missing (the whole target in round 0). It may return more or fewer.
+ * @returns the final state (its statistics cover every sampled group) and the batch to train on
+ *   (maybe empty: the cap was hit without any group with signal).
+ */
+export async function sampleWithDynamicSampling<G extends RewardGroup>(
+  sampleRound: (round: number, needGroups: number) => Promise<readonly G[]>,
+  targetGroups: number,
+  cfg: DynamicSamplingConfig,
+): Promise<{ state: DynamicSamplingState<G>; batch: G[] }> {
+  let state = initDynamicSampling<G>();
+  let need = targetGroups;
+  for (let round = 0; ; round++) {
+    const step = addSamplingRound(state, await sampleRound(round, need), targetGroups, cfg);
+    state = step.state;
+    if (step.decision !== 'continue') return { state, batch: step.batch ?? [] };
+    need = step.needGroups;
+  }
 }

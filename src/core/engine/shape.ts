@@ -14,7 +14,7 @@ import type { PolicyModel } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
 import { trainStepOptions } from '../update/hyper.ts';
 import { buildPoolModel, gridMlpSpec } from '../rollout/stepPool.ts';
-import { makeTokenModel } from '../trainer/tokenTrainer.ts';
+import { makeTokenModel } from '../models/transformer.ts';
 
 export interface ProbeShape {
   /** Stable text naming everything that changes the timings: model dims, batches, who rolls out. */

@@ -353,3 +353,29 @@ export class TransformerPolicy implements PolicyModel {
     return [batch, H, Tmax, d / H];
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The run configuration's token model
+// ---------------------------------------------------------------------------------------------
+
+/** The transformer sizes a run configures (`model` of a token run); the vocabulary is the shared codec's. */
+export interface TransformerModelConfig {
+  kind: 'transformer';
+  /** Residual width. */
+  dModel: number;
+  /** Decoder blocks. */
+  nLayers: number;
+  /** Attention heads (divide dModel). */
+  nHeads: number;
+  /** MLP hidden width. */
+  dFF: number;
+  /** Context length in tokens: an episode's whole transcript must fit (longer ones are truncated). */
+  context: number;
+}
+
+export const DEFAULT_TOKEN_MODEL: TransformerModelConfig = { kind: 'transformer', dModel: 64, nLayers: 2, nHeads: 4, dFF: 256, context: 128 };
+
+/** The transformer for a config (vocabulary = the shared codec); PPO needs the value head. */
+export function makeTokenModel(m: TransformerModelConfig, valueHead = false): TransformerPolicy {
+  return new TransformerPolicy({ vocabSize: VOCAB_SIZE, dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, dFF: m.dFF, context: m.context, valueHead });
+}

@@ -1,6 +1,6 @@
 /**
  * One episode of a step environment (grid world) as a rollout records it: what the trainer
- * learns from, the inspector replays, and trajectories.jsonl stores. Pools (pool.ts) produce them.
+ * learns from, the inspector replays, and trajectories.jsonl stores. Pools (stepPool.ts) produce them.
  */
 import type { GridObs, Info } from '../envs/types.ts';
 import { encodeGridImage } from './features.ts';

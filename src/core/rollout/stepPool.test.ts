@@ -3,7 +3,7 @@ import { stepFeatures } from './stepEpisode.ts';
 import { describe, expect, it } from 'vitest';
 import type { GridObs } from '../envs/types.ts';
 import { encodeGridObs, gridFeatureSize } from './features.ts';
-import { SlotColumns } from './stepPool.ts';
+import { SlotColumns } from './stepSlots.ts';
 
 /** A 3×3 view (27 bytes) whose cells differ by step, so a misplaced row shows. */
 function obsAt(t: number): GridObs {

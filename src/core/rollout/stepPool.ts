@@ -1,5 +1,5 @@
 /**
- * Rollout pools (DESIGN §1, §6): one interface in front of "where rollouts run". The trainer
+ * Rollout pools: one interface in front of "where rollouts run". The trainer
  * asks a pool for a batch of episodes and pushes new weights into it; it never knows whether
  * the envs step in its own thread (`SerialRolloutPool`, below) or in workers
  * (`src/runtime/pool/workerPool.ts`). Both pass the same test suite
@@ -12,15 +12,15 @@
  *
  * Partial rollouts: the policy version is read per step, just before that step's inference
  * call, so an episode in flight when `setWeights` lands continues under the new weights and
- * its `versions` array shows where (the scheduler in asyncStepTrainer.ts relies on this).
+ * its `versions` array shows where (the scheduler in trainer/stepTrainer.ts relies on this).
  */
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
-import type { Env, Frame, GridObs, Info } from '../envs/types.ts';
+import type { Env, Frame, GridObs } from '../envs/types.ts';
 import type { Potential } from '../reward/shaping.ts';
 import { MlpPolicy, type MlpConfig } from '../models/mlp.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
-import { sampleRow } from './categorical.ts';
-import { encodeGridObs, gridFeatureSize } from './features.ts';
+import { gridFeatureSize } from './features.ts';
+import { playSlots, SlotColumns } from './stepSlots.ts';
 import { gridGoalDistance } from '../reward/potentials.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, PolicyRunner } from '../engine/types.ts';
@@ -238,194 +238,6 @@ function potentialOf(id: string): (env: Env<GridObs, number>) => number {
 /** The sampling RNG of global slot `slot` for a request with `samplingSeed`. */
 export function slotRng(samplingSeed: number, slot: number): Rng {
   return new Rng(mixSeed(samplingSeed, 0x51a7, slot));
-}
-
-interface PlaySlots {
-  envs: readonly Env<GridObs, number>[];
-  seeds: readonly number[];
-  groups: readonly number[];
-  /** One RNG per slot. */
-  rngs: readonly Rng[];
-  /** Batch ≥ number of slots; spare rows are fed zeros and ignored. */
-  policy: PolicyRunner;
-  featureSize: number;
-  numActions: number;
-  temperature: number;
-  keepObservations: boolean;
-  /** Φ over the env's full state, recorded at reset and after every step. */
-  potential?: (env: Env<GridObs, number>) => number;
-  betweenSteps?: () => Promise<void>;
-  /** Per-slot recording buffers reused across calls (grown on demand); fresh ones when absent. */
-  scratch?: SlotColumns[];
-}
-
-/**
- * One slot's per-step records while its episode runs, in typed arrays that grow by doubling
- * and are reused from one batch to the next (a pool keeps them), so a step allocates nothing
- * here. Observations are kept compact (the view's bytes and the heading, ~150 B a step) and
- * turned into [T, D] features once, when the episode is handed out: a 7×7 view is 984 floats
- * (3.9 KB), and copying those into growing per-slot arrays every step used to cost more
- * allocation, page faults and GC (much of it on V8's helper threads) than the MLP's forward pass.
- */
-export class SlotColumns {
-  /** Steps the arrays hold. */
-  private cap = 0;
-  /** Bytes of one observation's image (view × view × 3). */
-  imageBytes = 0;
-  actions = new Int32Array(0);
-  logprobs = new Float32Array(0);
-  entropies = new Float32Array(0);
-  values = new Float32Array(0);
-  versions = new Int32Array(0);
-  rewards = new Float64Array(0);
-  /** [cap + 1] Φ(s_0..s_T). */
-  potentials = new Float64Array(0);
-  /** [cap, imageBytes] the image of the observation each action was taken in. */
-  images = new Uint8Array(0);
-  /** [cap] its heading. */
-  directions = new Uint8Array(0);
-
-  /** Makes room for steps 0..steps−1 (keeping what is recorded) for images of `imageBytes`. */
-  reserve(steps: number, imageBytes: number): void {
-    if (imageBytes !== this.imageBytes) {
-      this.imageBytes = imageBytes;
-      this.images = new Uint8Array(this.cap * imageBytes);
-    }
-    if (steps <= this.cap) return;
-    const cap = Math.max(steps, 2 * this.cap, 16);
-    const grow = <T extends Int32Array | Float32Array | Float64Array | Uint8Array>(a: T, n: number, make: (n: number) => T): T => {
-      const b = make(n);
-      b.set(a);
-      return b;
-    };
-    this.actions = grow(this.actions, cap, (n) => new Int32Array(n));
-    this.logprobs = grow(this.logprobs, cap, (n) => new Float32Array(n));
-    this.entropies = grow(this.entropies, cap, (n) => new Float32Array(n));
-    this.values = grow(this.values, cap, (n) => new Float32Array(n));
-    this.versions = grow(this.versions, cap, (n) => new Int32Array(n));
-    this.rewards = grow(this.rewards, cap, (n) => new Float64Array(n));
-    this.potentials = grow(this.potentials, cap + 1, (n) => new Float64Array(n));
-    this.images = grow(this.images, cap * imageBytes, (n) => new Uint8Array(n));
-    this.directions = grow(this.directions, cap, (n) => new Uint8Array(n));
-    this.cap = cap;
-  }
-
-  /** Stores observation `obs` as step t's (t < the reserved steps). */
-  putObservation(t: number, obs: GridObs): void {
-    this.images.set(obs.image, t * this.imageBytes);
-    this.directions[t] = obs.direction;
-  }
-
-}
-
-/**
- * N envs in lockstep, one batched inference call per step ([B, D] → [B, A]), with a sampling
- * RNG per slot (a batch does not depend on how it is split over workers) and the policy version
- * read per call (an episode in flight continues under newer weights: partial rollouts).
- */
-async function playSlots(req: PlaySlots): Promise<Omit<CollectResult, 'busyS'>> {
-  const N = req.envs.length;
-  const B = req.policy.batch;
-  if (B < N) throw new RangeError(`playSlots: ${N} slots but the policy batch is ${B}`);
-  const D = req.featureSize;
-  const A = req.numActions;
-  // Rows of finished (and spare) slots stay zero; live rows are rewritten whole every step.
-  const input = new Float32Array(B * D);
-  const scratch = new Float64Array(A);
-  const current: GridObs[] = new Array(N);
-  const active = new Array<boolean>(N).fill(true);
-  const steps = new Int32Array(N);
-  const infos: Info[][] = [];
-  const observations: GridObs[][] = [];
-  const ends: { terminated: boolean; truncated: boolean }[] = [];
-  const cols = req.scratch ?? [];
-  while (cols.length < N) cols.push(new SlotColumns());
-  for (let i = 0; i < N; i++) {
-    current[i] = req.envs[i].reset({ seed: req.seeds[i] }).obs;
-    // Room for a whole episode up front when it is short enough (no growth mid-batch).
-    cols[i].reserve(Math.min(req.envs[i].spec.maxSteps || 64, 1024), current[i].image.length);
-    if (req.potential) cols[i].potentials[0] = req.potential(req.envs[i]);
-    infos.push([]);
-    observations.push(req.keepObservations ? [current[i]] : []);
-    ends.push({ terminated: false, truncated: false });
-  }
-  const bootstrap = new Float64Array(N);
-  const needBootstrap: number[] = [];
-  let envSteps = 0;
-  let inferenceCalls = 0;
-  let live = N;
-  while (live > 0) {
-    if (req.betweenSteps && inferenceCalls > 0) await req.betweenSteps();
-    for (let i = 0; i < N; i++) {
-      if (!active[i]) continue;
-      encodeGridObs(current[i], input, i * D);
-      cols[i].reserve(steps[i] + 1, current[i].image.length);
-      cols[i].putObservation(steps[i], current[i]);
-    }
-    // Read before the call: weights swapped while it runs apply from the next step.
-    const version = req.policy.version;
-    const out = await req.policy.run({ obs: input });
-    inferenceCalls++;
-    const logp = out.logprobs;
-    const value = out.value;
-    for (let i = 0; i < N; i++) {
-      if (!active[i]) continue;
-      const s = sampleRow(logp, i, A, req.rngs[i], scratch, req.temperature);
-      const c = cols[i];
-      const t = steps[i]++;
-      c.actions[t] = s.action;
-      c.logprobs[t] = s.logprob;
-      c.entropies[t] = s.entropy;
-      c.values[t] = value ? value[i] : 0;
-      c.versions[t] = version;
-      const r = req.envs[i].step(s.action);
-      envSteps++;
-      c.rewards[t] = r.reward;
-      infos[i].push(r.info);
-      current[i] = r.obs;
-      if (req.keepObservations) observations[i].push(r.obs);
-      if (req.potential) c.potentials[t + 1] = req.potential(req.envs[i]);
-      if (r.terminated || r.truncated) {
-        ends[i] = { terminated: r.terminated, truncated: r.truncated };
-        active[i] = false;
-        input.fill(0, i * D, (i + 1) * D);
-        live--;
-        if (r.truncated && value) needBootstrap.push(i);
-      }
-    }
-  }
-  if (needBootstrap.length > 0) {
-    // V(s_T) of truncated episodes: their return continues past the time limit.
-    for (const i of needBootstrap) encodeGridObs(current[i], input, i * D);
-    const out = await req.policy.run({ obs: input });
-    inferenceCalls++;
-    for (const i of needBootstrap) bootstrap[i] = out.value![i];
-  }
-  const episodes = req.envs.map((env, i): StepEpisode => {
-    const T = steps[i];
-    const c = cols[i];
-    return {
-      envId: env.spec.id,
-      seed: req.seeds[i],
-      group: req.groups[i],
-      images: c.images.slice(0, T * c.imageBytes),
-      directions: c.directions.slice(0, T),
-      actions: c.actions.slice(0, T),
-      logprobs: c.logprobs.slice(0, T),
-      entropies: c.entropies.slice(0, T),
-      values: c.values.slice(0, T),
-      bootstrapValue: bootstrap[i],
-      rewards: c.rewards.slice(0, T),
-      infos: infos[i],
-      versions: c.versions.slice(0, T),
-      observations: req.keepObservations ? observations[i] : undefined,
-      potentials: req.potential ? c.potentials.slice(0, T + 1) : undefined,
-      terminated: ends[i].terminated,
-      truncated: ends[i].truncated,
-      success: infos[i][T - 1]?.success === true,
-    };
-  });
-  return { episodes, envSteps, inferenceCalls };
 }
 
 /** The typed-array buffers of a batch of episodes, for zero-copy transfer out of a worker. */

@@ -1,52 +1,17 @@
 /**
- * Continuous-batching token generation for multi-turn text envs whose tool calls take time
- * (DESIGN §6; issue 4 §4): the rollout side of the asynchronous token trainer.
- *
- * The lockstep loop in tokenRollout.ts starts a batch of episodes together and returns when the
- * last one ends, so one slow tool call holds the whole batch. Here episodes come and go:
- *
- *   - `enqueue` adds an episode; it starts (env reset) at once and decodes as soon as it holds a
- *     decoder row.
- *   - When an action ends, the env computes its reply at once (its randomness is seeded, so the
- *     reply does not depend on timing) but the reply is delivered only after `info.latencyMs` on
- *     the clock. Meanwhile the episode is parked and the other rows keep decoding.
- *   - Finished episodes wait in `takeCompleted()` in completion order; the trainer consumes them
- *     while later ones are still running (partial rollouts: an episode in flight keeps its
- *     tokens and continues under the new weights, each token tagged with its version).
- *
- * KV-cache memory budget. The decoder holds `rows` rows × `context` positions of keys/values:
- * that is the worker's whole KV memory. More episodes may be in flight than there are rows
- * (the async trainer keeps up to (1 + maxStaleness) batches in flight). A parked episode keeps
- * its row while rows are free. When a ready episode needs a row and none is free, the parked
- * episode whose reply is due last gives its row up and forgets its cache — but only if it would
- * otherwise hold the row idle for longer than re-prefilling its context costs (its context in
- * prefill chunks × the measured time of a decoder call, ×2 for margin). A short wait keeps its
- * row and the ready episode queues; a long-tail call (hundreds of ms) frees it for others.
- * When an evicted episode resumes it re-prefills its whole context in chunks, ahead of episodes
- * admitted after it. `kvCacheHitRate` = Σ cached / Σ context over turns, as in tokenRollout.ts:
- * re-prefills lower it.
- *
- * Versions: a token is tagged with the oldest weights version its distribution depended on —
- * the decoder's version, or older when keys/values in the row's cache were computed before a
- * weight update (an episode that continues across an update keeps its cache). An evicted episode
- * re-prefills with the current weights, so its cache is fresh again.
- *
- * Rows that hold a parked episode ride along in every decoder call at their own next position
- * (slots they will overwrite anyway when they resume), so their cache is never disturbed; free
- * rows ride at position 0.
- *
- * Time: with `RealClock` the waits are real (a UI, the benchmark); with `VirtualClock` the loop
- * jumps time forward to the next due reply when nothing can decode, so tests are fast and the
- * same seed gives the same episodes.
+ * Continuous-batching token generation for multi-turn text envs whose tool calls take time: the
+ * rollout side of the asynchronous token trainer. Episodes start and finish at their own pace; a
+ * tool call parks its episode for `info.latencyMs` of clock time while the other rows keep
+ * decoding. ARCHITECTURE.md explains the KV-cache budget (eviction of parked rows), how tokens
+ * are tagged with versions across weight updates, and virtual vs real time.
  */
 import type { Clock } from '../envs/clock.ts';
 import type { StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
-import { EOA, PAD } from '../text/codec.ts';
+import { PAD } from '../text/codec.ts';
 import { sampleRow } from './categorical.ts';
 import type { Rng } from '../util/rng.ts';
-import type { Weights } from '../models/types.ts';
 import type { TokenDecoder } from '../engine/types.ts';
-import { actionText, finishEpisode, observationTokens, startEpisode, type EpisodeRecord, type TokenEpisode } from './tokenLockstep.ts';
+import { appendSample, applyReply, finishEpisode, startEpisode, takeActionToken, truncateToContext, type EpisodeRecord, type TokenEpisode } from './tokenEpisode.ts';
 
 /** What identifies an episode to the trainer. */
 export interface SlotEpisodeSpec {
@@ -241,120 +206,138 @@ export class TokenSlotGenerator {
    * episode and every wait) or nothing is in flight.
    */
   async run(until: () => boolean): Promise<void> {
-    const { decoder, clock } = this.o;
-    const Tmax = decoder.context;
-    const S = Math.max(...decoder.steps);
-    const minChunk = this.o.minChunk ?? 4;
+    const { decoder } = this.o;
     while (!until() && this.live.length > 0) {
       this.deliverDue();
       if (until()) return;
       this.assignRows();
       const decoding = this.rowOwner.filter((l): l is Live => l !== null && !l.parked);
       if (decoding.length === 0) {
-        // Everyone waits on a tool: jump to the next reply (virtual time) or sleep until it.
-        let next = Infinity;
-        for (const l of this.live) if (l.parked) next = Math.min(next, l.due);
-        if (next === Infinity) throw new Error('TokenSlotGenerator: episodes in flight but none can decode or is waiting');
-        const t0 = clock.now();
-        await waitUntil(clock, next);
-        this.stats.toolWaitMs += clock.now() - t0;
+        await this.waitForReply();
         continue;
       }
-
-      // Call size: a prefill chunk when some decoding row has several tokens to feed and every
-      // row holding a cache can take a chunk at its position without passing the context; once
-      // both call sizes are timed, only when the chunk feeds more tokens per millisecond (a chunk
-      // costs several one-token calls, and most rows in it may be sampling one token each).
-      let maxPending = 0;
-      let fits = true;
-      let fed1 = 0;
-      let fedS = 0;
-      for (const l of this.rowOwner) {
-        if (l === null) continue;
-        if (!l.parked) {
-          const pending = l.ctx.length - l.fed;
-          maxPending = Math.max(maxPending, pending);
-          fed1 += Math.min(1, pending);
-          fedS += Math.min(S, pending);
-        }
-        if (l.fed + S > Tmax) fits = false;
-      }
-      const ms1 = this.callMs.get(1) ?? 0;
-      const msS = this.callMs.get(S) ?? 0;
-      const chunkPays = ms1 > 0 && msS > 0 ? fedS / msS > fed1 / ms1 : maxPending >= minChunk;
-      const step = S > 1 && fits && maxPending >= minChunk && chunkPays ? S : 1;
-      const feed = step === 1 ? this.feed1 : this.feedS;
-      feed.fill(PAD);
-      for (let r = 0; r < decoder.batch; r++) {
-        const l = this.rowOwner[r];
-        this.take[r] = 0;
-        if (l === null) {
-          this.pos[r] = 0;
-          continue;
-        }
-        // Parked rows ride along at their next position (slots they overwrite when they resume;
-        // `fits` guarantees fed + step ≤ Tmax for chunks, and fed < Tmax always holds).
-        this.pos[r] = l.fed;
-        if (l.parked) continue;
-        this.take[r] = Math.min(step, l.ctx.length - l.fed);
-        for (let k = 0; k < this.take[r]; k++) feed[r * step + k] = l.ctx[l.fed + k];
-      }
-      const tc = clock.now();
+      const step = this.callSize();
+      const feed = this.fillFeed(step);
+      const tc = this.o.clock.now();
       const out = await decoder.next(feed, this.pos, step);
-      // A size's first call is not timed: it pays one-off costs (buffers, kernels' first use).
-      const ms = clock.now() - tc;
-      const avg = this.callMs.get(step);
-      if (this.calledWith.has(step)) this.callMs.set(step, avg === undefined ? ms : 0.9 * avg + 0.1 * ms);
-      this.calledWith.add(step);
+      this.timeCall(step, this.o.clock.now() - tc);
       this.stats.decoderCalls++;
-      for (const l of decoding) {
-        const r = l.row;
-        const took = this.take[r];
-        l.fed += took;
-        l.fedThisTurn += took;
-        if (took > 0) l.cacheVersion = Math.min(l.cacheVersion, decoder.version);
-        this.stats.fedTokens += took;
-        if (l.fed < l.ctx.length) continue;
-        if (!l.turnCounted) {
-          // First sampled token of a turn: whatever of its context was not fed this turn came
-          // from the cache.
-          l.turnCounted = true;
-          this.stats.contextTokens += l.ctx.length;
-          this.stats.cachedTokens += l.ctx.length - l.fedThisTurn;
-        }
-        const s = sampleRow(out.logprobs, r * step + took - 1, decoder.vocab, this.o.rng, this.scratch, this.o.temperature);
-        l.ctx.push(s.action);
-        l.mask.push(1);
-        l.logp.push(s.logprob);
-        l.ent.push(s.entropy);
-        // The token's distribution depends on every cached key/value: after a weight update in
-        // mid-episode (partial rollout) those may come from older weights, so the token counts
-        // as sampled by the oldest of them (staleness and the off-policy correction see it).
-        const v = Math.min(decoder.version, l.cacheVersion);
-        l.ver.push(v);
-        if (l.minVersion === Infinity) l.minVersion = v;
-        this.stats.policyTokens++;
-        const isEoa = s.action === EOA;
-        if (!isEoa) l.action.push(s.action);
-        if (!isEoa && l.action.length < this.o.maxActionTokens) {
-          if (l.ctx.length >= Tmax) this.endByContext(l);
-          continue;
-        }
-        if (!isEoa) l.forcedEnds++;
-        const text = actionText(l.action);
-        l.action = [];
-        const res = l.env.step(text);
-        this.stats.envSteps++;
-        l.actions.push(text);
-        const latency = res.info.latencyMs ?? 0;
-        if (latency > 0) {
-          l.parked = true;
-          l.due = clock.now() + latency;
-          l.reply = res;
-        } else {
-          this.applyReply(l, res);
-        }
+      for (const l of decoding) this.afterCall(l, out.logprobs, step);
+    }
+  }
+
+  /** Everyone waits on a tool: jump to the next reply (virtual time) or sleep until it. */
+  private async waitForReply(): Promise<void> {
+    const { clock } = this.o;
+    let next = Infinity;
+    for (const l of this.live) if (l.parked) next = Math.min(next, l.due);
+    if (next === Infinity) throw new Error('TokenSlotGenerator: episodes in flight but none can decode or is waiting');
+    const t0 = clock.now();
+    await waitUntil(clock, next);
+    this.stats.toolWaitMs += clock.now() - t0;
+  }
+
+  /**
+   * Tokens per row in the next call: a prefill chunk (S) when some decoding row has several tokens
+   * to feed and every row holding a cache can take a chunk at its position without passing the
+   * context; once both call sizes are timed, only when the chunk feeds more tokens per
+   * millisecond (a chunk costs several one-token calls, and most rows in it may be sampling one
+   * token each). Otherwise 1.
+   */
+  private callSize(): number {
+    const { decoder } = this.o;
+    const Tmax = decoder.context;
+    const S = Math.max(...decoder.steps);
+    const minChunk = this.o.minChunk ?? 4;
+    let maxPending = 0;
+    let fits = true;
+    let fed1 = 0;
+    let fedS = 0;
+    for (const l of this.rowOwner) {
+      if (l === null) continue;
+      if (!l.parked) {
+        const pending = l.ctx.length - l.fed;
+        maxPending = Math.max(maxPending, pending);
+        fed1 += Math.min(1, pending);
+        fedS += Math.min(S, pending);
       }
+      if (l.fed + S > Tmax) fits = false;
+    }
+    const ms1 = this.callMs.get(1) ?? 0;
+    const msS = this.callMs.get(S) ?? 0;
+    const chunkPays = ms1 > 0 && msS > 0 ? fedS / msS > fed1 / ms1 : maxPending >= minChunk;
+    return S > 1 && fits && maxPending >= minChunk && chunkPays ? S : 1;
+  }
+
+  /** Fills the feed [rows·step] and positions for one call; `take` gets each row's real tokens. */
+  private fillFeed(step: number): Int32Array {
+    const feed = step === 1 ? this.feed1 : this.feedS;
+    feed.fill(PAD);
+    for (let r = 0; r < this.o.decoder.batch; r++) {
+      const l = this.rowOwner[r];
+      this.take[r] = 0;
+      if (l === null) {
+        this.pos[r] = 0;
+        continue;
+      }
+      // Parked rows ride along at their next position (slots they overwrite when they resume;
+      // callSize's `fits` guarantees fed + step ≤ Tmax for chunks, and fed < Tmax always holds).
+      this.pos[r] = l.fed;
+      if (l.parked) continue;
+      this.take[r] = Math.min(step, l.ctx.length - l.fed);
+      for (let k = 0; k < this.take[r]; k++) feed[r * step + k] = l.ctx[l.fed + k];
+    }
+    return feed;
+  }
+
+  /** Running average of a call size's duration; a size's first call is not timed (it pays one-off costs: buffers, kernels' first use). */
+  private timeCall(step: number, ms: number): void {
+    const avg = this.callMs.get(step);
+    if (this.calledWith.has(step)) this.callMs.set(step, avg === undefined ? ms : 0.9 * avg + 0.1 * ms);
+    this.calledWith.add(step);
+  }
+
+  /** After a decoder call: a row whose context is now fed samples its next token; an ended action goes to the env. */
+  private afterCall(l: Live, logprobs: Float32Array, step: number): void {
+    const { decoder, clock } = this.o;
+    const r = l.row;
+    const took = this.take[r];
+    l.fed += took;
+    l.fedThisTurn += took;
+    if (took > 0) l.cacheVersion = Math.min(l.cacheVersion, decoder.version);
+    this.stats.fedTokens += took;
+    if (l.fed < l.ctx.length) return;
+    if (!l.turnCounted) {
+      // First sampled token of a turn: whatever of its context was not fed this turn came from the cache.
+      l.turnCounted = true;
+      this.stats.contextTokens += l.ctx.length;
+      this.stats.cachedTokens += l.ctx.length - l.fedThisTurn;
+    }
+    const s = sampleRow(logprobs, r * step + took - 1, decoder.vocab, this.o.rng, this.scratch, this.o.temperature);
+    // The token's distribution depends on every cached key/value: after a weight update in
+    // mid-episode (partial rollout) those may come from older weights, so the token counts as
+    // sampled by the oldest of them (staleness and the off-policy correction see it).
+    const v = Math.min(decoder.version, l.cacheVersion);
+    appendSample(l, s, v);
+    if (l.minVersion === Infinity) l.minVersion = v;
+    this.stats.policyTokens++;
+    const text = takeActionToken(l, s.action, this.o.maxActionTokens);
+    if (text === null) {
+      if (l.ctx.length >= decoder.context) this.endByContext(l);
+      return;
+    }
+    // The env replies at once (its randomness is seeded, so the reply does not depend on timing);
+    // the reply is delivered after its latency on the clock, the episode parked meanwhile.
+    const res = l.env.step(text);
+    this.stats.envSteps++;
+    l.actions.push(text);
+    const latency = res.info.latencyMs ?? 0;
+    if (latency > 0) {
+      l.parked = true;
+      l.due = clock.now() + latency;
+      l.reply = res;
+    } else {
+      this.applyReply(l, res);
     }
   }
 
@@ -371,26 +354,14 @@ export class TokenSlotGenerator {
   }
 
   private applyReply(l: Live, res: StepResult<ToolObs>): void {
-    l.rewards.push(res.reward);
-    l.infos.push(res.info);
-    l.observations.push(res.obs.text);
-    if (res.terminated || res.truncated) {
-      l.terminated = res.terminated;
-      l.truncated = res.truncated;
+    const next = applyReply(l, res, this.o.decoder.context);
+    if (next === 'ended') {
       this.finish(l);
       return;
     }
-    const Tmax = this.o.decoder.context;
-    for (const id of observationTokens(res.obs.text).slice(0, Tmax - l.ctx.length)) {
-      l.ctx.push(id);
-      l.mask.push(0);
-      l.logp.push(0);
-      l.ent.push(0);
-      l.ver.push(-1);
-    }
     l.fedThisTurn = 0;
     l.turnCounted = false;
-    if (l.ctx.length >= Tmax) this.endByContext(l);
+    if (next === 'contextFull') this.endByContext(l);
   }
 
   /**
@@ -464,12 +435,9 @@ export class TokenSlotGenerator {
     this.freeEnvs.push(l.env);
   }
 
-  /** The context is full: truncated, as in tokenRollout.ts (tokens past the context dropped). */
+  /** The context is full: truncated (see truncateToContext), and the episode finishes. */
   private endByContext(l: Live): void {
-    const Tmax = this.o.decoder.context;
-    for (const a of [l.ctx, l.mask, l.logp, l.ent, l.ver]) a.length = Math.min(a.length, Tmax);
-    l.truncated = true;
-    l.contextLimited = true;
+    truncateToContext(l, this.o.decoder.context);
     this.finish(l);
   }
 }
@@ -487,72 +455,4 @@ async function waitUntil(clock: Clock, t: number): Promise<void> {
   const v = clock as Clock & { advance?: (ms: number) => Promise<void> };
   if (typeof v.advance === 'function') await v.advance(ms);
   else await clock.sleep(ms);
-}
-
-/**
- * Where the asynchronous token trainer gets finished episodes from: a generator in the training
- * thread (`LocalTokenSource`) or one in a rollout worker (src/runtime/tokenWorker), which then
- * decodes while the learner trains. Every method is asynchronous so both fit.
- */
-export interface TokenEpisodeSource {
-  /** Starts episodes (in this order). */
-  enqueue(specs: readonly SlotEpisodeSpec[]): Promise<void>;
-  /**
-   * Episodes finished since the last call, waiting until there is at least one; [] only when
-   * nothing is in flight.
-   */
-  next(): Promise<TokenEpisode[]>;
-  /** New weights for the episodes' next tokens (episodes in flight continue: partial rollouts). */
-  setWeights(weights: Weights, version: number): Promise<void>;
-  /**
-   * Aborts the in-flight episodes of `groups`, and of every group with a token sampled before
-   * `minVersion`; returns the group ids aborted.
-   */
-  drop(groups: readonly number[], minVersion: number): Promise<number[]>;
-  /** Cumulative counters and the episodes in flight. */
-  stats(): Promise<TokenSlotStats & { inFlight: number }>;
-  release(): Promise<void>;
-}
-
-/** The generator in the calling thread: decoding happens inside `next()`. */
-export class LocalTokenSource implements TokenEpisodeSource {
-  private readonly gen: TokenSlotGenerator;
-
-  constructor(private readonly o: TokenSlotOptions) {
-    this.gen = new TokenSlotGenerator(o);
-  }
-
-  enqueue(specs: readonly SlotEpisodeSpec[]): Promise<void> {
-    for (const s of specs) this.gen.enqueue(s);
-    return Promise.resolve();
-  }
-
-  async next(): Promise<TokenEpisode[]> {
-    await this.gen.run(() => this.gen.completedCount > 0);
-    return this.gen.takeCompleted();
-  }
-
-  setWeights(weights: Weights, version: number): Promise<void> {
-    this.o.decoder.setWeights(weights, version);
-    return Promise.resolve();
-  }
-
-  drop(groups: readonly number[], minVersion: number): Promise<number[]> {
-    return Promise.resolve(dropGroups(this.gen, groups, minVersion));
-  }
-
-  stats(): Promise<TokenSlotStats & { inFlight: number }> {
-    return Promise.resolve({ ...this.gen.stats, inFlight: this.gen.inFlight });
-  }
-
-  release(): Promise<void> {
-    return this.o.decoder.release();
-  }
-}
-
-/** `drop` on a generator: the listed groups plus those holding a token older than minVersion. */
-export function dropGroups(gen: TokenSlotGenerator, groups: readonly number[], minVersion: number): number[] {
-  const doomed = new Set([...groups, ...gen.groupsSampledBefore(minVersion)]);
-  gen.abort((spec) => doomed.has(spec.group));
-  return [...doomed];
 }

@@ -1,55 +1,50 @@
 /**
- * The asynchronous trainer for multi-turn text envs with slow tools (DESIGN §6; issue 4 §4),
- * top to bottom. Rollouts are continuous (tokenSlots.ts): episodes start and finish at their own
- * pace, a tool call parks its episode for `info.latencyMs` of clock time while the other rows
- * keep decoding, and the learner trains on whole groups in the order they finish.
+ * The continuous trainer for multi-turn text envs with slow tools, group algorithms only; the
+ * synchronous case is staleness 0. Rollouts are continuous (rollout/tokenContinuous.ts): episodes
+ * start and finish at their own pace, a tool call parks its episode for `info.latencyMs` of clock
+ * time while the other rows keep decoding, and the learner trains on whole groups in the order
+ * they finish. Each step() at learner version V, with s = maxStaleness and G groups per batch:
  *
- *   iteration at learner version V, with s = maxStaleness and G groups per batch:
- *     1. admit:  keep (1 + s)·G groups in flight or finished-but-untrained (new seeds, in order)
- *     2. wait:   run the generator until G groups have finished (dynamic sampling: drop the
- *                zero-spread ones and wait for more, up to the round cap)
- *     3. reward: env reward + shaping per episode; group advantages (GRPO family), broadcast
- *                onto the policy tokens
- *     4. correct: tokens sampled by version v < V are stale; with TIS their π_old is recomputed
- *                at V (a forward pass; decoupled PPO) and their advantage is multiplied by
- *                min(π_old/μ, cap); without TIS, π_old = μ
- *     5. update: epochs × minibatches of the ONNX train step on the recorded ids (TITO)
- *     6. sync:   version V + 1 goes to the decoder. Episodes in flight continue under it
- *                (partial rollouts: their earlier tokens keep version and μ, and their cached
- *                keys/values are not recomputed). Groups holding a token sampled before
- *                V + 1 − s could no longer be trained within the bound: they are aborted.
+ *   collect     keep (1 + s)·G groups in flight or finished-but-untrained, and wait until G have
+ *               finished (dynamic sampling: drop zero-spread groups and wait for more)
+ *   score       env reward + shaping; KL to the reference as a reward penalty
+ *   advantages  group advantages, broadcast onto the policy tokens (update/tokenAdvantages.ts)
+ *   weights/TIS stale tokens get π_old from the proximal policy and a TIS weight (update/tokenOffPolicy.ts)
+ *   update      epochs × minibatches of the ONNX train step on the recorded ids (TITO)
+ *   sync        version V + 1 goes to the decoder; episodes in flight continue under it (partial
+ *               rollouts), and groups that could no longer be trained within the bound are aborted
+ *   metrics     update/tokenMetrics.ts plus `async/episodes_aborted`, `async/kv_evictions`,
+ *               `async/in_flight`, `perf/tool_wait_s` (time no row could decode),
+ *               `perf/episodes_per_s` (trained episodes per second of wall time)
  *
  * The bound: a group is trained at version V only if every token in it was sampled at ≥ V − s
- * (step 6 enforces it; step 2 re-checks it). With s = 0 the trainer admits G groups, waits for
- * all of them and trains: the synchronous trainer, waiting for the slowest tool call of the
- * batch. With s ≥ 1 the learner trains on the groups that finished first while the stragglers'
- * tool calls keep running, and the next batches are already being generated.
- *
- * Everything runs in one thread: the decoder and the learner take turns, and tool latency
- * (a remote service) overlaps both. Extra keys over the token trainer's: `async/episodes_aborted`,
- * `async/kv_evictions`, `perf/tool_wait_s` (time no row could decode), `perf/episodes_per_s`
- * (trained episodes per second of wall time), `async/partial_ratio`.
+ * (sync enforces it, collect re-checks it). With s = 0 the trainer admits G groups, waits for all
+ * of them and trains, waiting for the slowest tool call of the batch. Everything runs in one
+ * thread unless a rollout worker decodes: the decoder and the learner take turns, and tool
+ * latency (a remote service) overlaps both.
  */
-import { aggregationWeights, broadcastToTokens, sequenceAdvantages, EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
+import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
-import { klPenalizedRewards } from '../algos/losses.ts';
-import { buildIterationMetrics, summarizeEpisode } from '../algos/metrics.ts';
-import { partialRatio, staleness, truncatedIsWeights } from '../algos/offpolicy.ts';
-import { addSamplingRound, initDynamicSampling, samplingStats } from '../algos/sampling.ts';
+import { partialRatio, truncatedIsWeights } from '../algos/offpolicy.ts';
+import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Clock } from '../envs/clock.ts';
 import { makeEnv } from '../envs/index.ts';
 import type { ToolEnv } from '../envs/types.ts';
-import type { TransformerPolicy } from '../models/transformer.ts';
+import { makeTokenModel, type TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import { shapeEpisode, type ShapedReward } from '../reward/shaping.ts';
-import { Rng } from '../util/rng.ts';
+import type { ShapedReward } from '../reward/shaping.ts';
+import { mixSeed, Rng } from '../util/rng.ts';
 import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
-import { mixSeed } from '../util/rng.ts';
 import type { Engine, Learner } from '../engine/types.ts';
-import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
-import { LocalTokenSource, type TokenEpisodeSource, type TokenSlotStats } from '../rollout/tokenContinuous.ts';
-import { makeTokenModel, policyTokenCount, shiftedBatch, TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
+import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
+import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
+import { LocalTokenSource, type TokenEpisodeSource } from '../rollout/tokenSource.ts';
+import { TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
 import type { IterationReport, Trainer } from './trainer.ts';
+import { shapeTokenEpisode, shiftedBatch, shiftedVersions } from '../update/tokenBatch.ts';
+import { referenceAndKlReward, tokenAdvantages, tokenWeights } from '../update/tokenAdvantages.ts';
+import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
+import { tokenOffPolicy } from '../update/tokenOffPolicy.ts';
 import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
 
 export interface AsyncTokenScheduling {
@@ -89,6 +84,17 @@ interface GroupRec {
   episodes: TokenEpisode[];
 }
 
+type Scored = GroupRec & { rewards: number[]; shaped: ShapedReward[] };
+
+/** What the collect phase hands on: the batch to train on and what the metrics need of every round. */
+interface Collected {
+  batch: Scored[];
+  ds: DynamicSamplingState<Scored>;
+  sampled: TokenEpisode[];
+  sampledShaped: ShapedReward[];
+  rounds: number;
+}
+
 export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
   iteration = 0;
   version = 0;
@@ -99,7 +105,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
   /** Finished groups in finish order, not yet trained. */
   private finished: GroupRec[] = [];
   private nextGroup = 0;
-  /** Finished episodes thrown away this iteration with their group, as too stale (see collect). */
+  /** Finished episodes thrown away this iteration with their group, as too stale (see collectEpisodes). */
   private lateAborted = 0;
   private lastStats: TokenSlotStats;
 
@@ -201,13 +207,6 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     }
   }
 
-  private shape(ep: TokenEpisode): ShapedReward {
-    return shapeEpisode(
-      { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: policyTokenCount(ep) },
-      this.config.shaping,
-    );
-  }
-
   /** Starts groups until `count` are open (admitted, not yet trained or dropped). */
   private admit(count: number): Promise<void> {
     const N = this.config.algo.groupSize;
@@ -227,7 +226,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
    * on its way from the worker) may hold a token too old to train on: its group is closed here
    * and returned, for the caller to drop its other episodes in the source.
    */
-  private collect(eps: readonly TokenEpisode[]): number[] {
+  private collectEpisodes(eps: readonly TokenEpisode[]): number[] {
     const N = this.config.algo.groupSize;
     const doomed: number[] = [];
     for (const ep of eps) {
@@ -251,145 +250,63 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     return v;
   }
 
-  /** One iteration: wait for G finished groups (dynamic sampling), update, sync, abort the too stale. */
-  async step(): Promise<IterationReport<TokenEpisode>> {
-    const { algo } = this.config;
+  /**
+   * The collect phase: admits groups (up to (1 + s)·G open) and waits for `need` finished ones
+   * per dynamic-sampling round; every finished episode is kept for the metrics.
+   */
+  private async collect(): Promise<Collected> {
     const s = this.scheduling.maxStaleness;
     const G = this.config.groups;
-    const N = algo.groupSize;
-    const it = this.iteration;
-    const t0 = performance.now();
-
-    // 1–2. admit and wait, in dynamic-sampling rounds of G finished groups
-    type Scored = GroupRec & { rewards: number[]; shaped: ShapedReward[] };
-    let ds = initDynamicSampling<Scored>();
-    let batch: Scored[];
-    const sampledEps: TokenEpisode[] = [];
+    const sampled: TokenEpisode[] = [];
     const sampledShaped: ShapedReward[] = [];
-    let need = G;
     let rounds = 0;
-    for (;;) {
+    const sampleRound = async (_round: number, need: number): Promise<Scored[]> => {
       // Not awaited alone: next() is answered after the enqueue (call order), one round trip.
       let admitted = this.admit(s === 0 ? need : (1 + s) * G);
       while (this.finished.length < need) {
         const [, eps] = await Promise.all([admitted, this.source.next()]);
         admitted = Promise.resolve();
         if (eps.length === 0) throw new Error(`AsyncTokenTrainer: waiting for ${need} groups, but no episode is in flight`);
-        const doomed = this.collect(eps);
+        const doomed = this.collectEpisodes(eps);
         if (doomed.length > 0) {
           await this.source.drop(doomed, this.version - s);
           admitted = this.admit(s === 0 ? need : (1 + s) * G);
         }
       }
       await admitted;
-      const round = this.finished.splice(0, need).map((g) => {
-        const shaped = g.episodes.map((ep) => this.shape(ep));
-        sampledEps.push(...g.episodes);
+      rounds++;
+      return this.finished.splice(0, need).map((g) => {
+        const shaped = g.episodes.map((ep) => shapeTokenEpisode(ep, this.config.shaping));
+        sampled.push(...g.episodes);
         sampledShaped.push(...shaped);
         this.open.delete(g.id);
         return { ...g, shaped, rewards: shaped.map((x) => x.total) };
       });
-      rounds++;
-      const st = addSamplingRound(ds, round, G, algo.dynamicSampling);
-      ds = st.state;
-      if (st.decision !== 'continue') {
-        batch = st.batch!;
-        break;
-      }
-      need = st.needGroups;
-    }
-    for (const g of batch) {
+    };
+    const r = await sampleWithDynamicSampling(sampleRound, G, this.config.algo.dynamicSampling);
+    for (const g of r.batch) {
       const v = AsyncTokenTrainer.minVersion(g);
       if (this.version - v > s) throw new Error(`AsyncTokenTrainer: group ${g.id} has a token ${this.version - v} versions old (max ${s})`);
     }
-    const episodes = batch.flatMap((g) => g.episodes);
-    const shaped = batch.flatMap((g) => g.shaped);
-    const totals = Float64Array.from(shaped, (x) => x.total);
-    const t1 = performance.now();
+    return { batch: r.batch, ds: r.state, sampled, sampledShaped, rounds };
+  }
 
-    // 3. rows, KL reward, advantages
-    const T = this.model.config.context;
-    const V = this.model.numActions;
-    const n = episodes.length;
-    const rows = shiftedBatch(episodes, T);
-    const ver = new Int32Array(n * T).fill(-1);
-    episodes.forEach((ep, b) => {
-      for (let t = 0; t + 1 < ep.versions.length; t++) ver[b * T + t] = ep.versions[t + 1];
-    });
-    const tokBatch = { nSeqs: n, seqLen: T, lossMask: rows.mask };
-    const scored = { tokens: rows.tokens, actions: rows.actions, mask: rows.mask, n, T, V };
-    let refLogp: Float32Array | null = null;
-    if (this.reference && n > 0) refLogp = await this.reference.logprobs({ ...scored, groupSize: N });
-    if (refLogp && algo.klMode === 'reward') {
-      const pen = klPenalizedRewards(totals, T, rows.oldLogprobs, refLogp, rows.mask, algo.klCoef, algo.klEstimator);
-      totals.set(pen.rewards);
-    }
-    let episodeAdv: Float64Array = new Float64Array(n);
-    if (n > 0) {
-      const r = sequenceAdvantages({ ...algo, groupSize: N }, totals, this.ema);
-      this.ema = r.ema;
-      episodeAdv = r.advantages;
-    }
-    const tokAdv = n > 0 ? broadcastToTokens(episodeAdv, tokBatch) : new Float64Array(0);
-    const tokW = n > 0 ? aggregationWeights(tokBatch, algo.aggregation, algo.aggregationLen ?? T) : new Float64Array(0);
-
-    // 4. off-policy correction for stale tokens
-    const stale = staleness(this.version, ver, rows.mask);
-    const fresh = new Float32Array(n * T);
-    const staleSeqs = new Set<number>();
-    for (let i = 0; i < n * T; i++) {
-      if (!rows.mask[i]) continue;
-      if (ver[i] === this.version) fresh[i] = 1;
-      else staleSeqs.add(Math.floor(i / T));
-    }
-    // π_old: the behaviour μ on fresh tokens; on stale ones the proximal policy (the learner's
-    // own pass when this.proximal is null, else recomputed here), with the TIS weight
-    // min(π_prox/μ, cap) on their advantage when enabled.
-    const oldLogp = rows.oldLogprobs.slice();
-    const advUsed = Float64Array.from(tokAdv);
-    let extra: Record<string, Float32Array> | undefined;
-    let proxLogp = rows.oldLogprobs;
-    if (!this.proximal) {
-      const proxMask = new Float32Array(n * T);
-      for (let i = 0; i < n * T; i++) if (rows.mask[i] && !fresh[i]) proxMask[i] = 1;
-      extra = { prox_mask: proxMask };
-    } else if (staleSeqs.size > 0) {
-      proxLogp = rows.oldLogprobs.slice();
-      const prox = await this.proximal.logprobs(scored, [...staleSeqs]);
-      for (let i = 0; i < n * T; i++) if (rows.mask[i] && !fresh[i]) proxLogp[i] = prox[i];
-      if (algo.tis.enabled) {
-        oldLogp.set(proxLogp);
-        const w = truncatedIsWeights(proxLogp, rows.oldLogprobs, rows.mask, algo.tis.cap).weights;
-        for (let i = 0; i < n * T; i++) if (rows.mask[i] && !fresh[i]) advUsed[i] *= w[i];
-      }
-    }
-    const t2 = performance.now();
-
-    // 5. update
-    const upd = await runTokenUpdate(
-      this.learner,
-      algo,
-      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: oldLogp, advantages: advUsed, weights: tokW, refLogprobs: refLogp, extra, groupSize: N },
-      this.rng,
-      { logprobs: rows.oldLogprobs, mask: fresh },
-    );
-    // IS ratios π_prox/μ for the metrics: the learner's pre-step log-probs are π_prox.
-    const tis = truncatedIsWeights(this.proximal ? proxLogp : upd.stepLogprobs, rows.oldLogprobs, rows.mask, algo.tis.cap);
-    const t3 = performance.now();
-
-    // 6. sync, then drop groups that could no longer be trained within the bound
-    // The source's calls go out together: a rollout worker answers between two decoder slices,
-    // in call order (the drop sees the new version, the stats see the drop), so this costs one
-    // round trip instead of three.
+  /**
+   * The sync phase: version V + 1 to the source (when the update stepped), then drops the groups
+   * that could no longer be trained within the bound: by their finished episodes here, by their
+   * running episodes' first tokens in the source. The source's calls go out together: a rollout
+   * worker answers between two decoder slices, in call order (the drop sees the new version, the
+   * stats see the drop), so this costs one round trip instead of three.
+   */
+  private async sync(stepped: boolean): Promise<TokenSlotStats & { inFlight: number }> {
+    const s = this.scheduling.maxStaleness;
     let synced: Promise<void> = Promise.resolve();
-    if (upd.steps > 0) {
+    if (stepped) {
       this.version++;
       const w = await this.learner.getWeights();
       synced = this.source.setWeights(w, this.version);
       await this.proximal?.setWeights(w, this.version);
     }
-    // Groups that could no longer be trained within the bound: by their finished episodes here,
-    // by their running episodes' first tokens in the source.
     const doomed = new Set<number>();
     for (const g of this.open.values()) if (this.version - AsyncTokenTrainer.minVersion(g) > s) doomed.add(g.id);
     const [, dropped, st] = await Promise.all([synced, this.source.drop([...doomed], this.version - s), this.source.stats()]);
@@ -399,28 +316,65 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       this.open.delete(id);
     }
     this.finished = this.finished.filter((g) => !doomed.has(g.id));
+    return st;
+  }
+
+  /** One iteration: collect → score → advantages → weights/TIS → update → sync → metrics. */
+  async step(): Promise<IterationReport<TokenEpisode>> {
+    const { algo } = this.config;
+    const N = algo.groupSize;
+    const it = this.iteration;
+    const t0 = performance.now();
+    const c = await this.collect();
+    const episodes = c.batch.flatMap((g) => g.episodes);
+    const shaped = c.batch.flatMap((g) => g.shaped);
+    const totals = Float64Array.from(shaped, (x) => x.total);
+    const t1 = performance.now();
+
+    const T = this.model.config.context;
+    const V = this.model.numActions;
+    const n = episodes.length;
+    const rows = shiftedBatch(episodes, T);
+    const ver = shiftedVersions(episodes, T);
+    const refLogp = await referenceAndKlReward(this.reference, algo, rows, totals, { n, T, V, groupSize: N });
+    const adv = tokenAdvantages(algo, episodes, shaped, totals, rows, T, N, this.ema);
+    this.ema = adv.ema;
+    const weights = tokenWeights(algo, rows, n, T);
+    const off = await tokenOffPolicy(algo, this.version, rows, ver, adv.tokAdv, this.proximal, { n, T, V });
+    const t2 = performance.now();
+    const upd = await runTokenUpdate(
+      this.learner,
+      algo,
+      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: off.oldLogp, advantages: off.advUsed, weights, refLogprobs: refLogp, extra: off.extra, groupSize: N },
+      this.rng,
+      { logprobs: rows.oldLogprobs, mask: off.fresh },
+    );
+    // IS ratios π_prox/μ for the metrics: the learner's pre-step log-probs are π_prox.
+    const tis = truncatedIsWeights(this.proximal ? off.proxLogp : upd.stepLogprobs, rows.oldLogprobs, rows.mask, algo.tis.cap);
+    const t3 = performance.now();
+    const st = await this.sync(upd.steps > 0);
     this.iteration++;
     const t4 = performance.now();
 
-    // 7. metrics
     const d = (k: keyof TokenSlotStats): number => st[k] - this.lastStats[k];
     const rolloutS = (t1 - t0) / 1000;
     const trainS = (t3 - t1) / 1000;
     const iterS = (t4 - t0) / 1000;
-    const policyAdv: number[] = [];
-    for (let i = 0; i < tokAdv.length; i++) if (rows.mask[i]) policyAdv.push(tokAdv[i]);
-    const rolloutEntropy: number[] = [];
-    for (const ep of sampledEps) for (let i = 0; i < ep.lossMask.length; i++) if (ep.lossMask[i]) rolloutEntropy.push(ep.entropies[i]);
     const contextTok = d('contextTokens');
     const metrics = {
-      ...buildIterationMetrics({
-        episodes: sampledEps.map((ep, i) =>
-          summarizeEpisode({ rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: policyTokenCount(ep) }, sampledShaped[i]),
-        ),
-        advantages: { values: policyAdv },
-        groups: samplingStats(ds),
+      ...tokenIterationMetrics({
+        sampled: c.sampled,
+        sampledShaped: c.sampledShaped,
+        episodes,
+        mask: rows.mask,
+        adv,
+        learner: upd.metrics,
+        lr: this.learner.hyper.lr,
+        updates: upd.steps,
+        version: this.version,
+        groups: samplingStats(c.ds),
         mismatch: upd.mismatch,
-        staleness: stale,
+        staleness: off.stale,
         tis,
         partialRatio: partialRatio(ver, rows.mask, n, T),
         perf: {
@@ -432,17 +386,8 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
           rolloutIdleRatio: trainS / Math.max(1e-9, iterS),
           kvCacheHitRate: contextTok > 0 ? d('cachedTokens') / contextTok : 0,
         },
-        extra: { groupsDropped: ds.droppedGroups, samplingRounds: rounds },
+        extra: { groupsDropped: c.ds.droppedGroups, samplingRounds: c.rounds },
       }),
-      ...upd.metrics,
-      'actor/lr': this.learner.hyper.lr,
-      'actor/rollout_entropy': rolloutEntropy.length ? rolloutEntropy.reduce((a, b) => a + b, 0) / rolloutEntropy.length : 0,
-      'episode/forced_end_ratio': sampledEps.filter((e) => e.forcedEnds > 0).length / Math.max(1, sampledEps.length),
-      'episode/context_limited_ratio': sampledEps.filter((e) => e.contextLimited).length / Math.max(1, sampledEps.length),
-      'train/batch_success_rate': n ? episodes.filter((e) => e.success).length / n : 0,
-      'train/updates': upd.steps,
-      'train/policy_version': this.version,
-      'train/batch_episodes': n,
       'async/episodes_aborted': d('aborted') + this.lateAborted,
       'async/kv_evictions': d('evictions'),
       'async/in_flight': st.inFlight,
@@ -453,7 +398,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     } as IterationReport<TokenEpisode>['metrics'];
     this.lastStats = { ...st };
     this.lateAborted = 0;
-    return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: episodeAdv, allApplied: upd.allApplied };
+    return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
   }
 
   async release(): Promise<void> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runTraining, TrainerEvents, type TrainerEvent } from './events.ts';
 import type { SteppableTrainer } from './trainer.ts';
-import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
+import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 
 /** A scripted trainer: success rates per iteration, an optional NaN-skip and a failing step. */
 function scripted(success: number[], opts: { skipAt?: number; throwAt?: number; skipFrom?: number } = {}): SteppableTrainer {

@@ -13,7 +13,7 @@
  * per iteration.
  */
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
-import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
+import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { SteppableTrainer } from './trainer.ts';
 
 export interface SampledEpisode {

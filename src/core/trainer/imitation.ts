@@ -1,6 +1,6 @@
 /**
  * Imitation warm start (behaviour cloning) for token policies: expert episodes written in the
- * exact context format of the agent loop (tokenRollout.ts), and cross-entropy on their policy
+ * exact context format of the agent loops (rollout/tokenEpisode.ts), and cross-entropy on their policy
  * tokens. The result is the RL starting point and the reference policy for the KL term.
  *
  * Expert data is unlimited (every env seed is a new task), so each train step sees fresh
@@ -17,8 +17,8 @@ import type { Weights } from '../models/types.ts';
 import { EOA, encode } from '../text/codec.ts';
 import type { Engine } from '../engine/types.ts';
 import { mixSeed } from '../util/rng.ts';
-import { initialContext, observationTokens, type TokenEpisode } from '../rollout/tokenLockstep.ts';
-import { shiftedBatch } from './tokenTrainer.ts';
+import { initialContext, observationTokens, type TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { shiftedBatch } from '../update/tokenBatch.ts';
 
 /** An expert episode as the policy would have produced it (log-probs 0, versions −1). */
 export type ExpertEpisode = Pick<TokenEpisode, 'seed' | 'tokens' | 'lossMask' | 'success' | 'turns'> & {

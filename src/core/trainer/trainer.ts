@@ -7,7 +7,7 @@
 import type { IterationMetrics } from '../algos/metrics.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
-import type { TokenEpisode } from '../rollout/tokenLockstep.ts';
+import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { LiveHyper } from '../update/hyper.ts';
 
 /** One trained iteration, as every trainer reports it. */

@@ -279,29 +279,7 @@ export async function runTokenUpdate(
   const prefix = lens && lens.length > 1 && G > 0 && N > 0 && G * N === B && n % B === 0 && chunks === n / B ? sharedPrefixes(b, N, lens[lens.length - 2] ?? 0) : null;
   const offset = prefix ? Int32Array.from({ length: n }, (_, s) => prefix[Math.floor(s / N)]) : new Int32Array(n);
   const bucket = Int32Array.from(need, (x, s) => bucketFor(lens, x - offset[s], T));
-  // Feed buffers per shape [B·L] (+ the prefix inputs [G·P]).
-  const buffers = new Map<string, { f: Record<string, Int32Array | Float32Array>; extra: Record<string, Float32Array> }>();
-  const buffersFor = (L: number, P: number) => {
-    const key = `${L}/${P}`;
-    let x = buffers.get(key);
-    if (!x) {
-      const f: Record<string, Int32Array | Float32Array> = {
-        tokens: new Int32Array(B * L),
-        actions: new Int32Array(B * L),
-        advantages: new Float32Array(B * L),
-        old_logprobs: new Float32Array(B * L),
-        weights: new Float32Array(B * L),
-        mask: new Float32Array(B * L),
-        ref_logprobs: new Float32Array(B * L),
-      };
-      if (P > 0) Object.assign(f, { positions: new Int32Array(B * L), prefix: new Int32Array(G * P), prefix_bias: new Float32Array(G * P) });
-      const extra: Record<string, Float32Array> = {};
-      for (const k of Object.keys(b.extra ?? {})) extra[k] = new Float32Array(B * L);
-      x = { f, extra };
-      buffers.set(key, x);
-    }
-    return x;
-  };
+  const buffersFor = feedBuffers(B, G, Object.keys(b.extra ?? {}));
   const order = Array.from({ length: prefix ? n / N : n }, (_, i) => i); // groups or sequences
   const key = prefix ? Int32Array.from(order, (g) => Math.max(...bucket.subarray(g * N, (g + 1) * N))) : bucket;
   for (let epoch = 0; epoch < algo.updateEpochs; epoch++) {
@@ -317,28 +295,7 @@ export async function runTokenUpdate(
       const { f, extra } = buffersFor(L, P);
       for (const a of Object.values(f)) a.fill(0);
       for (const a of Object.values(extra)) a.fill(0);
-      const scale = n / seqs.length;
-      seqs.forEach((s, j) => {
-        const src = s * T + offset[s], dst = j * L;
-        const m = Math.min(L, T - offset[s]);
-        f.tokens.set(b.tokens.subarray(src, src + m), dst);
-        f.actions.set(b.actions.subarray(src, src + m), dst);
-        f.mask.set(b.mask.subarray(src, src + m), dst);
-        f.old_logprobs.set(b.oldLogprobs.subarray(src, src + m), dst);
-        for (let t = 0; t < m; t++) {
-          f.advantages[dst + t] = b.advantages[src + t];
-          f.weights[dst + t] = b.weights[src + t] * scale;
-        }
-        if (b.refLogprobs) f.ref_logprobs.set(b.refLogprobs.subarray(src, src + m), dst);
-        for (const [k, a] of Object.entries(extra)) a.set(b.extra![k].subarray(src, src + m), dst);
-        if (P > 0) {
-          writePositions(f.positions as Int32Array, j, L, offset[s], T);
-          if (j % N === 0) {
-            f.prefix_bias.fill(MASKED_BIAS, (j / N) * P, (j / N + 1) * P);
-            writePrefix(f.prefix as Int32Array, f.prefix_bias as Float32Array, j / N, P, b.tokens, s, T, offset[s]);
-          }
-        }
-      });
+      fillMinibatch(f, extra, b, seqs, offset, { L, P, N, T, scale: n / seqs.length });
       const feed: Record<string, Feed> = { ...f, ...extra };
       if (!(b.refLogprobs && algo.klMode === 'loss')) delete feed.ref_logprobs;
       const res = await (P > 0 ? learner.step(feed, L, P) : learner.step(feed, L === T ? undefined : L));
@@ -346,23 +303,96 @@ export async function runTokenUpdate(
       if (!res.applied) allApplied = false;
       for (const [k, v] of Object.entries(res.metrics)) sums[k] = (sums[k] ?? 0) + v;
       if (epoch === 0) seqs.forEach((s, j) => stepLogprobs.set(res.logprobs.subarray(j * L, j * L + Math.min(L, T - offset[s])), s * T + offset[s]));
-      if (epoch === 0 && c === 0) {
-        const want = new Float32Array(seqs.length * L);
-        const on = new Float32Array(seqs.length * L);
-        const src = check ?? { logprobs: b.oldLogprobs, mask: b.mask };
-        seqs.forEach((s, j) => {
-          const o = s * T + offset[s];
-          const m = Math.min(L, T - offset[s]);
-          want.set(src.logprobs.subarray(o, o + m), j * L);
-          on.set(src.mask.subarray(o, o + m), j * L);
-        });
-        mismatch = logprobMismatch(want, res.logprobs.subarray(0, seqs.length * L), on);
-      }
+      if (epoch === 0 && c === 0) mismatch = firstMismatch(check ?? { logprobs: b.oldLogprobs, mask: b.mask }, res.logprobs, seqs, offset, L, T);
     }
   }
   const metrics: Record<string, number> = {};
   for (const [k, v] of Object.entries(sums)) metrics[k] = v / Math.max(1, steps);
   return { metrics, steps, allApplied, mismatch, stepLogprobs };
+}
+
+type FeedSet = { f: Record<string, Int32Array | Float32Array>; extra: Record<string, Float32Array> };
+
+/** Feed buffers per shape [B·L] (+ the prefix inputs [G·P]), made on first use of a shape. */
+function feedBuffers(B: number, G: number, extraKeys: readonly string[]): (L: number, P: number) => FeedSet {
+  const buffers = new Map<string, FeedSet>();
+  return (L, P) => {
+    const key = `${L}/${P}`;
+    let x = buffers.get(key);
+    if (!x) {
+      const f: Record<string, Int32Array | Float32Array> = {
+        tokens: new Int32Array(B * L),
+        actions: new Int32Array(B * L),
+        advantages: new Float32Array(B * L),
+        old_logprobs: new Float32Array(B * L),
+        weights: new Float32Array(B * L),
+        mask: new Float32Array(B * L),
+        ref_logprobs: new Float32Array(B * L),
+      };
+      if (P > 0) Object.assign(f, { positions: new Int32Array(B * L), prefix: new Int32Array(G * P), prefix_bias: new Float32Array(G * P) });
+      const extra: Record<string, Float32Array> = {};
+      for (const k of extraKeys) extra[k] = new Float32Array(B * L);
+      x = { f, extra };
+      buffers.set(key, x);
+    }
+    return x;
+  };
+}
+
+/**
+ * Copies sequences `seqs` into one minibatch of length L (from each one's prefix offset; with a
+ * shared prefix, P > 0, each group's prefix goes to the prefix inputs once); weights × scale.
+ */
+function fillMinibatch(
+  f: FeedSet['f'],
+  extra: FeedSet['extra'],
+  b: TokenUpdateBatch,
+  seqs: readonly number[],
+  offset: Int32Array,
+  d: { L: number; P: number; N: number; T: number; scale: number },
+): void {
+  const { L, P, N, T, scale } = d;
+  seqs.forEach((s, j) => {
+    const src = s * T + offset[s], dst = j * L;
+    const m = Math.min(L, T - offset[s]);
+    f.tokens.set(b.tokens.subarray(src, src + m), dst);
+    f.actions.set(b.actions.subarray(src, src + m), dst);
+    f.mask.set(b.mask.subarray(src, src + m), dst);
+    f.old_logprobs.set(b.oldLogprobs.subarray(src, src + m), dst);
+    for (let t = 0; t < m; t++) {
+      f.advantages[dst + t] = b.advantages[src + t];
+      f.weights[dst + t] = b.weights[src + t] * scale;
+    }
+    if (b.refLogprobs) f.ref_logprobs.set(b.refLogprobs.subarray(src, src + m), dst);
+    for (const [k, a] of Object.entries(extra)) a.set(b.extra![k].subarray(src, src + m), dst);
+    if (P > 0) {
+      writePositions(f.positions as Int32Array, j, L, offset[s], T);
+      if (j % N === 0) {
+        f.prefix_bias.fill(MASKED_BIAS, (j / N) * P, (j / N + 1) * P);
+        writePrefix(f.prefix as Int32Array, f.prefix_bias as Float32Array, j / N, P, b.tokens, s, T, offset[s]);
+      }
+    }
+  });
+}
+
+/** TITO check on the first minibatch: the learner's pre-update log-probs vs `src` where its mask is on. */
+function firstMismatch(
+  src: { logprobs: Float32Array; mask: Float32Array },
+  learnerLogp: Float32Array,
+  seqs: readonly number[],
+  offset: Int32Array,
+  L: number,
+  T: number,
+): { absDiffMean: number; absDiffMax: number } {
+  const want = new Float32Array(seqs.length * L);
+  const on = new Float32Array(seqs.length * L);
+  seqs.forEach((s, j) => {
+    const o = s * T + offset[s];
+    const m = Math.min(L, T - offset[s]);
+    want.set(src.logprobs.subarray(o, o + m), j * L);
+    on.set(src.mask.subarray(o, o + m), j * L);
+  });
+  return logprobMismatch(want, learnerLogp.subarray(0, seqs.length * L), on);
 }
 
 /** Additive attention bias on a shared prefix's padding (TransformerPolicy.withSharedPrefix). */

@@ -11,7 +11,8 @@ import { initWeights } from '../../core/models/types.ts';
 import { mixSeed } from '../../core/util/rng.ts';
 import { DEFAULT_IMITATION, trainImitation } from '../../core/trainer/imitation.ts';
 import { collectTokenEpisodes } from '../../core/rollout/tokenLockstep.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer, makeTokenModel } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
+import { makeTokenModel } from '../../core/models/transformer.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
 

@@ -14,7 +14,8 @@ import { heldOutSeeds } from '../../core/util/rng.ts';
 import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { DEFAULT_IMITATION, trainImitation } from '../../core/trainer/imitation.ts';
 import { mixSeed } from '../../core/util/rng.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer, makeTokenModel } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
+import { makeTokenModel } from '../../core/models/transformer.ts';
 import { loadNodeEngine } from './node.ts';
 
 /**

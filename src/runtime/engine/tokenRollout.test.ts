@@ -14,7 +14,8 @@ import { BOS, EOA, OBS, VOCAB_SIZE, decode, encode } from '../../core/text/codec
 import type { TokenDecoder } from '../../core/engine/types.ts';
 import { expertEpisode } from '../../core/trainer/imitation.ts';
 import { collectTokenEpisodes } from '../../core/rollout/tokenLockstep.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer, shiftedBatch } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
+import { shiftedBatch } from '../../core/update/tokenBatch.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
 

@@ -12,9 +12,10 @@ import type { ToolEnv } from '../../core/envs/types.ts';
 import type { Weights } from '../../core/models/types.ts';
 import type { TokenSourceInit } from '../../core/trainer/asyncTokenTrainer.ts';
 import type { Engine, TokenDecoder } from '../../core/engine/types.ts';
-import type { TokenEpisode } from '../../core/rollout/tokenLockstep.ts';
-import { dropGroups, TokenSlotGenerator, type SlotEpisodeSpec, type TokenSlotStats } from '../../core/rollout/tokenContinuous.ts';
-import { makeTokenModel } from '../../core/trainer/tokenTrainer.ts';
+import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
+import { TokenSlotGenerator, type SlotEpisodeSpec, type TokenSlotStats } from '../../core/rollout/tokenContinuous.ts';
+import { dropGroups } from '../../core/rollout/tokenSource.ts';
+import { makeTokenModel } from '../../core/models/transformer.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { yieldToEvents } from '../pool/yield.ts';
 

@@ -6,7 +6,7 @@
  */
 
 import type { StepEpisode } from '../../core/rollout/stepEpisode.ts';
-import type { TokenEpisode } from '../../core/rollout/tokenLockstep.ts';
+import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 
 /** One sampled episode, as the UI sees it: a grid episode (replayable) or a token episode. */
 export type EpisodeView = GridEpisodeView | TokenEpisodeView;

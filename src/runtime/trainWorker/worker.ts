@@ -20,7 +20,7 @@ import { probeShapeFor } from '../../core/engine/shape.ts';
 import { createBrowserWorkerPool } from '../pool/browser.ts';
 import { browserTokenWorker } from '../tokenWorker/browser.ts';
 import type { StepEpisode } from '../../core/rollout/stepEpisode.ts';
-import type { TokenEpisode } from '../../core/rollout/tokenLockstep.ts';
+import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import type { Engine, PolicyRunner } from '../../core/engine/types.ts';
 import { serializeEngine } from '../../core/rollout/stepPool.ts';
 import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { gae } from '../algos/advantages.ts';
-import { tokenGae } from './tokenTrainer.ts';
+import { tokenGae } from './tokenGae.ts';
 
 // Values are float32 (as the decoder returns them): agree to 1e-6.
 const close = (a: ArrayLike<number>, b: ArrayLike<number>) => {

@@ -1,0 +1,72 @@
+/**
+ * Where the continuous token trainer gets finished episodes from: a generator in the training
+ * thread (`LocalTokenSource`) or one in a rollout worker (src/runtime/tokenWorker), which then
+ * decodes while the learner trains.
+ */
+import type { Weights } from '../models/types.ts';
+import type { TokenEpisode } from './tokenEpisode.ts';
+import { TokenSlotGenerator, type SlotEpisodeSpec, type TokenSlotOptions, type TokenSlotStats } from './tokenContinuous.ts';
+
+/** Every method is asynchronous so that both kinds of source fit. */
+export interface TokenEpisodeSource {
+  /** Starts episodes (in this order). */
+  enqueue(specs: readonly SlotEpisodeSpec[]): Promise<void>;
+  /**
+   * Episodes finished since the last call, waiting until there is at least one; [] only when
+   * nothing is in flight.
+   */
+  next(): Promise<TokenEpisode[]>;
+  /** New weights for the episodes' next tokens (episodes in flight continue: partial rollouts). */
+  setWeights(weights: Weights, version: number): Promise<void>;
+  /**
+   * Aborts the in-flight episodes of `groups`, and of every group with a token sampled before
+   * `minVersion`; returns the group ids aborted.
+   */
+  drop(groups: readonly number[], minVersion: number): Promise<number[]>;
+  /** Cumulative counters and the episodes in flight. */
+  stats(): Promise<TokenSlotStats & { inFlight: number }>;
+  release(): Promise<void>;
+}
+
+/** The generator in the calling thread: decoding happens inside `next()`. */
+export class LocalTokenSource implements TokenEpisodeSource {
+  private readonly gen: TokenSlotGenerator;
+
+  constructor(private readonly o: TokenSlotOptions) {
+    this.gen = new TokenSlotGenerator(o);
+  }
+
+  enqueue(specs: readonly SlotEpisodeSpec[]): Promise<void> {
+    for (const s of specs) this.gen.enqueue(s);
+    return Promise.resolve();
+  }
+
+  async next(): Promise<TokenEpisode[]> {
+    await this.gen.run(() => this.gen.completedCount > 0);
+    return this.gen.takeCompleted();
+  }
+
+  setWeights(weights: Weights, version: number): Promise<void> {
+    this.o.decoder.setWeights(weights, version);
+    return Promise.resolve();
+  }
+
+  drop(groups: readonly number[], minVersion: number): Promise<number[]> {
+    return Promise.resolve(dropGroups(this.gen, groups, minVersion));
+  }
+
+  stats(): Promise<TokenSlotStats & { inFlight: number }> {
+    return Promise.resolve({ ...this.gen.stats, inFlight: this.gen.inFlight });
+  }
+
+  release(): Promise<void> {
+    return this.o.decoder.release();
+  }
+}
+
+/** `drop` on a generator: the listed groups plus those holding a token older than minVersion. */
+export function dropGroups(gen: TokenSlotGenerator, groups: readonly number[], minVersion: number): number[] {
+  const doomed = new Set([...groups, ...gen.groupsSampledBefore(minVersion)]);
+  gen.abort((spec) => doomed.has(spec.group));
+  return [...doomed];
+}

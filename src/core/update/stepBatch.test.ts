@@ -1,0 +1,111 @@
+/**
+ * The grid trainer's phases (advantages, weights, off-policy correction, reference scoring)
+ * against hand-worked batches.
+ */
+import { describe, expect, it } from 'vitest';
+import { defaultsFor } from '../algos/config.ts';
+import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
+import type { PolicyRunner } from '../engine/types.ts';
+import type { ShapedReward } from '../reward/shaping.ts';
+import type { StepEpisode } from '../rollout/stepEpisode.ts';
+import { klRewardSteps, rowLogprobs, stepAdvantages, stepOffPolicy, stepWeights, type StepRows } from './stepBatch.ts';
+
+/** An episode of T steps with the given values (the fields these phases read). */
+function ep(T: number, over: Partial<StepEpisode> = {}): StepEpisode {
+  return {
+    envId: 'x', seed: 0, group: -1,
+    images: new Uint8Array(0), directions: new Uint8Array(T), actions: new Int32Array(T), logprobs: new Float32Array(T),
+    entropies: new Float32Array(T), values: new Float32Array(T), bootstrapValue: 0, rewards: new Float64Array(T), infos: [],
+    versions: new Int32Array(T), terminated: true, truncated: false, success: false, ...over,
+  };
+}
+const shapedOf = (perStep: number[]): ShapedReward => ({ total: perStep.reduce((a, b) => a + b, 0), perStep: Float64Array.from(perStep), terms: {} as ShapedReward['terms'], raw: {} as ShapedReward['raw'] });
+
+/** A runner whose log-prob of action a for observation row j is −(obs[j·D] + a). */
+function fakeRunner(batch: number, D: number, A: number): PolicyRunner & { calls: number } {
+  return {
+    batch, version: 0, calls: 0,
+    setWeights() {},
+    async run(inputs) {
+      this.calls++;
+      const obs = inputs.obs as Float32Array;
+      const logprobs = new Float32Array(batch * A);
+      for (let j = 0; j < batch; j++) for (let a = 0; a < A; a++) logprobs[j * A + a] = -(obs[j * D] + a);
+      return { logprobs };
+    },
+    async release() {},
+  };
+}
+function rowsOf(obs0: number[], actions: number[], mu: number[], versions: number[]): StepRows {
+  const S = obs0.length;
+  return { S, D: 1, obs: Float32Array.from(obs0), actions: Int32Array.from(actions), mu: Float32Array.from(mu), values: new Float32Array(S), versions: Int32Array.from(versions) };
+}
+
+describe('stepAdvantages', () => {
+  it('GRPO: each episode advantage (r − mean)/(std + eps) on all its steps', () => {
+    const algo = { ...defaultsFor('grpo'), groupSize: 2 };
+    const eps = [ep(2), ep(1)];
+    const r = stepAdvantages(algo, eps, [shapedOf([0, 1]), shapedOf([0])], Float64Array.from([1, 0]), 3, EMA_BASELINE_INIT);
+    const a = 0.5 / (Math.SQRT1_2 + algo.stdEps);
+    expect(Array.from(r.episodeAdv).map((x) => +x.toFixed(9))).toEqual([+a.toFixed(9), +(-a).toFixed(9)]);
+    expect(r.adv[0]).toBe(r.episodeAdv[0]);
+    expect(r.adv[1]).toBe(r.episodeAdv[0]);
+    expect(r.adv[2]).toBe(r.episodeAdv[1]);
+    expect(Array.from(r.returns)).toEqual([0, 0, 0]);
+  });
+  it('PPO: GAE per episode on the shaped per-step rewards; episode advantage = first step', () => {
+    const algo = { ...defaultsFor('ppo'), gamma: 0.5, lambda: 1, normalizeAdvantages: false };
+    const e = ep(2, { values: Float32Array.from([0.5, 0.25]) });
+    const r = stepAdvantages(algo, [e], [shapedOf([0, 1])], Float64Array.from([1]), 2, EMA_BASELINE_INIT);
+    // A_1 = 1 − 0.25 = 0.75; A_0 = 0 + 0.5·0.25 − 0.5 + 0.5·0.75 = 0
+    expect(Array.from(r.adv)).toEqual([0, 0.75]);
+    expect(Array.from(r.returns)).toEqual([0.5, 1]);
+    expect(r.episodeAdv[0]).toBe(0);
+  });
+});
+
+describe('stepWeights', () => {
+  const eps = [ep(1), ep(3)];
+  it('token: 1/S per row; sequence: 1/(T·n); constant: 1/(n·L), L = aggregationLen or the time limit', () => {
+    expect(Array.from(stepWeights(eps, { aggregation: 'token', aggregationLen: null }, 10))).toEqual([0.25, 0.25, 0.25, 0.25]);
+    expect(Array.from(stepWeights(eps, { aggregation: 'sequence', aggregationLen: null }, 10))).toEqual([0.5, 1 / 6, 1 / 6, 1 / 6]);
+    expect(Array.from(stepWeights(eps, { aggregation: 'constant', aggregationLen: null }, 10))).toEqual([0.05, 0.05, 0.05, 0.05]);
+    expect(Array.from(stepWeights(eps, { aggregation: 'constant', aggregationLen: 4 }, 10))).toEqual([0.125, 0.125, 0.125, 0.125]);
+  });
+});
+
+describe('rowLogprobs and klRewardSteps', () => {
+  it('scores the listed rows in calls of the runner batch; the KL lands on each step', async () => {
+    const runner = fakeRunner(2, 1, 3);
+    const rows = rowsOf([0, 1, 2], [0, 1, 2], [-1, -1, -1], [0, 0, 0]);
+    const lp = await rowLogprobs(runner, rows, [0, 1, 2], 3);
+    expect(Array.from(lp)).toEqual([-0, -2, -4]);
+    expect(runner.calls).toBe(2);
+    const shaped = [shapedOf([0, 0]), shapedOf([1])];
+    klRewardSteps([ep(2), ep(1)].map((e, i) => ({ ...e, logprobs: Float32Array.from(i === 0 ? [-1, -1] : [-1]) })), shaped, lp, { klCoef: 0.5, klEstimator: 'k1' });
+    // k1 = μ − π_ref: −1 − 0 = −1, −1 + 2 = 1, −1 + 4 = 3
+    expect(Array.from(shaped[0].perStep)).toEqual([0.5, -0.5]);
+    expect(shaped[0].total).toBe(0);
+    expect(shaped[1].total).toBe(1 - 1.5);
+  });
+});
+
+describe('stepOffPolicy', () => {
+  const rows = rowsOf([0, 1, 2], [0, 0, 0], [-0.5, -0.5, -3], [2, 1, 1]);
+  const adv = Float64Array.from([1, 1, 1]);
+  it('fresh rows keep μ; stale rows get π_old from the proximal policy and, with TIS, min(π_old/μ, cap) on their advantage', async () => {
+    const r = await stepOffPolicy({ tis: { enabled: true, cap: 2 } }, 2, rows, adv, fakeRunner(4, 1, 1), 1);
+    expect(r.staleRows).toEqual([1, 2]);
+    expect(Array.from(r.oldLogp)).toEqual([-0.5, -1, -2]);
+    // row 1: exp(−1 + 0.5) ≈ 0.607; row 2: exp(−2 + 3) = e, capped at 2
+    expect(r.advUsed[0]).toBe(1);
+    expect(r.advUsed[1]).toBeCloseTo(Math.exp(-0.5), 6);
+    expect(r.advUsed[2]).toBe(2);
+  });
+  it('without TIS stale rows keep μ as π_old and their advantage, and the ratios are still reported', async () => {
+    const r = await stepOffPolicy({ tis: { enabled: false, cap: 2 } }, 2, rows, adv, fakeRunner(4, 1, 1), 1);
+    expect(Array.from(r.oldLogp)).toEqual([-0.5, -0.5, -3]);
+    expect(Array.from(r.advUsed)).toEqual([1, 1, 1]);
+    expect(r.tis.ratioMax).toBeCloseTo(Math.E, 5);
+  });
+});

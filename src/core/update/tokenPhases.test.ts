@@ -1,0 +1,110 @@
+/**
+ * The token trainers' shared phases (versions in training layout, advantages, weights,
+ * off-policy correction, metrics) against hand-worked batches.
+ */
+import { describe, expect, it } from 'vitest';
+import { defaultsFor } from '../algos/config.ts';
+import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
+import type { ShapedReward } from '../reward/shaping.ts';
+import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { shiftedBatch, shiftedVersions } from './tokenBatch.ts';
+import { tokenAdvantages, tokenWeights, valueTargets } from './tokenAdvantages.ts';
+import { rolloutEntropy, tokenIterationMetrics } from './tokenMetrics.ts';
+import { tokenOffPolicy } from './tokenOffPolicy.ts';
+import type { SequenceScorer } from './tokenUpdate.ts';
+
+/** context: <bos> <obs> a <eoa>: two policy tokens at context 2, 3 (training positions 1, 2). */
+function ep(over: Partial<TokenEpisode> = {}): TokenEpisode {
+  return {
+    envId: 'x', seed: 0, group: 0,
+    tokens: Int32Array.from([1, 3, 7, 2]), lossMask: Uint8Array.from([0, 0, 1, 1]), logprobs: Float32Array.from([0, 0, -1, -2]),
+    entropies: Float32Array.from([0, 0, 1, 3]), versions: Int32Array.from([-1, -1, 0, 1]),
+    rewards: Float64Array.from([1]), infos: [{ success: true }], actions: ['a'], observations: ['t', 'r'],
+    forcedEnds: 0, turns: 1, terminated: true, truncated: false, contextLimited: false, success: true, transcript: '', ...over,
+  };
+}
+const shapedOf = (perStep: number[]): ShapedReward => ({ total: perStep.reduce((a, b) => a + b, 0), perStep: Float64Array.from(perStep), terms: {} as ShapedReward['terms'], raw: {} as ShapedReward['raw'] });
+const T = 5;
+
+describe('shiftedVersions', () => {
+  it('position t holds the version of tokens[t+1], −1 elsewhere', () => {
+    expect(Array.from(shiftedVersions([ep()], T))).toEqual([-1, 0, 1, -1, -1]);
+  });
+});
+
+describe('tokenAdvantages and tokenWeights', () => {
+  const eps = [ep(), ep({ success: false })];
+  const rows = shiftedBatch(eps, T);
+  it('GRPO: one advantage per episode, on its policy positions only', () => {
+    const algo = { ...defaultsFor('grpo'), groupSize: 2 };
+    const r = tokenAdvantages(algo, eps, [shapedOf([1]), shapedOf([0])], Float64Array.from([1, 0]), rows, T, 2, EMA_BASELINE_INIT);
+    const a = r.episodeAdv[0];
+    expect(a).toBeGreaterThan(0);
+    expect(r.episodeAdv[1]).toBeCloseTo(-a, 12);
+    expect(Array.from(r.tokAdv)).toEqual([0, a, a, 0, 0, 0, -a, -a, 0, 0]);
+    expect(r.tokRet).toBeNull();
+    expect(valueTargets(r, 0.2)).toBeUndefined();
+  });
+  it('PPO: token GAE, returns and the rollout V at the shifted positions', () => {
+    const algo = { ...defaultsFor('ppo'), gamma: 1, lambda: 1, normalizeAdvantages: false };
+    const values = Float32Array.from([0, 0, 0.5, 0.25]);
+    const e = ep({ values });
+    const r = tokenAdvantages(algo, [e], [shapedOf([1])], Float64Array.from([1]), shiftedBatch([e], T), T, 1, EMA_BASELINE_INIT);
+    // one action of two tokens, reward 1 on its last, terminated: A = 1 − V per token
+    expect(Array.from(r.tokAdv)).toEqual([0, 0.5, 0.75, 0, 0]);
+    expect(Array.from(r.tokRet!)).toEqual([0, 1, 1, 0, 0]);
+    expect(Array.from(r.tokVal!)).toEqual([0, 0.5, 0.25, 0, 0]);
+    expect(r.episodeAdv[0]).toBe(0.5);
+    expect(Object.keys(valueTargets(r, 0.2)!)).toEqual(['returns', 'old_values']);
+    expect(Object.keys(valueTargets(r, null)!)).toEqual(['returns']);
+  });
+  it('weights: token aggregation over the 4 policy positions; empty batch → empty', () => {
+    expect(Array.from(tokenWeights({ aggregation: 'token', aggregationLen: null }, rows, 2, T))).toEqual([0, 0.25, 0.25, 0, 0, 0, 0.25, 0.25, 0, 0]);
+    expect(tokenWeights({ aggregation: 'token', aggregationLen: null }, shiftedBatch([], T), 0, T).length).toBe(0);
+  });
+});
+
+describe('tokenOffPolicy', () => {
+  const e = ep();
+  const rows = shiftedBatch([e], T);
+  const ver = shiftedVersions([e], T);
+  const adv = Float64Array.from([0, 1, 1, 0, 0]);
+  it('learner as proximal (no scorer): fresh = version-V tokens, prox_mask on the stale ones, μ as π_old', async () => {
+    const r = await tokenOffPolicy({ tis: { enabled: true, cap: 2 } }, 1, rows, ver, adv, null, { n: 1, T, V: 8 });
+    expect(Array.from(r.fresh)).toEqual([0, 0, 1, 0, 0]);
+    expect(Array.from(r.extra!.prox_mask)).toEqual([0, 1, 0, 0, 0]);
+    expect(Array.from(r.oldLogp)).toEqual(Array.from(rows.oldLogprobs));
+    expect(r.stale.max).toBe(1);
+  });
+  it('with a scorer and TIS: stale tokens take its log-prob as π_old and min(π/μ, cap) on their advantage', async () => {
+    const scorer = { logprobs: async () => Float32Array.from([0, -0.5, -9, 0, 0]) } as unknown as SequenceScorer;
+    const r = await tokenOffPolicy({ tis: { enabled: true, cap: 1.5 } }, 1, rows, ver, adv, scorer, { n: 1, T, V: 8 });
+    expect(Array.from(r.oldLogp)).toEqual([0, -0.5, -2, 0, 0]);
+    expect(r.advUsed[1]).toBe(1.5); // exp(−0.5 + 1) ≈ 1.65, capped
+    expect(r.advUsed[2]).toBe(1);
+    expect(r.extra).toBeUndefined();
+  });
+});
+
+describe('token metrics', () => {
+  it('rollout entropy is the mean over policy tokens; the extras count episodes', () => {
+    const a = ep();
+    const b = ep({ forcedEnds: 1, contextLimited: true, success: false, infos: [{ success: false }], entropies: Float32Array.from([0, 0, 2, 2]) });
+    expect(rolloutEntropy([a, b])).toBe(2);
+    const rows = shiftedBatch([a], T);
+    const m = tokenIterationMetrics({
+      sampled: [a, b], sampledShaped: [shapedOf([1]), shapedOf([0])], episodes: [a], mask: rows.mask,
+      adv: { tokAdv: Float64Array.from([0, 2, 4, 0, 0]), tokRet: null, tokVal: null }, learner: { 'actor/pg_loss': 0.5 }, lr: 0.1, updates: 3, version: 7,
+    }) as Record<string, number>;
+    expect(m['adv/mean']).toBe(3);
+    expect(m['episode/success_rate']).toBe(0.5);
+    expect(m['episode/forced_end_ratio']).toBe(0.5);
+    expect(m['episode/context_limited_ratio']).toBe(0.5);
+    expect(m['train/batch_success_rate']).toBe(1);
+    expect(m['actor/pg_loss']).toBe(0.5);
+    expect(m['actor/lr']).toBe(0.1);
+    expect(m['train/updates']).toBe(3);
+    expect(m['train/policy_version']).toBe(7);
+    expect(m['train/batch_episodes']).toBe(1);
+  });
+});
