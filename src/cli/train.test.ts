@@ -45,6 +45,23 @@ describe('npm run train', () => {
     expect(logp.reduce((s, x) => s + Math.exp(x), 0)).toBeCloseTo(1, 5);
   });
 
+  for (const algo of ['cispo', 'gspo'] as const) {
+    it(`algo '${algo}' trains grid/empty-8x8 for 2 iterations from a JSON config`, { timeout: 60_000 }, async () => {
+      const out = mkdtempSync(join(tmpdir(), `train-${algo}-`));
+      const file = join(out, 'run.json');
+      writeFileSync(file, JSON.stringify({ env: { id: 'grid/empty-8x8' }, model: { kind: 'mlp', hidden: [64, 64], activation: 'tanh' }, algo: { algo, groupSize: 8, lr: 0.001 }, rollout: { groups: 4, learnerBatch: 512 }, seed: 2 }));
+      expect(await main(['--config', file, '--iterations', '2', '--out', join(out, 'run'), '--quiet'])).toBe(0);
+      const lines = readFileSync(join(out, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines).toHaveLength(2);
+      expect(JSON.parse(readFileSync(join(out, 'run', 'config.json'), 'utf8')).algo.algo).toBe(algo);
+      for (const m of lines) {
+        expect(m['actor/grad_norm']).toBeGreaterThan(0);
+        expect(m['mismatch/logprob_abs_diff_max']).toBeLessThanOrEqual(1e-4);
+        expect(m['adv/abs_mean']).toBeGreaterThan(0);
+      }
+    });
+  }
+
   it('a tool config without a learner batch gets 16 sequences, not the grid default of 512 rows', () => {
     const r = parseRunConfig({ env: { id: 'tools/calculator' }, model: { kind: 'transformer' }, algo: { algo: 'grpo' } });
     expect(r.ok && r.config.rollout.learnerBatch).toBe(16);

@@ -177,6 +177,7 @@ export function sequenceAdvantages(
     }
     case 'grpo':
     case 'cispo':
+    case 'gspo':
       return { advantages: grpoAdvantages(rewards, cfg.groupSize, { normalizeStd: cfg.normalizeStd, eps: cfg.stdEps }), ema };
     case 'drgrpo':
       return { advantages: drGrpoAdvantages(rewards, cfg.groupSize), ema };

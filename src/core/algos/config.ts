@@ -24,19 +24,21 @@ export type Aggregation = 'token' | 'sequence' | 'constant';
 /** Which Monte-Carlo estimator of KL(π‖π_ref) per sampled token (Schulman, "Approximating KL"). */
 export type KlEstimator = 'k1' | 'k3';
 
-export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo' | 'cispo';
-export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo', 'cispo'];
+export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo' | 'cispo' | 'gspo';
+export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo', 'cispo', 'gspo'];
 /** Algorithms whose advantages compare episodes within a group started from the same seed. */
-export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo', 'cispo'];
+export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo'];
 /** Group algorithms that divide by the group's reward std by default (GRPO's advantages). */
-const STD_NORMALIZED: readonly Algo[] = ['grpo', 'cispo'];
+const STD_NORMALIZED: readonly Algo[] = ['grpo', 'cispo', 'gspo'];
 
 export interface AlgoConfig {
   /**
    * Advantage estimator and loss: 'reinforce' (baseline), 'grpo', 'drgrpo', 'rloo' (groups), 'ppo'
    * (critic + GAE) with the clipped surrogate; 'cispo' = GRPO's advantages with CISPO's loss (the
    * importance weight clipped to [1 − clipLow, 1 + clipHigh] and detached, so every token keeps a
-   * gradient, MiniMax-M1).
+   * gradient, MiniMax-M1); 'gspo' = GRPO's advantages with GSPO's loss (the clipped surrogate on
+   * the episode's length-normalised ratio, Qwen3; use clips near 3e-4 / 4e-4 as its paper does,
+   * since a sequence's ratio stays much closer to 1 than a token's).
    */
   algo: Algo;
   /** Episodes per group, all from one start state (group algos); batch = groups × groupSize. */
@@ -49,7 +51,7 @@ export interface AlgoConfig {
   gamma: number;
   /** GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy). */
   lambda: number;
-  /** GRPO: divide group-relative advantages by the group's sample std. Default: true for grpo and cispo. */
+  /** GRPO: divide group-relative advantages by the group's sample std. Default: true for grpo, cispo and gspo. */
   normalizeStd: boolean;
   /** Added to the group std before dividing, so all-equal groups give 0 instead of 0/0. */
   stdEps: number;
@@ -226,7 +228,7 @@ export function crossCheck(c: AlgoConfig): ConfigIssue[] {
     out.push({ path: 'groupSize', message: `must be ≥ 2 for ${c.algo} (${why}), got ${c.groupSize}` });
   }
   if (c.normalizeStd && !STD_NORMALIZED.includes(c.algo)) {
-    out.push({ path: 'normalizeStd', message: c.algo === 'drgrpo' ? "Dr.GRPO does not divide by the group std; use algo 'grpo' for that" : `only grpo and cispo divide by the group std (algo is '${c.algo}')` });
+    out.push({ path: 'normalizeStd', message: c.algo === 'drgrpo' ? "Dr.GRPO does not divide by the group std; use algo 'grpo' for that" : `only grpo, cispo and gspo divide by the group std (algo is '${c.algo}')` });
   }
   if (c.algo === 'drgrpo' && c.aggregation === 'sequence') {
     out.push({ path: 'aggregation', message: "Dr.GRPO removes per-sequence length normalisation; use 'constant' (or 'token')" });

@@ -32,7 +32,7 @@ export function trainStepOptions(algo: AlgoConfig, batch: number): TrainStepOpti
     batch,
     loss: {
       kind: 'policy-gradient',
-      objective: algo.algo === 'cispo' ? 'cispo' : 'clip',
+      objective: algo.algo === 'cispo' || algo.algo === 'gspo' ? algo.algo : 'clip',
       clipLow: algo.clipLow,
       clipHigh: algo.clipHigh,
       useReference: algo.klCoef > 0 && algo.klMode === 'loss',

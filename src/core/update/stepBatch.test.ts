@@ -38,7 +38,7 @@ function fakeRunner(batch: number, D: number, A: number): PolicyRunner & { calls
 }
 function rowsOf(obs0: number[], actions: number[], mu: number[], versions: number[]): StepRows {
   const S = obs0.length;
-  return { S, D: 1, obs: Float32Array.from(obs0), actions: Int32Array.from(actions), mu: Float32Array.from(mu), values: new Float32Array(S), versions: Int32Array.from(versions) };
+  return { S, D: 1, obs: Float32Array.from(obs0), actions: Int32Array.from(actions), mu: Float32Array.from(mu), values: new Float32Array(S), versions: Int32Array.from(versions), episode: new Int32Array(S) };
 }
 
 describe('stepAdvantages', () => {

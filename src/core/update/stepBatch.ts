@@ -27,14 +27,17 @@ export interface StepRows {
   values: Float32Array;
   /** [S] policy version that chose the action. */
   versions: Int32Array;
+  /** [S] index of the row's episode in the batch (GSPO's sequences). */
+  episode: Int32Array;
 }
 
 /** Flattens episodes into rows (`D` = the policy's observation size). */
 export function flattenSteps(episodes: readonly StepEpisode[], D: number): StepRows {
   const S = episodes.reduce((s, ep) => s + ep.actions.length, 0);
-  const rows: StepRows = { S, D, obs: new Float32Array(S * D), actions: new Int32Array(S), mu: new Float32Array(S), values: new Float32Array(S), versions: new Int32Array(S) };
+  const rows: StepRows = { S, D, obs: new Float32Array(S * D), actions: new Int32Array(S), mu: new Float32Array(S), values: new Float32Array(S), versions: new Int32Array(S), episode: new Int32Array(S) };
   let o = 0;
-  for (const ep of episodes) {
+  for (const [e, ep] of episodes.entries()) {
+    rows.episode.fill(e, o, o + ep.actions.length);
     for (let t = 0; t < ep.actions.length; t++) stepFeatures(ep, t, rows.obs, (o + t) * D);
     rows.actions.set(ep.actions, o);
     rows.mu.set(ep.logprobs, o);

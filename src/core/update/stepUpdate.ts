@@ -57,6 +57,8 @@ export async function runStepUpdate(
   const returns = new Float32Array(B);
   const oldValues = new Float32Array(B);
   const refLogp = new Float32Array(B);
+  // GSPO: which rows of a minibatch belong to one episode (ids compacted below B, as the graph needs).
+  const seqIds = algo.algo === 'gspo' ? new Int32Array(B) : null;
   const sums: Record<string, number> = {};
   let steps = 0;
   let allApplied = true;
@@ -68,6 +70,8 @@ export async function runStepUpdate(
       const batchRows = order.slice(c * per, Math.min(S, (c + 1) * per));
       if (batchRows.length === 0) continue;
       for (const a of [obs, actions, advantages, oldLogp, weights, mask, returns, oldValues]) a.fill(0);
+      seqIds?.fill(0);
+      const seqOf = new Map<number, number>();
       const scale = S / batchRows.length;
       batchRows.forEach((r, j) => {
         obs.set(rows.obs.subarray(r * D, (r + 1) * D), j * D);
@@ -78,10 +82,12 @@ export async function runStepUpdate(
         mask[j] = 1;
         returns[j] = targets.returns[r];
         oldValues[j] = rows.values[r];
+        if (seqIds) seqIds[j] = seqOf.get(rows.episode[r]) ?? seqOf.set(rows.episode[r], seqOf.size).size - 1;
       });
       const batch: Record<string, Feed> = { obs, actions, advantages, old_logprobs: oldLogp, weights, mask };
       if (opts.valueHead) batch.returns = returns;
       if (opts.valueHead && algo.valueClip !== null) batch.old_values = oldValues;
+      if (seqIds) batch.seq_ids = seqIds;
       if (opts.reference) {
         const ref = await opts.reference.run({ obs });
         for (let j = 0; j < B; j++) refLogp[j] = ref.logprobs[j * A + actions[j]];
