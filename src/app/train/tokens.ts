@@ -3,7 +3,7 @@
  * the task, then per turn the policy's action and the env's reply; and the colour scales a token
  * is painted with (log-prob, entropy, advantage, loss mask). Pure (no DOM, no React), tested.
  *
- * Context layout (tokenRollout.ts): <bos> <obs> task… | action₁… <eoa> | <obs> reply₁… | action₂…
+ * Context layout (rollout/tokenEpisode.ts): <bos> <obs> task… | action₁… <eoa> | <obs> reply₁… | action₂…
  * Policy tokens have loss mask 1, environment tokens 0; so turn k is the k-th maximal run of
  * mask-1 tokens plus the mask-0 run that follows it.
  */

@@ -1,7 +1,7 @@
 /**
  * Algorithm hyperparameters: one typed object, its defaults, and a zod schema that turns a
  * user-supplied JSON (preset file, URL hash, UI form) into a valid config or into messages
- * that name the field, what is wrong, and the value given (DESIGN §9).
+ * that name the field, what is wrong, and the value given.
  *
  * Defaults that depend on the algorithm (`normalizeStd`, `aggregation`) are filled after
  * parsing, so `{ "algo": "drgrpo" }` alone is a valid Dr.GRPO config.

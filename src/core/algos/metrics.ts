@@ -1,5 +1,5 @@
 /**
- * Per-iteration metrics with the DESIGN §7 names: one flat object per training iteration,
+ * Per-iteration metrics with the names of ARCHITECTURE.md's metric table: one flat object per training iteration,
  * written as a `metrics.jsonl` line by the CLI and charted by the UI. The key strings live
  * only here (`METRIC_KEYS`) so the two never drift apart.
  *

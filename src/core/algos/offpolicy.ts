@@ -1,6 +1,6 @@
 /**
- * Off-policy correction and staleness for asynchronous rollouts (DESIGN §3, §6; seed 004's
- * third invariant: the shift between rollout, update and serving must stay bounded).
+ * Off-policy correction and staleness for asynchronous rollouts (the third invariant: the shift
+ * between rollout, update and serving must stay bounded; ARCHITECTURE.md, 'Rollout scheduling').
  *
  * Three policies meet at every sampled token:
  * - μ, the behaviour policy: the rollout worker's weights (version v_tok) and numerics; its

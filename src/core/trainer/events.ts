@@ -1,8 +1,8 @@
 /**
- * Typed trainer events (issue 4 §7): what a training run tells the outside world, so the CLI,
+ * Typed trainer events: what a training run tells the outside world, so the CLI,
  * the browser worker and tests consume one stream instead of each re-deriving it from `step()`.
  *
- *   iteration      one object with the DESIGN §7 metric keys (+ trainer extras), every iteration
+ *   iteration      one object with the metric keys of ARCHITECTURE.md (+ trainer extras), every iteration
  *   trajectories   sampled episodes of the iteration, each with the reward its advantage compared
  *                  and that advantage (what the learner saw: ids, log-probs, versions)
  *   update-skipped the NaN guard skipped at least one update (no NaN reached the weights)

@@ -17,7 +17,7 @@ export interface StepTrainerConfig {
   model: MlpModelConfig;
   algo: AlgoConfig;
   shaping: ShapingConfig;
-  /** Progressive shaping: stages with their own weights (seed 002); null = fixed weights. */
+  /** Progressive shaping: stages with their own weights (dense shaping early, outcome late); null = fixed weights. */
   schedule?: ShapingSchedule | null;
   /** Groups per iteration for group algorithms (each groupSize episodes from one seed). */
   groups: number;

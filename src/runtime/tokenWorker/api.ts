@@ -1,5 +1,5 @@
 /**
- * A token rollout worker (comlink): the continuous-batching generator of tokenSlots.ts in its own
+ * A token rollout worker (comlink): the continuous-batching generator of rollout/tokenContinuous.ts in its own
  * thread, decoding without pause while the learner trains in the caller's thread. The worker's
  * loop runs decoder calls in slices of a few milliseconds and yields between them, so weight
  * updates, new episodes and `next()` requests land between two decoder calls.
