@@ -22,7 +22,7 @@ describe('stats helpers', () => {
 });
 
 describe('metric keys', () => {
-  it('are exactly ARCHITECTURE.md's metric table (copied here by hand)', () => {
+  it('are exactly the metric table of ARCHITECTURE.md (copied here by hand)', () => {
     const table = [
       'reward/mean', 'reward/std', 'reward/min', 'reward/max',
       'episode/success_rate', 'episode/length_mean', 'episode/turns_mean', 'episode/truncated_ratio',
