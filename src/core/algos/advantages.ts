@@ -185,6 +185,8 @@ export function sequenceAdvantages(
       return { advantages: rlooAdvantages(rewards, cfg.groupSize), ema };
     case 'ppo':
       throw new RangeError('sequenceAdvantages: ppo advantages are per step; use gae()');
+    case 'gigpo':
+      throw new RangeError('sequenceAdvantages: gigpo advantages are per step; use gigpoAdvantages() (algos/stepGroups.ts)');
   }
 }
 

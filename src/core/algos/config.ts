@@ -24,12 +24,12 @@ export type Aggregation = 'token' | 'sequence' | 'constant';
 /** Which Monte-Carlo estimator of KL(π‖π_ref) per sampled token (Schulman, "Approximating KL"). */
 export type KlEstimator = 'k1' | 'k3';
 
-export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo' | 'cispo' | 'gspo';
-export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo', 'cispo', 'gspo'];
+export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo' | 'cispo' | 'gspo' | 'gigpo';
+export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo', 'cispo', 'gspo', 'gigpo'];
 /** Algorithms whose advantages compare episodes within a group started from the same seed. */
-export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo'];
+export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo'];
 /** Group algorithms that divide by the group's reward std by default (GRPO's advantages). */
-const STD_NORMALIZED: readonly Algo[] = ['grpo', 'cispo', 'gspo'];
+const STD_NORMALIZED: readonly Algo[] = ['grpo', 'cispo', 'gspo', 'gigpo'];
 
 export interface AlgoConfig {
   /**
@@ -38,7 +38,9 @@ export interface AlgoConfig {
    * importance weight clipped to [1 − clipLow, 1 + clipHigh] and detached, so every token keeps a
    * gradient, MiniMax-M1); 'gspo' = GRPO's advantages with GSPO's loss (the clipped surrogate on
    * the episode's length-normalised ratio, Qwen3; use clips near 3e-4 / 4e-4 as its paper does,
-   * since a sequence's ratio stays much closer to 1 than a token's).
+   * since a sequence's ratio stays much closer to 1 than a token's); 'gigpo' = GRPO's episode
+   * advantage plus a step-level one from steps taken in the same state across the group (GiGPO;
+   * grid envs with the MLP policy).
    */
   algo: Algo;
   /** Episodes per group, all from one start state (group algos); batch = groups × groupSize. */
@@ -110,6 +112,8 @@ export interface AlgoConfig {
   valueClip: number | null;
   /** Passes over each batch (PPO typically 4; group methods 1 = on-policy). */
   updateEpochs: number;
+  /** GiGPO: weight ω of the step-level advantage added to the episode's (0 = plain GRPO). */
+  stepAdvantageWeight: number;
   /** Minibatches per pass (the batch is split into this many optimizer steps). */
   minibatches: number;
 }
@@ -133,6 +137,7 @@ export const DEFAULT_ALGO_CONFIG: AlgoConfig = {
   entropyCoef: 0.01,
   aggregation: 'token',
   aggregationLen: null,
+  stepAdvantageWeight: 1,
   dynamicSampling: { enabled: false, maxRounds: 3, spreadTol: 1e-9 },
   tis: { enabled: false, cap: 2 },
   lr: 3e-4,
@@ -210,6 +215,7 @@ export const algoConfigSchema = z.strictObject({
   valueClip: num().positive('must be > 0 or null').max(1e6, 'must be ≤ 1e6 or null').nullable().default(D.valueClip),
   updateEpochs: int().min(1, 'must be ≥ 1').max(64, 'must be ≤ 64 (passes over one batch)').optional(),
   minibatches: int().min(1, 'must be ≥ 1').max(1024, 'must be ≤ 1024').default(D.minibatches),
+  stepAdvantageWeight: num().min(0, 'must be ≥ 0').max(10, 'must be ≤ 10 (a weight on a standardised advantage)').default(D.stepAdvantageWeight),
 }, { error: 'config must be a JSON object' });
 
 export type AlgoConfigInput = z.input<typeof algoConfigSchema>;
@@ -228,7 +234,7 @@ export function crossCheck(c: AlgoConfig): ConfigIssue[] {
     out.push({ path: 'groupSize', message: `must be ≥ 2 for ${c.algo} (${why}), got ${c.groupSize}` });
   }
   if (c.normalizeStd && !STD_NORMALIZED.includes(c.algo)) {
-    out.push({ path: 'normalizeStd', message: c.algo === 'drgrpo' ? "Dr.GRPO does not divide by the group std; use algo 'grpo' for that" : `only grpo, cispo and gspo divide by the group std (algo is '${c.algo}')` });
+    out.push({ path: 'normalizeStd', message: c.algo === 'drgrpo' ? "Dr.GRPO does not divide by the group std; use algo 'grpo' for that" : `only ${STD_NORMALIZED.join(', ')} divide by the group std (algo is '${c.algo}')` });
   }
   if (c.algo === 'drgrpo' && c.aggregation === 'sequence') {
     out.push({ path: 'aggregation', message: "Dr.GRPO removes per-sequence length normalisation; use 'constant' (or 'token')" });

@@ -200,8 +200,11 @@ function runnable(c: Parsed): string[] {
     if (c.model.kind !== 'transformer') out.push(`model.kind: tool envs train a 'transformer' over tokens (got '${c.model.kind}')`);
     if (c.schedule !== null) out.push('schedule: progressive shaping runs on grid envs only for now');
     if (c.rollout.workers > 1) out.push('rollout.workers: tool envs decode in the training thread (0) or in one rollout worker (1) over one KV cache; use 0 or 1');
-    if (c.rollout.workers === 1 && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.workers: a token rollout worker serves group algorithms (grpo, drgrpo, rloo); got '${c.algo.algo}', use 0`);
-    if (c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (grpo, drgrpo, rloo); got '${c.algo.algo}'`);
+    if (c.rollout.workers === 1 && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.workers: a token rollout worker serves group algorithms (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}', use 0`);
+    if (c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}'`);
+  }
+  if (c.algo.algo === 'gigpo' && !(family === 'grid' && c.model.kind === 'mlp')) {
+    out.push("algo.algo: gigpo groups steps by the grid observation they were taken in: it runs on grid envs with the 'mlp' policy");
   }
   if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");
   return out;

@@ -370,6 +370,10 @@ export class StepTrainer implements Trainer<StepEpisode> {
       'perf/tis_s': (t.t2 - t.t1) / 1000,
       'perf/update_s': (t.t3 - t.t2) / 1000,
     };
+    if (adv.stepGroups) {
+      metrics['groups/step_groups_mean'] = adv.stepGroups.perGroup;
+      metrics['groups/grouped_step_share'] = adv.stepGroups.groupedShare;
+    }
     if (this.config.schedule) {
       metrics['schedule/stage'] = this.scheduleState.stage;
       const next = stepSchedule(this.config.schedule, this.scheduleState, { successRate: metrics['episode/success_rate'] ?? 0 }, shaping);

@@ -8,7 +8,7 @@ import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
 import type { PolicyRunner } from '../engine/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
-import { klRewardSteps, rowLogprobs, stepAdvantages, stepOffPolicy, stepWeights, type StepRows } from './stepBatch.ts';
+import { klRewardSteps, rowLogprobs, stepAdvantages, stepOffPolicy, stepStateKeys, stepWeights, type StepRows } from './stepBatch.ts';
 
 /** An episode of T steps with the given values (the fields these phases read). */
 function ep(T: number, over: Partial<StepEpisode> = {}): StepEpisode {
@@ -107,5 +107,16 @@ describe('stepOffPolicy', () => {
     expect(Array.from(r.oldLogp)).toEqual([-0.5, -0.5, -3]);
     expect(Array.from(r.advUsed)).toEqual([1, 1, 1]);
     expect(r.tis.ratioMax).toBeCloseTo(Math.E, 5);
+  });
+});
+
+describe('stepStateKeys (GiGPO anchor states)', () => {
+  it('equal heading and view give equal keys; either differing gives another', () => {
+    // Three steps with 3-byte views: steps 0 and 2 see the same view with the same heading.
+    const ep = { images: Uint8Array.from([1, 2, 3, 1, 2, 4, 1, 2, 3]), directions: Uint8Array.from([0, 0, 0]) };
+    const k = stepStateKeys(ep);
+    expect(k[0]).toBe(k[2]);
+    expect(k[0]).not.toBe(k[1]);
+    expect(stepStateKeys({ images: ep.images, directions: Uint8Array.from([0, 0, 1]) })[2]).not.toBe(k[0]);
   });
 });

@@ -3,6 +3,7 @@
  * step episodes flattened into rows, one per step, in episode order (row r of episode e at
  * offset Σ_{e' < e} T_e' + t).
  */
+import { gigpoAdvantages } from '../algos/stepGroups.ts';
 import { gae, normalizeAdvantages, sequenceAdvantages, sequenceAggregationWeights, type EmaBaselineState } from '../algos/advantages.ts';
 import type { AlgoConfig } from '../algos/config.ts';
 import { klPenalizeSteps } from '../algos/losses.ts';
@@ -90,6 +91,8 @@ export interface StepAdvantages {
   /** [n] each episode's advantage (PPO: its first step's). */
   episodeAdv: Float64Array;
   ema: EmaBaselineState;
+  /** GiGPO: mean step groups per group and the share of steps in one (`groups/step_groups_mean`, `groups/grouped_step_share`). */
+  stepGroups?: { perGroup: number; groupedShare: number };
 }
 
 /**
@@ -120,6 +123,16 @@ export function stepAdvantages(
     });
     if (algo.normalizeAdvantages) adv.set(normalizeAdvantages(adv));
     return { adv, returns, episodeAdv, ema };
+  }
+  if (algo.algo === 'gigpo') {
+    const steps = episodes.map((ep, i) => ({ stateKeys: stepStateKeys(ep), rewards: shaped[i].perStep }));
+    const g = gigpoAdvantages(steps, totals, algo.groupSize, { gamma: algo.gamma, normalizeStd: algo.normalizeStd, eps: algo.stdEps, omega: algo.stepAdvantageWeight });
+    episodes.forEach((ep, i) => {
+      episodeAdv[i] = g.episodeAdvantages[i];
+      adv.set(g.advantages[i], o);
+      o += ep.actions.length;
+    });
+    return { adv, returns, episodeAdv, ema, stepGroups: { perGroup: g.stepGroupsPerGroup, groupedShare: g.groupedStepShare } };
   }
   const r = sequenceAdvantages(algo, totals, ema);
   episodes.forEach((ep, i) => {
@@ -187,4 +200,19 @@ export async function stepOffPolicy(
     oldLogp.set(rows.mu);
   }
   return { oldLogp, advUsed, staleRows, tis };
+}
+
+/**
+ * GiGPO's anchor state of each step: the observation the action was taken in (heading and
+ * egocentric view, FNV-1a hashed). States that look alike share a key: in open rooms two cells
+ * with the same view alias, which merges their step groups.
+ */
+export function stepStateKeys(ep: Pick<StepEpisode, 'images' | 'directions'>): string[] {
+  const T = ep.directions.length;
+  const K = T ? ep.images.length / T : 0;
+  return Array.from({ length: T }, (_, t) => {
+    let h = 0x811c9dc5;
+    for (let i = t * K; i < (t + 1) * K; i++) h = Math.imul(h ^ ep.images[i], 0x01000193);
+    return `${ep.directions[t]}:${(h >>> 0).toString(36)}:${K}`;
+  });
 }
