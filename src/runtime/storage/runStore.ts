@@ -159,13 +159,13 @@ export class RunStore {
   }
 
   async getMetrics(id: string): Promise<MetricRow[]> {
-    const recs = await this.db.metrics.where('[runId+iteration]').between([id, Dexie.minKey], [id, Dexie.maxKey]).toArray();
-    return recs.map((r) => r.row);
+    const recs = await this.db.metrics.where('runId').equals(id).toArray();
+    return recs.sort((a, b) => a.iteration - b.iteration).map((r) => r.row);
   }
 
   async getTrajectories(id: string): Promise<TrajectoryLine[]> {
-    const recs = await this.db.trajectories.where('[runId+iteration+index]').between([id, Dexie.minKey, Dexie.minKey], [id, Dexie.maxKey, Dexie.maxKey]).toArray();
-    return recs.map((r) => r.line);
+    const recs = await this.db.trajectories.where('runId').equals(id).toArray();
+    return recs.sort((a, b) => a.iteration - b.iteration || a.index - b.index).map((r) => r.line);
   }
 
   /** A whole run (for export and the read-only view). */
