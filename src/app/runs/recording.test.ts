@@ -21,7 +21,7 @@ vi.mock('../train/client.ts', () => ({
         metrics: { 'episode/success_rate': Math.min(1, i / 4), 'reward/mean': i, 'reward/std': 1 },
         allApplied: true,
         wallS: 0.01,
-        episodes: [{ kind: 'grid', seed: i, group: 0, reward: 1, advantage: 0.5, actions: new Int32Array([2, 2]), logprobs: new Float32Array([-0.1, -0.2]), entropies: new Float32Array(2), values: new Float32Array(2), versions: new Int32Array([i, i]), rewards: new Float32Array([0, 1]), terminated: true, truncated: false, success: true }],
+        episodes: [{ kind: 'grid', seed: i, group: 0, reward: 1, advantage: 0.5, actions: new Int32Array([2, 2]), logprobs: new Float32Array([-0.1, -0.2]), entropies: new Float32Array(2), values: new Float32Array(2), versions: new Int32Array([i, i]), rewards: new Float64Array([0, 1]), terminated: true, truncated: false, success: true }],
       };
     },
     setHyper: async () => undefined,
