@@ -37,8 +37,17 @@ const DETAIL_METRICS: { key: string; title: string }[] = [
   { key: 'perf/env_steps_per_s', title: 'Env steps / s' },
 ];
 
+/** Train statuses in which this tab still holds the run (its record says 'running'). */
+const HOLDS_RUN = new Set(['starting', 'running', 'pausing', 'stepping', 'paused']);
+
+/** The id of the saved run this tab is training (or has paused), else null. */
+function useLiveRunId(): string | null {
+  return useStore((s) => (HOLDS_RUN.has(s.status) ? s.recordId : null));
+}
+
 function StatusChip({ run, live }: { run: RunMeta; live: boolean }) {
-  const text = live ? 'training in this tab' : statusText(run.status, run.iterations);
+  const paused = useStore((s) => s.status === 'paused');
+  const text = live ? (paused ? 'paused in this tab' : 'training in this tab') : statusText(run.status, run.iterations);
   const cls = live ? 'chip-live' : run.status === 'finished' ? 'chip-good' : run.status === 'error' ? 'chip-bad' : run.status === 'running' ? 'chip-live' : 'chip-warn';
   return (
     <span className={`chip ${cls}`} data-testid="run-status" title={run.error ?? undefined}>
@@ -110,7 +119,7 @@ function UndoBar() {
 function RunList() {
   const runs = useStore((s) => s.runs);
   const selected = useStore((s) => s.selected);
-  const liveId = useStore((s) => (s.status === 'idle' ? null : s.recordId));
+  const liveId = useLiveRunId();
   const { toggleSelected, openSavedRun, deleteRun } = useStore.getState();
   if (!runs) return <p className="muted">Loading the saved runs…</p>;
   if (runs.length === 0) {
@@ -218,7 +227,7 @@ function SavedField({ value, onSave, label, testId, multiline = false, placehold
 
 function RunDetail() {
   const run = useStore((s) => s.openRun)!;
-  const liveId = useStore((s) => (s.status === 'idle' ? null : s.recordId));
+  const liveId = useLiveRunId();
   const { openSavedRun, updateRunInfo, exportRun, deleteRun } = useStore.getState();
   const meta = run.meta;
   const chartRuns = useMemo<ChartRun[]>(() => [{ id: meta.id, name: meta.name, config: run.config, rows: run.metrics }], [meta.id, meta.name, run.config, run.metrics]);
