@@ -9,7 +9,7 @@ import type { MetricRow, RunData } from '../../core/runs/format.ts';
 import { configToJson, metricsToCsv, metricsToJsonl, parseImport, runToFile, safeFileName, trajectoriesToJsonl, type ImportFile } from '../../core/runs/format.ts';
 import { browserRunStore, recoverInterrupted, storageUse, type StorageUse } from '../../runtime/storage/browser.ts';
 import type { RunMeta } from '../../runtime/storage/runStore.ts';
-import { flushRunRecord, recordingRunId } from '../train/slice.ts';
+import { flushRunRecord, forgetRunRecord, recordingRunId } from '../train/slice.ts';
 import type { XAxis } from './compare.ts';
 import { download } from './download.ts';
 
@@ -140,6 +140,7 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
       clearTimeout(undoTimer);
       await store.purgeDeleted();
       await store.deleteRun(id);
+      forgetRunRecord(id);
       set({ undoable: { id, name: run?.name ?? id }, selected: get().selected.filter((x) => x !== id), ...(get().openRun?.meta.id === id ? { openRun: null } : {}) });
       undoTimer = setTimeout(() => {
         if (get().undoable?.id === id) set({ undoable: null });

@@ -133,6 +133,17 @@ export function recordingRunId(): string | null {
   return recorder && !recorderClosed ? recorder.id : null;
 }
 
+/**
+ * The person deleted the (finished) record of the run this tab holds: "Train N more" then starts
+ * a new record instead of writing into the deleted one.
+ */
+export function forgetRunRecord(id: string): void {
+  if (recorder?.id === id && recorderClosed) {
+    recorder = null;
+    recorderClosed = false;
+  }
+}
+
 /** Gives the current record a final status and forgets it (a reset, a restart, an error). */
 function closeRecorder(status: 'finished' | 'stopped' | 'error', error: string | null = null): void {
   if (recorder && !recorderClosed) void recorder.finish(status, error);
