@@ -138,7 +138,7 @@ export const RunChart = memo(function RunChart({ runs, metric, axis, smoothing =
         <ResponsiveContainer width="100%" height={height}>
           <ComposedChart data={model.data} margin={{ top: 8, right: 16, bottom: 18, left: 4 }}>
             <CartesianGrid stroke="#e8ebf2" />
-            <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} allowDecimals={axis !== 'iteration'} tickFormatter={fmtNum} fontSize={11} label={{ value: unit.unit, position: 'insideBottom', offset: -10, fontSize: 11, fill: '#5b6478' }} />
+            <XAxis dataKey="x" type="number" domain={[0, 'dataMax']} allowDecimals={axis !== 'iteration'} tickFormatter={fmtNum} fontSize={11} label={{ value: unit.unit, position: 'insideBottom', offset: -10, fontSize: 11, fill: '#5b6478' }} />
             <YAxis fontSize={11} width={56} tickFormatter={yTick} domain={share ? [0, 1] : ['auto', 'auto']} />
             <Tooltip
               isAnimationActive={false}

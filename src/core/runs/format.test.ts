@@ -141,8 +141,13 @@ describe('CLI folder import', () => {
       expect(bad.messages.some((m) => m.startsWith('metrics.jsonl line 3: reward/mean: '))).toBe(true);
       expect(bad.messages.some((m) => m.startsWith('metrics.jsonl line 4: not valid JSON'))).toBe(true);
     }
-    const missing = parseCliFolder([{ name: 'metrics.jsonl', text: '' }], 'x');
+    const missing = parseCliFolder([{ name: 'metrics.jsonl', text: '' }], null);
     expect(!missing.ok && missing.messages[0]).toMatch(/^config\.json: missing/);
+  });
+
+  it('files picked without their folder are named after the config', () => {
+    const r = parseImport(files().map((f) => ({ ...f, name: f.name.replace('out/', '') })));
+    expect(r.ok && r.run.info.name).toBe('grid-empty-8x8-grpo · seed 1 (CLI)');
   });
 
   it('a CLI run stopped early imports as interrupted', () => {

@@ -365,7 +365,7 @@ const baseName = (n: string) => n.split(/[\\/]/).pop() ?? n;
  * A CLI output folder (`npm run train -- --out DIR`): config.json and metrics.jsonl are
  * required, trajectories.jsonl is optional; other files (policy.onnx, eval.json) are ignored.
  */
-export function parseCliFolder(files: readonly ImportFile[], name: string, now = Date.now()): ImportResult {
+export function parseCliFolder(files: readonly ImportFile[], name: string | null, now = Date.now()): ImportResult {
   const by = new Map(files.map((f) => [baseName(f.name), f.text]));
   const messages: string[] = [];
   const configText = by.get('config.json');
@@ -400,7 +400,7 @@ export function parseCliFolder(files: readonly ImportFile[], name: string, now =
   return {
     ok: true,
     run: {
-      info: { name, tags: ['cli'], note: '', createdAt: now, updatedAt: now, status: complete ? 'finished' : 'interrupted', error: null, liveEdits: [], source: 'import' },
+      info: { name: name ?? `${config.id} · seed ${config.seed} (CLI)`, tags: ['cli'], note: '', createdAt: now, updatedAt: now, status: complete ? 'finished' : 'interrupted', error: null, liveEdits: [], source: 'import' },
       config,
       metrics: m.rows,
       trajectories,
@@ -417,7 +417,7 @@ export function parseImport(files: readonly ImportFile[], now = Date.now()): Imp
   const names = files.map((f) => baseName(f.name));
   if (files.length === 1 && names[0].endsWith('.json') && names[0] !== 'config.json') return parseRunFile(files[0].text, names[0], now);
   const folder = files[0].name.includes('/') ? files[0].name.split('/').slice(-2, -1)[0] : '';
-  return parseCliFolder(files, folder || 'CLI run', now);
+  return parseCliFolder(files, folder || null, now);
 }
 
 // ---------------------------------------------------------------- configs
