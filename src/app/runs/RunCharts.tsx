@@ -129,6 +129,9 @@ export const RunChart = memo(function RunChart({ runs, metric, axis, smoothing =
   const share = SHARE_METRICS.has(metric);
   const [lo, hi] = share ? [0, 1] : yRange(model);
   const yTick = tickFormat(lo, hi);
+  // Long runs read better from 0 (ticks at round numbers); a short one would waste its left part.
+  const lastX = model.data.length ? (model.data[model.data.length - 1].x as number) : 0;
+  const xFrom0 = lastX >= 10;
   return (
     <figure className="run-chart panel" data-testid={testId} data-lines={model.lines.length} data-bands={model.lines.filter((l) => l.seeds > 1).length} data-points={model.data.length}>
       {title && <figcaption className="run-chart-title">{title}</figcaption>}
@@ -138,8 +141,8 @@ export const RunChart = memo(function RunChart({ runs, metric, axis, smoothing =
         <ResponsiveContainer width="100%" height={height}>
           <ComposedChart data={model.data} margin={{ top: 8, right: 16, bottom: 18, left: 4 }}>
             <CartesianGrid stroke="#e8ebf2" />
-            <XAxis dataKey="x" type="number" domain={[0, 'dataMax']} allowDecimals={axis !== 'iteration'} tickFormatter={fmtNum} fontSize={11} label={{ value: unit.unit, position: 'insideBottom', offset: -10, fontSize: 11, fill: '#5b6478' }} />
-            <YAxis fontSize={11} width={56} tickFormatter={yTick} domain={share ? [0, 1] : ['auto', 'auto']} />
+            <XAxis dataKey="x" type="number" domain={xFrom0 ? [0, 'dataMax'] : ['dataMin', 'dataMax']} allowDecimals={axis !== 'iteration'} tickFormatter={fmtNum} fontSize={11} label={{ value: unit.unit, position: 'insideBottom', offset: -10, fontSize: 11, fill: '#5b6478' }} />
+            <YAxis fontSize={11} width={56} tickFormatter={yTick} domain={share ? [0, 1] : ['auto', 'auto']} ticks={share ? [0, 0.25, 0.5, 0.75, 1] : undefined} />
             <Tooltip
               isAnimationActive={false}
               labelFormatter={(x) => `${unit.label} ${fmtNum(Number(x))}`}

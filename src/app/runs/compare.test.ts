@@ -77,5 +77,6 @@ describe('tick labels', () => {
     expect(new Set([1.92, 1.925, 1.93, 1.935, 1.94].map(f)).size).toBe(5);
     expect(tickFormat(0, 12000)(12000)).toBe('12,000');
     expect(tickFormat(0.0034, 0.0068)(0.0051)).toBe('0.0051');
+    expect([0, 0.25, 0.5, 0.75, 1].map(tickFormat(0, 1))).toEqual(['0', '0.25', '0.5', '0.75', '1']);
   });
 });

@@ -142,10 +142,12 @@ export function thinSeries(s: Series, max = 400): Series {
  */
 export function tickFormat(min: number, max: number): (v: number) => string {
   const step = (max - min) / 4 || Math.abs(max) || 1;
-  const decimals = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step))));
+  // One decimal more than the spacing's order: ticks at quarters (0.25) keep their second digit.
+  const decimals = Math.min(7, Math.max(0, Math.ceil(-Math.log10(step)) + 1));
   return (v) => {
     if (Math.abs(v) >= 10_000) return v.toLocaleString('en-US', { maximumFractionDigits: 0 });
-    if (v !== 0 && Math.abs(v) < 1e-4 && decimals > 4) return v.toExponential(1);
-    return v.toFixed(decimals);
+    if (v !== 0 && Math.abs(v) < 1e-4 && decimals > 5) return v.toExponential(1);
+    // Trailing zeros add nothing (0.50 → 0.5, 1.000 → 1).
+    return String(Number(v.toFixed(decimals)));
   };
 }
