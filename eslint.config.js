@@ -6,7 +6,7 @@ import globals from 'globals';
 /** Imports that would tie the pure core to a platform (DESIGN §1). */
 const coreForbidden = [
   { group: ['react', 'react-dom', 'react/*', 'react-dom/*'], message: 'src/core stays free of React.' },
-  { group: ['zustand', 'zustand/*', 'recharts', 'comlink'], message: 'src/core stays free of UI and worker libraries.' },
+  { group: ['zustand', 'zustand/*', 'recharts', 'comlink', 'dexie'], message: 'src/core stays free of UI and worker libraries.' },
   { group: ['onnxruntime-*', 'onnxruntime-*/*'], message: 'src/core stays free of onnxruntime; adapters live in src/runtime.' },
   { group: ['**/runtime/**', '**/app/**', '**/cli/**'], message: 'src/core may not import from runtime, app or cli.' },
   { group: ['node:*', 'fs', 'path', 'worker_threads', 'os', 'child_process'], message: 'src/core runs in browsers too: no Node built-ins.' },

@@ -4,12 +4,14 @@ import { BackendStatus } from './shell/BackendStatus.tsx';
 import { Notices } from './shell/Notices.tsx';
 import { EnvironmentsView } from './env/EnvironmentsView.tsx';
 import { TrainView } from './train/TrainView.tsx';
+import { RunsView } from './runs/RunsView.tsx';
 import { useStore, type ViewId } from './state/store.ts';
 
 /** The views in the header nav. */
 const VIEWS: readonly { id: ViewId; title: string }[] = [
   { id: 'environments', title: 'Environments' },
   { id: 'train', title: 'Train' },
+  { id: 'runs', title: 'Runs' },
 ];
 
 export function App() {
@@ -18,7 +20,8 @@ export function App() {
   const active = useStore((s) => s.view);
   const setView = useStore((s) => s.setView);
   const runStatus = useStore((s) => s.status);
-  // A run lives only in this tab: leaving it (close, reload, navigate) asks first.
+  // Leaving (close, reload, navigate) stops the run: it is saved up to its last iteration and
+  // listed as interrupted, but cannot go on yet, so the page asks first.
   const holdsRun = ['starting', 'running', 'pausing', 'stepping', 'paused'].includes(runStatus);
   useEffect(() => {
     if (!holdsRun) return;
@@ -51,6 +54,7 @@ export function App() {
       <div className="app-body">
         {active === 'environments' && <EnvironmentsView />}
         {active === 'train' && <TrainView />}
+        {active === 'runs' && <RunsView />}
       </div>
       <footer className="status-bar">
         <BackendStatus />

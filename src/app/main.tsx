@@ -4,9 +4,19 @@ import { createRoot } from 'react-dom/client';
 import '../core/envs/index.ts';
 import { App } from './App.tsx';
 import { startHashSync } from './state/hashSync.ts';
+import { flushRunRecord } from './train/slice.ts';
+import { useStore } from './state/store.ts';
 import './styles.css';
 
 startHashSync();
+// Runs a closed or reloaded tab left 'running' are listed as interrupted; the deleted ones past
+// their undo window are removed.
+void useStore.getState().refreshRuns();
+// Best effort: a hidden page may never come back (closed, discarded), so write what waits.
+addEventListener('pagehide', () => void flushRunRecord());
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'hidden') void flushRunRecord();
+});
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');

@@ -7,7 +7,14 @@ import { formatTrainHash, isTrainHash } from '../train/config.ts';
 import { formatHash, parseHash } from './hash.ts';
 import { useStore } from './store.ts';
 
+/** True when the hash names the Runs view. */
+const isRunsHash = (hash: string) => /(^#?|&)view=runs(&|$)/.test(hash);
+
 function applyHash(hash: string): void {
+  if (isRunsHash(hash)) {
+    useStore.getState().setView('runs');
+    return;
+  }
   // `#view=train&...` opens the training view; anything else is the env viewer's.
   if (isTrainHash(hash)) {
     useStore.getState().openTrain(hash);
@@ -22,6 +29,7 @@ function applyHash(hash: string): void {
 
 function currentHash(): string | null {
   const s = useStore.getState();
+  if (s.view === 'runs') return '#view=runs';
   // The training link follows the form while it is valid, so a copied link reproduces it.
   if (s.view === 'train') return formatTrainHash(s.presetId, s.base, s.validation.ok ? s.draft : (s.running ?? s.base));
   const { envId, seed, kwargs } = s;

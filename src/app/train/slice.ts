@@ -21,6 +21,9 @@ import { deviceKey } from '../../runtime/backend.ts';
 import type { WebBackend } from '../../runtime/engine/web.ts';
 import { recallChoice, rememberChoice } from '../state/engineCache.ts';
 import { MAX_SKIPPED_IN_A_ROW, skippedRunMessage } from '../../core/trainer/events.ts';
+import { RunRecorder } from '../../runtime/storage/recorder.ts';
+import { browserRunStore } from '../../runtime/storage/browser.ts';
+import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;
@@ -72,6 +75,8 @@ export interface TrainSlice {
   renderLive: boolean;
   /** The batch the trajectory inspector shows (pinned, so training on does not move it) and the episode in it. */
   inspect: { batch: IterationView; index: number } | null;
+  /** Id of the saved record of the current run (Runs view), null before its first iteration or without storage. */
+  recordId: string | null;
 
   /** Opens the view from a `#view=train&...` hash. */
   openTrain(hash: string): void;
@@ -113,6 +118,38 @@ let releaseWarm: (() => void) | null = null;
 let skippedInARow = 0;
 /** Identifies the current run: bumped by every boot and reset, so late replies of an old run are dropped. */
 let runId = 0;
+/** Saves the current run to IndexedDB (created at its first iteration); null without storage or run. */
+let recorder: RunRecorder | null = null;
+/** The recorder's run has a final status (finished, stopped, error) and no lock. */
+let recorderClosed = false;
+
+/** Writes what the recorder holds (before an export; best effort when the page is being hidden or closed). */
+export function flushRunRecord(): Promise<void> {
+  return recorder?.flush() ?? Promise.resolve();
+}
+
+/** The id of the run this tab records, if any (alive even before its Web Lock is granted). */
+export function recordingRunId(): string | null {
+  return recorder && !recorderClosed ? recorder.id : null;
+}
+
+/**
+ * The person deleted the (finished) record of the run this tab holds: "Train N more" then starts
+ * a new record instead of writing into the deleted one.
+ */
+export function forgetRunRecord(id: string): void {
+  if (recorder?.id === id && recorderClosed) {
+    recorder = null;
+    recorderClosed = false;
+  }
+}
+
+/** Gives the current record a final status and forgets it (a reset, a restart, an error). */
+function closeRecorder(status: 'finished' | 'stopped' | 'error', error: string | null = null): void {
+  if (recorder && !recorderClosed) void recorder.finish(status, error);
+  recorder = null;
+  recorderClosed = false;
+}
 
 export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) => {
   const initial = draftFromPreset(loaded.presets[0], 'auto');
@@ -129,7 +166,30 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
   };
   const rate = () => (stamps.length < 2 ? 0 : ((stamps.length - 1) * 1000) / (stamps[stamps.length - 1] - stamps[0]));
 
+  /** Hands an iteration to the run's record (started at the run's first iteration). */
+  const record = (v: IterationView) => {
+    if (!recorder) {
+      const store = browserRunStore();
+      const run = get().running;
+      const valid = run ? validate(run) : null;
+      if (!store || !valid?.ok) return;
+      const c = valid.config;
+      recorder = RunRecorder.start(store, c, `${c.id} · seed ${c.seed}`, { onProblem: (m) => get().notify('warning', m) });
+      recorderClosed = false;
+      set({ recordId: recorder.id });
+    } else if (recorderClosed) {
+      // "Train N more" on a finished run: the same record trains on.
+      const run = get().running;
+      const valid = run ? validate(run) : null;
+      if (valid?.ok) void recorder.reopen(valid.config);
+      recorderClosed = false;
+    }
+    const envId = get().running?.env.id ?? '';
+    recorder.add(v.iteration, v.metrics, v.wallS, (n) => v.episodes.slice(0, n).map((ep) => trajectoryLine(v.iteration, envId, ep)));
+  };
+
   const ingest = (v: IterationView) => {
+    record(v);
     const m = v.metrics;
     const mean = m['reward/mean'];
     const std = m['reward/std'];
@@ -145,6 +205,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
   };
 
   const fail = (message: string) => {
+    closeRecorder('error', message);
     terminateTrainWorker();
     set({ status: 'error', error: message, running: null, warmStart: null });
     get().notify('error', `Training stopped: ${message}. The charts keep what was learnt so far.`);
@@ -224,6 +285,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       return false;
     }
     terminateTrainWorker();
+    closeRecorder('stopped');
     buffer = [];
     stamps = [];
     skippedInARow = 0;
@@ -231,7 +293,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     latestPending = null;
     const id = ++runId;
     const draft = get().draft;
-    set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0, warmHistory: [], warmPaused: false });
+    set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0, warmHistory: [], warmPaused: false, recordId: null });
     let backend: WebBackend | null = null;
     try {
       const threads = threadsFor(v.config);
@@ -277,9 +339,18 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     return !!run && buffer.length >= run.iterations;
   };
 
+  /** The run reached its iterations: its record says finished (it reopens on "Train N more"). */
+  const finishRecord = () => {
+    if (recorder && !recorderClosed) {
+      recorderClosed = true;
+      void recorder.finish('finished');
+    }
+  };
+
   const loop = async () => {
     while (get().status === 'running') {
       if (done()) {
+        finishRecord();
         set({ status: 'finished' });
         break;
       }
@@ -309,6 +380,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     tab: 'dashboard',
     renderLive: true,
     inspect: null,
+    recordId: null,
 
     openTrain: (hash) => {
       const backend = get().backend;
@@ -342,6 +414,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
           let r = running;
           for (const p of live) r = setField(r, p, getPath(draft, p));
           nextRunning = r;
+          recorder?.liveEdit(live.map((p) => ({ iteration: buffer.length, path: p, value: getPath(draft, p) })));
           void trainWorker(fail)
             .setHyper(liveHyper(r))
             .catch(() => undefined);
@@ -398,18 +471,22 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         if (!(await boot())) return;
       }
       set({ status: 'stepping' });
-      if (await oneStep()) set({ status: done() ? 'finished' : 'paused' });
+      if (await oneStep()) {
+        if (done()) finishRecord();
+        set({ status: done() ? 'finished' : 'paused' });
+      }
     },
 
     resetRun: () => {
       runId++;
+      closeRecorder('stopped');
       terminateTrainWorker();
       buffer = [];
       stamps = [];
       latestPending = null;
       if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
       frame = 0;
-      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, warmHistory: [], warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0 });
+      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, warmHistory: [], warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0, recordId: null });
     },
 
     setTab: (tab) => set({ tab }),

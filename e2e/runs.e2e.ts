@@ -1,0 +1,195 @@
+/**
+ * Runs that last, in Chromium on WASM: every run trained in the tab is saved to IndexedDB; a
+ * reload mid-run leaves it listed as interrupted; two seeds of one config compare as mean ± band;
+ * the metrics CSV and the run file download with the right rows and fields; the run file imports
+ * into a fresh browser profile, and a bad file there changes nothing.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+import type { Download, Page } from 'playwright-core';
+import { ARTIFACTS, installLongTaskObserver, useBrowser, watchErrors } from './browser.ts';
+
+const appUrl = inject('appUrl');
+const browser = useBrowser();
+const PRESET = 'grid-empty-8x8-grpo';
+
+const status = (page: Page) => page.getByTestId('train-status');
+const attr = async (page: Page, name: string) => (await status(page).getAttribute(name)) ?? '';
+const num = async (page: Page, name: string) => Number(await attr(page, name));
+
+/**
+ * Trains the preset for `iterations` on seed `seed` from an idle Train view, to the end. A worker
+ * that misses its heartbeat on a machine loaded by neighbours (30 s) is started once more.
+ */
+async function train(page: Page, seed: number, iterations: number): Promise<void> {
+  await page.getByTestId('field-seed').fill(String(seed));
+  await page.getByTestId('field-iterations').fill(String(iterations));
+  for (let attempt = 0; ; attempt++) {
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 240_000, interval: 500 }).toMatch(/finished|error/);
+    if ((await attr(page, 'data-status')) === 'finished') break;
+    const why = await page.getByTestId('train-error').textContent();
+    if (attempt > 0 || !/stopped answering/.test(why ?? '')) throw new Error(`seed ${seed}: ${why}`);
+  }
+  expect(await num(page, 'data-iteration')).toBe(iterations);
+}
+
+/** Clicks `button` and returns the downloaded file's name and text. */
+async function downloadOf(page: Page, testId: string): Promise<{ name: string; text: string }> {
+  const [dl] = (await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()])) as [Download, void];
+  const path = await dl.path();
+  return { name: dl.suggestedFilename(), text: readFileSync(path, 'utf8') };
+}
+
+const rows = (page: Page) => page.getByTestId('run-row');
+/** The run of `seed` (a run a heartbeat timeout stopped is listed too, with status error: skip it). */
+const rowOf = (page: Page, seed: number) => page.locator(`[data-testid="run-row"][data-seed="${seed}"]:not([data-status="error"])`);
+
+describe('runs that last', () => {
+  it('saved as they train, interrupted by a reload, compared across seeds, exported and imported into a fresh profile', { timeout: 900_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1400, height: 1000 }, acceptDownloads: true });
+    await page.addInitScript(installLongTaskObserver);
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=${PRESET}`);
+    await page.getByTestId('train-status').waitFor();
+    await expect.poll(() => page.getByTestId('backend-status').getAttribute('data-backend')).toBe('wasm');
+
+    // Two finished runs of one config on seeds 1 and 2.
+    await train(page, 1, 3);
+    await page.getByTestId('train-reset').click();
+    await train(page, 2, 3);
+    await page.getByTestId('train-reset').click();
+
+    // A third run, reloaded mid-run (the page asks first; the person leaves).
+    await page.getByTestId('field-seed').fill('3');
+    await page.getByTestId('field-iterations').fill('500');
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 240_000, interval: 250 }).toBeGreaterThanOrEqual(3);
+    // Saved in batches (5 iterations or 1 s): wait for one to land.
+    await page.waitForTimeout(2500);
+    const trainedBeforeReload = await num(page, 'data-iteration');
+    page.on('dialog', (d) => void d.accept());
+    await page.reload();
+    await page.getByTestId('view-runs').click();
+    await expect.poll(() => page.locator('[data-testid="run-row"]:not([data-status="error"])').count(), { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => rowOf(page, 3).getAttribute('data-status')).toBe('interrupted');
+    const k = Number(await rowOf(page, 3).getAttribute('data-iterations'));
+    expect(k).toBeGreaterThanOrEqual(3);
+    expect(k).toBeLessThanOrEqual(trainedBeforeReload + 1);
+    expect(await rowOf(page, 3).getByTestId('run-status').textContent()).toBe(`interrupted at iteration ${k}`);
+    for (const seed of [1, 2]) {
+      expect(await rowOf(page, seed).getAttribute('data-status')).toBe('finished');
+      expect(await rowOf(page, seed).getAttribute('data-iterations')).toBe('3');
+    }
+    expect(Number(await page.getByTestId('storage-used').getAttribute('data-usage'))).toBeGreaterThan(0);
+    expect(new URL(page.url()).hash).toBe('#view=runs');
+    await page.screenshot({ path: `${ARTIFACTS}/runs-list.png` });
+
+    // Compare seeds 1 and 2: one group, drawn as mean ± band; the configs differ only in the seed.
+    await rowOf(page, 1).getByTestId('run-select').check();
+    await rowOf(page, 2).getByTestId('run-select').check();
+    const chart = page.getByTestId('compare-chart');
+    await expect.poll(() => chart.getAttribute('data-bands')).toBe('1');
+    expect(await chart.getAttribute('data-lines')).toBe('1');
+    const bandPath = chart.locator('.compare-band path.recharts-area-area');
+    await expect.poll(async () => ((await bandPath.first().getAttribute('d').catch(() => null)) ?? '').length, { timeout: 10_000 }).toBeGreaterThan(20);
+    expect(await page.getByTestId('diff-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')))).toEqual(['seed']);
+    await page.getByTestId('compare-metric').selectOption('reward/mean');
+    await page.getByTestId('compare-smoothing').fill('0.6');
+    await page.getByTestId('compare-x-envSteps').check();
+    await expect.poll(async () => ((await bandPath.first().getAttribute('d').catch(() => null)) ?? '').length).toBeGreaterThan(20);
+    // Ungrouped: one line per run, no band.
+    await page.getByTestId('compare-group-seeds').uncheck();
+    await expect.poll(() => chart.getAttribute('data-bands')).toBe('0');
+    expect(await chart.getAttribute('data-lines')).toBe('2');
+    await page.getByTestId('compare-group-seeds').check();
+    await page.getByTestId('compare-metric').selectOption('episode/success_rate');
+    await page.getByTestId('compare-x-iteration').check();
+    await rowOf(page, 3).getByTestId('run-select').check();
+    await expect.poll(() => chart.getAttribute('data-bands')).toBe('1');
+    await page.screenshot({ path: `${ARTIFACTS}/runs-compare.png`, fullPage: true });
+
+    // Delete with undo.
+    const listed = await rows(page).count();
+    await rowOf(page, 3).getByTestId('run-delete').click();
+    await expect.poll(() => rows(page).count()).toBe(listed - 1);
+    await page.getByTestId('undo-delete').click();
+    await expect.poll(() => rows(page).count()).toBe(listed);
+
+    // Open seed 1 read-only; rename, tag and note it; export CSV and the run file.
+    await rowOf(page, 1).getByTestId('run-open').click();
+    await page.getByTestId('run-detail').waitFor();
+    await page.getByTestId('run-name').fill('baseline seed 1');
+    await page.getByTestId('run-name').press('Enter');
+    await page.getByTestId('run-tags').fill('baseline, e2e');
+    await page.getByTestId('run-tags').press('Enter');
+    await page.getByTestId('run-note').fill('three iterations on WASM');
+    await page.getByTestId('run-tags').click(); // blur saves the note
+    await expect.poll(() => page.locator('.run-detail-head h2').textContent()).toBe('baseline seed 1');
+    await page.getByTestId('detail-chart-episode/success_rate').locator('.recharts-line-curve').first().waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/runs-detail.png`, fullPage: true });
+
+    const csv = await downloadOf(page, 'export-csv');
+    expect(csv.name).toBe('baseline_seed_1.metrics.csv');
+    const lines = csv.text.trim().split('\n');
+    const header = lines[0].split(',');
+    expect(header.slice(0, 2)).toEqual(['iteration', 'wall_s']);
+    expect(header).toContain('episode/success_rate');
+    expect(header).toContain('reward/mean');
+    expect(lines).toHaveLength(4);
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['0', '1', '2']);
+    const sr = header.indexOf('episode/success_rate');
+    for (const l of lines.slice(1)) expect(Number(l.split(',')[sr])).toBeGreaterThanOrEqual(0);
+
+    const runFile = await downloadOf(page, 'export-run');
+    expect(runFile.name).toBe('baseline_seed_1.run.json');
+    const f = JSON.parse(runFile.text);
+    expect(f.format).toBe('agentic-rl-playground/run');
+    expect(f.version).toBe(1);
+    expect(f.run).toMatchObject({ name: 'baseline seed 1', tags: ['baseline', 'e2e'], note: 'three iterations on WASM', status: 'finished' });
+    expect(f.config).toMatchObject({ id: PRESET, seed: 1, iterations: 3, env: { id: 'grid/empty-8x8' } });
+    expect(f.metrics.map((m: { iteration: number }) => m.iteration)).toEqual([0, 1, 2]);
+    expect(f.metrics[0]).toHaveProperty('episode/success_rate');
+    expect(f.trajectories.length).toBe(12); // 4 per iteration
+    expect(f.trajectories[0]).toMatchObject({ iteration: 0, env: 'grid/empty-8x8' });
+    expect(f.checkpoint).toBeNull();
+    const bytesPerIteration = runFile.text.length / f.metrics.length;
+    writeFileSync(`${ARTIFACTS}/runs-size.json`, JSON.stringify({ runFileBytes: runFile.text.length, iterations: f.metrics.length, bytesPerIteration, trajectories: f.trajectories.length }, null, 2));
+    const longTasks = await page.evaluate(() => window.__longTasks.length);
+    writeFileSync(`${ARTIFACTS}/runs-long-tasks.json`, JSON.stringify({ longTasks }, null, 2));
+    expect(errors).toEqual([]);
+    await page.close({ runBeforeUnload: false });
+
+    // A fresh profile: a bad file is refused with the field named and changes nothing; the run file imports.
+    const fresh = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
+    const freshErrors = watchErrors(fresh);
+    await fresh.goto(`${appUrl}?backend=wasm#view=runs`);
+    await fresh.getByTestId('runs-empty').waitFor();
+    const bad = structuredClone(f);
+    bad.metrics[1].iteration = 'one';
+    bad.config.algo.lr = -1;
+    await fresh.getByTestId('import-input').setInputFiles({ name: 'bad.run.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
+    const problems = fresh.getByTestId('import-problems');
+    await problems.waitFor();
+    expect(await problems.textContent()).toContain('bad.run.json: metrics[1].iteration');
+    expect(await problems.textContent()).toContain('bad.run.json: config.algo.lr');
+    expect(await fresh.getByTestId('runs-empty').count()).toBe(1);
+    await fresh.getByTestId('import-input').setInputFiles({ name: 'baseline_seed_1.run.json', mimeType: 'application/json', buffer: Buffer.from(runFile.text) });
+    await expect.poll(() => rows(fresh).count(), { timeout: 10_000 }).toBe(1);
+    expect(await problems.count()).toBe(0);
+    const imported = rows(fresh).first();
+    expect(await imported.getAttribute('data-name')).toBe('baseline seed 1');
+    expect(await imported.getAttribute('data-status')).toBe('finished');
+    expect(await imported.getAttribute('data-iterations')).toBe('3');
+    await imported.getByTestId('run-open').click();
+    await fresh.getByTestId('detail-chart-episode/success_rate').locator('.recharts-line-curve').first().waitFor();
+    expect(await fresh.getByTestId('run-tags').inputValue()).toBe('baseline, e2e');
+    const again = await downloadOf(fresh, 'export-run');
+    const g = JSON.parse(again.text);
+    expect(g.metrics).toEqual(f.metrics);
+    expect(g.trajectories).toEqual(f.trajectories);
+    expect(g.config).toEqual(f.config);
+    expect(freshErrors).toEqual([]);
+    await fresh.close();
+  });
+});

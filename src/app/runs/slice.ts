@@ -1,0 +1,220 @@
+/**
+ * The Runs slice of the app store: the saved runs (IndexedDB), the storage they use, the run
+ * opened read-only, the runs selected for Compare and its settings, delete with undo, import
+ * and export. The data lives in the RunStore; this slice holds what the views draw.
+ */
+import type { StateCreator } from 'zustand';
+import type { Store } from '../state/store.ts';
+import type { MetricRow, RunData } from '../../core/runs/format.ts';
+import { configToJson, metricsToCsv, metricsToJsonl, parseImport, runToFile, safeFileName, trajectoriesToJsonl, type ImportFile } from '../../core/runs/format.ts';
+import { browserRunStore, recoverInterrupted, storageUse, type StorageUse } from '../../runtime/storage/browser.ts';
+import type { RunMeta } from '../../runtime/storage/runStore.ts';
+import { flushRunRecord, forgetRunRecord, recordingRunId } from '../train/slice.ts';
+import type { XAxis } from './compare.ts';
+import { download } from './download.ts';
+
+/** How long a deleted run can be brought back, ms. */
+export const UNDO_DELETE_MS = 10_000;
+
+/** What can be exported from a run. */
+export type ExportKind = 'csv' | 'metrics-jsonl' | 'trajectories-jsonl' | 'config' | 'run';
+
+export interface CompareSettings {
+  /** The metric drawn. */
+  metric: string;
+  /** EMA smoothing weight, 0 (none) to 0.99. */
+  smoothing: number;
+  xAxis: XAxis;
+  /** Runs of the same config on different seeds are drawn as mean ± one standard deviation. */
+  groupSeeds: boolean;
+}
+
+export const DEFAULT_COMPARE: CompareSettings = { metric: 'episode/success_rate', smoothing: 0, xAxis: 'iteration', groupSeeds: true };
+
+/** A run opened read-only. */
+export type OpenRun = RunData & { meta: RunMeta };
+
+export interface RunsSlice {
+  /** Saved runs, newest first; null until loaded (or without storage). */
+  runs: RunMeta[] | null;
+  /** Why the list cannot be shown (no IndexedDB), or null. */
+  runsUnavailable: string | null;
+  storage: StorageUse | null;
+  /** Runs ticked for Compare, in the order they were ticked. */
+  selected: string[];
+  /** Metric rows of the selected runs. */
+  compareRows: Record<string, MetricRow[]>;
+  compare: CompareSettings;
+  openRun: OpenRun | null;
+  /** The run deleted last, while it can be brought back. */
+  undoable: { id: string; name: string } | null;
+  /** Problems of the last import (each names its file and field); empty after a good one. */
+  importProblems: string[];
+  /** Reloads the list (and marks runs of closed tabs as interrupted). */
+  refreshRuns(): Promise<void>;
+  updateRunInfo(id: string, patch: Partial<Pick<RunMeta, 'name' | 'tags' | 'note'>>): Promise<void>;
+  deleteRun(id: string): Promise<void>;
+  undoDelete(): Promise<void>;
+  toggleSelected(id: string): Promise<void>;
+  setCompare(patch: Partial<CompareSettings>): void;
+  openSavedRun(id: string | null): Promise<void>;
+  importRunFiles(files: ImportFile[]): Promise<boolean>;
+  exportRun(id: string, kind: ExportKind): Promise<void>;
+}
+
+let undoTimer: ReturnType<typeof setTimeout> | undefined;
+
+export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
+  const store = browserRunStore();
+
+  const loadRows = async (ids: readonly string[]) => {
+    if (!store) return;
+    const have = get().compareRows;
+    const next: Record<string, MetricRow[]> = {};
+    for (const id of ids) next[id] = have[id] ?? (await store.getMetrics(id));
+    set({ compareRows: next });
+  };
+
+  return {
+    runs: null,
+    runsUnavailable: store ? null : 'This browser offers no IndexedDB here (a private window may block it): runs are not saved.',
+    storage: null,
+    selected: [],
+    compareRows: {},
+    compare: DEFAULT_COMPARE,
+    openRun: null,
+    undoable: null,
+    importProblems: [],
+
+    refreshRuns: async () => {
+      if (!store) return;
+      try {
+        await recoverInterrupted(store, recordingRunId());
+        // Deleted runs whose undo window has passed (or that an earlier page left) go for good.
+        await store.purgeDeleted(Date.now() - UNDO_DELETE_MS);
+        const runs = await store.listRuns();
+        const ids = new Set(runs.map((r) => r.id));
+        const selected = get().selected.filter((id) => ids.has(id));
+        // A live run's rows grow: read the selected ones again.
+        const live = recordingRunId();
+        const rows = { ...get().compareRows };
+        if (live && rows[live]) delete rows[live];
+        set({ runs, selected, compareRows: rows, storage: await storageUse() });
+        await loadRows(selected);
+      } catch (e) {
+        get().notify('error', `Could not read the saved runs: ${(e as Error).message}`);
+      }
+    },
+
+    updateRunInfo: async (id, patch) => {
+      if (!store) return;
+      const clean: typeof patch = { ...patch };
+      if (clean.name !== undefined) {
+        clean.name = clean.name.trim().slice(0, 200);
+        if (!clean.name) {
+          get().notify('warning', 'A run needs a name; the old one is kept.');
+          delete clean.name;
+        }
+      }
+      if (clean.tags) clean.tags = [...new Set(clean.tags.map((t) => t.trim().slice(0, 60)).filter(Boolean))].slice(0, 50);
+      if (clean.note !== undefined) clean.note = clean.note.slice(0, 20_000);
+      try {
+        await store.updateRun(id, { ...clean, updatedAt: Date.now() });
+      } catch (e) {
+        get().notify('error', `Could not save the change: ${(e as Error).message}`);
+        return;
+      }
+      const open = get().openRun;
+      if (open?.meta.id === id) set({ openRun: { ...open, meta: { ...open.meta, ...clean }, info: { ...open.info, ...clean } } });
+      await get().refreshRuns();
+    },
+
+    deleteRun: async (id) => {
+      if (!store) return;
+      if (id === recordingRunId()) {
+        get().notify('warning', 'This run is still training in this tab: reset it on the Train view first.');
+        return;
+      }
+      const run = get().runs?.find((r) => r.id === id);
+      // The previous deletion's undo window closes now.
+      clearTimeout(undoTimer);
+      await store.purgeDeleted();
+      await store.deleteRun(id);
+      forgetRunRecord(id);
+      set({ undoable: { id, name: run?.name ?? id }, selected: get().selected.filter((x) => x !== id), ...(get().openRun?.meta.id === id ? { openRun: null } : {}) });
+      undoTimer = setTimeout(() => {
+        if (get().undoable?.id === id) set({ undoable: null });
+        void store.purgeDeleted();
+      }, UNDO_DELETE_MS);
+      await get().refreshRuns();
+    },
+
+    undoDelete: async () => {
+      const u = get().undoable;
+      if (!store || !u) return;
+      clearTimeout(undoTimer);
+      await store.restoreRun(u.id);
+      set({ undoable: null });
+      await get().refreshRuns();
+    },
+
+    toggleSelected: async (id) => {
+      const sel = get().selected;
+      const selected = sel.includes(id) ? sel.filter((x) => x !== id) : [...sel, id];
+      set({ selected });
+      await loadRows(selected);
+    },
+
+    setCompare: (patch) => {
+      const c = { ...get().compare, ...patch };
+      c.smoothing = Math.min(0.99, Math.max(0, Number.isFinite(c.smoothing) ? c.smoothing : 0));
+      set({ compare: c });
+    },
+
+    openSavedRun: async (id) => {
+      if (!store || id === null) {
+        set({ openRun: null });
+        return;
+      }
+      const run = await store.loadRun(id);
+      if (!run) get().notify('warning', 'That run is no longer saved.');
+      set({ openRun: run });
+    },
+
+    importRunFiles: async (files) => {
+      if (!store) return false;
+      const r = parseImport(files);
+      if (!r.ok) {
+        set({ importProblems: r.messages });
+        return false;
+      }
+      try {
+        const meta = await store.importRun(r.run);
+        set({ importProblems: [] });
+        get().notify('info', `Imported "${meta.name}" (${meta.iterations} iterations).`);
+      } catch (e) {
+        set({ importProblems: [`Saving the imported run failed, nothing was added: ${(e as Error).message}`] });
+        return false;
+      }
+      await get().refreshRuns();
+      return true;
+    },
+
+    exportRun: async (id, kind) => {
+      if (!store) return;
+      // A live run: write what waits first, so the export has every iteration so far.
+      if (id === recordingRunId()) await flushRunRecord();
+      const run = await store.loadRun(id);
+      if (!run) {
+        get().notify('warning', 'That run is no longer saved.');
+        return;
+      }
+      const base = safeFileName(run.info.name);
+      if (kind === 'csv') download(`${base}.metrics.csv`, metricsToCsv(run.metrics), 'text/csv');
+      else if (kind === 'metrics-jsonl') download(`${base}.metrics.jsonl`, metricsToJsonl(run.metrics), 'application/x-ndjson');
+      else if (kind === 'trajectories-jsonl') download(`${base}.trajectories.jsonl`, trajectoriesToJsonl(run.trajectories), 'application/x-ndjson');
+      else if (kind === 'config') download(`${base}.config.json`, configToJson(run.config), 'application/json');
+      else download(`${base}.run.json`, runToFile(run), 'application/json');
+    },
+  };
+};

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { parseRunConfig, type RunConfig } from '../presets/schema.ts';
+import '../envs/index.ts';
+import {
+  configDiff,
+  metricsToCsv,
+  metricsToJsonl,
+  parseCliFolder,
+  parseImport,
+  parseRunFile,
+  runToFile,
+  seedGroupKey,
+  statusText,
+  trajectoriesToJsonl,
+  type MetricRow,
+  type RunData,
+  type TrajectoryLine,
+} from './format.ts';
+
+import presetJson from '../../../presets/grid-empty-8x8-grpo.json';
+
+const preset = structuredClone(presetJson) as typeof presetJson & Record<string, unknown>;
+const config = (over: Record<string, unknown> = {}): RunConfig => {
+  const r = parseRunConfig({ ...preset, ...over });
+  if (!r.ok) throw new Error(r.messages.join('; '));
+  return r.config;
+};
+
+const rows: MetricRow[] = [
+  { iteration: 0, wall_s: 0.5, 'episode/success_rate': 0.25, 'reward/mean': 0.1, 'actor/kl_ref': NaN } as MetricRow,
+  { iteration: 1, wall_s: 1.25, 'episode/success_rate': 0.5, 'reward/mean': 0.3, 'actor/kl_ref': NaN } as MetricRow,
+];
+const traj: TrajectoryLine = { iteration: 1, env: 'grid/empty-8x8', seed: 7, group: 0, reward: 0.9, advantage: 0.2, env_rewards: [0, 0.9], terminated: true, truncated: false, success: true, actions: [2, 2], logprobs: [-0.1, -0.2], versions: [1, 1] };
+const run = (): RunData => ({
+  info: { name: 'my run', tags: ['a'], note: 'hi', createdAt: Date.UTC(2026, 0, 2), updatedAt: Date.UTC(2026, 0, 3), status: 'finished', error: null, liveEdits: [{ iteration: 1, path: 'algo.lr', value: 0.002 }], source: 'browser' },
+  config: config(),
+  metrics: rows,
+  trajectories: [traj],
+});
+
+describe('export', () => {
+  it('CSV: header iteration, wall_s then sorted keys; NaN as empty cells; one line per iteration', () => {
+    const csv = metricsToCsv(rows);
+    const lines = csv.trim().split('\n');
+    expect(lines[0]).toBe('iteration,wall_s,actor/kl_ref,episode/success_rate,reward/mean');
+    expect(lines[1]).toBe('0,0.5,,0.25,0.1');
+    expect(lines).toHaveLength(3);
+    expect(metricsToCsv([{ iteration: 0, wall_s: 0, 'a,b': 1 } as MetricRow]).split('\n')[0]).toBe('iteration,wall_s,"a,b"');
+  });
+
+  it('JSONL: the CLI shape, NaN as null', () => {
+    const lines = metricsToJsonl(rows).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toEqual({ iteration: 0, wall_s: 0.5, 'episode/success_rate': 0.25, 'reward/mean': 0.1, 'actor/kl_ref': null });
+    expect(Object.keys(lines[0]).slice(0, 2)).toEqual(['iteration', 'wall_s']);
+    expect(JSON.parse(trajectoriesToJsonl([traj]).trim())).toEqual(traj);
+  });
+
+  it('a run file round-trips: config, metrics (NaN kept), trajectories, name, tags, note, live edits', () => {
+    const text = runToFile(run());
+    const f = JSON.parse(text);
+    expect(f.format).toBe('agentic-rl-playground/run');
+    expect(f.checkpoint).toBeNull();
+    expect(f.rewardCode).toBeNull();
+    const back = parseRunFile(text);
+    if (!back.ok) throw new Error(back.messages.join('\n'));
+    expect(back.run.config).toEqual(run().config);
+    expect(back.run.metrics[1]['reward/mean']).toBe(0.3);
+    expect(back.run.metrics[0]['actor/kl_ref']).toBeNaN();
+    expect(back.run.trajectories).toEqual([traj]);
+    expect(back.run.info).toMatchObject({ name: 'my run', tags: ['a'], note: 'hi', status: 'finished', createdAt: Date.UTC(2026, 0, 2), source: 'import', liveEdits: [{ iteration: 1, path: 'algo.lr', value: 0.002 }] });
+  });
+});
+
+describe('import validation names the field', () => {
+  const file = () => JSON.parse(runToFile(run()));
+  const messages = (v: unknown) => {
+    const r = parseRunFile(JSON.stringify(v), 'x.json');
+    expect(r.ok).toBe(false);
+    return r.ok ? [] : r.messages;
+  };
+
+  it('not JSON, wrong format, newer version', () => {
+    const r = parseRunFile('{oops', 'x.json');
+    expect(!r.ok && r.messages[0]).toMatch(/^x\.json: not valid JSON/);
+    expect(messages({ ...file(), format: 'other' })[0]).toMatch(/^x\.json: format: /);
+    expect(messages({ ...file(), version: 9 })[0]).toMatch(/version: 9 was written by a newer playground/);
+  });
+
+  it('a bad metric, a bad config field, a bad trajectory: each with its path', () => {
+    const f = file();
+    f.metrics[1].iteration = 'one';
+    f.metrics[0]['reward/mean'] = 'high';
+    f.config.algo.lr = -1;
+    f.trajectories[0].seed = 1.5;
+    const m = messages(f);
+    expect(m).toContain('x.json: metrics[1].iteration: Invalid input: expected number, received string');
+    expect(m).toContain('x.json: metrics[0].reward/mean: expected a number (or null)');
+    expect(m.some((s) => s.startsWith('x.json: metrics[0].reward/mean: '))).toBe(true);
+    expect(m.some((s) => s.startsWith('x.json: config.algo.lr: '))).toBe(true);
+    expect(m.some((s) => s.startsWith('x.json: trajectories[0].seed: '))).toBe(true);
+  });
+
+  it('iterations must increase; missing run name; unknown top-level key', () => {
+    const f = file();
+    f.metrics[1].iteration = 0;
+    expect(messages(f)).toContain('x.json: metrics[1].iteration: 0 does not follow 0 (iterations must increase)');
+    const g = file();
+    delete g.run.name;
+    g.extra = 1;
+    const m = messages(g);
+    expect(m.some((s) => s.startsWith('x.json: run.name: '))).toBe(true);
+    expect(m.some((s) => /extra/.test(s))).toBe(true);
+  });
+
+  it('caps a flood of problems', () => {
+    const f = file();
+    f.metrics = Array.from({ length: 100 }, () => ({ iteration: 'x' }));
+    const m = messages(f);
+    expect(m.length).toBe(13);
+    expect(m[12]).toMatch(/and \d+ more problems/);
+  });
+});
+
+describe('CLI folder import', () => {
+  const files = (over: Record<string, string> = {}) =>
+    Object.entries({ 'out/config.json': JSON.stringify(config({ iterations: 2 })), 'out/metrics.jsonl': metricsToJsonl(rows), 'out/trajectories.jsonl': trajectoriesToJsonl([traj]), 'out/policy.onnx': '\u0000', ...over }).map(([name, text]) => ({ name, text }));
+
+  it('reads config.json + metrics.jsonl + trajectories.jsonl', () => {
+    const r = parseImport(files());
+    if (!r.ok) throw new Error(r.messages.join('\n'));
+    expect(r.run.info.name).toBe('out');
+    expect(r.run.info.status).toBe('finished');
+    expect(r.run.metrics).toHaveLength(2);
+    expect(r.run.trajectories).toHaveLength(1);
+  });
+
+  it('names the file and line of a bad row, and a missing file', () => {
+    const bad = parseImport(files({ 'out/metrics.jsonl': metricsToJsonl(rows) + '{"iteration": 2, "reward/mean": "x"}\nnot json\n' }));
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) {
+      expect(bad.messages.some((m) => m.startsWith('metrics.jsonl line 3: reward/mean: '))).toBe(true);
+      expect(bad.messages.some((m) => m.startsWith('metrics.jsonl line 4: not valid JSON'))).toBe(true);
+    }
+    const missing = parseCliFolder([{ name: 'metrics.jsonl', text: '' }], null);
+    expect(!missing.ok && missing.messages[0]).toMatch(/^config\.json: missing/);
+  });
+
+  it('files picked without their folder are named after the config', () => {
+    const r = parseImport(files().map((f) => ({ ...f, name: f.name.replace('out/', '') })));
+    expect(r.ok && r.run.info.name).toBe('grid-empty-8x8-grpo · seed 1 (CLI)');
+  });
+
+  it('a CLI run stopped early imports as interrupted', () => {
+    const r = parseImport(files({ 'out/config.json': JSON.stringify(config({ iterations: 10 })) }));
+    expect(r.ok && r.run.info.status).toBe('interrupted');
+  });
+});
+
+describe('configs', () => {
+  it('diff lists only the fields that differ', () => {
+    const d = configDiff([config(), config({ seed: 5 }), config({ algo: { ...preset.algo, lr: 0.01 } })]);
+    expect(d.map((r) => r.path)).toEqual(['algo.lr', 'seed']);
+    expect(d.find((r) => r.path === 'seed')!.values).toEqual([1, 5, 1]);
+  });
+
+  it('seeds of one config share a group key; another lr does not', () => {
+    expect(seedGroupKey(config({ seed: 3 }))).toBe(seedGroupKey(config({ seed: 4, iterations: 9 })));
+    expect(seedGroupKey(config({ seed: 3 }))).not.toBe(seedGroupKey(config({ algo: { ...preset.algo, lr: 0.01 } })));
+  });
+
+  it('status text', () => {
+    expect(statusText('interrupted', 12)).toBe('interrupted at iteration 12');
+    expect(statusText('finished', 40)).toBe('finished');
+  });
+});

@@ -1,0 +1,182 @@
+/** The run store on fake-indexeddb, and the recorder's batching, trajectory cap and full-disk behaviour. */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import '../../core/envs/index.ts';
+import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
+import type { TrajectoryLine } from '../../core/runs/format.ts';
+import { isQuotaError, newRunMeta, RunStore } from './runStore.ts';
+import { RunRecorder, type RecorderHooks } from './recorder.ts';
+
+const parsed = parseRunConfig(JSON.parse(readFileSync('presets/grid-empty-8x8-grpo.json', 'utf8')));
+if (!parsed.ok) throw new Error('preset');
+const config: RunConfig = parsed.config;
+
+let dbCount = 0;
+const freshStore = () => new RunStore(`test-${++dbCount}`, { indexedDB: new IDBFactory(), IDBKeyRange });
+
+const line = (iteration: number, index: number): TrajectoryLine => ({ iteration, env: 'grid/empty-8x8', seed: index, group: 0, reward: 1, advantage: 0, env_rewards: [1], terminated: true, truncated: false, success: true, actions: [2], logprobs: [-0.1], versions: [iteration] });
+const eps = (iteration: number) => (n: number) => Array.from({ length: n }, (_, i) => line(iteration, i));
+
+/** Hooks that flush only when the test says so, and collect problems. */
+function hooks(): RecorderHooks & { problems: string[]; run(): void; queued: number } {
+  let queue: (() => void)[] = [];
+  const h = {
+    problems: [] as string[],
+    onProblem: (m: string) => h.problems.push(m),
+    schedule: (fn: () => void) => queue.push(fn),
+    lock: () => () => undefined,
+    run: () => {
+      const q = queue;
+      queue = [];
+      q.forEach((f) => f());
+    },
+    get queued() {
+      return queue.length;
+    },
+  };
+  return h;
+}
+
+const quota = () => Object.assign(new Error('QuotaExceededError: the disk is full'), { name: 'QuotaExceededError' });
+
+describe('RunStore', () => {
+  it('create, append, list, load, rename, delete with undo, purge', async () => {
+    const store = freshStore();
+    const meta = newRunMeta(config, { name: 'a' }, 1000);
+    await store.createRun(meta);
+    await store.appendMetrics(meta.id, [{ iteration: 0, wall_s: 1, 'episode/success_rate': 0.5 } as never], { iterations: 1, bestSuccess: 0.5 });
+    await store.appendTrajectories(meta.id, [{ index: 0, line: line(0, 0) }], { trajectoryCount: 1 });
+    const b = newRunMeta(config, { name: 'b' }, 2000);
+    await store.createRun(b);
+    expect((await store.listRuns()).map((r) => r.name)).toEqual(['b', 'a']);
+    await store.updateRun(meta.id, { name: 'renamed', tags: ['x'], note: 'n' });
+    const loaded = await store.loadRun(meta.id);
+    expect(loaded?.info).toMatchObject({ name: 'renamed', tags: ['x'], note: 'n' });
+    expect(loaded?.metrics).toHaveLength(1);
+    expect(loaded?.trajectories).toEqual([line(0, 0)]);
+    await store.deleteRun(meta.id, 5000);
+    expect((await store.listRuns()).map((r) => r.name)).toEqual(['b']);
+    await store.restoreRun(meta.id);
+    expect((await store.listRuns()).map((r) => r.name)).toEqual(['b', 'renamed']);
+    await store.deleteRun(meta.id, 5000);
+    expect(await store.purgeDeleted(6000)).toBe(1);
+    expect(await store.getMetrics(meta.id)).toEqual([]);
+    expect(await store.getTrajectories(meta.id)).toEqual([]);
+    expect(await store.getRun(b.id)).toBeDefined();
+  });
+
+  it('a run left running by a tab that is gone becomes interrupted at its saved iteration', async () => {
+    const store = freshStore();
+    const live = newRunMeta(config, { name: 'live' });
+    const dead = newRunMeta(config, { name: 'dead' });
+    await store.createRun(live);
+    await store.createRun(dead);
+    await store.updateRun(dead.id, { iterations: 7 });
+    const marked = await store.markInterrupted((id) => id === live.id);
+    expect(marked.map((r) => r.name)).toEqual(['dead']);
+    expect((await store.getRun(dead.id))?.status).toBe('interrupted');
+    expect((await store.getRun(live.id))?.status).toBe('running');
+  });
+
+  it('an import that fails part-way writes nothing', async () => {
+    const store = freshStore();
+    const rows = [{ iteration: 0, wall_s: 0 }, { iteration: 0, wall_s: 0 }] as never[]; // duplicate key: bulkAdd fails
+    await expect(store.importRun({ info: { name: 'x', tags: [], note: '', createdAt: 0, updatedAt: 0, status: 'finished', error: null, liveEdits: [], source: 'import' }, config, metrics: rows, trajectories: [] })).rejects.toThrow();
+    expect(await store.listRuns()).toEqual([]);
+  });
+
+  it('recognises quota errors however dexie wraps them', () => {
+    expect(isQuotaError(quota())).toBe(true);
+    expect(isQuotaError({ name: 'AbortError', inner: quota() })).toBe(true);
+    expect(isQuotaError({ name: 'BulkError', failures: [quota()] })).toBe(true);
+    expect(isQuotaError(new Error('x'))).toBe(false);
+  });
+});
+
+describe('RunRecorder', () => {
+  it('batches: nothing is written until N iterations wait, then one idle flush writes them', async () => {
+    const store = freshStore();
+    const h = hooks();
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 3, flushEveryMs: 60_000 });
+    rec.add(0, { 'episode/success_rate': 0.2 }, 0.5, eps(0));
+    rec.add(1, { 'episode/success_rate': 0.6 }, 0.5, eps(1));
+    expect(h.queued).toBe(0);
+    rec.add(2, { 'episode/success_rate': 0.4 }, 0.5, eps(2));
+    expect(h.queued).toBe(1);
+    expect(await store.getMetrics(rec.id)).toEqual([]);
+    h.run();
+    await rec.flush();
+    const rows = await store.getMetrics(rec.id);
+    expect(rows.map((r) => [r.iteration, r.wall_s])).toEqual([[0, 0.5], [1, 1], [2, 1.5]]);
+    const meta = await store.getRun(rec.id);
+    expect(meta).toMatchObject({ iterations: 3, bestSuccess: 0.6, status: 'running', trajectoryCount: 12 });
+    await rec.finish('finished');
+    expect((await store.getRun(rec.id))?.status).toBe('finished');
+  });
+
+  it('keeps trajectories under the per-run cap, spread over the run', async () => {
+    const store = freshStore();
+    const rec = RunRecorder.start(store, config, 'r', hooks(), { trajectoriesPerIteration: 2, maxTrajectories: 10, flushEveryIterations: 1000 });
+    for (let i = 0; i < 40; i++) {
+      rec.add(i, {}, 0.1, eps(i));
+      if (i % 4 === 3) await rec.flush();
+    }
+    await rec.finish('finished');
+    const t = await store.getTrajectories(rec.id);
+    expect(t.length).toBeLessThanOrEqual(10);
+    expect(t.length).toBeGreaterThanOrEqual(4);
+    const its = [...new Set(t.map((x) => x.iteration))];
+    expect(its[0]).toBe(0);
+    expect(its[its.length - 1]).toBeGreaterThanOrEqual(20); // not only the first iterations
+    expect((await store.getRun(rec.id))?.trajectoryCount).toBe(t.length);
+  });
+
+  it('a full disk stops trajectories first, keeps saving metrics, and loses nothing saved', async () => {
+    const store = freshStore();
+    const h = hooks();
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 1000 });
+    rec.add(0, { 'episode/success_rate': 0.1 }, 0.1, eps(0));
+    await rec.flush();
+    const real = store.appendTrajectories.bind(store);
+    store.appendTrajectories = async () => {
+      throw quota();
+    };
+    rec.add(1, { 'episode/success_rate': 0.2 }, 0.1, eps(1));
+    await rec.flush();
+    expect(h.problems[0]).toMatch(/Storage is full: this run's trajectories are no longer saved.*metrics still are/);
+    rec.add(2, { 'episode/success_rate': 0.3 }, 0.1, eps(2));
+    await rec.flush();
+    store.appendTrajectories = real;
+    expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1, 2]);
+    expect((await store.getTrajectories(rec.id)).map((t) => t.iteration)).toEqual([0, 0, 0, 0]);
+    expect((await store.getRun(rec.id))?.storageProblem).toMatch(/Storage is full/);
+  });
+
+  it('when metrics hit the quota: trajectories stop, the metrics retry; if that fails too, metrics stop with a message', async () => {
+    const store = freshStore();
+    const h = hooks();
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 1000 });
+    rec.add(0, {}, 0.1, eps(0));
+    await rec.flush();
+    const real = store.appendMetrics.bind(store);
+    let failures = 1;
+    store.appendMetrics = async (...a) => {
+      if (failures-- > 0) throw quota();
+      return real(...a);
+    };
+    rec.add(1, {}, 0.1, eps(1));
+    await rec.flush();
+    expect(h.problems).toHaveLength(1);
+    expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1]);
+    failures = 2;
+    rec.add(2, {}, 0.1, eps(2));
+    await rec.flush();
+    expect(h.problems[1]).toMatch(/Storage is full: this run's metrics after iteration 2 are not saved/);
+    rec.add(3, {}, 0.1, eps(3));
+    await rec.flush();
+    await rec.finish('finished');
+    expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1]);
+    expect(await store.getRun(rec.id)).toMatchObject({ iterations: 2, status: 'finished' });
+  });
+});

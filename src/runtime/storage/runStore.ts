@@ -1,0 +1,241 @@
+/**
+ * Runs in IndexedDB through dexie (DESIGN §11): one `runs` row per run (its config, name, tags,
+ * note, status and summary), one `metrics` row per iteration, and the sampled `trajectories`.
+ * Every multi-table write is one transaction, so a failed write (a full disk) leaves what was
+ * saved before exactly as it was.
+ */
+import Dexie, { type DexieOptions, type Table } from 'dexie';
+import type { LiveEdit, MetricRow, RunData, RunInfo, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
+import { bestSuccess } from '../../core/runs/format.ts';
+import type { RunConfig } from '../../core/presets/schema.ts';
+
+/** A run's row in the `runs` table. */
+export interface RunMeta extends RunInfo {
+  id: string;
+  config: RunConfig;
+  /** Metric rows saved (= iterations saved). */
+  iterations: number;
+  bestSuccess: number;
+  /** Trajectories saved. */
+  trajectoryCount: number;
+  /** Trajectories are kept for iterations that are multiples of this (it doubles at the per-run cap). */
+  trajectoryStride: number;
+  /** Why saving stopped early (a full disk), or null. */
+  storageProblem: string | null;
+  /** Set while the run sits in the undo window after a delete; purged afterwards. */
+  deletedAt: number | null;
+}
+
+interface MetricRecord {
+  runId: string;
+  iteration: number;
+  row: MetricRow;
+}
+
+interface TrajectoryRecord {
+  runId: string;
+  iteration: number;
+  index: number;
+  line: TrajectoryLine;
+}
+
+/** The IndexedDB database name the app uses. */
+export const RUNS_DB_NAME = 'agentic-rl-playground-runs';
+
+class RunsDexie extends Dexie {
+  runs!: Table<RunMeta, string>;
+  metrics!: Table<MetricRecord, [string, number]>;
+  trajectories!: Table<TrajectoryRecord, [string, number, number]>;
+  constructor(name: string, options?: DexieOptions) {
+    super(name, options);
+    this.version(1).stores({
+      runs: 'id, createdAt, status, deletedAt',
+      metrics: '[runId+iteration], runId',
+      trajectories: '[runId+iteration+index], runId',
+    });
+  }
+}
+
+/** True for a quota error however dexie wraps it (directly, as `inner`, or in a bulk error's failures). */
+export function isQuotaError(e: unknown, depth = 0): boolean {
+  if (!e || typeof e !== 'object' || depth > 4) return false;
+  const x = e as { name?: string; inner?: unknown; failures?: unknown[]; failuresByPos?: Record<string, unknown> };
+  if (x.name === 'QuotaExceededError' || x.name === 'QuotaExceeded') return true;
+  if (isQuotaError(x.inner, depth + 1)) return true;
+  const failures = x.failures ?? (x.failuresByPos ? Object.values(x.failuresByPos) : []);
+  return failures.some((f) => isQuotaError(f, depth + 1));
+}
+
+/** A fresh run id: time-ordered, unique enough for one browser. */
+export function newRunId(now = Date.now()): string {
+  const rand = typeof crypto !== 'undefined' && crypto.randomUUID ? crypto.randomUUID().slice(0, 8) : Math.random().toString(36).slice(2, 10);
+  return `run-${now.toString(36)}-${rand}`;
+}
+
+/** What a new run's row starts with. */
+export function newRunMeta(config: RunConfig, info: Partial<RunInfo> & { name: string }, now = Date.now()): RunMeta {
+  return {
+    id: newRunId(now),
+    config,
+    tags: [],
+    note: '',
+    createdAt: now,
+    updatedAt: now,
+    status: 'running',
+    error: null,
+    liveEdits: [],
+    source: 'browser',
+    iterations: 0,
+    bestSuccess: 0,
+    trajectoryCount: 0,
+    trajectoryStride: 1,
+    storageProblem: null,
+    deletedAt: null,
+    ...info,
+  };
+}
+
+export class RunStore {
+  readonly db: RunsDexie;
+
+  constructor(name = RUNS_DB_NAME, options?: DexieOptions) {
+    this.db = new RunsDexie(name, options);
+  }
+
+  async createRun(meta: RunMeta): Promise<void> {
+    await this.db.runs.add(meta);
+  }
+
+  /** Appends metric rows and updates the run's row, in one transaction. */
+  async appendMetrics(runId: string, rows: readonly MetricRow[], patch: Partial<RunMeta>): Promise<void> {
+    await this.db.transaction('rw', this.db.runs, this.db.metrics, async () => {
+      await this.db.metrics.bulkPut(rows.map((row) => ({ runId, iteration: row.iteration, row })));
+      await this.db.runs.update(runId, patch);
+    });
+  }
+
+  /** Appends trajectories (`index` = position within its iteration) and the run's new count, in one transaction. */
+  async appendTrajectories(runId: string, lines: readonly { index: number; line: TrajectoryLine }[], patch: Partial<RunMeta>): Promise<void> {
+    await this.db.transaction('rw', this.db.runs, this.db.trajectories, async () => {
+      await this.db.trajectories.bulkPut(lines.map(({ index, line }) => ({ runId, iteration: line.iteration, index, line })));
+      await this.db.runs.update(runId, patch);
+    });
+  }
+
+  /** Deletes the trajectories of iterations that are not multiples of `stride`; returns how many are left. */
+  async thinTrajectories(runId: string, stride: number): Promise<number> {
+    return this.db.transaction('rw', this.db.runs, this.db.trajectories, async () => {
+      await this.db.trajectories
+        .where('runId')
+        .equals(runId)
+        .filter((t) => t.iteration % stride !== 0)
+        .delete();
+      const left = await this.db.trajectories.where('runId').equals(runId).count();
+      await this.db.runs.update(runId, { trajectoryStride: stride, trajectoryCount: left });
+      return left;
+    });
+  }
+
+  async updateRun(runId: string, patch: Partial<RunMeta>): Promise<void> {
+    await this.db.runs.update(runId, patch);
+  }
+
+  /** Adds a live hyperparameter change to the run's record. */
+  async addLiveEdits(runId: string, edits: readonly LiveEdit[]): Promise<void> {
+    await this.db.transaction('rw', this.db.runs, async () => {
+      const r = await this.db.runs.get(runId);
+      if (r) await this.db.runs.update(runId, { liveEdits: [...r.liveEdits, ...edits] });
+    });
+  }
+
+  /** Every run not awaiting deletion, newest first. */
+  async listRuns(): Promise<RunMeta[]> {
+    const all = await this.db.runs.orderBy('createdAt').reverse().toArray();
+    return all.filter((r) => r.deletedAt === null);
+  }
+
+  getRun(id: string): Promise<RunMeta | undefined> {
+    return this.db.runs.get(id);
+  }
+
+  async getMetrics(id: string): Promise<MetricRow[]> {
+    const recs = await this.db.metrics.where('runId').equals(id).toArray();
+    return recs.sort((a, b) => a.iteration - b.iteration).map((r) => r.row);
+  }
+
+  async getTrajectories(id: string): Promise<TrajectoryLine[]> {
+    const recs = await this.db.trajectories.where('runId').equals(id).toArray();
+    return recs.sort((a, b) => a.iteration - b.iteration || a.index - b.index).map((r) => r.line);
+  }
+
+  /** A whole run (for export and the read-only view). */
+  async loadRun(id: string): Promise<(RunData & { meta: RunMeta }) | null> {
+    const meta = await this.getRun(id);
+    if (!meta) return null;
+    const [metrics, trajectories] = await Promise.all([this.getMetrics(id), this.getTrajectories(id)]);
+    const { name, tags, note, createdAt, updatedAt, status, error, liveEdits, source } = meta;
+    return { meta, info: { name, tags, note, createdAt, updatedAt, status, error, liveEdits, source }, config: meta.config, metrics, trajectories };
+  }
+
+  /** Hides a run (undo with restoreRun); purgeDeleted removes it for good. */
+  async deleteRun(id: string, now = Date.now()): Promise<void> {
+    await this.db.runs.update(id, { deletedAt: now });
+  }
+
+  async restoreRun(id: string): Promise<void> {
+    await this.db.runs.update(id, { deletedAt: null });
+  }
+
+  /** Removes the runs deleted at or before `before` (ms), with their metrics and trajectories. */
+  async purgeDeleted(before = Infinity): Promise<number> {
+    return this.db.transaction('rw', this.db.runs, this.db.metrics, this.db.trajectories, async () => {
+      const gone = (await this.db.runs.toArray()).filter((r) => r.deletedAt !== null && r.deletedAt <= before);
+      for (const r of gone) {
+        await this.db.metrics.where('runId').equals(r.id).delete();
+        await this.db.trajectories.where('runId').equals(r.id).delete();
+        await this.db.runs.delete(r.id);
+      }
+      return gone.length;
+    });
+  }
+
+  /** Adds a whole run (an import) in one transaction: all of it or nothing. */
+  async importRun(run: RunData, now = Date.now()): Promise<RunMeta> {
+    const perIteration = new Map<number, number>();
+    const meta = newRunMeta(run.config, { ...run.info, name: run.info.name }, now);
+    meta.createdAt = run.info.createdAt;
+    meta.updatedAt = now;
+    meta.iterations = run.metrics.length;
+    meta.bestSuccess = bestSuccess(run.metrics);
+    meta.trajectoryCount = run.trajectories.length;
+    // A run file from a tab that was still training is, here, a run that stopped.
+    if (meta.status === 'running') meta.status = 'interrupted';
+    await this.db.transaction('rw', this.db.runs, this.db.metrics, this.db.trajectories, async () => {
+      await this.db.runs.add(meta);
+      await this.db.metrics.bulkAdd(run.metrics.map((row) => ({ runId: meta.id, iteration: row.iteration, row })));
+      await this.db.trajectories.bulkAdd(
+        run.trajectories.map((line) => {
+          const index = perIteration.get(line.iteration) ?? 0;
+          perIteration.set(line.iteration, index + 1);
+          return { runId: meta.id, iteration: line.iteration, index, line };
+        }),
+      );
+    });
+    return meta;
+  }
+
+  /**
+   * Runs left 'running' by a tab that is gone (closed, reloaded, crashed) become 'interrupted'
+   * at the iterations they saved. `isLive(id)` says whether some tab still records the run.
+   */
+  async markInterrupted(isLive: (id: string) => boolean, now = Date.now()): Promise<RunMeta[]> {
+    const running = await this.db.runs.where('status').equals('running').toArray();
+    const stale = running.filter((r) => !isLive(r.id));
+    for (const r of stale) await this.db.runs.update(r.id, { status: 'interrupted' satisfies RunStatus, updatedAt: now });
+    return stale;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
