@@ -13,11 +13,24 @@ let heartbeat: ReturnType<typeof setInterval> | undefined;
 /** How often the page asks the training worker whether it lives, ms. */
 const HEARTBEAT_EVERY_MS = 2000;
 /**
- * How long a worker may leave a heartbeat unanswered before it counts as dead, ms. A worker that
- * runs out of memory or closes dies without an 'error' event; the longest legitimate stretch
- * without a turn of its event loop (one WASM train step, one session build) is seconds.
+ * How long a training worker may leave a heartbeat unanswered before it counts as dead, ms. A
+ * worker that runs out of memory or closes dies without an 'error' event; while it trains, the
+ * longest legitimate stretch without a turn of its event loop (one WASM train step) is seconds.
  */
 export const HEARTBEAT_TIMEOUT_MS = 30_000;
+/**
+ * The same while the worker builds a run (timing backends, compiling sessions): those are single
+ * synchronous WASM calls that took 12 s on a 2-core machine at load 13, and a busy laptop may
+ * take longer, so a healthy worker must not be declared dead for them.
+ */
+export const STARTING_HEARTBEAT_TIMEOUT_MS = 120_000;
+let starting = false;
+
+/** While `busy`, the worker is building a run and may stay silent up to STARTING_HEARTBEAT_TIMEOUT_MS. */
+export function workerStarting<T>(work: Promise<T>): Promise<T> {
+  starting = true;
+  return work.finally(() => (starting = false));
+}
 
 /** The worker's API; `onCrash` hears about a worker that died (a script error, or silence past the heartbeat timeout). */
 export function trainWorker(onCrash: (message: string) => void): Remote<TrainWorkerApi> {
@@ -32,8 +45,9 @@ export function trainWorker(onCrash: (message: string) => void): Remote<TrainWor
     let waiting = false;
     heartbeat = setInterval(() => {
       if (worker !== w) return;
-      if (performance.now() - answered > HEARTBEAT_TIMEOUT_MS) {
-        crashed?.(`the training worker stopped answering for ${HEARTBEAT_TIMEOUT_MS / 1000} s (it may have run out of memory)`);
+      const limit = starting ? STARTING_HEARTBEAT_TIMEOUT_MS : HEARTBEAT_TIMEOUT_MS;
+      if (performance.now() - answered > limit) {
+        crashed?.(`the training worker stopped answering for ${limit / 1000} s (it may have run out of memory)`);
         return;
       }
       if (waiting) return;

@@ -10,7 +10,7 @@ import type { StateCreator } from 'zustand';
 import { proxy } from 'comlink';
 import type { IterationView, StartInfo, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import type { Store } from '../state/store.ts';
-import { terminateTrainWorker, trainWorker, withProbeWorker } from './client.ts';
+import { terminateTrainWorker, trainWorker, withProbeWorker, workerStarting } from './client.ts';
 import type { Remote } from 'comlink';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 import { blockingFields, changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate, type Preset, type Validation } from './config.ts';
@@ -297,7 +297,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     let backend: WebBackend | null = null;
     try {
       const threads = threadsFor(v.config);
-      backend = await resolveBackend(trainWorker(fail), v.config, draft.backend, threads, () => runId === id);
+      backend = await workerStarting(resolveBackend(trainWorker(fail), v.config, draft.backend, threads, () => runId === id));
       if (backend === null || runId !== id) return false;
       const onWarm = proxy((p: WarmStartProgress) => {
         if (runId !== id) return;
@@ -305,7 +305,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         // Paused: the worker's warm start waits on this answer before its next step.
         if (get().warmPaused) return new Promise<void>((resolve) => (releaseWarm = resolve));
       });
-      const info = await trainWorker(fail).start(v.config, backend, onWarm, threads);
+      const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads));
       if (runId !== id) return false; // reset or restarted while starting
       set({ info, warmStart: null });
       return true;
