@@ -62,7 +62,7 @@ describe('evaluateCheck', () => {
 
   it('fall is the mirror of rise; the baseline skips iterations without the metric', () => {
     const f = check({ all: [{ metric: 'actor/entropy', op: 'fall', by: 0.5 }], for: 2, says: 'down' });
-    const stream = [{ it: 1 }, { 'actor/entropy': 2 }, { 'actor/entropy': 2 }, { 'actor/entropy': 2 }, { 'actor/entropy': 1.5 }, { 'actor/entropy': 1.4 }];
+    const stream: Record<string, number>[] = [{ it: 1 }, { 'actor/entropy': 2 }, { 'actor/entropy': 2 }, { 'actor/entropy': 2 }, { 'actor/entropy': 1.5 }, { 'actor/entropy': 1.4 }];
     expect(evaluateCheck(f, stream)).toMatchObject({ state: 'done', doneAt: 6 });
   });
 
