@@ -4,12 +4,14 @@ import { BackendStatus } from './shell/BackendStatus.tsx';
 import { Notices } from './shell/Notices.tsx';
 import { EnvironmentsView } from './env/EnvironmentsView.tsx';
 import { TrainView } from './train/TrainView.tsx';
+import { LessonsView } from './lessons/LessonsView.tsx';
 import { useStore, type ViewId } from './state/store.ts';
 
 /** The views in the header nav. */
 const VIEWS: readonly { id: ViewId; title: string }[] = [
   { id: 'environments', title: 'Environments' },
   { id: 'train', title: 'Train' },
+  { id: 'lessons', title: 'Lessons' },
 ];
 
 export function App() {
@@ -51,6 +53,7 @@ export function App() {
       <div className="app-body">
         {active === 'environments' && <EnvironmentsView />}
         {active === 'train' && <TrainView />}
+        {active === 'lessons' && <LessonsView />}
       </div>
       <footer className="status-bar">
         <BackendStatus />

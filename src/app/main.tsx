@@ -4,9 +4,11 @@ import { createRoot } from 'react-dom/client';
 import '../core/envs/index.ts';
 import { App } from './App.tsx';
 import { startHashSync } from './state/hashSync.ts';
+import { startLessonSync } from './lessons/sync.ts';
 import './styles.css';
 
 startHashSync();
+startLessonSync();
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');

@@ -18,7 +18,7 @@ export const EMPTY_PROGRESS: Progress = { done: {}, current: null };
 
 /** The saved progress, or empty with a problem when what is saved cannot be read. */
 export function readProgress(storage: Pick<Storage, 'getItem'> | null): { progress: Progress; problem: string | null } {
-  let raw: string | null = null;
+  let raw: string | null;
   try {
     raw = storage?.getItem(PROGRESS_KEY) ?? null;
   } catch {

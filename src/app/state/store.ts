@@ -10,6 +10,7 @@ import type { Env, EnvSpec } from '../../core/envs/types.ts';
 import { advance, isOver, rewind, startEpisode, type Actor, type Episode } from './episode.ts';
 import { trainSlice, type TrainSlice } from '../train/slice.ts';
 import type { RememberedChoice } from './engineCache.ts';
+import { lessonsSlice, type LessonsSlice } from '../lessons/slice.ts';
 
 // ---------------------------------------------------------------- notices
 
@@ -305,7 +306,7 @@ const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
 
 // ---------------------------------------------------------------- views
 
-export type ViewId = 'environments' | 'train';
+export type ViewId = 'environments' | 'train' | 'lessons';
 
 interface ViewSlice {
   /** The view in the header nav that is showing. */
@@ -320,7 +321,7 @@ const viewSlice: StateCreator<Store, [], [], ViewSlice> = (set) => ({
 
 // ---------------------------------------------------------------- store
 
-export type Store = NoticeSlice & BackendSlice & ViewerSlice & ViewSlice & TrainSlice;
+export type Store = NoticeSlice & BackendSlice & ViewerSlice & ViewSlice & TrainSlice & LessonsSlice;
 
 export const useStore = create<Store>()((...a) => ({
   ...noticeSlice(...a),
@@ -328,4 +329,5 @@ export const useStore = create<Store>()((...a) => ({
   ...viewerSlice(...a),
   ...viewSlice(...a),
   ...trainSlice(...a),
+  ...lessonsSlice(...a),
 }));

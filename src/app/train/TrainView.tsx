@@ -13,6 +13,7 @@ import { fmt } from './MetricChart.tsx';
 import type { RunStatus, TrainTab } from './slice.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
 import './train.css';
+import { LessonBanner } from '../lessons/LessonBanner.tsx';
 
 const STATUS_TEXT: Record<RunStatus, string> = {
   idle: 'ready',
@@ -204,6 +205,7 @@ export function TrainView() {
         <ConfigPanel />
       </aside>
       <main className="main train-main">
+        <LessonBanner />
         <RunBar />
         <RestartPrompt />
         <ErrorNote />

@@ -10,12 +10,12 @@ export default {
   steps: [
     {
       title: 'Too hard: groups without spread',
-      text: 'The empty 8×8 room again, but the agent now has 100 steps to reach the goal instead of 256, and each group is 4 episodes from one start. A random policy gets there about 2% of the time, so most groups are four failures: the same reward 0 four times, advantage 0 for everyone, no gradient. Open the Dashboard and watch the Signal badge and the "zero-spread groups" chart.',
+      text: 'The empty 8×8 room again, but the agent now has 60 steps to reach the goal instead of 256, and each group is 4 episodes from one start. A random policy gets there well under 1% of the time, so most groups are four failures: the same reward 0 four times, advantage 0 for everyone, no gradient. Open the Dashboard and watch the Signal badge and the "zero-spread groups" chart.',
       action: 'Press Start on the Train view and watch the Signal badge.',
       setup: {
         preset: 'grid-empty-8x8-grpo',
         overrides: [
-          ['env.kwargs.maxSteps', 100],
+          ['env.kwargs.maxSteps', 60],
           ['algo.groupSize', 4],
           ['rollout.groups', 8],
           ['iterations', 30],
@@ -25,17 +25,17 @@ export default {
     },
     {
       title: 'Dynamic sampling refills the batch',
-      text: 'Same task, same group size, with dynamic sampling on: groups whose rewards are all equal are dropped and fresh groups are sampled, up to 8 rounds per iteration, until the batch holds 8 groups with a success and a failure in them. The zero-spread chart still counts every group sampled (the task is just as hard), but "groups dropped" rises and the learner now trains only on comparisons it can use: success starts to climb.',
+      text: 'Same task, same group size, with dynamic sampling on: groups whose rewards are all equal are dropped and fresh groups are sampled, up to 8 rounds per iteration, until the batch holds 8 groups with a success and a failure in them. The zero-spread chart still counts every group sampled (the task is just as hard), but "groups dropped" rises and the learner now trains only on comparisons it can use: after a slow start (many iterations find no success at all and skip their update), success starts to climb.',
       action: 'Press Start, then compare "groups dropped" and the success rate with the previous step.',
       setup: {
         preset: 'grid-empty-8x8-grpo',
         overrides: [
-          ['env.kwargs.maxSteps', 100],
+          ['env.kwargs.maxSteps', 60],
           ['algo.groupSize', 4],
           ['rollout.groups', 8],
           ['algo.dynamicSampling.enabled', true],
           ['algo.dynamicSampling.maxRounds', 8],
-          ['iterations', 30],
+          ['iterations', 40],
         ],
       },
       check: {
@@ -44,7 +44,7 @@ export default {
           { metric: 'episode/success_rate', op: 'rise', by: 0.2 },
         ],
         for: 2,
-        within: 30,
+        within: 40,
         says: 'groups are being dropped and the success rate rose by 0.2 from its start, 2 iterations in a row',
       },
     },
