@@ -24,7 +24,7 @@ function LessonList() {
         return (
           <button key={l.id} type="button" className={`lesson-item ${l.id === lessonId ? 'lesson-item-on' : ''}`} data-testid={`lesson-item-${l.id}`} aria-current={l.id === lessonId ? 'true' : undefined} onClick={() => openLesson(l.id)}>
             <span className="lesson-item-title">
-              {String.fromCharCode(97 + i)}. {l.title}
+              {i + 1}. {l.title}
             </span>
             <span className="lesson-item-meta">
               <span className={`lesson-progress ${n === l.steps.length ? 'lesson-progress-done' : ''}`} data-testid={`lesson-progress-${l.id}`} data-done={n}>

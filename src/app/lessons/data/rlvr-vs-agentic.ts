@@ -23,17 +23,17 @@ export default {
   steps: [
     {
       title: 'RLVR: one turn, the answer from memory',
-      text: 'A tiny transformer (d 48) first imitates the expert for 300 steps, then trains by GRPO. With one turn per episode it has to write answer(...) straight away: there is no turn left to read a tool reply. It cannot multiply two 2-digit numbers in its head, so every episode of every group fails: zero spread everywhere and no signal. Watch turns per episode (1) and the Signal badge.',
+      text: 'A tiny transformer (d 48) first imitates the expert for 300 steps, then trains by GRPO. With one turn per episode it has to write answer(...) straight away: there is no turn left to read a tool reply. It cannot multiply two 2-digit numbers in its head (the warm start, cut to one turn, taught it only to reach for the tool), so every episode fails: the success reward never differs inside a group, and the only spread left in the rewards is the small format penalty for malformed calls. Watch turns per episode (1), the success rate (0) and the "Reward by term" chart.',
       action: 'Press Start; the warm start takes a minute or two before RL begins.',
       setup: { preset: 'calc-grpo', overrides: [...SMALL_CALC, ['env.kwargs.maxTurns', 1], ['iterations', 10]] },
       check: {
         all: [
           { metric: 'episode/turns_mean', op: '<=', value: 1 },
-          { metric: 'groups/frac_zero_std', op: '>=', value: 0.9 },
+          { metric: 'episode/success_rate', op: '<=', value: 0.02 },
         ],
         for: 3,
         within: 10,
-        says: 'one turn per episode and ≥ 90% of groups without reward spread, 3 iterations in a row',
+        says: 'one turn per episode and success ≤ 2%, 3 iterations in a row',
       },
     },
     {
