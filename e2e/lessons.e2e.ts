@@ -64,7 +64,13 @@ describe('lessons', () => {
     await page.getByTestId('lesson-setup').click();
     expect(await page.getByTestId('field-algo.dynamicSampling.enabled').isChecked()).toBe(true);
     await page.getByTestId('train-start').click();
-    await expect.poll(() => attr(page, 'lesson-banner-status', 'data-state'), { timeout: 420_000, interval: 1000 }).toBe('done');
+    try {
+      await expect.poll(() => attr(page, 'lesson-banner-status', 'data-state'), { timeout: 420_000, interval: 1000 }).toBe('done');
+    } catch (e) {
+      await page.screenshot({ path: `${ARTIFACTS}/lesson-c-step2-failed.png` });
+      console.log(`step 2 not done: run ${await status(page).getAttribute('data-status')}, iteration ${await status(page).getAttribute('data-iteration')}`);
+      throw e;
+    }
     console.log(`lesson (c) step 2 done after ${await status(page).getAttribute('data-iteration')} iterations`);
     await page.screenshot({ path: `${ARTIFACTS}/lesson-c-step2-done.png` });
     await page.getByTestId('lesson-back').click();
@@ -101,7 +107,7 @@ describe('lessons', () => {
       entropy: await student.getByTestId('field-algo.entropyCoef').count(),
       lr: await student.getByTestId('field-algo.lr').count(),
       reward: await student.getByTestId('panel-reward').count(),
-      presets: await student.locator('[data-testid^="preset-"]').count(),
+      presets: await student.locator('.preset-list').count(),
     });
     expect(await hidden()).toEqual({ entropy: 0, lr: 0, reward: 0, presets: 0 });
     expect(await student.getByTestId('field-algo.algo').isDisabled()).toBe(true);

@@ -66,6 +66,19 @@ describe('evaluateCheck', () => {
     expect(evaluateCheck(f, stream)).toMatchObject({ state: 'done', doneAt: 6 });
   });
 
+  it('window: reads the mean of the last w iterations, and nothing before w exist', () => {
+    const w = check({ all: [{ metric: 'episode/success_rate', op: '>=', value: 0.5, window: 3 }], for: 1, says: 'smooth' });
+    const s = (xs: number[]) => xs.map((x) => ({ 'episode/success_rate': x }));
+    expect(evaluateCheck(w, s([0.9, 0.9])).state).toBe('watching');
+    expect(evaluateCheck(w, s([0.9, 0.9, 0.0])).state).toBe('done'); // (0.9 + 0.9 + 0) / 3 = 0.6
+    expect(evaluateCheck(w, s([0.0, 0.0, 0.9])).state).toBe('watching');
+    const r = check({ all: [{ metric: 'episode/success_rate', op: 'rise', by: 0.2, window: 2 }], for: 1, says: 'up' });
+    // Baseline 0.1 (first 3 raw values); at i = 3 the window mean (0.1 + 0.3) / 2 = 0.2 is +0.1; at i = 4 (0.3 + 0.3) / 2 is +0.2.
+    expect(evaluateCheck(r, s([0.1, 0.1, 0.1, 0.3])).state).toBe('watching');
+    expect(evaluateCheck(r, s([0.1, 0.1, 0.1, 0.3, 0.3]))).toMatchObject({ state: 'done', doneAt: 5 });
+    expect(describeReading(evaluateCheck(w, s([0.9])).readings[0])).toBe('episode/success_rate (mean of 3) – ≥ 0.50');
+  });
+
   it('describes a reading in words', () => {
     const s = evaluateCheck(c, zero([0.875]));
     expect(describeReading(s.readings[0])).toBe('groups/frac_zero_std 0.88 ≥ 0.80');

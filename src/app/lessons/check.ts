@@ -5,7 +5,8 @@
  * `for` iterations in a row (by iteration `within`, when set). A metric missing at an iteration
  * (or not finite) fails its condition there. `rise` / `fall` compare with the run's start: the mean
  * of the metric over the first BASELINE_ITERATIONS iterations that report it, and count only
- * after those.
+ * after those. A condition with `window: w` reads the mean of the last w iterations that report
+ * the metric (and nothing before w of them exist), so one noisy batch neither makes nor breaks it.
  */
 import type { Check, Condition } from './schema.ts';
 
@@ -25,10 +26,27 @@ export interface CheckStatus {
   readings: { condition: Condition; value: number; holds: boolean }[];
 }
 
+/** The metric at iteration i, or its mean over the last `window` iterations up to i that report it. */
+function valueAt(c: Condition, stream: readonly Metrics[], i: number): number {
+  const own = stream[i][c.metric];
+  if (own === undefined || !Number.isFinite(own)) return NaN;
+  const w = c.window ?? 1;
+  let s = 0;
+  let n = 0;
+  for (let k = i; k >= 0 && n < w; k--) {
+    const v = stream[k][c.metric];
+    if (v !== undefined && Number.isFinite(v)) {
+      s += v;
+      n++;
+    }
+  }
+  return n < w ? NaN : s / n;
+}
+
 /** The value a condition compares: the metric, or its change from the baseline for rise/fall. */
 function reading(c: Condition, stream: readonly Metrics[], i: number, baselines: Map<string, number>): number {
-  const v = stream[i][c.metric];
-  if (v === undefined || !Number.isFinite(v)) return NaN;
+  const v = valueAt(c, stream, i);
+  if (!Number.isFinite(v)) return NaN;
   if (c.op === '>=' || c.op === '<=') return v;
   const b = baselines.get(c.metric);
   return b === undefined ? NaN : v - b;
@@ -100,7 +118,8 @@ const fmtNum = (x: number) => (!Number.isFinite(x) ? '–' : Math.abs(x) >= 100 
 /** One condition with its current reading, e.g. "groups/frac_zero_std 0.88 ≥ 0.8". */
 export function describeReading(r: CheckStatus['readings'][number]): string {
   const c = r.condition;
-  if (!('by' in c)) return `${c.metric} ${fmtNum(r.value)} ${c.op === '>=' ? '≥' : '≤'} ${fmtNum(c.value)}`;
+  const name = c.window && c.window > 1 ? `${c.metric} (mean of ${c.window})` : c.metric;
+  if (!('by' in c)) return `${name} ${fmtNum(r.value)} ${c.op === '>=' ? '≥' : '≤'} ${fmtNum(c.value)}`;
   const ch = Number.isFinite(r.value) ? `${r.value >= 0 ? '+' : ''}${fmtNum(r.value)}` : 'not yet';
-  return `${c.metric} ${c.op === 'rise' ? 'up' : 'down'} ${ch} from its start (needs ${c.op === 'rise' ? '+' : '−'}${fmtNum(c.by)})`;
+  return `${name} ${c.op === 'rise' ? 'up' : 'down'} ${ch} from its start (needs ${c.op === 'rise' ? '+' : '−'}${fmtNum(c.by)})`;
 }

@@ -15,18 +15,23 @@ export function isOverridePath(path: string): boolean {
 const metricName = z.string().regex(/^(it|[a-z_]+(\/[A-Za-z0-9_]+)+)$/, 'must be a metric key such as groups/frac_zero_std (or it, the iteration number from 1)');
 
 /** One condition on one metric at one iteration. */
+/** Read the mean over the last `window` iterations that report the metric (1 = the iteration's own value): for noisy batch metrics. */
+const windowSize = z.number().int().min(1).max(20).optional();
+
 export const ConditionSchema = z.union([
   z.strictObject({
     metric: metricName,
     /** Compare the iteration's value with `value`. */
     op: z.enum(['>=', '<=']),
     value: z.number().finite(),
+    window: windowSize,
   }),
   z.strictObject({
     metric: metricName,
     /** Compare with the run's start: the mean over its first BASELINE_ITERATIONS iterations. */
     op: z.enum(['rise', 'fall']),
     by: z.number().finite().positive(),
+    window: windowSize,
   }),
 ]);
 export type Condition = z.infer<typeof ConditionSchema>;

@@ -11,17 +11,17 @@ export default {
   steps: [
     {
       title: 'Sharpen the warm start',
-      text: 'A small calculator run (2-digit operands, d 48): 300 imitation steps, then GRPO at lr 3e-4. The first RL iterations show the warm start\'s own sampled success; as RL goes on, watch success rise while entropy falls: the policy commits to what it already half knew. The Signal badge shows the groups that stay flat: questions it always gets right, and the few it always gets wrong.',
+      text: 'A small calculator run (2-digit operands, d 48): 300 imitation steps, then GRPO at lr 3e-4. The first RL iterations show the warm start\'s own sampled success; as RL goes on, watch entropy fall while success holds and slowly rises: the policy commits to what it already half knew. Each batch is only 64 episodes, so success jumps by ±0.1 from one iteration to the next: read its trend, not single points. The Signal badge shows the groups that stay flat: questions it always gets right, and the few it always gets wrong.',
       action: 'Press Start; the warm start takes a minute or two before RL begins.',
       setup: { preset: 'calc-grpo', overrides: [...SMALL_CALC, ['iterations', 60]] },
       check: {
         all: [
-          { metric: 'episode/success_rate', op: 'rise', by: 0.08 },
-          { metric: 'actor/entropy', op: 'fall', by: 0.005 },
+          { metric: 'episode/success_rate', op: 'rise', by: 0.02, window: 5 },
+          { metric: 'actor/entropy', op: 'fall', by: 0.03, window: 5 },
         ],
         for: 3,
         within: 60,
-        says: 'sampled success up by 0.08 and entropy down from the first RL iterations, 3 iterations in a row',
+        says: 'entropy down by 0.03 nats with sampled success up (means of 5 iterations) from the first RL iterations, 3 iterations in a row',
       },
     },
   ],
