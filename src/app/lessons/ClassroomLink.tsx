@@ -71,7 +71,7 @@ export function ClassroomLink() {
         </div>
         {PANELS.map((p) => (
           <div key={p.id} className="cl-panel">
-            <Choice id={`panel.${p.id}`} label={`${p.title} panel (all of it)`} mode={modes[`panel.${p.id}`]} onMode={set} />
+            <Choice id={`panel.${p.id}`} label={`${p.title} panel`} mode={modes[`panel.${p.id}`]} onMode={set} />
             {modes[`panel.${p.id}`] !== 'hide' &&
               FIELDS.filter((f) => f.panel === p.id).map((f) => <Choice key={f.path} id={f.path} label={f.label} mode={modes[f.path]} onMode={set} />)}
           </div>
