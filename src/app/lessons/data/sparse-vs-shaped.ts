@@ -6,7 +6,7 @@ export default {
   title: 'Sparse vs shaped reward',
   summary: 'With only a reward at the goal, an agent learns nothing until it stumbles onto the goal by chance. Potential-based shaping pays for every step toward the goal and still leaves the best policy unchanged.',
   badge: 'signal',
-  takeaway: 'Shaping buys signal: every step gets a reward that says "closer" or "further", so groups differ long before anyone reaches the goal. Potential-based shaping F = γΦ(s′) − Φ(s) is the safe kind (Ng, Harada and Russell, 1999): over an episode it adds up to Φ(end) − Φ(start) (plus a small γ term), so it cannot change which policy is best. Other hand-made bonuses can, and are then what the agent optimises instead of the task.',
+  takeaway: 'Shaping buys signal: every step gets a reward that says "closer" or "further", so groups differ long before anyone reaches the goal. Potential-based shaping F = γΦ(s′) − Φ(s) is the safe kind (Ng, Harada and Russell, 1999): with γ = 1 it adds up to Φ(end) − Φ(start) over an episode, so it cannot change which policy is best. With γ < 1 (0.99 here) each step also adds (1 − γ)·(−Φ(s)), which pays a little for every step spent far from the goal: that is why the potential term\'s mean sits near +4 in this room while the task\'s own reward (the outcome term) is near 0. Read the outcome term to judge the task. Other hand-made bonuses can, and are then what the agent optimises instead of the task.',
   steps: [
     {
       title: 'Sparse: a reward only at the goal',
