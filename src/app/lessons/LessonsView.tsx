@@ -52,7 +52,7 @@ function LessonPanel() {
       <div className="lesson-empty panel" data-testid="lesson-empty">
         <h1>Lessons</h1>
         <p>
-          Each lesson is a few short training runs that make one thing visible: why a shaped reward learns faster, what an exploration collapse or a dead learning signal looks like, what asynchronous rollouts do to the data. Every step sets up the Train view for you; you press Start, and the step
+          Each lesson is a few short training runs that make one thing visible: what a shaped reward buys, what an exploration collapse or a dead learning signal looks like, what asynchronous rollouts do to the data. Every step sets up the Train view for you; you press Start, and the step
           ticks itself off when the live metrics show what it is about.
         </p>
         <p className="muted">Pick a lesson on the left.</p>
