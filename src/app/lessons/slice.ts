@@ -7,14 +7,33 @@
  * run in the training worker; it never starts training: the student presses Start.
  */
 import type { StateCreator } from 'zustand';
-import type { Store } from '../state/store.ts';
-import { validate } from '../train/config.ts';
+import { validate, type Preset, type Validation } from '../train/config.ts';
+import type { DraftConfig } from '../train/fields.ts';
 import { evaluateCheck } from './check.ts';
 import { NO_CLASSROOM, type Classroom } from './classroom.ts';
 import { LESSONS } from './index.ts';
 import { forgetLesson, markDone, readProgress, writeProgress, type Progress } from './progress.ts';
 import type { Lesson } from './schema.ts';
 import { draftForSetup } from './setup.ts';
+
+/**
+ * What this slice reads and writes of the rest of the store, structurally (importing the store's
+ * type would put this file in an import cycle with state/store.ts, which composes the slices).
+ */
+interface Host extends LessonsSlice {
+  view: 'environments' | 'train' | 'lessons';
+  notify(level: 'info' | 'warning' | 'error', text: string): void;
+  backend: { status: 'ready'; report: { chosen: DraftConfig['backend'] } } | { status: 'detecting' | 'failed' };
+  presets: Preset[];
+  presetId: string;
+  base: DraftConfig;
+  draft: DraftConfig;
+  validation: Validation;
+  pendingRestart: string[];
+  tab: 'dashboard' | 'groups' | 'trajectories';
+  history: readonly Readonly<Record<string, number>>[];
+  resetRun(): void;
+}
 
 const storage = (): Storage | null => (typeof localStorage === 'undefined' ? null : localStorage);
 
@@ -44,7 +63,7 @@ function firstOpenStep(l: Lesson, p: Progress): number {
   return i < 0 ? 0 : i;
 }
 
-export const lessonsSlice: StateCreator<Store, [], [], LessonsSlice> = (set, get) => {
+export const lessonsSlice: StateCreator<Host, [], [], LessonsSlice> = (set, get) => {
   const saved = readProgress(storage());
   // Reported once the store exists (notices live in another slice).
   const problems = [...LESSONS.problems, ...(saved.problem ? [saved.problem] : [])];
