@@ -5,13 +5,16 @@ import { Notices } from './shell/Notices.tsx';
 import { EnvironmentsView } from './env/EnvironmentsView.tsx';
 import { TrainView } from './train/TrainView.tsx';
 import { RunsView } from './runs/RunsView.tsx';
-import { useStore, type ViewId } from './state/store.ts';
+import { LessonsView } from './lessons/LessonsView.tsx';
+import { useStore } from './state/store.ts';
+import type { ViewId } from './state/storeTypes.ts';
 
 /** The views in the header nav. */
 const VIEWS: readonly { id: ViewId; title: string }[] = [
   { id: 'environments', title: 'Environments' },
   { id: 'train', title: 'Train' },
   { id: 'runs', title: 'Runs' },
+  { id: 'lessons', title: 'Lessons' },
 ];
 
 export function App() {
@@ -55,6 +58,7 @@ export function App() {
         {active === 'environments' && <EnvironmentsView />}
         {active === 'train' && <TrainView />}
         {active === 'runs' && <RunsView />}
+        {active === 'lessons' && <LessonsView />}
       </div>
       <footer className="status-bar">
         <BackendStatus />

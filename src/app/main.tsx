@@ -6,9 +6,11 @@ import { App } from './App.tsx';
 import { startHashSync } from './state/hashSync.ts';
 import { flushRunRecord } from './train/slice.ts';
 import { useStore } from './state/store.ts';
+import { startLessonSync } from './lessons/sync.ts';
 import './styles.css';
 
 startHashSync();
+startLessonSync();
 // Runs a closed or reloaded tab left 'running' are listed as interrupted; the deleted ones past
 // their undo window are removed.
 void useStore.getState().refreshRuns();

@@ -1,5 +1,6 @@
 /** The list of environments, grouped by family, with each one's title (description on hover). */
-import { useStore, type CatalogEntry } from '../state/store.ts';
+import { useStore } from '../state/store.ts';
+import type { CatalogEntry } from '../state/storeTypes.ts';
 import { keepFocus } from './EpisodeControls.tsx';
 
 const FAMILIES: { family: string; title: string; blurb: string }[] = [

@@ -10,7 +10,7 @@ import { configDiff, statusText } from '../../core/runs/format.ts';
 import type { RunMeta } from '../../runtime/storage/runStore.ts';
 import { X_AXES } from './compare.ts';
 import { RunChart, type ChartRun } from './RunCharts.tsx';
-import type { ExportKind } from './slice.ts';
+import type { ExportKind } from './runsState.ts';
 import './runs.css';
 
 const pct = (v: number) => `${Math.round(v * 100)}%`;

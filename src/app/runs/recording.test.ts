@@ -11,6 +11,7 @@ let stepDelay = 0;
 let step = 0;
 
 vi.mock('../train/client.ts', () => ({
+  workerStarting: <T,>(work: Promise<T>) => work,
   trainWorker: () => ({
     start: async () => ({ engine: 'fake', setupS: 0, params: 10 }),
     step: async (): Promise<IterationView> => {

@@ -4,63 +4,22 @@
  * and export. The data lives in the RunStore; this slice holds what the views draw.
  */
 import type { StateCreator } from 'zustand';
-import type { Store } from '../state/store.ts';
-import type { MetricRow, RunData } from '../../core/runs/format.ts';
-import { configToJson, metricsToCsv, metricsToJsonl, parseImport, runToFile, safeFileName, trajectoriesToJsonl, type ImportFile } from '../../core/runs/format.ts';
-import { browserRunStore, recoverInterrupted, storageUse, type StorageUse } from '../../runtime/storage/browser.ts';
-import type { RunMeta } from '../../runtime/storage/runStore.ts';
+import type { Store } from '../state/storeTypes.ts';
+import type { CompareSettings, RunsSlice } from './runsState.ts';
+import type { MetricRow } from '../../core/runs/format.ts';
+import { configToJson, metricsToCsv, metricsToJsonl, parseImport, runToFile, safeFileName, trajectoriesToJsonl } from '../../core/runs/format.ts';
+import { browserRunStore, recoverInterrupted, storageUse } from '../../runtime/storage/browser.ts';
 import { flushRunRecord, forgetRunRecord, recordingRunId } from '../train/slice.ts';
-import type { XAxis } from './compare.ts';
 import { download } from './download.ts';
 
 /** How long a deleted run can be brought back, ms. */
 export const UNDO_DELETE_MS = 10_000;
 
-/** What can be exported from a run. */
-export type ExportKind = 'csv' | 'metrics-jsonl' | 'trajectories-jsonl' | 'config' | 'run';
 
-export interface CompareSettings {
-  /** The metric drawn. */
-  metric: string;
-  /** EMA smoothing weight, 0 (none) to 0.99. */
-  smoothing: number;
-  xAxis: XAxis;
-  /** Runs of the same config on different seeds are drawn as mean ± one standard deviation. */
-  groupSeeds: boolean;
-}
 
 export const DEFAULT_COMPARE: CompareSettings = { metric: 'episode/success_rate', smoothing: 0, xAxis: 'iteration', groupSeeds: true };
 
-/** A run opened read-only. */
-export type OpenRun = RunData & { meta: RunMeta };
 
-export interface RunsSlice {
-  /** Saved runs, newest first; null until loaded (or without storage). */
-  runs: RunMeta[] | null;
-  /** Why the list cannot be shown (no IndexedDB), or null. */
-  runsUnavailable: string | null;
-  storage: StorageUse | null;
-  /** Runs ticked for Compare, in the order they were ticked. */
-  selected: string[];
-  /** Metric rows of the selected runs. */
-  compareRows: Record<string, MetricRow[]>;
-  compare: CompareSettings;
-  openRun: OpenRun | null;
-  /** The run deleted last, while it can be brought back. */
-  undoable: { id: string; name: string } | null;
-  /** Problems of the last import (each names its file and field); empty after a good one. */
-  importProblems: string[];
-  /** Reloads the list (and marks runs of closed tabs as interrupted). */
-  refreshRuns(): Promise<void>;
-  updateRunInfo(id: string, patch: Partial<Pick<RunMeta, 'name' | 'tags' | 'note'>>): Promise<void>;
-  deleteRun(id: string): Promise<void>;
-  undoDelete(): Promise<void>;
-  toggleSelected(id: string): Promise<void>;
-  setCompare(patch: Partial<CompareSettings>): void;
-  openSavedRun(id: string | null): Promise<void>;
-  importRunFiles(files: ImportFile[]): Promise<boolean>;
-  exportRun(id: string, kind: ExportKind): Promise<void>;
-}
 
 let undoTimer: ReturnType<typeof setTimeout> | undefined;
 

@@ -6,7 +6,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { describeBackend, type BackendReport } from '../../runtime/backend.ts';
 import { formatMs, summarize, type Candidate } from '../../core/engine/choose.ts';
-import { useStore, type EngineChoiceView } from '../state/store.ts';
+import { useStore } from '../state/store.ts';
+import type { EngineChoiceView } from '../state/storeTypes.ts';
 
 function details(r: BackendReport): [string, string][] {
   const gpu = r.webgpu;

@@ -6,11 +6,21 @@
 import { formatTrainHash, isTrainHash } from '../train/config.ts';
 import { formatHash, parseHash } from './hash.ts';
 import { useStore } from './store.ts';
+import { formatClassroom, formatLessonHash, isLessonsHash, parseClassroomLink } from '../lessons/classroom.ts';
 
 /** True when the hash names the Runs view. */
 const isRunsHash = (hash: string) => /(^#?|&)view=runs(&|$)/.test(hash);
 
-function applyHash(hash: string): void {
+function applyHash(full: string): void {
+  // The classroom part (hide/lock, lesson, step) first: it applies to every view.
+  const link = parseClassroomLink(full);
+  const hash = link.rest;
+  for (const p of link.problems) useStore.getState().notify('warning', `Ignored part of the link: ${p}.`);
+  useStore.getState().setClassroom(link.classroom);
+  if (isLessonsHash(full)) {
+    useStore.getState().openLesson(link.lesson, link.step);
+    return;
+  }
   if (isRunsHash(hash)) {
     useStore.getState().setView('runs');
     return;
@@ -29,11 +39,14 @@ function applyHash(hash: string): void {
 
 function currentHash(): string | null {
   const s = useStore.getState();
-  if (s.view === 'runs') return '#view=runs';
+  // A classroom link's hidden and locked controls stay in the link through every view and reload.
+  const classroom = formatClassroom(s.classroom);
+  if (s.view === 'runs') return '#view=runs' + classroom;
+  if (s.view === 'lessons') return formatLessonHash(s.lessonId, s.lessonId ? s.lessonStep : null, s.classroom);
   // The training link follows the form while it is valid, so a copied link reproduces it.
-  if (s.view === 'train') return formatTrainHash(s.presetId, s.base, s.validation.ok ? s.draft : (s.running ?? s.base));
+  if (s.view === 'train') return formatTrainHash(s.presetId, s.base, s.validation.ok ? s.draft : (s.running ?? s.base)) + classroom;
   const { envId, seed, kwargs } = s;
-  return envId ? formatHash({ env: envId, seed, kwargs }) : null;
+  return envId ? formatHash({ env: envId, seed, kwargs }) + classroom : null;
 }
 
 /** Starts syncing; returns a function that stops it. */
@@ -46,7 +59,7 @@ export function startHashSync(): () => void {
   write();
   const unsubscribe = useStore.subscribe((s, prev) => {
     if (s.view !== prev.view && s.view === 'environments' && !s.envId) s.open({ envId: null, seed: 0 });
-    if (s.view !== prev.view || s.draft !== prev.draft || s.envId !== prev.envId || s.seed !== prev.seed || s.kwargs !== prev.kwargs) write();
+    if (s.view !== prev.view || s.draft !== prev.draft || s.envId !== prev.envId || s.seed !== prev.seed || s.kwargs !== prev.kwargs || s.lessonId !== prev.lessonId || s.lessonStep !== prev.lessonStep || s.classroom !== prev.classroom) write();
   });
   const onHashChange = () => {
     if (window.location.hash !== currentHash()) applyHash(window.location.hash);

@@ -3,28 +3,19 @@
  * the env viewer, and user-facing notices. Components subscribe with narrow selectors.
  */
 import { create, type StateCreator } from 'zustand';
-import { detectBackend, type BackendKind, type BackendReport } from '../../runtime/backend.ts';
+import { detectBackend, type BackendKind } from '../../runtime/backend.ts';
 import { envIds, makeEnv } from '../../core/envs/index.ts';
-import type { EnvKwargs } from '../../core/envs/registry.ts';
-import type { Env, EnvSpec } from '../../core/envs/types.ts';
-import { advance, isOver, rewind, startEpisode, type Actor, type Episode } from './episode.ts';
-import { trainSlice, type TrainSlice } from '../train/slice.ts';
-import { runsSlice, type RunsSlice } from '../runs/slice.ts';
-import type { RememberedChoice } from './engineCache.ts';
+import type { Env } from '../../core/envs/types.ts';
+import { advance, isOver, rewind, startEpisode, type Episode } from './episode.ts';
+import { trainSlice } from '../train/slice.ts';
+import { runsSlice } from '../runs/slice.ts';
+import { lessonsSlice } from '../lessons/slice.ts';
+import type { BackendSlice, CatalogEntry, NoticeSlice, Store, ViewerSlice, ViewSlice } from './storeTypes.ts';
+
 
 // ---------------------------------------------------------------- notices
 
-export interface Notice {
-  id: number;
-  level: 'info' | 'warning' | 'error';
-  text: string;
-}
 
-interface NoticeSlice {
-  notices: Notice[];
-  notify(level: Notice['level'], text: string): void;
-  dismiss(id: number): void;
-}
 
 let nextNoticeId = 1;
 
@@ -51,34 +42,8 @@ const noticeSlice: StateCreator<Store, [], [], NoticeSlice> = (set) => ({
 
 // ---------------------------------------------------------------- backend
 
-export type BackendState =
-  | { status: 'detecting' }
-  | {
-      status: 'ready';
-      report: BackendReport;
-      forced: BackendKind | null;
-      /** WASM threads forced by `?threads=N`, else null (chosen per run: learnerThreads). */
-      threads: number | null;
-    }
-  | { status: 'failed'; message: string };
 
-/** The measured backend choice for the model of the current (or last) run. */
-export interface EngineChoiceView extends RememberedChoice {
-  /** Device + model key it is remembered under. */
-  key: string;
-  /** Recalled from an earlier measurement rather than measured for this start. */
-  cached: boolean;
-}
 
-interface BackendSlice {
-  backend: BackendState;
-  /** Null until a run with backend 'auto' starts (or when the backend is forced). */
-  engineChoice: EngineChoiceView | null;
-  /** Backends are being timed (a start waits for it). */
-  measuringBackends: boolean;
-  /** Runs detection once; `query` is `location.search` (honours `?backend=wasm|webgpu`). */
-  detectBackend(query: string): Promise<void>;
-}
 
 /** Most WASM threads `?threads=N` may ask for (browsers cap a page's workers well above this). */
 const MAX_FORCED_THREADS = 16;
@@ -118,12 +83,6 @@ const backendSlice: StateCreator<Store, [], [], BackendSlice> = (set, get) => ({
 
 // ---------------------------------------------------------------- env viewer
 
-export interface CatalogEntry {
-  id: string;
-  /** Null when making the env with its defaults failed (a broken registration). */
-  spec: EnvSpec | null;
-  error?: string;
-}
 
 /** Every registered env with its spec; a broken one is listed with its error, never thrown. */
 export function loadCatalog(): CatalogEntry[] {
@@ -147,36 +106,6 @@ export function defaultEnvId(catalog: readonly CatalogEntry[]): string | null {
 /** Expert autoplay speed bounds, steps per second. */
 export const PLAY_RATE = { min: 0.5, max: 12, default: 3 } as const;
 
-interface ViewerSlice {
-  catalog: CatalogEntry[];
-  envId: string | null;
-  kwargs: EnvKwargs;
-  seed: number;
-  /** The live env instance (mutable; the episode record is the source of truth for the screen). */
-  env: Env | null;
-  episode: Episode | null;
-  /** Expert autoplay is running. */
-  playing: boolean;
-  /** Expert autoplay speed, steps per second. */
-  playRate: number;
-  /** Makes the env (falling back to the default with a notice) and starts an episode. */
-  open(req: { envId: string | null; seed?: number; kwargs?: EnvKwargs }): void;
-  setSeed(seed: number): void;
-  /** Restarts the current episode with the same seed. */
-  reset(): void;
-  /** Restarts with a fresh random seed. */
-  newSeed(): void;
-  /** Applies an action; returns false when it could not be applied (over, or the env threw). */
-  act(action: unknown, by?: Actor): boolean;
-  /** One expert action; returns false when the expert has none or the episode is over. */
-  expertStep(): boolean;
-  /** Undoes the last step (replays from the seed). */
-  stepBack(): void;
-  /** Goes back to the moment after step `n` (0 = just after reset), replaying from the seed. */
-  rewindTo(n: number): void;
-  setPlaying(on: boolean): void;
-  setPlayRate(rate: number): void;
-}
 
 const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
   /** Starts an episode on `env` with `seed`; reports and returns null if the env throws. */
@@ -306,13 +235,7 @@ const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
 
 // ---------------------------------------------------------------- views
 
-export type ViewId = 'environments' | 'train' | 'runs';
 
-interface ViewSlice {
-  /** The view in the header nav that is showing. */
-  view: ViewId;
-  setView(view: ViewId): void;
-}
 
 const viewSlice: StateCreator<Store, [], [], ViewSlice> = (set) => ({
   view: 'environments',
@@ -321,7 +244,6 @@ const viewSlice: StateCreator<Store, [], [], ViewSlice> = (set) => ({
 
 // ---------------------------------------------------------------- store
 
-export type Store = NoticeSlice & BackendSlice & ViewerSlice & ViewSlice & TrainSlice & RunsSlice;
 
 export const useStore = create<Store>()((...a) => ({
   ...noticeSlice(...a),
@@ -330,4 +252,5 @@ export const useStore = create<Store>()((...a) => ({
   ...viewSlice(...a),
   ...trainSlice(...a),
   ...runsSlice(...a),
+  ...lessonsSlice(...a),
 }));

@@ -8,6 +8,7 @@ import { useStore } from '../state/store.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import type { EnvKwargs } from '../../core/envs/registry.ts';
 import { FIELDS, PANELS, getPath, type FieldDef } from './fields.ts';
+import { isHidden, isLocked } from '../lessons/classroom.ts';
 
 function Help({ text }: { text: string }) {
   return (
@@ -35,7 +36,7 @@ function parseText(f: FieldDef, text: string): unknown {
 }
 
 /** A text input that keeps what is typed ("0.00") and resyncs when the value changes elsewhere (a preset). */
-function TextField({ f, value, invalid, onValue }: { f: FieldDef; value: unknown; invalid: boolean; onValue: (v: unknown) => void }) {
+function TextField({ f, value, invalid, disabled = false, onValue }: { f: FieldDef; value: unknown; invalid: boolean; disabled?: boolean; onValue: (v: unknown) => void }) {
   const [text, setText] = useState(formatValue(value));
   const [seen, setSeen] = useState(value);
   if (seen !== value) {
@@ -50,6 +51,7 @@ function TextField({ f, value, invalid, onValue }: { f: FieldDef; value: unknown
       value={text}
       inputMode={f.input.kind === 'intList' ? 'text' : 'decimal'}
       aria-invalid={invalid}
+      disabled={disabled}
       spellCheck={false}
       onChange={(e) => {
         setText(e.target.value);
@@ -78,7 +80,10 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
   const catalog = useStore((s) => s.catalog);
   // The env list matches the policy: grid worlds for the MLP, tool envs for the transformer.
   const family = useStore((s) => (s.draft.model.kind === 'mlp' ? 'grid' : 'tool'));
-  const edit = useStore((s) => s.editField);
+  // A classroom link can lock a field: it shows its value but cannot be edited.
+  const locked = useStore((s) => isLocked(s.classroom, f.path));
+  const editField = useStore((s) => s.editField);
+  const edit = locked ? () => undefined : editField;
   // The chosen env's title follows its kwargs ("Door and key 8x8"); the registry id stays.
   const envKwargs = useStore((s) => (f.input.kind === 'env' ? s.draft.env.kwargs : undefined));
   const id = `field-${f.path}`;
@@ -89,7 +94,7 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
         ? catalog.filter((c) => c.spec?.family === family).map((c) => ({ value: c.id, label: c.id === value ? envTitle(c.id, envKwargs) ?? c.spec!.title : c.spec!.title }))
         : f.input.options;
     input = (
-      <select id={id} className="field-input" data-testid={id} value={String(value)} onChange={(e) => edit(f.path, e.target.value)}>
+      <select id={id} className="field-input" data-testid={id} value={String(value)} disabled={locked} onChange={(e) => edit(f.path, e.target.value)}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -98,16 +103,21 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
       </select>
     );
   } else if (f.input.kind === 'bool') {
-    input = <input id={id} type="checkbox" className="field-check" data-testid={id} checked={value === true} onChange={(e) => edit(f.path, e.target.checked)} />;
+    input = <input id={id} type="checkbox" className="field-check" data-testid={id} checked={value === true} disabled={locked} onChange={(e) => edit(f.path, e.target.checked)} />;
   } else {
-    input = <TextField f={f} value={value} invalid={!!errors} onValue={(v) => edit(f.path, v)} />;
+    input = <TextField f={f} value={value} invalid={!!errors} disabled={locked} onValue={(v) => edit(f.path, v)} />;
   }
   return (
-    <div className={`field ${errors ? 'field-bad' : ''}`} data-field={f.path}>
+    <div className={`field ${errors ? 'field-bad' : ''} ${locked ? 'field-locked' : ''}`} data-field={f.path}>
       <label htmlFor={id} className="field-label">
         {f.label}
         {f.live && running && <span className="chip chip-live" title="Changes apply to the running experiment at the next update">live</span>}
         {restarts && <span className="chip chip-restart">restarts</span>}
+        {locked && (
+          <span className="chip" data-testid={`locked-${f.path}`} title="Locked by the link this page was opened with">
+            locked
+          </span>
+        )}
       </label>
       <div className="field-control">
         {input}
@@ -126,6 +136,9 @@ function Presets() {
   const presets = useStore((s) => s.presets);
   const presetId = useStore((s) => s.presetId);
   const choose = useStore((s) => s.choosePreset);
+  const hidden = useStore((s) => isHidden(s.classroom, 'presets'));
+  const locked = useStore((s) => isLocked(s.classroom, 'presets'));
+  if (hidden) return null;
   return (
     <section className="cfg-section" aria-labelledby="presets-h">
       <h2 id="presets-h" className="cfg-title">
@@ -139,6 +152,7 @@ function Presets() {
             className={`preset ${p.id === presetId ? 'preset-on' : ''}`}
             data-testid={`preset-${p.id}`}
             aria-pressed={p.id === presetId}
+            disabled={locked && p.id !== presetId}
             title={p.description}
             onClick={() => choose(p.id)}
           >
@@ -156,6 +170,7 @@ const NONE: string[] = [];
 export function ConfigPanel() {
   const draft = useStore((s) => s.draft);
   const other = useStore((s) => (s.validation.ok ? NONE : s.validation.other));
+  const classroom = useStore((s) => s.classroom);
   return (
     <div className="cfg" data-testid="train-config">
       <Presets />
@@ -166,13 +181,13 @@ export function ConfigPanel() {
           ))}
         </div>
       )}
-      {PANELS.map((p) => (
+      {PANELS.filter((p) => !isHidden(classroom, `panel.${p.id}`)).map((p) => (
         <section key={p.id} className="cfg-section" aria-labelledby={`cfg-${p.id}`} data-testid={`panel-${p.id}`}>
           <h2 id={`cfg-${p.id}`} className="cfg-title">
             {p.title}
           </h2>
           <p className="cfg-blurb">{p.blurb}</p>
-          {FIELDS.filter((f) => f.panel === p.id && (!f.when || f.when(draft))).map((f) => (
+          {FIELDS.filter((f) => f.panel === p.id && (!f.when || f.when(draft)) && !isHidden(classroom, f.path)).map((f) => (
             <Field key={f.path} f={f} />
           ))}
         </section>

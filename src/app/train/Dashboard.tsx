@@ -16,7 +16,7 @@ import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
 import { explorationHealth, outcomeHealth, shiftHealth, signalHealth, WINDOW, type Verdict } from './health.ts';
 import { MetricChart, thin, type ChartMarker, type ChartSpec } from './MetricChart.tsx';
-import type { MetricPoint } from './slice.ts';
+import type { MetricPoint } from './trainState.ts';
 
 const C = {
   indigo: '#4f46e5',

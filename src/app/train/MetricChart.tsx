@@ -11,7 +11,7 @@
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useElementSize } from '../ui/useElementSize.ts';
 import { bandPath, linePath, linear, niceTicks, yRange } from './plot.ts';
-import type { MetricPoint } from './slice.ts';
+import type { MetricPoint } from './trainState.ts';
 
 /** Points drawn per chart; longer histories are thinned evenly (the last point always kept). */
 export const MAX_POINTS = 200;

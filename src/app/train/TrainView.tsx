@@ -10,9 +10,10 @@ import { FIELD_BY_PATH } from './fields.ts';
 import { blockingFields } from './config.ts';
 import { GroupView } from './GroupView.tsx';
 import { fmt } from './MetricChart.tsx';
-import type { RunStatus, TrainTab } from './slice.ts';
+import type { RunStatus, TrainTab } from './trainState.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
 import './train.css';
+import { LessonBanner } from '../lessons/LessonBanner.tsx';
 
 const STATUS_TEXT: Record<RunStatus, string> = {
   idle: 'ready',
@@ -204,6 +205,7 @@ export function TrainView() {
         <ConfigPanel />
       </aside>
       <main className="main train-main">
+        <LessonBanner />
         <RunBar />
         <RestartPrompt />
         <ErrorNote />

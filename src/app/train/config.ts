@@ -128,7 +128,24 @@ export function formatTrainHash(presetId: string, base: DraftConfig, d: DraftCon
   const changed = changedFields(base, d).filter((p) => p !== 'backend');
   changed.sort((a, b) => Number(b === 'algo.algo') - Number(a === 'algo.algo'));
   for (const p of changed) parts.push(`${p}=${encodeValue(getPath(d, p))}`);
+  // Env kwargs that differ from the preset's (`env.kwargs.maxSteps=100`); only for the preset's env.
+  const bk = (base.env.kwargs ?? {}) as Record<string, unknown>;
+  const dk = (d.env.kwargs ?? {}) as Record<string, unknown>;
+  for (const k of Object.keys(dk)) if (!sameValue(bk[k], dk[k]) && isKwargValue(dk[k])) parts.push(`env.kwargs.${encodeURIComponent(k)}=${encodeValue(dk[k])}`);
   return '#' + parts.join('&');
+}
+
+const KWARG_KEY = /^env\.kwargs\.[A-Za-z][A-Za-z0-9_]*$/;
+
+function isKwargValue(v: unknown): v is number | boolean | string {
+  return typeof v === 'number' || typeof v === 'boolean' || typeof v === 'string';
+}
+
+/** A kwarg from a link: true/false and numbers become JSON values, anything else stays text (the env's reader names it). */
+function parseKwarg(raw: string): unknown {
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (raw.trim() !== '' && Number.isFinite(Number(raw))) return Number(raw);
+  return raw;
 }
 
 function parseValue(path: string, raw: string): { value: unknown } | { error: string } {
@@ -178,6 +195,8 @@ export function parseTrainHash(hash: string): ParsedTrainHash {
     else if (key === 'backend') {
       if (value === 'auto' || value === 'webgpu' || value === 'wasm') out.backend = value;
       else out.problems.push(`backend=${value} is not auto, webgpu or wasm`);
+    } else if (KWARG_KEY.test(key)) {
+      out.overrides.push([key, parseKwarg(value)]);
     } else if (FIELD_BY_PATH.has(key) && key !== 'backend') {
       const v = parseValue(key, value);
       if ('value' in v) out.overrides.push([key, v.value]);

@@ -14,6 +14,7 @@ function fakeIteration(i: number): IterationView {
 }
 
 vi.mock('./client.ts', () => ({
+  workerStarting: <T,>(work: Promise<T>) => work,
   trainWorker: () => ({
     start: async (...args: unknown[]) => {
       calls.start.push(args);

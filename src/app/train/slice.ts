@@ -8,12 +8,13 @@
  */
 import type { StateCreator } from 'zustand';
 import { proxy } from 'comlink';
-import type { IterationView, StartInfo, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
-import type { Store } from '../state/store.ts';
+import type { IterationView, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
+import type { Store } from '../state/storeTypes.ts';
+import type { MetricPoint, TrainSlice } from './trainState.ts';
 import { terminateTrainWorker, trainWorker, withProbeWorker, workerStarting } from './client.ts';
 import type { Remote } from 'comlink';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
-import { blockingFields, changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate, type Preset, type Validation } from './config.ts';
+import { blockingFields, changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate } from './config.ts';
 import { FIELD_BY_PATH, getPath, type DraftConfig } from './fields.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { learnerThreads } from '../../core/engine/threads.ts';
@@ -33,78 +34,11 @@ const MEASURE_BUDGET_MS = 1500;
  */
 const MEASURE_AGAIN_BUDGET_MS = 10_000;
 
-export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stepping' | 'finished' | 'error';
-export type TrainTab = 'dashboard' | 'groups' | 'trajectories';
 
-/** One iteration's metrics plus the x value and the reward band, as the charts read them. */
-export type MetricPoint = Record<string, number> & { it: number };
 
 const rawPresets = Object.values(import.meta.glob('../../../presets/*.json', { eager: true, import: 'default' }));
 const loaded = loadPresets(rawPresets);
 
-export interface TrainSlice {
-  presets: Preset[];
-  presetId: string;
-  /** The chosen preset as a draft (what the URL's overrides are relative to). */
-  base: DraftConfig;
-  /** The form's contents (may be invalid). */
-  draft: DraftConfig;
-  validation: Validation;
-  /** The config of the trainer in the worker; null when there is none. */
-  running: DraftConfig | null;
-  /** Form fields whose change needs a restart (draft vs running, non-live); empty when none. */
-  pendingRestart: string[];
-  status: RunStatus;
-  error: string | null;
-  info: StartInfo | null;
-  /** Imitation warm start in progress (tool envs), else null. */
-  warmStart: WarmStartProgress | null;
-  /** The warm start waits before its next step (Pause during the warm start). */
-  warmPaused: boolean;
-  /** Every warm-start report of the current run (the warm-start chart), with its page time (ms). */
-  warmHistory: (WarmStartProgress & { t: number })[];
-  /** Metrics per iteration, oldest first (a new array at each flush). */
-  history: MetricPoint[];
-  latest: IterationView | null;
-  /** Iterations per second over the recent iterations (wall clock, main thread). */
-  itPerS: number;
-  /** Iterations the NaN guard skipped an update in. */
-  skippedUpdates: number;
-  tab: TrainTab;
-  /** Draw a live rollout of each new batch while training (grid runs); off = no drawing at all. */
-  renderLive: boolean;
-  /** The batch the trajectory inspector shows (pinned, so training on does not move it) and the episode in it. */
-  inspect: { batch: IterationView; index: number } | null;
-  /** Id of the saved record of the current run (Runs view), null before its first iteration or without storage. */
-  recordId: string | null;
-
-  /** Opens the view from a `#view=train&...` hash. */
-  openTrain(hash: string): void;
-  choosePreset(id: string): void;
-  editField(path: string, value: unknown): void;
-  /** Discards edits that would restart the run. */
-  revertDraft(): void;
-  /** Restarts with the draft (after the person confirmed). */
-  applyRestart(): Promise<void>;
-  startRun(): Promise<void>;
-  pauseRun(): void;
-  stepOnce(): Promise<void>;
-  /** Drops the run and its charts (the settings stay). */
-  resetRun(): void;
-  setTab(tab: TrainTab): void;
-  setRenderLive(on: boolean): void;
-  /** Opens episode `index` of the latest batch (or of the pinned one when `pinned`) in the inspector. */
-  inspectEpisode(index: number, pinned?: boolean): void;
-  /**
-   * Forgets the remembered backend choice for the form's model and times the backends again now,
-   * in a worker of its own (not while a run is active: it would skew both).
-   */
-  measureAgain(): Promise<void>;
-  /** Pauses or resumes a warm start in progress (between two of its steps). */
-  toggleWarmPause(): void;
-  /** The backend detection finished: adopt its choice unless the person picked one. */
-  adoptBackend(kind: DraftConfig['backend']): void;
-}
 
 // Run-loop state that React never reads directly.
 let buffer: MetricPoint[] = [];

@@ -1,0 +1,145 @@
+/**
+ * The "Lessons" view: the lessons with their progress on the left; on the right the open
+ * lesson's current step (what to do, what to watch, its check), previous / next, and the
+ * classroom-link builder for hosts.
+ */
+import { useStore } from '../state/store.ts';
+import { ClassroomLink } from './ClassroomLink.tsx';
+import { CheckStatusView } from './CheckStatusView.tsx';
+import { isDone } from './progress.ts';
+import './lessons.css';
+
+const BADGE_TITLE = { outcome: 'Outcome', exploration: 'Exploration', signal: 'Signal', shift: 'Shift' } as const;
+
+function LessonList() {
+  const lessons = useStore((s) => s.lessons);
+  const progress = useStore((s) => s.lessonProgress);
+  const lessonId = useStore((s) => s.lessonId);
+  const openLesson = useStore((s) => s.openLesson);
+  return (
+    <nav className="lesson-list" aria-label="Lessons">
+      <h2 className="cfg-title">Lessons</h2>
+      {lessons.map((l, i) => {
+        const n = (progress.done[l.id] ?? []).filter((k) => k < l.steps.length).length;
+        return (
+          <button key={l.id} type="button" className={`lesson-item ${l.id === lessonId ? 'lesson-item-on' : ''}`} data-testid={`lesson-item-${l.id}`} aria-current={l.id === lessonId ? 'true' : undefined} onClick={() => openLesson(l.id)}>
+            <span className="lesson-item-title">
+              {i + 1}. {l.title}
+            </span>
+            <span className="lesson-item-meta">
+              <span className={`lesson-progress ${n === l.steps.length ? 'lesson-progress-done' : ''}`} data-testid={`lesson-progress-${l.id}`} data-done={n}>
+                {n === l.steps.length ? '✓ done' : `${n} / ${l.steps.length} steps`}
+              </span>
+              {l.badge && <span className="chip">{BADGE_TITLE[l.badge]} badge</span>}
+            </span>
+          </button>
+        );
+      })}
+      <p className="muted small lesson-note">Progress is kept in this browser. A lesson on reward hacking waits for the reward lab.</p>
+    </nav>
+  );
+}
+
+function LessonPanel() {
+  const lesson = useStore((s) => s.lessons.find((l) => l.id === s.lessonId));
+  const stepIdx = useStore((s) => s.lessonStep);
+  const progress = useStore((s) => s.lessonProgress);
+  const armed = useStore((s) => s.armed);
+  const hasRun = useStore((s) => s.status !== 'idle' || s.history.length > 0);
+  const { goStep, setUpStep, resetLesson } = useStore.getState();
+  if (!lesson) {
+    return (
+      <div className="lesson-empty panel" data-testid="lesson-empty">
+        <h1>Lessons</h1>
+        <p>
+          Each lesson is a few short training runs that make one thing visible: what a shaped reward buys, what an exploration collapse or a dead learning signal looks like, what asynchronous rollouts do to the data. Every step sets up the Train view for you; you press Start, and the step
+          ticks itself off when the live metrics show what it is about.
+        </p>
+        <p className="muted">Pick a lesson on the left.</p>
+      </div>
+    );
+  }
+  const step = lesson.steps[stepIdx];
+  const allDone = lesson.steps.every((_, k) => isDone(progress, lesson.id, k));
+  const isArmed = armed?.lessonId === lesson.id && armed.step === stepIdx;
+  return (
+    <article className="lesson panel" data-testid="lesson" data-lesson={lesson.id} data-step={stepIdx + 1}>
+      <header className="lesson-head">
+        <h1>{lesson.title}</h1>
+        <p>{lesson.summary}</p>
+      </header>
+      <ol className="lesson-steps" aria-label="Steps">
+        {lesson.steps.map((s, k) => (
+          <li key={k}>
+            <button type="button" className={`lesson-step-tab ${k === stepIdx ? 'on' : ''}`} aria-current={k === stepIdx ? 'step' : undefined} data-testid={`lesson-step-${k + 1}`} data-done={isDone(progress, lesson.id, k)} onClick={() => goStep(k)}>
+              <span className="lesson-step-mark" aria-hidden>
+                {isDone(progress, lesson.id, k) ? '✓' : k + 1}
+              </span>
+              {s.title}
+            </button>
+          </li>
+        ))}
+      </ol>
+      <section className="lesson-step" aria-label={`Step ${stepIdx + 1}`}>
+        <h2>
+          Step {stepIdx + 1} of {lesson.steps.length}: {step.title}
+        </h2>
+        <p className="lesson-text">{step.text}</p>
+        <p className="lesson-action">
+          <b>Do:</b> {step.action}
+        </p>
+        <div className="lesson-setup-row">
+          <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={setUpStep} title="Puts this step's settings into the Train view and opens it; training starts only when you press Start">
+            {isArmed ? 'Set up again on the Train view' : 'Set up on the Train view'}
+          </button>
+          <span className="muted small">
+            Preset <code>{step.setup.preset}</code>
+            {step.setup.overrides.length > 0 && (
+              <>
+                {' with '}
+                {step.setup.overrides.map(([p, v]) => `${p} = ${Array.isArray(v) ? v.join(',') : String(v)}`).join(', ')}
+              </>
+            )}
+            {hasRun && !isArmed ? '. Setting up discards the current run.' : '.'}
+          </span>
+        </div>
+        <CheckStatusView lesson={lesson} step={stepIdx} />
+        <div className="lesson-nav">
+          <button type="button" className="btn" data-testid="lesson-prev" disabled={stepIdx === 0} onClick={() => goStep(stepIdx - 1)}>
+            ← Previous
+          </button>
+          <button type="button" className="btn" data-testid="lesson-next" disabled={stepIdx === lesson.steps.length - 1} onClick={() => goStep(stepIdx + 1)}>
+            Next →
+          </button>
+          <span className="status-spacer" />
+          <button type="button" className="btn" data-testid="lesson-reset" onClick={() => resetLesson(lesson.id)} title="Forget this lesson's ticks and go back to its first step">
+            Start the lesson over
+          </button>
+        </div>
+      </section>
+      {allDone && (
+        <section className="lesson-takeaway" data-testid="lesson-takeaway">
+          <h2>What to take away</h2>
+          <p>{lesson.takeaway}</p>
+        </section>
+      )}
+    </article>
+  );
+}
+
+export function LessonsView() {
+  const classroom = useStore((s) => s.classroom);
+  // A classroom link is for students: the builder stays with hosts.
+  const student = classroom.hide.length > 0 || classroom.lock.length > 0;
+  return (
+    <div className="lessons-layout">
+      <aside className="sidebar lessons-sidebar">
+        <LessonList />
+      </aside>
+      <main className="main lessons-main">
+        <LessonPanel />
+        {!student && <ClassroomLink />}
+      </main>
+    </div>
+  );
+}

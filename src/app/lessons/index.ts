@@ -1,0 +1,13 @@
+/** Every lesson, in the order the Lessons view lists them; validated once at load. */
+import sparseVsShaped from './data/sparse-vs-shaped.ts';
+import explorationCollapse from './data/exploration-collapse.ts';
+import signalDegeneration from './data/signal-degeneration.ts';
+import shiftStaleness from './data/shift-staleness.ts';
+import rlvrVsAgentic from './data/rlvr-vs-agentic.ts';
+import grpoVsPpo from './data/grpo-vs-ppo.ts';
+import warmStartThenRl from './data/warm-start-then-rl.ts';
+import { loadLessons } from './schema.ts';
+
+export const LESSON_FILES: readonly unknown[] = [sparseVsShaped, explorationCollapse, signalDegeneration, shiftStaleness, rlvrVsAgentic, grpoVsPpo, warmStartThenRl];
+
+export const LESSONS = loadLessons(LESSON_FILES);
