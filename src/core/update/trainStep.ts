@@ -393,15 +393,7 @@ function optimizerStep(b: StepBuild, model: PolicyModel, P: Record<string, Tenso
   // large elementwise kernels instead of ~16 small ones per parameter tensor, which matters most
   // on WebGPU where every node is a dispatch. Params stay separate graph inputs/outputs (so a
   // policy session can share them); the Adam moments are the flat vectors `adam.m`, `adam.v`.
-  const order = model.params.map((_, i) => i).sort((x, y) => Number(model.params[y].decay) - Number(model.params[x].decay));
-  const flatLayout: TrainStepGraph['flatLayout'] = [];
-  let N = 0;
-  for (const i of order) {
-    const size = model.params[i].shape.reduce((x, y) => x * y, 1);
-    flatLayout.push({ name: model.params[i].name, offset: N, size });
-    N += size;
-  }
-  const nDecay = flatLayout.filter((_, k) => model.params[order[k]].decay).reduce((s, l) => s + l.size, 0);
+  const { order, flatLayout, N, nDecay } = flatParamLayout(model);
   const flatten = (ts: readonly Tensor[]) => (ts.length === 1 ? g.reshape(ts[0], [N]) : g.concat(order.map((i) => g.reshape(ts[i], [-1])), 0));
   const gFlat = flatten(grads);
   const pFlat = flatten(params);
@@ -461,4 +453,18 @@ function optimizerStep(b: StepBuild, model: PolicyModel, P: Record<string, Tenso
     { input: STEP, output: next(STEP), shape: [], kind: 'step' },
   );
   return { state, flatLayout };
+}
+
+/** Where each parameter sits in the optimizer's flat vectors: weight-decayed ones first, in `order`. */
+function flatParamLayout(model: PolicyModel): { order: number[]; flatLayout: TrainStepGraph['flatLayout']; N: number; nDecay: number } {
+  const order = model.params.map((_, i) => i).sort((x, y) => Number(model.params[y].decay) - Number(model.params[x].decay));
+  const flatLayout: TrainStepGraph['flatLayout'] = [];
+  let N = 0;
+  for (const i of order) {
+    const size = model.params[i].shape.reduce((x, y) => x * y, 1);
+    flatLayout.push({ name: model.params[i].name, offset: N, size });
+    N += size;
+  }
+  const nDecay = flatLayout.filter((_, k) => model.params[order[k]].decay).reduce((s, l) => s + l.size, 0);
+  return { order, flatLayout, N, nDecay };
 }
