@@ -25,8 +25,10 @@ describe('device check page', () => {
       const line = (await page.getByTestId(`check-choice-line-${preset}`).textContent()) ?? '';
       expect(line).toMatch(new RegExp(`^${preset}: WASM · \\d+ threads? · [\\d.]+ ms/step — WebGPU \\(software\\)`));
       // The software adapter is timed too: a figure, or the budget it did not finish in (it needed
-      // 10–90 s here to compile and run its first step); the self-test's table times it on smaller models.
-      expect(line).toMatch(/WebGPU \(software\)( [\d.]+ ms\/step \(not used\)|: no result within the 20\.0 s budget)$/);
+      // 10–90 s here to compile and run its first step), or, on a busy machine, the note that WASM's
+      // timing used the whole budget first (calc-grpo at load 9: 1045 ms/step); the self-test's
+      // table times it on smaller models.
+      expect(line).toMatch(/WebGPU \(software\)( [\d.]+ ms\/step \(not used\)|: no result within the 20\.0 s budget|: not measured: the 20\.0 s budget was spent)$/);
       console.log(line);
     }
     await page.screenshot({ path: `${ARTIFACTS}/device-check.png`, fullPage: true });
