@@ -1,0 +1,71 @@
+/**
+ * The agents shipped in public/agents/ are what the manifest says: every file is there with its
+ * size and SHA-256, its config is a valid run config for its env, and the ONNX policy, run
+ * here with onnxruntime-web in Node exactly as the agent worker runs it in the page (one state
+ * per call, actions by chooseAgentAction), plays its env about as well as the manifest claims.
+ * An independent check of the claim: these episodes use the viewer's sampling stream, not the
+ * one the training run's evaluation used.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import * as ort from 'onnxruntime-web';
+import '../../core/envs/index.ts';
+import { chooseAgentAction } from '../../core/agents/act.ts';
+import { parseAgentManifest } from '../../core/agents/manifest.ts';
+import { makeEnv } from '../../core/envs/index.ts';
+import type { Env, GridObs } from '../../core/envs/types.ts';
+import { parseRunConfig } from '../../core/presets/schema.ts';
+import { encodeGridObs } from '../../core/rollout/features.ts';
+import { heldOutSeeds } from '../../core/util/rng.ts';
+
+const DIR = 'public/agents';
+const raw = JSON.parse(readFileSync(`${DIR}/manifest.json`, 'utf8')) as unknown;
+const parsed = parseAgentManifest(raw);
+if (!parsed.ok) throw new Error(parsed.message);
+const { agents } = parsed.manifest;
+/** Episodes replayed per agent, and how far below its claimed sampled success the rate may fall (binomial noise at 32 episodes is ~0.07 at p = 0.75). */
+const EPISODES = 32;
+const SLACK = 0.2;
+
+describe('shipped agents', () => {
+  it('the manifest lists the grid agents, with their files, sizes and hashes', () => {
+    expect(agents.length).toBeGreaterThanOrEqual(3);
+    for (const a of agents) {
+      const bytes = readFileSync(`${DIR}/${a.file}`);
+      expect(bytes.length, a.file).toBe(a.bytes);
+      expect(createHash('sha256').update(bytes).digest('hex'), a.file).toBe(a.sha256);
+      expect(existsSync(`${DIR}/${a.config}`), a.config).toBe(true);
+      const cfg = parseRunConfig(JSON.parse(readFileSync(`${DIR}/${a.config}`, 'utf8')));
+      expect(cfg.ok && cfg.config.env.id, a.config).toBe(a.env);
+      expect(a.command).toContain(`--config public/agents/${a.config} --seed ${a.seed}`);
+      expect(makeEnv(a.env, a.kwargs).spec.family).toBe('grid');
+    }
+  });
+
+  for (const a of agents) {
+    it(`${a.env}: the policy plays ${EPISODES} held-out seeds about as well as claimed (sampled ${a.eval.sampled})`, async () => {
+      ort.env.wasm.numThreads = 1;
+      const session = await ort.InferenceSession.create(readFileSync(`${DIR}/${a.file}`));
+      const env = makeEnv(a.env, a.kwargs) as Env<GridObs, number>;
+      const features = new Float32Array(a.model.obsDim);
+      let wins = 0;
+      for (const seed of heldOutSeeds(EPISODES)) {
+        let { obs } = env.reset({ seed });
+        for (let t = 0; ; t++) {
+          encodeGridObs(obs, features);
+          const out = await session.run({ obs: new ort.Tensor('float32', features, [1, a.model.obsDim]) });
+          const { action } = chooseAgentAction(out.logprobs.data as Float32Array, 'sampled', seed, t);
+          const r = env.step(action);
+          obs = r.obs;
+          if (r.terminated || r.truncated) {
+            if (r.info.success) wins++;
+            break;
+          }
+        }
+      }
+      await session.release();
+      expect(wins / EPISODES).toBeGreaterThanOrEqual(a.eval.sampled - SLACK);
+    }, 60_000);
+  }
+});
