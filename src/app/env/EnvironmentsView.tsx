@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useStore } from '../state/store.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
 import { EnvPicker } from './EnvPicker.tsx';
+import { AgentControls } from './AgentControls.tsx';
 import { ExpertControls, SeedControls } from './EpisodeControls.tsx';
 import { EpisodeStatus } from './EpisodeStatus.tsx';
 import { GridView } from './GridView.tsx';
@@ -59,6 +60,7 @@ function EnvStage() {
             <EpisodeStatus spec={spec} episode={episode} />
             <ExpertControls />
           </div>
+          <AgentControls spec={spec} />
           {spec.family === 'grid' ? <GridView spec={spec} episode={episode} /> : <ToolView spec={spec} episode={episode} />}
         </>
       ) : (

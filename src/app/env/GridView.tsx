@@ -207,8 +207,8 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
               <li key={n}>
                 <button
                   type="button"
-                  className={`step-chip ${st.by === 'expert' ? 'by-expert' : 'by-you'}`}
-                  title={`Step ${n} by ${st.by === 'you' ? 'you' : 'the expert'}, reward ${st.reward}. Click to go back to just before it.`}
+                  className={`step-chip by-${st.by}`}
+                  title={`Step ${n} by ${st.by === 'you' ? 'you' : st.by === 'agent' ? 'the trained agent' : 'the expert'}, reward ${st.reward}. Click to go back to just before it.`}
                   onClick={() => useStore.getState().rewindTo(n - 1)}
                   {...keepFocus}
                 >

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { EnvSpec, ToolObs, TranscriptMessage } from '../../core/envs/types.ts';
-import { isOver, type Episode } from '../state/episode.ts';
+import { isOver, type Actor, type Episode } from '../state/episode.ts';
 import { useStore } from '../state/store.ts';
 import { formatReward } from './EpisodeStatus.tsx';
 import { toolsFromTask } from './toolText.ts';
@@ -15,7 +15,7 @@ interface Row {
   /** 1-based step that produced the message; 0 for the task. */
   step: number;
   latencyMs: number | null;
-  by: 'you' | 'expert' | null;
+  by: Actor | null;
 }
 
 /** Attributes each transcript message to the step that added it, via the per-step snapshots. */
@@ -68,7 +68,7 @@ function Transcript({ ep }: { ep: Episode }) {
         return (
           <li key={i} className={`msg msg-${r.msg.role}${resultTone}${r.by ? ` by-${r.by}` : ''}`} data-role={r.msg.role}>
             <div className="msg-meta">
-              <span className="msg-role">{r.msg.role === 'agent' && r.by === 'expert' ? 'Expert' : r.msg.role === 'agent' ? 'You' : ROLE_NAMES[r.msg.role]}</span>
+              <span className="msg-role">{r.msg.role === 'agent' && r.by === 'expert' ? 'Expert' : r.msg.role === 'agent' && r.by === 'agent' ? 'Agent' : r.msg.role === 'agent' ? 'You' : ROLE_NAMES[r.msg.role]}</span>
               {r.step > 0 && r.msg.role === 'agent' && <span className="msg-turn">turn {r.step}</span>}
               {r.latencyMs !== null && r.msg.role !== 'agent' && (
                 <span className="msg-latency" title="Simulated time this tool call took">

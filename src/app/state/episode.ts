@@ -8,7 +8,8 @@
 import { deepClone } from '../../core/util/deep.ts';
 import type { Env, Frame, Info } from '../../core/envs/types.ts';
 
-export type Actor = 'you' | 'expert';
+/** Who took a step: the person, the scripted expert, or a shipped trained agent. */
+export type Actor = 'you' | 'expert' | 'agent';
 
 export interface StepRecord {
   action: unknown;

@@ -1,0 +1,77 @@
+/**
+ * "Watch a trained agent" in the Environments view: the shipped door-key policy (public/agents/,
+ * made by npm run pretrain) steps once with its action probabilities shown, then plays the
+ * episode to the goal; the same seed replays the same actions; greedy takes the likeliest
+ * action; a tool env says why it has no agent.
+ */
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+
+const appUrl = inject('appUrl');
+const browser = useBrowser();
+
+async function open(path: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = watchErrors(page);
+  await page.goto(appUrl + path);
+  await page.getByTestId('episode-status').waitFor();
+  return { page, errors };
+}
+
+/** The actions of the episode so far, from the step log's chips made by the agent. */
+const agentActions = (page: Page) => page.locator('.step-chip.by-agent').evaluateAll((els) => els.map((e) => e.textContent ?? ''));
+
+describe('trained agents', () => {
+  it('door-key: one step shows the policy, watching reaches the goal, and the seed replays the same episode', { timeout: 120_000 }, async () => {
+    const { page, errors } = await open('#env=grid/door-key-6x6&seed=7');
+    const status = page.getByTestId('episode-status');
+    const panel = page.getByTestId('agent-panel');
+    await panel.waitFor();
+    expect(await panel.getAttribute('data-agent')).toBe('door-key-6x6.onnx');
+    expect(await page.getByTestId('agent-facts').textContent()).toMatch(/Held-out success \(64 unseen seeds\): sampled \d+%, greedy \d+%/);
+
+    await page.getByTestId('agent-step').click();
+    const probs = page.getByTestId('agent-probs');
+    await probs.waitFor();
+    expect(await probs.getAttribute('data-step')).toBe('0');
+    const ps = await probs.locator('li').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-prob'))));
+    expect(ps.length).toBe(7);
+    expect(ps.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 3);
+    await expect.poll(() => status.getAttribute('data-steps')).toBe('1');
+    expect(await page.locator('.step-chip.by-agent').count()).toBe(1);
+
+    // Full speed, then watch it finish.
+    await page.getByLabel('Expert speed (actions per second)').fill('12');
+    await page.getByTestId('agent-watch').click();
+    await expect.poll(() => status.getAttribute('data-state'), { timeout: 60_000 }).not.toBe('running');
+    expect(await status.getAttribute('data-success')).toBe('true');
+    await page.screenshot({ path: `${ARTIFACTS}/agent-door-key.png` });
+    const first = await agentActions(page);
+
+    await page.getByTestId('reset').click();
+    await page.getByTestId('agent-watch').click();
+    await expect.poll(() => status.getAttribute('data-state'), { timeout: 60_000 }).not.toBe('running');
+    expect(await agentActions(page)).toEqual(first);
+
+    // Greedy: the chosen action is the likeliest one.
+    await page.getByTestId('reset').click();
+    await page.getByTestId('agent-mode').selectOption('greedy');
+    for (let i = 0; i < 3; i++) {
+      await page.getByTestId('agent-step').click();
+      await expect.poll(() => probs.getAttribute('data-step')).toBe(String(i));
+      const p = await probs.locator('li').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-prob'))));
+      expect(Number(await probs.getAttribute('data-action'))).toBe(p.indexOf(Math.max(...p)));
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a tool env says why it has no trained agent', async () => {
+    const { page, errors } = await open('#env=tools/calculator&seed=1');
+    await expect.poll(() => page.getByTestId('agent-none').textContent()).toMatch(/grid worlds/);
+    expect(await page.getByTestId('agent-watch').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
