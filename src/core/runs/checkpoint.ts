@@ -127,9 +127,10 @@ function fieldPath(path: readonly PropertyKey[]): string {
  * field under `prefix` (e.g. `checkpoint.learner.tensors["adam.m"].base64: …`).
  */
 export function checkpointFromJson(value: unknown, prefix = 'checkpoint'): CheckpointParse {
-  const at = (path: readonly PropertyKey[]) => (path.length ? `${prefix}.${fieldPath(path)}` : prefix);
+  // 'checkpoint' → 'checkpoint.learner…'; a file prefix 'checkpoint.json:' → 'checkpoint.json: learner…'.
+  const at = (path: readonly PropertyKey[]) => (path.length ? `${prefix}${prefix.endsWith(':') ? ' ' : '.'}${fieldPath(path)}` : prefix);
   if (value && typeof value === 'object' && typeof (value as { version?: unknown }).version === 'number' && (value as { version: number }).version > CHECKPOINT_VERSION) {
-    return { ok: false, messages: [`${prefix}.version: ${(value as { version: number }).version} was written by a newer playground (this one reads checkpoint version ${CHECKPOINT_VERSION})`] };
+    return { ok: false, messages: [`${at(['version'])}: ${(value as { version: number }).version} was written by a newer playground (this one reads checkpoint version ${CHECKPOINT_VERSION})`] };
   }
   const r = checkpointJsonSchema.safeParse(value);
   if (!r.success) return { ok: false, messages: r.error.issues.slice(0, 12).map((i) => `${at(i.path)}: ${i.message}`) };
