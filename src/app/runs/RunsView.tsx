@@ -149,7 +149,7 @@ function RunList() {
       </thead>
       <tbody>
         {runs.map((r) => (
-          <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={r.id === liveId ? 'live' : r.status} data-iterations={r.iterations} data-seed={r.config.seed} className={selected.includes(r.id) ? 'selected' : undefined}>
+          <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={r.id === liveId ? 'live' : r.status} data-iterations={r.iterations} data-checkpoint={r.checkpointAt ?? ''} data-seed={r.config.seed} className={selected.includes(r.id) ? 'selected' : undefined}>
             <td>
               <input type="checkbox" aria-label={`Compare ${r.name}`} data-testid="run-select" checked={selected.includes(r.id)} onChange={() => void toggleSelected(r.id)} />
             </td>
