@@ -333,6 +333,8 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       // Paused: the run can resume from here after a reload.
       await saveCheckpoint();
       if (get().status === 'pausing') set({ status: 'paused' });
+      // Start pressed while the checkpoint was being saved (startRun leaves a pausing run to its loop).
+      else if (get().status === 'running') await loop();
     }
   };
 
@@ -483,9 +485,11 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       }
       const p = get().presets.find((x) => x.id === meta.config.id);
       set({ view: 'train', draft, validation, pendingRestart: [], ...(p ? { presetId: p.id, base: draftFromPreset(p, draft.backend) } : {}) });
-      // Rows past the checkpoint are trained again (identically, for synchronous runs).
+      const before = (await store.getMetrics(id)).filter((r) => r.iteration < checkpoint.iteration);
+      if (!(await boot({ checkpoint, rows: before }))) return;
+      // Only once the worker took the checkpoint: rows past it are trained again (identically, for
+      // synchronous runs); a refused checkpoint leaves the saved run as it was.
       const kept = await store.truncateRun(id, checkpoint.iteration);
-      if (!(await boot({ checkpoint, rows: kept.metrics }))) return;
       recorder = RunRecorder.resume(store, meta, kept.metrics, kept.trajectoryCount, { onProblem: (m) => get().notify('warning', m) });
       recorderClosed = false;
       set({ recordId: recorder.id, status: 'running' });
