@@ -1,10 +1,15 @@
 /**
  * Runs that last, in Chromium on WASM: every run trained in the tab is saved to IndexedDB; a
- * reload mid-run leaves it listed as interrupted; two seeds of one config compare as mean ± band;
- * the metrics CSV and the run file download with the right rows and fields; the run file imports
- * into a fresh browser profile, and a bad file there changes nothing.
+ * reload mid-run leaves it listed as interrupted; Resume continues it from its checkpoint into
+ * the same record and it finishes; two seeds of one config compare as mean ± band; the metrics
+ * CSV and the run file (with its checkpoint) download with the right rows and fields; the run
+ * file imports into a fresh browser profile, a bad file there changes nothing, and the CLI
+ * resumes from the run file.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { Download, Page } from 'playwright-core';
 import { ARTIFACTS, installLongTaskObserver, useBrowser, watchErrors } from './browser.ts';
@@ -12,6 +17,8 @@ import { ARTIFACTS, installLongTaskObserver, useBrowser, watchErrors } from './b
 const appUrl = inject('appUrl');
 const browser = useBrowser();
 const PRESET = 'grid-empty-8x8-grpo';
+/** The interrupted run's length: past its first checkpoint (iteration 10), short enough to finish after Resume. */
+const RESUMED_ITERATIONS = 16;
 
 const status = (page: Page) => page.getByTestId('train-status');
 const attr = async (page: Page, name: string) => (await status(page).getAttribute(name)) ?? '';
@@ -60,11 +67,12 @@ describe('runs that last', () => {
     await train(page, 2, 3);
     await page.getByTestId('train-reset').click();
 
-    // A third run, reloaded mid-run (the page asks first; the person leaves).
+    // A third run, reloaded mid-run (the page asks first; the person leaves) after its first
+    // checkpoint (every 10 iterations) was saved.
     await page.getByTestId('field-seed').fill('3');
-    await page.getByTestId('field-iterations').fill('500');
+    await page.getByTestId('field-iterations').fill(String(RESUMED_ITERATIONS));
     await page.getByTestId('train-start').click();
-    await expect.poll(() => num(page, 'data-iteration'), { timeout: 240_000, interval: 250 }).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 400_000, interval: 250 }).toBeGreaterThanOrEqual(11);
     // Saved in batches (5 iterations or 1 s): wait for one to land.
     await page.waitForTimeout(2500);
     const trainedBeforeReload = await num(page, 'data-iteration');
@@ -74,9 +82,12 @@ describe('runs that last', () => {
     await expect.poll(() => page.locator('[data-testid="run-row"]:not([data-status="error"])').count(), { timeout: 20_000 }).toBe(3);
     await expect.poll(() => rowOf(page, 3).getAttribute('data-status')).toBe('interrupted');
     const k = Number(await rowOf(page, 3).getAttribute('data-iterations'));
-    expect(k).toBeGreaterThanOrEqual(3);
+    expect(k).toBeGreaterThanOrEqual(11);
+    expect(k).toBeLessThan(RESUMED_ITERATIONS);
     expect(k).toBeLessThanOrEqual(trainedBeforeReload + 1);
     expect(await rowOf(page, 3).getByTestId('run-status').textContent()).toBe(`interrupted at iteration ${k}`);
+    expect(await rowOf(page, 3).getAttribute('data-checkpoint')).toBe('10');
+    expect(await rowOf(page, 3).getByTestId('run-resume').textContent()).toBe('Resume from 10');
     for (const seed of [1, 2]) {
       expect(await rowOf(page, seed).getAttribute('data-status')).toBe('finished');
       expect(await rowOf(page, seed).getAttribute('data-iterations')).toBe('3');
@@ -152,9 +163,39 @@ describe('runs that last', () => {
     expect(f.metrics[0]).toHaveProperty('episode/success_rate');
     expect(f.trajectories.length).toBe(12); // 4 per iteration
     expect(f.trajectories[0]).toMatchObject({ iteration: 0, env: 'grid/empty-8x8' });
-    expect(f.checkpoint).toBeNull();
-    const bytesPerIteration = runFile.text.length / f.metrics.length;
-    writeFileSync(`${ARTIFACTS}/runs-size.json`, JSON.stringify({ runFileBytes: runFile.text.length, iterations: f.metrics.length, bytesPerIteration, trajectories: f.trajectories.length }, null, 2));
+    // Finished runs keep their last checkpoint (what "Train N more" and the CLI continue from).
+    expect(f.checkpoint).toMatchObject({ format: 'agentic-rl-playground/checkpoint', trainer: 'step', iteration: 3, policyVersion: 3 });
+    expect(f.checkpoint.learner.tensors['adam.m'].length).toBeGreaterThan(1000);
+    // The checkpoint is a fixed size per model (weights + Adam moments as base64): counted apart.
+    const checkpointBytes = JSON.stringify(f.checkpoint).length;
+    const bytesPerIteration = (runFile.text.length - checkpointBytes) / f.metrics.length;
+    writeFileSync(`${ARTIFACTS}/runs-size.json`, JSON.stringify({ runFileBytes: runFile.text.length, checkpointBytes, iterations: f.metrics.length, bytesPerIteration, trajectories: f.trajectories.length }, null, 2));
+
+    // Resume the interrupted run: it continues from iteration 10 in the Train view, into the same
+    // record (no new row), and finishes.
+    await page.getByTestId('run-back').click();
+    const listedBefore = await rows(page).count();
+    await rowOf(page, 3).getByTestId('run-resume').click();
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 20_000, interval: 250 }).toMatch(/starting|running|finished/);
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 400_000, interval: 500 }).toMatch(/finished|error/);
+    expect(await attr(page, 'data-status'), (await page.getByTestId('train-error').textContent().catch(() => '')) ?? '').toBe('finished');
+    expect(await num(page, 'data-iteration')).toBe(RESUMED_ITERATIONS);
+    await page.getByTestId('view-runs').click();
+    await expect.poll(() => rowOf(page, 3).getAttribute('data-status'), { timeout: 20_000 }).toBe('finished');
+    expect(await rows(page).count()).toBe(listedBefore);
+    expect(await rowOf(page, 3).getAttribute('data-iterations')).toBe(String(RESUMED_ITERATIONS));
+    expect(await rowOf(page, 3).getAttribute('data-checkpoint')).toBe(String(RESUMED_ITERATIONS));
+    await rowOf(page, 3).getByTestId('run-open').click();
+    await page.getByTestId('run-detail').waitFor();
+    const resumedFile = await downloadOf(page, 'export-run');
+    const r3 = JSON.parse(resumedFile.text);
+    expect(r3.run.status).toBe('finished');
+    expect(r3.metrics.map((m: { iteration: number }) => m.iteration)).toEqual(Array.from({ length: RESUMED_ITERATIONS }, (_, i) => i));
+    // wall_s carries on across the resume.
+    for (let i = 1; i < r3.metrics.length; i++) expect(r3.metrics[i].wall_s).toBeGreaterThanOrEqual(r3.metrics[i - 1].wall_s);
+    expect(r3.checkpoint).toMatchObject({ iteration: RESUMED_ITERATIONS, policyVersion: RESUMED_ITERATIONS });
+    await page.screenshot({ path: `${ARTIFACTS}/runs-resumed.png`, fullPage: true });
+
     const longTasks = await page.evaluate(() => window.__longTasks.length);
     writeFileSync(`${ARTIFACTS}/runs-long-tasks.json`, JSON.stringify({ longTasks }, null, 2));
     expect(errors).toEqual([]);
@@ -189,7 +230,24 @@ describe('runs that last', () => {
     expect(g.metrics).toEqual(f.metrics);
     expect(g.trajectories).toEqual(f.trajectories);
     expect(g.config).toEqual(f.config);
+    expect(g.checkpoint).toEqual(f.checkpoint);
+    // The resumed run's file imports with its checkpoint too.
+    await fresh.getByTestId('run-back').click();
+    await fresh.getByTestId('import-input').setInputFiles({ name: 'resumed.run.json', mimeType: 'application/json', buffer: Buffer.from(resumedFile.text) });
+    await expect.poll(() => rows(fresh).count(), { timeout: 10_000 }).toBe(2);
+    expect(await rowOf(fresh, 3).getAttribute('data-checkpoint')).toBe(String(RESUMED_ITERATIONS));
     expect(freshErrors).toEqual([]);
     await fresh.close();
+
+    // The CLI resumes from the run file the browser exported: two more iterations, appended.
+    const dir = mkdtempSync(join(tmpdir(), 'e2e-resume-'));
+    const file = join(dir, 'resumed.run.json');
+    writeFileSync(file, resumedFile.text);
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/train.ts', '--resume', file, '--iterations', String(RESUMED_ITERATIONS + 2), '--out', join(dir, 'cli'), '--quiet'], { encoding: 'utf8', timeout: 300_000 });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain(`from its checkpoint at iteration ${RESUMED_ITERATIONS}`);
+    const cliRows = readFileSync(join(dir, 'cli', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(cliRows.map((m) => m.iteration)).toEqual(Array.from({ length: RESUMED_ITERATIONS + 2 }, (_, i) => i));
+    expect(cliRows.slice(0, RESUMED_ITERATIONS).map((m) => m['reward/mean'])).toEqual(r3.metrics.map((m: Record<string, number>) => m['reward/mean']));
   });
 });

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { EXIT_INTERRUPTED, main } from './train.ts';
 import { presetIds, loadRunConfig } from './presets.ts';
 import { parseRunConfig } from '../core/presets/schema.ts';
+import { parseCliFolder, runToFile } from '../core/runs/format.ts';
 
 describe('npm run train', () => {
   it('writes config, §7 metrics, trajectories and a standalone policy.onnx', async () => {
@@ -144,6 +145,9 @@ describe('npm run train', () => {
     const at = Number(/interrupted at iteration (\d+); wrote config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx/.exec(stdout)?.[1]);
     expect(at).toBeGreaterThanOrEqual(4);
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(at);
+    // Ctrl-C also saves the checkpoint of the last finished iteration, and says how to continue.
+    expect(JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8')).iteration).toBe(at);
+    expect(stdout).toContain(`continue with: npm run train -- --resume ${out}`);
     const session = await ortNode.InferenceSession.create(join(out, 'policy.onnx'));
     const res = await session.run({ obs: new ortNode.Tensor('float32', new Float32Array(984), [1, 984]) });
     expect((res.logprobs.data as Float32Array).every(Number.isFinite)).toBe(true);
@@ -165,13 +169,76 @@ describe('npm run train', () => {
     const out = mkdtempSync(join(tmpdir(), 'out-'));
     expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', out, '--quiet'])).toBe(0);
     await expect(main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', out, '--quiet'])).rejects.toThrow(
-      /^--out .* already holds a run \(config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx\): pass --force/,
+      /^--out .* already holds a run \(config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx, checkpoint\.json\): pass --force/,
     );
     expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', out, '--quiet', '--force'])).toBe(0);
     // It used to hang here (Node's recursive mkdir on /proc); the test's own timeout would catch that.
     await expect(main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', '/proc/x', '--quiet'])).rejects.toThrow(/^cannot write the run to --out \/proc\/x: /);
     writeFileSync(join(out, 'a-file'), '');
     await expect(main(['--config', 'grid-empty-8x8-grpo', '--out', join(out, 'a-file')])).rejects.toThrow(/it exists and is not a folder/);
+  });
+
+  it('--resume continues a run folder from its checkpoint: the metrics after it equal an uninterrupted run\'s; a run file resumes into a new folder', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'resume-'));
+    const timeless = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== 'wall_s'));
+    const read = (d: string) => readFileSync(join(d, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // The reference: 5 iterations without a stop.
+    expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '5', '--out', join(dir, 'straight'), '--quiet'])).toBe(0);
+    const ref = read(join(dir, 'straight'));
+    // 3 iterations, checkpoints every 2 and at the end (iteration 3), then resumed in place to 5.
+    const a = join(dir, 'a');
+    expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '3', '--checkpoint-every', '2', '--out', a, '--quiet'])).toBe(0);
+    expect(JSON.parse(readFileSync(join(a, 'checkpoint.json'), 'utf8')).iteration).toBe(3);
+    expect(await main(['--resume', a, '--iterations', '5', '--quiet'])).toBe(0);
+    const resumed = read(a);
+    expect(resumed.map((r) => r.iteration)).toEqual([0, 1, 2, 3, 4]);
+    for (let i = 3; i < 5; i++) expect(timeless(resumed[i]), `iteration ${i}`).toEqual(timeless(ref[i]));
+    expect(resumed[3].wall_s).toBeGreaterThanOrEqual(resumed[2].wall_s);
+    expect(JSON.parse(readFileSync(join(a, 'checkpoint.json'), 'utf8')).iteration).toBe(5);
+    expect(JSON.parse(readFileSync(join(a, 'config.json'), 'utf8')).iterations).toBe(5);
+
+    // The same run as an app run file (what the Runs view exports), resumed into a new folder.
+    const folder = parseCliFolder(['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'checkpoint.json'].map((f) => ({ name: f, text: readFileSync(join(a, f), 'utf8') })), 'a');
+    if (!folder.ok) throw new Error(folder.messages.join('\n'));
+    const file = join(dir, 'a.run.json');
+    writeFileSync(file, runToFile(folder.run));
+    const c = join(dir, 'c');
+    expect(await main(['--resume', file, '--iterations', '6', '--out', c, '--quiet'])).toBe(0);
+    const fromFile = read(c);
+    expect(fromFile.map((r) => r.iteration)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(timeless(fromFile[4])).toEqual(timeless(resumed[4]));
+    // Nothing to do at the end of the budget; --config and --seed do not go with --resume.
+    await expect(main(['--resume', a, '--quiet'])).rejects.toThrow(/checkpoint is at iteration 5 of 5; pass --iterations N with N > 5/);
+    await expect(main(['--resume', a, '--config', 'grid-empty-8x8-grpo'])).rejects.toThrow(/leave out --config and --seed/);
+    // --out to another folder that holds a run is refused as for any run.
+    await expect(main(['--resume', file, '--iterations', '7', '--out', c, '--quiet'])).rejects.toThrow(/already holds a run/);
+  });
+
+  it('--resume refuses a file without a checkpoint or with a bad one, naming the field, and changes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'resume-bad-'));
+    const a = join(dir, 'a');
+    expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', a, '--quiet'])).toBe(0);
+    const files = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'checkpoint.json'].map((f) => ({ name: f, text: readFileSync(join(a, f), 'utf8') }));
+    const folder = parseCliFolder(files, 'a');
+    if (!folder.ok) throw new Error(folder.messages.join('\n'));
+    const f = JSON.parse(runToFile(folder.run));
+    f.checkpoint.learner.tensors['adam.m'].base64 = 'not base64!';
+    writeFileSync(join(dir, 'bad.run.json'), JSON.stringify(f));
+    await expect(main(['--resume', join(dir, 'bad.run.json'), '--iterations', '3'])).rejects.toThrow(/bad\.run\.json: checkpoint\.learner\.tensors\["adam\.m"\]\.base64: not base64/);
+    f.checkpoint = null;
+    writeFileSync(join(dir, 'none.run.json'), JSON.stringify(f));
+    await expect(main(['--resume', join(dir, 'none.run.json'), '--iterations', '3'])).rejects.toThrow(/checkpoint: null \(the run saved no checkpoint\)/);
+    const metricsBefore = readFileSync(join(a, 'metrics.jsonl'), 'utf8');
+    writeFileSync(join(a, 'checkpoint.json'), JSON.stringify({ ...JSON.parse(files[3].text), policyVersion: -1 }));
+    await expect(main(['--resume', a, '--iterations', '3'])).rejects.toThrow(/checkpoint\.json: policyVersion: /);
+    expect(readFileSync(join(a, 'metrics.jsonl'), 'utf8')).toBe(metricsBefore);
+    // A checkpoint of another model: the trainer refuses it before any file is rewritten.
+    const cfg = JSON.parse(files[0].text);
+    writeFileSync(join(a, 'checkpoint.json'), files[3].text);
+    writeFileSync(join(a, 'config.json'), JSON.stringify({ ...cfg, model: { ...cfg.model, hidden: [32] } }));
+    await expect(main(['--resume', a, '--iterations', '3', '--quiet'])).rejects.toThrow(/--resume .*: setState: /);
+    expect(readFileSync(join(a, 'metrics.jsonl'), 'utf8')).toBe(metricsBefore);
+    await expect(main(['--resume', join(dir, 'nope')])).rejects.toThrow(/--resume .*nope: no such file or folder/);
   });
 
   it('--help lists every env\'s kwargs with defaults and ranges', async () => {

@@ -1,14 +1,20 @@
 /**
  * npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto]
+ * npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR]
  *
  * Trains headless with the same core as the browser. Writes into DIR:
  *   config.json        the fully resolved configuration (defaults filled in)
  *   metrics.jsonl      one JSON object per iteration, the metric keys of ARCHITECTURE.md
  *   trajectories.jsonl sampled episodes (actions, log-probs, rewards, versions)
  *   policy.onnx        the trained policy, weights baked in, loadable by any ONNX runtime
+ *   checkpoint.json    the trainer's full state (grid runs): every --checkpoint-every iterations,
+ *                      at the end and on Ctrl-C; what --resume continues from
  */
-import { appendFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { checkpointToJson, type Checkpoint } from '../core/runs/checkpoint.ts';
+import { metricsToJsonl, parseCliFolder, parseRunFile, trajectoriesToJsonl, type MetricRow, type TrajectoryLine } from '../core/runs/format.ts';
+import type { RunConfig } from '../core/presets/schema.ts';
 import { exportPolicyOnnx } from '../core/models/export.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
 import { createTrainer } from '../core/trainer/createTrainer.ts';
@@ -25,8 +31,11 @@ import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 
-const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--force]
+const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--force] [--checkpoint-every N]
+       npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
   --force   write into an --out folder that already holds a run (its files are replaced)
+  --checkpoint-every N   save checkpoint.json (the trainer's full state) every N iterations (default 10; 0 = only at the end and on Ctrl-C); grid runs only
+  --resume PATH   continue a run from its last checkpoint: a CLI --out folder (continues in it unless --out) or a run file exported by the app; the config comes from the run, --iterations is the new total
   --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
 exit status: 0 done; 1 an invalid config (every problem listed), or a failed run (an error, or 5 iterations in a row whose updates were all skipped as non-finite: the outputs hold the last good weights); 2 bad command-line usage; 130 interrupted by Ctrl-C after writing the outputs
@@ -74,7 +83,56 @@ function trajectoryLine(iteration: number, ep: StepEpisode | TokenEpisode, rewar
 const MAX_EVAL_EPISODES = 100_000;
 
 /** What a run writes into its --out folder: finding any of them there means a run lives there. */
-const RUN_FILES = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'policy.onnx', 'eval.json', 'eval-episodes.jsonl'];
+const RUN_FILES = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'policy.onnx', 'eval.json', 'eval-episodes.jsonl', 'checkpoint.json'];
+
+/** Default of --checkpoint-every: iterations between checkpoint saves. */
+export const CHECKPOINT_EVERY = 10;
+
+/** What --resume found: the run so far, cut back to its last checkpoint. */
+export interface ResumeSource {
+  config: RunConfig;
+  checkpoint: Checkpoint;
+  /** Metric rows and trajectories of the iterations before the checkpoint's (later ones are trained again). */
+  metrics: MetricRow[];
+  trajectories: TrajectoryLine[];
+  /** The CLI folder it came from (the run continues there unless --out), or null for a run file. */
+  dir: string | null;
+  /** Rows past the checkpoint that were dropped (they are trained again, identically for sync runs). */
+  dropped: number;
+}
+
+/**
+ * Reads a run to resume: a CLI output folder (config.json, metrics.jsonl, checkpoint.json, and
+ * trajectories.jsonl if there) or an app-exported run file. Everything is validated first; a
+ * problem throws a UsageError naming the file and field.
+ */
+export function loadResume(path: string): ResumeSource {
+  const abs = resolve(path);
+  if (!existsSync(abs)) throw new UsageError(`--resume ${path}: no such file or folder`);
+  let parsed;
+  let dir: string | null = null;
+  if (statSync(abs).isDirectory()) {
+    dir = path;
+    const files = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'checkpoint.json'].filter((f) => existsSync(join(abs, f))).map((f) => ({ name: f, text: readFileSync(join(abs, f), 'utf8') }));
+    if (!files.some((f) => f.name === 'checkpoint.json')) {
+      throw new UsageError(`--resume ${path}: checkpoint.json: missing (the run saved no checkpoint: it predates them, or its trainer keeps none), so it cannot resume`);
+    }
+    parsed = parseCliFolder(files, null);
+  } else parsed = parseRunFile(readFileSync(abs, 'utf8'), basename(abs));
+  if (!parsed.ok) throw new UsageError(`--resume ${path}: the run cannot be read:\n  - ${parsed.messages.join('\n  - ')}`);
+  const run = parsed.run;
+  if (!run.checkpoint) throw new UsageError(`--resume ${path}: checkpoint: null (the run saved no checkpoint), so it cannot resume`);
+  const k = run.checkpoint.iteration;
+  const metrics = run.metrics.filter((r) => r.iteration < k);
+  return { config: run.config, checkpoint: run.checkpoint, metrics, trajectories: run.trajectories.filter((t) => t.iteration < k), dir, dropped: run.metrics.length - metrics.length };
+}
+
+/** Writes via a temporary file and a rename, so a crash mid-write never leaves half a checkpoint. */
+function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, path);
+}
 
 /**
  * Makes sure `out` can take this run's files before anything trains: refuses a folder that
@@ -120,6 +178,8 @@ export async function main(argv: string[]): Promise<number> {
       eval: { type: 'string', default: '0' },
       quiet: { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
+      resume: { type: 'string' },
+      'checkpoint-every': { type: 'string', default: String(CHECKPOINT_EVERY) },
       help: { type: 'boolean', short: 'h', default: false },
     },
     USAGE,
@@ -128,20 +188,42 @@ export async function main(argv: string[]): Promise<number> {
     console.log(`${USAGE}\nenv kwargs (config env.kwargs), default (accepted):\n${envKwargsText()}`);
     return 0;
   }
-  if (!values.config) throw new UsageError(`--config is required\n\n${USAGE}`);
+  if (values.resume !== undefined && (values.config !== undefined || values.seed !== undefined)) {
+    throw new UsageError(`--resume continues a run with its own config: leave out --config and --seed (--iterations sets the new total)`);
+  }
+  if (!values.config && values.resume === undefined) throw new UsageError(`--config (or --resume) is required\n\n${USAGE}`);
   if (values.engine !== 'ort-web-wasm' && values.engine !== 'ort-node' && values.engine !== 'auto') throw new UsageError(`--engine must be ort-web-wasm, ort-node or auto, got ${values.engine}`);
-  const config = loadRunConfig(values.config);
-  config.seed = intArg(values.seed, 'seed') ?? config.seed;
+  const checkpointEvery = intArg(values['checkpoint-every'], 'checkpoint-every', 0) ?? CHECKPOINT_EVERY;
+  const resume = values.resume !== undefined ? loadResume(values.resume) : null;
+  const config = resume ? resume.config : loadRunConfig(values.config!);
+  if (!resume) config.seed = intArg(values.seed, 'seed') ?? config.seed;
   config.iterations = intArg(values.iterations, 'iterations', 1) ?? config.iterations;
+  /** Iterations already trained (the checkpoint's); this session trains the rest. */
+  const startAt = resume?.checkpoint.iteration ?? 0;
+  if (resume && config.iterations <= startAt) {
+    throw new UsageError(`--resume ${values.resume}: the checkpoint is at iteration ${startAt} of ${config.iterations}; pass --iterations N with N > ${startAt} to train further`);
+  }
   const keepTraj = intArg(values.trajectories, 'trajectories', 0, 100_000) ?? 4;
   const evalN = intArg(values.eval, 'eval', 0, MAX_EVAL_EPISODES) ?? 0;
-  const out = values.out ?? join('runs', `${config.id}-seed${config.seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  prepareOut(out, values.force);
-  writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+  const out = values.out ?? resume?.dir ?? join('runs', `${config.id}-seed${config.seed}-${resume ? 'resumed-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  // Resuming a folder in place is what --resume is for: no --force needed there.
+  const inPlace = resume?.dir != null && resolve(resume.dir) === resolve(out);
+  prepareOut(out, values.force || inPlace);
   const metricsPath = join(out, 'metrics.jsonl');
   const trajPath = join(out, 'trajectories.jsonl');
-  writeFileSync(metricsPath, '');
-  writeFileSync(trajPath, '');
+  const checkpointPath = join(out, 'checkpoint.json');
+  /** Written once the trainer exists (and took the checkpoint): a refused resume leaves a folder as it was. */
+  const writeStart = () => {
+    writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+    // A resumed run's files start with the iterations before its checkpoint.
+    writeFileSync(metricsPath, resume ? metricsToJsonl(resume.metrics) : '');
+    writeFileSync(trajPath, resume ? trajectoriesToJsonl(resume.trajectories) : '');
+    if (resume && !inPlace) writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(resume.checkpoint)));
+  };
+  if (!resume) writeStart();
+  const lastWall = resume?.metrics.at(-1)?.wall_s;
+  /** Training seconds before this session (a resumed run's wall_s continues). */
+  const wallOffset = lastWall !== undefined && Number.isFinite(lastWall) ? lastWall : 0;
 
   let engine: Engine;
   if (values.engine === 'auto') {
@@ -158,6 +240,18 @@ export async function main(argv: string[]): Promise<number> {
       }
     },
   });
+  if (resume) {
+    try {
+      await trainer.restore(resume.checkpoint);
+    } catch (e) {
+      await trainer.release();
+      throw new Error(`--resume ${values.resume}: ${(e as Error).message}`, { cause: e });
+    }
+    writeStart();
+    const dropped = resume.dropped > 0 ? ` (${resume.dropped} later metric rows dropped: they are trained again)` : '';
+    console.log(`resuming ${values.resume} from its checkpoint at iteration ${startAt}${dropped}`);
+  } else if (!trainer.canCheckpoint && !values.quiet) console.log('note: this trainer keeps no checkpoints (grid runs with an MLP policy do), so this run cannot be resumed');
+  const saveCheckpoint = async () => writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(await trainer.checkpoint())));
   const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
   const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
   console.log(`training ${config.id} (${makeEnv(config.env.id, config.env.kwargs).spec.title} [${config.env.id}], ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
@@ -190,7 +284,7 @@ export async function main(argv: string[]): Promise<number> {
   events.on('iteration', (e) => {
     const m = e.metrics;
     const elapsed = (performance.now() - t0) / 1000;
-    appendFileSync(metricsPath, JSON.stringify({ iteration: e.iteration, wall_s: Number(elapsed.toFixed(3)), ...m }) + '\n');
+    appendFileSync(metricsPath, JSON.stringify({ iteration: e.iteration, wall_s: Number((wallOffset + elapsed).toFixed(3)), ...m }) + '\n');
     if (!values.quiet) {
       console.log(
         `it ${String(e.iteration).padStart(4)}  ${elapsed.toFixed(1).padStart(6)}s  success ${fmt(m['episode/success_rate'], 2)}  reward ${fmt(m['reward/mean'])}  len ${fmt(m['episode/length_mean'], 1)}  entropy ${fmt(m['actor/entropy'])}  zero-std ${fmt(m['groups/frac_zero_std'], 2)}${e.allApplied ? '' : '  [NaN guard skipped an update]'}`,
@@ -203,7 +297,20 @@ export async function main(argv: string[]): Promise<number> {
   events.on('error', (e) => console.error(`error in iteration ${e.iteration}: ${e.message}`));
   let stopped;
   try {
-    stopped = await runTraining(trainer, events, { iterations: config.iterations, stopAtSuccess: config.stopAtSuccess, trajectories: keepTraj, shouldStop: () => interrupted });
+    stopped = await runTraining(trainer, events, {
+      iterations: config.iterations - startAt,
+      stopAtSuccess: config.stopAtSuccess,
+      trajectories: keepTraj,
+      shouldStop: () => interrupted,
+      afterIteration:
+        trainer.canCheckpoint && checkpointEvery > 0
+          ? async (it) => {
+              if ((it + 1) % checkpointEvery === 0) await saveCheckpoint();
+            }
+          : undefined,
+    });
+    // At the end and on Ctrl-C; after an error the last periodic checkpoint stays (the failed step's state is not one to resume from).
+    if (stopped.reason !== 'error' && trainer.canCheckpoint) await saveCheckpoint();
     if (stopped.reason === 'success') console.log(`success ≥ ${config.stopAtSuccess} over the last 3 iterations: stopping`);
     if (evalN > 0 && stopped.reason !== 'error') {
       evals.push(await evaluate('after RL'));
@@ -217,16 +324,18 @@ export async function main(argv: string[]): Promise<number> {
     writeFileSync(join(out, 'policy.onnx'), exportPolicyOnnx(trainer.model, weights, { batch: 1, graph }));
     await trainer.release();
   }
-  const iterations = stopped.iterations;
+  /** Iterations of the run so far (a resumed run counts from its checkpoint). */
+  const iterations = startAt + stopped.iterations;
+  const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx${existsSync(checkpointPath) ? ', checkpoint.json' : ''}`;
   if (stopped.reason === 'error') {
-    console.error(`stopped after ${iterations} iterations; wrote config.json, metrics.jsonl, trajectories.jsonl, policy.onnx (the last good weights) to ${out}`);
+    console.error(`stopped after ${iterations} iterations; wrote ${wrote} (policy.onnx: the last good weights; a checkpoint.json is the last one saved before the error) to ${out}`);
     return 1;
   }
   if (stopped.reason === 'requested') {
-    console.log(`interrupted at iteration ${iterations}; wrote config.json, metrics.jsonl, trajectories.jsonl, policy.onnx to ${out}`);
+    console.log(`interrupted at iteration ${iterations}; wrote ${wrote} to ${out}; continue with: npm run train -- --resume ${out}`);
     return EXIT_INTERRUPTED;
   }
-  console.log(`done: ${iterations} iterations in ${((performance.now() - t0) / 1000).toFixed(1)} s; wrote config.json, metrics.jsonl, trajectories.jsonl, policy.onnx to ${out}`);
+  console.log(`done: ${iterations} iterations (${stopped.iterations} this session) in ${((performance.now() - t0) / 1000).toFixed(1)} s; wrote ${wrote} to ${out}`);
   return 0;
 }
 

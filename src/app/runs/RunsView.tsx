@@ -149,7 +149,7 @@ function RunList() {
       </thead>
       <tbody>
         {runs.map((r) => (
-          <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={r.id === liveId ? 'live' : r.status} data-iterations={r.iterations} data-seed={r.config.seed} className={selected.includes(r.id) ? 'selected' : undefined}>
+          <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={r.id === liveId ? 'live' : r.status} data-iterations={r.iterations} data-checkpoint={r.checkpointAt ?? ''} data-seed={r.config.seed} className={selected.includes(r.id) ? 'selected' : undefined}>
             <td>
               <input type="checkbox" aria-label={`Compare ${r.name}`} data-testid="run-select" checked={selected.includes(r.id)} onChange={() => void toggleSelected(r.id)} />
             </td>
@@ -183,6 +183,7 @@ function RunList() {
             <td className="num">{pct(r.bestSuccess)}</td>
             <td className="small">{fmtDate(r.createdAt)}</td>
             <td className="row-actions">
+              <ResumeButton run={r} live={r.id === liveId} />
               <button type="button" className="btn btn-small" data-testid="run-delete" onClick={() => void deleteRun(r.id)} disabled={r.id === liveId} title={r.id === liveId ? 'Training in this tab: reset it first' : 'Delete (you can undo for 10 s)'}>
                 Delete
               </button>
@@ -194,8 +195,28 @@ function RunList() {
   );
 }
 
+/** Statuses a run can be resumed from: it stopped before its iterations, or with an error (from the last checkpoint before it). */
+const RESUMABLE = new Set(['interrupted', 'stopped', 'error']);
+
+/** "Resume" on a run that stopped early and saved a checkpoint: it continues in the Train view, into the same record. */
+function ResumeButton({ run, live }: { run: RunMeta; live: boolean }) {
+  const at = run.checkpointAt;
+  if (live || at === null || at === undefined || !RESUMABLE.has(run.status) || at >= run.config.iterations) return null;
+  return (
+    <button
+      type="button"
+      className="btn btn-small"
+      data-testid="run-resume"
+      title={`Continue training from the checkpoint at iteration ${at} (iterations after it are trained again)`}
+      onClick={() => void useStore.getState().resumeSavedRun(run.id)}
+    >
+      Resume from {at}
+    </button>
+  );
+}
+
 const EXPORTS: { kind: ExportKind; label: string; title: string }[] = [
-  { kind: 'run', label: 'Run file', title: 'The whole run as one JSON file (config, metrics, trajectories, name, tags, note): imports into any playground' },
+  { kind: 'run', label: 'Run file', title: 'The whole run as one JSON file (config, metrics, trajectories, name, tags, note, last checkpoint): imports into any playground, and `npm run train -- --resume FILE` continues it' },
   { kind: 'csv', label: 'Metrics CSV', title: 'One row per iteration, one column per metric' },
   { kind: 'metrics-jsonl', label: 'Metrics JSONL', title: "One JSON object per iteration, as the CLI's metrics.jsonl" },
   { kind: 'trajectories-jsonl', label: 'Trajectories JSONL', title: "The saved sampled episodes, as the CLI's trajectories.jsonl" },
@@ -264,6 +285,7 @@ function RunDetail() {
             {meta.trajectoryCount} sampled trajectories saved{meta.trajectoryStride > 1 ? ` (every ${meta.trajectoryStride}th iteration: the per-run cap keeps them spread over the run)` : ''}.
             {meta.liveEdits.length > 0 && ` Changed while training: ${meta.liveEdits.map((e) => `${e.path} → ${JSON.stringify(e.value)} at iteration ${e.iteration}`).join('; ')}.`}
           </p>
+          <ResumeButton run={meta} live={meta.id === liveId} />
           <button type="button" className="btn btn-small" onClick={() => void deleteRun(meta.id)} disabled={meta.id === liveId}>
             Delete this run
           </button>

@@ -25,6 +25,8 @@ import { MAX_SKIPPED_IN_A_ROW, skippedRunMessage } from '../../core/trainer/even
 import { RunRecorder } from '../../runtime/storage/recorder.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
+import type { Checkpoint } from '../../core/runs/checkpoint.ts';
+import type { MetricRow } from '../../core/runs/format.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;
@@ -56,6 +58,20 @@ let runId = 0;
 let recorder: RunRecorder | null = null;
 /** The recorder's run has a final status (finished, stopped, error) and no lock. */
 let recorderClosed = false;
+/** Iterations the current trainer has done in all (a resumed run starts at its checkpoint's). */
+let trained = 0;
+/** The current trainer saves checkpoints (StartInfo.canCheckpoint). */
+let canCheckpoint = false;
+
+/** A metric row as the charts draw it: x = iterations done, and the reward band mean ± std clipped to the batch's range. */
+function metricPoint(m: Readonly<Record<string, number>>, iteration: number): MetricPoint {
+  const mean = m['reward/mean'];
+  const std = m['reward/std'];
+  // The band is mean ± std, clipped to the batch's observed range (rewards never leave it).
+  const lo = Math.max(mean - (std || 0), m['reward/min'] ?? -Infinity);
+  const hi = Math.min(mean + (std || 0), m['reward/max'] ?? Infinity);
+  return { ...m, it: iteration + 1, 'reward/lo': lo, 'reward/hi': hi };
+}
 
 /** Writes what the recorder holds (before an export; best effort when the page is being hidden or closed). */
 export function flushRunRecord(): Promise<void> {
@@ -124,13 +140,8 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
 
   const ingest = (v: IterationView) => {
     record(v);
-    const m = v.metrics;
-    const mean = m['reward/mean'];
-    const std = m['reward/std'];
-    // The band is mean ± std, clipped to the batch's observed range (rewards never leave it).
-    const lo = Math.max(mean - (std || 0), m['reward/min'] ?? -Infinity);
-    const hi = Math.min(mean + (std || 0), m['reward/max'] ?? Infinity);
-    buffer.push({ ...m, it: v.iteration + 1, 'reward/lo': lo, 'reward/hi': hi });
+    trained = v.iteration + 1;
+    buffer.push(metricPoint(v.metrics, v.iteration));
     latestPending = v;
     stamps.push(performance.now());
     if (stamps.length > 11) stamps = stamps.slice(-11);
@@ -211,8 +222,28 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     return true;
   };
 
-  /** Builds a trainer for the draft in a fresh worker; false when the draft is invalid or it failed. */
-  const boot = async (): Promise<boolean> => {
+  /**
+   * Saves the trainer's checkpoint into the run's record (built in the worker and transferred,
+   * so no tensor is serialised on this thread). Call between steps only. Best effort: a failure
+   * is reported and the run trains on.
+   */
+  const saveCheckpoint = async (): Promise<void> => {
+    const id = runId;
+    const rec = recorder;
+    if (!rec || !canCheckpoint) return;
+    try {
+      const cp = await trainWorker(fail).checkpoint();
+      if (cp && runId === id && recorder === rec) await rec.saveCheckpoint(cp);
+    } catch (e) {
+      if (runId === id) get().notify('warning', `The checkpoint was not saved: ${(e as Error).message}`);
+    }
+  };
+
+  /**
+   * Builds a trainer for the draft in a fresh worker; false when the draft is invalid or it failed.
+   * `resume`: continue from a checkpoint, with the run's earlier metric rows on the charts.
+   */
+  const boot = async (resume?: { checkpoint: Checkpoint; rows: readonly MetricRow[] }): Promise<boolean> => {
     const v = validate(get().draft);
     if (!v.ok) {
       get().notify('warning', 'Fix the highlighted settings first; nothing was started.');
@@ -220,14 +251,16 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     }
     terminateTrainWorker();
     closeRecorder('stopped');
-    buffer = [];
+    buffer = resume ? resume.rows.map((r) => metricPoint(r, r.iteration)) : [];
     stamps = [];
     skippedInARow = 0;
+    trained = resume?.checkpoint.iteration ?? 0;
+    canCheckpoint = false;
     releaseWarm = null;
     latestPending = null;
     const id = ++runId;
     const draft = get().draft;
-    set({ status: 'starting', error: null, history: [], latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0, warmHistory: [], warmPaused: false, recordId: null });
+    set({ status: 'starting', error: null, history: buffer.slice(), latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0, warmHistory: [], warmPaused: false, recordId: null });
     let backend: WebBackend | null = null;
     try {
       const threads = threadsFor(v.config);
@@ -239,8 +272,10 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         // Paused: the worker's warm start waits on this answer before its next step.
         if (get().warmPaused) return new Promise<void>((resolve) => (releaseWarm = resolve));
       });
-      const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads));
+      const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads, resume?.checkpoint));
       if (runId !== id) return false; // reset or restarted while starting
+      canCheckpoint = info.canCheckpoint;
+      trained = info.iteration;
       set({ info, warmStart: null });
       return true;
     } catch (e) {
@@ -261,6 +296,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         fail(skippedRunMessage(skippedInARow));
         return false;
       }
+      if (recorder?.checkpointDue(v.iteration)) await saveCheckpoint();
       return true;
     } catch (e) {
       if (runId === id) fail((e as Error).message);
@@ -270,27 +306,36 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
 
   const done = (): boolean => {
     const run = get().running;
-    return !!run && buffer.length >= run.iterations;
+    return !!run && trained >= run.iterations;
   };
 
-  /** The run reached its iterations: its record says finished (it reopens on "Train N more"). */
-  const finishRecord = () => {
+  /** The run reached its iterations: its record says finished (it reopens on "Train N more"), with a checkpoint to train on from. */
+  const finishRecord = async () => {
     if (recorder && !recorderClosed) {
+      const rec = recorder;
+      await saveCheckpoint();
+      if (recorder !== rec || recorderClosed) return;
       recorderClosed = true;
-      void recorder.finish('finished');
+      void rec.finish('finished');
     }
   };
 
   const loop = async () => {
     while (get().status === 'running') {
       if (done()) {
-        finishRecord();
+        await finishRecord();
         set({ status: 'finished' });
         break;
       }
       if (!(await oneStep())) return;
     }
-    if (get().status === 'pausing') set({ status: 'paused' });
+    if (get().status === 'pausing') {
+      // Paused: the run can resume from here after a reload.
+      await saveCheckpoint();
+      if (get().status === 'pausing') set({ status: 'paused' });
+      // Start pressed while the checkpoint was being saved (startRun leaves a pausing run to its loop).
+      else if (get().status === 'running') await loop();
+    }
   };
 
   return {
@@ -406,9 +451,50 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       }
       set({ status: 'stepping' });
       if (await oneStep()) {
-        if (done()) finishRecord();
+        if (done()) await finishRecord();
+        else await saveCheckpoint();
         set({ status: done() ? 'finished' : 'paused' });
       }
+    },
+
+    resumeSavedRun: async (id) => {
+      const store = browserRunStore();
+      if (!store) return;
+      if (id === recordingRunId()) {
+        get().notify('warning', 'This run is training in this tab already.');
+        return;
+      }
+      const [meta, checkpoint] = await Promise.all([store.getRun(id), store.getCheckpoint(id)]);
+      if (!meta) {
+        get().notify('warning', 'That run is no longer saved.');
+        return;
+      }
+      if (!checkpoint) {
+        get().notify('warning', `"${meta.name}" has no checkpoint to resume from (only grid runs with an MLP policy save them).`);
+        return;
+      }
+      if (checkpoint.iteration >= meta.config.iterations) {
+        get().notify('info', `"${meta.name}" is at iteration ${checkpoint.iteration} of ${meta.config.iterations}: nothing left to train.`);
+        return;
+      }
+      const draft: DraftConfig = { ...structuredClone(meta.config), backend: get().draft.backend } as DraftConfig;
+      const validation = validate(draft);
+      if (!validation.ok) {
+        get().notify('error', `"${meta.name}" has a config this playground no longer accepts: ${blockingFields(validation, (p) => p).join('; ')}`);
+        return;
+      }
+      const p = get().presets.find((x) => x.id === meta.config.id);
+      set({ view: 'train', draft, validation, pendingRestart: [], ...(p ? { presetId: p.id, base: draftFromPreset(p, draft.backend) } : {}) });
+      const before = (await store.getMetrics(id)).filter((r) => r.iteration < checkpoint.iteration);
+      if (!(await boot({ checkpoint, rows: before }))) return;
+      // Only once the worker took the checkpoint: rows past it are trained again (identically, for
+      // synchronous runs); a refused checkpoint leaves the saved run as it was.
+      const kept = await store.truncateRun(id, checkpoint.iteration);
+      recorder = RunRecorder.resume(store, meta, kept.metrics, kept.trajectoryCount, { onProblem: (m) => get().notify('warning', m) });
+      recorderClosed = false;
+      set({ recordId: recorder.id, status: 'running' });
+      get().notify('info', `Resumed "${meta.name}" from its checkpoint at iteration ${checkpoint.iteration}.`);
+      await loop();
     },
 
     resetRun: () => {

@@ -57,6 +57,11 @@ export interface TrainSlice {
   startRun(): Promise<void>;
   pauseRun(): void;
   stepOnce(): Promise<void>;
+  /**
+   * Continues a saved run (interrupted, stopped, …) from its checkpoint in this tab: its config
+   * and checkpoint go to a fresh training worker, and the same record trains on.
+   */
+  resumeSavedRun(id: string): Promise<void>;
   /** Drops the run and its charts (the settings stay). */
   resetRun(): void;
   setTab(tab: TrainTab): void;

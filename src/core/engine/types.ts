@@ -20,6 +20,16 @@ export interface LearnerStep {
   values?: Float32Array;
 }
 
+/**
+ * A learner's whole carried state, for checkpoints: every state tensor of the train-step graph
+ * by input name (parameters, then the flat Adam moments `adam.m`, `adam.v` [N] and the step
+ * count `adam.step` [1], all float32), and the number of applied updates.
+ */
+export interface LearnerState {
+  tensors: Record<string, Float32Array>;
+  updates: number;
+}
+
 /** Runs train steps on a static batch; keeps weights and optimizer state in place. */
 export interface Learner {
   /** Rows (MLP) or sequences (transformer) per step; pad with weight 0 and mask 0. */
@@ -41,6 +51,10 @@ export interface Learner {
   step(batch: Readonly<Record<string, Feed>>, seqLen?: number, prefixLen?: number): Promise<LearnerStep>;
   getWeights(): Promise<Weights>;
   setWeights(weights: Weights, resetOptimizer?: boolean): void;
+  /** Copies of the whole carried state (checkpoints). Absent on learners that cannot export it (test stubs). */
+  exportState?(): Promise<LearnerState>;
+  /** Replaces the whole carried state with exportState()'s output; throws, changing nothing, on a mismatch. */
+  importState?(state: LearnerState): void;
   release(): Promise<void>;
 }
 

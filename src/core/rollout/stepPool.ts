@@ -295,6 +295,8 @@ function lockedEngine(engine: Engine): Engine {
         step: (batch) => locked(() => l.step(batch)),
         getWeights: () => locked(() => l.getWeights()),
         setWeights: (w, reset) => l.setWeights(w, reset),
+        exportState: l.exportState ? () => locked(() => l.exportState!()) : undefined,
+        importState: l.importState ? (st) => l.importState!(st) : undefined,
         release: () => locked(() => l.release()),
       };
     },

@@ -17,6 +17,7 @@ import {
   type TrajectoryLine,
 } from './format.ts';
 
+import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, checkpointToJson, type Checkpoint } from './checkpoint.ts';
 import presetJson from '../../../presets/grid-empty-8x8-grpo.json';
 
 const preset = structuredClone(presetJson) as typeof presetJson & Record<string, unknown>;
@@ -68,6 +69,51 @@ describe('export', () => {
     expect(back.run.metrics[0]['actor/kl_ref']).toBeNaN();
     expect(back.run.trajectories).toEqual([traj]);
     expect(back.run.info).toMatchObject({ name: 'my run', tags: ['a'], note: 'hi', status: 'finished', createdAt: Date.UTC(2026, 0, 2), source: 'import', liveEdits: [{ iteration: 1, path: 'algo.lr', value: 0.002 }] });
+  });
+});
+
+describe('a run file carries its last checkpoint', () => {
+  const cp = (): Checkpoint => ({
+    format: CHECKPOINT_FORMAT,
+    version: CHECKPOINT_VERSION,
+    trainer: 'step',
+    iteration: 2,
+    policyVersion: 2,
+    learner: { updates: 2, tensors: { 'l0.w': Float32Array.of(0.1, -0, 3), 'adam.step': Float32Array.of(2) } },
+    hyper: { lr: 0.001 },
+    rng: { minibatch: [1, 2, 3, 4294967295] },
+    ema: { value: 0, initialized: false },
+    schedule: null,
+    rewardWeights: { outcome: 1, progress: 0, format: 0, toolCost: 0, length: 0, potential: 0 },
+  });
+
+  it('exports the checkpoint and imports it back bit for bit', () => {
+    const text = runToFile({ ...run(), checkpoint: cp() });
+    expect(JSON.parse(text).checkpoint.learner.tensors['l0.w']).toMatchObject({ dtype: 'float32', length: 3 });
+    const back = parseRunFile(text, 'x.run.json');
+    if (!back.ok) throw new Error(back.messages.join('\n'));
+    expect(back.run.checkpoint?.iteration).toBe(2);
+    expect(new Uint32Array(back.run.checkpoint!.learner.tensors['l0.w'].buffer)).toEqual(new Uint32Array(cp().learner.tensors['l0.w'].buffer));
+  });
+
+  it('a bad checkpoint in a run file is refused with its field, and nothing is imported', () => {
+    const f = JSON.parse(runToFile({ ...run(), checkpoint: cp() }));
+    f.checkpoint.learner.tensors['l0.w'].length = 4;
+    const r = parseRunFile(JSON.stringify(f), 'x.run.json');
+    expect(!r.ok && r.messages.join('\n')).toMatch(/^x\.run\.json: checkpoint\.learner\.tensors\["l0\.w"\]\.base64: holds 3 values, but length says 4$/m);
+  });
+
+  it('a CLI folder\'s checkpoint.json is imported with it', () => {
+    const files = [
+      { name: 'r/config.json', text: JSON.stringify(config()) },
+      { name: 'r/metrics.jsonl', text: metricsToJsonl(rows) },
+      { name: 'r/checkpoint.json', text: JSON.stringify(checkpointToJson(cp())) },
+    ];
+    const r = parseImport(files);
+    expect(r.ok && r.run.checkpoint?.policyVersion).toBe(2);
+    files[2].text = '{"format": 1}';
+    const bad = parseImport(files);
+    expect(!bad.ok && bad.messages.join('\n')).toMatch(/checkpoint\.json: format: /);
   });
 });
 

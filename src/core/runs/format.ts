@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { parseRunConfig, type RunConfig } from '../presets/schema.ts';
+import { checkpointFromJson, checkpointToJson, type Checkpoint } from './checkpoint.ts';
 
 /** The `format` field of a run file. */
 export const RUN_FILE_FORMAT = 'agentic-rl-playground/run';
@@ -75,6 +76,8 @@ export interface RunData {
   config: RunConfig;
   metrics: MetricRow[];
   trajectories: TrajectoryLine[];
+  /** The last checkpoint (runs/checkpoint.ts), what Resume continues from; null or absent when none was saved. */
+  checkpoint?: Checkpoint | null;
 }
 
 // ---------------------------------------------------------------- summaries
@@ -161,7 +164,7 @@ export function runToFile(run: RunData): string {
     config: run.config,
     metrics: run.metrics.map(rowToJson),
     trajectories: run.trajectories,
-    checkpoint: null,
+    checkpoint: run.checkpoint ? checkpointToJson(run.checkpoint) : null,
     rewardCode: null,
   };
   return JSON.stringify(file);
@@ -228,8 +231,8 @@ const runFileSchema = z.strictObject({
   config: z.unknown(),
   metrics: z.array(z.unknown()),
   trajectories: z.array(z.unknown()).default([]),
-  /** Reserved: the last checkpoint (weights, Adam moments, RNG states) once resume lands; null until then. */
-  checkpoint: z.null().default(null),
+  /** The last checkpoint (weights, Adam moments, RNG states, …; checked by checkpointFromJson), or null. */
+  checkpoint: z.unknown().default(null),
   /** Reserved: the reward code version(s) once the reward lab lands; null until then. */
   rewardCode: z.null().default(null),
 });
@@ -322,7 +325,8 @@ export function parseRunFile(text: string, file = 'the run file', now = Date.now
   const c = checkConfig(f.config, `${file}: config.`);
   const m = checkMetrics(f.metrics, inArray(`${file}: metrics`));
   const t = checkTrajectories(f.trajectories, inArray(`${file}: trajectories`));
-  const messages = [...c.messages, ...m.messages, ...t.messages];
+  const cp = f.checkpoint === null ? null : checkpointFromJson(f.checkpoint, `${file}: checkpoint`);
+  const messages = [...c.messages, ...m.messages, ...t.messages, ...(cp && !cp.ok ? cp.messages : [])];
   if (messages.length > 0 || !c.config) return { ok: false, messages: capped(messages) };
   const createdAt = Date.parse(f.run.createdAt);
   return {
@@ -332,6 +336,7 @@ export function parseRunFile(text: string, file = 'the run file', now = Date.now
       config: c.config,
       metrics: m.rows,
       trajectories: t.rows,
+      checkpoint: cp && cp.ok ? cp.checkpoint : null,
     },
   };
 }
@@ -363,7 +368,8 @@ const baseName = (n: string) => n.split(/[\\/]/).pop() ?? n;
 
 /**
  * A CLI output folder (`npm run train -- --out DIR`): config.json and metrics.jsonl are
- * required, trajectories.jsonl is optional; other files (policy.onnx, eval.json) are ignored.
+ * required, trajectories.jsonl and checkpoint.json are optional; other files (policy.onnx,
+ * eval.json) are ignored.
  */
 export function parseCliFolder(files: readonly ImportFile[], name: string | null, now = Date.now()): ImportResult {
   const by = new Map(files.map((f) => [baseName(f.name), f.text]));
@@ -395,6 +401,17 @@ export function parseCliFolder(files: readonly ImportFile[], name: string | null
     messages.push(...t.messages);
     trajectories = t.rows;
   }
+  let checkpoint: Checkpoint | null = null;
+  const cpText = by.get('checkpoint.json');
+  if (cpText !== undefined) {
+    const cj2 = parseJson(cpText, 'checkpoint.json');
+    if ('error' in cj2) messages.push(cj2.error);
+    else {
+      const cp = checkpointFromJson(cj2.value, 'checkpoint.json:');
+      if (cp.ok) checkpoint = cp.checkpoint;
+      else messages.push(...cp.messages);
+    }
+  }
   if (messages.length > 0 || !config) return { ok: false, messages: capped(messages) };
   const complete = m.rows.length >= config.iterations;
   return {
@@ -404,6 +421,7 @@ export function parseCliFolder(files: readonly ImportFile[], name: string | null
       config,
       metrics: m.rows,
       trajectories,
+      checkpoint,
     },
   };
 }

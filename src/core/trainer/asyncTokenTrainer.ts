@@ -40,7 +40,8 @@ import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
 import { LocalTokenSource, type TokenEpisodeSource } from '../rollout/tokenSource.ts';
 import { TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
-import type { IterationReport, Trainer } from './trainer.ts';
+import { checkpointsUnsupported, type IterationReport, type Trainer } from './trainer.ts';
+import type { Checkpoint } from '../runs/checkpoint.ts';
 import { shapeTokenEpisode, shiftedBatch, shiftedVersions } from '../update/tokenBatch.ts';
 import { referenceAndKlReward, tokenAdvantages, tokenWeights } from '../update/tokenAdvantages.ts';
 import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
@@ -399,6 +400,17 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     this.lastStats = { ...st };
     this.lateAborted = 0;
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
+  }
+
+  /** Token trainers keep no checkpoints yet (decoder, source and warm-start reference state are not captured). */
+  readonly canCheckpoint = false;
+
+  checkpoint(): Promise<Checkpoint> {
+    return Promise.reject(checkpointsUnsupported('AsyncTokenTrainer.checkpoint'));
+  }
+
+  restore(): Promise<void> {
+    return Promise.reject(checkpointsUnsupported('AsyncTokenTrainer.restore'));
   }
 
   async release(): Promise<void> {

@@ -30,6 +30,25 @@ function record(events: TrainerEvents): TrainerEvent[] {
 }
 
 describe('runTraining events', () => {
+  it('afterIteration (checkpoint saves) is awaited after each iteration; a throw there ends the run with an error', async () => {
+    const events = new TrainerEvents();
+    const log = record(events);
+    const seen: string[] = [];
+    events.on('iteration', (e) => seen.push(`it ${e.iteration}`));
+    const stop = await runTraining(scripted(new Array(5).fill(0)), events, {
+      iterations: 5,
+      trajectories: 0,
+      afterIteration: async (it) => {
+        await new Promise((r) => setTimeout(r, 1));
+        seen.push(`saved ${it}`);
+        if (it === 2) throw new Error('disk full');
+      },
+    });
+    expect(seen).toEqual(['it 0', 'saved 0', 'it 1', 'saved 1', 'it 2', 'saved 2']);
+    expect(stop).toMatchObject({ reason: 'error', iterations: 3 });
+    expect(log.find((e) => e.type === 'error')).toMatchObject({ iteration: 2, message: 'disk full' });
+  });
+
   it('stops with an error after 5 iterations in a row whose updates were all skipped (nothing is learnt)', async () => {
     const events = new TrainerEvents();
     const log = record(events);

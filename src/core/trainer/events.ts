@@ -49,6 +49,11 @@ export interface RunTrainingOptions {
    * weights) before the run stops with an error: nothing is being learnt. Default 5.
    */
   maxSkippedInARow?: number;
+  /**
+   * Awaited after each iteration's events, while the trainer is between steps: where a caller
+   * saves a checkpoint. A throw ends the run with an `error` event (the trainer is unchanged).
+   */
+  afterIteration?: (iteration: number) => void | Promise<void>;
 }
 
 /** Default for RunTrainingOptions.maxSkippedInARow. */
@@ -129,6 +134,15 @@ export async function runTraining(trainer: SteppableTrainer, events: TrainerEven
         iteration: r.iteration,
         episodes: Array.from({ length: n }, (_, k) => ({ episode: r.episodes[k], reward: r.episodeRewards[k], advantage: r.episodeAdvantages[k] })),
       });
+    }
+    if (o.afterIteration) {
+      try {
+        await o.afterIteration(r.iteration);
+      } catch (error) {
+        events.emit({ type: 'error', iteration: r.iteration, message: error instanceof Error ? error.message : String(error), error });
+        reason = 'error';
+        break;
+      }
     }
     recent.push(r.metrics['episode/success_rate'] ?? 0);
     if (recent.length > 3) recent.shift();

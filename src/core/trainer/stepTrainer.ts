@@ -41,6 +41,7 @@ import { flattenSteps, klRewardSteps, rowLogprobs, stepAdvantages, stepOffPolicy
 import { runStepUpdate, type StepUpdateResult } from '../update/stepUpdate.ts';
 import type { StepTrainerConfig } from './stepConfig.ts';
 import type { IterationReport, Trainer } from './trainer.ts';
+import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
 
 /** Makes the rollout pool for a model and its initial weights (version 0). Default: in-thread serial pool. */
 export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engine) => Promise<RolloutPool>;
@@ -381,6 +382,66 @@ export class StepTrainer implements Trainer<StepEpisode> {
       this.shapingWeights = next.weights;
     }
     return metrics as IterationReport<StepEpisode>['metrics'];
+  }
+
+  readonly canCheckpoint = true;
+
+  /**
+   * The full state after the last finished iteration. Call between steps: with staleness ≥ 1,
+   * batches already launched for later iterations are not part of it (a resumed run collects
+   * them again with the restored weights, so async resumes are valid but not bit-identical;
+   * synchronous ones are).
+   */
+  async checkpoint(): Promise<Checkpoint> {
+    if (!this.learner.exportState) throw new Error('StepTrainer.checkpoint: this engine\'s learner cannot export its optimizer state');
+    return {
+      format: CHECKPOINT_FORMAT,
+      version: CHECKPOINT_VERSION,
+      trainer: 'step',
+      iteration: this.iteration,
+      policyVersion: this.version,
+      learner: await this.learner.exportState(),
+      hyper: { ...this.learner.hyper },
+      rng: { minibatch: this.rng.getState() },
+      ema: { ...this.ema },
+      schedule: this.config.schedule ? { ...this.scheduleState } : null,
+      rewardWeights: weightsOf(this.shaping),
+    };
+  }
+
+  /**
+   * Continues from `cp` on this fresh trainer (before its first step): the learner takes the
+   * parameters and Adam state, the rollout pool and the proximal policy the weights at the
+   * checkpoint's version, and every counter, stream and schedule its saved value. Everything is
+   * checked first; a refused checkpoint leaves the trainer fresh.
+   */
+  async restore(cp: Checkpoint): Promise<void> {
+    if (cp.trainer !== 'step') throw new Error(`StepTrainer.restore: the checkpoint was written by the '${cp.trainer}' trainer`);
+    if (this.iteration !== 0 || this.nextLaunch !== 0) throw new Error('StepTrainer.restore: only a fresh trainer can be restored (it has trained or launched batches)');
+    if (!this.learner.importState) throw new Error('StepTrainer.restore: this engine\'s learner cannot import optimizer state');
+    const unknown = Object.keys(cp.hyper).filter((k) => !(k in this.learner.hyper));
+    if (unknown.length > 0) throw new Error(`StepTrainer.restore: hyper.${unknown[0]} is not a hyperparameter of this run's train step (another algorithm?)`);
+    if (!cp.rng.minibatch) throw new Error('StepTrainer.restore: rng.minibatch is missing');
+    const stages = this.config.schedule?.stages.length ?? 0;
+    if ((cp.schedule === null) !== (stages === 0)) throw new Error(`StepTrainer.restore: schedule: the checkpoint ${cp.schedule ? 'has' : 'has no'} reward schedule state, this run ${stages ? 'has' : 'has no'} schedule`);
+    if (cp.schedule && cp.schedule.stage >= stages) throw new Error(`StepTrainer.restore: schedule.stage ${cp.schedule.stage} does not exist (this run's schedule has ${stages} stages)`);
+    const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, this.needsPotential);
+    // The learner checks every tensor's name and size before it replaces any.
+    this.learner.importState(cp.learner);
+    this.rng.setState(cp.rng.minibatch);
+    for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
+    this.shaping = shaping;
+    this.ema = { ...cp.ema };
+    if (cp.schedule) this.scheduleState = { ...cp.schedule };
+    this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
+    this.iteration = cp.iteration;
+    this.nextLaunch = cp.iteration;
+    this.version = cp.policyVersion;
+    const w = await this.learner.getWeights();
+    this.proximal.setWeights(w, this.version);
+    // At version 0 nothing was trained, so the pool already holds these weights (create's initial
+    // ones); the KL reference stays the initial weights of this config, as in the original run.
+    await this.pool.setWeights(w, this.version);
   }
 
   /** Waits for batches in flight (their results are dropped), then releases everything. */

@@ -27,7 +27,8 @@ import { DEFAULT_SHAPING, withShapingWeights, type ShapedReward, type ShapingCon
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner, TokenDecoder } from '../engine/types.ts';
 import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
-import type { IterationReport, Trainer } from './trainer.ts';
+import { checkpointsUnsupported, type IterationReport, type Trainer } from './trainer.ts';
+import type { Checkpoint } from '../runs/checkpoint.ts';
 import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { shapeTokenEpisode, shiftedBatch } from '../update/tokenBatch.ts';
@@ -298,6 +299,17 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
       'perf/iteration_s': (t3 - t0) / 1000,
     } as IterationReport<TokenEpisode>['metrics'];
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
+  }
+
+  /** Token trainers keep no checkpoints yet (decoder, source and warm-start reference state are not captured). */
+  readonly canCheckpoint = false;
+
+  checkpoint(): Promise<Checkpoint> {
+    return Promise.reject(checkpointsUnsupported('TokenTrainer.checkpoint'));
+  }
+
+  restore(): Promise<void> {
+    return Promise.reject(checkpointsUnsupported('TokenTrainer.restore'));
   }
 
   async release(): Promise<void> {

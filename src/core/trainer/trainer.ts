@@ -9,6 +9,7 @@ import type { PolicyModel, Weights } from '../models/types.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { LiveHyper } from '../update/hyper.ts';
+import type { Checkpoint } from '../runs/checkpoint.ts';
 
 /** One trained iteration, as every trainer reports it. */
 export interface IterationReport<E extends StepEpisode | TokenEpisode = StepEpisode | TokenEpisode> {
@@ -38,6 +39,18 @@ export interface Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | To
   setHyper(h: LiveHyper): void;
   /** A copy of the learner's current weights. */
   getWeights(): Promise<Weights>;
+  /**
+   * True when checkpoint() and restore() work (the grid StepTrainer); the token trainers say
+   * false, and their checkpoint()/restore() throw `checkpointsUnsupported`'s message.
+   */
+  readonly canCheckpoint: boolean;
+  /** The full state after the last finished iteration (runs/checkpoint.ts); call between steps. */
+  checkpoint(): Promise<Checkpoint>;
+  /**
+   * Continues from `checkpoint` (written by a trainer of the same config): only on a fresh
+   * trainer, before its first step(). Throws, changing nothing, on a checkpoint of another model.
+   */
+  restore(checkpoint: Checkpoint): Promise<void>;
   /** Frees sessions, workers and pools; the trainer is unusable afterwards. */
   release(): Promise<void>;
 }
@@ -52,4 +65,9 @@ export interface SteppableTrainer {
     episodeAdvantages: ArrayLike<number>;
     allApplied: boolean;
   }>;
+}
+
+/** Why a trainer without checkpoints refuses to save or resume (the CLI and the tab say the same). */
+export function checkpointsUnsupported(what: string): Error {
+  return new Error(`${what}: checkpoints and resume are supported for grid runs with an MLP policy only (the StepTrainer); this run's trainer cannot save its state, so it cannot resume (start it again instead)`);
 }

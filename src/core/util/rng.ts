@@ -82,6 +82,19 @@ export class Rng {
     return median * Math.exp(sigma * this.normal());
   }
 
+  /** The generator's whole state (four uint32 words): a checkpoint saves it, `setState` resumes the stream. */
+  getState(): [number, number, number, number] {
+    return [this.a >>> 0, this.b >>> 0, this.c >>> 0, this.d >>> 0];
+  }
+
+  /** Continues from a `getState()` snapshot: the next draws are the ones the snapshot's generator would make. */
+  setState(state: readonly number[]): void {
+    if (state.length !== 4 || !state.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffffffff)) {
+      throw new RangeError(`Rng.setState: expected four uint32 words, got [${state.join(', ')}]`);
+    }
+    [this.a, this.b, this.c, this.d] = state as [number, number, number, number];
+  }
+
   /** A fresh generator derived from this one (for independent sub-streams). */
   fork(): Rng {
     return new Rng(this.nextUint32());

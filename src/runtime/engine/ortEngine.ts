@@ -6,7 +6,7 @@ import { buildTrainStep, type TrainStepOptions } from '../../core/update/trainSt
 import { buildPolicyGraph } from '../../core/models/policyGraph.ts';
 import type { PolicyModel, Weights } from '../../core/models/types.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
-import type { Engine, Feed, Learner, LearnerStep, PolicyRunner, TokenDecoder } from '../../core/engine/types.ts';
+import type { Engine, Feed, Learner, LearnerState, LearnerStep, PolicyRunner, TokenDecoder } from '../../core/engine/types.ts';
 import type * as Ort from 'onnxruntime-web';
 import { PolicySession, TrainSession, type OrtModule, type OrtSessionOptions, type PolicySessionOptions } from '../ort/session.ts';
 
@@ -34,6 +34,12 @@ class OrtLearner implements Learner {
   }
   setWeights(weights: Weights, resetOptimizer = true): void {
     this.session.setWeights(weights, resetOptimizer);
+  }
+  exportState(): Promise<LearnerState> {
+    return this.session.getState();
+  }
+  importState(state: LearnerState): void {
+    this.session.setState(state);
   }
   release(): Promise<void> {
     return this.session.release();

@@ -226,6 +226,34 @@ export class TrainSession {
     return result;
   }
 
+  /**
+   * Copies of every carried state tensor (parameters, Adam moments `adam.m`/`adam.v`, step count
+   * `adam.step`) by input name, plus the applied-update count: what a checkpoint needs to continue
+   * training bit for bit.
+   */
+  async getState(): Promise<{ tensors: Record<string, Float32Array>; updates: number }> {
+    const tensors: Record<string, Float32Array> = {};
+    for (const s of this.spec.state) tensors[s.input] = await readFloat(this.state.get(s.input)!);
+    return { tensors, updates: this.version };
+  }
+
+  /**
+   * Replaces the whole carried state with `getState()`'s output (of a session of the same graph).
+   * Every tensor is checked before any is replaced, so a refused state leaves the session as it was.
+   */
+  setState(state: { tensors: Readonly<Record<string, Float32Array>>; updates: number }): void {
+    for (const s of this.spec.state) {
+      const t = state.tensors[s.input];
+      const n = s.shape.reduce((a, b) => a * b, 1);
+      if (!t) throw new Error(`setState: missing state tensor '${s.input}'`);
+      if (t.length !== n) throw new RangeError(`setState: '${s.input}' has ${t.length} values, expected shape [${s.shape}]`);
+    }
+    const extra = Object.keys(state.tensors).filter((k) => !this.spec.state.some((s) => s.input === k));
+    if (extra.length > 0) throw new Error(`setState: unknown state tensor(s) ${extra.map((k) => `'${k}'`).join(', ')} (another model?)`);
+    for (const s of this.spec.state) this.replace(s.input, makeTensor(this.ort, state.tensors[s.input].slice(), s.shape));
+    this.version = state.updates;
+  }
+
   /** Adam step count as the graph sees it. */
   async adamStep(): Promise<number> {
     return (await readFloat(this.state.get(STEP)!))[0];

@@ -6,6 +6,8 @@
  * before is lost.
  */
 import type { LiveEdit, MetricRow, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
+import { bestSuccess } from '../../core/runs/format.ts';
+import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { isQuotaError, newRunMeta, type RunMeta, type RunStore } from './runStore.ts';
 
@@ -18,6 +20,8 @@ export interface RecorderOptions {
   flushEveryIterations: number;
   /** ...or once the oldest waiting iteration is this old, ms. */
   flushEveryMs: number;
+  /** Save the trainer's checkpoint every this many iterations (and on pause and at the end); 0 = only on pause and at the end. */
+  checkpointEvery: number;
 }
 
 export const DEFAULT_RECORDER_OPTIONS: RecorderOptions = {
@@ -25,6 +29,7 @@ export const DEFAULT_RECORDER_OPTIONS: RecorderOptions = {
   maxTrajectories: 2000,
   flushEveryIterations: 5,
   flushEveryMs: 1000,
+  checkpointEvery: 10,
 };
 
 /** What the recorder needs from its platform (injected in tests). */
@@ -81,11 +86,22 @@ export class RunRecorder {
     readonly meta: RunMeta,
     options: Partial<RecorderOptions>,
     private readonly hooks: RecorderHooks,
+    /** A resumed run: its row exists already (with these metric rows kept before the checkpoint). */
+    existing?: { metrics: readonly MetricRow[]; trajectoryCount: number },
   ) {
     this.id = meta.id;
     this.options = { ...DEFAULT_RECORDER_OPTIONS, ...options };
     this.release = (hooks.lock ?? defaultLock)(runLockName(meta.id));
-    this.created = store.createRun(meta).then(
+    if (existing) {
+      this.saved = this.seen = existing.metrics.length;
+      this.best = bestSuccess(existing.metrics);
+      const w = existing.metrics.at(-1)?.wall_s;
+      this.wall = w !== undefined && Number.isFinite(w) ? w : 0;
+      this.trajCount = existing.trajectoryCount;
+      this.stride = meta.trajectoryStride;
+    }
+    const write = existing ? store.updateRun(meta.id, { status: 'running', error: null, updatedAt: Date.now() }) : store.createRun(meta);
+    this.created = write.then(
       () => true,
       (e) => {
         this.metricsOn = this.trajOn = false;
@@ -98,6 +114,41 @@ export class RunRecorder {
   /** Starts recording a run of `config` (its row is written at once, with status 'running'). */
   static start(store: RunStore, config: RunConfig, name: string, hooks: RecorderHooks, options: Partial<RecorderOptions> = {}, now = Date.now()): RunRecorder {
     return new RunRecorder(store, newRunMeta(config, { name }, now), options, hooks);
+  }
+
+  /**
+   * Continues recording an existing run (Resume): its row goes back to 'running', and the
+   * counts and wall time carry on from `metrics` (the rows kept before the checkpoint).
+   */
+  static resume(store: RunStore, meta: RunMeta, metrics: readonly MetricRow[], trajectoryCount: number, hooks: RecorderHooks, options: Partial<RecorderOptions> = {}): RunRecorder {
+    return new RunRecorder(store, meta, options, hooks, { metrics, trajectoryCount });
+  }
+
+  /** True when iteration `iteration` (0-based, just finished) is one to checkpoint after. */
+  checkpointDue(iteration: number): boolean {
+    const n = this.options.checkpointEvery;
+    return n > 0 && (iteration + 1) % n === 0;
+  }
+
+  /**
+   * Saves the run's checkpoint after the metrics before it (the same write queue), replacing the
+   * previous one. A full disk is reported and the older checkpoint stays.
+   */
+  saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    void this.flush();
+    this.chain = this.chain.then(async () => {
+      if (!(await this.created)) return;
+      try {
+        await this.store.putCheckpoint(this.id, checkpoint);
+      } catch (e) {
+        this.hooks.onProblem(
+          isQuotaError(e)
+            ? `Storage is full: the checkpoint at iteration ${checkpoint.iteration} was not saved (Resume would continue from an older one). Delete old runs in Runs to make room.`
+            : `Saving the checkpoint at iteration ${checkpoint.iteration} failed: ${(e as Error).message}`,
+        );
+      }
+    });
+    return this.chain;
   }
 
   /** Training seconds recorded so far (the x of the wall-time axis). */

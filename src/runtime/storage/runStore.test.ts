@@ -7,6 +7,7 @@ import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
 import type { TrajectoryLine } from '../../core/runs/format.ts';
 import { isQuotaError, newRunMeta, RunStore } from './runStore.ts';
 import { RunRecorder, type RecorderHooks } from './recorder.ts';
+import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../../core/runs/checkpoint.ts';
 
 const parsed = parseRunConfig(JSON.parse(readFileSync('presets/grid-empty-8x8-grpo.json', 'utf8')));
 if (!parsed.ok) throw new Error('preset');
@@ -178,5 +179,64 @@ describe('RunRecorder', () => {
     await rec.finish('finished');
     expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1]);
     expect(await store.getRun(rec.id)).toMatchObject({ iterations: 2, status: 'finished' });
+  });
+});
+
+describe('checkpoints in the run store', () => {
+  const cp = (iteration: number): Checkpoint => ({
+    format: CHECKPOINT_FORMAT,
+    version: CHECKPOINT_VERSION,
+    trainer: 'step',
+    iteration,
+    policyVersion: iteration,
+    learner: { updates: iteration, tensors: { 'l0.w': Float32Array.of(iteration, -0, 0.5), 'adam.step': Float32Array.of(iteration) } },
+    hyper: { lr: 0.001 },
+    rng: { minibatch: [1, 2, 3, 4] },
+    ema: { value: 0, initialized: false },
+    schedule: null,
+    rewardWeights: { outcome: 1, progress: 0, format: 0, toolCost: 0, length: 0, potential: 0 },
+  });
+
+  it('keeps only the latest checkpoint per run, with typed arrays intact; a resume drops the rows past it and records into the same run', async () => {
+    const store = freshStore();
+    const h = hooks();
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 100, checkpointEvery: 2 });
+    for (let i = 0; i < 5; i++) {
+      rec.add(i, { 'episode/success_rate': i / 10 }, 1, eps(i));
+      if (rec.checkpointDue(i)) await rec.saveCheckpoint(cp(i + 1));
+    }
+    expect([0, 1, 2, 3, 4].filter((i) => rec.checkpointDue(i))).toEqual([1, 3]);
+    await rec.flush();
+    expect(await store.db.checkpoints.count()).toBe(1);
+    const saved = await store.getCheckpoint(rec.id);
+    expect(saved?.iteration).toBe(4);
+    expect(saved?.learner.tensors['l0.w']).toBeInstanceOf(Float32Array);
+    expect(Object.is(saved!.learner.tensors['l0.w'][1], -0)).toBe(true);
+    expect((await store.getRun(rec.id))?.checkpointAt).toBe(4);
+    // The tab is gone: interrupted at 5 saved iterations, resumable from 4.
+    await store.markInterrupted(() => false);
+    const kept = await store.truncateRun(rec.id, 4);
+    expect(kept.metrics.map((m) => m.iteration)).toEqual([0, 1, 2, 3]);
+    expect((await store.getTrajectories(rec.id)).every((t) => t.iteration < 4)).toBe(true);
+    const meta = (await store.getRun(rec.id))!;
+    expect(meta.iterations).toBe(4);
+    const again = RunRecorder.resume(store, meta, kept.metrics, kept.trajectoryCount, h, { flushEveryIterations: 100 });
+    expect(again.id).toBe(rec.id);
+    expect(again.wallS).toBe(4);
+    for (let i = 4; i < 7; i++) again.add(i, { 'episode/success_rate': 0.9 }, 1, eps(i));
+    await again.finish('finished');
+    const run = (await store.loadRun(rec.id))!;
+    expect(run.metrics.map((m) => [m.iteration, m.wall_s])).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => [i, i + 1]));
+    expect(run.meta).toMatchObject({ status: 'finished', iterations: 7, bestSuccess: 0.9 });
+    expect(run.checkpoint?.iteration).toBe(4);
+    // The run file carries the checkpoint; importing it stores it for the new copy.
+    const copy = await store.importRun(run);
+    expect(copy.checkpointAt).toBe(4);
+    expect((await store.getCheckpoint(copy.id))?.learner.tensors['adam.step'][0]).toBe(4);
+    // Deleting a run deletes its checkpoint.
+    await store.deleteRun(copy.id, 0);
+    await store.purgeDeleted(0);
+    expect(await store.getCheckpoint(copy.id)).toBeNull();
+    expect(await store.getCheckpoint(rec.id)).not.toBeNull();
   });
 });

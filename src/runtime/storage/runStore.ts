@@ -1,11 +1,14 @@
 /**
  * Runs in IndexedDB through dexie (DESIGN §11): one `runs` row per run (its config, name, tags,
- * note, status and summary), one `metrics` row per iteration, and the sampled `trajectories`.
+ * note, status and summary), one `metrics` row per iteration, the sampled `trajectories`, and
+ * the run's latest `checkpoints` row (only the latest is kept, which bounds storage: one model's
+ * weights and Adam moments, ~0.8 MB for the grid MLP).
  * Every multi-table write is one transaction, so a failed write (a full disk) leaves what was
  * saved before exactly as it was.
  */
 import Dexie, { type DexieOptions, type Table } from 'dexie';
 import type { LiveEdit, MetricRow, RunData, RunInfo, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
+import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import { bestSuccess } from '../../core/runs/format.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 
@@ -24,6 +27,14 @@ export interface RunMeta extends RunInfo {
   storageProblem: string | null;
   /** Set while the run sits in the undo window after a delete; purged afterwards. */
   deletedAt: number | null;
+  /** The iteration of the run's saved checkpoint (what Resume continues from); null or absent (older rows) when none. */
+  checkpointAt?: number | null;
+}
+
+interface CheckpointRecord {
+  runId: string;
+  /** Typed arrays are stored as they are (IndexedDB clones them structurally). */
+  checkpoint: Checkpoint;
 }
 
 interface MetricRecord {
@@ -46,6 +57,7 @@ class RunsDexie extends Dexie {
   runs!: Table<RunMeta, string>;
   metrics!: Table<MetricRecord, [string, number]>;
   trajectories!: Table<TrajectoryRecord, [string, number, number]>;
+  checkpoints!: Table<CheckpointRecord, string>;
   constructor(name: string, options?: DexieOptions) {
     super(name, options);
     this.version(1).stores({
@@ -53,6 +65,8 @@ class RunsDexie extends Dexie {
       metrics: '[runId+iteration], runId',
       trajectories: '[runId+iteration+index], runId',
     });
+    // Version 2: one checkpoint per run (keyed by run id, so a save replaces the previous one).
+    this.version(2).stores({ checkpoints: 'runId' });
   }
 }
 
@@ -91,6 +105,7 @@ export function newRunMeta(config: RunConfig, info: Partial<RunInfo> & { name: s
     trajectoryStride: 1,
     storageProblem: null,
     deletedAt: null,
+    checkpointAt: null,
     ...info,
   };
 }
@@ -136,6 +151,33 @@ export class RunStore {
     });
   }
 
+  /** Saves the run's checkpoint, replacing the one before (only the latest is kept), and notes its iteration on the run. */
+  async putCheckpoint(runId: string, checkpoint: Checkpoint): Promise<void> {
+    await this.db.transaction('rw', this.db.runs, this.db.checkpoints, async () => {
+      await this.db.checkpoints.put({ runId, checkpoint });
+      await this.db.runs.update(runId, { checkpointAt: checkpoint.iteration });
+    });
+  }
+
+  async getCheckpoint(runId: string): Promise<Checkpoint | null> {
+    return (await this.db.checkpoints.get(runId))?.checkpoint ?? null;
+  }
+
+  /**
+   * Before a resume from iteration k: drops the metric rows and trajectories of iterations ≥ k
+   * (the resumed run trains them again) and sets the run's counts to what is left, in one transaction.
+   */
+  async truncateRun(runId: string, k: number): Promise<{ metrics: MetricRow[]; trajectoryCount: number }> {
+    return this.db.transaction('rw', this.db.runs, this.db.metrics, this.db.trajectories, async () => {
+      await this.db.metrics.where('runId').equals(runId).filter((m) => m.iteration >= k).delete();
+      await this.db.trajectories.where('runId').equals(runId).filter((t) => t.iteration >= k).delete();
+      const metrics = await this.getMetrics(runId);
+      const trajectoryCount = await this.db.trajectories.where('runId').equals(runId).count();
+      await this.db.runs.update(runId, { iterations: metrics.length, bestSuccess: bestSuccess(metrics), trajectoryCount });
+      return { metrics, trajectoryCount };
+    });
+  }
+
   async updateRun(runId: string, patch: Partial<RunMeta>): Promise<void> {
     await this.db.runs.update(runId, patch);
   }
@@ -172,9 +214,9 @@ export class RunStore {
   async loadRun(id: string): Promise<(RunData & { meta: RunMeta }) | null> {
     const meta = await this.getRun(id);
     if (!meta) return null;
-    const [metrics, trajectories] = await Promise.all([this.getMetrics(id), this.getTrajectories(id)]);
+    const [metrics, trajectories, checkpoint] = await Promise.all([this.getMetrics(id), this.getTrajectories(id), this.getCheckpoint(id)]);
     const { name, tags, note, createdAt, updatedAt, status, error, liveEdits, source } = meta;
-    return { meta, info: { name, tags, note, createdAt, updatedAt, status, error, liveEdits, source }, config: meta.config, metrics, trajectories };
+    return { meta, info: { name, tags, note, createdAt, updatedAt, status, error, liveEdits, source }, config: meta.config, metrics, trajectories, checkpoint };
   }
 
   /** Hides a run (undo with restoreRun); purgeDeleted removes it for good. */
@@ -188,11 +230,12 @@ export class RunStore {
 
   /** Removes the runs deleted at or before `before` (ms), with their metrics and trajectories. */
   async purgeDeleted(before = Infinity): Promise<number> {
-    return this.db.transaction('rw', this.db.runs, this.db.metrics, this.db.trajectories, async () => {
+    return this.db.transaction('rw', [this.db.runs, this.db.metrics, this.db.trajectories, this.db.checkpoints], async () => {
       const gone = (await this.db.runs.toArray()).filter((r) => r.deletedAt !== null && r.deletedAt <= before);
       for (const r of gone) {
         await this.db.metrics.where('runId').equals(r.id).delete();
         await this.db.trajectories.where('runId').equals(r.id).delete();
+        await this.db.checkpoints.delete(r.id);
         await this.db.runs.delete(r.id);
       }
       return gone.length;
@@ -208,10 +251,12 @@ export class RunStore {
     meta.iterations = run.metrics.length;
     meta.bestSuccess = bestSuccess(run.metrics);
     meta.trajectoryCount = run.trajectories.length;
+    meta.checkpointAt = run.checkpoint?.iteration ?? null;
     // A run file from a tab that was still training is, here, a run that stopped.
     if (meta.status === 'running') meta.status = 'interrupted';
-    await this.db.transaction('rw', this.db.runs, this.db.metrics, this.db.trajectories, async () => {
+    await this.db.transaction('rw', [this.db.runs, this.db.metrics, this.db.trajectories, this.db.checkpoints], async () => {
       await this.db.runs.add(meta);
+      if (run.checkpoint) await this.db.checkpoints.add({ runId: meta.id, checkpoint: run.checkpoint });
       await this.db.metrics.bulkAdd(run.metrics.map((row) => ({ runId: meta.id, iteration: row.iteration, row })));
       await this.db.trajectories.bulkAdd(
         run.trajectories.map((line) => {

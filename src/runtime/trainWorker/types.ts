@@ -53,6 +53,10 @@ export interface StartInfo {
   setupS: number;
   /** Trainable parameters in the policy. */
   params: number;
+  /** The trainer saves checkpoints (grid runs with an MLP policy), so the run can resume. */
+  canCheckpoint: boolean;
+  /** Iterations already trained (a resumed run starts at its checkpoint's). */
+  iteration: number;
 }
 
 /** Progress of an imitation warm start (tool envs), one report per imitation step. */

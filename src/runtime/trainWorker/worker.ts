@@ -24,6 +24,7 @@ import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import type { Engine, PolicyRunner } from '../../core/engine/types.ts';
 import { serializeEngine } from '../../core/rollout/stepPool.ts';
 import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
+import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, StartInfo, WarmStartProgress } from './types.ts';
 
 let trainer: Trainer | null = null;
@@ -73,9 +74,10 @@ const api = {
 
   /**
    * Builds a fresh trainer for `config` (a config already validated by parseRunConfig).
-   * `threads`: WASM threads, fixed for this worker's life by its first WASM use.
+   * `threads`: WASM threads, fixed for this worker's life by its first WASM use. `resumeFrom`:
+   * a checkpoint of this config to continue from (Resume); a refused one fails the start.
    */
-  async start(config: RunConfig, backend: WebBackend, onWarmStart?: (p: WarmStartProgress) => void | Promise<void>, threads = 1): Promise<StartInfo> {
+  async start(config: RunConfig, backend: WebBackend, onWarmStart?: (p: WarmStartProgress) => void | Promise<void>, threads = 1, resumeFrom?: Checkpoint): Promise<StartInfo> {
     const gen = ++generation;
     await release();
     const t0 = performance.now();
@@ -92,10 +94,30 @@ const api = {
       await t.release();
       throw new Error('superseded by a newer start');
     }
+    if (resumeFrom) {
+      try {
+        await t.restore(resumeFrom);
+      } catch (e) {
+        await t.release();
+        throw e;
+      }
+    }
     trainer = t;
     runConfig = config;
     runEngine = engine;
-    return { engine: engine.name, setupS: (performance.now() - t0) / 1000, params: countParams(t.model) };
+    return { engine: engine.name, setupS: (performance.now() - t0) / 1000, params: countParams(t.model), canCheckpoint: t.canCheckpoint, iteration: t.iteration };
+  },
+
+  /**
+   * The trainer's checkpoint after its last finished iteration (call between steps), built here
+   * and handed over as transferables, so the page never serialises tensors on its thread; null
+   * for trainers without checkpoints.
+   */
+  async checkpoint(): Promise<Checkpoint | null> {
+    const t = need();
+    if (!t.canCheckpoint) return null;
+    const cp = await t.checkpoint();
+    return transfer(cp, checkpointTransferables(cp));
   },
 
   /** One iteration: rollout, advantages, update, weight sync. */
