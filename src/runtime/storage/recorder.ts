@@ -7,7 +7,7 @@
  */
 import type { LiveEdit, MetricRow, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
 import { bestSuccess } from '../../core/runs/format.ts';
-import type { Checkpoint } from '../../core/runs/checkpoint.ts';
+import { checkpointFloats, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { isQuotaError, newRunMeta, type RunMeta, type RunStore } from './runStore.ts';
 
@@ -40,6 +40,25 @@ export interface RecorderHooks {
   schedule?(fn: () => void): void;
   /** Holds a lock named after the run while it records; returns its release (default: Web Locks). */
   lock?(name: string): () => void;
+  /** Bytes used and allowed for this site (default: navigator.storage.estimate; absent = never nearly full). */
+  estimate?(): Promise<{ usage?: number; quota?: number }>;
+}
+
+/**
+ * Free space below which trajectories stop, bytes: a quarter of the quota (at most 8 MB), and at
+ * least room for two checkpoints of `checkpointBytes` (a checkpoint is replaced by writing the new
+ * one first). Measured in Chromium with a small quota: trajectories (~15 KB per grid iteration)
+ * filled it and the next metrics write failed too, since stopping trajectories frees nothing;
+ * stopping them while room is left keeps it for metrics (~1 KB per iteration) and checkpoints
+ * (~0.8 MB for the grid MLP), which Resume needs.
+ */
+export function trajectoryReserveBytes(quota: number, checkpointBytes = 0): number {
+  return Math.max(Math.min(quota / 4, 8 * 1024 * 1024), 2 * checkpointBytes);
+}
+
+function defaultEstimate(): Promise<{ usage?: number; quota?: number }> {
+  const storage = (globalThis.navigator as Navigator | undefined)?.storage;
+  return storage?.estimate ? storage.estimate() : Promise.resolve({});
 }
 
 /** The Web Locks name a recording tab holds for a run (another tab sees the run is alive). */
@@ -77,6 +96,8 @@ export class RunRecorder {
   private best = 0;
   private wall = 0;
   private problem: string | null = null;
+  /** Size of the last checkpoint handed to the recorder, bytes (its floats × 4; 0 before one). */
+  private checkpointBytes = 0;
   /** Iterations handed to the recorder (saved or not). */
   private seen = 0;
   private readonly created: Promise<boolean>;
@@ -135,6 +156,7 @@ export class RunRecorder {
    * previous one. A full disk is reported and the older checkpoint stays.
    */
   saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    this.checkpointBytes = 4 * checkpointFloats(checkpoint);
     void this.flush();
     this.chain = this.chain.then(async () => {
       if (!(await this.created)) return;
@@ -209,11 +231,21 @@ export class RunRecorder {
     this.hooks.onProblem(message);
   }
 
-  private stopTrajectories(): void {
+  private stopTrajectories(why: 'full' | 'nearly full' = 'full'): void {
     if (!this.trajOn) return;
     this.trajOn = false;
     this.pendingTraj = [];
-    this.report(`Storage is full: this run's trajectories are no longer saved (from iteration ${this.seen}); its metrics still are. Delete old runs in Runs to make room.`);
+    this.report(`Storage is ${why}: this run's trajectories are no longer saved (from iteration ${this.seen}); its metrics still are. Delete old runs in Runs to make room.`);
+  }
+
+  /** True when free space is under the trajectory reserve (an estimate that fails says nothing). */
+  private async nearlyFull(): Promise<boolean> {
+    try {
+      const { usage, quota } = await (this.hooks.estimate ?? defaultEstimate)();
+      return usage !== undefined && quota !== undefined && quota > 0 && quota - usage < trajectoryReserveBytes(quota, this.checkpointBytes);
+    } catch {
+      return false;
+    }
   }
 
   private stopMetrics(reason: string): void {
@@ -251,6 +283,11 @@ export class RunRecorder {
     let traj = this.pendingTraj;
     this.pendingTraj = [];
     if (traj.length === 0 || !this.trajOn) return;
+    if (await this.nearlyFull()) {
+      this.stopTrajectories('nearly full');
+      await this.store.updateRun(this.id, { storageProblem: this.problem }).catch(() => undefined);
+      return;
+    }
     const max = this.options.maxTrajectories;
     if (this.trajCount + traj.length > max) {
       let stride = this.stride;

@@ -6,7 +6,7 @@ import '../../core/envs/index.ts';
 import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
 import type { TrajectoryLine } from '../../core/runs/format.ts';
 import { isQuotaError, newRunMeta, RunStore } from './runStore.ts';
-import { RunRecorder, type RecorderHooks } from './recorder.ts';
+import { RunRecorder, trajectoryReserveBytes, type RecorderHooks } from './recorder.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../../core/runs/checkpoint.ts';
 
 const parsed = parseRunConfig(JSON.parse(readFileSync('presets/grid-empty-8x8-grpo.json', 'utf8')));
@@ -152,6 +152,34 @@ describe('RunRecorder', () => {
     expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1, 2]);
     expect((await store.getTrajectories(rec.id)).map((t) => t.iteration)).toEqual([0, 0, 0, 0]);
     expect((await store.getRun(rec.id))?.storageProblem).toMatch(/Storage is full/);
+  });
+
+  it('nearly full (free space under the reserve): trajectories stop before any write fails, metrics go on', async () => {
+    const store = freshStore();
+    const h = hooks();
+    let usage = 0;
+    const q = 1_000_000;
+    const rec = RunRecorder.start(store, config, 'r', { ...h, estimate: async () => ({ usage, quota: q }) }, { flushEveryIterations: 1000 });
+    rec.add(0, { 'episode/success_rate': 0.1 }, 0.1, eps(0));
+    await rec.flush();
+    expect(h.problems).toEqual([]);
+    // 1 byte under the reserve (a quarter of the quota here).
+    usage = q - trajectoryReserveBytes(q) + 1;
+    rec.add(1, { 'episode/success_rate': 0.2 }, 0.1, eps(1));
+    await rec.flush();
+    rec.add(2, { 'episode/success_rate': 0.3 }, 0.1, eps(2));
+    await rec.flush();
+    expect(h.problems).toEqual([expect.stringMatching(/^Storage is nearly full: this run's trajectories are no longer saved \(from iteration 2\); its metrics still are/)]);
+    expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1, 2]);
+    expect((await store.getTrajectories(rec.id)).map((t) => t.iteration)).toEqual([0, 0, 0, 0]);
+    expect((await store.getRun(rec.id))?.storageProblem).toMatch(/nearly full/);
+  });
+
+  it('the reserve is a quarter of the quota, at most 8 MB, and at least two checkpoints', () => {
+    expect(trajectoryReserveBytes(400_000)).toBe(100_000);
+    expect(trajectoryReserveBytes(10 * 2 ** 30)).toBe(8 * 2 ** 20);
+    expect(trajectoryReserveBytes(10 * 2 ** 30, 800_000)).toBe(8 * 2 ** 20);
+    expect(trajectoryReserveBytes(1_000_000, 800_000)).toBe(1_600_000);
   });
 
   it('when metrics hit the quota: trajectories stop, the metrics retry; if that fails too, metrics stop with a message', async () => {
