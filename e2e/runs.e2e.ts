@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { Download, Page } from 'playwright-core';
+import * as ort from 'onnxruntime-web';
+import { safeFileName as safeName } from '../src/core/runs/format.ts';
 import { ARTIFACTS, installLongTaskObserver, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
@@ -42,10 +44,10 @@ async function train(page: Page, seed: number, iterations: number): Promise<void
 }
 
 /** Clicks `button` and returns the downloaded file's name and text. */
-async function downloadOf(page: Page, testId: string): Promise<{ name: string; text: string }> {
+async function downloadOf(page: Page, testId: string): Promise<{ name: string; text: string; bytes: Buffer }> {
   const [dl] = (await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()])) as [Download, void];
-  const path = await dl.path();
-  return { name: dl.suggestedFilename(), text: readFileSync(path, 'utf8') };
+  const bytes = readFileSync(await dl.path());
+  return { name: dl.suggestedFilename(), text: bytes.toString('utf8'), bytes };
 }
 
 const rows = (page: Page) => page.getByTestId('run-row');
@@ -194,6 +196,15 @@ describe('runs that last', () => {
     // wall_s carries on across the resume.
     for (let i = 1; i < r3.metrics.length; i++) expect(r3.metrics[i].wall_s).toBeGreaterThanOrEqual(r3.metrics[i - 1].wall_s);
     expect(r3.checkpoint).toMatchObject({ iteration: RESUMED_ITERATIONS, policyVersion: RESUMED_ITERATIONS });
+    // The policy at that checkpoint, as an ONNX file any runtime loads: one 7×7 view in, log π over 7 actions out.
+    const onnx = await downloadOf(page, 'export-onnx');
+    expect(onnx.name).toBe(`${safeName(r3.run.name)}.policy.onnx`);
+    const session = await ort.InferenceSession.create(new Uint8Array(onnx.bytes));
+    const out = await session.run({ obs: new ort.Tensor('float32', new Float32Array(984), [1, 984]) });
+    const logp = Array.from(out.logprobs.data as Float32Array);
+    expect(logp).toHaveLength(7);
+    expect(Math.log(logp.reduce((a, l) => a + Math.exp(l), 0))).toBeCloseTo(0, 4);
+    await session.release();
     await page.screenshot({ path: `${ARTIFACTS}/runs-resumed.png`, fullPage: true });
 
     const longTasks = await page.evaluate(() => window.__longTasks.length);

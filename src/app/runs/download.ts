@@ -1,6 +1,6 @@
-/** Saves text as a file through the browser's download (an object URL on a temporary link). */
-export function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+/** Saves text or bytes as a file through the browser's download (an object URL on a temporary link). */
+export function download(name: string, data: string | Uint8Array<ArrayBuffer>, type: string): void {
+  const url = URL.createObjectURL(new Blob([data], { type }));
   const a = document.createElement('a');
   a.href = url;
   a.download = name;

@@ -173,6 +173,19 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
       else if (kind === 'metrics-jsonl') download(`${base}.metrics.jsonl`, metricsToJsonl(run.metrics), 'application/x-ndjson');
       else if (kind === 'trajectories-jsonl') download(`${base}.trajectories.jsonl`, trajectoriesToJsonl(run.trajectories), 'application/x-ndjson');
       else if (kind === 'config') download(`${base}.config.json`, configToJson(run.config), 'application/json');
+      else if (kind === 'onnx') {
+        if (!run.checkpoint) {
+          get().notify('warning', 'This run has no saved checkpoint, so no policy to export: grid runs save one every 10 iterations, on pause and at the end; tool-env runs keep none yet.');
+          return;
+        }
+        try {
+          // Loaded on demand: the graph builder is not otherwise needed on the page.
+          const { policyOnnxFromCheckpoint } = await import('../../core/runs/policyExport.ts');
+          download(`${base}.policy.onnx`, policyOnnxFromCheckpoint(run.config, run.checkpoint) as Uint8Array<ArrayBuffer>, 'application/octet-stream');
+        } catch (e) {
+          get().notify('error', `The policy could not be exported: ${(e as Error).message}`);
+        }
+      }
       else download(`${base}.run.json`, runToFile(run), 'application/json');
     },
   };

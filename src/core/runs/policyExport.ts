@@ -1,0 +1,22 @@
+/**
+ * A run's policy as a standalone ONNX file, from its saved checkpoint: the same model its config
+ * builds (MLP for grids, with a value head under PPO), the checkpoint's parameters baked in, one
+ * state (row) per call. What the CLI writes as policy.onnx, for runs trained in the tab.
+ */
+import { probeShapeFor } from '../engine/shape.ts';
+import { exportPolicyOnnx } from '../models/export.ts';
+import type { Weights } from '../models/types.ts';
+import type { RunConfig } from '../presets/schema.ts';
+import type { Checkpoint } from './checkpoint.ts';
+
+export function policyOnnxFromCheckpoint(config: RunConfig, checkpoint: Checkpoint): Uint8Array {
+  const { model } = probeShapeFor(config);
+  const weights: Weights = {};
+  for (const p of model.params) {
+    const t = checkpoint.learner.tensors[p.name];
+    const n = p.shape.reduce((a, b) => a * b, 1);
+    if (!t || t.length !== n) throw new Error(`the checkpoint does not fit this run's model: parameter '${p.name}' ${t ? `has ${t.length} values, expected ${n}` : 'is missing'}`);
+    weights[p.name] = t;
+  }
+  return exportPolicyOnnx(model, weights, { batch: 1 });
+}
