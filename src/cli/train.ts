@@ -1,5 +1,5 @@
 /**
- * npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto]
+ * npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--reward FILE]
  *
  * Trains headless with the same core as the browser. Writes into DIR:
  *   config.json        the fully resolved configuration (defaults filled in)
@@ -24,8 +24,11 @@ import { createNodeWorkerPool } from '../runtime/pool/node.ts';
 import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
+import { withRewardFile } from './reward.ts';
+import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
 
-const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--force]
+const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force]
+  --reward FILE   user reward terms: an ES module whose named exports (step) => number are added to each step's reward, run sandboxed (QuickJS); stored in config.json
   --force   write into an --out folder that already holds a run (its files are replaced)
   --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
@@ -120,6 +123,7 @@ export async function main(argv: string[]): Promise<number> {
       eval: { type: 'string', default: '0' },
       quiet: { type: 'boolean', default: false },
       force: { type: 'boolean', default: false },
+      reward: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     USAGE,
@@ -130,7 +134,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!values.config) throw new UsageError(`--config is required\n\n${USAGE}`);
   if (values.engine !== 'ort-web-wasm' && values.engine !== 'ort-node' && values.engine !== 'auto') throw new UsageError(`--engine must be ort-web-wasm, ort-node or auto, got ${values.engine}`);
-  const config = loadRunConfig(values.config);
+  let config = loadRunConfig(values.config);
+  if (values.reward !== undefined) config = withRewardFile(config, values.reward);
   config.seed = intArg(values.seed, 'seed') ?? config.seed;
   config.iterations = intArg(values.iterations, 'iterations', 1) ?? config.iterations;
   const keepTraj = intArg(values.trajectories, 'trajectories', 0, 100_000) ?? 4;
@@ -143,6 +148,8 @@ export async function main(argv: string[]): Promise<number> {
   writeFileSync(metricsPath, '');
   writeFileSync(trajPath, '');
 
+  // A reward module that does not load, or whose terms throw or loop on a dry run, stops here, before training.
+  const rewardLab = await rewardLabFor(config, (m) => console.warn(`warning: ${m}`));
   let engine: Engine;
   if (values.engine === 'auto') {
     const { engine: chosen, decision } = await chooseNodeEngine(config);
@@ -150,6 +157,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(`engine auto: ${summarize(decision)}; using ${engine.name} (${decision.reason})`);
   } else engine = await loadNodeEngine(values.engine as NodeEngineName);
   const trainer = await createTrainer(config, engine, {
+    rewardLab,
     workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
     tokenWorker: nodeTokenWorkerOn(engine.name as NodeEngineName),
     onWarmStart: (r, total) => {
@@ -216,6 +224,7 @@ export async function main(argv: string[]): Promise<number> {
     const graph = trainer.model.kind === 'transformer' ? 'decode' : 'full';
     writeFileSync(join(out, 'policy.onnx'), exportPolicyOnnx(trainer.model, weights, { batch: 1, graph }));
     await trainer.release();
+    rewardLab?.scorer.close();
   }
   const iterations = stopped.iterations;
   if (stopped.reason === 'error') {

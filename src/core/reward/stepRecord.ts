@@ -177,3 +177,20 @@ export function buildGridStepRecords(env: GridEnv, ep: GridEpisodeLike): ScoreEp
   }
   return { seed: ep.seed, envId: ep.envId, steps };
 }
+
+/**
+ * A short real episode of a grid env for a dry run of user terms before training: reset from
+ * `seed`, then `actions` (stopping early if the episode ends), recorded as a trainer would.
+ */
+export function sampleGridEpisode(env: GridEnv, envId: string, seed: number, actions: readonly number[]): ScoreEpisode {
+  env.reset({ seed });
+  const played: number[] = [];
+  const rewards: number[] = [];
+  for (const a of actions) {
+    const r = env.step(a);
+    played.push(a);
+    rewards.push(r.reward);
+    if (r.terminated || r.truncated) break;
+  }
+  return buildGridStepRecords(env, { envId, seed, actions: played, rewards });
+}
