@@ -15,7 +15,7 @@ import { terminateTrainWorker, trainWorker, withProbeWorker, workerStarting } fr
 import type { Remote } from 'comlink';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 import { blockingFields, changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate } from './config.ts';
-import { FIELD_BY_PATH, getPath, type DraftConfig } from './fields.ts';
+import { FIELD_BY_PATH, getPath, setPath, type DraftConfig } from './fields.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { learnerThreads } from '../../core/engine/threads.ts';
 import { deviceKey } from '../../runtime/backend.ts';
@@ -25,6 +25,7 @@ import { MAX_SKIPPED_IN_A_ROW, skippedRunMessage } from '../../core/trainer/even
 import { RunRecorder } from '../../runtime/storage/recorder.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
+import { messageLine, setAppliedCode, useRewardLab } from './rewardLab.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;
@@ -124,6 +125,10 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
 
   const ingest = (v: IterationView) => {
     record(v);
+    if (v.rewardProblems?.length) {
+      useRewardLab.setState({ problems: v.rewardProblems.slice(0, 5) });
+      get().notify('warning', v.rewardProblems[0]);
+    }
     const m = v.metrics;
     const mean = m['reward/mean'];
     const std = m['reward/std'];
@@ -213,6 +218,9 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
 
   /** Builds a trainer for the draft in a fresh worker; false when the draft is invalid or it failed. */
   const boot = async (): Promise<boolean> => {
+    // The reward lab's applied code is part of the run's config (and so of its saved record).
+    const code = useRewardLab.getState().applied;
+    if (get().draft.reward?.code !== code) set({ draft: setPath(get().draft, 'reward.code', code) });
     const v = validate(get().draft);
     if (!v.ok) {
       get().notify('warning', 'Fix the highlighted settings first; nothing was started.');
@@ -239,9 +247,11 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         // Paused: the worker's warm start waits on this answer before its next step.
         if (get().warmPaused) return new Promise<void>((resolve) => (releaseWarm = resolve));
       });
+      useRewardLab.setState({ versions: [], problems: [], error: null });
       const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads));
       if (runId !== id) return false; // reset or restarted while starting
       set({ info, warmStart: null });
+      if (code.trim() !== '') useRewardLab.setState({ versions: [{ version: 1, iteration: 0, terms: [] }] });
       return true;
     } catch (e) {
       const on = backend === 'webgpu' ? 'WebGPU' : backend === 'wasm' ? 'WASM' : 'the chosen backend';
@@ -421,6 +431,40 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
       frame = 0;
       set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, warmHistory: [], warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0, recordId: null });
+    },
+
+    applyRewardCode: async () => {
+      const lab = useRewardLab.getState();
+      if (lab.applying) return;
+      const code = lab.text;
+      const s = get().status;
+      const live = get().running !== null && s !== 'idle' && s !== 'error' && s !== 'starting';
+      if (!live) {
+        // No run to change: the next start uses it (and its own dry run reports any problem).
+        setAppliedCode(code);
+        useRewardLab.setState({ error: null });
+        get().notify('info', code.trim() ? 'Reward code saved: the next run starts with it.' : 'Reward code cleared: the next run uses the env reward and shaping only.');
+        return;
+      }
+      const id = runId;
+      const versions = lab.versions;
+      const version = (versions[versions.length - 1]?.version ?? 0) + 1;
+      useRewardLab.setState({ applying: true });
+      try {
+        const terms = await trainWorker(fail).setRewardCode(code, version);
+        if (runId !== id) return;
+        setAppliedCode(code);
+        // Scores from the next iteration on (the one after those already in the charts).
+        useRewardLab.setState({ versions: [...versions, { version, iteration: buffer.length, terms }], error: null });
+        const running = get().running;
+        if (running) set({ running: setPath(running, 'reward.code', code), draft: setPath(get().draft, 'reward.code', code) });
+        recorder?.liveEdit([{ iteration: buffer.length, path: 'reward.code', value: code }]);
+      } catch (e) {
+        const message = (e as Error).message.replace(/^Error: /, '');
+        useRewardLab.setState({ error: { message, line: messageLine(message) } });
+      } finally {
+        useRewardLab.setState({ applying: false });
+      }
     },
 
     setTab: (tab) => set({ tab }),
