@@ -8,10 +8,9 @@
  * the env from its seed with the recorded actions: envs are deterministic from the seed, so the
  * replay is the episode (and `buildGridStepRecords` checks that the rewards agree).
  */
-import type { GridEnv, Info } from '../envs/types.ts';
+import type { GridEnv, GridFrame, Info } from '../envs/types.ts';
 import { ACTION_LABELS } from '../envs/grid/world.ts';
 import { OBJ } from '../envs/grid/objects.ts';
-import { gridGoalDistance } from './potentials.ts';
 
 /** One step t: the observation s_t, the action a_t taken in it, and what the env answered. */
 export interface StepRecord {
@@ -131,6 +130,38 @@ function findGoal(cells: Uint8Array, width: number, height: number): { x: number
   return null;
 }
 
+/**
+ * [W·H] walking distance from every cell to the nearest goal, −1 where none is reachable: one
+ * breadth-first search from the goals, with gridGoalDistance's rules (walls and lava block;
+ * doors and objects pass). Those cells never change within an episode, so one map per episode
+ * gives every step's distance (per-step BFS from a fresh frame cost more than the terms).
+ */
+function goalDistances(cells: Uint8Array, W: number, H: number): Int32Array {
+  const dist = new Int32Array(W * H).fill(-1);
+  const queue = new Int32Array(W * H);
+  let head = 0, tail = 0;
+  for (let p = 0; p < W * H; p++) {
+    if (cells[p * 3] !== OBJ.goal) continue;
+    dist[p] = 0;
+    queue[tail++] = p;
+  }
+  while (head < tail) {
+    const p = queue[head++];
+    const x = p % W, y = (p - x) / W;
+    for (const q of [x > 0 ? p - 1 : -1, x < W - 1 ? p + 1 : -1, y > 0 ? p - W : -1, y < H - 1 ? p + W : -1]) {
+      if (q < 0 || dist[q] >= 0) continue;
+      const t = cells[q * 3];
+      if (t === OBJ.wall || t === OBJ.lava) continue;
+      dist[q] = dist[p] + 1;
+      queue[tail++] = q;
+    }
+  }
+  return dist;
+}
+
+/** Grid worlds offer the agent's pose without building a frame (the GridWorld.agentState getter). */
+type AgentReader = { readonly agentState?: { x: number; y: number; dir: number; carrying: { type: number; color: number } | null } };
+
 /** What a grid episode must have recorded to be replayed. */
 export interface GridEpisodeLike {
   envId: string;
@@ -147,16 +178,19 @@ export function buildGridStepRecords(env: GridEnv, ep: GridEpisodeLike): ScoreEp
   let { obs } = env.reset({ seed: ep.seed });
   const steps: ScoreEpisode['steps'] = [];
   const T = ep.actions.length;
+  const f0 = env.frame();
+  if (f0.kind !== 'grid') throw new Error(`buildGridStepRecords: ${ep.envId} is not a grid env`);
+  const goal = findGoal(f0.cells, f0.width, f0.height);
+  const dist = goalDistances(f0.cells, f0.width, f0.height);
+  const reader = 'agentState' in env ? () => (env as AgentReader).agentState! : () => (env.frame() as GridFrame).agent;
   for (let t = 0; t < T; t++) {
-    const f = env.frame();
-    if (f.kind !== 'grid') throw new Error(`buildGridStepRecords: ${ep.envId} is not a grid env`);
     const a = ep.actions[t];
-    // gridGoalDistance's Φ is −(BFS distance), or −(W·H) when no goal is reachable.
-    const phi = gridGoalDistance.phi(f);
+    const agent = reader();
+    const d = dist[agent.y * f0.width + agent.x];
     const before = {
       text: obs.text,
       direction: obs.direction,
-      state: { x: f.agent.x, y: f.agent.y, dir: f.agent.dir, carrying: f.agent.carrying, goal: findGoal(f.cells, f.width, f.height), goalDistance: phi === -(f.width * f.height) ? null : -phi },
+      state: { x: agent.x, y: agent.y, dir: agent.dir, carrying: agent.carrying, goal, goalDistance: d < 0 ? null : d },
     };
     const r = env.step(a);
     if (Math.abs(r.reward - ep.rewards[t]) > 1e-9) {

@@ -157,3 +157,28 @@ export const seen = (s) => s.episode.steps.length + 10 * s.episode.returnSoFar +
     s.close();
   });
 });
+
+describe('step records replayed from a seed', () => {
+  it("give each step gridGoalDistance's distance and the frame's agent, on every grid env", async () => {
+    const { envIds } = await import('../../core/envs/index.ts');
+    const { gridGoalDistance } = await import('../../core/reward/potentials.ts');
+    for (const id of envIds().filter((e) => e.startsWith('grid/'))) {
+      const env = makeEnv(id) as GridEnv;
+      // A random walk, recorded as a rollout would: actions and the env's rewards.
+      env.reset({ seed: 11 });
+      const actions: number[] = [], rewards: number[] = [], expected: { d: number | null; x: number; y: number; dir: number }[] = [];
+      for (let t = 0; t < 40; t++) {
+        const f = env.frame() as import('../../core/envs/types.ts').GridFrame;
+        const phi = gridGoalDistance.phi(f);
+        expected.push({ d: phi === -(f.width * f.height) ? null : -phi, x: f.agent.x, y: f.agent.y, dir: f.agent.dir });
+        const a = (t * 5 + 3) % 6;
+        const r = env.step(a);
+        actions.push(a);
+        rewards.push(r.reward);
+        if (r.terminated || r.truncated) break;
+      }
+      const ep = buildGridStepRecords(makeEnv(id) as GridEnv, { envId: id, seed: 11, actions, rewards });
+      expect(ep.steps.map((s) => ({ d: s.state.goalDistance, x: s.state.x, y: s.state.y, dir: s.state.dir })), id).toEqual(expected);
+    }
+  });
+});
