@@ -11,8 +11,8 @@
  * Inside the sandbox, `eval` is removed and the Function constructors throw (code from strings
  * is what a term would use to hide what it does; it could not escape the sandbox either way).
  *
- * Cost: one JSON string per score() call crosses into the sandbox, one comes back; each term
- * call tells the host it started (a zero-argument host call) so its own deadline applies.
+ * Cost: one JSON string per score() call crosses into the sandbox (the records as columns), one
+ * comes back; the guest renews the host's deadline at most every quarter of the call limit.
  */
 import { newQuickJSWASMModuleFromVariant, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
@@ -72,16 +72,25 @@ const DRIVER = `
     const out = [];
     for (let e = 0; e < episodes.length; e++) {
       const ep = episodes[e];
-      const T = ep.steps.length;
+      const T = ep.a.length;
       const so = [];
       let ret = 0;
       const values = names.map(() => new Array(T));
       const bad = [];
       for (let t = 0; t < T; t++) {
-        const s = ep.steps[t];
-        freeze(s.observation); freeze(s.state); freeze(s.info);
-        s.episode = freeze({ seed: ep.seed, envId: ep.envId, length: T, steps: so, returnSoFar: ret });
-        freeze(s);
+        const s = freeze({
+          t,
+          observation: freeze({ text: ep.text[t], direction: ep.od[t] }),
+          state: freeze({
+            x: ep.x[t], y: ep.y[t], dir: ep.dir[t],
+            carrying: ep.ct[t] < 0 ? null : freeze({ type: ep.ct[t], color: ep.cc[t] }),
+            goal: ep.gx[t] < 0 ? null : freeze({ x: ep.gx[t], y: ep.gy[t] }),
+            goalDistance: ep.gd[t] < 0 ? null : ep.gd[t],
+          }),
+          action: ep.a[t], actionName: ep.an[t], reward: ep.r[t], terminated: ep.te[t] === 1, truncated: ep.tr[t] === 1,
+          info: freeze({ progress: ep.p[t], success: ep.su[t] === 1, toolCall: ep.tc[t], toolFailed: ep.tf[t] === 1, malformed: ep.mf[t] === 1 }),
+          episode: freeze({ seed: ep.seed, envId: ep.envId, length: T, steps: so, returnSoFar: ret }),
+        });
         for (let k = 0; k < fns.length; k++) {
           cur[0] = k; cur[1] = e; cur[2] = t;
           // Renew the host's deadline when the last renewal is slackMs old: every call then gets
@@ -103,6 +112,41 @@ const DRIVER = `
   return { score, where: () => cur.join(',') };
 })()
 `;
+
+/**
+ * An episode's records as columns (one array per field) for the trip into the sandbox: QuickJS
+ * parses arrays of numbers and strings several times faster than one object per step, and the
+ * driver builds each record once from them. −1 stands for null in the numeric columns.
+ */
+function columns(ep: ScoreEpisode) {
+  const S = ep.steps;
+  const col = <T>(f: (s: ScoreEpisode['steps'][number]) => T) => S.map(f);
+  const flag = (b: boolean) => (b ? 1 : 0);
+  return {
+    seed: ep.seed,
+    envId: ep.envId,
+    text: col((s) => s.observation.text),
+    od: col((s) => s.observation.direction),
+    x: col((s) => s.state.x),
+    y: col((s) => s.state.y),
+    dir: col((s) => s.state.dir),
+    ct: col((s) => s.state.carrying?.type ?? -1),
+    cc: col((s) => s.state.carrying?.color ?? -1),
+    gx: col((s) => s.state.goal?.x ?? -1),
+    gy: col((s) => s.state.goal?.y ?? -1),
+    gd: col((s) => s.state.goalDistance ?? -1),
+    a: col((s) => s.action),
+    an: col((s) => s.actionName),
+    r: col((s) => s.reward),
+    te: col((s) => flag(s.terminated)),
+    tr: col((s) => flag(s.truncated)),
+    p: col((s) => s.info.progress),
+    su: col((s) => flag(s.info.success)),
+    tc: col((s) => s.info.toolCall),
+    tf: col((s) => flag(s.info.toolFailed)),
+    mf: col((s) => flag(s.info.malformed)),
+  };
+}
 
 interface GuestError {
   name?: string;
@@ -143,7 +187,7 @@ class QuickJsRewardScorer implements RewardTermsScorer {
     const scoreFn = vm.getProp(this.driver, 'score');
     const names = vm.newArray();
     this.terms.forEach((n, i) => vm.setProp(names, i, vm.newString(n)));
-    const json = vm.newString(JSON.stringify(episodes));
+    const json = vm.newString(JSON.stringify(episodes.map(columns)));
     // A term call may run between callTimeoutMs and callTimeoutMs + slack before it is stopped.
     const slack = Math.max(1, Math.round(this.opts.callTimeoutMs / 4));
     const limit = this.opts.callTimeoutMs + slack;
