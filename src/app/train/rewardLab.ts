@@ -6,26 +6,9 @@
  * (`reward.code`), which the run's saved record keeps.
  */
 import { create } from 'zustand';
+import { EXAMPLE_TERMS } from '../../core/reward/examples.ts';
 
-/** The built-in shaping terms, written as reward terms: editable examples, not applied until Apply. */
-export const EXAMPLE_TERMS = `// Reward terms: every named export (step) => number is added to that step's reward.
-// Type "step." for the fields of the step record. Press Apply to use them
-// (mid-run, they score from the next iteration on, as a new version).
-
-// progress: the env's subgoal increments (the built-in 'progress' term, weight 0.1).
-export const progressBonus = (step) => 0.1 * step.info.progress;
-
-// A price on every step, to prefer short solutions (like the built-in 'toolCost').
-export const stepCost = (step) => -0.002;
-
-// Potential-based shaping with Φ = −(steps to the goal), as the built-in 'potential' term:
-// F = Φ(s_t) − Φ(s_t−1), paid on the step after the move; it leaves the optimal policy unchanged.
-export function towardGoal(step) {
-  const prev = step.episode.steps[step.t - 1];
-  if (!prev || prev.state.goalDistance === null || step.state.goalDistance === null) return 0;
-  return 0.05 * (prev.state.goalDistance - step.state.goalDistance);
-}
-`;
+export { EXAMPLE_TERMS };
 
 const TEXT_KEY = 'rl-playground.reward.text';
 const APPLIED_KEY = 'rl-playground.reward.applied';
@@ -91,9 +74,4 @@ export function setAppliedCode(code: string): void {
 export function messageLine(message: string): number | null {
   const m = /\(line (\d+)\)/.exec(message);
   return m ? Number(m[1]) : null;
-}
-
-/** The user terms a run's metrics report: `reward/<term>/mean` keys that are not built-in. */
-export function userTermsOf(versions: readonly RewardVersion[]): string[] {
-  return [...new Set(versions.flatMap((v) => v.terms))];
 }

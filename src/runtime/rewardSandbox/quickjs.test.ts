@@ -182,3 +182,17 @@ describe('step records replayed from a seed', () => {
     }
   });
 });
+
+describe('the editor examples', () => {
+  it('load in the sandbox and score a real episode with finite values', async () => {
+    const { EXAMPLE_TERMS } = await import('../../core/reward/examples.ts');
+    const s = await createRewardSandbox(EXAMPLE_TERMS);
+    expect(s.terms).toEqual(['progressBonus', 'stepCost', 'towardGoal']);
+    const env = makeEnv('grid/empty-8x8') as GridEnv;
+    const [r] = await s.score([buildGridStepRecords(env, { envId: 'grid/empty-8x8', seed: 3, actions: [2, 2, 1, 2, 2], rewards: [0, 0, 0, 0, 0] })]);
+    expect(r.bad).toEqual([]);
+    // Two steps east along the top row: one cell closer to the goal each, paid the step after.
+    expect(Array.from(r.values.towardGoal)).toEqual([0, 0.05, 0.05, 0, 0.05]);
+    s.close();
+  });
+});
