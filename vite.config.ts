@@ -17,7 +17,8 @@ export default defineConfig({
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: 'es' },
-  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  // The QuickJS wasm variant finds its .wasm file next to its module (import.meta.url): pre-bundling would move the module away from it.
+  optimizeDeps: { exclude: ['onnxruntime-web', '@jitl/quickjs-wasmfile-release-sync'] },
   build: {
     target: 'es2022',
     chunkSizeWarningLimit: 4096,

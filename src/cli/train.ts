@@ -1,5 +1,5 @@
 /**
- * npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto]
+ * npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--reward FILE]
  * npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR]
  *
  * Trains headless with the same core as the browser. Writes into DIR:
@@ -30,9 +30,12 @@ import { createNodeWorkerPool } from '../runtime/pool/node.ts';
 import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
+import { withRewardFile } from './reward.ts';
+import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
 
-const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--force] [--checkpoint-every N]
+const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N]
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
+  --reward FILE   user reward terms: an ES module whose named exports (step) => number are added to each step's reward, run sandboxed (QuickJS); stored in config.json
   --force   write into an --out folder that already holds a run (its files are replaced)
   --checkpoint-every N   save checkpoint.json (the trainer's full state) every N iterations (default 10; 0 = only at the end and on Ctrl-C); grid runs only
   --resume PATH   continue a run from its last checkpoint: a CLI --out folder (continues in it unless --out) or a run file exported by the app; the config comes from the run, --iterations is the new total
@@ -180,6 +183,7 @@ export async function main(argv: string[]): Promise<number> {
       force: { type: 'boolean', default: false },
       resume: { type: 'string' },
       'checkpoint-every': { type: 'string', default: String(CHECKPOINT_EVERY) },
+      reward: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     USAGE,
@@ -195,7 +199,9 @@ export async function main(argv: string[]): Promise<number> {
   if (values.engine !== 'ort-web-wasm' && values.engine !== 'ort-node' && values.engine !== 'auto') throw new UsageError(`--engine must be ort-web-wasm, ort-node or auto, got ${values.engine}`);
   const checkpointEvery = intArg(values['checkpoint-every'], 'checkpoint-every', 0) ?? CHECKPOINT_EVERY;
   const resume = values.resume !== undefined ? loadResume(values.resume) : null;
-  const config = resume ? resume.config : loadRunConfig(values.config!);
+  if (resume && values.reward !== undefined) throw new UsageError(`--resume keeps the reward code the run was trained with (its config holds it): leave out --reward`);
+  let config = resume ? resume.config : loadRunConfig(values.config!);
+  if (values.reward !== undefined) config = withRewardFile(config, values.reward);
   if (!resume) config.seed = intArg(values.seed, 'seed') ?? config.seed;
   config.iterations = intArg(values.iterations, 'iterations', 1) ?? config.iterations;
   /** Iterations already trained (the checkpoint's); this session trains the rest. */
@@ -225,6 +231,8 @@ export async function main(argv: string[]): Promise<number> {
   /** Training seconds before this session (a resumed run's wall_s continues). */
   const wallOffset = lastWall !== undefined && Number.isFinite(lastWall) ? lastWall : 0;
 
+  // A reward module that does not load, or whose terms throw or loop on a dry run, stops here, before training.
+  const rewardLab = await rewardLabFor(config, (m) => console.warn(`warning: ${m}`));
   let engine: Engine;
   if (values.engine === 'auto') {
     const { engine: chosen, decision } = await chooseNodeEngine(config);
@@ -232,6 +240,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(`engine auto: ${summarize(decision)}; using ${engine.name} (${decision.reason})`);
   } else engine = await loadNodeEngine(values.engine as NodeEngineName);
   const trainer = await createTrainer(config, engine, {
+    rewardLab,
     workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
     tokenWorker: nodeTokenWorkerOn(engine.name as NodeEngineName),
     onWarmStart: (r, total) => {
@@ -323,6 +332,7 @@ export async function main(argv: string[]): Promise<number> {
     const graph = trainer.model.kind === 'transformer' ? 'decode' : 'full';
     writeFileSync(join(out, 'policy.onnx'), exportPolicyOnnx(trainer.model, weights, { batch: 1, graph }));
     await trainer.release();
+    rewardLab?.scorer.close();
   }
   /** Iterations of the run so far (a resumed run counts from its checkpoint). */
   const iterations = startAt + stopped.iterations;

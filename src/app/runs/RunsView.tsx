@@ -15,6 +15,12 @@ import './runs.css';
 
 const pct = (v: number) => `${Math.round(v * 100)}%`;
 
+/** A live edit's value on one line: long values (a reward module applied mid-run) are cut at 60 characters. */
+function shortValue(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
 function fmtBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
@@ -284,7 +290,7 @@ function RunDetail() {
           </div>
           <p className="muted small">
             {meta.trajectoryCount} sampled trajectories saved{meta.trajectoryStride > 1 ? ` (every ${meta.trajectoryStride}th iteration: the per-run cap keeps them spread over the run)` : ''}.
-            {meta.liveEdits.length > 0 && ` Changed while training: ${meta.liveEdits.map((e) => `${e.path} → ${JSON.stringify(e.value)} at iteration ${e.iteration}`).join('; ')}.`}
+            {meta.liveEdits.length > 0 && ` Changed while training: ${meta.liveEdits.map((e) => `${e.path} → ${shortValue(e.value)} at iteration ${e.iteration}`).join('; ')}.`}
           </p>
           <ResumeButton run={meta} live={meta.id === liveId} />
           <button type="button" className="btn btn-small" onClick={() => void deleteRun(meta.id)} disabled={meta.id === liveId}>

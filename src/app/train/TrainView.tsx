@@ -14,6 +14,7 @@ import type { RunStatus, TrainTab } from './trainState.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
 import './train.css';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
+import { RewardLabPanel } from './RewardLabPanel.tsx';
 
 const STATUS_TEXT: Record<RunStatus, string> = {
   idle: 'ready',
@@ -209,6 +210,7 @@ export function TrainView() {
         <RunBar />
         <RestartPrompt />
         <ErrorNote />
+        {tab === 'dashboard' && <RewardLabPanel />}
         {preset && tab === 'dashboard' && (
           <p className="preset-blurb" data-testid="preset-blurb" key={presetId}>
             <b>{preset.title}.</b> {preset.description}

@@ -15,7 +15,7 @@ import { terminateTrainWorker, trainWorker, withProbeWorker, workerStarting } fr
 import type { Remote } from 'comlink';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 import { blockingFields, changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate } from './config.ts';
-import { FIELD_BY_PATH, getPath, type DraftConfig } from './fields.ts';
+import { FIELD_BY_PATH, getPath, setPath, type DraftConfig } from './fields.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { learnerThreads } from '../../core/engine/threads.ts';
 import { deviceKey } from '../../runtime/backend.ts';
@@ -27,6 +27,7 @@ import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
 import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
+import { messageLine, setAppliedCode, useRewardLab } from './rewardLab.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;
@@ -140,6 +141,10 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
 
   const ingest = (v: IterationView) => {
     record(v);
+    if (v.rewardProblems?.length) {
+      useRewardLab.setState({ problems: v.rewardProblems.slice(0, 5) });
+      get().notify('warning', v.rewardProblems[0]);
+    }
     trained = v.iteration + 1;
     buffer.push(metricPoint(v.metrics, v.iteration));
     latestPending = v;
@@ -244,6 +249,13 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
    * `resume`: continue from a checkpoint, with the run's earlier metric rows on the charts.
    */
   const boot = async (resume?: { checkpoint: Checkpoint; rows: readonly MetricRow[] }): Promise<boolean> => {
+    // The reward lab's applied code is part of the run's config (and so of its saved record); a
+    // resumed run keeps the code it was trained with, and the lab shows it as applied.
+    if (resume) setAppliedCode(get().draft.reward?.code ?? '');
+    else {
+      const code = useRewardLab.getState().applied;
+      if (get().draft.reward?.code !== code) set({ draft: setPath(get().draft, 'reward.code', code) });
+    }
     const v = validate(get().draft);
     if (!v.ok) {
       get().notify('warning', 'Fix the highlighted settings first; nothing was started.');
@@ -272,11 +284,13 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         // Paused: the worker's warm start waits on this answer before its next step.
         if (get().warmPaused) return new Promise<void>((resolve) => (releaseWarm = resolve));
       });
+      useRewardLab.setState({ versions: [], problems: [], error: null });
       const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads, resume?.checkpoint));
       if (runId !== id) return false; // reset or restarted while starting
       canCheckpoint = info.canCheckpoint;
       trained = info.iteration;
       set({ info, warmStart: null });
+      if ((v.config.reward?.code ?? '').trim() !== '') useRewardLab.setState({ versions: [{ version: 1, iteration: 0, terms: [] }] });
       return true;
     } catch (e) {
       const on = backend === 'webgpu' ? 'WebGPU' : backend === 'wasm' ? 'WASM' : 'the chosen backend';
@@ -477,7 +491,11 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         get().notify('info', `"${meta.name}" is at iteration ${checkpoint.iteration} of ${meta.config.iterations}: nothing left to train.`);
         return;
       }
-      const draft: DraftConfig = { ...structuredClone(meta.config), backend: get().draft.backend } as DraftConfig;
+      // Reward code applied mid-run is a live edit, not part of the stored config: resume with the
+      // code that scored the iterations up to the checkpoint.
+      const codeEdit = meta.liveEdits.filter((e) => e.path === 'reward.code' && e.iteration <= checkpoint.iteration).at(-1);
+      const config = codeEdit ? { ...meta.config, reward: { ...meta.config.reward, code: String(codeEdit.value) } } : meta.config;
+      const draft: DraftConfig = { ...structuredClone(config), backend: get().draft.backend } as DraftConfig;
       const validation = validate(draft);
       if (!validation.ok) {
         get().notify('error', `"${meta.name}" has a config this playground no longer accepts: ${blockingFields(validation, (p) => p).join('; ')}`);
@@ -507,6 +525,40 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
       frame = 0;
       set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, warmHistory: [], warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0, recordId: null });
+    },
+
+    applyRewardCode: async () => {
+      const lab = useRewardLab.getState();
+      if (lab.applying) return;
+      const code = lab.text;
+      const s = get().status;
+      const live = get().running !== null && s !== 'idle' && s !== 'error' && s !== 'starting';
+      if (!live) {
+        // No run to change: the next start uses it (and its own dry run reports any problem).
+        setAppliedCode(code);
+        useRewardLab.setState({ error: null });
+        get().notify('info', code.trim() ? 'Reward code saved: the next run starts with it.' : 'Reward code cleared: the next run uses the env reward and shaping only.');
+        return;
+      }
+      const id = runId;
+      const versions = lab.versions;
+      const version = (versions[versions.length - 1]?.version ?? 0) + 1;
+      useRewardLab.setState({ applying: true });
+      try {
+        const terms = await trainWorker(fail).setRewardCode(code, version);
+        if (runId !== id) return;
+        setAppliedCode(code);
+        // Scores from the next iteration on (the one after those already in the charts).
+        useRewardLab.setState({ versions: [...versions, { version, iteration: buffer.length, terms }], error: null });
+        const running = get().running;
+        if (running) set({ running: setPath(running, 'reward.code', code), draft: setPath(get().draft, 'reward.code', code) });
+        recorder?.liveEdit([{ iteration: buffer.length, path: 'reward.code', value: code }]);
+      } catch (e) {
+        const message = (e as Error).message.replace(/^Error: /, '');
+        useRewardLab.setState({ error: { message, line: messageLine(message) } });
+      } finally {
+        useRewardLab.setState({ applying: false });
+      }
     },
 
     setTab: (tab) => set({ tab }),

@@ -64,6 +64,12 @@ export interface TrainSlice {
   resumeSavedRun(id: string): Promise<void>;
   /** Drops the run and its charts (the settings stay). */
   resetRun(): void;
+  /**
+   * The reward lab's Apply: the editor's code scores the running run from its next iteration as a
+   * new version (a refused module leaves the run as it was and shows why), or, without a run,
+   * becomes the code the next run starts with.
+   */
+  applyRewardCode(): Promise<void>;
   setTab(tab: TrainTab): void;
   setRenderLive(on: boolean): void;
   /** Opens episode `index` of the latest batch (or of the pinned one when `pinned`) in the inspector. */

@@ -64,6 +64,23 @@ const rolloutSchema = z.strictObject({
   kvRows: z.int().min(0).max(1024).default(0),
 });
 
+/** Longest reward module accepted, characters: a hand-written file of terms is a few KB; the config travels in links and storage. */
+export const MAX_REWARD_CODE_CHARS = 64 * 1024;
+
+/** User-written reward terms (the reward lab; ARCHITECTURE.md 'Reward lab'), run in a sandbox. */
+const rewardSchema = z.strictObject({
+  /**
+   * The reward module's source: an ES module whose named exports are functions (step) => number,
+   * each a term named after its export ('' = no user terms). Kept in the config so a run is
+   * self-contained: the config alone re-creates its reward.
+   */
+  code: z.string().max(MAX_REWARD_CODE_CHARS, `must be at most ${MAX_REWARD_CODE_CHARS.toLocaleString('en-US')} characters`).default(''),
+  /** A term value that is not a finite number: 'skip' counts the term 0 for that episode and reports it; 'stop' stops the run. */
+  onNonFinite: z.enum(['skip', 'stop']).default('skip'),
+  /** Most wall time one term call may take, ms, before it is stopped (and the run with it). */
+  callTimeoutMs: z.int().min(1).max(10_000).default(100),
+});
+
 export const runConfigSchema = z.strictObject({
   /** Preset id (kebab-case); free-form for ad-hoc files. */
   id: z.string().min(1).default('custom'),
@@ -77,6 +94,7 @@ export const runConfigSchema = z.strictObject({
   /** Progressive shaping stages (dense shaping early, outcome late); null = the shaping weights stay fixed. */
   schedule: z.unknown().default(null),
   rollout: rolloutSchema.default(rolloutSchema.parse({})),
+  reward: rewardSchema.default(rewardSchema.parse({})),
   warmStart: warmStartSchema.nullable().default(null),
   /** Training iterations (rollout + update). */
   iterations: z.int().min(1).max(1_000_000).default(100),
@@ -206,6 +224,7 @@ function runnable(c: Parsed): string[] {
   if (c.algo.algo === 'gigpo' && !(family === 'grid' && c.model.kind === 'mlp')) {
     out.push("algo.algo: gigpo groups steps by the grid observation they were taken in: it runs on grid envs with the 'mlp' policy");
   }
+  if (c.reward.code.trim() !== '' && !(family === 'grid' && c.model.kind === 'mlp')) out.push("reward.code: user reward terms run on grid envs with the 'mlp' policy for now");
   if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");
   return out;
 }

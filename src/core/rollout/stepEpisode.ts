@@ -41,6 +41,11 @@ export interface StepEpisode {
   terminated: boolean;
   truncated: boolean;
   success: boolean;
+  /**
+   * User reward terms (reward lab): term → [T] finite values per step, added to the env reward by
+   * the score phase. Set by the trainer after collection, absent without user terms.
+   */
+  termRewards?: Record<string, Float64Array>;
 }
 
 /** Step t's policy input (gridFeatureSize floats) into `out` at `offset`. */

@@ -13,7 +13,7 @@
 import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
-import type { PoolFactory } from './stepTrainer.ts';
+import type { PoolFactory, RewardLab } from './stepTrainer.ts';
 import { mixSeed } from '../util/rng.ts';
 import type { Trainer } from './trainer.ts';
 import type { Engine } from '../engine/types.ts';
@@ -36,6 +36,11 @@ export interface CreateTrainerOptions {
   tokenWorker?: TokenSourceFactory;
   /** Where async token runs wait for simulated tool latency (default: real time). */
   clock?: Clock;
+  /**
+   * User reward terms (the sandboxed scorer of `config.reward.code`, made by the runtime layer);
+   * grid runs with the mlp policy only for now.
+   */
+  rewardLab?: RewardLab;
 }
 
 export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<Trainer> {
@@ -59,8 +64,11 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
       },
       engine,
       rollout.workers > 0 ? options.workerPool!(rollout.workers) : undefined,
+      undefined,
+      options.rewardLab,
     );
   }
+  if (options.rewardLab) throw new Error("reward.code: user reward terms run on grid envs with the 'mlp' policy for now");
   if ((family === 'tool' || family === 'grid') && model.kind === 'transformer') {
     if (family === 'grid' && rollout.workers > 0) throw new Error('grid envs played as text decode in the training thread: set rollout.workers 0');
     if (rollout.workers > 0 && !options.tokenWorker) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no token rollout worker; use 0`);

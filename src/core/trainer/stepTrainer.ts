@@ -40,11 +40,25 @@ import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hype
 import { flattenSteps, klRewardSteps, rowLogprobs, stepAdvantages, stepOffPolicy, stepWeights, type StepAdvantages, type StepRows } from '../update/stepBatch.ts';
 import { runStepUpdate, type StepUpdateResult } from '../update/stepUpdate.ts';
 import type { StepTrainerConfig } from './stepConfig.ts';
+import { addTermRewards, resolveTermScores, type NonFinitePolicy, type RewardTermsScorer } from '../reward/rewardTerms.ts';
+import { buildGridStepRecords } from '../reward/stepRecord.ts';
+import type { GridEnv } from '../envs/types.ts';
 import type { IterationReport, Trainer } from './trainer.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
 
 /** Makes the rollout pool for a model and its initial weights (version 0). Default: in-thread serial pool. */
 export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engine) => Promise<RolloutPool>;
+
+/** User reward terms for a run (reward lab): the sandboxed scorer and what to do with its problems. */
+export interface RewardLab {
+  scorer: RewardTermsScorer;
+  /** What a non-finite term value does ('skip': the term counts 0 in that episode, reported). */
+  onNonFinite: NonFinitePolicy;
+  /** The code version that scores from now on (1 = the run's starting code); `reward/version` reports it. */
+  version?: number;
+  /** Called once per skipped (episode, term) with a message naming the term, the line and the seed. */
+  onProblem?: (message: string) => void;
+}
 
 export const serialPoolFactory: PoolFactory = async (model, weights, engine) => new SerialRolloutPool({ engine, model, weights });
 
@@ -86,6 +100,12 @@ export class StepTrainer implements Trainer<StepEpisode> {
   private running = 0;
   private idleMs = 0;
   private idleSince = performance.now();
+  /** User reward terms, if any (setRewardLab swaps them between iterations). */
+  private rewardLab: RewardLab | null = null;
+  /** (episode, term) pairs skipped for a non-finite value in the iteration being trained. */
+  private termsSkipped = 0;
+  /** A fresh env for replaying episodes into step records (user terms only). */
+  private replayEnv: GridEnv | null = null;
 
   private constructor(
     readonly config: StepTrainerConfig,
@@ -107,7 +127,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
     if (!(Number.isInteger(this.maxStaleness) && this.maxStaleness >= 0)) throw new RangeError(`scheduling.maxStaleness must be an integer ≥ 0, got ${this.maxStaleness}`);
   }
 
-  static async create(config: StepTrainerConfig, rawEngine: Engine, makePool: PoolFactory = serialPoolFactory, initial?: Weights): Promise<StepTrainer> {
+  static async create(config: StepTrainerConfig, rawEngine: Engine, makePool: PoolFactory = serialPoolFactory, initial?: Weights, rewardLab?: RewardLab): Promise<StepTrainer> {
     const { algo } = config;
     // One lock over every session in this thread (an in-thread pool interleaves with the learner).
     const engine = serializeEngine(rawEngine);
@@ -123,7 +143,36 @@ export class StepTrainer implements Trainer<StepEpisode> {
       engine.createPolicy(model, config.learnerBatch, weights),
       useRef ? engine.createPolicy(model, config.learnerBatch, weights) : Promise.resolve(null),
     ]);
-    return new StepTrainer(config, model, pool, learner, proximal, reference, maxSteps);
+    const trainer = new StepTrainer(config, model, pool, learner, proximal, reference, maxSteps);
+    if (rewardLab) trainer.setRewardLab(rewardLab);
+    return trainer;
+  }
+
+  /**
+   * Score with these user reward terms from the next batch scored on (null = none). The caller
+   * owns the scorer: it closes the one it replaces. Batches already scored keep their values.
+   */
+  setRewardLab(lab: RewardLab | null): void {
+    this.rewardLab = lab ? { ...lab, version: lab.version ?? 1 } : null;
+  }
+
+  /**
+   * The user-terms part of the score phase: replay each episode from its seed into step records,
+   * score them in the sandbox, resolve non-finite values, and attach the per-step values to the
+   * episode (`termRewards`), which the shaper adds to the env reward.
+   */
+  private async scoreUserTerms(episodes: readonly StepEpisode[]): Promise<void> {
+    const lab = this.rewardLab;
+    if (!lab || episodes.length === 0) return;
+    this.replayEnv ??= makeEnv(this.config.env.id, this.config.env.kwargs) as GridEnv;
+    const records = episodes.map((ep) => buildGridStepRecords(this.replayEnv!, ep));
+    const raw = await lab.scorer.score(records);
+    episodes.forEach((ep, i) => {
+      const r = resolveTermScores(raw[i], lab.onNonFinite, { seed: ep.seed, lineOf: (t) => lab.scorer.lineOf(t) });
+      this.termsSkipped += r.skipped.length;
+      for (const msg of r.skipped) lab.onProblem?.(msg);
+      ep.termRewards = r.values;
+    });
   }
 
   /** The batch of iteration `iteration`: seeds, groups, sampling seed (a pure function of the config). */
@@ -224,6 +273,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
   private async collectRounds(ro: CollectResult, shape: (ep: StepEpisode) => ShapedReward): Promise<Collected> {
     const { algo } = this.config;
     const c: Collected = { episodes: ro.episodes, sampled: [...ro.episodes], ds: null, envSteps: ro.envSteps, busyS: ro.busyS };
+    await this.scoreUserTerms(ro.episodes);
     if (!GROUP_ALGOS.includes(algo.algo)) return c;
     const G = algo.groupSize;
     const it = this.iteration;
@@ -232,6 +282,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
         let cur = ro;
         if (round > 0) {
           cur = await this.pool.collect(this.requestFor(it, round));
+          await this.scoreUserTerms(cur.episodes);
           c.sampled.push(...cur.episodes);
           c.envSteps += cur.envSteps;
           c.busyS += cur.busyS;
@@ -261,7 +312,9 @@ export class StepTrainer implements Trainer<StepEpisode> {
     const t1 = performance.now();
     const t0 = timing?.t0 ?? t1;
     const idle0 = timing?.idle0 ?? this.poolIdleMs(t0);
-    const shape = (ep: StepEpisode) => shapeEpisode(recordOf(ep), shaping, this.shapingWeights);
+    const shape = (ep: StepEpisode) => addTermRewards(shapeEpisode(recordOf(ep), shaping, this.shapingWeights), ep.termRewards);
+    const rewardVersion = this.rewardLab?.version ?? 0;
+    this.termsSkipped = 0;
     const c = await this.collectRounds(ro, shape);
     const episodes = c.episodes;
     if (episodes.length === 0) return this.skipEmpty(c, shape);
@@ -301,6 +354,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
 
     const times = { t0, t1, t2, t3, t4, idle0 };
     const metrics = this.iterationMetrics(c, shape, shaping, rows, adv, upd, { stale, tis: off.tis, staleRows: off.staleRows.length }, times);
+    this.rewardLabMetrics(metrics, rewardVersion);
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
   }
 
@@ -313,7 +367,15 @@ export class StepTrainer implements Trainer<StepEpisode> {
       'groups/dropped': ds.droppedGroups,
       'groups/sampling_rounds': ds.rounds,
     };
+    this.rewardLabMetrics(m, this.rewardLab?.version ?? 0);
     return { iteration: it, metrics: m as IterationReport<StepEpisode>['metrics'], episodes: [], episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
+  }
+
+  /** `reward/version` (the user-terms code that scored this iteration; 0 = none) and `reward/terms_skipped`. */
+  private rewardLabMetrics(m: Record<string, number>, version: number): void {
+    if (version === 0 && this.termsSkipped === 0) return;
+    m['reward/version'] = version;
+    m['reward/terms_skipped'] = this.termsSkipped;
   }
 
   /** The metrics phase (the shaping schedule advances on this iteration's success rate). */

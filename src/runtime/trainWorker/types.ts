@@ -43,6 +43,8 @@ export interface IterationView {
   /** Wall time of `step()` inside the worker, seconds. */
   wallS: number;
   episodes: EpisodeView[];
+  /** Reward-lab problems since the last report (a term's non-finite value skipped), each naming the term, line and seed. */
+  rewardProblems?: string[];
 }
 
 /** What `start` reports back once the trainer is built. */

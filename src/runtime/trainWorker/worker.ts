@@ -25,6 +25,8 @@ import type { Engine, PolicyRunner } from '../../core/engine/types.ts';
 import { serializeEngine } from '../../core/rollout/stepPool.ts';
 import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
 import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
+import { rewardLabFor } from '../rewardSandbox/index.ts';
+import { StepTrainer, type RewardLab } from '../../core/trainer/stepTrainer.ts';
 import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, StartInfo, WarmStartProgress } from './types.ts';
 
 let trainer: Trainer | null = null;
@@ -32,6 +34,13 @@ let runConfig: RunConfig | null = null;
 let runEngine: Engine | null = null;
 /** Policy session for grid overlays (built on first use per run; rows per call). */
 let overlayPolicy: Promise<PolicyRunner> | null = null;
+/** The run's user reward terms (QuickJS sandbox in this worker), null without reward code. */
+let rewardLab: RewardLab | null = null;
+/** Reward-term problems (skipped non-finite values) since the last step report. */
+let rewardProblems: string[] = [];
+const noteRewardProblem = (m: string) => {
+  if (rewardProblems.length < 20) rewardProblems.push(m);
+};
 const OVERLAY_BATCH = 128;
 /** Bumped by every start/stop, so a step that was in flight when the run changed is discarded. */
 let generation = 0;
@@ -47,7 +56,11 @@ async function release(): Promise<void> {
   trainer = null;
   runConfig = null;
   overlayPolicy = null;
+  const lab = rewardLab;
+  rewardLab = null;
+  rewardProblems = [];
   await t?.release();
+  lab?.scorer.close();
   await p?.then((x) => x.release()).catch(() => undefined);
 }
 
@@ -81,10 +94,13 @@ const api = {
     const gen = ++generation;
     await release();
     const t0 = performance.now();
+    // User reward terms load (and get a dry run) before any session is built: a broken module fails the start at once.
+    const lab = await rewardLabFor(config, noteRewardProblem);
     const engine = await loadWebEngine(backend, backend === 'wasm' ? { threads } : {});
     // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
     // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
     const t = await createTrainer(config, engine, {
+      rewardLab: lab,
       workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights }),
       // Tool runs with rollout.workers 1 decode in a token rollout worker beside this one.
       tokenWorker: browserTokenWorker,
@@ -92,6 +108,7 @@ const api = {
     });
     if (gen !== generation) {
       await t.release();
+      lab?.scorer.close();
       throw new Error('superseded by a newer start');
     }
     if (resumeFrom) {
@@ -103,6 +120,7 @@ const api = {
       }
     }
     trainer = t;
+    rewardLab = lab ?? null;
     runConfig = config;
     runEngine = engine;
     return { engine: engine.name, setupS: (performance.now() - t0) / 1000, params: countParams(t.model), canCheckpoint: t.canCheckpoint, iteration: t.iteration };
@@ -141,7 +159,7 @@ const api = {
     if (metrics['episode/distinct_ratio'] === undefined && episodes.length > 0 && episodes[0].kind === 'tokens') {
       metrics['episode/distinct_ratio'] = new Set(episodes.map((e) => (e.kind === 'tokens' ? e.actions.join('\u0000') : ''))).size / episodes.length;
     }
-    const view: IterationView = { iteration: r.iteration, metrics, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes };
+    const view: IterationView = { iteration: r.iteration, metrics, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes, rewardProblems: rewardProblems.splice(0) };
     // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
     const buffers = new Set<ArrayBuffer>();
     for (const e of episodes) {
@@ -173,6 +191,28 @@ const api = {
     const view = assembleOverlay(inp, out, A, version, req.step);
     const buffers = [view.cells.buffer, view.probs.buffer, ...(view.values ? [view.values.buffer] : [])] as ArrayBuffer[];
     return transfer(view, buffers);
+  },
+
+  /**
+   * New reward code for the running trainer, scoring from the next batch on as `version` (the
+   * reward lab's Apply). The code is loaded in a fresh sandbox and dry-run first: a module that
+   * does not load, or a term that throws or loops, is refused with its message and the run keeps
+   * its current terms. '' removes the user terms. Returns the new terms' names.
+   */
+  async setRewardCode(code: string, version: number): Promise<string[]> {
+    const t = need();
+    if (!(t instanceof StepTrainer) || !runConfig) throw new Error("reward terms run on grid envs with the 'mlp' policy for now");
+    const lab = (await rewardLabFor({ ...runConfig, reward: { ...runConfig.reward, code } }, noteRewardProblem, version)) ?? null;
+    if (t !== trainer) {
+      lab?.scorer.close();
+      throw new Error('the run changed meanwhile');
+    }
+    const old = rewardLab;
+    t.setRewardLab(lab);
+    rewardLab = lab;
+    runConfig = { ...runConfig, reward: { ...runConfig.reward, code } };
+    old?.scorer.close();
+    return lab ? [...lab.scorer.terms] : [];
   },
 
   /** Live hyperparameters: applied from the next train step, the run keeps going. */

@@ -1,0 +1,170 @@
+/**
+ * The reward lab's editor in the Train view: a CodeMirror 6 editor for the reward module
+ * (JavaScript highlighting, the sandbox's refusals as error markers on their line, completion of
+ * the step record's fields after `step.`), Apply, the versions of the run, and a chart of each
+ * user term's `reward/<term>/mean` with a marker where the latest version took over.
+ *
+ * The code never runs on the page: Apply sends it to the training worker, which evaluates it in
+ * a QuickJS sandbox (runtime/rewardSandbox), dry-runs it and answers with its terms or a message.
+ */
+import { useEffect, useMemo, useRef } from 'react';
+import { basicSetup, EditorView } from 'codemirror';
+import { javascript } from '@codemirror/lang-javascript';
+import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
+import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
+import { STEP_RECORD_FIELDS } from '../../core/reward/stepRecord.ts';
+import { SHAPING_TERMS } from '../../core/reward/shaping.ts';
+import { useStore } from '../state/store.ts';
+import { MetricChart, type ChartSpec } from './MetricChart.tsx';
+import { useRewardLab } from './rewardLab.ts';
+
+/** Completes `step.` / `s.` followed by a field path with the step record's fields and their docs. */
+function stepFields(ctx: CompletionContext): CompletionResult | null {
+  const m = ctx.matchBefore(/\b(?:step|s|prev)\.[\w.]*$/);
+  if (!m) return null;
+  const dot = m.text.indexOf('.');
+  return {
+    from: m.from + dot + 1,
+    options: STEP_RECORD_FIELDS.map((f) => ({ label: f.path, detail: f.doc, type: 'property' })),
+    validFor: /^[\w.]*$/,
+  };
+}
+
+const COLORS = ['#7c3aed', '#0f766e', '#c2410c', '#2563eb', '#c92a2a', '#64748b'];
+const BUILT_IN = new Set<string>([...SHAPING_TERMS, 'mean', 'std', 'min', 'max', 'lo', 'hi']);
+
+/** Writes the editor's pending edit to the store at once (Apply reads the store). */
+let flushEditor: (() => void) | null = null;
+
+function Editor() {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const error = useRewardLab((s) => s.error);
+  useEffect(() => {
+    // The store (and localStorage) hear about edits once typing pauses, not per key: an edit
+    // then costs the editor's own update only. Unmounting flushes a pending edit.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const flush = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      const text = v.state.doc.toString();
+      if (text !== useRewardLab.getState().text) useRewardLab.getState().setText(text);
+    };
+    const v = new EditorView({
+      doc: useRewardLab.getState().text,
+      parent: host.current!,
+      extensions: [
+        basicSetup,
+        javascript(),
+        lintGutter(),
+        autocompletion({ override: [stepFields] }),
+        EditorView.updateListener.of((u) => {
+          if (!u.docChanged) return;
+          clearTimeout(timer);
+          timer = setTimeout(flush, 250);
+        }),
+      ],
+    });
+    view.current = v;
+    flushEditor = flush;
+    return () => {
+      flush();
+      flushEditor = null;
+      v.destroy();
+    };
+  }, []);
+  // The sandbox's refusal as a marker on its line (or the first line when it names none).
+  useEffect(() => {
+    const v = view.current;
+    if (!v) return;
+    const diags: Diagnostic[] = [];
+    if (error) {
+      const n = Math.min(Math.max(1, error.line ?? 1), v.state.doc.lines);
+      const line = v.state.doc.line(n);
+      diags.push({ from: line.from, to: line.to, severity: 'error', message: error.message });
+    }
+    v.dispatch(setDiagnostics(v.state, diags));
+  }, [error]);
+  return <div className="reward-editor" data-testid="reward-editor" ref={host} />;
+}
+
+export function RewardLabPanel() {
+  // Narrow selectors: typing changes `text` on every key, and only `unsaved` depends on it.
+  const versions = useRewardLab((s) => s.versions);
+  const error = useRewardLab((s) => s.error);
+  const problems = useRewardLab((s) => s.problems);
+  const applying = useRewardLab((s) => s.applying);
+  const applied = useRewardLab((s) => s.applied);
+  const unsaved = useRewardLab((s) => s.text !== s.applied);
+  const history = useStore((s) => s.history);
+  const status = useStore((s) => s.status);
+  const applyRewardCode = useStore((s) => s.applyRewardCode);
+  // User terms: reward/<term>/mean keys of the run that are not built-in shaping terms.
+  const terms = useMemo(() => {
+    const out = new Set<string>();
+    for (const p of history) for (const k of Object.keys(p)) {
+      const m = /^reward\/(.+)\/mean$/.exec(k);
+      if (m && !BUILT_IN.has(m[1])) out.add(m[1]);
+    }
+    return [...out];
+  }, [history]);
+  const spec: ChartSpec = useMemo(() => ({
+    id: 'reward-user-terms',
+    title: 'Your reward terms',
+    help: 'reward/<term>/mean: each term of your reward code, summed over an episode and averaged over the iteration\'s episodes. The marker is where the latest version took over.',
+    lines: terms.map((t, i) => ({ key: `reward/${t}/mean`, label: t, color: COLORS[i % COLORS.length] })),
+    absentNote: 'Apply reward code to a run to see its terms here.',
+  }), [terms]);
+  const latest = versions[versions.length - 1];
+  const marker = useMemo(() => (latest && latest.iteration > 0 ? { x: latest.iteration + 1, label: `v${latest.version}` } : undefined), [latest]);
+  const live = status === 'running' || status === 'paused' || status === 'pausing' || status === 'stepping' || status === 'finished';
+  return (
+    <details className="reward-lab panel" data-testid="reward-lab" open>
+      <summary className="reward-lab-head">
+        Reward lab <span className="muted">— write reward terms as code; they run sandboxed (QuickJS) in the training worker</span>
+      </summary>
+      <div className="reward-lab-body">
+        <div className="reward-lab-code">
+          <Editor />
+          <div className="reward-lab-actions">
+            <button type="button" className="btn btn-primary" data-testid="reward-apply" disabled={applying} onClick={() => {
+                flushEditor?.();
+                void applyRewardCode();
+              }}>
+              {applying ? 'Checking…' : live ? 'Apply to this run' : 'Apply'}
+            </button>
+            <span className="muted" data-testid="reward-status" data-version={latest?.version ?? 0}>
+              {latest
+                ? `v${latest.version} scores this run since iteration ${latest.iteration + 1}${latest.terms.length ? ` (${latest.terms.join(', ')})` : ''}`
+                : applied.trim()
+                  ? 'saved: the next run starts with this code'
+                  : 'no reward code in use'}
+              {unsaved ? ' · edited, not applied' : ''}
+            </span>
+          </div>
+          {error && (
+            <div className="reward-lab-error" role="alert" data-testid="reward-error">
+              {error.message}
+            </div>
+          )}
+          {problems.length > 0 && (
+            <ul className="reward-lab-problems" data-testid="reward-problems">
+              {problems.map((p, i) => (
+                <li key={i}>{p}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+        <div className="reward-lab-chart" data-testid="reward-chart">
+          {terms.length > 0 ? (
+            <MetricChart spec={spec} data={history} marker={marker} />
+          ) : (
+            <div className="chart-empty" data-testid="reward-chart-empty">
+              {spec.absentNote}
+            </div>
+          )}
+        </div>
+      </div>
+    </details>
+  );
+}

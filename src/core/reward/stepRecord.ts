@@ -1,0 +1,230 @@
+/**
+ * The step record: what a user-written reward term (the reward lab, ARCHITECTURE.md 'Reward
+ * lab') sees for one step of an episode. A reward file is an ES module; each named export is a
+ * function `(step) => number` and the export's name is the term's name. The term's value for a
+ * step is added to that step's reward before advantages, and reported as `reward/<term>/mean`.
+ *
+ * Records are plain JSON (they cross into a sandbox), built after the episode ended by replaying
+ * the env from its seed with the recorded actions: envs are deterministic from the seed, so the
+ * replay is the episode (and `buildGridStepRecords` checks that the rewards agree).
+ */
+import type { GridEnv, GridFrame, Info } from '../envs/types.ts';
+import { ACTION_LABELS } from '../envs/grid/world.ts';
+import { OBJ } from '../envs/grid/objects.ts';
+
+/** One step t: the observation s_t, the action a_t taken in it, and what the env answered. */
+export interface StepRecord {
+  /** Step index t within the episode, from 0. */
+  t: number;
+  /**
+   * The observation the action was taken in (what the policy saw). The view's cell codes are not
+   * included: parsing them inside the sandbox cost more than every term call together, and the
+   * text carries the same view (`state` holds the structured facts).
+   */
+  observation: {
+    /** The egocentric view as text, in the shared vocabulary (what a text policy reads). */
+    text: string;
+    /** Absolute heading: 0 east, 1 south, 2 west, 3 north. */
+    direction: number;
+  };
+  /**
+   * The full state before the action (privileged: the policy cannot see it, a reward may read
+   * it). Grid cells are counted from the top-left corner, x to the right, y down.
+   */
+  state: {
+    x: number;
+    y: number;
+    /** Heading, as `observation.direction`. */
+    dir: number;
+    /** The object carried ({type, color} codes of grid/objects.ts) or null. */
+    carrying: { type: number; color: number } | null;
+    /** The goal cell, when the grid has one (else null). */
+    goal: { x: number; y: number } | null;
+    /** Steps from the agent to the goal by breadth-first search over open cells (null when unreachable or no goal). */
+    goalDistance: number | null;
+  };
+  /** The action taken: its index in the action space. */
+  action: number;
+  /** Its name ('left', 'right', 'forward', 'pickup', 'drop', 'toggle', 'done'). */
+  actionName: string;
+  /** The env's own reward for this step (grids: 1 − 0.9·steps/maxSteps on success, else 0). */
+  reward: number;
+  /** The episode truly ended after this step (goal reached, lava, …): no bootstrap past it. */
+  terminated: boolean;
+  /** The episode hit its time limit after this step. */
+  truncated: boolean;
+  /** The step's info: progress (subgoals reached), success (on the final step), tool-call facts on tool envs. */
+  info: {
+    progress: number;
+    success: boolean;
+    /** Tool envs: the tool called this step, whether it failed, whether the action was malformed. */
+    toolCall: string | null;
+    toolFailed: boolean;
+    malformed: boolean;
+  };
+  /** The episode so far, filled in by the scorer: its seed, env and the records of steps 0..t−1. */
+  episode: EpisodeSoFar;
+}
+
+export interface EpisodeSoFar {
+  /** The reset seed (episodes of one GRPO group share it). */
+  seed: number;
+  /** Env registry id, e.g. `grid/empty-8x8`. */
+  envId: string;
+  /** Steps in the whole episode (T). */
+  length: number;
+  /** Records of the steps before this one (0..t−1), oldest first. */
+  steps: readonly StepRecord[];
+  /** Sum of the env's rewards over those steps. */
+  returnSoFar: number;
+}
+
+/** A finished episode as a scorer receives it: records without `episode` (the scorer adds it). */
+export interface ScoreEpisode {
+  seed: number;
+  envId: string;
+  steps: Omit<StepRecord, 'episode'>[];
+}
+
+/** The fields a step record has, with one line each: the editor's completion list and the docs. */
+export const STEP_RECORD_FIELDS: readonly { path: string; doc: string }[] = [
+  { path: 't', doc: 'step index within the episode, from 0' },
+  { path: 'observation.text', doc: 'the egocentric view as text (what a text policy reads)' },
+  { path: 'observation.direction', doc: 'heading: 0 east, 1 south, 2 west, 3 north' },
+  { path: 'state.x', doc: 'agent column (full state, before the action)' },
+  { path: 'state.y', doc: 'agent row (full state, before the action)' },
+  { path: 'state.dir', doc: 'agent heading' },
+  { path: 'state.carrying', doc: '{type, color} carried, or null' },
+  { path: 'state.goal', doc: '{x, y} of the goal, or null' },
+  { path: 'state.goalDistance', doc: 'BFS steps to the goal, or null' },
+  { path: 'action', doc: 'action index' },
+  { path: 'actionName', doc: "'left' | 'right' | 'forward' | 'pickup' | 'drop' | 'toggle' | 'done'" },
+  { path: 'reward', doc: "the env's reward for this step" },
+  { path: 'terminated', doc: 'the episode ended after this step' },
+  { path: 'truncated', doc: 'the time limit was hit after this step' },
+  { path: 'info.progress', doc: 'subgoals reached this step' },
+  { path: 'info.success', doc: 'task solved (final step)' },
+  { path: 'info.toolCall', doc: 'tool called this step (tool envs), or null' },
+  { path: 'info.toolFailed', doc: 'the tool call failed (tool envs)' },
+  { path: 'info.malformed', doc: 'the action was malformed (tool envs)' },
+  { path: 'episode.seed', doc: 'the reset seed' },
+  { path: 'episode.envId', doc: 'env registry id' },
+  { path: 'episode.length', doc: 'steps in the whole episode' },
+  { path: 'episode.steps', doc: 'records of steps 0..t−1' },
+  { path: 'episode.returnSoFar', doc: "sum of the env's rewards before this step" },
+];
+
+function infoOf(info: Info): StepRecord['info'] {
+  return {
+    progress: typeof info.progress === 'number' && Number.isFinite(info.progress) ? info.progress : 0,
+    success: info.success === true,
+    toolCall: typeof info.toolCall === 'string' ? info.toolCall : null,
+    toolFailed: info.toolFailed === true,
+    malformed: info.malformed === true,
+  };
+}
+
+/** The first goal cell of a grid frame's cells (row-major, 3 bytes per cell), or null. */
+function findGoal(cells: Uint8Array, width: number, height: number): { x: number; y: number } | null {
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if (cells[(y * width + x) * 3] === OBJ.goal) return { x, y };
+  return null;
+}
+
+/**
+ * [W·H] walking distance from every cell to the nearest goal, −1 where none is reachable: one
+ * breadth-first search from the goals, with gridGoalDistance's rules (walls and lava block;
+ * doors and objects pass). Those cells never change within an episode, so one map per episode
+ * gives every step's distance (per-step BFS from a fresh frame cost more than the terms).
+ */
+function goalDistances(cells: Uint8Array, W: number, H: number): Int32Array {
+  const dist = new Int32Array(W * H).fill(-1);
+  const queue = new Int32Array(W * H);
+  let head = 0, tail = 0;
+  for (let p = 0; p < W * H; p++) {
+    if (cells[p * 3] !== OBJ.goal) continue;
+    dist[p] = 0;
+    queue[tail++] = p;
+  }
+  while (head < tail) {
+    const p = queue[head++];
+    const x = p % W, y = (p - x) / W;
+    for (const q of [x > 0 ? p - 1 : -1, x < W - 1 ? p + 1 : -1, y > 0 ? p - W : -1, y < H - 1 ? p + W : -1]) {
+      if (q < 0 || dist[q] >= 0) continue;
+      const t = cells[q * 3];
+      if (t === OBJ.wall || t === OBJ.lava) continue;
+      dist[q] = dist[p] + 1;
+      queue[tail++] = q;
+    }
+  }
+  return dist;
+}
+
+/** Grid worlds offer the agent's pose without building a frame (the GridWorld.agentState getter). */
+type AgentReader = { readonly agentState?: { x: number; y: number; dir: number; carrying: { type: number; color: number } | null } };
+
+/** What a grid episode must have recorded to be replayed. */
+export interface GridEpisodeLike {
+  envId: string;
+  seed: number;
+  actions: ArrayLike<number>;
+  rewards: ArrayLike<number>;
+}
+
+/**
+ * Replay a grid episode from its seed and build its step records. Throws when the replay disagrees with the recorded rewards (an env that is
+ * not deterministic from its seed cannot be re-scored).
+ */
+export function buildGridStepRecords(env: GridEnv, ep: GridEpisodeLike): ScoreEpisode {
+  let { obs } = env.reset({ seed: ep.seed });
+  const steps: ScoreEpisode['steps'] = [];
+  const T = ep.actions.length;
+  const f0 = env.frame();
+  if (f0.kind !== 'grid') throw new Error(`buildGridStepRecords: ${ep.envId} is not a grid env`);
+  const goal = findGoal(f0.cells, f0.width, f0.height);
+  const dist = goalDistances(f0.cells, f0.width, f0.height);
+  const reader = 'agentState' in env ? () => (env as AgentReader).agentState! : () => (env.frame() as GridFrame).agent;
+  for (let t = 0; t < T; t++) {
+    const a = ep.actions[t];
+    const agent = reader();
+    const d = dist[agent.y * f0.width + agent.x];
+    const before = {
+      text: obs.text,
+      direction: obs.direction,
+      state: { x: agent.x, y: agent.y, dir: agent.dir, carrying: agent.carrying, goal, goalDistance: d < 0 ? null : d },
+    };
+    const r = env.step(a);
+    if (Math.abs(r.reward - ep.rewards[t]) > 1e-9) {
+      throw new Error(`buildGridStepRecords: replaying ${ep.envId} seed ${ep.seed} gave reward ${r.reward} at step ${t}, the episode recorded ${ep.rewards[t]} (the env is not deterministic from its seed)`);
+    }
+    steps.push({
+      t,
+      observation: { text: before.text, direction: before.direction },
+      state: before.state,
+      action: a,
+      actionName: ACTION_LABELS[a] ?? String(a),
+      reward: r.reward,
+      terminated: r.terminated,
+      truncated: r.truncated,
+      info: infoOf(r.info),
+    });
+    obs = r.obs;
+  }
+  return { seed: ep.seed, envId: ep.envId, steps };
+}
+
+/**
+ * A short real episode of a grid env for a dry run of user terms before training: reset from
+ * `seed`, then `actions` (stopping early if the episode ends), recorded as a trainer would.
+ */
+export function sampleGridEpisode(env: GridEnv, envId: string, seed: number, actions: readonly number[]): ScoreEpisode {
+  env.reset({ seed });
+  const played: number[] = [];
+  const rewards: number[] = [];
+  for (const a of actions) {
+    const r = env.step(a);
+    played.push(a);
+    rewards.push(r.reward);
+    if (r.terminated || r.truncated) break;
+  }
+  return buildGridStepRecords(env, { envId, seed, actions: played, rewards });
+}

@@ -1,0 +1,38 @@
+/**
+ * The reward lab's runtime side: from a run config's `reward` section to the trainer's
+ * `RewardLab` (a QuickJS sandbox over `reward.code`), shared by the CLI and the training worker.
+ */
+import { makeEnv } from '../../core/envs/index.ts';
+import type { GridEnv } from '../../core/envs/types.ts';
+import type { RunConfig } from '../../core/presets/schema.ts';
+import { sampleGridEpisode } from '../../core/reward/stepRecord.ts';
+import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
+import { createRewardSandbox } from './quickjs.ts';
+
+export { createRewardSandbox, DEFAULT_SANDBOX, type SandboxOptions } from './quickjs.ts';
+
+/** Actions of the dry run: turns and moves, so terms see a few different states (grid action indices). */
+const DRY_RUN_ACTIONS = [2, 1, 2, 0, 2, 2, 5, 3];
+
+/**
+ * The run's user reward terms, or undefined when `reward.code` is empty. Rejects with a
+ * `RewardTermError` naming the problem before anything trains: the module does not load (syntax,
+ * a non-function export, a top-level loop …), or a term throws or loops on a dry run over a few
+ * steps of a real episode of the run's env (so `while (true) {}` or `fetch(…)` is caught in
+ * milliseconds, not after the first batch is collected). Non-finite values are left to the run's
+ * `onNonFinite` policy.
+ */
+export async function rewardLabFor(config: Pick<RunConfig, 'reward' | 'env' | 'seed'>, onProblem?: (message: string) => void, version = 1): Promise<RewardLab | undefined> {
+  if (config.reward.code.trim() === '') return undefined;
+  const scorer = await createRewardSandbox(config.reward.code, { callTimeoutMs: config.reward.callTimeoutMs });
+  const env = makeEnv(config.env.id, config.env.kwargs);
+  if (env.spec.family === 'grid') {
+    try {
+      await scorer.score([sampleGridEpisode(env as GridEnv, config.env.id, config.seed, DRY_RUN_ACTIONS)]);
+    } catch (e) {
+      scorer.close();
+      throw e;
+    }
+  }
+  return { scorer, onNonFinite: config.reward.onNonFinite, onProblem, version };
+}

@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { makeEnv } from '../../core/envs/index.ts';
+import type { GridEnv } from '../../core/envs/types.ts';
+import { buildGridStepRecords, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
+import { RewardTermError, resolveTermScores } from '../../core/reward/rewardTerms.ts';
+import { createRewardSandbox } from './quickjs.ts';
+
+/** A hand-made 3-step episode (records as the trainer builds them, minus the heavy fields). */
+function handMade(seed = 7): ScoreEpisode {
+  const step = (t: number, action: number, reward: number, terminated: boolean) => ({
+    t,
+    observation: { text: `view ${t}`, direction: 0 },
+    state: { x: t, y: 1, dir: 0, carrying: null, goal: { x: 3, y: 1 }, goalDistance: 3 - t },
+    action,
+    actionName: ['left', 'right', 'forward'][action],
+    reward,
+    terminated,
+    truncated: false,
+    info: { progress: 0, success: terminated, toolCall: null, toolFailed: false, malformed: false },
+  });
+  return { seed, envId: 'grid/empty-8x8', steps: [step(0, 2, 0, false), step(1, 0, 0, false), step(2, 2, 0.9, true)] };
+}
+
+async function failure(p: Promise<unknown>): Promise<RewardTermError> {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(RewardTermError);
+    return e as RewardTermError;
+  }
+  throw new Error('expected a RewardTermError');
+}
+
+describe('reward sandbox (QuickJS)', () => {
+  it('computes each exported term per step, in source order, with the episode so far', async () => {
+    const s = await createRewardSandbox(`
+export const stepCost = (step) => -0.01;
+export function closer(step) { return step.state.goalDistance === null ? 0 : -0.1 * step.state.goalDistance; }
+export const turns = (s) => (s.actionName === 'left' || s.actionName === 'right' ? -1 : 0);
+export const seen = (s) => s.episode.steps.length + 10 * s.episode.returnSoFar + 100 * (s.episode.seed === 7 ? 1 : 0);
+`);
+    expect(s.terms).toEqual(['stepCost', 'closer', 'turns', 'seen']);
+    const [r] = await s.score([handMade()]);
+    expect(Array.from(r.values.stepCost)).toEqual([-0.01, -0.01, -0.01]);
+    expect(Array.from(r.values.closer)).toEqual([-0.30000000000000004, -0.2, -0.1]);
+    expect(Array.from(r.values.turns)).toEqual([0, -1, 0]);
+    expect(Array.from(r.values.seen)).toEqual([100, 101, 102]);
+    expect(r.bad).toEqual([]);
+    expect(s.lineOf('closer')).toBe(3);
+    s.close();
+  });
+
+  it('scores records replayed from a real grid episode', async () => {
+    const env = makeEnv('grid/empty-8x8') as GridEnv;
+    const ep = buildGridStepRecords(env, { envId: 'grid/empty-8x8', seed: 3, actions: [2, 2, 1], rewards: [0, 0, 0] });
+    expect(ep.steps[0].observation.text.length).toBeGreaterThan(0);
+    expect(ep.steps[0].state.goal).not.toBeNull();
+    const s = await createRewardSandbox('export const d = (s) => s.state.goalDistance;\nexport const fwd = (s) => (s.actionName === "forward" ? 1 : 0);');
+    const [r] = await s.score([ep]);
+    expect(Array.from(r.values.fwd)).toEqual([1, 1, 0]);
+    expect(r.values.d[0]).toBe(ep.steps[0].state.goalDistance);
+    s.close();
+  });
+
+  it('stops while(true){} at the per-call deadline, naming the term, the line and the seed', async () => {
+    const s = await createRewardSandbox('export const ok = () => 1;\nexport const spin = (s) => { while (true) {} };', { callTimeoutMs: 100 });
+    const t0 = performance.now();
+    const e = await failure(s.score([handMade(42)]));
+    const ms = performance.now() - t0;
+    expect(ms).toBeLessThan(1000);
+    expect(e.kind).toBe('timeout');
+    expect(e.message).toMatch(/reward term 'spin' \(line 2\) ran past its 100 ms limit per call at step 0 of the episode with seed 42/);
+    // The sandbox stays refused after a failure (it may be in any state).
+    await expect(s.score([handMade()])).rejects.toThrow(/spin/);
+    s.close();
+  });
+
+  it('stops an infinite loop at the top level of the module', async () => {
+    const e = await failure(createRewardSandbox('while (true) {}\nexport const a = () => 1;', { loadTimeoutMs: 100 }));
+    expect(e.message).toMatch(/while loading and was stopped/);
+  });
+
+  for (const [name, expr] of [
+    ['fetch', "fetch('https://example.com')"],
+    ['process', 'process.exit(0)'],
+    ['require', "require('fs')"],
+    ['importScripts', "importScripts('x.js')"],
+    ['indexedDB', "indexedDB.open('x')"],
+    ['postMessage', 'postMessage(1)'],
+    ['localStorage', "localStorage.getItem('x')"],
+    ['eval', "eval('1')"],
+  ] as const) {
+    it(`has no ${name}: a term reaching for it fails with the term, the line and the seed`, async () => {
+      const s = await createRewardSandbox(`export const ok = () => 0;\nexport const reach = (s) => {\n  return ${expr};\n};`);
+      const e = await failure(s.score([handMade(5)]));
+      expect(e.kind).toBe('exception');
+      expect(e.message).toMatch(new RegExp(`reward term 'reach' threw ReferenceError: '?${name}'? is not defined \\(line 3\\) at step 0 of the episode with seed 5`));
+      s.close();
+    });
+  }
+
+  it('refuses code generation from strings (Function constructor, also reached via a function)', async () => {
+    for (const expr of ["Function('return 1')()", "(() => 0).constructor('return 1')()", "(async () => 0).constructor('return 1')"]) {
+      const s = await createRewardSandbox(`export const gen = (s) => ${expr};`);
+      const e = await failure(s.score([handMade()]));
+      expect(e.message).toMatch(/EvalError: code generation from strings is disabled/);
+      s.close();
+    }
+  });
+
+  it('refuses imports, non-function exports, default exports, reserved names and empty modules', async () => {
+    expect((await failure(createRewardSandbox("import fs from 'fs';\nexport const a = () => 1;"))).message).toMatch(/reward module: .*fs/);
+    expect((await failure(createRewardSandbox('export const a = 3;'))).message).toMatch(/export 'a' \(line 1\) is a number, not a function/);
+    expect((await failure(createRewardSandbox('export default () => 1;'))).message).toMatch(/default export/);
+    expect((await failure(createRewardSandbox('export const progress = () => 1;'))).message).toMatch(/built-in reward metric/);
+    expect((await failure(createRewardSandbox('const a = 1;'))).message).toMatch(/exports no terms/);
+    expect((await failure(createRewardSandbox('export const a = (s) => {'))).message).toMatch(/SyntaxError/);
+  });
+
+  it('reports non-finite and non-number values; skip zeroes the term for the episode, stop throws', async () => {
+    const s = await createRewardSandbox('export const fine = () => 1;\nexport const nan = (s) => (s.t === 1 ? NaN : 1);\nexport const undef = (s) => {};');
+    const [r] = await s.score([handMade(9)]);
+    expect(r.bad).toEqual([
+      { term: 'undef', t: 0, returned: 'undefined' },
+      { term: 'nan', t: 1, returned: 'NaN' },
+      { term: 'undef', t: 1, returned: 'undefined' },
+      { term: 'undef', t: 2, returned: 'undefined' },
+    ]);
+    const res = resolveTermScores(r, 'skip', { seed: 9, lineOf: (t) => s.lineOf(t) });
+    expect(Array.from(res.values.nan)).toEqual([0, 0, 0]);
+    expect(Array.from(res.values.fine)).toEqual([1, 1, 1]);
+    expect(res.skipped[1]).toMatch(/reward term 'nan' \(line 2\) returned NaN at step 1 of the episode with seed 9/);
+    for (const v of Object.values(res.values)) expect(v.every(Number.isFinite)).toBe(true);
+    expect(() => resolveTermScores(r, 'stop', { seed: 9, lineOf: () => null })).toThrow(/returned undefined at step 0/);
+    s.close();
+  });
+
+  it('stops a runaway allocation at the memory limit', async () => {
+    const s = await createRewardSandbox('export const hog = () => { const a = []; for (;;) a.push({ i: a.length }); };', { memoryBytes: 16 * 1024 * 1024, callTimeoutMs: 5000 });
+    const e = await failure(s.score([handMade()]));
+    expect(e.kind).toBe('memory');
+    expect(e.message).toMatch(/reward term 'hog' ran out of memory/);
+    s.close();
+  });
+
+  it('scores 256 grid episodes quickly', async () => {
+    const env = makeEnv('grid/empty-8x8') as GridEnv;
+    const eps = Array.from({ length: 256 }, (_, i) => buildGridStepRecords(env, { envId: 'grid/empty-8x8', seed: i, actions: Array.from({ length: 30 }, (_, t) => (t * 7 + i) % 2), rewards: new Array(30).fill(0) }));
+    const s = await createRewardSandbox('export const a = (s) => -0.01;\nexport const b = (s) => (s.state.goalDistance ?? 0) * -0.1;\nexport const c = (s) => s.episode.steps.length;');
+    await s.score(eps.slice(0, 8));
+    const t0 = performance.now();
+    const out = await s.score(eps);
+    const ms = performance.now() - t0;
+    console.log(`scored 256 episodes × 30 steps × 3 terms in ${ms.toFixed(1)} ms`);
+    expect(out).toHaveLength(256);
+    expect(ms).toBeLessThan(2000);
+    s.close();
+  });
+});
+
+describe('step records replayed from a seed', () => {
+  it("give each step gridGoalDistance's distance and the frame's agent, on every grid env", async () => {
+    const { envIds } = await import('../../core/envs/index.ts');
+    const { gridGoalDistance } = await import('../../core/reward/potentials.ts');
+    for (const id of envIds().filter((e) => e.startsWith('grid/'))) {
+      const env = makeEnv(id) as GridEnv;
+      // A random walk, recorded as a rollout would: actions and the env's rewards.
+      env.reset({ seed: 11 });
+      const actions: number[] = [], rewards: number[] = [], expected: { d: number | null; x: number; y: number; dir: number }[] = [];
+      for (let t = 0; t < 40; t++) {
+        const f = env.frame() as import('../../core/envs/types.ts').GridFrame;
+        const phi = gridGoalDistance.phi(f);
+        expected.push({ d: phi === -(f.width * f.height) ? null : -phi, x: f.agent.x, y: f.agent.y, dir: f.agent.dir });
+        const a = (t * 5 + 3) % 6;
+        const r = env.step(a);
+        actions.push(a);
+        rewards.push(r.reward);
+        if (r.terminated || r.truncated) break;
+      }
+      const ep = buildGridStepRecords(makeEnv(id) as GridEnv, { envId: id, seed: 11, actions, rewards });
+      expect(ep.steps.map((s) => ({ d: s.state.goalDistance, x: s.state.x, y: s.state.y, dir: s.state.dir })), id).toEqual(expected);
+    }
+  });
+});
+
+describe('the editor examples', () => {
+  it('load in the sandbox and score a real episode with finite values', async () => {
+    const { EXAMPLE_TERMS } = await import('../../core/reward/examples.ts');
+    const s = await createRewardSandbox(EXAMPLE_TERMS);
+    expect(s.terms).toEqual(['progressBonus', 'stepCost', 'towardGoal']);
+    const env = makeEnv('grid/empty-8x8') as GridEnv;
+    const [r] = await s.score([buildGridStepRecords(env, { envId: 'grid/empty-8x8', seed: 3, actions: [2, 2, 1, 2, 2], rewards: [0, 0, 0, 0, 0] })]);
+    expect(r.bad).toEqual([]);
+    // Two steps east along the top row: one cell closer to the goal each, paid the step after.
+    expect(Array.from(r.values.towardGoal)).toEqual([0, 0.05, 0.05, 0, 0.05]);
+    s.close();
+  });
+});
