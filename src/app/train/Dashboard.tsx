@@ -14,7 +14,7 @@ import { useStore } from '../state/store.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
-import { explorationHealth, outcomeHealth, shiftHealth, signalHealth, WINDOW, type Verdict } from './health.ts';
+import { explorationHealth, outcomeHealth, rewardHealth, shiftHealth, signalHealth, WINDOW, type Verdict } from './health.ts';
 import { MetricChart, thin, type ChartMarker, type ChartSpec } from './MetricChart.tsx';
 import type { MetricPoint } from './trainState.ts';
 
@@ -86,6 +86,17 @@ function rewardTerms(shaping: ShapingConfig): ChartSpec {
     lines: (on.length ? on : (['outcome'] as ShapingTerm[])).map((t) => ({ key: rewardTermKey(t), label: t, color: TERM_COLORS[t] })),
   };
 }
+
+/** The reward badge's chart: what the policy optimises beside what the task pays. */
+const PROXY: ChartSpec = {
+  id: 'reward-proxy',
+  title: 'Shaped vs task reward',
+  help: "reward/mean: the shaped return per episode that the policy optimises (the env's reward plus shaping terms and reward-lab terms); reward/outcome/mean: the env's own reward alone, the task. When the first climbs and the second does not, some term pays for something other than the task.",
+  lines: [
+    { key: 'reward/mean', label: 'shaped', color: C.indigo },
+    { key: 'reward/outcome/mean', label: 'task', color: C.green },
+  ],
+};
 
 /** Whether any term besides the task's outcome has a weight (then shaped and task reward differ). */
 function isShaped(shaping: ShapingConfig): boolean {
@@ -269,10 +280,10 @@ function Badge({ name, v }: { name: string; v: Verdict }) {
 }
 
 /** The outcome and the three invariants' verdicts at a glance; each links to its section. */
-function Summary({ verdicts }: { verdicts: Record<'outcome' | 'exploration' | 'signal' | 'shift', Verdict> }) {
+function Summary({ verdicts }: { verdicts: Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward', Verdict> }) {
   return (
-    <nav className="health-summary" aria-label="Health of the outcome and the three invariants">
-      {(['outcome', 'exploration', 'signal', 'shift'] as const).map((k) => (
+    <nav className="health-summary" aria-label="Health of the outcome, the three invariants and the reward">
+      {(['outcome', 'exploration', 'signal', 'shift', 'reward'] as const).map((k) => (
         <a key={k} href={`#section-${k}`} className={`health-chip health-${verdicts[k].level}`} onClick={(e) => {
           e.preventDefault();
           document.querySelector(`[data-testid="section-${k}"]`)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -325,13 +336,14 @@ const Section = memo(function Section({ title, blurb, verdict, specs, data, extr
 const LIVE = <LiveRollout />;
 
 /** Every chart the dashboard draws for a run of `config` on an env with `maxSteps` and `numActions` (0 = tokens). */
-export function dashboardCharts(config: { model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'speed', ChartSpec[]> {
+export function dashboardCharts(config: { model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   return {
     outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig)],
     exploration: exploration(numActions),
     signal: signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'),
     shift: SHIFT,
+    reward: [PROXY],
     speed: SPEED,
   };
 }
@@ -372,6 +384,7 @@ export function Dashboard() {
       exploration: tokens ? explorationHealth(history, VOCAB_SIZE, true) : explorationHealth(history, numActions || 2),
       signal: signalHealth(history, grouped),
       shift: shiftHealth(history),
+      reward: rewardHealth(history),
     }),
     [history, numActions, grouped, tokens],
   );
@@ -385,6 +398,7 @@ export function Dashboard() {
       <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} emptyNote={emptyNote} marker={marker} />
       <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} emptyNote={emptyNote} marker={marker} />
       <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} emptyNote={emptyNote} marker={marker} />
+      <Section title="Reward" blurb="Is the shaped reward still measuring the task?" verdict={verdicts.reward} specs={specs.reward} data={data} emptyNote={emptyNote} marker={marker} />
       <Section title="Speed" blurb="Where the time goes." specs={specs.speed} data={data} emptyNote={emptyNote} marker={marker} />
     </div>
   );

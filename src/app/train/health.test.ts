@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { best, outcomeHealth, explorationHealth, recent, shiftHealth, signalHealth } from './health.ts';
+import { best, outcomeHealth, explorationHealth, recent, rewardHealth, shiftHealth, signalHealth } from './health.ts';
 
 const ln7 = Math.log(7);
 
@@ -88,5 +88,41 @@ describe('outcome: regressions the invariants miss', () => {
 
   it('an early, still-learning run is not a regression', () => {
     expect(outcomeHealth([0, 0.1, 0.2, 0.15, 0.1].map((s) => ({ 'episode/success_rate': s }))).level).toBe('ok');
+  });
+});
+
+describe('rewardHealth', () => {
+  /** Three iterations at (reward, success), then three at the second pair. */
+  const series = (r0: number, s0: number, r1: number, s1: number) => [
+    ...Array.from({ length: 3 }, () => ({ 'reward/mean': r0, 'episode/success_rate': s0 })),
+    ...Array.from({ length: 3 }, () => ({ 'reward/mean': r1, 'episode/success_rate': s1 })),
+  ];
+
+  it('waits for two windows', () => {
+    expect(rewardHealth(series(1, 0.5, 2, 0.3).slice(0, 5)).level).toBe('idle');
+  });
+
+  it('shaped return up (1 → 2) while success falls (50% → 30%): gamed', () => {
+    const v = rewardHealth(series(1, 0.5, 2, 0.3));
+    expect(v).toMatchObject({ level: 'bad', label: 'gamed' });
+    expect(v.text).toMatch(/rose 1\.00 → 2\.00 while success fell 50% → 30%/);
+  });
+
+  it('shaped return up while success stalls (50% → 51%): diverging', () => {
+    expect(rewardHealth(series(1, 0.5, 1.5, 0.51))).toMatchObject({ level: 'warn', label: 'diverging' });
+  });
+
+  it('both rise: aligned; a small rise (under 10% of the scale) is not called a rise', () => {
+    expect(rewardHealth(series(0.3, 0.3, 0.7, 0.6))).toMatchObject({ level: 'ok', label: 'aligned' });
+    expect(rewardHealth(series(1, 0.5, 1.09, 0.4))).toMatchObject({ level: 'ok' });
+  });
+
+  it('a solved task whose shaped return still climbs is fine', () => {
+    expect(rewardHealth(series(1, 0.95, 1.5, 0.95))).toMatchObject({ level: 'ok' });
+  });
+
+  it('scale: a rise is relative to max(1, |earlier|), so a large negative return needs a large rise', () => {
+    expect(rewardHealth(series(-10, 0.5, -9.5, 0.5)).level).toBe('ok');
+    expect(rewardHealth(series(-10, 0.5, -8, 0.5)).level).toBe('warn');
   });
 });

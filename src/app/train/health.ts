@@ -198,3 +198,41 @@ export function shiftHealth(history: Series): Verdict {
   }
   return { level: 'ok', label: 'bounded', text: `Approx KL ${Number.isFinite(kl) ? kl.toFixed(4) : '–'} per update and rollout = trainer log-probs: the learner trains on the policy that acted.` };
 }
+
+/** The reward badge's thresholds (see rewardHealth). */
+export const REWARD_THRESHOLDS = {
+  /** Rise of the shaped return between the earlier and the recent window, as a share of its scale (max(1, |earlier|)), that counts as rising. */
+  proxyRise: 0.1,
+  /** Success must rise by more than this (absolute) to count as keeping up. */
+  trueRise: 0.02,
+  /** A success drop of this much while the shaped return rises is 'gamed' (bad), not only 'diverging'. */
+  trueFall: 0.1,
+} as const;
+
+/**
+ * Reward: is the shaped reward (what the policy optimises, `reward/mean`) still measuring the
+ * task (`episode/success_rate`)? Compares the last WINDOW iterations with the WINDOW before
+ * them: when the shaped return rises and success does not, the policy is earning reward some
+ * other way than by doing the task, the signature of a farmed shaping term (reward hacking).
+ * A solved task whose shaped return still climbs is fine (there is nothing left to gain in success).
+ */
+export function rewardHealth(history: Series): Verdict {
+  const idle = { level: 'idle', label: 'waiting', text: `Compares the shaped reward with the task's success once ${2 * WINDOW} iterations are in.` } as const;
+  if (history.length < 2 * WINDOW) return idle;
+  const earlier = history.slice(0, history.length - WINDOW);
+  const p0 = recent(earlier, 'reward/mean');
+  const p1 = recent(history, 'reward/mean');
+  const t0 = recent(earlier, 'episode/success_rate');
+  const t1 = recent(history, 'episode/success_rate');
+  if (![p0, p1, t0, t1].every(Number.isFinite)) return { level: 'idle', label: 'no success rate', text: 'This run reports no success rate to compare its reward with.' };
+  const rise = (p1 - p0) / Math.max(1, Math.abs(p0));
+  const dt = t1 - t0;
+  const fmt = (x: number) => x.toFixed(2);
+  if (rise > REWARD_THRESHOLDS.proxyRise && t1 < THRESHOLDS.solved && dt <= -REWARD_THRESHOLDS.trueFall) {
+    return { level: 'bad', label: 'gamed', text: `The shaped return rose ${fmt(p0)} → ${fmt(p1)} while success fell ${pct(t0)} → ${pct(t1)}: the policy is farming a shaping term instead of doing the task; make the term potential-based (γΦ(s′) − Φ(s)) or remove it.` };
+  }
+  if (rise > REWARD_THRESHOLDS.proxyRise && t1 < THRESHOLDS.solved && dt <= REWARD_THRESHOLDS.trueRise) {
+    return { level: 'warn', label: 'diverging', text: `The shaped return rose ${fmt(p0)} → ${fmt(p1)} but success did not (${pct(t0)} → ${pct(t1)}): check the per-term curves for a term that pays without progress on the task.` };
+  }
+  return { level: 'ok', label: 'aligned', text: `Shaped return ${fmt(p0)} → ${fmt(p1)}, success ${pct(t0)} → ${pct(t1)} (means of ${WINDOW} iterations): the reward still tracks the task.` };
+}
