@@ -15,6 +15,8 @@ const QUICK: [string, number, number][] = [
   ['signal-degeneration', 1, 15],
   ['signal-degeneration', 2, 40],
   ['exploration-collapse', 1, 10],
+  ['reward-hacking', 1, 25],
+  ['reward-hacking', 2, 25],
 ];
 
 describe('lesson steps reach their checks (ort-web WASM)', () => {

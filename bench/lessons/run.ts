@@ -13,6 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createTrainer } from '../../src/core/trainer/createTrainer.ts';
+import { rewardLabFor } from '../../src/runtime/rewardSandbox/index.ts';
 import { loadNodeEngine, type NodeEngineName } from '../../src/runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
 import { nodeTokenWorkerOn } from '../../src/runtime/tokenWorker/node.ts';
@@ -49,7 +50,9 @@ export async function runStep(lessonId: string, index: number, step: Step, o: { 
   const engineName = o.engine ?? 'ort-web-wasm';
   const engine = await loadNodeEngine(engineName);
   const t0 = performance.now();
+  const rewardLab = await rewardLabFor(r.config);
   const trainer = await createTrainer(r.config, engine, {
+    rewardLab,
     workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
     tokenWorker: nodeTokenWorkerOn(engineName),
   });
@@ -69,6 +72,7 @@ export async function runStep(lessonId: string, index: number, step: Step, o: { 
     }
   } finally {
     await trainer.release();
+    rewardLab?.scorer.close();
   }
   return {
     lesson: lessonId,

@@ -9,7 +9,7 @@ import { CheckStatusView } from './CheckStatusView.tsx';
 import { isDone } from './progress.ts';
 import './lessons.css';
 
-const BADGE_TITLE = { outcome: 'Outcome', exploration: 'Exploration', signal: 'Signal', shift: 'Shift' } as const;
+const BADGE_TITLE = { outcome: 'Outcome', exploration: 'Exploration', signal: 'Signal', shift: 'Shift', reward: 'Reward' } as const;
 
 function LessonList() {
   const lessons = useStore((s) => s.lessons);

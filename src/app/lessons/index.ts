@@ -6,8 +6,9 @@ import shiftStaleness from './data/shift-staleness.ts';
 import rlvrVsAgentic from './data/rlvr-vs-agentic.ts';
 import grpoVsPpo from './data/grpo-vs-ppo.ts';
 import warmStartThenRl from './data/warm-start-then-rl.ts';
+import rewardHacking from './data/reward-hacking.ts';
 import { loadLessons } from './schema.ts';
 
-export const LESSON_FILES: readonly unknown[] = [sparseVsShaped, explorationCollapse, signalDegeneration, shiftStaleness, rlvrVsAgentic, grpoVsPpo, warmStartThenRl];
+export const LESSON_FILES: readonly unknown[] = [sparseVsShaped, explorationCollapse, signalDegeneration, shiftStaleness, rlvrVsAgentic, grpoVsPpo, rewardHacking, warmStartThenRl];
 
 export const LESSONS = loadLessons(LESSON_FILES);

@@ -84,7 +84,7 @@ export const LessonSchema = z.strictObject({
   /** One or two sentences: what the lesson shows. */
   summary: z.string().min(1).max(400),
   /** The dashboard badge the lesson is about, if any. */
-  badge: z.enum(['outcome', 'exploration', 'signal', 'shift']).optional(),
+  badge: z.enum(['outcome', 'exploration', 'signal', 'shift', 'reward']).optional(),
   /** What to take away, shown once every step is done. */
   takeaway: z.string().min(1).max(800),
   steps: z.array(StepSchema).min(1).max(8),

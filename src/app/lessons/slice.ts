@@ -16,6 +16,7 @@ import { LESSONS } from './index.ts';
 import { forgetLesson, markDone, readProgress, writeProgress, type Progress } from './progress.ts';
 import type { Lesson } from './schema.ts';
 import { draftForSetup } from './setup.ts';
+import { adoptRewardCode } from '../train/rewardLab.ts';
 
 
 const storage = (): Storage | null => (typeof localStorage === 'undefined' ? null : localStorage);
@@ -87,6 +88,7 @@ export const lessonsSlice: StateCreator<Store, [], [], LessonsSlice> = (set, get
       const r = draftForSetup(step.setup, presets, get().draft.backend === 'auto' ? detected : get().draft.backend);
       for (const p of r.problems) notify('warning', `Lesson "${l.title}", step ${lessonStep + 1}: ${p}.`);
       get().resetRun();
+      adoptRewardCode(r.draft.reward?.code ?? '');
       set({ presetId: r.presetId, base: { ...r.base, backend: r.draft.backend }, draft: r.draft, validation: validate(r.draft), pendingRestart: [], armed: { lessonId: l.id, step: lessonStep }, view: 'train', tab: 'dashboard' });
     },
 

@@ -70,6 +70,16 @@ export function setAppliedCode(code: string): void {
   useRewardLab.setState({ applied: code });
 }
 
+/**
+ * A preset or a lesson step chose the run's reward code (the hackable presets carry theirs): the
+ * lab applies it, and shows it in the editor unless the editor holds edits not yet applied.
+ */
+export function adoptRewardCode(code: string): void {
+  const lab = useRewardLab.getState();
+  if (code !== '' && (lab.text === lab.applied || lab.text === EXAMPLE_TERMS)) lab.setText(code);
+  setAppliedCode(code);
+}
+
 /** The line a sandbox message names ("(line 3)"), or null. */
 export function messageLine(message: string): number | null {
   const m = /\(line (\d+)\)/.exec(message);

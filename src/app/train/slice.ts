@@ -27,8 +27,7 @@ import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
 import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
-import { messageLine, setAppliedCode, useRewardLab } from './rewardLab.ts';
-import { EXAMPLE_TERMS } from '../../core/reward/examples.ts';
+import { adoptRewardCode, messageLine, setAppliedCode, useRewardLab } from './rewardLab.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;
@@ -391,12 +390,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const p = get().presets.find((x) => x.id === id);
       if (!p) return;
       const base = draftFromPreset(p, get().draft.backend);
-      // A preset's reward code (the hackable presets carry theirs) is what its runs start with:
-      // the lab applies it, and shows it unless the editor holds edits not yet applied.
-      const code = base.reward?.code ?? '';
-      const lab = useRewardLab.getState();
-      if (code !== '' && (lab.text === lab.applied || lab.text === EXAMPLE_TERMS)) lab.setText(code);
-      setAppliedCode(code);
+      adoptRewardCode(base.reward?.code ?? '');
       const { running } = get();
       set({ presetId: id, base, draft: base, validation: validate(base), pendingRestart: running ? restartFields(running, base) : [] });
     },
