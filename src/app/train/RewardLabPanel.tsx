@@ -67,7 +67,14 @@ function Editor() {
     });
     view.current = v;
     flushEditor = flush;
+    // Text set from outside (a preset or a lesson step that carries reward code) replaces the
+    // document; while the person is typing (an edit not yet flushed) their text wins.
+    const unsubscribe = useRewardLab.subscribe((s) => {
+      if (timer !== undefined || s.text === v.state.doc.toString()) return;
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: s.text } });
+    });
     return () => {
+      unsubscribe();
       flush();
       flushEditor = null;
       v.destroy();
