@@ -49,6 +49,8 @@ describe('reward lab', () => {
     const page = await browser().newPage({ viewport: { width: 1400, height: 1100 } });
     const errors = watchErrors(page);
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=400`);
+    // The lab starts closed while no code is applied: open it as a person would.
+    await page.locator('[data-testid=reward-lab] > summary').click();
     await page.getByTestId('train-start').click();
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 120_000, interval: 250 }).toBeGreaterThanOrEqual(2);
 

@@ -7,7 +7,7 @@
  * The code never runs on the page: Apply sends it to the training worker, which evaluates it in
  * a QuickJS sandbox (runtime/rewardSandbox), dry-runs it and answers with its terms or a message.
  */
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { basicSetup, EditorView } from 'codemirror';
 import { javascript } from '@codemirror/lang-javascript';
 import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
@@ -125,10 +125,22 @@ export function RewardLabPanel() {
   const latest = versions[versions.length - 1];
   const marker = useMemo(() => (latest && latest.iteration > 0 ? { x: latest.iteration + 1, label: `v${latest.version}` } : undefined), [latest]);
   const live = status === 'running' || status === 'paused' || status === 'pausing' || status === 'stepping' || status === 'finished';
+  // Closed until there is code to read: open, it pushes the dashboard a panel's height down.
+  // Code applied from outside (a preset or lesson step that carries some) opens it.
+  const supported = useStore((s) => (s.running ?? s.draft).model.kind === 'mlp');
+  const [open, setOpen] = useState(applied.trim() !== '');
+  const [seenApplied, setSeenApplied] = useState(applied);
+  if (seenApplied !== applied) {
+    setSeenApplied(applied);
+    if (applied.trim() !== '') setOpen(true);
+  }
   return (
-    <details className="reward-lab panel" data-testid="reward-lab" open>
+    <details className="reward-lab panel" data-testid="reward-lab" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary className="reward-lab-head">
-        Reward lab <span className="muted">— write reward terms as code; they run sandboxed (QuickJS) in the training worker</span>
+        Reward lab{' '}
+        <span className="muted">
+          — write reward terms as code; they run sandboxed (QuickJS) in the training worker{supported ? '' : ' (grid worlds with the MLP policy only, for now: this run\'s token policy ignores them)'}
+        </span>
       </summary>
       <div className="reward-lab-body">
         <div className="reward-lab-code">
