@@ -16,7 +16,7 @@ import { LESSONS } from './index.ts';
 import { forgetLesson, markDone, readProgress, writeProgress, type Progress } from './progress.ts';
 import type { Lesson } from './schema.ts';
 import { draftForSetup } from './setup.ts';
-import { adoptRewardCode } from '../train/rewardLab.ts';
+import { adoptRewardCode } from '../rewardLab/rewardLab.ts';
 
 
 const storage = (): Storage | null => (typeof localStorage === 'undefined' ? null : localStorage);

@@ -14,7 +14,7 @@ import type { RunStatus, TrainTab } from './trainState.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
 import './train.css';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
-import { RewardLabPanel } from './RewardLabPanel.tsx';
+import { RewardLabPanel } from '../rewardLab/RewardLabPanel.tsx';
 
 const STATUS_TEXT: Record<RunStatus, string> = {
   idle: 'ready',

@@ -27,7 +27,7 @@ import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
 import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
-import { adoptRewardCode, messageLine, setAppliedCode, useRewardLab } from './rewardLab.ts';
+import { adoptRewardCode, messageLine, setAppliedCode, useRewardLab } from '../rewardLab/rewardLab.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;

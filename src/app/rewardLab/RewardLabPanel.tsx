@@ -15,8 +15,9 @@ import { autocompletion, type CompletionContext, type CompletionResult } from '@
 import { STEP_RECORD_FIELDS } from '../../core/reward/stepRecord.ts';
 import { SHAPING_TERMS } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
-import { MetricChart, type ChartSpec } from './MetricChart.tsx';
+import { MetricChart, type ChartSpec } from '../train/MetricChart.tsx';
 import { useRewardLab } from './rewardLab.ts';
+import './rewardLab.css';
 
 /** Completes `step.` / `s.` followed by a field path with the step record's fields and their docs. */
 function stepFields(ctx: CompletionContext): CompletionResult | null {
