@@ -98,6 +98,8 @@ export class RunRecorder {
   private problem: string | null = null;
   /** Size of the last checkpoint handed to the recorder, bytes (its floats × 4; 0 before one). */
   private checkpointBytes = 0;
+  /** A checkpoint was handed to this record (a resumed run starts with the one it resumed from). */
+  private hasCheckpoint = false;
   /** Iterations handed to the recorder (saved or not). */
   private seen = 0;
   private readonly created: Promise<boolean>;
@@ -120,6 +122,7 @@ export class RunRecorder {
       this.wall = w !== undefined && Number.isFinite(w) ? w : 0;
       this.trajCount = existing.trajectoryCount;
       this.stride = meta.trajectoryStride;
+      this.hasCheckpoint = true;
     }
     const write = existing ? store.updateRun(meta.id, { status: 'running', error: null, updatedAt: Date.now() }) : store.createRun(meta);
     this.created = write.then(
@@ -145,8 +148,13 @@ export class RunRecorder {
     return new RunRecorder(store, meta, options, hooks, { metrics, trajectoryCount });
   }
 
-  /** True when iteration `iteration` (0-based, just finished) is one to checkpoint after. */
+  /**
+   * True when iteration `iteration` (0-based, just finished) is one to checkpoint after: every
+   * `checkpointEvery`-th, and the first one this record sees while it holds no checkpoint, so a
+   * tab closed before the first periodic checkpoint still leaves a run that Resume can continue.
+   */
   checkpointDue(iteration: number): boolean {
+    if (!this.hasCheckpoint) return true;
     const n = this.options.checkpointEvery;
     return n > 0 && (iteration + 1) % n === 0;
   }
@@ -156,6 +164,7 @@ export class RunRecorder {
    * previous one. A full disk is reported and the older checkpoint stays.
    */
   saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    this.hasCheckpoint = true;
     this.checkpointBytes = 4 * checkpointFloats(checkpoint);
     void this.flush();
     this.chain = this.chain.then(async () => {

@@ -233,7 +233,9 @@ describe('checkpoints in the run store', () => {
       rec.add(i, { 'episode/success_rate': i / 10 }, 1, eps(i));
       if (rec.checkpointDue(i)) await rec.saveCheckpoint(cp(i + 1));
     }
+    // The first iteration is checkpointed too (a record without one could not be resumed).
     expect([0, 1, 2, 3, 4].filter((i) => rec.checkpointDue(i))).toEqual([1, 3]);
+    expect(RunRecorder.start(freshStore(), config, 'r2', hooks(), { checkpointEvery: 2 }).checkpointDue(0)).toBe(true);
     await rec.flush();
     expect(await store.db.checkpoints.count()).toBe(1);
     const saved = await store.getCheckpoint(rec.id);
