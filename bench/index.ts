@@ -59,8 +59,11 @@ export const SUITES: Record<string, Suite> = {
     run: runServe,
   },
   soak: {
-    description: 'memory over a long run per rollout setup (in-thread, 1 and 2 rollout workers, token worker): heap/external/RSS slopes; flat = no per-iteration growth',
-    flags: { scale: 'multiplies every setup\'s iterations (default 1; --quick 0.2)' },
+    description: 'memory over long runs: 10k grid iterations headless, each rollout setup (in-thread, 1 and 2 workers, token worker), and minutes of training in Chromium with storage on; flat = no growth',
+    flags: {
+      scale: 'multiplies every setup\'s iterations (default 1; --quick 0.2)',
+      'browser-minutes': 'minutes of training in Chromium with storage on (default 10; --quick 1; 0 skips it)',
+    },
     run: runSoak,
   },
   gemm: {

@@ -26,23 +26,6 @@ const status = (page: Page) => page.getByTestId('train-status');
 const attr = async (page: Page, name: string) => (await status(page).getAttribute(name)) ?? '';
 const num = async (page: Page, name: string) => Number(await attr(page, name));
 
-/**
- * Trains the preset for `iterations` on seed `seed` from an idle Train view, to the end. A worker
- * that misses its heartbeat on a machine loaded by neighbours (30 s) is started once more.
- */
-async function train(page: Page, seed: number, iterations: number): Promise<void> {
-  await page.getByTestId('field-seed').fill(String(seed));
-  await page.getByTestId('field-iterations').fill(String(iterations));
-  for (let attempt = 0; ; attempt++) {
-    await page.getByTestId('train-start').click();
-    await expect.poll(() => attr(page, 'data-status'), { timeout: 240_000, interval: 500 }).toMatch(/finished|error/);
-    if ((await attr(page, 'data-status')) === 'finished') break;
-    const why = await page.getByTestId('train-error').textContent();
-    if (attempt > 0 || !/stopped answering/.test(why ?? '')) throw new Error(`seed ${seed}: ${why}`);
-  }
-  expect(await num(page, 'data-iteration')).toBe(iterations);
-}
-
 /** Clicks `button` and returns the downloaded file's name and text. */
 async function downloadOf(page: Page, testId: string): Promise<{ name: string; text: string; bytes: Buffer }> {
   const [dl] = (await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()])) as [Download, void];
@@ -63,10 +46,15 @@ describe('runs that last', () => {
     await page.getByTestId('train-status').waitFor();
     await expect.poll(() => page.getByTestId('backend-status').getAttribute('data-backend')).toBe('wasm');
 
-    // Two finished runs of one config on seeds 1 and 2.
-    await train(page, 1, 3);
-    await page.getByTestId('train-reset').click();
-    await train(page, 2, 3);
+    // Two finished runs of one config on seeds 1 and 2, from "Run 2 seeds".
+    await page.getByTestId('field-seed').fill('1');
+    await page.getByTestId('field-iterations').fill('3');
+    await page.getByTestId('seeds-count').fill('2');
+    await page.getByTestId('train-seeds').click();
+    await expect.poll(() => page.getByTestId('seed-run').textContent(), { timeout: 240_000, interval: 250 }).toMatch(/seed 2 · 2 of 2/);
+    await expect.poll(() => page.getByTestId('seed-run').count(), { timeout: 240_000, interval: 500 }).toBe(0);
+    expect(await attr(page, 'data-status')).toBe('finished');
+    expect(await num(page, 'data-iteration')).toBe(3);
     await page.getByTestId('train-reset').click();
 
     // A third run, reloaded mid-run (the page asks first; the person leaves) after its first
@@ -98,9 +86,12 @@ describe('runs that last', () => {
     expect(new URL(page.url()).hash).toBe('#view=runs');
     await page.screenshot({ path: `${ARTIFACTS}/runs-list.png` });
 
-    // Compare seeds 1 and 2: one group, drawn as mean ± band; the configs differ only in the seed.
-    await rowOf(page, 1).getByTestId('run-select').check();
-    await rowOf(page, 2).getByTestId('run-select').check();
+    // Compare seeds 1 and 2 (selected already by "Run 2 seeds", tagged alike): one group, drawn
+    // as mean ± band; the configs differ only in the seed.
+    for (const seed of [1, 2]) {
+      expect(await rowOf(page, seed).getByTestId('run-select').isChecked()).toBe(true);
+      expect(await rowOf(page, seed).textContent()).toContain(`seeds 1–2 · ${PRESET}`);
+    }
     const chart = page.getByTestId('compare-chart');
     await expect.poll(() => chart.getAttribute('data-bands')).toBe('1');
     expect(await chart.getAttribute('data-lines')).toBe('1');

@@ -1,9 +1,9 @@
 /**
  * One setup of the `soak` suite, in a process of its own (run with --expose-gc): trains a config
  * for N iterations and prints one JSON line with memory samples after a full GC at each
- * iteration (heap used, external + array buffers, RSS; bytes).
+ * iteration, or every `every`-th (heap used, external + array buffers, RSS; bytes).
  *
- *   node --expose-gc --import tsx bench/soak/child.ts <config.json> <iterations>
+ *   node --expose-gc --import tsx bench/soak/child.ts <config.json> <iterations> [every]
  */
 import { readFileSync } from 'node:fs';
 import '../../src/core/envs/index.ts';
@@ -13,7 +13,8 @@ import { loadNodeEngine } from '../../src/runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
 import { nodeTokenWorker } from '../../src/runtime/tokenWorker/node.ts';
 
-const [file, its] = process.argv.slice(2);
+const [file, its, everyArg] = process.argv.slice(2);
+const every = Math.max(1, Number(everyArg ?? 1));
 const parsed = parseRunConfig(JSON.parse(readFileSync(file, 'utf8')));
 if (!parsed.ok) throw new Error(parsed.messages.join('; '));
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -26,6 +27,7 @@ const samples: { heap: number; external: number; rss: number }[] = [];
 const t0 = performance.now();
 for (let i = 0; i < Number(its); i++) {
   await trainer.step();
+  if ((i + 1) % every !== 0) continue;
   gc();
   const m = process.memoryUsage();
   samples.push({ heap: m.heapUsed, external: m.external + m.arrayBuffers, rss: m.rss });

@@ -32,7 +32,7 @@ export function floorSlope(ys: readonly number[]): number {
   return (Math.min(...ys.slice(ys.length - h)) - Math.min(...ys.slice(0, h))) / (ys.length - h);
 }
 
-function setups(): { name: string; config: unknown; iterations: number }[] {
+function setups(): { name: string; config: unknown; iterations: number; every?: number }[] {
   const doorKey = JSON.parse(readFileSync('presets/grid-door-key-ppo.json', 'utf8')) as { rollout: Record<string, unknown> } & Record<string, unknown>;
   const grid = (workers: number) => ({ ...doorKey, rollout: { ...doorKey.rollout, workers } });
   const token = {
@@ -41,7 +41,10 @@ function setups(): { name: string; config: unknown; iterations: number }[] {
     algo: { algo: 'grpo', groupSize: 4, tis: { enabled: true, cap: 2 } },
     rollout: { groups: 2, learnerBatch: 8, maxActionTokens: 8, mode: 'async', maxStaleness: 1, kvRows: 4, workers: 1 },
   };
+  const empty = JSON.parse(readFileSync('presets/grid-empty-8x8-grpo.json', 'utf8')) as Record<string, unknown>;
   return [
+    // The long one: 10,000 iterations of the first preset (sampled every 20th, after a full GC).
+    { name: 'grid empty-8x8 GRPO, 10k its', config: empty, iterations: 10_000, every: 20 },
     { name: 'grid door-key PPO, workers 0', config: grid(0), iterations: 120 },
     { name: 'grid door-key PPO, workers 1', config: grid(1), iterations: 120 },
     { name: 'grid door-key PPO, workers 2', config: grid(2), iterations: 120 },
@@ -58,10 +61,12 @@ export async function runSoak(o: SuiteOptions): Promise<SuiteResult> {
     const file = join(dir, `${rows.length}.json`);
     writeFileSync(file, JSON.stringify({ ...(s.config as Record<string, unknown>), iterations }));
     o.progress(`soak: ${s.name}, ${iterations} iterations`);
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/soak/child.ts', file, String(iterations)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
+    const every = s.every ?? 1;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/soak/child.ts', file, String(iterations), String(every)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
     const { samples, wallS } = JSON.parse(out.trim().split('\n').pop()!) as { samples: Sample[]; wallS: number };
     const late = samples.slice(Math.floor(samples.length / 2));
-    const kb = (k: keyof Sample) => floorSlope(late.map((x) => x[k])) / 1024;
+    // Per iteration: samples are `every` iterations apart.
+    const kb = (k: keyof Sample) => floorSlope(late.map((x) => x[k])) / 1024 / every;
     const first = samples[0];
     const last = samples[samples.length - 1];
     const heapKbPerIt = kb('heap');
@@ -86,6 +91,57 @@ export async function runSoak(o: SuiteOptions): Promise<SuiteResult> {
       rows.map((r) => [r.setup, r.iterations, f(r.heapKbPerIt), f(r.externalKbPerIt), f(r.rssKbPerIt), `${f(r.heapMb[0])} → ${f(r.heapMb[1])}`, `${f(r.rssMb[0])} → ${f(r.rssMb[1])}`, r.flat ? 'yes' : 'NO']),
     ),
   );
-  o.print(`flat = the floor of heap grows < ${FLAT_HEAP_KB_PER_IT} KB/iteration and of external < ${FLAT_EXTERNAL_KB_PER_IT} KB/iteration over the second half (full GC each iteration)`);
-  return { suite: 'soak', quick: o.quick, flat: rows.every((r) => r.flat), setups: rows };
+  o.print(`flat = the floor of heap grows < ${FLAT_HEAP_KB_PER_IT} KB/iteration and of external < ${FLAT_EXTERNAL_KB_PER_IT} KB/iteration over the second half (full GC before each sample)`);
+  const minutes = o.quick ? 1 : Number(o.flags['browser-minutes'] ?? 10);
+  const browser = minutes > 0 ? browserSoak(minutes, o) : null;
+  return { suite: 'soak', quick: o.quick, flat: rows.every((r) => r.flat) && (browser?.flat ?? true), setups: rows, browser };
 }
+
+/** The page's heap floor may grow at most this much per minute over the browser soak's second half, MB. */
+export const FLAT_BROWSER_HEAP_MB_PER_MIN = 0.5;
+
+/**
+ * Chromium, `minutes` of grid-empty-8x8 on WASM with storage on (e2e/soak.e2e.ts, through the
+ * e2e harness: a production build served with COOP/COEP): the page's heap after a forced GC, the
+ * whole tab (page + workers) as the browser measures it, and the origin's storage use, over time.
+ */
+function browserSoak(minutes: number, o: SuiteOptions) {
+  o.progress(`soak: Chromium, ${minutes} min of grid-empty-8x8 GRPO on WASM with storage on`);
+  execFileSync('npx', ['vitest', 'run', '--config', 'vitest.e2e.config.ts', 'e2e/soak.e2e.ts'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, SOAK_MINUTES: String(minutes), SOAK_EVERY_S: String(minutes >= 5 ? 15 : 5) },
+  });
+  const { samples, errors } = JSON.parse(readFileSync('e2e/artifacts/soak-browser.json', 'utf8')) as { samples: BrowserSample[]; errors: string[] };
+  const mb = (b: number) => b / 2 ** 20;
+  const late = samples.slice(Math.floor(samples.length / 2));
+  const spanMin = late.length > 1 ? (late[late.length - 1].t - late[0].t) / 60 : 1;
+  // floorSlope is per sample; samples are evenly spaced in time ((n − 1) / spanMin per minute).
+  const perMin = (k: 'heap' | 'tab') => (mb(floorSlope(late.map((x) => x[k]))) * (late.length - 1)) / Math.max(spanMin, 1e-9);
+  const first = samples[0];
+  const last = samples[samples.length - 1];
+  const at1000 = samples.find((x) => x.iteration >= 1000);
+  const r = {
+    minutes,
+    iterations: last.iteration,
+    heapMb: [mb(first.heap), mb(last.heap)],
+    heapMaxMb: mb(Math.max(...samples.map((x) => x.heap))),
+    heapMbPerMin: perMin('heap'),
+    tabMb: [mb(first.tab), mb(last.tab)],
+    tabMbPerMin: perMin('tab'),
+    storageMb: [mb(first.storage), mb(last.storage)],
+    storageAt1000Its: at1000 ? { iteration: at1000.iteration, mb: mb(at1000.storage) } : null,
+    errors,
+    flat: perMin('heap') < FLAT_BROWSER_HEAP_MB_PER_MIN && errors.length === 0,
+  };
+  const f = (x: number) => +x.toFixed(1);
+  o.print(
+    table(
+      ['Chromium', 'its', 'page heap MB start→end (max)', 'heap MB/min', 'tab MB start→end', 'tab MB/min', 'storage MB start→end', 'flat'],
+      [[`${minutes} min`, r.iterations, `${f(r.heapMb[0])} → ${f(r.heapMb[1])} (${f(r.heapMaxMb)})`, r.heapMbPerMin.toFixed(2), `${f(r.tabMb[0])} → ${f(r.tabMb[1])}`, r.tabMbPerMin.toFixed(2), `${f(r.storageMb[0])} → ${f(r.storageMb[1])}`, r.flat ? 'yes' : 'NO']],
+    ),
+  );
+  o.print(`Chromium flat = the page heap's floor grows < ${FLAT_BROWSER_HEAP_MB_PER_MIN} MB/min over the second half, and no page error`);
+  return r;
+}
+
+type BrowserSample = { t: number; iteration: number; heap: number; tab: number; storage: number };

@@ -23,6 +23,27 @@ export const DEFAULT_COMPARE: CompareSettings = { metric: 'episode/success_rate'
 
 let undoTimer: ReturnType<typeof setTimeout> | undefined;
 
+const SELECTED_KEY = 'rl-playground.runs.selected';
+
+/** The runs selected for Compare when the page last had any (a reload keeps the comparison). */
+function loadSelected(): string[] {
+  try {
+    const v: unknown = JSON.parse(globalThis.localStorage?.getItem(SELECTED_KEY) ?? '[]');
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').slice(0, 200) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Keeps the Compare selection across reloads (best effort: blocked storage only loses that). */
+export function saveSelected(ids: readonly string[]): void {
+  try {
+    globalThis.localStorage?.setItem(SELECTED_KEY, JSON.stringify(ids));
+  } catch {
+    // Storage blocked or full: the selection lives for this page only.
+  }
+}
+
 export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
   const store = browserRunStore();
 
@@ -38,7 +59,7 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
     runs: null,
     runsUnavailable: store ? null : 'This browser offers no IndexedDB here (a private window may block it): runs are not saved.',
     storage: null,
-    selected: [],
+    selected: loadSelected(),
     compareRows: {},
     compare: DEFAULT_COMPARE,
     openRun: null,

@@ -8,7 +8,7 @@ import { envIds, makeEnv } from '../../core/envs/index.ts';
 import type { Env } from '../../core/envs/types.ts';
 import { advance, isOver, rewind, startEpisode, type Episode } from './episode.ts';
 import { trainSlice } from '../train/slice.ts';
-import { runsSlice } from '../runs/slice.ts';
+import { runsSlice, saveSelected } from '../runs/slice.ts';
 import { lessonsSlice } from '../lessons/slice.ts';
 import type { BackendSlice, CatalogEntry, NoticeSlice, Store, ViewerSlice, ViewSlice } from './storeTypes.ts';
 
@@ -254,3 +254,7 @@ export const useStore = create<Store>()((...a) => ({
   ...runsSlice(...a),
   ...lessonsSlice(...a),
 }));
+
+useStore.subscribe((s, prev) => {
+  if (s.selected !== prev.selected) saveSelected(s.selected);
+});

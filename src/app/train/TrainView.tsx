@@ -2,6 +2,7 @@
  * The "Train" view: configuration on the left; on the right the run controls, a prompt when an
  * edit needs a restart, and three tabs (dashboard, GRPO groups, trajectory inspector).
  */
+import { useState } from 'react';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
 import { useStore } from '../state/store.ts';
 import { ConfigPanel } from './ConfigPanel.tsx';
@@ -12,6 +13,7 @@ import { GroupView } from './GroupView.tsx';
 import { fmt } from './MetricChart.tsx';
 import type { RunStatus, TrainTab } from './trainState.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
+import { MAX_SEEDS } from './slice.ts';
 import './train.css';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
 import { RewardLabPanel } from '../rewardLab/RewardLabPanel.tsx';
@@ -40,6 +42,7 @@ function RunBar() {
   const skipped = useStore((s) => s.skippedUpdates);
   const warm = useStore((s) => s.warmStart);
   const warmPaused = useStore((s) => s.warmPaused);
+  const seedRun = useStore((s) => s.seedRun);
   const { startRun: start, pauseRun: pause, stepOnce, resetRun: reset, toggleWarmPause } = useStore.getState();
   const last = history[history.length - 1];
   const maxSuccess = history.reduce((m, p) => Math.max(m, p['episode/success_rate'] ?? 0), 0);
@@ -51,7 +54,7 @@ function RunBar() {
       className="run-bar panel"
       data-testid="train-status"
       data-status={status}
-      data-iteration={history.length}
+      data-iteration={last?.it ?? 0}
       data-success={last ? String(last['episode/success_rate'] ?? '') : ''}
       data-max-success={String(maxSuccess)}
       data-it-per-s={itPerS.toFixed(3)}
@@ -92,6 +95,7 @@ function RunBar() {
         <button type="button" className="btn" data-testid="train-reset" onClick={reset} disabled={status === 'idle' && history.length === 0} title="Drop the run and its charts; the settings stay">
           Reset
         </button>
+        <SeedsButton disabled={busy || isRunning || !valid || seedRun !== null} />
       </div>
       <div className="run-facts">
         <span className={`run-state run-${status}`}>
@@ -105,7 +109,7 @@ function RunBar() {
         )}
         {status === 'starting' && warm && <WarmProgress />}
         <span className="run-fact">
-          iteration <b>{history.length}</b>
+          iteration <b>{last?.it ?? 0}</b>
           <span className="muted"> / {total}</span>
         </span>
         <span className="run-fact" title="Success rate of the latest iteration's batch (the badges average the last 3)">
@@ -120,6 +124,11 @@ function RunBar() {
             {info.engine.replace('ort-web-', '').toUpperCase()} · {info.params.toLocaleString()} params
           </span>
         )}
+        {seedRun && (
+          <span className="chip" data-testid="seed-run" title={`Seeds ${seedRun.seeds.join(', ')}, one after another; each is saved as a run of its own, tagged alike`}>
+            seed {seedRun.seeds[seedRun.index]} · {seedRun.index + 1} of {seedRun.total}
+          </span>
+        )}
         {!valid && (
           <span className="chip chip-warn" data-testid="train-blocked" title={blockers.join('\n')}>
             blocked by {blockers.map((b) => b.split(':')[0]).join(', ')}
@@ -132,6 +141,41 @@ function RunBar() {
         )}
       </div>
     </div>
+  );
+}
+
+/**
+ * "Run N seeds": the draft trained on N seeds one after another, each saved as its own run and
+ * tagged alike, so Runs compares them as mean ± band (how much of a curve is the seed's luck).
+ */
+function SeedsButton({ disabled }: { disabled: boolean }) {
+  const [n, setN] = useState(3);
+  const seed = useStore((s) => s.draft.seed);
+  const ok = Number.isInteger(n) && n >= 2 && n <= MAX_SEEDS;
+  return (
+    <span className="seeds-control">
+      <button
+        type="button"
+        className="btn"
+        data-testid="train-seeds"
+        disabled={disabled || !ok}
+        onClick={() => void useStore.getState().runSeeds(n)}
+        title={ok ? `Trains this config on seeds ${seed}–${seed + n - 1}, one after another, each saved as a run; Runs compares them as mean ± band` : `Choose 2 to ${MAX_SEEDS} seeds`}
+      >
+        Run
+      </button>
+      <input
+        type="number"
+        className={ok ? '' : 'invalid'}
+        data-testid="seeds-count"
+        aria-label="How many seeds"
+        min={2}
+        max={MAX_SEEDS}
+        value={Number.isFinite(n) ? n : ''}
+        onChange={(e) => setN(e.target.valueAsNumber)}
+      />
+      <span className="seeds-label">seeds</span>
+    </span>
   );
 }
 

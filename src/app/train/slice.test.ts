@@ -8,6 +8,8 @@ import type { IterationView } from '../../runtime/trainWorker/types.ts';
 
 const calls: { start: unknown[][]; step: number; setHyper: unknown[] } = { start: [], step: 0, setHyper: [] };
 let stepDelay = 0;
+/** Iterations of the current fake trainer (a new start begins at 0, as a fresh worker does). */
+let runStep = 0;
 
 function fakeIteration(i: number): IterationView {
   return { iteration: i, metrics: { 'episode/success_rate': Math.min(1, i / 10), 'reward/mean': i, 'reward/std': 1 }, allApplied: true, wallS: 0, episodes: [] };
@@ -18,10 +20,12 @@ vi.mock('./client.ts', () => ({
   trainWorker: () => ({
     start: async (...args: unknown[]) => {
       calls.start.push(args);
+      runStep = 0;
       return { engine: 'fake', setupS: 0, params: 10 };
     },
     step: async () => {
-      const i = calls.step++;
+      calls.step++;
+      const i = runStep++;
       await new Promise((r) => setTimeout(r, stepDelay));
       return fakeIteration(i);
     },
@@ -73,6 +77,30 @@ describe('training run state machine', () => {
     expect(s().status).toBe('finished');
     expect(calls.step).toBe(6);
     expect(calls.start).toHaveLength(1);
+  });
+
+  it('Run N seeds trains the draft on consecutive seeds, one after another, then says where to compare them; Reset cancels the rest', async () => {
+    s().editField('iterations', 2);
+    s().editField('seed', 7);
+    await s().runSeeds(3);
+    expect(calls.start.map((a) => (a[0] as { seed: number }).seed)).toEqual([7, 8, 9]);
+    expect(calls.start.every((a) => (a[0] as { iterations: number }).iterations === 2)).toBe(true);
+    expect(calls.step).toBe(6);
+    expect(s().status).toBe('finished');
+    expect(s().seedRun).toBeNull();
+    expect(s().notices.at(-1)?.text).toMatch(/All 3 seeds finished/);
+
+    calls.start = [];
+    stepDelay = 5;
+    s().editField('iterations', 50);
+    const plan = s().runSeeds(4);
+    await until(() => calls.step >= 8);
+    expect(s().seedRun).toMatchObject({ index: 0, total: 4 });
+    s().resetRun();
+    await plan;
+    expect(s().seedRun).toBeNull();
+    expect(calls.start).toHaveLength(1);
+    expect(s().status).toBe('idle');
   });
 
   it('a structural edit waits for confirmation; revert keeps the run, confirm restarts it', async () => {

@@ -15,6 +15,7 @@ import { terminateTrainWorker, trainWorker, withProbeWorker, workerStarting } fr
 import type { Remote } from 'comlink';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 import { blockingFields, changedFields, draftFromHash, draftFromPreset, isLiveChange, liveHyper, loadPresets, parseTrainHash, setField, validate } from './config.ts';
+import { boundHistory } from './liveHistory.ts';
 import { FIELD_BY_PATH, getPath, setPath, type DraftConfig } from './fields.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { learnerThreads } from '../../core/engine/threads.ts';
@@ -63,6 +64,14 @@ let recorderClosed = false;
 let trained = 0;
 /** The current trainer saves checkpoints (StartInfo.canCheckpoint). */
 let canCheckpoint = false;
+/**
+ * "Run N seeds": the config they share (its seed replaced per run), the seeds, which one trains
+ * now, the tag that groups their records, and the records made so far.
+ */
+let seedPlan: { draft: DraftConfig; seeds: number[]; index: number; tag: string; ids: string[] } | null = null;
+
+/** Most seeds one "Run N seeds" trains (they run one after another). */
+export const MAX_SEEDS = 10;
 
 /** A metric row as the charts draw it: x = iterations done, and the reward band mean ± std clipped to the batch's range. */
 function metricPoint(m: Readonly<Record<string, number>>, iteration: number): MetricPoint {
@@ -125,7 +134,10 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const valid = run ? validate(run) : null;
       if (!store || !valid?.ok) return;
       const c = valid.config;
-      recorder = RunRecorder.start(store, c, `${c.id} · seed ${c.seed}`, { onProblem: (m) => get().notify('warning', m) });
+      const plan = seedPlan;
+      const name = `${c.id} · seed ${c.seed}` + (plan ? ` (${plan.index + 1} of ${plan.seeds.length})` : '');
+      recorder = RunRecorder.start(store, c, { name, tags: plan ? [plan.tag] : [] }, { onProblem: (m) => get().notify('warning', m) });
+      plan?.ids.push(recorder.id);
       recorderClosed = false;
       set({ recordId: recorder.id });
     } else if (recorderClosed) {
@@ -147,6 +159,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     }
     trained = v.iteration + 1;
     buffer.push(metricPoint(v.metrics, v.iteration));
+    boundHistory(buffer);
     latestPending = v;
     stamps.push(performance.now());
     if (stamps.length > 11) stamps = stamps.slice(-11);
@@ -334,11 +347,40 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     }
   };
 
-  const loop = async () => {
+  /** Seeds not yet started are dropped (the person reset, started something else or resumed a run). */
+  const cancelSeeds = () => {
+    if (!seedPlan) return;
+    seedPlan = null;
+    set({ seedRun: null });
+  };
+
+  /** The current seed of a "Run N seeds" finished: start the next, or say where to compare them. */
+  const nextSeed = async () => {
+    const plan = seedPlan;
+    if (!plan) return;
+    plan.index++;
+    if (plan.index >= plan.seeds.length) {
+      cancelSeeds();
+      // Selected in Runs, so Compare shows them at once (as one mean ± band group).
+      const selected = [...new Set([...get().selected, ...plan.ids])];
+      set({ selected });
+      get().notify('info', `All ${plan.seeds.length} seeds finished (tag "${plan.tag}"). They are selected in Runs, where Compare draws them as mean ± band.`);
+      return;
+    }
+    const draft = { ...structuredClone(plan.draft), seed: plan.seeds[plan.index] };
+    set({ draft, validation: validate(draft), pendingRestart: [], seedRun: { index: plan.index, total: plan.seeds.length, seeds: plan.seeds } });
+    if (await boot()) {
+      set({ status: 'running' });
+      await loop();
+    } else cancelSeeds();
+  };
+
+  const loop = async (): Promise<void> => {
     while (get().status === 'running') {
       if (done()) {
         await finishRecord();
         set({ status: 'finished' });
+        if (seedPlan) await nextSeed();
         break;
       }
       if (!(await oneStep())) return;
@@ -374,6 +416,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     renderLive: true,
     inspect: null,
     recordId: null,
+    seedRun: null,
 
     openTrain: (hash) => {
       const backend = get().backend;
@@ -408,7 +451,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
           let r = running;
           for (const p of live) r = setField(r, p, getPath(draft, p));
           nextRunning = r;
-          recorder?.liveEdit(live.map((p) => ({ iteration: buffer.length, path: p, value: getPath(draft, p) })));
+          recorder?.liveEdit(live.map((p) => ({ iteration: trained, path: p, value: getPath(draft, p) })));
           void trainWorker(fail)
             .setHyper(liveHyper(r))
             .catch(() => undefined);
@@ -426,6 +469,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     },
 
     applyRestart: async () => {
+      cancelSeeds();
       if (await boot()) {
         set({ status: 'running' });
         await loop();
@@ -447,10 +491,23 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
           await loop();
           return;
         }
+        cancelSeeds();
         if (!(await boot())) return;
       }
       set({ status: 'running' });
       await loop();
+    },
+
+    runSeeds: async (n) => {
+      const s = get().status;
+      if (s === 'running' || s === 'starting' || s === 'stepping' || s === 'pausing') return;
+      if (blocked()) return;
+      const count = Math.max(2, Math.min(MAX_SEEDS, Math.floor(Number.isFinite(n) ? n : 2)));
+      const draft = structuredClone(get().draft);
+      const first = draft.seed;
+      const seeds = Array.from({ length: count }, (_, i) => (first + i) % 2 ** 31);
+      seedPlan = { draft, seeds, index: -1, tag: `seeds ${seeds[0]}–${seeds[count - 1]} · ${draft.id}`, ids: [] };
+      await nextSeed();
     },
 
     pauseRun: () => {
@@ -462,6 +519,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       if (s !== 'idle' && s !== 'paused' && s !== 'finished' && s !== 'error') return;
       if (blocked()) return;
       if (!get().running || s === 'error') {
+        cancelSeeds();
         if (!(await boot())) return;
       }
       set({ status: 'stepping' });
@@ -505,6 +563,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const p = get().presets.find((x) => x.id === meta.config.id);
       set({ view: 'train', draft, validation, pendingRestart: [], ...(p ? { presetId: p.id, base: draftFromPreset(p, draft.backend) } : {}) });
       const before = (await store.getMetrics(id)).filter((r) => r.iteration < checkpoint.iteration);
+      cancelSeeds();
       if (!(await boot({ checkpoint, rows: before }))) return;
       // Only once the worker took the checkpoint: rows past it are trained again (identically, for
       // synchronous runs); a refused checkpoint leaves the saved run as it was.
@@ -517,6 +576,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     },
 
     resetRun: () => {
+      cancelSeeds();
       runId++;
       closeRecorder('stopped');
       terminateTrainWorker();
@@ -550,10 +610,10 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         if (runId !== id) return;
         setAppliedCode(code);
         // Scores from the next iteration on (the one after those already in the charts).
-        useRewardLab.setState({ versions: [...versions, { version, iteration: buffer.length, terms }], error: null });
+        useRewardLab.setState({ versions: [...versions, { version, iteration: trained, terms }], error: null });
         const running = get().running;
         if (running) set({ running: setPath(running, 'reward.code', code), draft: setPath(get().draft, 'reward.code', code) });
-        recorder?.liveEdit([{ iteration: buffer.length, path: 'reward.code', value: code }]);
+        recorder?.liveEdit([{ iteration: trained, path: 'reward.code', value: code }]);
       } catch (e) {
         const message = (e as Error).message.replace(/^Error: /, '');
         useRewardLab.setState({ error: { message, line: messageLine(message) } });

@@ -45,6 +45,8 @@ export interface TrainSlice {
   inspect: { batch: IterationView; index: number } | null;
   /** Id of the saved record of the current run (Runs view), null before its first iteration or without storage. */
   recordId: string | null;
+  /** "Run N seeds" in progress: which of them trains now (0-based) and how many in all; null otherwise. */
+  seedRun: { index: number; total: number; seeds: number[] } | null;
 
   /** Opens the view from a `#view=train&...` hash. */
   openTrain(hash: string): void;
@@ -62,6 +64,12 @@ export interface TrainSlice {
    * and checkpoint go to a fresh training worker, and the same record trains on.
    */
   resumeSavedRun(id: string): Promise<void>;
+  /**
+   * Trains the draft on `n` seeds, one after another (the draft's seed, then the next ones): each
+   * is a run of its own, tagged alike so Runs compares them as one group (mean ± band). Reset,
+   * Start on a new config or a resumed run cancels the seeds not yet started.
+   */
+  runSeeds(n: number): Promise<void>;
   /** Drops the run and its charts (the settings stay). */
   resetRun(): void;
   /**

@@ -5,7 +5,7 @@
  * only if that did not free enough; a failed write is one aborted transaction, so nothing saved
  * before is lost.
  */
-import type { LiveEdit, MetricRow, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
+import type { LiveEdit, MetricRow, RunInfo, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
 import { bestSuccess } from '../../core/runs/format.ts';
 import { checkpointFloats, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
@@ -135,9 +135,12 @@ export class RunRecorder {
     );
   }
 
-  /** Starts recording a run of `config` (its row is written at once, with status 'running'). */
-  static start(store: RunStore, config: RunConfig, name: string, hooks: RecorderHooks, options: Partial<RecorderOptions> = {}, now = Date.now()): RunRecorder {
-    return new RunRecorder(store, newRunMeta(config, { name }, now), options, hooks);
+  /**
+   * Starts recording a run of `config` (its row is written at once, with status 'running');
+   * `info` is its name, or its name with tags and a note.
+   */
+  static start(store: RunStore, config: RunConfig, info: string | (Partial<RunInfo> & { name: string }), hooks: RecorderHooks, options: Partial<RecorderOptions> = {}, now = Date.now()): RunRecorder {
+    return new RunRecorder(store, newRunMeta(config, typeof info === 'string' ? { name: info } : info, now), options, hooks);
   }
 
   /**
