@@ -3,9 +3,15 @@
  * (the browser's engine), through the same path as the browser: setup → Train-view config →
  * createTrainer → iteration metrics → the step's check. The slower steps (async shift, GRPO vs
  * PPO, the calculator lessons) are measured by `npx tsx bench/lessons/run.ts` (README, Lessons).
+ *
+ * The reward-hacking lesson's two runs are the hackable presets themselves, so the same runs also
+ * check the Reward badge (the dashboard's reading of the same metrics): under the farmed 'closer'
+ * term it turns to a warning within the preset's iterations; under the potential-based term it
+ * never does, over all of them.
  */
 import { describe, expect, it } from 'vitest';
 import { LESSONS } from '../../src/app/lessons/index.ts';
+import { rewardHealth, type Level } from '../../src/app/train/health.ts';
 import { runStep } from './run.ts';
 
 const QUICK: [string, number, number][] = [
@@ -15,17 +21,51 @@ const QUICK: [string, number, number][] = [
   ['signal-degeneration', 1, 15],
   ['signal-degeneration', 2, 40],
   ['exploration-collapse', 1, 10],
-  ['reward-hacking', 1, 25],
-  ['reward-hacking', 2, 25],
 ];
+
+const stepOf = (id: string, n: number) => LESSONS.lessons.find((l) => l.id === id)!.steps[n - 1];
 
 describe('lesson steps reach their checks (ort-web WASM)', () => {
   for (const [id, n, most] of QUICK) {
     it(`${id} step ${n}`, { timeout: 150_000 }, async () => {
-      const lesson = LESSONS.lessons.find((l) => l.id === id)!;
-      const r = await runStep(id, n - 1, lesson.steps[n - 1], { max: most });
+      const r = await runStep(id, n - 1, stepOf(id, n), { max: most });
       expect(r.state, r.readings.join(', ')).toBe('done');
       expect(r.doneAt).toBeLessThanOrEqual(most);
     });
   }
+});
+
+/** Runs a reward-hacking step and reads the Reward badge after every iteration. */
+async function withBadge(n: number, full: boolean) {
+  const history: Record<string, number>[] = [];
+  const levels: Level[] = [];
+  const r = await runStep('reward-hacking', n - 1, stepOf('reward-hacking', n), {
+    full,
+    observe: (m) => {
+      history.push(m);
+      levels.push(rewardHealth(history).level);
+    },
+  });
+  const success = history.map((m) => (m['episode/success_rate'] ?? NaN).toFixed(2)).join(' ');
+  return { r, levels, success };
+}
+
+describe('reward hacking: the lesson steps reach their checks and the Reward badge tells the two terms apart', () => {
+  it('grid-empty-8x8-hackable (step 1): the farmed term is caught by the check and the badge warns', { timeout: 240_000 }, async () => {
+    const { r, levels, success } = await withBadge(1, false);
+    const at = levels.findIndex((l) => l === 'warn' || l === 'bad');
+    console.log(`hackable: check done at ${r.doneAt}; badge ${levels.join(' ')}; warned at iteration ${at + 1}; success ${success}`);
+    expect(r.state, r.readings.join(', ')).toBe('done');
+    expect(r.doneAt).toBeLessThanOrEqual(25);
+    expect(at).toBeGreaterThanOrEqual(0);
+  });
+
+  it('grid-empty-8x8-potential (step 2): the task is learnt and the badge stays aligned over all 25 iterations', { timeout: 240_000 }, async () => {
+    const { r, levels, success } = await withBadge(2, true);
+    console.log(`potential: check done at ${r.doneAt}; badge ${levels.join(' ')}; success ${success}`);
+    expect(r.state, r.readings.join(', ')).toBe('done');
+    expect(r.doneAt).toBeLessThanOrEqual(25);
+    expect(r.iterations).toBe(25);
+    expect(levels.filter((l) => l === 'warn' || l === 'bad')).toEqual([]);
+  });
 });

@@ -44,7 +44,21 @@ export function presetsFromDisk(dir = 'presets'): ReturnType<typeof loadPresets>
 }
 
 /** Trains one step until its check is done or missed, or `max` iterations. */
-export async function runStep(lessonId: string, index: number, step: Step, o: { engine?: NodeEngineName; max?: number; log?: (s: string) => void; extra?: [string, unknown][] } = {}): Promise<StepRun> {
+export async function runStep(
+  lessonId: string,
+  index: number,
+  step: Step,
+  o: {
+    engine?: NodeEngineName;
+    max?: number;
+    log?: (s: string) => void;
+    extra?: [string, unknown][];
+    /** Sees every iteration's metrics (with `it`, 1-based). */
+    observe?: (m: Metrics) => void;
+    /** Train to the step's `within` (or `max`) even once the check is done. */
+    full?: boolean;
+  } = {},
+): Promise<StepRun> {
   const r = configForSetup({ ...step.setup, overrides: [...step.setup.overrides, ...((o.extra ?? []) as Step['setup']['overrides'])] }, presetsFromDisk());
   if (!r.ok) throw new Error(`${lessonId} step ${index + 1}: ${r.problems.join('; ')}`);
   const engineName = o.engine ?? 'ort-web-wasm';
@@ -65,10 +79,11 @@ export async function runStep(lessonId: string, index: number, step: Step, o: { 
       const rep = await trainer.step();
       const m: Metrics = { ...(rep.metrics as Metrics), it: i + 1 };
       stream.push(m);
+      o.observe?.(m);
       trace.push(Object.fromEntries([['it', i + 1], ...step.check.all.map((c) => [c.metric, m[c.metric] ?? NaN]), ['episode/success_rate', m['episode/success_rate'] ?? NaN]]));
       status = evaluateCheck(step.check, stream);
       o.log?.(`  it ${i + 1}: ${status.readings.map(describeReading).join(', ')}; success ${(m['episode/success_rate'] ?? NaN).toFixed(2)}, entropy ${(m['actor/entropy'] ?? NaN).toFixed(2)} [${status.state} ${status.streak}/${status.need}]`);
-      if (status.state === 'done' || status.state === 'missed') break;
+      if ((status.state === 'done' && !o.full) || status.state === 'missed') break;
     }
   } finally {
     await trainer.release();
