@@ -70,7 +70,7 @@ function Plot({ data, terms, colors, width, height, markers }: { data: MetricPoi
       {geo.marks.map((m) => (
         <g key={`${m.label}@${m.x}`} data-testid="chart-marker" data-x={m.x}>
           <line x1={m.px} x2={m.px} y1={PAD.top} y2={height - PAD.bottom} className="plot-ref" />
-          <text x={m.tx} y={PAD.top + 8 + m.row * 11} className="plot-tick" textAnchor={m.anchor}>
+          <text x={m.tx} y={PAD.top + 8 + m.row * 11} className="plot-tick plot-marker-label" textAnchor={m.anchor}>
             {m.label}
           </text>
         </g>
@@ -92,7 +92,7 @@ export const StackedTermsChart = memo(function StackedTermsChart({ history, mark
   const help =
     "Each term's mean contribution per episode (reward/<term>/mean), stacked: positive ones above 0, negative ones below. The black line is their sum, the shaped reward the policy optimises (reward/mean). The green band is the task's own reward (the outcome term): when the other bands grow while it does not, the shaping pays for something else.";
   return (
-    <figure ref={ref} className="chart" data-testid="chart-reward-stacked" data-bands={terms.length} data-terms={terms.join(',')} data-points={data.length}>
+    <figure ref={ref} className="chart reward-stacked" data-testid="chart-reward-stacked" data-bands={terms.length} data-terms={terms.join(',')} data-points={data.length}>
       <figcaption className="chart-head">
         <span className="chart-title">
           Reward by term, stacked
