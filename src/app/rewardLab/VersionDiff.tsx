@@ -8,22 +8,8 @@ import { basicSetup, EditorView } from 'codemirror';
 import { EditorState } from '@codemirror/state';
 import { javascript } from '@codemirror/lang-javascript';
 import { unifiedMergeView } from '@codemirror/merge';
+import { lineChanges } from '../../core/reward/versions.ts';
 import type { RewardVersion } from './rewardLab.ts';
-
-/** Lines added and removed between two codes (a cheap count for the caption: lines matched as a multiset). */
-export function lineChanges(before: string, after: string): { added: number; removed: number } {
-  const count = new Map<string, number>();
-  for (const l of before ? before.split('\n') : []) count.set(l, (count.get(l) ?? 0) + 1);
-  let added = 0;
-  for (const l of after ? after.split('\n') : []) {
-    const n = count.get(l) ?? 0;
-    if (n > 0) count.set(l, n - 1);
-    else added++;
-  }
-  let removed = 0;
-  for (const n of count.values()) removed += n;
-  return { added, removed };
-}
 
 /** A read-only unified diff: `code` with the lines it changed from `original` marked. */
 function Diff({ original, code }: { original: string; code: string }) {

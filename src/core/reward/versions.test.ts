@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rewardCodeHash, rewardVersions, versionAt, versionMarkers } from './versions.ts';
+import { lineChanges, rewardCodeHash, rewardVersions, versionAt, versionMarkers } from './versions.ts';
 
 describe('reward-code versions of a run', () => {
   it('reads v1 from the start code and each reward.code live edit as the next version', () => {
@@ -30,6 +30,14 @@ describe('reward-code versions of a run', () => {
     expect(v).toEqual([{ version: 1, iteration: 4, code: 'export const x = () => 0;' }]);
     expect(versionAt(v, 3)).toBeNull();
     expect(rewardVersions('', [])).toEqual([]);
+  });
+});
+
+describe('diff caption', () => {
+  it('counts lines added and removed between two versions', () => {
+    expect(lineChanges('a\nb\nc', 'a\nB\nc\nd')).toEqual({ added: 2, removed: 1 });
+    expect(lineChanges('', 'x\ny')).toEqual({ added: 2, removed: 0 });
+    expect(lineChanges('same\n', 'same\n')).toEqual({ added: 0, removed: 0 });
   });
 });
 

@@ -51,6 +51,21 @@ export function versionMarkers(versions: readonly { version: number; iteration: 
   return versions.map((v) => ({ x: v.iteration + 1, label: `v${v.version}` }));
 }
 
+/** Lines added and removed between two codes, for the diff's caption (lines matched as a multiset: cheap, order ignored). */
+export function lineChanges(before: string, after: string): { added: number; removed: number } {
+  const count = new Map<string, number>();
+  for (const l of before ? before.split('\n') : []) count.set(l, (count.get(l) ?? 0) + 1);
+  let added = 0;
+  for (const l of after ? after.split('\n') : []) {
+    const n = count.get(l) ?? 0;
+    if (n > 0) count.set(l, n - 1);
+    else added++;
+  }
+  let removed = 0;
+  for (const n of count.values()) removed += n;
+  return { added, removed };
+}
+
 /** Hex digits of a reward-code hash: 12 (48 bits) tells a person's versions apart at a glance. */
 export const CODE_HASH_CHARS = 12;
 
