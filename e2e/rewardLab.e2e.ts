@@ -49,6 +49,14 @@ describe('reward lab', () => {
     const page = await browser().newPage({ viewport: { width: 1400, height: 1100 } });
     const errors = watchErrors(page);
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=400`);
+    // The reward code's failure policy and time limit per call are form fields; a bad limit gets a
+    // message under it and keeps what was typed, a good one clears it.
+    expect(await page.getByTestId('field-reward.onNonFinite').inputValue()).toBe('skip');
+    await page.getByTestId('field-reward.callTimeoutMs').fill('0');
+    await expect.poll(() => page.getByTestId('error-reward.callTimeoutMs').textContent()).toBe('must be at least 1 ms');
+    expect(await page.getByTestId('field-reward.callTimeoutMs').inputValue()).toBe('0');
+    await page.getByTestId('field-reward.callTimeoutMs').fill('100');
+    await expect.poll(() => page.getByTestId('error-reward.callTimeoutMs').count()).toBe(0);
     // The lab starts closed while no code is applied: open it as a person would.
     await page.locator('[data-testid=reward-lab] > summary').click();
     await page.getByTestId('train-start').click();
