@@ -128,6 +128,9 @@ describe('reward lab', () => {
     await expect.poll(() => page.locator('[data-testid=reward-editor] .cm-content').textContent(), { timeout: 30_000 }).toContain('export const stepCost = (step) => -0.1;');
     // The saved run lists each version with its code's hash, and its charts mark where each took over.
     await page.goto(`${appUrl}?backend=wasm#view=runs`);
+    // The list: no code at the start (the hash column shows a dash), two versions applied mid-run.
+    await expect.poll(() => page.getByTestId('run-row').first().textContent(), { timeout: 30_000 }).toContain('+2 applied');
+    await page.getByTestId('runs-table').screenshot({ path: `${ARTIFACTS}/reward-lab-runs-list.png` });
     await page.getByTestId('run-row').first().getByTestId('run-open').click();
     await expect.poll(() => page.getByTestId('run-reward-code').textContent(), { timeout: 30_000 }).toMatch(/v1 [0-9a-f]{12} from iteration \d+, v2 [0-9a-f]{12} from iteration \d+/);
     await expect.poll(() => page.getByTestId('detail-chart-reward/mean').getAttribute('data-markers')).toBe('v1,v2');

@@ -52,6 +52,18 @@ function CodeHash({ code }: { code: string }) {
   );
 }
 
+/** "+2 applied": reward-code versions applied mid-run (the hash beside it is the code the run started with). */
+function AppliedCount({ edits }: { edits: readonly CodeEdit[] }) {
+  const n = edits.filter((e) => e.path === 'reward.code').length;
+  if (n === 0) return null;
+  return (
+    <span className="muted small" title="Reward code applied while the run trained: open the run to see each version's hash and where it took over">
+      {' '}
+      +{n} applied
+    </span>
+  );
+}
+
 /** "Reward code: v1 3f2a… (from iteration 1), v2 …": each version with its hash. */
 function RewardCodeLine({ config, liveEdits }: { config: { reward?: { code?: string } }; liveEdits: readonly CodeEdit[] }) {
   const versions = useMemo(() => runVersions(config, liveEdits), [config, liveEdits]);
@@ -223,6 +235,7 @@ function RunList() {
             <td>{r.config.algo.algo.toUpperCase()}</td>
             <td>
               <CodeHash code={r.config.reward?.code ?? ''} />
+              <AppliedCount edits={r.liveEdits} />
             </td>
             <td className="num">{r.config.seed}</td>
             <td>
