@@ -49,6 +49,14 @@ describe('reward lab', () => {
     const page = await browser().newPage({ viewport: { width: 1400, height: 1100 } });
     const errors = watchErrors(page);
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=400`);
+    // The reward code's failure policy and time limit per call are form fields; a bad limit gets a
+    // message under it and keeps what was typed, a good one clears it.
+    expect(await page.getByTestId('field-reward.onNonFinite').inputValue()).toBe('skip');
+    await page.getByTestId('field-reward.callTimeoutMs').fill('0');
+    await expect.poll(() => page.getByTestId('error-reward.callTimeoutMs').textContent()).toBe('must be at least 1 ms');
+    expect(await page.getByTestId('field-reward.callTimeoutMs').inputValue()).toBe('0');
+    await page.getByTestId('field-reward.callTimeoutMs').fill('100');
+    await expect.poll(() => page.getByTestId('error-reward.callTimeoutMs').count()).toBe(0);
     // The lab starts closed while no code is applied: open it as a person would.
     await page.locator('[data-testid=reward-lab] > summary').click();
     await page.getByTestId('train-start').click();
@@ -95,15 +103,38 @@ describe('reward lab', () => {
     // The curve moves to −0.1 per step (episode lengths change as the policy learns, so the
     // cost per step is what identifies the version that scored the iteration).
     await expect.poll(() => costPerStep(page), { timeout: 60_000, interval: 250 }).toBeCloseTo(-0.1, 9);
-    await expect.poll(() => page.getByTestId('reward-chart').getByTestId('chart-marker').textContent()).toContain('v2');
+    // Two versions, two markers: on the term chart, the stacked chart and every dashboard chart.
+    await expect.poll(() => page.getByTestId('reward-chart').getByTestId('chart-marker').allTextContents()).toEqual(['v1', 'v2']);
+    await expect.poll(() => page.getByTestId('chart-reward-stacked').getByTestId('chart-marker').count()).toBe(2);
     console.log(`v2: reward/stepCost/mean ${(await latestTerm(page)).toFixed(3)}`);
     await page.getByTestId('train-pause').click();
+    // The stacked chart draws a band per contributing term: the task's own reward and stepCost (below 0).
+    await expect.poll(() => page.getByTestId('chart-reward-stacked').getAttribute('data-terms')).toMatch(/stepCost/);
+    expect(await page.locator('[data-testid=chart-reward-stacked] path[data-term=stepCost]').getAttribute('d')).toMatch(/^M/);
+    // The diff of v2 against v1 shows the changed line, both sides.
+    await page.getByTestId('reward-version-2').click();
+    await expect.poll(() => page.getByTestId('reward-diff').locator('.cm-changedLine').allTextContents()).toContain('export const stepCost = (step) => -0.1;');
+    await expect.poll(() => page.getByTestId('reward-diff').locator('.cm-deletedChunk').textContent()).toContain('-0.01;');
     await page.getByTestId('reward-lab').screenshot({ path: `${ARTIFACTS}/reward-lab.png` });
+    await page.getByTestId('reward-diff').screenshot({ path: `${ARTIFACTS}/reward-lab-diff.png` });
+    await page.getByTestId('chart-reward-stacked').screenshot({ path: `${ARTIFACTS}/reward-lab-stacked.png` });
+    await page.getByTestId('chart-success').scrollIntoViewIfNeeded();
+    await expect.poll(() => page.getByTestId('chart-success').getByTestId('chart-marker').allTextContents()).toEqual(['v1', 'v2']);
+    await page.getByTestId('section-outcome').screenshot({ path: `${ARTIFACTS}/reward-lab-markers.png` });
 
     // After a reload the code is still there.
     page.on('dialog', (d) => void d.accept());
     await page.reload();
     await expect.poll(() => page.locator('[data-testid=reward-editor] .cm-content').textContent(), { timeout: 30_000 }).toContain('export const stepCost = (step) => -0.1;');
+    // The saved run lists each version with its code's hash, and its charts mark where each took over.
+    await page.goto(`${appUrl}?backend=wasm#view=runs`);
+    // The list: no code at the start (the hash column shows a dash), two versions applied mid-run.
+    await expect.poll(() => page.getByTestId('run-row').first().textContent(), { timeout: 30_000 }).toContain('+2 applied');
+    await page.getByTestId('runs-table').screenshot({ path: `${ARTIFACTS}/reward-lab-runs-list.png` });
+    await page.getByTestId('run-row').first().getByTestId('run-open').click();
+    await expect.poll(() => page.getByTestId('run-reward-code').textContent(), { timeout: 30_000 }).toMatch(/v1 [0-9a-f]{12} from iteration \d+, v2 [0-9a-f]{12} from iteration \d+/);
+    await expect.poll(() => page.getByTestId('detail-chart-reward/mean').getAttribute('data-markers')).toBe('v1,v2');
+    await page.getByTestId('run-detail').screenshot({ path: `${ARTIFACTS}/reward-lab-run-detail.png` });
     expect(errors).toEqual([]);
     await page.close({ runBeforeUnload: false });
   });

@@ -7,7 +7,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { rewardCodeHash } from '../core/reward/versions.ts';
+import { parseCliFolder } from '../core/runs/format.ts';
 import { main } from './train.ts';
 
 const TERMS = `// Two terms for grid/empty-8x8.
@@ -39,7 +41,14 @@ describe('npm run train -- --reward FILE', () => {
   it('writes reward/<term>/mean for each exported term and stores the code in config.json', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'train-reward-'));
     const file = write(dir, 'terms.js', TERMS);
-    expect(await main(['--config', 'grid-empty-8x8-grpo', '--reward', file, '--iterations', '5', '--out', join(dir, 'run'), '--quiet'])).toBe(0);
+    const logged: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void logged.push(a.map(String).join(' ')));
+    try {
+      expect(await main(['--config', 'grid-empty-8x8-grpo', '--reward', file, '--iterations', '5', '--out', join(dir, 'run'), '--quiet'])).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
+    const printed = logged.find((l) => l.startsWith('reward code '));
     const lines = readFileSync(join(dir, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(5);
     for (const m of lines) {
@@ -54,6 +63,14 @@ describe('npm run train -- --reward FILE', () => {
     expect(lines[0]['reward/stepCost/mean']).toBeCloseTo(-0.01 * lines[0]['episode/length_mean'], 9);
     const config = JSON.parse(readFileSync(join(dir, 'run', 'config.json'), 'utf8'));
     expect(config.reward).toEqual({ code: TERMS, onNonFinite: 'skip', callTimeoutMs: 100 });
+    // The CLI prints the code's hash; the browser's Runs view hashes the code in a run's config with
+    // the same helper, so the folder imported there (or the same code applied in a browser run) shows it too.
+    const hash = await rewardCodeHash(TERMS);
+    expect(hash).toMatch(/^[0-9a-f]{12}$/);
+    expect(printed).toContain(`reward code ${hash} `);
+    const imported = parseCliFolder(['config.json', 'metrics.jsonl'].map((name) => ({ name, text: readFileSync(join(dir, 'run', name), 'utf8') })), null);
+    if (!imported.ok) throw new Error(imported.messages.join('\n'));
+    expect(await rewardCodeHash(imported.run.config.reward.code)).toBe(hash);
   });
 
   it('a term that loops forever ends the CLI non-zero within 10 s, naming the term', { timeout: 60_000 }, async () => {

@@ -32,6 +32,7 @@ import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 import { withRewardFile } from './reward.ts';
 import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
+import { CODE_HASH_CHARS, rewardCodeHash } from '../core/reward/versions.ts';
 
 const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N]
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
@@ -264,6 +265,9 @@ export async function main(argv: string[]): Promise<number> {
   const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
   const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
   console.log(`training ${config.id} (${makeEnv(config.env.id, config.env.kwargs).spec.title} [${config.env.id}], ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
+  // The reward code's short hash: the Runs view shows the same for this code (imported or trained in a browser).
+  const codeHash = await rewardCodeHash(config.reward.code);
+  if (codeHash) console.log(`reward code ${codeHash} (SHA-256 of config.json's reward.code, first ${CODE_HASH_CHARS} hex digits; the Runs view shows the same)`);
   const heldOut = heldOutSeeds(evalN);
   const evalEpisodesPath = join(out, 'eval-episodes.jsonl');
   if (evalN > 0) writeFileSync(evalEpisodesPath, '');

@@ -1,8 +1,9 @@
 /**
  * The reward lab's editor in the Train view: a CodeMirror 6 editor for the reward module
  * (JavaScript highlighting, the sandbox's refusals as error markers on their line, completion of
- * the step record's fields after `step.`), Apply, the versions of the run, and a chart of each
- * user term's `reward/<term>/mean` with a marker where the latest version took over.
+ * the step record's fields after `step.`), Apply, the versions of the run (each one's diff), a
+ * chart of each user term's `reward/<term>/mean` and a stacked chart of every term's
+ * contribution, both with a marker where each version took over.
  *
  * The code never runs on the page: Apply sends it to the training worker, which evaluates it in
  * a QuickJS sandbox (runtime/rewardSandbox), dry-runs it and answers with its terms or a message.
@@ -16,7 +17,10 @@ import { STEP_RECORD_FIELDS } from '../../core/reward/stepRecord.ts';
 import { SHAPING_TERMS } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
 import { MetricChart, type ChartSpec } from '../train/MetricChart.tsx';
+import { versionMarkers } from '../../core/reward/versions.ts';
 import { useRewardLab } from './rewardLab.ts';
+import { StackedTermsChart } from './StackedTermsChart.tsx';
+import { RewardVersions } from './VersionDiff.tsx';
 import './rewardLab.css';
 
 /** Completes `step.` / `s.` followed by a field path with the step record's fields and their docs. */
@@ -119,12 +123,12 @@ export function RewardLabPanel() {
   const spec: ChartSpec = useMemo(() => ({
     id: 'reward-user-terms',
     title: 'Your reward terms',
-    help: 'reward/<term>/mean: each term of your reward code, summed over an episode and averaged over the iteration\'s episodes. The marker is where the latest version took over.',
+    help: 'reward/<term>/mean: each term of your reward code, summed over an episode and averaged over the iteration\'s episodes. Each marker (v1, v2, …) is where that version of your code took over.',
     lines: terms.map((t, i) => ({ key: `reward/${t}/mean`, label: t, color: COLORS[i % COLORS.length] })),
     absentNote: 'Apply reward code to a run to see its terms here.',
   }), [terms]);
   const latest = versions[versions.length - 1];
-  const marker = useMemo(() => (latest && latest.iteration > 0 ? { x: latest.iteration + 1, label: `v${latest.version}` } : undefined), [latest]);
+  const markers = useMemo(() => versionMarkers(versions), [versions]);
   const live = status === 'running' || status === 'paused' || status === 'pausing' || status === 'stepping' || status === 'finished';
   // Closed until there is code to read: open, it pushes the dashboard a panel's height down.
   // Code applied from outside (a preset or lesson step that carries some) opens it.
@@ -174,15 +178,19 @@ export function RewardLabPanel() {
               ))}
             </ul>
           )}
+          <RewardVersions versions={versions} />
         </div>
-        <div className="reward-lab-chart" data-testid="reward-chart">
-          {terms.length > 0 ? (
-            <MetricChart spec={spec} data={history} marker={marker} />
-          ) : (
-            <div className="chart-empty" data-testid="reward-chart-empty">
-              {spec.absentNote}
-            </div>
-          )}
+        <div className="reward-lab-charts">
+          <div className="reward-lab-chart" data-testid="reward-chart">
+            {terms.length > 0 ? (
+              <MetricChart spec={spec} data={history} markers={markers} />
+            ) : (
+              <div className="chart-empty" data-testid="reward-chart-empty">
+                {spec.absentNote}
+              </div>
+            )}
+          </div>
+          <StackedTermsChart history={history} markers={markers} />
         </div>
       </div>
     </details>

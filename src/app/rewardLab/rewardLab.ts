@@ -33,7 +33,10 @@ function save(key: string, value: string): void {
 export interface RewardVersion {
   version: number;
   iteration: number;
+  /** Term names the sandbox found in it ([] until it answered, e.g. v1 of a run started with code). */
   terms: string[];
+  /** The module's source (the diff between versions reads it). */
+  code: string;
 }
 
 export interface RewardLabState {

@@ -5,7 +5,7 @@
  * charts updating together at every training iteration made a long task each time.
  */
 import { memo, useMemo } from 'react';
-import { Area, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Area, CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { MetricRow } from '../../core/runs/format.ts';
 import { seedGroupKey } from '../../core/runs/format.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
@@ -19,6 +19,8 @@ export interface ChartRun {
   name: string;
   config: RunConfig;
   rows: readonly MetricRow[];
+  /** Vertical markers on the iteration axis (iterations done, 1-based): where each reward-code version took over. */
+  markers?: readonly { x: number; label: string }[];
 }
 
 interface Drawn {
@@ -132,8 +134,11 @@ export const RunChart = memo(function RunChart({ runs, metric, axis, smoothing =
   // Long runs read better from 0 (ticks at round numbers); a short one would waste its left part.
   const lastX = model.data.length ? (model.data[model.data.length - 1].x as number) : 0;
   const xFrom0 = lastX >= 10;
+  // Reward-code versions, on the iteration axis only (env steps and seconds differ per run), and
+  // not over seed bands (the seeds' versions need not agree); a run's markers take its colour.
+  const markers = axis !== 'iteration' || groupSeeds ? [] : runs.flatMap((r, i) => (r.markers ?? []).map((m) => ({ ...m, color: runs.length > 1 ? PALETTE[i % PALETTE.length] : '#7c8597' })));
   return (
-    <figure className="run-chart panel" data-testid={testId} data-lines={model.lines.length} data-bands={model.lines.filter((l) => l.seeds > 1).length} data-points={model.data.length}>
+    <figure className="run-chart panel" data-testid={testId} data-markers={markers.map((m) => m.label).join(',')} data-lines={model.lines.length} data-bands={model.lines.filter((l) => l.seeds > 1).length} data-points={model.data.length}>
       {title && <figcaption className="run-chart-title">{title}</figcaption>}
       {empty ? (
         <div className="run-chart-empty muted">No values of {metric} in {runs.length === 1 ? 'this run' : 'these runs'}.</div>
@@ -166,6 +171,9 @@ export const RunChart = memo(function RunChart({ runs, metric, axis, smoothing =
                   activeDot={false}
                 />
               ))}
+            {markers.map((m, i) => (
+              <ReferenceLine key={`m${i}`} x={m.x} stroke={m.color} strokeDasharray="4 3" className="run-chart-marker" label={{ value: m.label, position: 'insideTopLeft', fontSize: 10, fill: m.color }} />
+            ))}
             {model.lines.map((l) => (
               <Line key={l.key} dataKey={l.key} name={l.label} stroke={l.color} strokeWidth={l.seeds > 1 ? 2.2 : 1.6} dot={false} isAnimationActive={false} connectNulls type="linear" />
             ))}

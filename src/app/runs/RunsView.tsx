@@ -8,6 +8,8 @@ import { useEffect, useMemo, useRef, useState, type ChangeEvent } from 'react';
 import { useStore } from '../state/store.ts';
 import { configDiff, statusText } from '../../core/runs/format.ts';
 import type { RunMeta } from '../../runtime/storage/runStore.ts';
+import { rewardVersions, versionMarkers, type CodeEdit } from '../../core/reward/versions.ts';
+import { useCodeHashes } from './codeHash.ts';
 import { X_AXES } from './compare.ts';
 import { RunChart, type ChartRun } from './RunCharts.tsx';
 import type { ExportKind } from './runsState.ts';
@@ -26,6 +28,59 @@ function fmtBytes(n: number): string {
   if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
   if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MB`;
   return `${(n / 1024 ** 3).toFixed(1)} GB`;
+}
+
+/** A run's reward-code versions (config + reward.code live edits; old records may lack `reward`). */
+function runVersions(config: { reward?: { code?: string } }, liveEdits: readonly CodeEdit[]) {
+  return rewardVersions(config.reward?.code ?? '', liveEdits);
+}
+
+/** Chart markers for a run's versions, when it has more than the one it started with. */
+function runMarkers(config: { reward?: { code?: string } }, liveEdits: readonly CodeEdit[]) {
+  const v = runVersions(config, liveEdits);
+  return v.length > 1 || (v.length === 1 && v[0].iteration > 0) ? versionMarkers(v) : undefined;
+}
+
+/** The reward code's short hash (SHA-256, first 12 hex; the CLI prints the same), or a dash without code. */
+function CodeHash({ code }: { code: string }) {
+  const [h] = useCodeHashes([code]);
+  if (h === null) return <span className="muted">–</span>;
+  return (
+    <span className="mono small" data-testid="run-code-hash" title="SHA-256 of the reward code the run started with (first 12 hex digits); the CLI prints the same hash for the same code">
+      {h ?? '…'}
+    </span>
+  );
+}
+
+/** "+2 applied": reward-code versions applied mid-run (the hash beside it is the code the run started with). */
+function AppliedCount({ edits }: { edits: readonly CodeEdit[] }) {
+  const n = edits.filter((e) => e.path === 'reward.code').length;
+  if (n === 0) return null;
+  return (
+    <span className="muted small" title="Reward code applied while the run trained: open the run to see each version's hash and where it took over">
+      {' '}
+      +{n} applied
+    </span>
+  );
+}
+
+/** "Reward code: v1 3f2a… (from iteration 1), v2 …": each version with its hash. */
+function RewardCodeLine({ config, liveEdits }: { config: { reward?: { code?: string } }; liveEdits: readonly CodeEdit[] }) {
+  const versions = useMemo(() => runVersions(config, liveEdits), [config, liveEdits]);
+  const hashes = useCodeHashes(versions.map((v) => v.code));
+  return (
+    <p className="muted small" data-testid="run-reward-code">
+      Reward code:{' '}
+      {versions.length === 0
+        ? 'none (the env reward and shaping only)'
+        : versions.map((v, i) => (
+            <span key={v.version}>
+              {i > 0 && ', '}v{v.version} <span className="mono">{hashes[i] === null ? 'cleared' : (hashes[i] ?? '…')}</span> from iteration {v.iteration + 1}
+            </span>
+          ))}
+      .
+    </p>
+  );
 }
 
 const fmtDate = (ms: number) => new Date(ms).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
@@ -145,6 +200,7 @@ function RunList() {
           <th>Preset</th>
           <th>Env</th>
           <th>Algo</th>
+          <th title="SHA-256 of the reward code the run started with (first 12 hex digits)">Reward code</th>
           <th className="num">Seed</th>
           <th>Status</th>
           <th className="num">Iterations</th>
@@ -177,6 +233,10 @@ function RunList() {
             <td className="mono small">{r.config.id}</td>
             <td className="mono small">{r.config.env.id}</td>
             <td>{r.config.algo.algo.toUpperCase()}</td>
+            <td>
+              <CodeHash code={r.config.reward?.code ?? ''} />
+              <AppliedCount edits={r.liveEdits} />
+            </td>
             <td className="num">{r.config.seed}</td>
             <td>
               <StatusChip run={r} live={r.id === liveId} />
@@ -258,7 +318,7 @@ function RunDetail() {
   const liveId = useLiveRunId();
   const { openSavedRun, updateRunInfo, exportRun, deleteRun } = useStore.getState();
   const meta = run.meta;
-  const chartRuns = useMemo<ChartRun[]>(() => [{ id: meta.id, name: meta.name, config: run.config, rows: run.metrics }], [meta.id, meta.name, run.config, run.metrics]);
+  const chartRuns = useMemo<ChartRun[]>(() => [{ id: meta.id, name: meta.name, config: run.config, rows: run.metrics, markers: runMarkers(run.config, meta.liveEdits) }], [meta.id, meta.name, run.config, run.metrics, meta.liveEdits]);
   const present = DETAIL_METRICS.filter((m) => run.metrics.some((r) => Number.isFinite(r[m.key])));
   return (
     <div className="run-detail" data-testid="run-detail" data-run-id={meta.id}>
@@ -292,6 +352,7 @@ function RunDetail() {
             {meta.trajectoryCount} sampled trajectories saved{meta.trajectoryStride > 1 ? ` (every ${meta.trajectoryStride}th iteration: the per-run cap keeps them spread over the run)` : ''}.
             {meta.liveEdits.length > 0 && ` Changed while training: ${meta.liveEdits.map((e) => `${e.path} → ${shortValue(e.value)} at iteration ${e.iteration}`).join('; ')}.`}
           </p>
+          <RewardCodeLine config={run.config} liveEdits={meta.liveEdits} />
           <ResumeButton run={meta} live={meta.id === liveId} />
           <button type="button" className="btn btn-small" onClick={() => void deleteRun(meta.id)} disabled={meta.id === liveId}>
             Delete this run
@@ -319,7 +380,7 @@ function ComparePanel() {
   const settings = useStore((s) => s.compare);
   const setCompare = useStore((s) => s.setCompare);
   const chosen = useMemo(() => selected.map((id) => runs?.find((r) => r.id === id)).filter((r): r is RunMeta => !!r), [runs, selected]);
-  const chartRuns = useMemo<ChartRun[]>(() => chosen.filter((r) => rows[r.id]).map((r) => ({ id: r.id, name: r.name, config: r.config, rows: rows[r.id] })), [chosen, rows]);
+  const chartRuns = useMemo<ChartRun[]>(() => chosen.filter((r) => rows[r.id]).map((r) => ({ id: r.id, name: r.name, config: r.config, rows: rows[r.id], markers: runMarkers(r.config, r.liveEdits) })), [chosen, rows]);
   const keys = useMemo(() => {
     const k = new Set<string>();
     for (const r of chartRuns) for (const row of r.rows) for (const [name, v] of Object.entries(row)) if (Number.isFinite(v)) k.add(name);

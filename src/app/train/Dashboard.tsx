@@ -11,6 +11,8 @@ import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
 import { rewardTermKey } from '../../core/algos/metrics.ts';
 import { SHAPING_TERMS, type ShapingConfig, type ShapingTerm } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
+import { useRewardLab } from '../rewardLab/rewardLab.ts';
+import { versionMarkers } from '../../core/reward/versions.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
@@ -315,7 +317,7 @@ const WARM: ChartSpec[] = [
   },
 ];
 
-const Section = memo(function Section({ title, blurb, verdict, specs, data, extra, emptyNote, marker }: { title: string; blurb: string; verdict?: Verdict; specs: ChartSpec[]; data: MetricPoint[]; extra?: ReactNode; emptyNote?: string; marker?: ChartMarker }) {
+const Section = memo(function Section({ title, blurb, verdict, specs, data, extra, emptyNote, markers }: { title: string; blurb: string; verdict?: Verdict; specs: ChartSpec[]; data: MetricPoint[]; extra?: ReactNode; emptyNote?: string; markers?: readonly ChartMarker[] }) {
   return (
     <section className="dash-section" data-testid={`section-${title.toLowerCase()}`}>
       <header className="dash-head">
@@ -325,7 +327,7 @@ const Section = memo(function Section({ title, blurb, verdict, specs, data, extr
       {verdict && <Badge name={title} v={verdict} />}
       <div className="chart-grid">
         {specs.map((s) => (
-          <MetricChart key={s.id} spec={s} data={data} emptyNote={emptyNote} marker={marker} />
+          <MetricChart key={s.id} spec={s} data={data} emptyNote={emptyNote} markers={markers} />
         ))}
         {extra}
       </div>
@@ -357,7 +359,12 @@ export function Dashboard() {
   const emptyNote = warm ? `RL begins after the warm start (step ${warm.step} / ${warm.total}).` : undefined;
   // After a warm start, every RL chart marks where RL took over from imitation.
   const warmSteps = warmHistory.length ? warmHistory[warmHistory.length - 1].step : 0;
-  const marker = useMemo<ChartMarker | undefined>(() => (warmSteps && !warm ? { x: 1, label: `RL begins (after ${warmSteps} warm-start steps)` } : undefined), [warmSteps, warm]);
+  // …and each reward-code version of the run (v1, v2, …) marks the iteration it took over.
+  const versions = useRewardLab((s) => s.versions);
+  const markers = useMemo<ChartMarker[]>(
+    () => [...(warmSteps && !warm ? [{ x: 1, label: `RL begins (after ${warmSteps} warm-start steps)` }] : []), ...versionMarkers(versions)],
+    [warmSteps, warm, versions],
+  );
   const history = useDeferredValue(raw);
   const config = useStore((s) => s.running ?? s.draft);
   const catalog = useStore((s) => s.catalog);
@@ -394,12 +401,12 @@ export function Dashboard() {
       {warmData.length > 0 && (
         <Section title="Warm start" blurb={warm ? 'Imitating the expert before RL: the model learns the format and becomes the KL reference.' : 'The imitation phase before RL (done): where the policy started from.'} specs={WARM} data={warmData} />
       )}
-      <Section title="Outcome" blurb="Is the agent getting better at the task?" verdict={verdicts.outcome} specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} emptyNote={emptyNote} marker={marker} />
-      <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} emptyNote={emptyNote} marker={marker} />
-      <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} emptyNote={emptyNote} marker={marker} />
-      <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} emptyNote={emptyNote} marker={marker} />
-      <Section title="Reward" blurb="Is the shaped reward still measuring the task?" verdict={verdicts.reward} specs={specs.reward} data={data} emptyNote={emptyNote} marker={marker} />
-      <Section title="Speed" blurb="Where the time goes." specs={specs.speed} data={data} emptyNote={emptyNote} marker={marker} />
+      <Section title="Outcome" blurb="Is the agent getting better at the task?" verdict={verdicts.outcome} specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} emptyNote={emptyNote} markers={markers} />
+      <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} emptyNote={emptyNote} markers={markers} />
+      <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} emptyNote={emptyNote} markers={markers} />
+      <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} emptyNote={emptyNote} markers={markers} />
+      <Section title="Reward" blurb="Is the shaped reward still measuring the task?" verdict={verdicts.reward} specs={specs.reward} data={data} emptyNote={emptyNote} markers={markers} />
+      <Section title="Speed" blurb="Where the time goes." specs={specs.speed} data={data} emptyNote={emptyNote} markers={markers} />
     </div>
   );
 }

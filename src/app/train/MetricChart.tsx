@@ -53,8 +53,8 @@ function enqueue(key: object, job: () => void): void {
   if (!frameId) frameId = requestAnimationFrame(pump);
 }
 
-/** `data` as the chart should draw it: updated through the shared queue, only while visible. */
-function useStaggered<T>(data: T, target: React.RefObject<HTMLElement | null>): T {
+/** `data` as the chart should draw it: updated through the shared queue, only while visible (the reward lab's stacked chart shares it). */
+export function useStaggered<T>(data: T, target: React.RefObject<HTMLElement | null>): T {
   const [shown, setShown] = useState(data);
   const [visible, setVisible] = useState(true);
   const [key] = useState(() => ({}));
@@ -130,7 +130,28 @@ export interface ChartMarker {
   label: string;
 }
 
-function Plot({ spec, data, width, height, f, marker }: { spec: ChartSpec; data: MetricPoint[]; width: number; height: number; f: (v: number) => string; marker?: ChartMarker }) {
+/** Approximate width of a tick-font character, px (11 px sans): enough to keep marker labels apart. */
+const CHAR_PX = 6.2;
+
+/**
+ * Marker labels laid out so that near markers do not print over each other: each label takes the
+ * first of a few rows where it clears the labels already placed; labels near the right edge end
+ * at their line instead of starting there. Pure, exported for tests.
+ */
+export function layoutMarkers(xs: readonly number[], labels: readonly string[], right: number, rows = 3): { row: number; anchor: 'start' | 'end'; tx: number }[] {
+  const ends: number[] = new Array(rows).fill(-Infinity);
+  return xs.map((x, i) => {
+    const w = labels[i].length * CHAR_PX;
+    const anchor = x + 3 + w > right ? 'end' : 'start';
+    const from = anchor === 'start' ? x + 3 : x - 3 - w;
+    let row = ends.findIndex((e) => e + 4 <= from);
+    if (row < 0) row = ends.indexOf(Math.min(...ends));
+    ends[row] = from + w;
+    return { row, anchor, tx: anchor === 'start' ? x + 3 : x - 3 };
+  });
+}
+
+function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data: MetricPoint[]; width: number; height: number; f: (v: number) => string; markers?: readonly ChartMarker[] }) {
   const [hover, setHover] = useState<number | null>(null);
   const geo = useMemo(() => {
     const xs = data.map((p) => p.it);
@@ -148,8 +169,11 @@ function Plot({ spec, data, width, height, f, marker }: { spec: ChartSpec; data:
     const yTicks = niceTicks(y0, y1, 4);
     const lines = spec.lines.map((l) => ({ ...l, d: linePath(xs, data.map((p) => p[l.key]), sx, sy) }));
     const band = spec.band ? bandPath(xs, data.map((p) => p[spec.band![0]]), data.map((p) => p[spec.band![1]]), sx, sy) : '';
-    return { xs, sx, sy, xTicks, yTicks, lines, band, x0, x1 };
-  }, [data, spec, width, height]);
+    const shown = (markers ?? []).filter((m) => m.x >= x0 && m.x <= x1).sort((a, b) => a.x - b.x);
+    const placed = layoutMarkers(shown.map((m) => sx(m.x)), shown.map((m) => m.label), width - PAD.right);
+    const marks = shown.map((m, i) => ({ ...m, px: sx(m.x), ...placed[i] }));
+    return { xs, sx, sy, xTicks, yTicks, lines, band, x0, x1, marks };
+  }, [data, spec, width, height, markers]);
   const { sx, sy } = geo;
   const hp = hover !== null ? data[hover] : null;
   const last = data[data.length - 1];
@@ -189,14 +213,14 @@ function Plot({ spec, data, width, height, f, marker }: { spec: ChartSpec; data:
             </text>
           </g>
         )}
-        {marker && marker.x >= geo.x0 && marker.x <= geo.x1 && (
-          <g data-testid="chart-marker">
-            <line x1={sx(marker.x)} x2={sx(marker.x)} y1={PAD.top} y2={height - PAD.bottom} className="plot-ref" />
-            <text x={sx(marker.x) + 3} y={PAD.top + 8} className="plot-tick" textAnchor="start">
-              {marker.label}
+        {geo.marks.map((m) => (
+          <g key={`${m.label}@${m.x}`} data-testid="chart-marker" data-x={m.x}>
+            <line x1={m.px} x2={m.px} y1={PAD.top} y2={height - PAD.bottom} className="plot-ref" />
+            <text x={m.tx} y={PAD.top + 8 + m.row * 11} className="plot-tick plot-marker-label" textAnchor={m.anchor}>
+              {m.label}
             </text>
           </g>
-        )}
+        ))}
         {geo.band && <path d={geo.band} fill={spec.lines[0].color} fillOpacity={0.14} stroke="none" />}
         {geo.lines.map((l) => (
           <path key={l.key} d={l.d} fill="none" stroke={l.color} strokeWidth={l.dashed ? 1.3 : 1.9} strokeOpacity={l.dashed ? 0.7 : 1} strokeLinejoin="round" strokeLinecap="round" />
@@ -232,7 +256,8 @@ function Plot({ spec, data, width, height, f, marker }: { spec: ChartSpec; data:
   );
 }
 
-export const MetricChart = memo(function MetricChart({ spec, data: latest, emptyNote, marker }: { spec: ChartSpec; data: MetricPoint[]; emptyNote?: string; marker?: ChartMarker }) {
+/** `markers`: vertical lines at iterations (RL's start after a warm start, each reward-code version); keep the array's identity stable between renders. */
+export const MetricChart = memo(function MetricChart({ spec, data: latest, emptyNote, markers }: { spec: ChartSpec; data: MetricPoint[]; emptyNote?: string; markers?: readonly ChartMarker[] }) {
   const ref = useRef<HTMLElement>(null);
   // An emptied history (reset) shows at once; growth goes through the queue.
   const staggered = useStaggered(latest, ref);
@@ -265,7 +290,7 @@ export const MetricChart = memo(function MetricChart({ spec, data: latest, empty
         ) : !has ? (
           <div className="chart-empty">{spec.absentNote ?? 'Not produced by this run.'}</div>
         ) : (
-          size.width > 0 && <Plot spec={spec} data={data} width={size.width} height={size.height} f={f} marker={marker} />
+          size.width > 0 && <Plot spec={spec} data={data} width={size.width} height={size.height} f={f} markers={markers} />
         )}
       </div>
     </figure>

@@ -73,6 +73,24 @@ describe('reward weights and token-policy fields', () => {
     expect(shown(grid)).not.toContain('warmStart.steps');
     expect(shown(grid)).toContain('shaping.potential.weight');
   });
+  it('the reward code\'s failure policy and time limit per call are form fields with plain messages', () => {
+    expect(shown(grid)).toEqual(expect.arrayContaining(['reward.onNonFinite', 'reward.callTimeoutMs']));
+    expect(shown(calc)).not.toContain('reward.callTimeoutMs');
+    const stop = validate(setField(grid, 'reward.onNonFinite', 'stop'));
+    expect(stop.ok && stop.config.reward.onNonFinite).toBe('stop');
+    const slow = validate(setField(grid, 'reward.callTimeoutMs', 250));
+    expect(slow.ok && slow.config.reward.callTimeoutMs).toBe(250);
+    const msg = (value: unknown) => {
+      const v = validate(setField(grid, 'reward.callTimeoutMs', value));
+      return v.ok ? null : v.byField['reward.callTimeoutMs']?.[0];
+    };
+    expect(msg(0)).toBe('must be at least 1 ms');
+    expect(msg(20_000)).toMatch(/^must be at most 10,000 ms/);
+    expect(msg(2.5)).toBe('must be a whole number of milliseconds');
+    expect(msg('fast')).toBe('must be a whole number of milliseconds');
+    const bad = validate(setField(grid, 'reward.onNonFinite', 'pause'));
+    expect(bad.ok ? null : bad.byField['reward.onNonFinite']?.[0]).toMatch(/must be 'skip'/);
+  });
   it('a bad weight is filed under its field; a link can shorten the warm start', () => {
     const v = validate(setField(calc, 'shaping.format.weight', -1));
     if (v.ok) throw new Error('expected a negative weight to be rejected');

@@ -28,6 +28,7 @@ import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
 import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
+import { rewardVersions } from '../../core/reward/versions.ts';
 import { adoptRewardCode, messageLine, setAppliedCode, useRewardLab } from '../rewardLab/rewardLab.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
@@ -303,7 +304,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       canCheckpoint = info.canCheckpoint;
       trained = info.iteration;
       set({ info, warmStart: null });
-      if ((v.config.reward?.code ?? '').trim() !== '') useRewardLab.setState({ versions: [{ version: 1, iteration: 0, terms: [] }] });
+      if ((v.config.reward?.code ?? '').trim() !== '') useRewardLab.setState({ versions: [{ version: 1, iteration: 0, terms: [], code: v.config.reward.code }] });
       return true;
     } catch (e) {
       const on = backend === 'webgpu' ? 'WebGPU' : backend === 'wasm' ? 'WASM' : 'the chosen backend';
@@ -568,6 +569,9 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       // Only once the worker took the checkpoint: rows past it are trained again (identically, for
       // synchronous runs); a refused checkpoint leaves the saved run as it was.
       const kept = await store.truncateRun(id, checkpoint.iteration);
+      // The versions that scored the kept iterations keep their markers (boot knew only the code it resumed with).
+      const keptVersions = rewardVersions(meta.config.reward.code, meta.liveEdits.filter((e) => e.iteration <= checkpoint.iteration));
+      useRewardLab.setState({ versions: keptVersions.map((x) => ({ ...x, terms: [] })) });
       recorder = RunRecorder.resume(store, meta, kept.metrics, kept.trajectoryCount, { onProblem: (m) => get().notify('warning', m) });
       recorderClosed = false;
       set({ recordId: recorder.id, status: 'running' });
@@ -610,7 +614,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         if (runId !== id) return;
         setAppliedCode(code);
         // Scores from the next iteration on (the one after those already in the charts).
-        useRewardLab.setState({ versions: [...versions, { version, iteration: trained, terms }], error: null });
+        useRewardLab.setState({ versions: [...versions, { version, iteration: trained, terms, code }], error: null });
         const running = get().running;
         if (running) set({ running: setPath(running, 'reward.code', code), draft: setPath(get().draft, 'reward.code', code) });
         recorder?.liveEdit([{ iteration: trained, path: 'reward.code', value: code }]);

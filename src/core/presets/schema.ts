@@ -76,9 +76,13 @@ const rewardSchema = z.strictObject({
    */
   code: z.string().max(MAX_REWARD_CODE_CHARS, `must be at most ${MAX_REWARD_CODE_CHARS.toLocaleString('en-US')} characters`).default(''),
   /** A term value that is not a finite number: 'skip' counts the term 0 for that episode and reports it; 'stop' stops the run. */
-  onNonFinite: z.enum(['skip', 'stop']).default('skip'),
+  onNonFinite: z.enum(['skip', 'stop'], { error: "must be 'skip' (count the term 0 for that episode) or 'stop' (stop the run)" }).default('skip'),
   /** Most wall time one term call may take, ms, before it is stopped (and the run with it). */
-  callTimeoutMs: z.int().min(1).max(10_000).default(100),
+  callTimeoutMs: z
+    .int({ error: 'must be a whole number of milliseconds' })
+    .min(1, 'must be at least 1 ms')
+    .max(10_000, 'must be at most 10,000 ms (10 s): a term that slow would stall every iteration')
+    .default(100),
 });
 
 export const runConfigSchema = z.strictObject({

@@ -19,6 +19,7 @@ import {
 
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, checkpointToJson, type Checkpoint } from './checkpoint.ts';
 import presetJson from '../../../presets/grid-empty-8x8-grpo.json';
+import { rewardVersions } from '../reward/versions.ts';
 
 const preset = structuredClone(presetJson) as typeof presetJson & Record<string, unknown>;
 const config = (over: Record<string, unknown> = {}): RunConfig => {
@@ -69,6 +70,39 @@ describe('export', () => {
     expect(back.run.metrics[0]['actor/kl_ref']).toBeNaN();
     expect(back.run.trajectories).toEqual([traj]);
     expect(back.run.info).toMatchObject({ name: 'my run', tags: ['a'], note: 'hi', status: 'finished', createdAt: Date.UTC(2026, 0, 2), source: 'import', liveEdits: [{ iteration: 1, path: 'algo.lr', value: 0.002 }] });
+  });
+});
+
+describe('a run file records which reward-code version scored which iteration', () => {
+  const V1 = 'export const stepCost = (step) => -0.01;\n';
+  const V2 = 'export const stepCost = (step) => -0.1;\n';
+  it('the start code and reward.code live edits round-trip, and give the same versions back', () => {
+    const r = run();
+    r.config = config({ reward: { code: V1 } });
+    r.info.liveEdits = [{ iteration: 1, path: 'algo.lr', value: 0.002 }, { iteration: 5, path: 'reward.code', value: V2 }];
+    const back = parseRunFile(runToFile(r));
+    if (!back.ok) throw new Error(back.messages.join('\n'));
+    expect(rewardVersions(back.run.config.reward.code, back.run.info.liveEdits)).toEqual([
+      { version: 1, iteration: 0, code: V1 },
+      { version: 2, iteration: 5, code: V2 },
+    ]);
+  });
+
+  it('an older file (no reward section, no live edits) imports with no versions', () => {
+    const file = JSON.parse(runToFile(run()));
+    delete file.config.reward;
+    delete file.run.liveEdits;
+    const back = parseRunFile(JSON.stringify(file));
+    if (!back.ok) throw new Error(back.messages.join('\n'));
+    expect(rewardVersions(back.run.config.reward.code, back.run.info.liveEdits)).toEqual([]);
+  });
+
+  it('a reward.code edit that is not text is refused with its field', () => {
+    const file = JSON.parse(runToFile(run()));
+    file.run.liveEdits = [{ iteration: 2, path: 'reward.code', value: 42 }];
+    const back = parseRunFile(JSON.stringify(file), 'x.json');
+    expect(back.ok).toBe(false);
+    if (!back.ok) expect(back.messages).toEqual([expect.stringMatching(/^x\.json: run\.liveEdits\[0\]\.value: a reward\.code edit's value must be the reward module's text/)]);
   });
 });
 

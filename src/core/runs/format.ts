@@ -10,7 +10,7 @@
  * each message names its field (`metrics[3].iteration: …`, `metrics.jsonl line 4: …`).
  */
 import { z } from 'zod';
-import { parseRunConfig, type RunConfig } from '../presets/schema.ts';
+import { MAX_REWARD_CODE_CHARS, parseRunConfig, type RunConfig } from '../presets/schema.ts';
 import { checkpointFromJson, checkpointToJson, type Checkpoint } from './checkpoint.ts';
 
 /** The `format` field of a run file. */
@@ -224,7 +224,15 @@ const runFileSchema = z.strictObject({
     updatedAt: isoDate.optional(),
     status: z.enum(RUN_STATUSES),
     error: z.string().nullable().default(null),
-    liveEdits: z.array(z.strictObject({ iteration: z.int().min(0), path: z.string(), value: z.unknown() })).default([]),
+    /** A reward-code live edit (a version of the run's reward code, core/reward/versions.ts) must carry the code as text. */
+    liveEdits: z
+      .array(
+        z.strictObject({ iteration: z.int().min(0), path: z.string(), value: z.unknown() }).refine((e) => e.path !== 'reward.code' || (typeof e.value === 'string' && e.value.length <= MAX_REWARD_CODE_CHARS), {
+          message: `a reward.code edit's value must be the reward module's text (at most ${MAX_REWARD_CODE_CHARS.toLocaleString('en-US')} characters)`,
+          path: ['value'],
+        }),
+      )
+      .default([]),
     source: z.enum(['browser', 'import']).default('import'),
   }),
   /** Checked by parseRunConfig (messages under `config.`). */
