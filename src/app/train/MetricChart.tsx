@@ -208,9 +208,16 @@ function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data
         {spec.ref && (
           <g>
             <line x1={PAD.left} x2={width - PAD.right} y1={sy(spec.ref.y)} y2={sy(spec.ref.y)} className="plot-ref" />
-            <text x={width - PAD.right - 2} y={sy(spec.ref.y) - 3} className="plot-tick" textAnchor="end">
-              {spec.ref.label}
-            </text>
+            {/* At the right end, unless a marker's line runs through it there (then at the left). */}
+            {geo.marks.some((m) => m.px >= width - PAD.right - 6 - spec.ref!.label.length * CHAR_PX) ? (
+              <text x={PAD.left + 2} y={sy(spec.ref.y) - 3} className="plot-tick" textAnchor="start">
+                {spec.ref.label}
+              </text>
+            ) : (
+              <text x={width - PAD.right - 2} y={sy(spec.ref.y) - 3} className="plot-tick" textAnchor="end">
+                {spec.ref.label}
+              </text>
+            )}
           </g>
         )}
         {geo.marks.map((m) => (
