@@ -1,0 +1,90 @@
+/**
+ * Counterfactual re-scoring, the runtime half: replay each frozen episode from its seed into step
+ * records, score them with the run's code and with the edited code, each in its own QuickJS
+ * sandbox, and hand the values to core/reward/rescore.ts. Runs in the re-score worker (the
+ * browser) or in Node (tests); never on the page's thread, since it runs user code.
+ */
+import { makeEnv } from '../../core/envs/index.ts';
+import type { GridEnv } from '../../core/envs/types.ts';
+import { rescoreBuffer, type FrozenEpisode, type RescoreAlgo, type RescoreResult, type TermValues } from '../../core/reward/rescore.ts';
+import { RewardTermError, resolveTermScores } from '../../core/reward/rewardTerms.ts';
+import { buildGridStepRecords, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
+import { createRewardSandbox } from './quickjs.ts';
+
+export interface RescoreRequest {
+  /** Env registry id and kwargs of the run the episodes came from. */
+  envId: string;
+  envKwargs: Record<string, unknown>;
+  algo: RescoreAlgo;
+  /** The code that scored the frozen episodes ('' = none). */
+  oldCode: string;
+  /** The edited code to score them with ('' = no user terms). */
+  newCode: string;
+  /** Most wall time one term call may take, ms (the run's reward.callTimeoutMs). */
+  callTimeoutMs: number;
+  episodes: FrozenEpisode[];
+  /** How many of the most moved episodes to list. */
+  top?: number;
+}
+
+export type RescoreReply =
+  | {
+      ok: true;
+      result: RescoreResult;
+      /** Terms of the old and the new code, in source order. */
+      oldTerms: string[];
+      newTerms: string[];
+      /** Non-finite values, counted 0 for their episode (as the run's 'skip' policy does), at most 5 messages. */
+      problems: string[];
+      /** Wall time of replay + scoring + statistics, ms. */
+      ms: number;
+    }
+  | { ok: false; message: string; term: string | null; which: 'old' | 'new' | 'replay' };
+
+/** Scores `records` with `code` in a fresh sandbox; non-finite values count 0 for that episode. */
+async function termValues(code: string, records: readonly ScoreEpisode[], callTimeoutMs: number, problems: string[]): Promise<TermValues> {
+  if (code.trim() === '') return { terms: [], values: records.map(() => ({})) };
+  const scorer = await createRewardSandbox(code, { callTimeoutMs });
+  try {
+    const raw = await scorer.score(records);
+    const values = raw.map((r, i) => {
+      const res = resolveTermScores(r, 'skip', { seed: records[i].seed, lineOf: (t) => scorer.lineOf(t) });
+      for (const m of res.skipped) if (problems.length < 5) problems.push(m);
+      return res.values;
+    });
+    return { terms: [...scorer.terms], values };
+  } finally {
+    scorer.close();
+  }
+}
+
+/**
+ * Re-scores `req.episodes`. A replay that disagrees with the recorded rewards, or code that does
+ * not load, throws or loops, answers `ok: false` with the sandbox's message (term, line, seed).
+ */
+export async function rescoreEpisodes(req: RescoreRequest): Promise<RescoreReply> {
+  const t0 = performance.now();
+  let records: ScoreEpisode[];
+  try {
+    const env = makeEnv(req.envId, req.envKwargs);
+    if (env.spec.family !== 'grid') return { ok: false, message: `re-scoring replays grid episodes; ${req.envId} is not a grid env`, term: null, which: 'replay' };
+    records = req.episodes.map((ep) => buildGridStepRecords(env as GridEnv, { envId: req.envId, seed: ep.seed, actions: ep.actions, rewards: ep.rewards }));
+  } catch (e) {
+    return { ok: false, message: (e as Error).message, term: null, which: 'replay' };
+  }
+  const problems: string[] = [];
+  let before: TermValues;
+  try {
+    before = await termValues(req.oldCode, records, req.callTimeoutMs, problems);
+  } catch (e) {
+    return { ok: false, message: `the run's current code failed on the frozen episodes: ${(e as Error).message}`, term: e instanceof RewardTermError ? e.term : null, which: 'old' };
+  }
+  let after: TermValues;
+  try {
+    after = await termValues(req.newCode, records, req.callTimeoutMs, problems);
+  } catch (e) {
+    return { ok: false, message: (e as Error).message, term: e instanceof RewardTermError ? e.term : null, which: 'new' };
+  }
+  const result = rescoreBuffer(req.algo, req.episodes, before, after, req.top ?? 10);
+  return { ok: true, result, oldTerms: [...before.terms], newTerms: [...after.terms], problems, ms: performance.now() - t0 };
+}
