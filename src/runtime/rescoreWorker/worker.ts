@@ -8,11 +8,14 @@
  * Main thread: `wrap<RescoreWorkerApi>(new Worker(new URL('.../rescoreWorker/worker.ts', import.meta.url), { type: 'module' }))`.
  */
 import { expose } from 'comlink';
-import { rescoreEpisodes, type RescoreReply, type RescoreRequest } from '../rewardSandbox/rescore.ts';
+import { rescoreEpisodes, type RescoreCache, type RescoreReply, type RescoreRequest } from '../rewardSandbox/rescore.ts';
+
+/** The last frozen buffer's replay and old-code values: a second edit on it scores only the new code. */
+const cache: RescoreCache = { current: null };
 
 const api = {
   rescore(req: RescoreRequest): Promise<RescoreReply> {
-    return rescoreEpisodes(req);
+    return rescoreEpisodes(req, cache);
   },
 };
 

@@ -10,7 +10,7 @@ import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
 import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { createRewardSandbox } from './quickjs.ts';
-import { rescoreEpisodes, type RescoreRequest } from './rescore.ts';
+import { rescoreEpisodes, type RescoreCache, type RescoreRequest } from './rescore.ts';
 
 const algo = { ...defaultsFor('grpo'), lr: 1e-3, groupSize: 8 };
 const config = { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-8x8' }, algo, groups: 8, learnerBatch: 512, seed: 1 };
@@ -39,7 +39,8 @@ describe('re-scoring a frozen buffer', () => {
   it('recomputes the run\'s own advantages, and a per-step cost flips some of them', { timeout: 120_000 }, async () => {
     const eps = await frozenRun();
     // The same code again: nothing moves, and the recomputed advantages are the trainer's.
-    const same = await rescoreEpisodes(request(eps, OLD));
+    const cache: RescoreCache = { current: null };
+    const same = await rescoreEpisodes({ ...request(eps, OLD), bufferId: 'b1' }, cache);
     if (!same.ok) throw new Error(same.message);
     same.result.episodes.forEach((e, i) => {
       expect(e.oldAdv).toBeCloseTo(eps[i].advantage, 9);
@@ -49,8 +50,15 @@ describe('re-scoring a frozen buffer', () => {
     expect(same.result.moved).toEqual([]);
 
     // Keep 'forward', add a cost on every step.
-    const r = await rescoreEpisodes(request(eps, `${OLD}export const stepCost = (s) => -0.05;\n`));
+    const kept = cache.current;
+    const r = await rescoreEpisodes({ ...request(eps, `${OLD}export const stepCost = (s) => -0.05;\n`), bufferId: 'b1' }, cache);
     if (!r.ok) throw new Error(r.message);
+    // The same buffer again: its replay and old values come from the cache, not a second replay.
+    expect(kept?.key).toMatch(/^b1/);
+    expect(cache.current).toBe(kept);
+    // Without the cache, the same answer.
+    const fresh = await rescoreEpisodes(request(eps, `${OLD}export const stepCost = (s) => -0.05;\n`));
+    expect(fresh.ok && fresh.result.episodes).toEqual(r.result.episodes);
     expect(r.newTerms).toEqual(['forward', 'stepCost']);
     const cost = r.result.distributions.find((d) => d.name === 'stepCost')!;
     expect(cost.before).toBeNull();

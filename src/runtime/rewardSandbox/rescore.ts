@@ -25,6 +25,16 @@ export interface RescoreRequest {
   episodes: FrozenEpisode[];
   /** How many of the most moved episodes to list. */
   top?: number;
+  /**
+   * Names this frozen buffer: with a cache, the replay and the old code's values are kept under
+   * it, so re-scoring the same buffer with another edit runs only the new code.
+   */
+  bufferId?: string;
+}
+
+/** The replayed records and the old code's values of the last buffer re-scored (one buffer at a time). */
+export interface RescoreCache {
+  current: { key: string; records: ScoreEpisode[]; before: TermValues; problems: string[] } | null;
 }
 
 export type RescoreReply =
@@ -62,22 +72,32 @@ async function termValues(code: string, records: readonly ScoreEpisode[], callTi
  * Re-scores `req.episodes`. A replay that disagrees with the recorded rewards, or code that does
  * not load, throws or loops, answers `ok: false` with the sandbox's message (term, line, seed).
  */
-export async function rescoreEpisodes(req: RescoreRequest): Promise<RescoreReply> {
+export async function rescoreEpisodes(req: RescoreRequest, cache?: RescoreCache): Promise<RescoreReply> {
   const t0 = performance.now();
+  const key = req.bufferId === undefined ? null : `${req.bufferId}\u0000${req.oldCode}`;
+  const hit = key !== null && cache?.current?.key === key ? cache.current : null;
   let records: ScoreEpisode[];
-  try {
-    const env = makeEnv(req.envId, req.envKwargs);
-    if (env.spec.family !== 'grid') return { ok: false, message: `re-scoring replays grid episodes; ${req.envId} is not a grid env`, term: null, which: 'replay' };
-    records = req.episodes.map((ep) => buildGridStepRecords(env as GridEnv, { envId: req.envId, seed: ep.seed, actions: ep.actions, rewards: ep.rewards }));
-  } catch (e) {
-    return { ok: false, message: (e as Error).message, term: null, which: 'replay' };
-  }
-  const problems: string[] = [];
   let before: TermValues;
-  try {
-    before = await termValues(req.oldCode, records, req.callTimeoutMs, problems);
-  } catch (e) {
-    return { ok: false, message: `the run's current code failed on the frozen episodes: ${(e as Error).message}`, term: e instanceof RewardTermError ? e.term : null, which: 'old' };
+  const problems: string[] = [];
+  if (hit) {
+    records = hit.records;
+    before = hit.before;
+    problems.push(...hit.problems);
+  } else {
+    if (cache) cache.current = null;
+    try {
+      const env = makeEnv(req.envId, req.envKwargs);
+      if (env.spec.family !== 'grid') return { ok: false, message: `re-scoring replays grid episodes; ${req.envId} is not a grid env`, term: null, which: 'replay' };
+      records = req.episodes.map((ep) => buildGridStepRecords(env as GridEnv, { envId: req.envId, seed: ep.seed, actions: ep.actions, rewards: ep.rewards }));
+    } catch (e) {
+      return { ok: false, message: (e as Error).message, term: null, which: 'replay' };
+    }
+    try {
+      before = await termValues(req.oldCode, records, req.callTimeoutMs, problems);
+    } catch (e) {
+      return { ok: false, message: `the run's current code failed on the frozen episodes: ${(e as Error).message}`, term: e instanceof RewardTermError ? e.term : null, which: 'old' };
+    }
+    if (cache && key !== null) cache.current = { key, records, before, problems: [...problems] };
   }
   let after: TermValues;
   try {
@@ -86,5 +106,5 @@ export async function rescoreEpisodes(req: RescoreRequest): Promise<RescoreReply
     return { ok: false, message: (e as Error).message, term: e instanceof RewardTermError ? e.term : null, which: 'new' };
   }
   const result = rescoreBuffer(req.algo, req.episodes, before, after, req.top ?? 10);
-  return { ok: true, result, oldTerms: [...before.terms], newTerms: [...after.terms], problems, ms: performance.now() - t0 };
+  return { ok: true, result, oldTerms: [...before.terms], newTerms: [...after.terms], problems: problems.slice(0, 5), ms: performance.now() - t0 };
 }
