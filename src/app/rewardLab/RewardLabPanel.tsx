@@ -17,6 +17,7 @@ import { SHAPING_TERMS } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
 import { MetricChart, type ChartSpec } from '../train/MetricChart.tsx';
 import { useRewardLab } from './rewardLab.ts';
+import { RescorePanel } from './RescorePanel.tsx';
 import './rewardLab.css';
 
 /** Completes `step.` / `s.` followed by a field path with the step record's fields and their docs. */
@@ -185,6 +186,7 @@ export function RewardLabPanel() {
           )}
         </div>
       </div>
+      <RescorePanel flush={() => flushEditor?.()} />
     </details>
   );
 }

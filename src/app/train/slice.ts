@@ -28,6 +28,7 @@ import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
 import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
 import { adoptRewardCode, messageLine, setAppliedCode, useRewardLab } from '../rewardLab/rewardLab.ts';
+import { clearRecentBatches, noteBatch } from '../rewardLab/recentBatches.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;
@@ -141,6 +142,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
 
   const ingest = (v: IterationView) => {
     record(v);
+    noteBatch(v);
     if (v.rewardProblems?.length) {
       useRewardLab.setState({ problems: v.rewardProblems.slice(0, 5) });
       get().notify('warning', v.rewardProblems[0]);
@@ -264,6 +266,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     terminateTrainWorker();
     closeRecorder('stopped');
     buffer = resume ? resume.rows.map((r) => metricPoint(r, r.iteration)) : [];
+    clearRecentBatches();
     stamps = [];
     skippedInARow = 0;
     trained = resume?.checkpoint.iteration ?? 0;
@@ -521,6 +524,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       closeRecorder('stopped');
       terminateTrainWorker();
       buffer = [];
+      clearRecentBatches();
       stamps = [];
       latestPending = null;
       if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
