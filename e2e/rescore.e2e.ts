@@ -34,6 +34,7 @@ const EDIT = `${RUN_CODE}export const stepCost = (step) => -0.05;\n`;
 
 describe('counterfactual re-scoring', () => {
   it('re-scores a frozen buffer with an added step cost: its distribution and sign flips, no training step', { timeout: 120_000 }, async () => {
+    const t0 = Date.now();
     const page = await browser().newPage({ viewport: { width: 1400, height: 1200 } });
     const errors = watchErrors(page);
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=2`);
@@ -46,6 +47,7 @@ describe('counterfactual re-scoring', () => {
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 90_000, interval: 250 }).toBe('finished');
     const trained = Number(await status(page).getAttribute('data-iteration'));
     expect(trained).toBe(2);
+    console.log(`trained 2 iterations after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
     // Freeze the last 4 iterations: the run has 2, of 8 groups × 8 episodes each.
     await page.getByTestId('rescore-freeze').click();
@@ -87,6 +89,7 @@ describe('counterfactual re-scoring', () => {
     await page.getByTestId('rescore-open').first().click();
     await expect(page.getByTestId('grid-replay').count()).resolves.toBe(1);
     expect(Number(await status(page).getAttribute('data-iteration'))).toBe(trained);
+    console.log(`done after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     expect(errors).toEqual([]);
     await page.close({ runBeforeUnload: false });
   });

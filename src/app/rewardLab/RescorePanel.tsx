@@ -26,10 +26,10 @@ const signed = (x: number) => `${x > 0 ? '+' : ''}${fmt(x)}`;
 
 /**
  * Before and after histograms on shared bins: grey bars before, violet after (side by side per
- * bin), with the range under them. SVG in a fixed 200×56 box.
+ * bin), with the range under them. SVG in a fixed 220×56 box.
  */
 function Histogram({ d }: { d: Distribution }) {
-  const W = 200;
+  const W = 220;
   const H = 56;
   const bins = d.edges.length - 1;
   const peak = Math.max(1, ...(d.before ?? []), ...(d.after ?? []));
@@ -66,18 +66,38 @@ function DistCard({ d }: { d: Distribution }) {
         <span>{fmt(d.edges[0])}</span>
         <span>{fmt(d.edges[d.edges.length - 1])}</span>
       </div>
-      <div className="rescore-summary">
-        {b && (
-          <div>
-            <span className="rescore-key rescore-key-before" /> before: mean {fmt(b.mean)}, median {fmt(b.median)} [{fmt(b.min)}, {fmt(b.max)}]
-          </div>
-        )}
-        {a && (
-          <div>
-            <span className="rescore-key rescore-key-after" /> after: mean {fmt(a.mean)}, median {fmt(a.median)} [{fmt(a.min)}, {fmt(a.max)}]
-          </div>
-        )}
-      </div>
+      <table className="rescore-stats">
+        <thead>
+          <tr>
+            <th />
+            <th>mean</th>
+            <th>median</th>
+            <th>range</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(
+            [
+              ['before', b],
+              ['after', a],
+            ] as const
+          ).map(
+            ([label, x]) =>
+              x && (
+                <tr key={label}>
+                  <td>
+                    <span className={`rescore-key rescore-key-${label}`} /> {label}
+                  </td>
+                  <td>{fmt(x.mean)}</td>
+                  <td>{fmt(x.median)}</td>
+                  <td>
+                    {fmt(x.min)} … {fmt(x.max)}
+                  </td>
+                </tr>
+              ),
+          )}
+        </tbody>
+      </table>
     </figure>
   );
 }
@@ -119,7 +139,7 @@ function MovedTable({ frozen, episodes, moved }: { frozen: FrozenBuffer; episode
               </td>
               <td>
                 <button type="button" className="link-btn" data-testid="rescore-open" onClick={() => openFrozenEpisode(i)}>
-                  Inspect
+                  Open in inspector
                 </button>
               </td>
             </tr>
