@@ -108,6 +108,17 @@ export function freezeBuffer(iterations: number): void {
     id: `freeze-${++freezes}`,
   };
   useRescore.setState({ frozen, answer: null, error: null, note: null });
+  // Replay and score with the old code now, while the person edits: re-score then runs only the
+  // new code. A failure here is reported by the re-score that follows.
+  if (typeof Worker !== 'undefined') {
+    rescoreWorker()
+      .prepare(requestFor(frozen, ''))
+      .catch(() => undefined);
+  }
+}
+
+function requestFor(frozen: FrozenBuffer, code: string): RescoreRequest {
+  return { envId: frozen.envId, envKwargs: frozen.envKwargs, algo: frozen.algo, oldCode: frozen.code, newCode: code, callTimeoutMs: frozen.callTimeoutMs, episodes: frozen.episodes, top: TOP_MOVED, bufferId: frozen.id };
 }
 
 let worker: Worker | null = null;
@@ -133,7 +144,7 @@ export async function rescoreFrozen(code: string): Promise<void> {
   const { frozen, busy } = useRescore.getState();
   if (!frozen || busy) return;
   useRescore.setState({ busy: true });
-  const req: RescoreRequest = { envId: frozen.envId, envKwargs: frozen.envKwargs, algo: frozen.algo, oldCode: frozen.code, newCode: code, callTimeoutMs: frozen.callTimeoutMs, episodes: frozen.episodes, top: TOP_MOVED, bufferId: frozen.id };
+  const req = requestFor(frozen, code);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const overdue = new Promise<RescoreReply>((_, reject) => {

@@ -10,7 +10,7 @@ import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
 import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { createRewardSandbox } from './quickjs.ts';
-import { rescoreEpisodes, type RescoreCache, type RescoreRequest } from './rescore.ts';
+import { prepareRescore, rescoreEpisodes, type RescoreCache, type RescoreRequest } from './rescore.ts';
 
 const algo = { ...defaultsFor('grpo'), lr: 1e-3, groupSize: 8 };
 const config = { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-8x8' }, algo, groups: 8, learnerBatch: 512, seed: 1 };
@@ -56,6 +56,14 @@ describe('re-scoring a frozen buffer', () => {
     // The same buffer again: its replay and old values come from the cache, not a second replay.
     expect(kept?.key).toMatch(/^b1/);
     expect(cache.current).toBe(kept);
+    // Prepared at freeze time: the re-score that follows finds the replay and old values ready.
+    const early: RescoreCache = { current: null };
+    expect(await prepareRescore({ ...request(eps, ''), bufferId: 'b2' }, early)).toBeNull();
+    const ready = early.current;
+    expect(ready?.key).toMatch(/^b2/);
+    const later = await rescoreEpisodes({ ...request(eps, `${OLD}export const stepCost = (s) => -0.05;\n`), bufferId: 'b2' }, early);
+    expect(early.current).toBe(ready);
+    expect(later.ok && later.result.flips).toBe(r.result.flips);
     // Without the cache, the same answer.
     const fresh = await rescoreEpisodes(request(eps, `${OLD}export const stepCost = (s) => -0.05;\n`));
     expect(fresh.ok && fresh.result.episodes).toEqual(r.result.episodes);

@@ -69,36 +69,52 @@ async function termValues(code: string, records: readonly ScoreEpisode[], callTi
 }
 
 /**
+ * The replay and the old code's values of `req`'s buffer: from the cache when it holds them
+ * (same bufferId and old code), else computed (and cached when the request names its buffer).
+ */
+async function prepared(req: Omit<RescoreRequest, 'newCode'>, cache: RescoreCache | undefined): Promise<{ records: ScoreEpisode[]; before: TermValues; problems: string[] } | Extract<RescoreReply, { ok: false }>> {
+  const key = req.bufferId === undefined ? null : `${req.bufferId}\u0000${req.oldCode}`;
+  const hit = key !== null && cache?.current?.key === key ? cache.current : null;
+  if (hit) return { records: hit.records, before: hit.before, problems: [...hit.problems] };
+  if (cache) cache.current = null;
+  let records: ScoreEpisode[];
+  try {
+    const env = makeEnv(req.envId, req.envKwargs);
+    if (env.spec.family !== 'grid') return { ok: false, message: `re-scoring replays grid episodes; ${req.envId} is not a grid env`, term: null, which: 'replay' };
+    records = req.episodes.map((ep) => buildGridStepRecords(env as GridEnv, { envId: req.envId, seed: ep.seed, actions: ep.actions, rewards: ep.rewards }));
+  } catch (e) {
+    return { ok: false, message: (e as Error).message, term: null, which: 'replay' };
+  }
+  const problems: string[] = [];
+  let before: TermValues;
+  try {
+    before = await termValues(req.oldCode, records, req.callTimeoutMs, problems);
+  } catch (e) {
+    return { ok: false, message: `the run's current code failed on the frozen episodes: ${(e as Error).message}`, term: e instanceof RewardTermError ? e.term : null, which: 'old' };
+  }
+  if (cache && key !== null) cache.current = { key, records, before, problems: [...problems] };
+  return { records, before, problems };
+}
+
+/**
+ * Replays a buffer and scores it with its old code ahead of the first re-score (at freeze time,
+ * while the person edits), so that re-score runs only the new code. Null when ready, else the
+ * refusal a re-score would give.
+ */
+export async function prepareRescore(req: Omit<RescoreRequest, 'newCode'>, cache: RescoreCache): Promise<Extract<RescoreReply, { ok: false }> | null> {
+  const p = await prepared(req, cache);
+  return 'ok' in p ? p : null;
+}
+
+/**
  * Re-scores `req.episodes`. A replay that disagrees with the recorded rewards, or code that does
  * not load, throws or loops, answers `ok: false` with the sandbox's message (term, line, seed).
  */
 export async function rescoreEpisodes(req: RescoreRequest, cache?: RescoreCache): Promise<RescoreReply> {
   const t0 = performance.now();
-  const key = req.bufferId === undefined ? null : `${req.bufferId}\u0000${req.oldCode}`;
-  const hit = key !== null && cache?.current?.key === key ? cache.current : null;
-  let records: ScoreEpisode[];
-  let before: TermValues;
-  const problems: string[] = [];
-  if (hit) {
-    records = hit.records;
-    before = hit.before;
-    problems.push(...hit.problems);
-  } else {
-    if (cache) cache.current = null;
-    try {
-      const env = makeEnv(req.envId, req.envKwargs);
-      if (env.spec.family !== 'grid') return { ok: false, message: `re-scoring replays grid episodes; ${req.envId} is not a grid env`, term: null, which: 'replay' };
-      records = req.episodes.map((ep) => buildGridStepRecords(env as GridEnv, { envId: req.envId, seed: ep.seed, actions: ep.actions, rewards: ep.rewards }));
-    } catch (e) {
-      return { ok: false, message: (e as Error).message, term: null, which: 'replay' };
-    }
-    try {
-      before = await termValues(req.oldCode, records, req.callTimeoutMs, problems);
-    } catch (e) {
-      return { ok: false, message: `the run's current code failed on the frozen episodes: ${(e as Error).message}`, term: e instanceof RewardTermError ? e.term : null, which: 'old' };
-    }
-    if (cache && key !== null) cache.current = { key, records, before, problems: [...problems] };
-  }
+  const p = await prepared(req, cache);
+  if ('ok' in p) return p;
+  const { records, before, problems } = p;
   let after: TermValues;
   try {
     after = await termValues(req.newCode, records, req.callTimeoutMs, problems);
