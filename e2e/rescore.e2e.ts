@@ -86,8 +86,12 @@ describe('counterfactual re-scoring', () => {
     expect(Number(await attr(page, 'rescore-flips', 'data-flips'))).toBe(flips);
 
     // The most moved episode opens in the trajectory inspector.
-    await page.getByTestId('rescore-open').first().click();
+    const row = page.getByTestId('rescore-moved-row').first();
+    const [openIt, openIndex] = [await row.getAttribute('data-iteration'), await row.getAttribute('data-index')];
+    await row.getByTestId('rescore-open').click();
     await expect(page.getByTestId('grid-replay').count()).resolves.toBe(1);
+    expect(await page.getByTestId('trajectory-inspector').getAttribute('data-episode')).toBe(openIndex);
+    expect(await page.locator('.inspector-side h3').first().textContent()).toBe(`Iteration ${openIt}`);
     expect(Number(await status(page).getAttribute('data-iteration'))).toBe(trained);
     console.log(`done after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     expect(errors).toEqual([]);

@@ -120,7 +120,7 @@ function MovedTable({ frozen, episodes, moved }: { frozen: FrozenBuffer; episode
           const f = frozen.episodes[i];
           const e = episodes[i];
           return (
-            <tr key={i} data-testid="rescore-moved-row" data-flip={e.flip ? 'true' : 'false'}>
+            <tr key={i} data-testid="rescore-moved-row" data-flip={e.flip ? 'true' : 'false'} data-iteration={f.iteration + 1} data-index={f.index}>
               <td>
                 it {f.iteration + 1} · {f.group >= 0 ? `group ${f.group + 1} · ` : ''}#{f.index + 1} <span className="muted">seed {f.seed}</span> {f.success ? '✓' : ''}
               </td>
