@@ -93,6 +93,19 @@ describe('rescoreBuffer', () => {
     expect(r.distributions[0].before).toEqual(r.distributions[0].after);
   });
 
+  it('the same terms again leave every return bit-for-bit, so a group of equal returns stays at advantage 0', () => {
+    // Equal totals, term sums 0.1 + 0.2 and 0.3 + 0: total − Σ old + Σ new gives 0.9 and
+    // 0.9000000000000001, a spread GRPO would turn into advantages of ±0.7.
+    const eps = [ep(0, 0, 0.9, 2), ep(0, 0, 0.9, 2)];
+    const terms: TermValues = { terms: ['a'], values: [{ a: [0.1, 0.2] }, { a: [0.3, 0] }] };
+    const r = rescoreBuffer({ ...defaultsFor('grpo'), groupSize: 2 }, eps, terms, terms);
+    expect(r.episodes.map((e) => [e.newReturn, e.newAdv])).toEqual([
+      [0.9, 0],
+      [0.9, 0],
+    ]);
+    expect(r.moved).toEqual([]);
+  });
+
   it('PPO: the first-step advantage moves by Σ (γλ)^t Δr_t', () => {
     const algo = { ...defaultsFor('ppo'), gamma: 0.5, lambda: 1 };
     const eps = [ep(0, -1, 0, 3, 0.3), ep(0, -1, 0, 3, 0.1)];

@@ -191,7 +191,9 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
   const oldSums = before.terms.map((t) => before.values.map((v) => sumOf(v[t])));
   const newSums = after.terms.map((t) => after.values.map((v) => sumOf(v[t])));
   const oldReturn = episodes.map((ep) => ep.total);
-  const newReturn = episodes.map((ep, i) => ep.total - before.terms.reduce((s, _, k) => s + oldSums[k][i], 0) + after.terms.reduce((s, _, k) => s + newSums[k][i], 0));
+  // total + (Σ new − Σ old): an edit that leaves an episode's terms as they were leaves its return
+  // bit-for-bit (total − Σ old + Σ new would round, and could split a group of equal returns).
+  const newReturn = episodes.map((ep, i) => ep.total + (after.terms.reduce((s, _, k) => s + newSums[k][i], 0) - before.terms.reduce((s, _, k) => s + oldSums[k][i], 0)));
 
   let oldAdv: ArrayLike<number>;
   let newAdv: ArrayLike<number>;
