@@ -5,10 +5,10 @@
  * moved most, each openable in the trajectory inspector. The scoring runs in the re-score worker
  * (user code never runs on the page); this component only draws its answer.
  */
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { Distribution, RescoredEpisode } from '../../core/reward/rescore.ts';
 import { fmt } from '../train/MetricChart.tsx';
-import { useRecentBatches } from './recentBatches.ts';
+import { recentBatches, useRecentBatches } from './recentBatches.ts';
 import { freezeBuffer, openFrozenEpisode, rescoreFrozen, useRescore, type FrozenBuffer, type RescoreAnswer } from './rescore.ts';
 import { useRewardLab } from './rewardLab.ts';
 
@@ -188,6 +188,11 @@ export function RescorePanel({ flush }: { flush: () => void }) {
   const { frozen, answer, busy, error, note } = useRescore();
   const edited = useRewardLab((s) => (answer ? s.text !== answer.code : false));
   const [iterations, setIterations] = useState<number>(4);
+  // Batches scored by the current code version (what Freeze takes from).
+  const latest = useRewardLab((s) => s.versions[s.versions.length - 1]);
+  const since = latest?.iteration ?? 0;
+  const usable = useMemo(() => (available ? recentBatches().filter((b) => b.iteration >= since) : []), [available, since]);
+  const usableEpisodes = usable.reduce((n, b) => n + b.episodes.length, 0);
   return (
     <section className="rescore" data-testid="rescore">
       <header className="rescore-head">
@@ -208,15 +213,17 @@ export function RescorePanel({ flush }: { flush: () => void }) {
           </select>{' '}
           iteration{iterations === 1 ? '' : 's'}
         </label>
-        <button type="button" className="btn" data-testid="rescore-freeze" disabled={!available || busy} onClick={() => freezeBuffer(iterations)}>
+        <button type="button" className="btn" data-testid="rescore-freeze" disabled={usable.length === 0 || busy} onClick={() => freezeBuffer(iterations)}>
           Freeze buffer
         </button>
         <span className="muted small" data-testid="rescore-frozen" data-episodes={frozen?.episodes.length ?? 0}>
           {frozen
             ? `${frozen.episodes.length} episodes frozen from iteration${frozen.iterations.length > 1 ? 's' : ''} ${iterationRange(frozen.iterations)}${frozen.version ? `, scored by v${frozen.version}` : ', no reward code'}`
-            : available
-              ? `${available.episodes} episodes from iterations ${available.first + 1}–${available.last + 1} can be frozen`
-              : 'train a grid run to have episodes to freeze'}
+            : usable.length > 0
+              ? `${usableEpisodes} episodes from iteration${usable.length > 1 ? 's' : ''} ${iterationRange(usable.map((b) => b.iteration))}${latest ? ` (scored by v${latest.version})` : ''} can be frozen`
+              : available
+                ? `no batch scored by v${latest?.version ?? 0} yet: train one more iteration`
+                : 'train a grid run to have episodes to freeze'}
         </span>
         <button
           type="button"
