@@ -21,6 +21,7 @@ import { versionMarkers } from '../../core/reward/versions.ts';
 import { useRewardLab } from './rewardLab.ts';
 import { StackedTermsChart } from './StackedTermsChart.tsx';
 import { RewardVersions } from './VersionDiff.tsx';
+import { RescorePanel } from './RescorePanel.tsx';
 import './rewardLab.css';
 
 /** Completes `step.` / `s.` followed by a field path with the step record's fields and their docs. */
@@ -193,6 +194,7 @@ export function RewardLabPanel() {
           <StackedTermsChart history={history} markers={markers} />
         </div>
       </div>
+      <RescorePanel flush={() => flushEditor?.()} />
     </details>
   );
 }

@@ -30,6 +30,7 @@ import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
 import { rewardVersions } from '../../core/reward/versions.ts';
 import { adoptRewardCode, messageLine, setAppliedCode, useRewardLab } from '../rewardLab/rewardLab.ts';
+import { clearRecentBatches, noteBatch } from '../rewardLab/recentBatches.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
 const MEASURE_BUDGET_MS = 1500;
@@ -154,6 +155,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
 
   const ingest = (v: IterationView) => {
     record(v);
+    noteBatch(v);
     if (v.rewardProblems?.length) {
       useRewardLab.setState({ problems: v.rewardProblems.slice(0, 5) });
       get().notify('warning', v.rewardProblems[0]);
@@ -278,6 +280,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     terminateTrainWorker();
     closeRecorder('stopped');
     buffer = resume ? resume.rows.map((r) => metricPoint(r, r.iteration)) : [];
+    clearRecentBatches();
     stamps = [];
     skippedInARow = 0;
     trained = resume?.checkpoint.iteration ?? 0;
@@ -585,6 +588,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       closeRecorder('stopped');
       terminateTrainWorker();
       buffer = [];
+      clearRecentBatches();
       stamps = [];
       latestPending = null;
       if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
