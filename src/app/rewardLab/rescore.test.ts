@@ -52,7 +52,7 @@ describe('freezing', () => {
   it('copies the last N batches scored by the current code version, and opens an episode in the inspector', () => {
     for (let i = 0; i < 5; i++) noteBatch(batch(i));
     // v2 took over at iteration 3 (0-based): iterations 0–2 were scored by other code.
-    useRewardLab.setState({ versions: [{ version: 1, iteration: 0, terms: [] }, { version: 2, iteration: 3, terms: ['a'] }] });
+    useRewardLab.setState({ versions: [{ version: 1, iteration: 0, terms: [], code: '' }, { version: 2, iteration: 3, terms: ['a'], code: '' }] });
     freezeBuffer(4);
     const f = useRescore.getState().frozen!;
     expect(f.iterations).toEqual([3, 4]);
@@ -75,7 +75,7 @@ describe('freezing', () => {
     expect(useRescore.getState().frozen).toBeNull();
     expect(useRescore.getState().note).toMatch(/train for an iteration or two/);
     noteBatch(batch(0));
-    useRewardLab.setState({ versions: [{ version: 3, iteration: 1, terms: [] }] });
+    useRewardLab.setState({ versions: [{ version: 3, iteration: 1, terms: [], code: '' }] });
     freezeBuffer(4);
     expect(useRescore.getState().note).toMatch(/No batch scored by the current code \(v3\) yet/);
   });
