@@ -15,6 +15,7 @@ import type { Trainer } from '../../core/trainer/trainer.ts';
 import type { Engine } from '../../core/engine/types.ts';
 import { VirtualClock } from '../../core/envs/clock.ts';
 import { loadNodeEngine } from './node.ts';
+import { nodeTokenWorker } from '../tokenWorker/node.ts';
 
 const TINY = { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: 128 };
 
@@ -156,6 +157,25 @@ describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () =>
     expect(cp.groups!.pending).toEqual([]);
     for (let i = 0; i < 2; i++) expect(after[i], `iteration ${2 + i}`).toEqual(ref[2 + i]);
     expectSameWeights(refWeights, weights);
+  });
+
+  it('AsyncTokenTrainer with a rollout worker: the sampling stream is read from and restored into the worker; the resumed run trains on', { timeout: 120_000 }, async () => {
+    const cfg = config({ algo: { algo: 'grpo', groupSize: 4, lr: 0.003 }, rollout: { groups: 2, learnerBatch: 8, maxActionTokens: 12, mode: 'async', maxStaleness: 1, workers: 1 } });
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const first = await createTrainer(cfg, engine, { tokenWorker: nodeTokenWorker });
+    for (let i = 0; i < 2; i++) await first.step();
+    const cp = roundTrip(await first.checkpoint());
+    await first.release();
+    expect(cp.rng.sampling).toHaveLength(4);
+    const resumed = await createTrainer(cfg, engine, { tokenWorker: nodeTokenWorker, resume: cp });
+    await resumed.restore(cp);
+    // Nothing is decoding yet: the worker's stream is exactly the saved one, groups and counters too.
+    const same = await resumed.checkpoint();
+    expect([same.rng.sampling, same.groups, same.iteration, same.policyVersion]).toEqual([cp.rng.sampling, cp.groups, 2, 2]);
+    const r = await resumed.step();
+    expect([r.iteration, r.metrics['train/policy_version']]).toEqual([2, 3]);
+    expect((await resumed.checkpoint()).rng.sampling).not.toEqual(cp.rng.sampling);
+    await resumed.release();
   });
 
   it('a token run exports its policy from a checkpoint as ONNX (the decode graph, as the CLI writes it)', { timeout: 60_000 }, async () => {
