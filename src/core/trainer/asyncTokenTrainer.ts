@@ -470,6 +470,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     if (!cp.groups) throw new Error(`${who}: groups is missing (the continuous trainer's group counter)`);
     if (this.nextGroup !== 0) throw new Error(`${who}: only a fresh trainer can be restored (it has admitted groups)`);
     if (!this.learner.importState) throw new Error(`${who}: this engine's learner cannot import optimizer state`);
+    // As setHyper: token episodes record no potentials Φ, so the potential weight must be 0.
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, false);
     // The learner checks every tensor's name and size before it replaces any.
     this.learner.importState(cp.learner);

@@ -353,6 +353,7 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
       hasReference: this.reference !== null,
     });
     if (!this.learner.importState) throw new Error("TokenTrainer.restore: this engine's learner cannot import optimizer state");
+    // As setHyper: token episodes record no potentials Φ, so the potential weight must be 0.
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, false);
     // The learner checks every tensor's name and size before it replaces any.
     this.learner.importState(cp.learner);

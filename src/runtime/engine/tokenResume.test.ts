@@ -118,6 +118,22 @@ describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () =>
     for (let i = 2; i < 4; i++) expect(timeless((await resumed.step()).metrics), `iteration ${i}`).toEqual(ref[i]);
     await resumed.release();
     expect(ref[3]['actor/lr']).toBe(0.002);
+    expect(ref[3]['train/policy_version']).toBe(4);
+  });
+
+  it('TokenTrainer on a grid played as text (grid/empty-5x5, PPO with token GAE, 2 epochs × 2 minibatches): bit for bit', { timeout: 120_000 }, async () => {
+    const cfg = config({
+      env: { id: 'grid/empty-5x5', kwargs: { viewSize: 3, maxSteps: 8 } },
+      model: { ...TINY, context: 160 },
+      algo: { algo: 'ppo', lr: 0.003, updateEpochs: 2, minibatches: 2 },
+      shaping: { format: { weight: 0.1 } },
+      rollout: { episodes: 8, learnerBatch: 4, maxActionTokens: 2 },
+    });
+    const { ref, refWeights, after, weights, cp } = await run(cfg, 4, 2);
+    expect(cp.trainer).toBe('token');
+    for (let i = 0; i < 2; i++) expect(after[i], `iteration ${2 + i}`).toEqual(ref[2 + i]);
+    expectSameWeights(refWeights, weights);
+    expect(after[1]['train/policy_version']).toBe(4);
   });
 
   it('a token checkpoint is refused by another config, naming why, and leaves the trainer fresh', { timeout: 60_000 }, async () => {
@@ -157,6 +173,7 @@ describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () =>
     expect(cp.groups!.pending).toEqual([]);
     for (let i = 0; i < 2; i++) expect(after[i], `iteration ${2 + i}`).toEqual(ref[2 + i]);
     expectSameWeights(refWeights, weights);
+    expect(after[1]['train/policy_version']).toBe(4);
   });
 
   it('AsyncTokenTrainer with a rollout worker: the sampling stream is read from and restored into the worker; the resumed run trains on', { timeout: 120_000 }, async () => {
