@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as ortNode from 'onnxruntime-node';
 import { spawn } from 'node:child_process';
 import { EXIT_INTERRUPTED, main } from './train.ts';
@@ -212,6 +212,44 @@ describe('npm run train', () => {
     await expect(main(['--resume', a, '--config', 'grid-empty-8x8-grpo'])).rejects.toThrow(/leave out --config and --seed/);
     // --out to another folder that holds a run is refused as for any run.
     await expect(main(['--resume', file, '--iterations', '7', '--out', c, '--quiet'])).rejects.toThrow(/already holds a run/);
+  });
+
+  it('--resume continues a token run (tool env, warm start, KL reference) bit for bit, without training the warm start again', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'resume-token-'));
+    const timeless = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== 'wall_s'));
+    const read = (d: string) => readFileSync(join(d, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // REINFORCE trains on the lockstep TokenTrainer (no tool latency waited on: reproducible).
+    const config = join(dir, 'calc-tiny.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        env: { id: 'tools/calculator' },
+        model: { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: 128 },
+        warmStart: { steps: 30, batch: 8, lr: 0.01 },
+        algo: { algo: 'reinforce', lr: 0.003, baseline: 'ema', klCoef: 0.001 },
+        rollout: { episodes: 8, learnerBatch: 8, maxActionTokens: 12 },
+        seed: 3,
+      }),
+    );
+    expect(await main(['--config', config, '--iterations', '4', '--out', join(dir, 'straight'), '--quiet'])).toBe(0);
+    const ref = read(join(dir, 'straight'));
+    const a = join(dir, 'a');
+    expect(await main(['--config', config, '--iterations', '2', '--checkpoint-every', '1', '--out', a, '--quiet'])).toBe(0);
+    const cp = JSON.parse(readFileSync(join(a, 'checkpoint.json'), 'utf8'));
+    expect([cp.trainer, cp.iteration, Object.keys(cp.reference ?? {}).length > 0]).toEqual(['token', 2, true]);
+    const printed: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void printed.push(String(line)));
+    try {
+      expect(await main(['--resume', a, '--iterations', '4'])).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
+    expect(printed.some((l) => l.startsWith('resuming '))).toBe(true);
+    expect(printed.filter((l) => l.startsWith('warm start'))).toEqual([]);
+    const resumed = read(a);
+    expect(resumed.map((r) => r.iteration)).toEqual([0, 1, 2, 3]);
+    for (let i = 2; i < 4; i++) expect(timeless(resumed[i]), `iteration ${i}`).toEqual(timeless(ref[i]));
+    expect(resumed[3]['train/policy_version']).toBe(4);
   });
 
   it('--resume refuses a file without a checkpoint or with a bad one, naming the field, and changes nothing', async () => {

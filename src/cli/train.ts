@@ -7,7 +7,7 @@
  *   metrics.jsonl      one JSON object per iteration, the metric keys of ARCHITECTURE.md
  *   trajectories.jsonl sampled episodes (actions, log-probs, rewards, versions)
  *   policy.onnx        the trained policy, weights baked in, loadable by any ONNX runtime
- *   checkpoint.json    the trainer's full state (grid runs): every --checkpoint-every iterations,
+ *   checkpoint.json    the trainer's full state (every trainer): every --checkpoint-every iterations,
  *                      at the end and on Ctrl-C; what --resume continues from
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed 
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
   --reward FILE   user reward terms: an ES module whose named exports (step) => number are added to each step's reward, run sandboxed (QuickJS); stored in config.json
   --force   write into an --out folder that already holds a run (its files are replaced)
-  --checkpoint-every N   save checkpoint.json (the trainer's full state) every N iterations (default 10; 0 = only at the end and on Ctrl-C); grid runs only
+  --checkpoint-every N   save checkpoint.json (the trainer's full state) every N iterations (default 10; 0 = only at the end and on Ctrl-C)
   --resume PATH   continue a run from its last checkpoint: a CLI --out folder (continues in it unless --out) or a run file exported by the app; the config comes from the run, --iterations is the new total
   --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
@@ -244,6 +244,8 @@ export async function main(argv: string[]): Promise<number> {
     rewardLab,
     workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
     tokenWorker: nodeTokenWorkerOn(engine.name as NodeEngineName),
+    // A token run's checkpoint replaces the imitation warm start's result: no need to train it again.
+    resume: resume?.checkpoint,
     onWarmStart: (r, total) => {
       if (!values.quiet && (r.step % 50 === 0 || r.step === total - 1)) {
         console.log(`warm start ${String(r.step + 1).padStart(5)}/${total}  ${r.wallS.toFixed(1).padStart(6)}s  ce ${r.ceLoss.toFixed(3)}  p(expert token) ${r.targetProb.toFixed(3)}`);
@@ -260,7 +262,7 @@ export async function main(argv: string[]): Promise<number> {
     writeStart();
     const dropped = resume.dropped > 0 ? ` (${resume.dropped} later metric rows dropped: they are trained again)` : '';
     console.log(`resuming ${values.resume} from its checkpoint at iteration ${startAt}${dropped}`);
-  } else if (!trainer.canCheckpoint && !values.quiet) console.log('note: this trainer keeps no checkpoints (grid runs with an MLP policy do), so this run cannot be resumed');
+  } else if (!trainer.canCheckpoint && !values.quiet) console.log('note: this trainer keeps no checkpoints, so this run cannot be resumed');
   const saveCheckpoint = async () => writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(await trainer.checkpoint())));
   const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
   const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';

@@ -287,7 +287,7 @@ const EXPORTS: { kind: ExportKind; label: string; title: string }[] = [
   { kind: 'metrics-jsonl', label: 'Metrics JSONL', title: "One JSON object per iteration, as the CLI's metrics.jsonl" },
   { kind: 'trajectories-jsonl', label: 'Trajectories JSONL', title: "The saved sampled episodes, as the CLI's trajectories.jsonl" },
   { kind: 'config', label: 'Config JSON', title: 'The fully resolved config: npm run train -- --config FILE runs it headless' },
-  { kind: 'onnx', label: 'Policy ONNX', title: "The policy at the run's last checkpoint, weights baked in (one state per call), as the CLI's policy.onnx: loadable by any ONNX runtime" },
+  { kind: 'onnx', label: 'Policy ONNX', title: "The policy at the run's last checkpoint, weights baked in (an MLP: one state per call; a transformer: one token per call on a KV cache), as the CLI's policy.onnx: loadable by any ONNX runtime" },
 ];
 
 /** A text field that saves on blur or Enter (not on every key). */

@@ -196,7 +196,7 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
       else if (kind === 'config') download(`${base}.config.json`, configToJson(run.config), 'application/json');
       else if (kind === 'onnx') {
         if (!run.checkpoint) {
-          get().notify('warning', 'This run has no saved checkpoint, so no policy to export: grid runs save one every 10 iterations, on pause and at the end; tool-env runs keep none yet.');
+          get().notify('warning', 'This run has no saved checkpoint, so no policy to export: runs save one after their first iteration, every 10 iterations, on pause and at the end (tool-env runs recorded before they kept checkpoints have none).');
           return;
         }
         try {

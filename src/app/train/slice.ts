@@ -547,7 +547,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         return;
       }
       if (!checkpoint) {
-        get().notify('warning', `"${meta.name}" has no checkpoint to resume from (only grid runs with an MLP policy save them).`);
+        get().notify('warning', `"${meta.name}" has no checkpoint to resume from (it stopped before its first save, or was recorded before its kind of run saved them).`);
         return;
       }
       if (checkpoint.iteration >= meta.config.iterations) {

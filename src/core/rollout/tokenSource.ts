@@ -25,6 +25,10 @@ export interface TokenEpisodeSource {
   drop(groups: readonly number[], minVersion: number): Promise<number[]>;
   /** Cumulative counters and the episodes in flight. */
   stats(): Promise<TokenSlotStats & { inFlight: number }>;
+  /** The sampling stream's state (sfc32's four uint32 words), for a checkpoint. */
+  samplingState(): Promise<[number, number, number, number]>;
+  /** Continues the sampling stream from a `samplingState()` snapshot (a restored checkpoint's). */
+  setSamplingState(state: readonly number[]): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -57,6 +61,15 @@ export class LocalTokenSource implements TokenEpisodeSource {
 
   stats(): Promise<TokenSlotStats & { inFlight: number }> {
     return Promise.resolve({ ...this.gen.stats, inFlight: this.gen.inFlight });
+  }
+
+  samplingState(): Promise<[number, number, number, number]> {
+    return Promise.resolve(this.o.rng.getState());
+  }
+
+  setSamplingState(state: readonly number[]): Promise<void> {
+    this.o.rng.setState(state);
+    return Promise.resolve();
   }
 
   release(): Promise<void> {

@@ -81,8 +81,26 @@ describe('checkpoint serialisation', () => {
     rngBad.rng.minibatch = [1, 2, 3];
     r = checkpointFromJson(rngBad);
     expect(!r.ok && r.messages.join('\n')).toMatch(/checkpoint\.rng\.minibatch/);
-    const token = { ...j, trainer: 'token' };
-    r = checkpointFromJson(token);
-    expect(!r.ok && r.messages.join('\n')).toMatch(/checkpoint\.trainer: expected "step"/);
+    const other = { ...j, trainer: 'mlp' };
+    r = checkpointFromJson(other);
+    expect(!r.ok && r.messages.join('\n')).toMatch(/checkpoint\.trainer: expected one of "step", "token", "async-token"/);
+    const groups = { ...j, trainer: 'async-token', groups: { next: 4, pending: [5, 3] } };
+    r = checkpointFromJson(groups);
+    expect(!r.ok && r.messages.join('\n')).toMatch(/checkpoint\.groups: pending must be ascending group ids below next/);
+    const ref = { ...j, trainer: 'token', reference: { 'l0.w': { dtype: 'float32', length: 2, base64: 'AAAAAA==' } } };
+    r = checkpointFromJson(ref);
+    expect(!r.ok && r.messages.join('\n')).toMatch(/checkpoint\.reference\["l0\.w"\]\.base64: holds 1 values, but length says 2/);
+  });
+
+  it("a token checkpoint's reference weights and group bookkeeping round-trip; a grid checkpoint's JSON has neither key (files written before stay readable)", () => {
+    const grid = checkpointToJson(sample());
+    expect('reference' in grid || 'groups' in grid).toBe(false);
+    const w = sample().learner.tensors['l0.w'];
+    const cp: Checkpoint = { ...sample(), trainer: 'async-token', schedule: null, reference: { 'l0.w': Float32Array.from(w, (x) => -x) }, groups: { next: 9, pending: [6, 8] } };
+    const r = checkpointFromJson(JSON.parse(JSON.stringify(checkpointToJson(cp))));
+    if (!r.ok) throw new Error(r.messages.join('\n'));
+    expect(r.checkpoint.trainer).toBe('async-token');
+    expect(r.checkpoint.groups).toEqual({ next: 9, pending: [6, 8] });
+    expect(new Uint32Array(r.checkpoint.reference!['l0.w'].buffer)).toEqual(new Uint32Array(cp.reference!['l0.w'].buffer));
   });
 });

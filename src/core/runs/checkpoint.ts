@@ -14,6 +14,14 @@
  *   schedule  the progressive reward schedule's stage, iterations in stage and success streak
  *   hyper     live hyperparameters (lr, clip, coefficients) as edited during the run
  *   rewardWeights  the shaping weights after live edits (the schedule's stage overrides apply on top)
+ * and, for the token trainers only (optional fields, absent in grid checkpoints and in files
+ * written before token runs kept checkpoints):
+ *   reference  the KL reference policy's weights (with a warm start they are the imitation
+ *              result, which a resume would otherwise have to train again); only when klCoef > 0
+ *   groups     the continuous trainer's group counter and the groups admitted but not trained
+ *              (their episodes in flight are not saved: a resumed run samples them again)
+ * The token trainers' decoder needs no state of its own: it holds the learner's weights at
+ * `policyVersion` (restore loads them) and its KV cache is reset per episode.
  * Pure: no DOM, no Node built-ins.
  */
 import { z } from 'zod';
@@ -27,8 +35,22 @@ export const CHECKPOINT_FORMAT = 'agentic-rl-playground/checkpoint';
 /** The checkpoint version this code writes and reads. */
 export const CHECKPOINT_VERSION = 1;
 
-/** Which trainer wrote a checkpoint; only that trainer restores it. Only the grid StepTrainer writes them so far. */
-export type CheckpointTrainer = 'step';
+/**
+ * Which trainer wrote a checkpoint; only that trainer restores it: 'step' the grid StepTrainer,
+ * 'token' the lockstep TokenTrainer, 'async-token' the continuous AsyncTokenTrainer.
+ */
+export type CheckpointTrainer = 'step' | 'token' | 'async-token';
+
+/** The trainers that write checkpoints (a file naming another is refused). */
+export const CHECKPOINT_TRAINERS: readonly CheckpointTrainer[] = ['step', 'token', 'async-token'];
+
+/** The continuous token trainer's group bookkeeping (AsyncTokenTrainer). */
+export interface CheckpointGroups {
+  /** Id of the next group to admit (group g plays env seed mixSeed(seed, 0x9e, g)). */
+  next: number;
+  /** Ids of groups admitted but not yet trained or dropped, ascending: a resumed run admits these first. */
+  pending: number[];
+}
 
 /** A trainer's state after `iteration` iterations (typed arrays in memory). */
 export interface Checkpoint {
@@ -51,16 +73,21 @@ export interface Checkpoint {
   schedule: ScheduleState | null;
   /** Base shaping weights after live edits. */
   rewardWeights: ShapingWeights;
+  /** Token trainers with klCoef > 0: the KL reference policy's parameters (float32, by name). */
+  reference?: Record<string, Float32Array>;
+  /** AsyncTokenTrainer only: which groups come next. */
+  groups?: CheckpointGroups;
 }
 
 /** Float values a checkpoint holds (parameters + moments + step): its size is about 4 bytes each. */
 export function checkpointFloats(cp: Checkpoint): number {
-  return Object.values(cp.learner.tensors).reduce((n, t) => n + t.length, 0);
+  return [...Object.values(cp.learner.tensors), ...Object.values(cp.reference ?? {})].reduce((n, t) => n + t.length, 0);
 }
 
 /** The typed arrays of a checkpoint: pass them as the transfer list of a postMessage (no copy). */
 export function checkpointTransferables(cp: Checkpoint): ArrayBuffer[] {
-  return Object.values(cp.learner.tensors).map((t) => t.buffer as ArrayBuffer);
+  // Distinct buffers only: a postMessage transfer list must not name one twice.
+  return [...new Set([...Object.values(cp.learner.tensors), ...Object.values(cp.reference ?? {})].map((t) => t.buffer as ArrayBuffer))];
 }
 
 // ---------------------------------------------------------------- JSON form
@@ -78,7 +105,7 @@ const tensorJsonSchema = z.strictObject({
 const checkpointJsonSchema = z.strictObject({
   format: z.literal(CHECKPOINT_FORMAT),
   version: z.literal(CHECKPOINT_VERSION, { error: `expected ${CHECKPOINT_VERSION} (this playground reads checkpoint version ${CHECKPOINT_VERSION})` }),
-  trainer: z.literal('step', { error: 'expected "step" (only grid runs with an MLP policy write checkpoints)' }),
+  trainer: z.enum(CHECKPOINT_TRAINERS as ['step', 'token', 'async-token'], { error: `expected one of ${CHECKPOINT_TRAINERS.map((t) => `"${t}"`).join(', ')}` }),
   iteration: z.int().min(0),
   policyVersion: z.int().min(0),
   learner: z.strictObject({
@@ -90,6 +117,14 @@ const checkpointJsonSchema = z.strictObject({
   ema: z.strictObject({ value: finite, initialized: z.boolean() }),
   schedule: z.strictObject({ stage: z.int().min(0), iterationsInStage: z.int().min(0), streak: z.int().min(0) }).nullable(),
   rewardWeights: z.strictObject(Object.fromEntries(SHAPING_TERMS.map((k) => [k, finite.refine((v) => v >= 0, { message: 'must be ≥ 0' })])) as Record<keyof ShapingWeights, typeof finite>),
+  reference: z.record(z.string(), tensorJsonSchema).optional(),
+  groups: z
+    .strictObject({
+      next: z.int().min(0),
+      pending: z.array(z.int().min(0)),
+    })
+    .refine((g) => g.pending.every((id, i) => id < g.next && (i === 0 || id > g.pending[i - 1])), { message: 'pending must be ascending group ids below next' })
+    .optional(),
 });
 
 /** What a checkpoint looks like inside a JSON file (run file, CLI checkpoint.json). */
@@ -97,8 +132,12 @@ export type CheckpointJson = z.input<typeof checkpointJsonSchema>;
 
 /** The JSON form: every tensor as base64 (bit-exact), everything else as is. */
 export function checkpointToJson(cp: Checkpoint): CheckpointJson {
-  const tensors: Record<string, z.input<typeof tensorJsonSchema>> = {};
-  for (const [name, t] of Object.entries(cp.learner.tensors)) tensors[name] = { dtype: 'float32', length: t.length, base64: float32ToBase64(t) };
+  const encode = (ts: Record<string, Float32Array>) => {
+    const out: Record<string, z.input<typeof tensorJsonSchema>> = {};
+    for (const [name, t] of Object.entries(ts)) out[name] = { dtype: 'float32', length: t.length, base64: float32ToBase64(t) };
+    return out;
+  };
+  const tensors = encode(cp.learner.tensors);
   return {
     format: cp.format,
     version: cp.version,
@@ -111,6 +150,9 @@ export function checkpointToJson(cp: Checkpoint): CheckpointJson {
     ema: { ...cp.ema },
     schedule: cp.schedule && { ...cp.schedule },
     rewardWeights: { ...cp.rewardWeights },
+    // Absent, not undefined, when unused: a grid checkpoint's JSON is what it always was.
+    ...(cp.reference ? { reference: encode(cp.reference) } : {}),
+    ...(cp.groups ? { groups: { next: cp.groups.next, pending: [...cp.groups.pending] } } : {}),
   };
 }
 
@@ -136,18 +178,23 @@ export function checkpointFromJson(value: unknown, prefix = 'checkpoint'): Check
   if (!r.success) return { ok: false, messages: r.error.issues.slice(0, 12).map((i) => `${at(i.path)}: ${i.message}`) };
   const j = r.data;
   const messages: string[] = [];
-  const tensors: Record<string, Float32Array> = {};
-  for (const [name, t] of Object.entries(j.learner.tensors)) {
-    const where = at(['learner', 'tensors', name]);
-    try {
-      const a = base64ToFloat32(t.base64);
-      if (a.length !== t.length) messages.push(`${where}.base64: holds ${a.length} values, but length says ${t.length}`);
-      else if (!a.every(Number.isFinite)) messages.push(`${where}.base64: holds a value that is not finite (NaN or ±Inf); a checkpoint never stores one`);
-      else tensors[name] = a;
-    } catch (e) {
-      messages.push(`${where}.base64: ${(e as Error).message}`);
+  const decode = (ts: Record<string, z.output<typeof tensorJsonSchema>>, path: string[]): Record<string, Float32Array> => {
+    const out: Record<string, Float32Array> = {};
+    for (const [name, t] of Object.entries(ts)) {
+      const where = at([...path, name]);
+      try {
+        const a = base64ToFloat32(t.base64);
+        if (a.length !== t.length) messages.push(`${where}.base64: holds ${a.length} values, but length says ${t.length}`);
+        else if (!a.every(Number.isFinite)) messages.push(`${where}.base64: holds a value that is not finite (NaN or ±Inf); a checkpoint never stores one`);
+        else out[name] = a;
+      } catch (e) {
+        messages.push(`${where}.base64: ${(e as Error).message}`);
+      }
     }
-  }
+    return out;
+  };
+  const tensors = decode(j.learner.tensors, ['learner', 'tensors']);
+  const reference = j.reference ? decode(j.reference, ['reference']) : undefined;
   if (messages.length > 0) return { ok: false, messages };
   return {
     ok: true,
@@ -163,6 +210,8 @@ export function checkpointFromJson(value: unknown, prefix = 'checkpoint'): Check
       ema: j.ema,
       schedule: j.schedule,
       rewardWeights: j.rewardWeights as ShapingWeights,
+      ...(reference ? { reference } : {}),
+      ...(j.groups ? { groups: j.groups } : {}),
     },
   };
 }

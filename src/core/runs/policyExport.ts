@@ -1,7 +1,9 @@
 /**
  * A run's policy as a standalone ONNX file, from its saved checkpoint: the same model its config
- * builds (MLP for grids, with a value head under PPO), the checkpoint's parameters baked in, one
- * state (row) per call. What the CLI writes as policy.onnx, for runs trained in the tab.
+ * builds (MLP for grids, a token transformer for tool envs and grids played as text, with a value
+ * head under PPO), the checkpoint's parameters baked in, one row per call. What the CLI writes as
+ * policy.onnx, for runs trained in the tab: an MLP's full graph (one state per call), a
+ * transformer's KV-cache decode graph (one token per call), what a rollout runs.
  */
 import { probeShapeFor } from '../engine/shape.ts';
 import { exportPolicyOnnx } from '../models/export.ts';
@@ -18,5 +20,5 @@ export function policyOnnxFromCheckpoint(config: RunConfig, checkpoint: Checkpoi
     if (!t || t.length !== n) throw new Error(`the checkpoint does not fit this run's model: parameter '${p.name}' ${t ? `has ${t.length} values, expected ${n}` : 'is missing'}`);
     weights[p.name] = t;
   }
-  return exportPolicyOnnx(model, weights, { batch: 1 });
+  return exportPolicyOnnx(model, weights, { batch: 1, graph: model.kind === 'transformer' ? 'decode' : 'full' });
 }

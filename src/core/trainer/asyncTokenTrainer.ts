@@ -22,6 +22,16 @@
  * of them and trains, waiting for the slowest tool call of the batch. Everything runs in one
  * thread unless a rollout worker decodes: the decoder and the learner take turns, and tool
  * latency (a remote service) overlaps both.
+ *
+ * Checkpoints are taken between iterations. They hold the learner, the counters, both RNG
+ * streams (minibatch shuffles here, token sampling in the source), the EMA baseline, live hyper
+ * and reward weights, the KL reference's weights, and the group bookkeeping: the next group id
+ * and the groups admitted but not trained. The episodes in flight are not saved: a resumed run
+ * admits those groups again (same ids, same env seeds) and samples them afresh with the restored
+ * weights. With staleness ≥ 1, or a rollout worker or real tool latency (where timing decides
+ * which episode finishes first), a resumed run is therefore valid but not bit-identical to an
+ * uninterrupted one; in sync mode (staleness 0: nothing is in flight between iterations) with
+ * the in-thread source on a virtual clock it is bit-identical.
  */
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
@@ -32,7 +42,7 @@ import { makeEnv } from '../envs/index.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { makeTokenModel, type TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import type { ShapedReward } from '../reward/shaping.ts';
+import { weightsOf, withShapingWeights, type ShapedReward } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
 import type { Engine, Learner } from '../engine/types.ts';
@@ -40,8 +50,9 @@ import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
 import { LocalTokenSource, type TokenEpisodeSource } from '../rollout/tokenSource.ts';
 import { TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
-import { checkpointsUnsupported, type IterationReport, type Trainer } from './trainer.ts';
-import type { Checkpoint } from '../runs/checkpoint.ts';
+import type { IterationReport, Trainer } from './trainer.ts';
+import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
+import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
 import { shapeTokenEpisode, shiftedBatch, shiftedVersions } from '../update/tokenBatch.ts';
 import { referenceAndKlReward, tokenAdvantages, tokenWeights } from '../update/tokenAdvantages.ts';
 import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
@@ -106,6 +117,8 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
   /** Finished groups in finish order, not yet trained. */
   private finished: GroupRec[] = [];
   private nextGroup = 0;
+  /** Group ids to admit before new ones, ascending: the untrained groups of a restored checkpoint. */
+  private readmit: number[] = [];
   /** Finished episodes thrown away this iteration with their group, as too stale (see collectEpisodes). */
   private lateAborted = 0;
   private lastStats: TokenSlotStats;
@@ -123,6 +136,8 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
      */
     private readonly proximal: SequenceScorer | null,
     private readonly reference: SequenceScorer | null,
+    /** The KL reference policy's weights (what `reference` scores with); null without one. */
+    private referenceWeights: Weights | null,
     stats: TokenSlotStats,
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0xa5c));
@@ -178,15 +193,21 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       engine.createLearner(model, opts, weights, lens, prefixGroups),
     ]);
     const proximal = selfProximal ? null : new SequenceScorer(engine, model, config.learnerBatch, weights, lens);
-    const ref = algo.klCoef > 0 ? new SequenceScorer(engine, model, config.learnerBatch, reference ?? weights, lens) : null;
-    return new AsyncTokenTrainer(config, scheduling, model, engine, source, learner, proximal, ref, await source.stats());
+    const refWeights = algo.klCoef > 0 ? (reference ?? weights) : null;
+    const ref = refWeights ? new SequenceScorer(engine, model, config.learnerBatch, refWeights, lens) : null;
+    return new AsyncTokenTrainer(config, scheduling, model, engine, source, learner, proximal, ref, refWeights, await source.stats());
   }
 
   get hyper(): Record<string, number> {
     return this.learner.hyper;
   }
 
+  /**
+   * Change live hyperparameters (from the next train step) and reward weights (from the next
+   * episodes scored; tool envs record no potentials, so the potential weight must stay 0).
+   */
   setHyper(h: LiveHyper): void {
+    if (h.rewardWeights) this.config.shaping = withShapingWeights(this.config.shaping, h.rewardWeights, false);
     applyLiveHyper(this.learner.hyper, h);
   }
 
@@ -213,7 +234,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const N = this.config.algo.groupSize;
     const specs = [];
     while (this.open.size < count) {
-      const id = this.nextGroup++;
+      const id = this.readmit.length > 0 ? this.readmit.shift()! : this.nextGroup++;
       const seed = mixSeed(this.config.seed, 0x9e, id);
       this.open.set(id, { id, seed, episodes: [] });
       for (let k = 0; k < N; k++) specs.push({ seed, group: id });
@@ -402,15 +423,72 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
   }
 
-  /** Token trainers keep no checkpoints yet (decoder, source and warm-start reference state are not captured). */
-  readonly canCheckpoint = false;
+  readonly canCheckpoint = true;
 
-  checkpoint(): Promise<Checkpoint> {
-    return Promise.reject(checkpointsUnsupported('AsyncTokenTrainer.checkpoint'));
+  /**
+   * The state after the last finished iteration (call between steps; see the file comment for
+   * what a resume from it reproduces). Groups in flight are listed as pending, not saved.
+   */
+  async checkpoint(): Promise<Checkpoint> {
+    if (!this.learner.exportState) throw new Error("AsyncTokenTrainer.checkpoint: this engine's learner cannot export its optimizer state");
+    const [learner, sampling] = await Promise.all([this.learner.exportState(), this.source.samplingState()]);
+    return {
+      format: CHECKPOINT_FORMAT,
+      version: CHECKPOINT_VERSION,
+      trainer: 'async-token',
+      iteration: this.iteration,
+      policyVersion: this.version,
+      learner,
+      hyper: { ...this.learner.hyper },
+      rng: { minibatch: this.rng.getState(), sampling },
+      ema: { ...this.ema },
+      schedule: null,
+      rewardWeights: weightsOf(this.config.shaping),
+      ...(this.referenceWeights ? { reference: copyWeights(this.referenceWeights) } : {}),
+      groups: { next: this.nextGroup, pending: [...this.readmit, ...this.open.keys()].sort((a, b) => a - b) },
+    };
   }
 
-  restore(): Promise<void> {
-    return Promise.reject(checkpointsUnsupported('AsyncTokenTrainer.restore'));
+  /**
+   * Continues from `cp` on this fresh trainer (before its first step): learner, source, proximal
+   * policy and KL reference take the checkpoint's weights, the streams and counters their saved
+   * values, and the pending groups are admitted first. Everything is checked first; a refused
+   * checkpoint leaves the trainer fresh.
+   */
+  async restore(cp: Checkpoint): Promise<void> {
+    const who = 'AsyncTokenTrainer.restore';
+    checkTokenCheckpoint(cp, {
+      who,
+      trainer: 'async-token',
+      iteration: this.iteration,
+      version: this.version,
+      hyper: this.learner.hyper,
+      rng: ['minibatch', 'sampling'],
+      model: this.model,
+      hasReference: this.reference !== null,
+    });
+    if (!cp.groups) throw new Error(`${who}: groups is missing (the continuous trainer's group counter)`);
+    if (this.nextGroup !== 0) throw new Error(`${who}: only a fresh trainer can be restored (it has admitted groups)`);
+    if (!this.learner.importState) throw new Error(`${who}: this engine's learner cannot import optimizer state`);
+    // As setHyper: token episodes record no potentials Φ, so the potential weight must be 0.
+    const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, false);
+    // The learner checks every tensor's name and size before it replaces any.
+    this.learner.importState(cp.learner);
+    this.rng.setState(cp.rng.minibatch);
+    for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
+    this.config.shaping = shaping;
+    this.ema = { ...cp.ema };
+    this.iteration = cp.iteration;
+    this.version = cp.policyVersion;
+    this.nextGroup = cp.groups.next;
+    this.readmit = [...cp.groups.pending];
+    const w = await this.learner.getWeights();
+    // Also at version 0: createTrainer may have skipped the warm start for a resume (CreateTrainerOptions.resume).
+    await Promise.all([this.source.setWeights(w, this.version), this.source.setSamplingState(cp.rng.sampling), this.proximal?.setWeights(w, this.version)]);
+    if (cp.reference && this.reference) {
+      this.referenceWeights = copyWeights(cp.reference);
+      await this.reference.setWeights(this.referenceWeights, 0);
+    }
   }
 
   async release(): Promise<void> {

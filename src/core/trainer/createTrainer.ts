@@ -24,6 +24,7 @@ import { makeTokenModel } from '../models/transformer.ts';
 import { AsyncTokenTrainer, type TokenSourceFactory } from './asyncTokenTrainer.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { RealClock, type Clock } from '../envs/clock.ts';
+import type { Checkpoint } from '../runs/checkpoint.ts';
 
 
 export interface CreateTrainerOptions {
@@ -41,6 +42,13 @@ export interface CreateTrainerOptions {
    * grid runs with the mlp policy only for now.
    */
   rewardLab?: RewardLab;
+  /**
+   * The checkpoint the caller will restore() into this trainer. Token runs then skip the
+   * imitation warm start (its result is replaced by the checkpoint's weights, and the KL
+   * reference it would give comes from the checkpoint too), so a resume takes seconds, not the
+   * warm start's minutes. Ignored for grid runs (they have no warm start).
+   */
+  resume?: Checkpoint;
 }
 
 export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<Trainer> {
@@ -73,7 +81,9 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
     if (family === 'grid' && rollout.workers > 0) throw new Error('grid envs played as text decode in the training thread: set rollout.workers 0');
     if (rollout.workers > 0 && !options.tokenWorker) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no token rollout worker; use 0`);
     if (family === 'grid' && rollout.mode === 'async') throw new Error('grid envs played as text train synchronously: set rollout.mode "sync"');
-    const { weights, reference } = await initialTokenWeights(config, engine, options.onWarmStart);
+    // A token checkpoint carries every weight the warm start would give (learner, reference).
+    const skipWarmStart = options.resume !== undefined && options.resume.trainer !== 'step';
+    const { weights, reference } = await initialTokenWeights(skipWarmStart ? { ...config, warmStart: null } : config, engine, options.onWarmStart);
     const tokenConfig = {
       ...DEFAULT_TOKEN_TRAINER,
       env: config.env,

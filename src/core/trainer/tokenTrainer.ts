@@ -23,12 +23,13 @@ import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { DEFAULT_TOKEN_MODEL, makeTokenModel, type TransformerModelConfig, type TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import { DEFAULT_SHAPING, withShapingWeights, type ShapedReward, type ShapingConfig } from '../reward/shaping.ts';
+import { DEFAULT_SHAPING, weightsOf, withShapingWeights, type ShapedReward, type ShapingConfig } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner, TokenDecoder } from '../engine/types.ts';
 import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
-import { checkpointsUnsupported, type IterationReport, type Trainer } from './trainer.ts';
-import type { Checkpoint } from '../runs/checkpoint.ts';
+import type { IterationReport, Trainer } from './trainer.ts';
+import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
+import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
 import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { shapeTokenEpisode, shiftedBatch } from '../update/tokenBatch.ts';
@@ -104,7 +105,10 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     private readonly decoder: TokenDecoder,
     private readonly learner: Learner,
     private readonly reference: SequenceScorer | null,
+    /** The KL reference policy's weights (what `reference` scores with); null without one. */
+    private referenceWeights: Weights | null,
   ) {
+    // One stream for sampling tokens and for shuffling minibatches (a checkpoint saves it as rng.sampling).
     this.rng = new Rng(mixSeed(config.seed, 0x70c));
   }
 
@@ -133,8 +137,9 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     const grouped = GROUP_ALGOS.includes(algo.algo);
     const prefixGroups = grouped && config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
     const [decoder, learner] = await Promise.all([engine.createDecoder(model, n, weights, config.prefillStep), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
-    const ref = useRef ? new SequenceScorer(engine, model, config.learnerBatch, { ...fresh, ...(reference ?? initial) }, lens) : null;
-    return new TokenTrainer(config, model, envs, decoder, learner, ref);
+    const refWeights = useRef ? { ...fresh, ...(reference ?? initial) } : null;
+    const ref = refWeights ? new SequenceScorer(engine, model, config.learnerBatch, refWeights, lens) : null;
+    return new TokenTrainer(config, model, envs, decoder, learner, ref, refWeights);
   }
 
   /** Live hyperparameters (lr, entropy_coef, clip_low, clip_high, kl_coef): edit between iterations. */
@@ -301,15 +306,69 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
   }
 
-  /** Token trainers keep no checkpoints yet (decoder, source and warm-start reference state are not captured). */
-  readonly canCheckpoint = false;
+  readonly canCheckpoint = true;
 
-  checkpoint(): Promise<Checkpoint> {
-    return Promise.reject(checkpointsUnsupported('TokenTrainer.checkpoint'));
+  /**
+   * The full state after the last finished iteration (call between steps). The envs need none
+   * (every episode resets with its seed), the decoder holds the learner's weights at
+   * `policyVersion` and resets its KV cache per episode, and the episodes' seeds are a function of
+   * (seed, iteration, round, group): so learner, counters, the one sampling/minibatch stream, the
+   * EMA baseline, live hyper and reward weights, and the KL reference's weights (a warm start's
+   * imitation result, when klCoef > 0) are all a resumed run needs to compute what an
+   * uninterrupted one would (bit for bit on the same engine).
+   */
+  async checkpoint(): Promise<Checkpoint> {
+    if (!this.learner.exportState) throw new Error("TokenTrainer.checkpoint: this engine's learner cannot export its optimizer state");
+    return {
+      format: CHECKPOINT_FORMAT,
+      version: CHECKPOINT_VERSION,
+      trainer: 'token',
+      iteration: this.iteration,
+      policyVersion: this.version,
+      learner: await this.learner.exportState(),
+      hyper: { ...this.learner.hyper },
+      rng: { sampling: this.rng.getState() },
+      ema: { ...this.ema },
+      schedule: null,
+      rewardWeights: weightsOf(this.config.shaping),
+      ...(this.referenceWeights ? { reference: copyWeights(this.referenceWeights) } : {}),
+    };
   }
 
-  restore(): Promise<void> {
-    return Promise.reject(checkpointsUnsupported('TokenTrainer.restore'));
+  /**
+   * Continues from `cp` on this fresh trainer (before its first step): the learner takes the
+   * parameters and Adam state, the decoder the weights at the checkpoint's version, the KL
+   * reference its saved weights, and every counter and stream its saved value. Everything is
+   * checked first; a refused checkpoint leaves the trainer fresh.
+   */
+  async restore(cp: Checkpoint): Promise<void> {
+    checkTokenCheckpoint(cp, {
+      who: 'TokenTrainer.restore',
+      trainer: 'token',
+      iteration: this.iteration,
+      version: this.version,
+      hyper: this.learner.hyper,
+      rng: ['sampling'],
+      model: this.model,
+      hasReference: this.reference !== null,
+    });
+    if (!this.learner.importState) throw new Error("TokenTrainer.restore: this engine's learner cannot import optimizer state");
+    // As setHyper: token episodes record no potentials Φ, so the potential weight must be 0.
+    const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, false);
+    // The learner checks every tensor's name and size before it replaces any.
+    this.learner.importState(cp.learner);
+    this.rng.setState(cp.rng.sampling);
+    for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
+    this.config.shaping = shaping;
+    this.ema = { ...cp.ema };
+    this.iteration = cp.iteration;
+    this.version = cp.policyVersion;
+    // Also at version 0: createTrainer may have skipped the warm start for a resume (CreateTrainerOptions.resume).
+    this.decoder.setWeights(await this.learner.getWeights(), this.version);
+    if (cp.reference && this.reference) {
+      this.referenceWeights = copyWeights(cp.reference);
+      await this.reference.setWeights(this.referenceWeights, 0);
+    }
   }
 
   async release(): Promise<void> {

@@ -40,8 +40,8 @@ export interface Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | To
   /** A copy of the learner's current weights. */
   getWeights(): Promise<Weights>;
   /**
-   * True when checkpoint() and restore() work (the grid StepTrainer); the token trainers say
-   * false, and their checkpoint()/restore() throw `checkpointsUnsupported`'s message.
+   * True when checkpoint() and restore() work: every trainer here (StepTrainer, TokenTrainer,
+   * AsyncTokenTrainer); a stand-in without them says false, and the CLI and the tab then keep none.
    */
   readonly canCheckpoint: boolean;
   /** The full state after the last finished iteration (runs/checkpoint.ts); call between steps. */
@@ -65,9 +65,4 @@ export interface SteppableTrainer {
     episodeAdvantages: ArrayLike<number>;
     allApplied: boolean;
   }>;
-}
-
-/** Why a trainer without checkpoints refuses to save or resume (the CLI and the tab say the same). */
-export function checkpointsUnsupported(what: string): Error {
-  return new Error(`${what}: checkpoints and resume are supported for grid runs with an MLP policy only (the StepTrainer); this run's trainer cannot save its state, so it cannot resume (start it again instead)`);
 }

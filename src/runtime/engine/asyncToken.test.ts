@@ -296,6 +296,8 @@ describe('asynchronous token trainer (ort-web WASM, virtual clock)', () => {
         },
         drop: (groups, minVersion) => inner.drop(groups, minVersion),
         stats: () => inner.stats(),
+        samplingState: () => inner.samplingState(),
+        setSamplingState: (state) => inner.setSamplingState(state),
         release: () => inner.release(),
       };
     };

@@ -79,19 +79,20 @@ describe('resume from a checkpoint (ort-web WASM in Node, serial rollouts)', () 
     for (let i = 0; i < 2; i++) expect(after[i].metrics, `iteration ${2 + i}`).toEqual(ref[2 + i]);
   });
 
-  it('token trainers say they keep no checkpoints and refuse to save or restore with a message', { timeout: 60_000 }, async () => {
+  it("a grid checkpoint and a token trainer's refuse each other, naming the trainer (token resume: tokenResume.test.ts)", { timeout: 60_000 }, async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const tiny = { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: 128 };
+    const grid = await createTrainer(config(), engine);
+    const gridCp = await grid.checkpoint();
     for (const algo of ['reinforce', 'grpo']) {
       const t = await createTrainer(config({ env: { id: 'tools/calculator' }, model: tiny, algo: { algo, groupSize: 4 }, rollout: { groups: 2, episodes: 8, learnerBatch: 8 } }), engine);
-      expect(t.canCheckpoint, algo).toBe(false);
-      await expect(t.checkpoint()).rejects.toThrow(/checkpoints and resume are supported for grid runs with an MLP policy only/);
-      const grid = await createTrainer(config(), engine);
-      const cp = await grid.checkpoint();
-      await grid.release();
-      await expect(t.restore(cp)).rejects.toThrow(/cannot resume \(start it again instead\)/);
+      expect(t.canCheckpoint, algo).toBe(true);
+      await expect(t.restore(gridCp), algo).rejects.toThrow(/the checkpoint was written by the 'step' trainer/);
+      const tokenCp = await t.checkpoint();
       await t.release();
+      await expect(grid.restore(tokenCp), algo).rejects.toThrow(/StepTrainer.restore: the checkpoint was written by the '(async-)?token' trainer/);
     }
+    await grid.release();
   });
 
   it('a checkpoint of another model is refused and leaves the trainer fresh', { timeout: 60_000 }, async () => {

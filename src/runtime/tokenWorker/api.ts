@@ -26,6 +26,8 @@ const SLICE_MS = 8;
 export function createTokenWorkerApi(loadEngine: (name?: string) => Promise<Engine>) {
   let gen: TokenSlotGenerator | null = null;
   let decoder: TokenDecoder | null = null;
+  /** The generator's sampling stream (a checkpoint saves its state). */
+  let rng: Rng | null = null;
   let looping = false;
   let failure: Error | null = null;
   /** `next()` calls waiting for a finished episode. */
@@ -74,7 +76,7 @@ export function createTokenWorkerApi(loadEngine: (name?: string) => Promise<Engi
         decoder,
         makeEnv: () => makeEnv(o.env.id, o.env.kwargs) as ToolEnv,
         clock: new RealClock(),
-        rng: new Rng(o.seed),
+        rng: (rng = new Rng(o.seed)),
         temperature: o.temperature,
         maxActionTokens: o.maxActionTokens,
       });
@@ -109,10 +111,20 @@ export function createTokenWorkerApi(loadEngine: (name?: string) => Promise<Engi
       const g = need();
       return { ...g.stats, inFlight: g.inFlight };
     },
+    samplingState(): [number, number, number, number] {
+      need();
+      return rng!.getState();
+    },
+    /** Lands between two decoder calls: later tokens draw from the restored stream. */
+    setSamplingState(state: readonly number[]): void {
+      need();
+      rng!.setState(state);
+    },
     async close(): Promise<void> {
       const d = decoder;
       gen = null;
       decoder = null;
+      rng = null;
       for (const w of waiters.splice(0)) w.reject(new Error('token rollout worker closed'));
       await d?.release();
     },

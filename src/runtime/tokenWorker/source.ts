@@ -34,6 +34,8 @@ export async function remoteTokenSource(handle: TokenWorkerHandle, init: TokenSo
     setWeights: (w, version) => guard(api.setWeights(w, version)),
     drop: (groups, minVersion) => guard(api.drop(groups, minVersion)),
     stats: () => guard(api.stats()),
+    samplingState: () => guard(api.samplingState()),
+    setSamplingState: (state) => guard(api.setSamplingState([...state])),
     async release() {
       await guard(api.close()).catch(() => undefined);
       await handle.terminate();

@@ -55,7 +55,7 @@ export interface StartInfo {
   setupS: number;
   /** Trainable parameters in the policy. */
   params: number;
-  /** The trainer saves checkpoints (grid runs with an MLP policy), so the run can resume. */
+  /** The trainer saves checkpoints (every trainer does: grid and token runs), so the run can resume. */
   canCheckpoint: boolean;
   /** Iterations already trained (a resumed run starts at its checkpoint's). */
   iteration: number;

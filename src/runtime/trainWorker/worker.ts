@@ -104,6 +104,8 @@ const api = {
       workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights }),
       // Tool runs with rollout.workers 1 decode in a token rollout worker beside this one.
       tokenWorker: browserTokenWorker,
+      // A token run's checkpoint replaces the imitation warm start's result: a resume skips it.
+      resume: resumeFrom,
       onWarmStart: onWarmStart ? (r, total) => onWarmStart({ step: r.step + 1, total, ceLoss: r.ceLoss, targetProb: r.targetProb }) : undefined,
     });
     if (gen !== generation) {
