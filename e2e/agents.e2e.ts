@@ -1,6 +1,6 @@
 /**
  * "Watch a trained agent" in the Environments view: the shipped door-key policy (public/agents/,
- * made by npm run pretrain) steps once with its action probabilities shown, then plays the
+ * made by npm run train-agents) steps once with its action probabilities shown, then plays the
  * episode to the goal; the same seed replays the same actions; greedy takes the likeliest
  * action; a tool env says why it has no agent.
  */

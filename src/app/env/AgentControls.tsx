@@ -1,6 +1,6 @@
 /**
  * "Watch a trained agent": plays the shipped policy for this env (public/agents/, made by
- * `npm run pretrain`) on the episode in view, one action per tick at the expert's speed, and
+ * `npm run train-agents`) on the episode in view, one action per tick at the expert's speed, and
  * shows what the policy thought at each step: the probability of every action, the chosen one
  * marked. Sampled (how it was trained to act) or greedy (always the likeliest action), so a
  * student can see why a policy that succeeds when sampling may loop forever when greedy.
@@ -132,7 +132,7 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
       <p className="trained-agent-none muted small" data-testid="agent-none">
         {others.length > 0
           ? `The trained agent for ${envId} learned with ${JSON.stringify(others[0].kwargs)}; it only plays that world. Open the env with its defaults to watch it.`
-          : `No trained agent ships for ${envId} yet (npm run pretrain trains them; this env's run did not reach its bar).`}
+          : `No trained agent ships for ${envId} yet (npm run train-agents trains them; this env's run did not reach its bar).`}
       </p>
     );
   }

@@ -43,7 +43,7 @@ export async function agentPolicy(agent: Agent): Promise<Remote<AgentWorkerApi>>
   if (!res.ok) throw new Error(`could not fetch ${url.pathname} (HTTP ${res.status})`);
   const bytes = new Uint8Array(await res.arrayBuffer());
   if (bytes.length !== agent.bytes || (crypto.subtle && (await sha256Hex(bytes)) !== agent.sha256)) {
-    throw new Error(`${agent.file} is not the file the manifest describes (size or SHA-256 differs): run npm run pretrain again`);
+    throw new Error(`${agent.file} is not the file the manifest describes (size or SHA-256 differs): run npm run train-agents again`);
   }
   await worker.load(transfer(bytes, [bytes.buffer]), agent.model.obsDim);
   loaded = agent.file;

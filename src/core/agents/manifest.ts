@@ -1,7 +1,7 @@
 /**
  * The pretrained agents shipped in public/agents/: one ONNX policy per environment, and a
  * manifest saying how each was made (the exact command, config and seed, so anyone can make it
- * again with `npm run pretrain`) and how well it plays (held-out success, measured by the run
+ * again with `npm run train-agents`) and how well it plays (held-out success, measured by the run
  * that made it). The Environments view reads the manifest to offer "Watch a trained agent".
  */
 import { z } from 'zod';

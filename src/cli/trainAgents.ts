@@ -1,5 +1,6 @@
 /**
- * `npm run pretrain [-- --only SLUG,...]`: trains the agents shipped in public/agents/ with the
+ * `npm run train-agents [-- --only SLUG,...]` (not `pretrain`: npm runs a script of that name as
+ * a hook before every `npm run train`): trains the agents shipped in public/agents/ with the
  * ordinary CLI (`npm run train`), one run per target below, and writes for each:
  *   <slug>.config.json   the run config it trained from (a preset plus the overrides below)
  *   <slug>.onnx          the trained policy, weights baked in (the run's policy.onnx)
@@ -57,7 +58,7 @@ const TARGETS: readonly Target[] = [
   { slug: 'four-rooms', preset: 'grid-door-key-ppo', env: 'grid/four-rooms', iterations: 200, seed: 1, minSampled: 0.6 },
 ];
 
-const USAGE = `usage: npm run pretrain [-- --only SLUG[,SLUG...]]
+const USAGE = `usage: npm run train-agents [-- --only SLUG[,SLUG...]]
   trains the shipped grid agents with npm run train and rewrites public/agents/ (manifest.json, <slug>.onnx, <slug>.config.json)
 targets: ${TARGETS.map((t) => t.slug).join(', ')}`;
 
@@ -67,7 +68,7 @@ function configFor(t: Target): unknown {
     ...base,
     id: `agent-${t.slug}`,
     title: `Shipped agent · ${t.env}`,
-    description: `The trained agent the Environments view plays for ${t.env}: ${t.preset} on this env, ${t.iterations} iterations, seed ${t.seed}. Made by npm run pretrain.`,
+    description: `The trained agent the Environments view plays for ${t.env}: ${t.preset} on this env, ${t.iterations} iterations, seed ${t.seed}. Made by npm run train-agents.`,
     env: t.kwargs ? { id: t.env, kwargs: t.kwargs } : { id: t.env },
     ...t.overrides,
     iterations: t.iterations,
