@@ -9,23 +9,12 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, cpuLongTasks, describeTasks, traceMainThread, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, cpuLongTasks, describeTasks, pasteRewardCode, traceMainThread, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
 const status = (page: Page) => page.getByTestId('train-status');
 const attr = async (page: Page, id: string, name: string) => (await page.getByTestId(id).first().getAttribute(name)) ?? '';
-
-/** Replaces the editor's text with a paste (as rewardLab.e2e.ts does, and for the same reason). */
-async function setCode(page: Page, code: string): Promise<void> {
-  await page.locator('[data-testid=reward-editor] .cm-content').click();
-  await page.keyboard.press('Control+A');
-  await page.locator('[data-testid=reward-editor] .cm-content').evaluate((el, text) => {
-    const data = new DataTransfer();
-    data.setData('text/plain', text);
-    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-  }, code);
-}
 
 /** The run's code: a small bonus for moving forward (it spreads the returns of episodes that fail). */
 const RUN_CODE = 'export const forward = (step) => (step.actionName === "forward" ? 0.01 : 0);\n';
@@ -40,7 +29,7 @@ describe('counterfactual re-scoring', () => {
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=2`);
     await page.locator('[data-testid=reward-lab] > summary').click();
     // Saved before the run: it starts with the code (v1).
-    await setCode(page, RUN_CODE);
+    await pasteRewardCode(page, RUN_CODE);
     await page.getByTestId('reward-apply').click();
     await expect.poll(() => attr(page, 'reward-status', 'data-version')).toBe('0');
     console.log(`page ready after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -58,7 +47,7 @@ describe('counterfactual re-scoring', () => {
     expect(await page.getByTestId('rescore-frozen').textContent()).toContain('iterations 1–2, scored by v1');
 
     // Add a step cost in the editor and re-score: the page's thread stays free meanwhile.
-    await setCode(page, EDIT);
+    await pasteRewardCode(page, EDIT);
     const stopTrace = await traceMainThread(browser(), page);
     await page.getByTestId('rescore-run').click();
     await expect.poll(() => attr(page, 'rescore-flips', 'data-n'), { timeout: 30_000, interval: 100 }).toBe('128');
@@ -83,7 +72,7 @@ describe('counterfactual re-scoring', () => {
     await page.getByTestId('rescore').screenshot({ path: `${ARTIFACTS}/rescore.png` });
 
     // A term that throws: the sandbox's message (term, line), and the last answer stays.
-    await setCode(page, `${EDIT}export const broken = (step) => step.nope.deeper;\n`);
+    await pasteRewardCode(page, `${EDIT}export const broken = (step) => step.nope.deeper;\n`);
     await page.getByTestId('rescore-run').click();
     await expect.poll(() => page.getByTestId('rescore-error').textContent(), { timeout: 30_000 }).toMatch(/reward term 'broken' threw TypeError: .*\(line 3\)/);
     expect(Number(await attr(page, 'rescore-flips', 'data-flips'))).toBe(flips);

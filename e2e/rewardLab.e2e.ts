@@ -7,7 +7,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, cpuLongTasks, describeTasks, traceMainThread, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, cpuLongTasks, describeTasks, pasteRewardCode, traceMainThread, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -28,22 +28,6 @@ const costPerStep = (page: Page) =>
     return get('reward-user-terms') / get('length');
   });
 
-/**
- * Replaces the editor's text as a person pasting it would: select all, then a paste event that
- * CodeMirror handles itself. (Playwright's insertText goes through the browser's native
- * contenteditable editing instead, which spent 57 ms CPU in one 'textInput' dispatch here: the
- * harness's cost, not a person's.)
- */
-async function setCode(page: Page, code: string): Promise<void> {
-  await page.locator('[data-testid=reward-editor] .cm-content').click();
-  await page.keyboard.press('Control+A');
-  await page.locator('[data-testid=reward-editor] .cm-content').evaluate((el, text) => {
-    const data = new DataTransfer();
-    data.setData('text/plain', text);
-    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-  }, code);
-}
-
 describe('reward lab', () => {
   it('applies typed terms mid-run, refuses a loop and fetch with a message, keeps the code over a reload', { timeout: 300_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 1400, height: 1100 } });
@@ -63,7 +47,7 @@ describe('reward lab', () => {
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 120_000, interval: 250 }).toBeGreaterThanOrEqual(2);
 
     // Completion of the step record's fields after `step.`.
-    await setCode(page, 'export const stepCost = (step) => -0.01;\n// ');
+    await pasteRewardCode(page, 'export const stepCost = (step) => -0.01;\n// ');
     await page.keyboard.type('step.');
     await expect.poll(() => page.locator('.cm-tooltip-autocomplete').textContent(), { timeout: 10_000 }).toContain('goalDistance');
     await page.keyboard.press('Escape');
@@ -81,10 +65,10 @@ describe('reward lab', () => {
     // A term that loops forever, and one reaching for fetch: refused at Apply with the term's
     // name, the run goes on with v1, and the main thread stays responsive.
     const stopTrace = await traceMainThread(browser(), page);
-    await setCode(page, 'export const stepCost = (step) => -0.01;\nexport const spin = (step) => {\n  while (true) {}\n};\n');
+    await pasteRewardCode(page, 'export const stepCost = (step) => -0.01;\nexport const spin = (step) => {\n  while (true) {}\n};\n');
     await page.getByTestId('reward-apply').click();
     await expect.poll(() => page.getByTestId('reward-error').textContent(), { timeout: 30_000 }).toMatch(/reward term 'spin' \(line 2\) ran past its 100 ms limit per call/);
-    await setCode(page, "export const net = (step) => fetch('https://example.com').length;\n");
+    await pasteRewardCode(page, "export const net = (step) => fetch('https://example.com').length;\n");
     await page.getByTestId('reward-apply').click();
     await expect.poll(() => page.getByTestId('reward-error').textContent(), { timeout: 30_000 }).toMatch(/reward term 'net' threw ReferenceError: '?fetch'? is not defined/);
     const before = await num(page, 'data-iteration');
@@ -96,7 +80,7 @@ describe('reward lab', () => {
     expect(await page.getByTestId('reward-status').getAttribute('data-version')).toBe('1');
 
     // v2 moves the curve: ten times the step cost.
-    await setCode(page, 'export const stepCost = (step) => -0.1;\n');
+    await pasteRewardCode(page, 'export const stepCost = (step) => -0.1;\n');
     await page.getByTestId('reward-apply').click();
     await expect.poll(() => page.getByTestId('reward-status').getAttribute('data-version'), { timeout: 30_000 }).toBe('2');
     await expect(page.getByTestId('reward-error').count()).resolves.toBe(0);

@@ -11,10 +11,9 @@ import { memo, useMemo, useRef } from 'react';
 import { stackTerms, termsOf } from '../../core/reward/stack.ts';
 import { useElementSize } from '../ui/useElementSize.ts';
 import { bandPath, linear, linePath, niceTicks, yRange } from '../train/plot.ts';
-import { fmt, layoutMarkers, thin, tickFmt, useStaggered, type ChartMarker } from '../train/MetricChart.tsx';
+import { fmt, layoutMarkers, PAD, PlotAxes, PlotMarkers, thin, tickFmt, useStaggered, type ChartMarker } from '../train/MetricChart.tsx';
 import type { MetricPoint } from '../train/trainState.ts';
 
-const PAD = { left: 40, right: 8, top: 6, bottom: 16 };
 /** The task's own reward in green (as on the dashboard); other terms from a palette. */
 const TASK_COLOR = '#16803c';
 const PALETTE = ['#7c3aed', '#c2410c', '#2563eb', '#0f766e', '#c92a2a', '#a15c00', '#be185d', '#64748b'];
@@ -49,32 +48,13 @@ function Plot({ data, terms, colors, width, height, markers }: { data: MetricPoi
   const { sx, sy } = geo;
   return (
     <svg width={width} height={height} role="img" aria-label={`Reward by term, stacked, over ${data.length} iterations`}>
-      {geo.yTicks.map((t) => (
-        <g key={t}>
-          <line x1={PAD.left} x2={width - PAD.right} y1={sy(t)} y2={sy(t)} className="plot-grid" />
-          <text x={PAD.left - 5} y={sy(t)} className="plot-tick" textAnchor="end" dominantBaseline="middle">
-            {tickFmt(t)}
-          </text>
-        </g>
-      ))}
-      {geo.xTicks.map((t) => (
-        <text key={t} x={sx(t)} y={height - 3} className="plot-tick" textAnchor="middle">
-          {t}
-        </text>
-      ))}
+      <PlotAxes xTicks={geo.xTicks} yTicks={geo.yTicks} sx={sx} sy={sy} width={width} height={height} label={tickFmt} />
       {geo.bands.map((b) => (
         <path key={b.term} d={b.d} fill={b.color} fillOpacity={0.5} stroke={b.color} strokeOpacity={0.8} strokeWidth={0.6} data-term={b.term} />
       ))}
       <line x1={PAD.left} x2={width - PAD.right} y1={sy(0)} y2={sy(0)} stroke="#5b6478" strokeWidth={1} />
       <path d={geo.total} fill="none" stroke="#1f2433" strokeWidth={1.6} strokeLinejoin="round" />
-      {geo.marks.map((m) => (
-        <g key={`${m.label}@${m.x}`} data-testid="chart-marker" data-x={m.x}>
-          <line x1={m.px} x2={m.px} y1={PAD.top} y2={height - PAD.bottom} className="plot-ref" />
-          <text x={m.tx} y={PAD.top + 8 + m.row * 11} className="plot-tick plot-marker-label" textAnchor={m.anchor}>
-            {m.label}
-          </text>
-        </g>
-      ))}
+      <PlotMarkers marks={geo.marks} height={height} />
     </svg>
   );
 }

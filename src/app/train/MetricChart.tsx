@@ -122,7 +122,8 @@ export function fmt(v: number | undefined): string {
 }
 
 
-const PAD = { left: 40, right: 8, top: 6, bottom: 16 };
+/** Plot margins, px: room for the y tick labels on the left and the x ticks below. */
+export const PAD = { left: 40, right: 8, top: 6, bottom: 16 };
 
 /** A vertical line at iteration `x` with a label, e.g. where RL began after a warm start. */
 export interface ChartMarker {
@@ -149,6 +150,43 @@ export function layoutMarkers(xs: readonly number[], labels: readonly string[], 
     ends[row] = from + w;
     return { row, anchor, tx: anchor === 'start' ? x + 3 : x - 3 };
   });
+}
+
+/** A chart's grid lines with y tick labels (`label` formats them) and its integer x ticks. */
+export function PlotAxes({ xTicks, yTicks, sx, sy, width, height, label }: { xTicks: number[]; yTicks: number[]; sx: (x: number) => number; sy: (y: number) => number; width: number; height: number; label: (v: number) => string }) {
+  return (
+    <>
+      {yTicks.map((t) => (
+        <g key={t}>
+          <line x1={PAD.left} x2={width - PAD.right} y1={sy(t)} y2={sy(t)} className="plot-grid" />
+          <text x={PAD.left - 5} y={sy(t)} className="plot-tick" textAnchor="end" dominantBaseline="middle">
+            {label(t)}
+          </text>
+        </g>
+      ))}
+      {xTicks.map((t) => (
+        <text key={t} x={sx(t)} y={height - 3} className="plot-tick" textAnchor="middle">
+          {t}
+        </text>
+      ))}
+    </>
+  );
+}
+
+/** Placed markers (layoutMarkers' rows and anchors at pixel x `px`): a dashed line and its label each. */
+export function PlotMarkers({ marks, height }: { marks: readonly (ChartMarker & { px: number; row: number; anchor: 'start' | 'end'; tx: number })[]; height: number }) {
+  return (
+    <>
+      {marks.map((m) => (
+        <g key={`${m.label}@${m.x}`} data-testid="chart-marker" data-x={m.x}>
+          <line x1={m.px} x2={m.px} y1={PAD.top} y2={height - PAD.bottom} className="plot-ref" />
+          <text x={m.tx} y={PAD.top + 8 + m.row * 11} className="plot-tick plot-marker-label" textAnchor={m.anchor}>
+            {m.label}
+          </text>
+        </g>
+      ))}
+    </>
+  );
 }
 
 function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data: MetricPoint[]; width: number; height: number; f: (v: number) => string; markers?: readonly ChartMarker[] }) {
@@ -192,19 +230,7 @@ function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data
         }}
         onMouseLeave={() => setHover(null)}
       >
-        {geo.yTicks.map((t) => (
-          <g key={t}>
-            <line x1={PAD.left} x2={width - PAD.right} y1={sy(t)} y2={sy(t)} className="plot-grid" />
-            <text x={PAD.left - 5} y={sy(t)} className="plot-tick" textAnchor="end" dominantBaseline="middle">
-              {spec.format ? f(t) : tickFmt(t)}
-            </text>
-          </g>
-        ))}
-        {geo.xTicks.map((t) => (
-          <text key={t} x={sx(t)} y={height - 3} className="plot-tick" textAnchor="middle">
-            {t}
-          </text>
-        ))}
+        <PlotAxes xTicks={geo.xTicks} yTicks={geo.yTicks} sx={sx} sy={sy} width={width} height={height} label={spec.format ? f : tickFmt} />
         {spec.ref && (
           <g>
             <line x1={PAD.left} x2={width - PAD.right} y1={sy(spec.ref.y)} y2={sy(spec.ref.y)} className="plot-ref" />
@@ -220,14 +246,7 @@ function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data
             )}
           </g>
         )}
-        {geo.marks.map((m) => (
-          <g key={`${m.label}@${m.x}`} data-testid="chart-marker" data-x={m.x}>
-            <line x1={m.px} x2={m.px} y1={PAD.top} y2={height - PAD.bottom} className="plot-ref" />
-            <text x={m.tx} y={PAD.top + 8 + m.row * 11} className="plot-tick plot-marker-label" textAnchor={m.anchor}>
-              {m.label}
-            </text>
-          </g>
-        ))}
+        <PlotMarkers marks={geo.marks} height={height} />
         {geo.band && <path d={geo.band} fill={spec.lines[0].color} fillOpacity={0.14} stroke="none" />}
         {geo.lines.map((l) => (
           <path key={l.key} d={l.d} fill="none" stroke={l.color} strokeWidth={l.dashed ? 1.3 : 1.9} strokeOpacity={l.dashed ? 0.7 : 1} strokeLinejoin="round" strokeLinecap="round" />
