@@ -103,6 +103,17 @@ describe('training run state machine', () => {
     expect(s().status).toBe('idle');
   });
 
+  it('a link to a preset that carries reward code applies it; a link to one without keeps the code the person applied', async () => {
+    const { useRewardLab } = await import('../rewardLab/rewardLab.ts');
+    useRewardLab.getState().setText('export const mine = (s) => 0;\n');
+    useRewardLab.setState({ applied: 'export const mine = (s) => 0;\n' });
+    s().openTrain('#view=train&preset=grid-empty-8x8-grpo');
+    expect(useRewardLab.getState().applied).toContain('mine');
+    s().openTrain('#view=train&preset=grid-empty-8x8-hackable');
+    expect(useRewardLab.getState().applied).toContain('closer');
+    expect(s().draft.reward?.code).toContain('closer');
+  });
+
   it('a structural edit waits for confirmation; revert keeps the run, confirm restarts it', async () => {
     await s().stepOnce();
     s().editField('algo.groupSize', 4);

@@ -429,6 +429,11 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       backendChosenByPerson = parsed.backend !== null;
       const r = draftFromHash(parsed, get().presets, detected);
       for (const p of [...loaded.problems, ...r.problems]) get().notify('warning', `Ignored part of the link: ${p}.`);
+      // A preset that carries reward code (the hackable ones), opened from a link or a reload,
+      // scores with it, as when it is picked from the list; a preset without code keeps the
+      // code the person applied (the lab remembers it across reloads).
+      const code = r.draft.reward?.code ?? '';
+      if (code.trim() !== '') adoptRewardCode(code);
       const { running } = get();
       set({ view: 'train', presetId: r.presetId, base: r.base, draft: r.draft, validation: validate(r.draft), pendingRestart: running ? restartFields(running, r.draft) : [] });
     },
