@@ -13,7 +13,10 @@ import { VirtualClock } from '../../core/envs/clock.ts';
 import type { RewardLab } from '../../core/reward/userTerms.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import { loadNodeEngine } from '../engine/node.ts';
-import { rewardLabFor } from './index.ts';
+import { createRewardSandbox, rewardLabFor } from './index.ts';
+import { makeEnv } from '../../core/envs/index.ts';
+import type { ToolEnv } from '../../core/envs/types.ts';
+import { sampleTextEpisode } from '../../core/reward/stepRecord.ts';
 
 const TINY = { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: 128 };
 
@@ -104,6 +107,24 @@ describe('user reward terms in the token trainers', () => {
     await expect(stopper.step()).rejects.toThrow(/reward term 'bad' \(line 2\) returned NaN at step 0 of the episode with seed \d+/);
     stopLab.scorer.close();
     await stopper.release();
+  });
+
+  it('a text step record holds the action text, the reply after it and the tool facts', { timeout: 20_000 }, async () => {
+    const ep = sampleTextEpisode(makeEnv('tools/calculator') as ToolEnv, 'tools/calculator', 3, ['oops', 'calc(2*3)', 'answer(6)']);
+    expect(ep.steps.map((s) => [s.actionName, s.info.malformed, s.info.toolCall])).toEqual([['oops', true, null], ['calc(2*3)', false, 'calc'], ['answer(6)', false, null]]);
+    expect(ep.steps[1].observation.nextText).toMatch(/6/);
+    expect(ep.steps[1].observation.text).toBe(ep.steps[0].observation.nextText);
+    expect(ep.steps.map((s) => s.terminated)).toEqual([false, false, true]);
+    const scorer = await createRewardSandbox([
+      'export const replyHasSix = (s) => (s.observation.nextText.includes("6") ? 1 : 0);',
+      'export const isCalc = (s) => (s.actionName.startsWith("calc(") ? 1 : 0);',
+      'export const turnsBefore = (s) => s.episode.steps.length + (s.state.goal === null ? 0 : 100);',
+    ].join('\n'));
+    const [raw] = await scorer.score([ep]);
+    expect(Array.from(raw.values.isCalc)).toEqual([0, 1, 0]);
+    expect(raw.values.replyHasSix[1]).toBe(1);
+    expect(Array.from(raw.values.turnsBefore)).toEqual([0, 1, 2]);
+    scorer.close();
   });
 
   it('the dry run before a tool run catches a looping term in milliseconds', { timeout: 20_000 }, async () => {
