@@ -15,11 +15,11 @@ export { createRewardSandbox, DEFAULT_SANDBOX, type SandboxOptions } from './qui
 /** Actions of the dry run: turns and moves, so terms see a few different states (grid action indices). */
 const DRY_RUN_ACTIONS = [2, 1, 2, 0, 2, 2, 5, 3];
 /**
- * Actions of a text run's dry run: a malformed action, a tool call (malformed or failed on envs
- * without `calc`: either way a turn with tool facts) and an answer, so terms reading `info.*`
- * and `actionName` see each kind of turn.
+ * Actions of a text run's dry run: a malformed action, a tool call (malformed on envs without
+ * `calc`: either way a turn with tool facts), a move (grids as text; malformed on tool envs) and
+ * an answer, so terms reading `info.*` and `actionName` see each kind of turn.
  */
-const DRY_RUN_TEXT_ACTIONS = ['hello', 'calc(1+2)', 'answer(3)'];
+const DRY_RUN_TEXT_ACTIONS = ['hello', 'calc(1+2)', 'forward', 'answer(3)'];
 
 /**
  * The run's user reward terms, or undefined when `reward.code` is empty. Rejects with a
