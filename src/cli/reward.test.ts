@@ -73,6 +73,40 @@ describe('npm run train -- --reward FILE', () => {
     expect(await rewardCodeHash(imported.run.config.reward.code)).toBe(hash);
   });
 
+  it('works for a tool run: terms read the tool facts of each turn (info.malformed, info.toolCall)', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'train-reward-tool-'));
+    // A small tool config (the calculator with a tiny transformer, no warm start) so the test takes seconds.
+    const cfg = write(dir, 'calc-tiny.json', JSON.stringify({
+      id: 'calc-tiny',
+      env: { id: 'tools/calculator' },
+      model: { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: 128 },
+      algo: { algo: 'grpo', lr: 0.003, groupSize: 4 },
+      rollout: { groups: 2, learnerBatch: 8, maxActionTokens: 12 },
+      iterations: 10,
+      seed: 5,
+    }));
+    const terms = "export const formatBonus = (s) => (s.info.malformed ? -1 : 0);\nexport const calcCall = (s) => (s.info.toolCall === 'calc' ? 0.5 : 0);\n";
+    const file = write(dir, 'tool-terms.js', terms);
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      expect(await main(['--config', cfg, '--reward', file, '--iterations', '2', '--out', join(dir, 'run'), '--quiet'])).toBe(0);
+    } finally {
+      log.mockRestore();
+    }
+    const lines = readFileSync(join(dir, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    for (const m of lines) {
+      expect(m['reward/formatBonus/mean']).toBeTypeOf('number');
+      expect(m['reward/calcCall/mean']).toBeTypeOf('number');
+      expect(m['reward/formatBonus/mean']).toBeLessThanOrEqual(0);
+      expect(m['reward/calcCall/mean']).toBeGreaterThanOrEqual(0);
+      expect(m['reward/version']).toBe(1);
+    }
+    // The untrained policy writes malformed actions: the term is felt from the first iteration.
+    expect(lines[0]['reward/formatBonus/mean']).toBeLessThan(0);
+    expect(JSON.parse(readFileSync(join(dir, 'run', 'config.json'), 'utf8')).reward.code).toBe(terms);
+  });
+
   it('a term that loops forever ends the CLI non-zero within 10 s, naming the term', { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'train-reward-loop-'));
     const file = write(dir, 'loop.js', 'export const fine = () => 0;\nexport const spin = (step) => {\n  while (true) {}\n};\n');

@@ -133,7 +133,6 @@ export function RewardLabPanel() {
   const live = status === 'running' || status === 'paused' || status === 'pausing' || status === 'stepping' || status === 'finished';
   // Closed until there is code to read: open, it pushes the dashboard a panel's height down.
   // Code applied from outside (a preset or lesson step that carries some) opens it.
-  const supported = useStore((s) => (s.running ?? s.draft).model.kind === 'mlp');
   const [open, setOpen] = useState(applied.trim() !== '');
   const [seenApplied, setSeenApplied] = useState(applied);
   if (seenApplied !== applied) {
@@ -145,7 +144,7 @@ export function RewardLabPanel() {
       <summary className="reward-lab-head">
         Reward lab{' '}
         <span className="muted">
-          — write reward terms as code; they run sandboxed (QuickJS) in the training worker{supported ? '' : ' (grid worlds with the MLP policy only, for now: this run\'s token policy ignores them)'}
+          — write reward terms as code; they run sandboxed (QuickJS) in the training worker, on grid and tool (token) runs alike
         </span>
       </summary>
       <div className="reward-lab-body">

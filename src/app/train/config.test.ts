@@ -75,7 +75,8 @@ describe('reward weights and token-policy fields', () => {
   });
   it('the reward code\'s failure policy and time limit per call are form fields with plain messages', () => {
     expect(shown(grid)).toEqual(expect.arrayContaining(['reward.onNonFinite', 'reward.callTimeoutMs']));
-    expect(shown(calc)).not.toContain('reward.callTimeoutMs');
+    // Tool (token) runs score user terms too: one step record per tool call or answer turn.
+    expect(shown(calc)).toEqual(expect.arrayContaining(['reward.onNonFinite', 'reward.callTimeoutMs']));
     const stop = validate(setField(grid, 'reward.onNonFinite', 'stop'));
     expect(stop.ok && stop.config.reward.onNonFinite).toBe('stop');
     const slow = validate(setField(grid, 'reward.callTimeoutMs', 250));

@@ -125,10 +125,9 @@ export const FIELDS: readonly FieldDef[] = [
     label: 'If a term fails',
     panel: 'reward',
     input: { kind: 'select', options: [{ value: 'skip', label: 'count it 0' }, { value: 'stop', label: 'stop the run' }] },
-    when: isMlp,
     help: "Your reward code (reward lab): what happens when a term throws or returns NaN or ±Infinity. 'skip' counts that term 0 for the episode and lists the problem under the editor (term, line, episode seed) while training goes on; 'stop' stops the run with the same message, so you can fix the code. Either way a NaN never reaches the advantages.",
   },
-  { path: 'reward.callTimeoutMs', label: 'Term time limit, ms', panel: 'reward', input: { kind: 'int', min: 1, max: 10_000 }, when: isMlp, help: 'Your reward code (reward lab): most wall time one call of a term may take, in milliseconds (1 to 10,000), before the sandbox stops it and names the term and the episode (an infinite loop). Each term is called once per step, so a slow term slows every iteration.' },
+  { path: 'reward.callTimeoutMs', label: 'Term time limit, ms', panel: 'reward', input: { kind: 'int', min: 1, max: 10_000 }, help: 'Your reward code (reward lab): most wall time one call of a term may take, in milliseconds (1 to 10,000), before the sandbox stops it and names the term and the episode (an infinite loop). Each term is called once per step, so a slow term slows every iteration.' },
 
   { path: 'rollout.groups', label: 'Groups / iteration', panel: 'rollout', input: { kind: 'int', min: 1, max: 512 }, when: isGroup, help: 'Groups per iteration, each group size episodes from one seed. More groups = smoother gradient, slower iteration.' },
   { path: 'rollout.episodes', label: 'Episodes / iteration', panel: 'rollout', input: { kind: 'int', min: 1, max: 4096 }, when: (c) => !isGroup(c), help: 'Episodes per iteration for REINFORCE and PPO, each from its own seed.' },

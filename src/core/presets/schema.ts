@@ -228,7 +228,6 @@ function runnable(c: Parsed): string[] {
   if (c.algo.algo === 'gigpo' && !(family === 'grid' && c.model.kind === 'mlp')) {
     out.push("algo.algo: gigpo groups steps by the grid observation they were taken in: it runs on grid envs with the 'mlp' policy");
   }
-  if (c.reward.code.trim() !== '' && !(family === 'grid' && c.model.kind === 'mlp')) out.push("reward.code: user reward terms run on grid envs with the 'mlp' policy for now");
   if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");
   return out;
 }

@@ -6,9 +6,11 @@
  *
  * Records are plain JSON (they cross into a sandbox), built after the episode ended by replaying
  * the env from its seed with the recorded actions: envs are deterministic from the seed, so the
- * replay is the episode (and `buildGridStepRecords` checks that the rewards agree).
+ * replay is the episode (and `buildGridStepRecords` checks that the rewards agree). Text (tool)
+ * episodes need no replay: a token episode records every observation, action text, reward and
+ * info, and `buildTextStepRecords` reads them off it.
  */
-import type { GridEnv, GridFrame, Info } from '../envs/types.ts';
+import type { GridEnv, GridFrame, Info, ToolEnv } from '../envs/types.ts';
 import { ACTION_LABELS } from '../envs/grid/world.ts';
 import { OBJ } from '../envs/grid/objects.ts';
 
@@ -24,12 +26,19 @@ export interface StepRecord {
   observation: {
     /** The egocentric view as text, in the shared vocabulary (what a text policy reads). */
     text: string;
-    /** Absolute heading: 0 east, 1 south, 2 west, 3 north. */
+    /** Absolute heading: 0 east, 1 south, 2 west, 3 north; −1 on text (tool) envs. */
     direction: number;
+    /**
+     * Text (tool) envs: the observation after the action, i.e. the env's reply (e.g. `result: 42`).
+     * Grid records leave it out (null in the sandbox): the next step's `observation.text` is it,
+     * and shipping every view twice would slow scoring.
+     */
+    nextText?: string | null;
   };
   /**
    * The full state before the action (privileged: the policy cannot see it, a reward may read
-   * it). Grid cells are counted from the top-left corner, x to the right, y down.
+   * it). Grid cells are counted from the top-left corner, x to the right, y down. Text (tool)
+   * envs have no grid: x, y and dir are −1, carrying, goal and goalDistance null.
    */
   state: {
     x: number;
@@ -43,9 +52,9 @@ export interface StepRecord {
     /** Steps from the agent to the goal by breadth-first search over open cells (null when unreachable or no goal). */
     goalDistance: number | null;
   };
-  /** The action taken: its index in the action space. */
+  /** The action taken: its index in the action space (grids); −1 on text envs (see actionName). */
   action: number;
-  /** Its name ('left', 'right', 'forward', 'pickup', 'drop', 'toggle', 'done'). */
+  /** Grids: its name ('left', 'right', 'forward', 'pickup', 'drop', 'toggle', 'done'). Text envs: the action text as the env received it, e.g. `calc(3*4)`. */
   actionName: string;
   /** The env's own reward for this step (grids: 1 − 0.9·steps/maxSteps on success, else 0). */
   reward: number;
@@ -90,7 +99,8 @@ export interface ScoreEpisode {
 export const STEP_RECORD_FIELDS: readonly { path: string; doc: string }[] = [
   { path: 't', doc: 'step index within the episode, from 0' },
   { path: 'observation.text', doc: 'the egocentric view as text (what a text policy reads)' },
-  { path: 'observation.direction', doc: 'heading: 0 east, 1 south, 2 west, 3 north' },
+  { path: 'observation.direction', doc: 'heading: 0 east, 1 south, 2 west, 3 north (−1 on tool envs)' },
+  { path: 'observation.nextText', doc: "tool envs: the env's reply to the action (null on grids)" },
   { path: 'state.x', doc: 'agent column (full state, before the action)' },
   { path: 'state.y', doc: 'agent row (full state, before the action)' },
   { path: 'state.dir', doc: 'agent heading' },
@@ -98,7 +108,7 @@ export const STEP_RECORD_FIELDS: readonly { path: string; doc: string }[] = [
   { path: 'state.goal', doc: '{x, y} of the goal, or null' },
   { path: 'state.goalDistance', doc: 'BFS steps to the goal, or null' },
   { path: 'action', doc: 'action index' },
-  { path: 'actionName', doc: "'left' | 'right' | 'forward' | 'pickup' | 'drop' | 'toggle' | 'done'" },
+  { path: 'actionName', doc: "grids: 'left' | 'right' | 'forward' | 'pickup' | 'drop' | 'toggle' | 'done'; tool envs: the action text, e.g. 'calc(3*4)'" },
   { path: 'reward', doc: "the env's reward for this step" },
   { path: 'terminated', doc: 'the episode ended after this step' },
   { path: 'truncated', doc: 'the time limit was hit after this step' },
@@ -227,4 +237,70 @@ export function sampleGridEpisode(env: GridEnv, envId: string, seed: number, act
     if (r.terminated || r.truncated) break;
   }
   return buildGridStepRecords(env, { envId, seed, actions: played, rewards });
+}
+
+/** What a text (tool) episode must have recorded: a token episode (rollout/tokenEpisode.ts) has all of it. */
+export interface TextEpisodeLike {
+  envId: string;
+  seed: number;
+  /** [T] action texts as the env received them. */
+  actions: readonly string[];
+  /** [T] env rewards. */
+  rewards: ArrayLike<number>;
+  /** [T] the env's info after each action. */
+  infos: readonly Info[];
+  /** [T + 1] observation texts: the task, then the env's reply after each action. */
+  observations: readonly string[];
+  /** How the episode ended (applies to its last step). */
+  terminated: boolean;
+  truncated: boolean;
+}
+
+/** Text envs have no grid: the state fields a grid term reads are −1 / null (documented on StepRecord.state). */
+const NO_GRID_STATE: StepRecord['state'] = { x: -1, y: -1, dir: -1, carrying: null, goal: null, goalDistance: null };
+
+/**
+ * The step records of a text (tool) episode, one per env step (a tool call or the answer): read
+ * off the recorded episode, no replay (tool envs may draw latencies and failures from a stream
+ * the episode does not record, and everything a term reads is recorded anyway). Only the last
+ * step carries the episode's terminated/truncated flags (a context-limited episode ends truncated).
+ */
+export function buildTextStepRecords(ep: TextEpisodeLike): ScoreEpisode {
+  const T = ep.actions.length;
+  if (ep.rewards.length !== T || ep.infos.length !== T || ep.observations.length < T) {
+    throw new Error(`buildTextStepRecords: ${ep.envId} seed ${ep.seed} has ${T} actions, ${ep.rewards.length} rewards, ${ep.infos.length} infos and ${ep.observations.length} observations`);
+  }
+  const steps: ScoreEpisode['steps'] = [];
+  for (let t = 0; t < T; t++) {
+    const last = t === T - 1;
+    steps.push({
+      t,
+      observation: { text: ep.observations[t], direction: -1, nextText: ep.observations[t + 1] ?? '' },
+      state: NO_GRID_STATE,
+      action: -1,
+      actionName: ep.actions[t],
+      reward: ep.rewards[t],
+      terminated: last && ep.terminated,
+      truncated: last && ep.truncated,
+      info: infoOf(ep.infos[t]),
+    });
+  }
+  return { seed: ep.seed, envId: ep.envId, steps };
+}
+
+/** A short real episode of a text env for a dry run of user terms before training: reset from `seed`, then `actions` (stopping early if it ends). */
+export function sampleTextEpisode(env: ToolEnv, envId: string, seed: number, actions: readonly string[]): ScoreEpisode {
+  const { obs } = env.reset({ seed });
+  const ep = { envId, seed, actions: [] as string[], rewards: [] as number[], infos: [] as Info[], observations: [obs.text], terminated: false, truncated: false };
+  for (const a of actions) {
+    const r = env.step(a);
+    ep.actions.push(a);
+    ep.rewards.push(r.reward);
+    ep.infos.push(r.info);
+    ep.observations.push(r.obs.text);
+    ep.terminated = r.terminated;
+    ep.truncated = r.truncated;
+    if (r.terminated || r.truncated) break;
+  }
+  return buildTextStepRecords(ep);
 }

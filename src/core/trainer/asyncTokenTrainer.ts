@@ -7,7 +7,11 @@
  *
  *   collect     keep (1 + s)·G groups in flight or finished-but-untrained, and wait until G have
  *               finished (dynamic sampling: drop zero-spread groups and wait for more)
- *   score       env reward + shaping; KL to the reference as a reward penalty
+ *   score       env reward + shaping + user reward terms (reward lab); KL to the reference as a
+ *               reward penalty. User terms score a group when collect takes it into a batch (its
+ *               episodes all finished), with the reward version current then: setRewardLab
+ *               applies between iterations, so every group of one batch has one version, even
+ *               a group sampled partly under an older policy version.
  *   advantages  group advantages, broadcast onto the policy tokens (update/tokenAdvantages.ts)
  *   weights/TIS stale tokens get π_old from the proximal policy and a TIS weight (update/tokenOffPolicy.ts)
  *   update      epochs × minibatches of the ONNX train step on the recorded ids (TITO)
@@ -54,6 +58,9 @@ import type { IterationReport, Trainer } from './trainer.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
 import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
 import { shapeTokenEpisode, shiftedBatch, shiftedVersions } from '../update/tokenBatch.ts';
+import { addTermRewards } from '../reward/rewardTerms.ts';
+import { buildTextStepRecords } from '../reward/stepRecord.ts';
+import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { referenceAndKlReward, tokenAdvantages, tokenWeights } from '../update/tokenAdvantages.ts';
 import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
 import { tokenOffPolicy } from '../update/tokenOffPolicy.ts';
@@ -122,6 +129,10 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
   /** Finished episodes thrown away this iteration with their group, as too stale (see collectEpisodes). */
   private lateAborted = 0;
   private lastStats: TokenSlotStats;
+  /** User reward terms, if any (setRewardLab swaps them between iterations). */
+  private rewardLab: (RewardLab & { version: number }) | null = null;
+  /** (episode, term) pairs skipped for a non-finite value in the iteration being collected. */
+  private termsSkipped = 0;
 
   private constructor(
     readonly config: TokenTrainerConfig,
@@ -153,6 +164,8 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     reference?: Weights,
     /** Decode in a rollout worker (the learner then trains while it decodes); default: this thread. */
     worker?: TokenSourceFactory,
+    /** User reward terms (the reward lab), scored on every collected group. */
+    rewardLab?: RewardLab,
   ): Promise<AsyncTokenTrainer> {
     const { algo } = config;
     if (!GROUP_ALGOS.includes(algo.algo)) throw new Error(`AsyncTokenTrainer trains group algorithms (grpo, drgrpo, rloo); got ${algo.algo}`);
@@ -195,7 +208,18 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const proximal = selfProximal ? null : new SequenceScorer(engine, model, config.learnerBatch, weights, lens);
     const refWeights = algo.klCoef > 0 ? (reference ?? weights) : null;
     const ref = refWeights ? new SequenceScorer(engine, model, config.learnerBatch, refWeights, lens) : null;
-    return new AsyncTokenTrainer(config, scheduling, model, engine, source, learner, proximal, ref, refWeights, await source.stats());
+    const trainer = new AsyncTokenTrainer(config, scheduling, model, engine, source, learner, proximal, ref, refWeights, await source.stats());
+    if (rewardLab) trainer.setRewardLab(rewardLab);
+    return trainer;
+  }
+
+  /**
+   * Score with these user reward terms from the next iteration's collect (null = none): groups
+   * that finished earlier but are collected from then on are scored with it too (see the file
+   * comment). The caller owns the scorer: it closes the one it replaces.
+   */
+  setRewardLab(lab: RewardLab | null): void {
+    this.rewardLab = installRewardLab(lab);
   }
 
   get hyper(): Record<string, number> {
@@ -297,8 +321,14 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       }
       await admitted;
       rounds++;
-      return this.finished.splice(0, need).map((g) => {
-        const shaped = g.episodes.map((ep) => shapeTokenEpisode(ep, this.config.shaping));
+      const taken = this.finished.splice(0, need);
+      // User terms: one sandbox call for the round's groups (step records read off the episodes).
+      const lab = this.rewardLab;
+      const terms = lab ? await scoreWithRewardLab(lab, taken.flatMap((g) => g.episodes.map(buildTextStepRecords))) : null;
+      if (terms) this.termsSkipped += terms.skipped;
+      let e = 0;
+      return taken.map((g) => {
+        const shaped = g.episodes.map((ep) => addTermRewards(shapeTokenEpisode(ep, this.config.shaping), terms?.values[e++]));
         sampled.push(...g.episodes);
         sampledShaped.push(...shaped);
         this.open.delete(g.id);
@@ -347,6 +377,9 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const N = algo.groupSize;
     const it = this.iteration;
     const t0 = performance.now();
+    // The lab is swapped only between iterations, so this version scored the whole batch.
+    const rewardVersion = this.rewardLab?.version ?? 0;
+    this.termsSkipped = 0;
     const c = await this.collect();
     const episodes = c.batch.flatMap((g) => g.episodes);
     const shaped = c.batch.flatMap((g) => g.shaped);
@@ -418,6 +451,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       'perf/tis_s': (t2 - t1) / 1000,
       'perf/iteration_s': iterS,
     } as IterationReport<TokenEpisode>['metrics'];
+    addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
     this.lastStats = { ...st };
     this.lateAborted = 0;
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };

@@ -38,8 +38,9 @@ export interface CreateTrainerOptions {
   /** Where async token runs wait for simulated tool latency (default: real time). */
   clock?: Clock;
   /**
-   * User reward terms (the sandboxed scorer of `config.reward.code`, made by the runtime layer);
-   * grid runs with the mlp policy only for now.
+   * User reward terms (the sandboxed scorer of `config.reward.code`, made by the runtime layer):
+   * grid runs score replayed grid steps, token runs (tool envs, grids as text) one record per
+   * env step (each tool call or answer turn).
    */
   rewardLab?: RewardLab;
   /**
@@ -76,7 +77,6 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
       options.rewardLab,
     );
   }
-  if (options.rewardLab) throw new Error("reward.code: user reward terms run on grid envs with the 'mlp' policy for now");
   if ((family === 'tool' || family === 'grid') && model.kind === 'transformer') {
     if (family === 'grid' && rollout.workers > 0) throw new Error('grid envs played as text decode in the training thread: set rollout.workers 0');
     if (rollout.workers > 0 && !options.tokenWorker) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no token rollout worker; use 0`);
@@ -102,9 +102,9 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
     if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo)) {
       const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
       const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
-      return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker);
+      return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);
     }
-    return TokenTrainer.create(tokenConfig, engine, weights, ref);
+    return TokenTrainer.create(tokenConfig, engine, weights, ref, options.rewardLab);
   }
   throw new Error(`no trainer for ${family} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp or a transformer, tool envs a transformer`);
 }

@@ -40,7 +40,8 @@ import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hype
 import { flattenSteps, klRewardSteps, rowLogprobs, stepAdvantages, stepOffPolicy, stepWeights, type StepAdvantages, type StepRows } from '../update/stepBatch.ts';
 import { runStepUpdate, type StepUpdateResult } from '../update/stepUpdate.ts';
 import type { StepTrainerConfig } from './stepConfig.ts';
-import { addTermRewards, resolveTermScores, type NonFinitePolicy, type RewardTermsScorer } from '../reward/rewardTerms.ts';
+import { addTermRewards } from '../reward/rewardTerms.ts';
+import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { buildGridStepRecords } from '../reward/stepRecord.ts';
 import type { GridEnv } from '../envs/types.ts';
 import type { IterationReport, Trainer } from './trainer.ts';
@@ -49,16 +50,8 @@ import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/
 /** Makes the rollout pool for a model and its initial weights (version 0). Default: in-thread serial pool. */
 export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engine) => Promise<RolloutPool>;
 
-/** User reward terms for a run (reward lab): the sandboxed scorer and what to do with its problems. */
-export interface RewardLab {
-  scorer: RewardTermsScorer;
-  /** What a non-finite term value does ('skip': the term counts 0 in that episode, reported). */
-  onNonFinite: NonFinitePolicy;
-  /** The code version that scores from now on (1 = the run's starting code); `reward/version` reports it. */
-  version?: number;
-  /** Called once per skipped (episode, term) with a message naming the term, the line and the seed. */
-  onProblem?: (message: string) => void;
-}
+/** User reward terms for a run (reward lab); defined beside the shared scoring helper. */
+export type { RewardLab } from '../reward/userTerms.ts';
 
 export const serialPoolFactory: PoolFactory = async (model, weights, engine) => new SerialRolloutPool({ engine, model, weights });
 
@@ -153,7 +146,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
    * owns the scorer: it closes the one it replaces. Batches already scored keep their values.
    */
   setRewardLab(lab: RewardLab | null): void {
-    this.rewardLab = lab ? { ...lab, version: lab.version ?? 1 } : null;
+    this.rewardLab = installRewardLab(lab);
   }
 
   /**
@@ -166,13 +159,9 @@ export class StepTrainer implements Trainer<StepEpisode> {
     if (!lab || episodes.length === 0) return;
     this.replayEnv ??= makeEnv(this.config.env.id, this.config.env.kwargs) as GridEnv;
     const records = episodes.map((ep) => buildGridStepRecords(this.replayEnv!, ep));
-    const raw = await lab.scorer.score(records);
-    episodes.forEach((ep, i) => {
-      const r = resolveTermScores(raw[i], lab.onNonFinite, { seed: ep.seed, lineOf: (t) => lab.scorer.lineOf(t) });
-      this.termsSkipped += r.skipped.length;
-      for (const msg of r.skipped) lab.onProblem?.(msg);
-      ep.termRewards = r.values;
-    });
+    const r = await scoreWithRewardLab(lab, records);
+    this.termsSkipped += r.skipped;
+    episodes.forEach((ep, i) => (ep.termRewards = r.values[i]));
   }
 
   /** The batch of iteration `iteration`: seeds, groups, sampling seed (a pure function of the config). */
@@ -373,9 +362,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
 
   /** `reward/version` (the user-terms code that scored this iteration; 0 = none) and `reward/terms_skipped`. */
   private rewardLabMetrics(m: Record<string, number>, version: number): void {
-    if (version === 0 && this.termsSkipped === 0) return;
-    m['reward/version'] = version;
-    m['reward/terms_skipped'] = this.termsSkipped;
+    addRewardLabMetrics(m, version, this.termsSkipped);
   }
 
   /** The metrics phase (the shaping schedule advances on this iteration's success rate). */

@@ -6,7 +6,8 @@
  *   collect     groups of episodes (same seed per group) in lockstep on a KV-cached decoder
  *               (rollout/tokenLockstep.ts), dynamic sampling for group algorithms; PPO: distinct
  *               seeds, and the decoder's value head records V beside every sampled token
- *   score       env reward + named shaping terms; KL to the reference as a reward penalty
+ *   score       env reward + named shaping terms + user reward terms (reward lab: one step
+ *               record per env step, scored in the sandbox); KL to the reference as a reward penalty
  *   advantages  per episode, broadcast to policy tokens; PPO: token GAE (update/tokenAdvantages.ts)
  *   update      minibatches of the ONNX train step on exactly the recorded ids (TITO)
  *   sync        the learner's weights become the decoder's, version + 1
@@ -35,6 +36,9 @@ import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { shapeTokenEpisode, shiftedBatch } from '../update/tokenBatch.ts';
 import { referenceAndKlReward, tokenAdvantages, tokenWeights, valueTargets } from '../update/tokenAdvantages.ts';
 import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
+import { addTermRewards } from '../reward/rewardTerms.ts';
+import { buildTextStepRecords } from '../reward/stepRecord.ts';
+import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
 
 export interface TokenTrainerConfig {
@@ -97,6 +101,10 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
   version = 0;
   private ema: EmaBaselineState = EMA_BASELINE_INIT;
   private readonly rng: Rng;
+  /** User reward terms, if any (setRewardLab swaps them between iterations). */
+  private rewardLab: (RewardLab & { version: number }) | null = null;
+  /** (episode, term) pairs skipped for a non-finite value in the iteration being collected. */
+  private termsSkipped = 0;
 
   private constructor(
     readonly config: TokenTrainerConfig,
@@ -115,8 +123,9 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
   /**
    * @param initial starting weights (e.g. the imitation warm start); default a fresh init.
    * @param reference weights of the KL reference policy (default `initial`); used when algo.klCoef > 0.
+   * @param rewardLab user reward terms (the reward lab), scored on every sampled episode.
    */
-  static async create(config: TokenTrainerConfig, engine: Engine, initial?: Weights, reference?: Weights): Promise<TokenTrainer> {
+  static async create(config: TokenTrainerConfig, engine: Engine, initial?: Weights, reference?: Weights, rewardLab?: RewardLab): Promise<TokenTrainer> {
     const { algo } = config;
     const ppo = algo.algo === 'ppo';
     if (ppo && algo.klCoef > 0 && algo.klMode === 'reward') throw new Error("TokenTrainer: PPO takes the KL to the reference as a loss term (klMode 'loss'), not as a reward penalty");
@@ -139,7 +148,32 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     const [decoder, learner] = await Promise.all([engine.createDecoder(model, n, weights, config.prefillStep), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
     const refWeights = useRef ? { ...fresh, ...(reference ?? initial) } : null;
     const ref = refWeights ? new SequenceScorer(engine, model, config.learnerBatch, refWeights, lens) : null;
-    return new TokenTrainer(config, model, envs, decoder, learner, ref, refWeights);
+    const trainer = new TokenTrainer(config, model, envs, decoder, learner, ref, refWeights);
+    if (rewardLab) trainer.setRewardLab(rewardLab);
+    return trainer;
+  }
+
+  /**
+   * Score with these user reward terms from the next iteration (null = none). The caller owns the
+   * scorer: it closes the one it replaces.
+   */
+  setRewardLab(lab: RewardLab | null): void {
+    this.rewardLab = installRewardLab(lab);
+  }
+
+  /**
+   * Env reward + shaping + user terms of a round's episodes. The user terms score one step record
+   * per env step (a tool call or the answer turn) in the sandbox, and each term's per-step values
+   * join the shaped reward's perStep, total and terms (so `reward/<term>/mean` is the mean
+   * episode sum of the term, as for grids) before any advantage is computed.
+   */
+  private async shapeRound(eps: readonly TokenEpisode[]): Promise<ShapedReward[]> {
+    const lab = this.rewardLab;
+    const shaped = eps.map((ep) => shapeTokenEpisode(ep, this.config.shaping));
+    if (!lab) return shaped;
+    const r = await scoreWithRewardLab(lab, eps.map(buildTextStepRecords));
+    this.termsSkipped += r.skipped;
+    return shaped.map((s, i) => addTermRewards(s, r.values[i]));
   }
 
   /** Live hyperparameters (lr, entropy_coef, clip_low, clip_high, kl_coef): edit between iterations. */
@@ -221,9 +255,10 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
       c.policyTokens += ro.policyTokens;
       c.cacheHit += ro.kvCacheHitRate;
       const out: Group[] = [];
+      const roundShaped = await this.shapeRound(ro.episodes.slice(0, G * N));
       for (let g = 0; g < G; g++) {
         const eps = ro.episodes.slice(g * N, (g + 1) * N);
-        const shaped = eps.map((ep) => shapeTokenEpisode(ep, this.config.shaping));
+        const shaped = roundShaped.slice(g * N, (g + 1) * N);
         c.sampled.push(...eps);
         c.sampledShaped.push(...shaped);
         out.push({ episodes: eps, shaped, rewards: shaped.map((x) => x.total) });
@@ -245,6 +280,9 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     const { algo } = this.config;
     const it = this.iteration;
     const t0 = performance.now();
+    // The lab is swapped only between iterations, so this version scored the whole batch.
+    const rewardVersion = this.rewardLab?.version ?? 0;
+    this.termsSkipped = 0;
     const c = await this.collect(it);
     const episodes = c.batch.flatMap((g) => g.episodes);
     const shaped = c.batch.flatMap((g) => g.shaped);
@@ -303,6 +341,7 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
       }),
       'perf/iteration_s': (t3 - t0) / 1000,
     } as IterationReport<TokenEpisode>['metrics'];
+    addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
   }
 

@@ -10,6 +10,7 @@ import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { LiveHyper } from '../update/hyper.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
+import type { RewardLab } from '../reward/userTerms.ts';
 
 /** One trained iteration, as every trainer reports it. */
 export interface IterationReport<E extends StepEpisode | TokenEpisode = StepEpisode | TokenEpisode> {
@@ -37,6 +38,11 @@ export interface Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | To
   evaluate(seeds: readonly number[], temperature?: number): Promise<E[]>;
   /** Applies live hyperparameter edits from the next train step on; throws on an invalid edit. */
   setHyper(h: LiveHyper): void;
+  /**
+   * User reward terms (reward lab) from the next iteration on, null = none: the live Apply of new
+   * reward code. The caller owns the scorer and closes the one it replaces.
+   */
+  setRewardLab(lab: RewardLab | null): void;
   /** A copy of the learner's current weights. */
   getWeights(): Promise<Weights>;
   /**

@@ -5,7 +5,8 @@
 import { makeEnv } from '../../core/envs/index.ts';
 import type { GridEnv } from '../../core/envs/types.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
-import { sampleGridEpisode } from '../../core/reward/stepRecord.ts';
+import { sampleGridEpisode, sampleTextEpisode, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
+import { makeTextEnv } from '../../core/envs/grid/textAdapter.ts';
 import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
 import { createRewardSandbox } from './quickjs.ts';
 
@@ -13,6 +14,12 @@ export { createRewardSandbox, DEFAULT_SANDBOX, type SandboxOptions } from './qui
 
 /** Actions of the dry run: turns and moves, so terms see a few different states (grid action indices). */
 const DRY_RUN_ACTIONS = [2, 1, 2, 0, 2, 2, 5, 3];
+/**
+ * Actions of a text run's dry run: a malformed action, a tool call (malformed on envs without
+ * `calc`: either way a turn with tool facts), a move (grids as text; malformed on tool envs) and
+ * an answer, so terms reading `info.*` and `actionName` see each kind of turn.
+ */
+const DRY_RUN_TEXT_ACTIONS = ['hello', 'calc(1+2)', 'forward', 'answer(3)'];
 
 /**
  * The run's user reward terms, or undefined when `reward.code` is empty. Rejects with a
@@ -22,17 +29,21 @@ const DRY_RUN_ACTIONS = [2, 1, 2, 0, 2, 2, 5, 3];
  * milliseconds, not after the first batch is collected). Non-finite values are left to the run's
  * `onNonFinite` policy.
  */
-export async function rewardLabFor(config: Pick<RunConfig, 'reward' | 'env' | 'seed'>, onProblem?: (message: string) => void, version = 1): Promise<RewardLab | undefined> {
+export async function rewardLabFor(config: Pick<RunConfig, 'reward' | 'env' | 'seed' | 'model'>, onProblem?: (message: string) => void, version = 1): Promise<RewardLab | undefined> {
   if (config.reward.code.trim() === '') return undefined;
   const scorer = await createRewardSandbox(config.reward.code, { callTimeoutMs: config.reward.callTimeoutMs });
-  const env = makeEnv(config.env.id, config.env.kwargs);
-  if (env.spec.family === 'grid') {
-    try {
-      await scorer.score([sampleGridEpisode(env as GridEnv, config.env.id, config.seed, DRY_RUN_ACTIONS)]);
-    } catch (e) {
-      scorer.close();
-      throw e;
-    }
+  try {
+    await scorer.score([dryRunEpisode(config)]);
+  } catch (e) {
+    scorer.close();
+    throw e;
   }
   return { scorer, onNonFinite: config.reward.onNonFinite, onProblem, version };
+}
+
+/** A few steps of a real episode of the run's env, recorded as its trainer would: grid steps for an mlp policy, text turns for a transformer (tool envs, grids as text). */
+function dryRunEpisode(config: Pick<RunConfig, 'env' | 'seed' | 'model'>): ScoreEpisode {
+  const env = makeEnv(config.env.id, config.env.kwargs);
+  if (env.spec.family === 'grid' && config.model.kind === 'mlp') return sampleGridEpisode(env as GridEnv, config.env.id, config.seed, DRY_RUN_ACTIONS);
+  return sampleTextEpisode(makeTextEnv(config.env.id, config.env.kwargs), config.env.id, config.seed, DRY_RUN_TEXT_ACTIONS);
 }

@@ -80,7 +80,7 @@ const DRIVER = `
       for (let t = 0; t < T; t++) {
         const s = freeze({
           t,
-          observation: freeze({ text: ep.text[t], direction: ep.od[t] }),
+          observation: freeze({ text: ep.text[t], direction: ep.od[t], nextText: ep.nt[t] }),
           state: freeze({
             x: ep.x[t], y: ep.y[t], dir: ep.dir[t],
             carrying: ep.ct[t] < 0 ? null : freeze({ type: ep.ct[t], color: ep.cc[t] }),
@@ -127,6 +127,7 @@ function columns(ep: ScoreEpisode) {
     envId: ep.envId,
     text: col((s) => s.observation.text),
     od: col((s) => s.observation.direction),
+    nt: col((s) => s.observation.nextText ?? null),
     x: col((s) => s.state.x),
     y: col((s) => s.state.y),
     dir: col((s) => s.state.dir),

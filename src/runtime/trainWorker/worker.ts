@@ -26,7 +26,7 @@ import { serializeEngine } from '../../core/rollout/stepPool.ts';
 import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
 import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import { rewardLabFor } from '../rewardSandbox/index.ts';
-import { StepTrainer, type RewardLab } from '../../core/trainer/stepTrainer.ts';
+import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
 import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, StartInfo, WarmStartProgress } from './types.ts';
 
 let trainer: Trainer | null = null;
@@ -203,7 +203,7 @@ const api = {
    */
   async setRewardCode(code: string, version: number): Promise<string[]> {
     const t = need();
-    if (!(t instanceof StepTrainer) || !runConfig) throw new Error("reward terms run on grid envs with the 'mlp' policy for now");
+    if (!runConfig) throw new Error('no run config: the run has not started');
     const lab = (await rewardLabFor({ ...runConfig, reward: { ...runConfig.reward, code } }, noteRewardProblem, version)) ?? null;
     if (t !== trainer) {
       lab?.scorer.close();
