@@ -46,7 +46,7 @@ describe('npm run train', () => {
     expect(logp.reduce((s, x) => s + Math.exp(x), 0)).toBeCloseTo(1, 5);
   });
 
-  for (const algo of ['cispo', 'gspo', 'gigpo'] as const) {
+  for (const algo of ['cispo', 'gspo', 'gigpo', 'remax'] as const) {
     it(`algo '${algo}' trains grid/empty-8x8 for 2 iterations from a JSON config`, { timeout: 60_000 }, async () => {
       const out = mkdtempSync(join(tmpdir(), `train-${algo}-`));
       const file = join(out, 'run.json');
@@ -61,6 +61,8 @@ describe('npm run train', () => {
         expect(m['adv/abs_mean']).toBeGreaterThan(0);
         // GiGPO found states that several of a group's episodes acted from (random walks revisit cells).
         if (algo === 'gigpo') expect(m['groups/step_groups_mean']).toBeGreaterThan(1);
+        // ReMax played one greedy episode per group as its baseline.
+        if (algo === 'remax') expect(Number.isFinite(m['remax/greedy_reward_mean'])).toBe(true);
       }
     });
   }

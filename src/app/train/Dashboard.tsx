@@ -338,12 +338,23 @@ const Section = memo(function Section({ title, blurb, verdict, specs, data, extr
 const LIVE = <LiveRollout />;
 
 /** Every chart the dashboard draws for a run of `config` on an env with `maxSteps` and `numActions` (0 = tokens). */
+/** ReMax's baseline beside what it is subtracted from: a sampled episode beats it or trails it. */
+const REMAX: ChartSpec = {
+  id: 'remax',
+  title: 'ReMax baseline',
+  help: "remax/greedy_reward_mean: the reward of each group's greedy episode (the most likely action at every step, from the group's start), the baseline ReMax subtracts; reward/mean: the sampled episodes' mean. While the greedy line is below the sampled mean, successes stand out as positive advantages; once it is above, most samples trail it and get pushed down (entropy can rise).",
+  lines: [
+    { key: 'reward/mean', label: 'sampled', color: C.indigo },
+    { key: 'remax/greedy_reward_mean', label: 'greedy', color: C.orange },
+  ],
+};
+
 export function dashboardCharts(config: { model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   return {
     outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig)],
     exploration: exploration(numActions),
-    signal: signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'),
+    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : [])],
     shift: SHIFT,
     reward: [PROXY],
     speed: SPEED,

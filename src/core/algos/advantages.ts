@@ -187,6 +187,8 @@ export function sequenceAdvantages(
       throw new RangeError('sequenceAdvantages: ppo advantages are per step; use gae()');
     case 'gigpo':
       throw new RangeError('sequenceAdvantages: gigpo advantages are per step; use gigpoAdvantages() (algos/stepGroups.ts)');
+    case 'remax':
+      throw new RangeError('sequenceAdvantages: remax needs each group\'s greedy reward; use remaxAdvantages() (algos/remax.ts)');
   }
 }
 

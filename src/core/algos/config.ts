@@ -24,10 +24,10 @@ export type Aggregation = 'token' | 'sequence' | 'constant';
 /** Which Monte-Carlo estimator of KL(π‖π_ref) per sampled token (Schulman, "Approximating KL"). */
 export type KlEstimator = 'k1' | 'k3';
 
-export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo' | 'cispo' | 'gspo' | 'gigpo';
-export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo', 'cispo', 'gspo', 'gigpo'];
+export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo' | 'cispo' | 'gspo' | 'gigpo' | 'remax';
+export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo', 'cispo', 'gspo', 'gigpo', 'remax'];
 /** Algorithms whose advantages compare episodes within a group started from the same seed. */
-export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo'];
+export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo', 'remax'];
 /** Group algorithms that divide by the group's reward std by default (GRPO's advantages). */
 const STD_NORMALIZED: readonly Algo[] = ['grpo', 'cispo', 'gspo', 'gigpo'];
 
@@ -40,7 +40,9 @@ export interface AlgoConfig {
    * the episode's length-normalised ratio, Qwen3; use clips near 3e-4 / 4e-4 as its paper does,
    * since a sequence's ratio stays much closer to 1 than a token's); 'gigpo' = GRPO's episode
    * advantage plus a step-level one from steps taken in the same state across the group (GiGPO;
-   * grid envs with the MLP policy).
+   * grid envs with the MLP policy); 'remax' = each episode's reward minus the reward of one greedy
+   * (argmax) episode from the group's start, played by the same policy (ReMax; grid + MLP,
+   * synchronous rollouts): a baseline that costs one rollout per group instead of a critic.
    */
   algo: Algo;
   /** Episodes per group, all from one start state (group algos); batch = groups × groupSize. */
@@ -244,6 +246,9 @@ export function crossCheck(c: AlgoConfig): ConfigIssue[] {
       path: 'klEstimator',
       message: "k1 as a loss term has a zero-mean gradient on samples from π (it adds only noise); use 'k3' with klMode 'loss', or klMode 'reward' for k1",
     });
+  }
+  if (c.algo === 'remax' && c.dynamicSampling.enabled) {
+    out.push({ path: 'dynamicSampling.enabled', message: "ReMax's baseline is one greedy episode per group: a group with no spread can still beat or trail it, so there is nothing to resample; turn dynamic sampling off" });
   }
   if (c.dynamicSampling.enabled && !GROUP_ALGOS.includes(c.algo)) {
     out.push({ path: 'dynamicSampling.enabled', message: `needs a group algorithm (${GROUP_ALGOS.join(', ')}); algo is '${c.algo}'` });

@@ -225,6 +225,8 @@ function runnable(c: Parsed): string[] {
     if (c.rollout.workers === 1 && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.workers: a token rollout worker serves group algorithms (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}', use 0`);
     if (c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}'`);
   }
+  if (c.algo.algo === 'remax' && !(family === 'grid' && c.model.kind === 'mlp')) out.push("algo.algo: remax's greedy baseline episode is played by the grid trainer: it runs on grid envs with the 'mlp' policy");
+  if (c.algo.algo === 'remax' && c.rollout.mode === 'async') out.push("rollout.mode: remax compares each episode with a greedy one from the same policy version; use 'sync'");
   if (c.algo.algo === 'gigpo' && !(family === 'grid' && c.model.kind === 'mlp')) {
     out.push("algo.algo: gigpo groups steps by the grid observation they were taken in: it runs on grid envs with the 'mlp' policy");
   }

@@ -210,6 +210,12 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
       return ep.advantage + (g.advantages[0] ?? 0);
     });
     advantageNote = `PPO: each episode's first-step GAE advantage (γ ${algo.gamma}, λ ${algo.lambda}) with the critic's values held fixed, before batch normalisation`;
+  } else if (algo.algo === 'remax') {
+    // The greedy baseline episodes are not in the frozen buffer: their reward is held at its old
+    // value, so each advantage moves by exactly its return's change.
+    oldAdv = episodes.map((ep) => ep.advantage);
+    newAdv = episodes.map((ep, i) => ep.advantage + (newReturn[i] - oldReturn[i]));
+    advantageNote = "ReMax: return minus its group's greedy-episode reward, that reward held at its old value (the greedy episodes are not frozen)";
   } else {
     oldAdv = groupAdvantages(algo, episodes, oldReturn);
     newAdv = groupAdvantages(algo, episodes, newReturn);

@@ -240,6 +240,31 @@ export class StepTrainer implements Trainer<StepEpisode> {
     return r.episodes;
   }
 
+  /**
+   * ReMax's baselines for iteration `iteration`: one greedy (temperature 0) episode per group
+   * from the group's start seed, played before the update by the policy that sampled the batch
+   * (remax runs are synchronous), and scored as the sampled episodes are (shaping and user terms;
+   * a KL-as-reward penalty is not charged to it). Its env steps count in the iteration's compute.
+   */
+  private async greedyBaselines(iteration: number, episodes: readonly StepEpisode[], shape: (ep: StepEpisode) => ShapedReward): Promise<{ totals: Float64Array; envSteps: number; success: number }> {
+    const G = this.config.algo.groupSize;
+    const seeds = Array.from({ length: Math.floor(episodes.length / G) }, (_, g) => episodes[g * G].seed);
+    const r = await this.pool.collect({
+      env: this.config.env,
+      seeds,
+      groups: seeds.map(() => -1),
+      samplingSeed: mixSeed(this.config.seed, 0x4e3a, iteration),
+      temperature: 0,
+      potential: this.needsPotential ? gridGoalDistance.id : undefined,
+    });
+    await this.scoreUserTerms(r.episodes);
+    return {
+      totals: Float64Array.from(r.episodes, (ep) => shape(ep).total),
+      envSteps: r.envSteps,
+      success: r.episodes.filter((ep) => ep.success).length / Math.max(1, r.episodes.length),
+    };
+  }
+
   /** One learner iteration on the oldest batch; rollouts of later batches keep running. */
   async step(): Promise<IterationReport<StepEpisode>> {
     const it = this.iteration;
@@ -319,7 +344,9 @@ export class StepTrainer implements Trainer<StepEpisode> {
       klRewardSteps(episodes, shaped, await rowLogprobs(this.reference, rows, Array.from({ length: rows.S }, (_, r) => r), A), algo);
     }
     const totals = Float64Array.from(shaped, (s) => s.total);
-    const adv = stepAdvantages(algo, episodes, shaped, totals, rows.S, this.ema);
+    const greedy = algo.algo === 'remax' ? await this.greedyBaselines(it, episodes, shape) : null;
+    if (greedy) c.envSteps += greedy.envSteps;
+    const adv = stepAdvantages(algo, episodes, shaped, totals, rows.S, this.ema, greedy?.totals);
     this.ema = adv.ema;
     const weights = stepWeights(episodes, algo, this.maxSteps);
     const off = await stepOffPolicy(algo, this.version, rows, adv.adv, this.proximal, A);
@@ -344,6 +371,10 @@ export class StepTrainer implements Trainer<StepEpisode> {
     const times = { t0, t1, t2, t3, t4, idle0 };
     const metrics = this.iterationMetrics(c, shape, shaping, rows, adv, upd, { stale, tis: off.tis, staleRows: off.staleRows.length }, times);
     this.rewardLabMetrics(metrics, rewardVersion);
+    if (greedy) {
+      metrics['remax/greedy_reward_mean'] = greedy.totals.reduce((a, b) => a + b, 0) / Math.max(1, greedy.totals.length);
+      metrics['remax/greedy_success_rate'] = greedy.success;
+    }
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
   }
 

@@ -53,6 +53,16 @@ describe('stepAdvantages', () => {
     expect(r.adv[2]).toBe(r.episodeAdv[1]);
     expect(Array.from(r.returns)).toEqual([0, 0, 0]);
   });
+  it('ReMax: reward minus its group greedy reward, on all its steps; refuses to run without the greedy rewards', () => {
+    const algo = { ...defaultsFor('remax'), groupSize: 2 };
+    const eps = [ep(2), ep(1), ep(1), ep(3)];
+    const shaped = [shapedOf([0, 1]), shapedOf([0]), shapedOf([0.5]), shapedOf([0, 0, 0])];
+    // Group 0 greedy 0.25: 1 → +0.75, 0 → −0.25. Group 1 greedy 0.5: 0.5 → 0, 0 → −0.5.
+    const r = stepAdvantages(algo, eps, shaped, Float64Array.from([1, 0, 0.5, 0]), 7, EMA_BASELINE_INIT, Float64Array.from([0.25, 0.5]));
+    expect(Array.from(r.episodeAdv)).toEqual([0.75, -0.25, 0, -0.5]);
+    expect(Array.from(r.adv)).toEqual([0.75, 0.75, -0.25, 0, -0.5, -0.5, -0.5]);
+    expect(() => stepAdvantages(algo, eps, shaped, Float64Array.from([1, 0, 0.5, 0]), 7, EMA_BASELINE_INIT)).toThrow(/greedy/);
+  });
   it('PPO: GAE per episode on the shaped per-step rewards; episode advantage = first step', () => {
     const algo = { ...defaultsFor('ppo'), gamma: 0.5, lambda: 1, normalizeAdvantages: false };
     const e = ep(2, { values: Float32Array.from([0.5, 0.25]) });

@@ -3,6 +3,7 @@
  * step episodes flattened into rows, one per step, in episode order (row r of episode e at
  * offset Σ_{e' < e} T_e' + t).
  */
+import { remaxAdvantages } from '../algos/remax.ts';
 import { gigpoAdvantages } from '../algos/stepGroups.ts';
 import { gae, normalizeAdvantages, sequenceAdvantages, sequenceAggregationWeights, type EmaBaselineState } from '../algos/advantages.ts';
 import type { AlgoConfig } from '../algos/config.ts';
@@ -107,6 +108,8 @@ export function stepAdvantages(
   totals: Float64Array,
   S: number,
   ema: EmaBaselineState,
+  /** ReMax: each group's greedy episode reward ([groups]); required for algo 'remax'. */
+  greedyTotals?: Float64Array,
 ): StepAdvantages {
   const adv = new Float64Array(S);
   const returns = new Float64Array(S);
@@ -133,6 +136,16 @@ export function stepAdvantages(
       o += ep.actions.length;
     });
     return { adv, returns, episodeAdv, ema, stepGroups: { perGroup: g.stepGroupsPerGroup, groupedShare: g.groupedStepShare } };
+  }
+  if (algo.algo === 'remax') {
+    if (!greedyTotals) throw new Error('stepAdvantages: remax needs each group\'s greedy reward');
+    const a = remaxAdvantages(totals, greedyTotals, algo.groupSize);
+    episodes.forEach((ep, i) => {
+      episodeAdv[i] = a[i];
+      adv.fill(a[i], o, o + ep.actions.length);
+      o += ep.actions.length;
+    });
+    return { adv, returns, episodeAdv, ema };
   }
   const r = sequenceAdvantages(algo, totals, ema);
   episodes.forEach((ep, i) => {

@@ -32,6 +32,23 @@ describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
     await trainer.release();
   });
 
+  it('ReMax (greedy-episode baseline) solves grid/empty-5x5 from scratch', async () => {
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const trainer = await StepTrainer.create(
+      { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor('remax'), lr: 1e-3 }, groups: 8, learnerBatch: 512, seed: 1 },
+      engine,
+    );
+    const first = await trainer.step();
+    let last = first;
+    for (let i = 1; i < 20; i++) last = await trainer.step();
+    expect(first.metrics['episode/success_rate']).toBeLessThan(0.7);
+    expect(last.metrics['episode/success_rate']).toBeGreaterThanOrEqual(0.9);
+    // The baseline episode itself: greedy decoding of the trained policy reaches the goal.
+    expect(last.metrics['remax/greedy_success_rate']).toBeGreaterThanOrEqual(0.75);
+    expect(last.allApplied).toBe(true);
+    await trainer.release();
+  });
+
   it('PPO with a value head improves on grid/empty-5x5', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const trainer = await StepTrainer.create(
