@@ -17,6 +17,7 @@ import { STEP_RECORD_FIELDS } from '../../core/reward/stepRecord.ts';
 import { SHAPING_TERMS } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
 import { MetricChart, type ChartSpec } from '../train/MetricChart.tsx';
+import { warmEmptyNote } from '../train/Dashboard.tsx';
 import { versionMarkers } from '../../core/reward/versions.ts';
 import { useRewardLab } from './rewardLab.ts';
 import { StackedTermsChart } from './StackedTermsChart.tsx';
@@ -110,6 +111,7 @@ export function RewardLabPanel() {
   const applied = useRewardLab((s) => s.applied);
   const unsaved = useRewardLab((s) => s.text !== s.applied);
   const history = useStore((s) => s.history);
+  const emptyNote = warmEmptyNote(useStore((s) => s.warmStart));
   const status = useStore((s) => s.status);
   const applyRewardCode = useStore((s) => s.applyRewardCode);
   // User terms: reward/<term>/mean keys of the run that are not built-in shaping terms.
@@ -183,14 +185,14 @@ export function RewardLabPanel() {
         <div className="reward-lab-charts">
           <div className="reward-lab-chart" data-testid="reward-chart">
             {terms.length > 0 ? (
-              <MetricChart spec={spec} data={history} markers={markers} />
+              <MetricChart spec={spec} data={history} markers={markers} emptyNote={emptyNote} />
             ) : (
               <div className="chart-empty" data-testid="reward-chart-empty">
                 {spec.absentNote}
               </div>
             )}
           </div>
-          <StackedTermsChart history={history} markers={markers} />
+          <StackedTermsChart history={history} markers={markers} emptyNote={emptyNote} />
         </div>
       </div>
       <RescorePanel flush={() => flushEditor?.()} />

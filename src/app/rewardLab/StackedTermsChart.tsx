@@ -59,7 +59,7 @@ function Plot({ data, terms, colors, width, height, markers }: { data: MetricPoi
   );
 }
 
-export const StackedTermsChart = memo(function StackedTermsChart({ history, markers }: { history: MetricPoint[]; markers: readonly ChartMarker[] }) {
+export const StackedTermsChart = memo(function StackedTermsChart({ history, markers, emptyNote }: { history: MetricPoint[]; markers: readonly ChartMarker[]; emptyNote?: string }) {
   const ref = useRef<HTMLElement>(null);
   const staggered = useStaggered(history, ref);
   const data = useMemo(() => thin(history.length === 0 ? history : staggered), [history, staggered]);
@@ -93,7 +93,7 @@ export const StackedTermsChart = memo(function StackedTermsChart({ history, mark
       </figcaption>
       <div className="chart-body" ref={body}>
         {terms.length === 0 ? (
-          <div className="chart-empty">{data.length === 0 ? 'Press Start or Step to train.' : 'No reward term contributed yet.'}</div>
+          <div className="chart-empty">{data.length === 0 ? (emptyNote ?? 'Press Start or Step to train.') : 'No reward term contributed yet.'}</div>
         ) : (
           size.width > 0 && <Plot data={data} terms={terms} colors={colors} width={size.width} height={size.height} markers={markers} />
         )}
