@@ -7,7 +7,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { useBrowser, watchErrors } from './browser.ts';
+import { pasteRewardCode, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -28,13 +28,7 @@ describe('reward lab on a tool run', () => {
     await page.locator('[data-testid=reward-lab] > summary').click();
     await page.getByTestId('train-start').click();
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 120_000, interval: 250 }).toBeGreaterThanOrEqual(1);
-    await page.locator('[data-testid=reward-editor] .cm-content').click();
-    await page.keyboard.press('Control+A');
-    await page.locator('[data-testid=reward-editor] .cm-content').evaluate((el, text) => {
-      const data = new DataTransfer();
-      data.setData('text/plain', text);
-      el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    }, 'export const formatBonus = (step) => (step.info.malformed ? -1 : 0);\n');
+    await pasteRewardCode(page, 'export const formatBonus = (step) => (step.info.malformed ? -1 : 0);\n');
     await page.getByTestId('reward-apply').click();
     await expect.poll(() => page.getByTestId('reward-status').getAttribute('data-version'), { timeout: 30_000 }).toBe('1');
     await expect(page.getByTestId('reward-error').count()).resolves.toBe(0);

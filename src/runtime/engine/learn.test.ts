@@ -3,21 +3,27 @@
  * thresholds well below what full runs reach (see `npm run bench -- learn`).
  */
 import { describe, expect, it } from 'vitest';
-import { defaultsFor } from '../../core/algos/config.ts';
+import { defaultsFor, type Algo } from '../../core/algos/config.ts';
 import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
 import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
 import { loadNodeEngine } from './node.ts';
 
+/** 20 iterations of `algo` on grid/empty-5x5 (8 groups, lr 1e-3, seed 1): the trainer, its first and last reports. */
+async function emptyRoom(algo: Algo) {
+  const engine = await loadNodeEngine('ort-web-wasm');
+  const trainer = await StepTrainer.create(
+    { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor(algo), lr: 1e-3 }, groups: 8, learnerBatch: 512, seed: 1 },
+    engine,
+  );
+  const first = await trainer.step();
+  let last = first;
+  for (let i = 1; i < 20; i++) last = await trainer.step();
+  return { trainer, first, last };
+}
+
 describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
   it('GRPO solves grid/empty-5x5 from scratch, with rollout and trainer log-probs equal', async () => {
-    const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await StepTrainer.create(
-      { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor('grpo'), lr: 1e-3 }, groups: 8, learnerBatch: 512, seed: 1 },
-      engine,
-    );
-    const first = await trainer.step();
-    let last = first;
-    for (let i = 1; i < 20; i++) last = await trainer.step();
+    const { trainer, first, last } = await emptyRoom('grpo');
     // A random policy succeeds ~40% of the time within 100 steps, and slowly.
     expect(first.metrics['episode/success_rate']).toBeLessThan(0.7);
     expect(last.metrics['episode/success_rate']).toBeGreaterThanOrEqual(0.9);
@@ -33,14 +39,7 @@ describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
   });
 
   it('ReMax (greedy-episode baseline) solves grid/empty-5x5 from scratch', async () => {
-    const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await StepTrainer.create(
-      { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor('remax'), lr: 1e-3 }, groups: 8, learnerBatch: 512, seed: 1 },
-      engine,
-    );
-    const first = await trainer.step();
-    let last = first;
-    for (let i = 1; i < 20; i++) last = await trainer.step();
+    const { trainer, first, last } = await emptyRoom('remax');
     expect(first.metrics['episode/success_rate']).toBeLessThan(0.7);
     expect(last.metrics['episode/success_rate']).toBeGreaterThanOrEqual(0.9);
     // The baseline episode itself: greedy decoding of the trained policy reaches the goal.
