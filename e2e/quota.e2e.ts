@@ -33,10 +33,21 @@ describe('storage quota', () => {
       const real = navigator.storage.estimate.bind(navigator.storage);
       navigator.storage.estimate = async () => ({ ...(await real()), quota: q });
     }, quota);
+    // Warnings fade after a while, and the first comes at iteration 1: collect every one shown.
+    const seen = new Set<string>();
+    const collect = async () => {
+      for (const t of await page.locator('.notice-text').allTextContents().catch(() => [] as string[])) seen.add(t);
+    };
+    const watcher = setInterval(() => void collect(), 250);
     await page.getByTestId('train-start').click();
-    await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 240_000, interval: 500 }).toBe('finished');
+    try {
+      await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 240_000, interval: 500 }).toBe('finished');
+    } finally {
+      clearInterval(watcher);
+    }
+    await collect();
     expect(await num(page, 'data-iteration')).toBe(30);
-    const notices = await page.locator('.notice-text').allTextContents();
+    const notices = [...seen];
     const after = await page.evaluate(() => navigator.storage.estimate());
     writeFileSync(`${ARTIFACTS}/quota.json`, JSON.stringify({ quota, usageBefore: before.usage, estimateAfter: after, notices }, null, 2));
     expect(notices.join('\n')).toMatch(/Storage is nearly full: this run's trajectories are no longer saved \(from iteration \d+\); its metrics still are/);
