@@ -7,7 +7,7 @@
  * buffered here and handed to React at most once per animation frame, so a fast trainer never floods React.
  */
 import type { StateCreator } from 'zustand';
-import { proxy } from 'comlink';
+import { proxy, transfer } from 'comlink';
 import type { IterationView, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import type { Store } from '../state/storeTypes.ts';
 import type { MetricPoint, TrainSlice } from './trainState.ts';
@@ -26,7 +26,7 @@ import { MAX_SKIPPED_IN_A_ROW, skippedRunMessage } from '../../core/trainer/even
 import { RunRecorder } from '../../runtime/storage/recorder.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
-import type { Checkpoint } from '../../core/runs/checkpoint.ts';
+import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
 import { rewardVersions } from '../../core/reward/versions.ts';
 import { adoptRewardCode, messageLine, setAppliedCode, useRewardLab } from '../rewardLab/rewardLab.ts';
@@ -244,20 +244,16 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
   };
 
   /**
-   * Saves the trainer's checkpoint into the run's record (built in the worker and transferred,
-   * so no tensor is serialised on this thread). Call between steps only. Best effort: a failure
-   * is reported and the run trains on.
+   * Saves the trainer's checkpoint into the run's record, after the metrics queued before it. The
+   * worker builds it and writes it into IndexedDB itself, so no tensor is cloned on this thread.
+   * Call between steps only. Best effort: a failure is reported and the run trains on.
    */
   const saveCheckpoint = async (): Promise<void> => {
     const id = runId;
     const rec = recorder;
     if (!rec || !canCheckpoint) return;
-    try {
-      const cp = await trainWorker(fail).checkpoint();
-      if (cp && runId === id && recorder === rec) await rec.saveCheckpoint(cp);
-    } catch (e) {
-      if (runId === id) get().notify('warning', `The checkpoint was not saved: ${(e as Error).message}`);
-    }
+    const worker = trainWorker(fail);
+    await rec.saveCheckpoint(async () => (runId === id && recorder === rec ? worker.saveCheckpoint(rec.id) : null));
   };
 
   /**
@@ -302,7 +298,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
         if (get().warmPaused) return new Promise<void>((resolve) => (releaseWarm = resolve));
       });
       useRewardLab.setState({ versions: [], problems: [], error: null });
-      const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads, resume?.checkpoint));
+      const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads, resume && transfer(resume.checkpoint, checkpointTransferables(resume.checkpoint))));
       if (runId !== id) return false; // reset or restarted while starting
       canCheckpoint = info.canCheckpoint;
       trained = info.iteration;

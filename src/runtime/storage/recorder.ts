@@ -7,9 +7,9 @@
  */
 import type { LiveEdit, MetricRow, RunInfo, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
 import { bestSuccess } from '../../core/runs/format.ts';
-import { checkpointFloats, type Checkpoint } from '../../core/runs/checkpoint.ts';
+import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
-import { isQuotaError, newRunMeta, type RunMeta, type RunStore } from './runStore.ts';
+import { isQuotaError, newRunMeta, writeCheckpoint, type CheckpointWrite, type RunMeta, type RunStore } from './runStore.ts';
 
 export interface RecorderOptions {
   /** Sampled episodes saved per iteration (the first ones of each batch). */
@@ -164,21 +164,30 @@ export class RunRecorder {
 
   /**
    * Saves the run's checkpoint after the metrics before it (the same write queue), replacing the
-   * previous one. A full disk is reported and the older checkpoint stays.
+   * previous one. `checkpoint` is the checkpoint itself, written here, or a writer called in its
+   * turn in the queue: the page passes the training worker's, which builds the checkpoint and
+   * writes it into the same database off this thread (null: that trainer has none). A full disk
+   * or a failed write is reported and the older checkpoint stays.
    */
-  saveCheckpoint(checkpoint: Checkpoint): Promise<void> {
+  saveCheckpoint(checkpoint: Checkpoint | (() => Promise<CheckpointWrite | null>)): Promise<void> {
     this.hasCheckpoint = true;
-    this.checkpointBytes = 4 * checkpointFloats(checkpoint);
     void this.flush();
     this.chain = this.chain.then(async () => {
       if (!(await this.created)) return;
+      let done: CheckpointWrite | null;
       try {
-        await this.store.putCheckpoint(this.id, checkpoint);
+        done = typeof checkpoint === 'function' ? await checkpoint() : await writeCheckpoint(this.store, this.id, checkpoint);
       } catch (e) {
+        this.hooks.onProblem(`The checkpoint was not saved: ${(e as Error).message}`);
+        return;
+      }
+      if (!done) return;
+      this.checkpointBytes = 4 * done.floats;
+      if (done.error) {
         this.hooks.onProblem(
-          isQuotaError(e)
-            ? `Storage is full: the checkpoint at iteration ${checkpoint.iteration} was not saved (Resume would continue from an older one). Delete old runs in Runs to make room.`
-            : `Saving the checkpoint at iteration ${checkpoint.iteration} failed: ${(e as Error).message}`,
+          done.error.quota
+            ? `Storage is full: the checkpoint at iteration ${done.iteration} was not saved (Resume would continue from an older one). Delete old runs in Runs to make room.`
+            : `Saving the checkpoint at iteration ${done.iteration} failed: ${done.error.message}`,
         );
       }
     });

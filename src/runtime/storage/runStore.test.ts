@@ -5,7 +5,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import '../../core/envs/index.ts';
 import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
 import type { TrajectoryLine } from '../../core/runs/format.ts';
-import { isQuotaError, newRunMeta, RunStore } from './runStore.ts';
+import { isQuotaError, newRunMeta, RunStore, writeCheckpoint } from './runStore.ts';
 import { RunRecorder, trajectoryReserveBytes, type RecorderHooks } from './recorder.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../../core/runs/checkpoint.ts';
 
@@ -268,5 +268,40 @@ describe('checkpoints in the run store', () => {
     await store.purgeDeleted(0);
     expect(await store.getCheckpoint(copy.id)).toBeNull();
     expect(await store.getCheckpoint(rec.id)).not.toBeNull();
+  });
+
+  it("a writer (the training worker's) is called in its turn after the metrics; a full disk, a failure or a crash is reported and the older checkpoint stays", async () => {
+    const store = freshStore();
+    const h = hooks();
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 100 });
+    const order: string[] = [];
+    const realAppend = store.appendMetrics.bind(store);
+    store.appendMetrics = async (...a) => {
+      order.push('metrics');
+      return realAppend(...a);
+    };
+    rec.add(0, {}, 1, eps(0));
+    // The worker writes into the same database: another RunStore on it stands in for its connection.
+    await rec.saveCheckpoint(async () => {
+      order.push('checkpoint');
+      return writeCheckpoint(store, rec.id, cp(1));
+    });
+    expect(order).toEqual(['metrics', 'checkpoint']);
+    expect((await store.getCheckpoint(rec.id))?.iteration).toBe(1);
+    // A full disk in the worker: reported by iteration, the checkpoint at 1 kept.
+    const full = { ...store, putCheckpoint: async () => Promise.reject(quota()) } as unknown as RunStore;
+    await rec.saveCheckpoint(() => writeCheckpoint(full, rec.id, cp(2)));
+    expect(h.problems.at(-1)).toMatch(/Storage is full: the checkpoint at iteration 2 was not saved/);
+    const broken = { putCheckpoint: async () => Promise.reject(new Error('disk I/O')) } as unknown as RunStore;
+    await rec.saveCheckpoint(() => writeCheckpoint(broken, rec.id, cp(3)));
+    expect(h.problems.at(-1)).toBe('Saving the checkpoint at iteration 3 failed: disk I/O');
+    await rec.saveCheckpoint(async () => Promise.reject(new Error('the worker stopped')));
+    expect(h.problems.at(-1)).toBe('The checkpoint was not saved: the worker stopped');
+    // null: a trainer without checkpoints; nothing is written or reported.
+    const before = h.problems.length;
+    await rec.saveCheckpoint(async () => null);
+    expect(h.problems).toHaveLength(before);
+    expect((await store.getCheckpoint(rec.id))?.iteration).toBe(1);
+    expect((await store.getRun(rec.id))?.checkpointAt).toBe(1);
   });
 });

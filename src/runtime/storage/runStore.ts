@@ -8,7 +8,7 @@
  */
 import Dexie, { type DexieOptions, type Table } from 'dexie';
 import type { LiveEdit, MetricRow, RunData, RunInfo, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
-import type { Checkpoint } from '../../core/runs/checkpoint.ts';
+import { checkpointFloats, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import { bestSuccess } from '../../core/runs/format.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 
@@ -78,6 +78,32 @@ export function isQuotaError(e: unknown, depth = 0): boolean {
   if (isQuotaError(x.inner, depth + 1)) return true;
   const failures = x.failures ?? (x.failuresByPos ? Object.values(x.failuresByPos) : []);
   return failures.some((f) => isQuotaError(f, depth + 1));
+}
+
+/**
+ * How a checkpoint write went. The training worker writes checkpoints into this same database
+ * itself (the tensors are there already, and IndexedDB's structured clone of ~0.8 MB of floats
+ * took 20–80 ms, a long task, on the page's thread) and answers with this plain object, which
+ * crosses postMessage whole where an Error would lose its quota name.
+ */
+export interface CheckpointWrite {
+  /** The checkpoint's iteration (iterations trained). */
+  iteration: number;
+  /** Its size in floats (×4 for bytes). */
+  floats: number;
+  /** Set when it was not saved: `quota` for a full disk, else the message. */
+  error?: { quota: boolean; message: string };
+}
+
+/** Saves `checkpoint` for `runId` into `store` and says how it went (never throws). */
+export async function writeCheckpoint(store: RunStore, runId: string, checkpoint: Checkpoint): Promise<CheckpointWrite> {
+  const done = { iteration: checkpoint.iteration, floats: checkpointFloats(checkpoint) };
+  try {
+    await store.putCheckpoint(runId, checkpoint);
+    return done;
+  } catch (e) {
+    return { ...done, error: { quota: isQuotaError(e), message: (e as Error).message } };
+  }
 }
 
 /** A fresh run id: time-ordered, unique enough for one browser. */

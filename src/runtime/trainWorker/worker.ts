@@ -24,8 +24,9 @@ import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import type { Engine, PolicyRunner } from '../../core/engine/types.ts';
 import { serializeEngine } from '../../core/rollout/stepPool.ts';
 import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
-import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
+import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import { rewardLabFor } from '../rewardSandbox/index.ts';
+import { RunStore, writeCheckpoint, type CheckpointWrite } from '../storage/runStore.ts';
 import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
 import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, StartInfo, WarmStartProgress } from './types.ts';
 
@@ -36,6 +37,8 @@ let runEngine: Engine | null = null;
 let overlayPolicy: Promise<PolicyRunner> | null = null;
 /** The run's user reward terms (QuickJS sandbox in this worker), null without reward code. */
 let rewardLab: RewardLab | null = null;
+/** The run database, opened on the first checkpoint this worker saves. */
+let runStore: RunStore | null = null;
 /** Reward-term problems (skipped non-finite values) since the last step report. */
 let rewardProblems: string[] = [];
 const noteRewardProblem = (m: string) => {
@@ -129,15 +132,15 @@ const api = {
   },
 
   /**
-   * The trainer's checkpoint after its last finished iteration (call between steps), built here
-   * and handed over as transferables, so the page never serialises tensors on its thread; null
-   * for trainers without checkpoints.
+   * Builds the trainer's checkpoint and saves it for run `runId` in the page's run database
+   * (IndexedDB is open to workers), so the structured clone of its tensors runs on this thread,
+   * not the page's; null for trainers without checkpoints. Call between steps only.
    */
-  async checkpoint(): Promise<Checkpoint | null> {
+  async saveCheckpoint(runId: string): Promise<CheckpointWrite | null> {
     const t = need();
     if (!t.canCheckpoint) return null;
-    const cp = await t.checkpoint();
-    return transfer(cp, checkpointTransferables(cp));
+    runStore ??= new RunStore();
+    return writeCheckpoint(runStore, runId, await t.checkpoint());
   },
 
   /** One iteration: rollout, advantages, update, weight sync. */
