@@ -35,6 +35,9 @@ describe('reliability in the tab', () => {
 
   it('a training worker that dies silently turns the run to an error within the heartbeat timeout; Start works again', { timeout: 150_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 1280, height: 800 } });
+    // The page's clock runs on real time until the kill below, then jumps past the 30 s timeout
+    // (the workers keep real time; only the page's heartbeat timer and clock move).
+    await page.clock.install();
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=1000`);
     await page.getByTestId('train-start').click();
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
@@ -42,6 +45,7 @@ describe('reliability in the tab', () => {
     const trainer = page.workers().find((w) => /trainWorker|worker-/.test(w.url()) && !/rollout|token/.test(w.url()));
     expect(trainer, page.workers().map((w) => w.url()).join(', ')).toBeDefined();
     await trainer!.evaluate(() => self.close()).catch(() => undefined);
+    await page.clock.fastForward(31_000);
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 60_000, interval: 1000 }).toBe('error');
     expect(await page.locator('body').textContent()).toMatch(/stopped answering for 30 s/);
     await page.screenshot({ path: `${ARTIFACTS}/worker-died.png` });
