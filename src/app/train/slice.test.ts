@@ -181,4 +181,17 @@ describe('training run state machine', () => {
     expect(s().history).toEqual([]);
     expect(s().running).toBeNull();
   });
+
+  it('picking a preset by hand leaves an armed lesson step, with a notice; setting the step up again re-arms it', () => {
+    const lesson = s().lessons[0];
+    s().openLesson(lesson.id, 0);
+    s().setUpStep();
+    expect(s().armed).toEqual({ lessonId: lesson.id, step: 0 });
+    s().choosePreset('grid-door-key-ppo');
+    expect(s().armed).toBeNull();
+    expect(s().notices.at(-1)?.text).toMatch(new RegExp(`Left lesson "${lesson.title}", step 1`));
+    s().openLesson(lesson.id, 0);
+    s().setUpStep();
+    expect(s().armed).toEqual({ lessonId: lesson.id, step: 0 });
+  });
 });

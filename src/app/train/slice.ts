@@ -439,8 +439,11 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       if (!p) return;
       const base = draftFromPreset(p, get().draft.backend);
       adoptRewardCode(base.reward?.code ?? '');
-      const { running } = get();
-      set({ presetId: id, base, draft: base, validation: validate(base), pendingRestart: running ? restartFields(running, base) : [] });
+      const { running, armed, lessons } = get();
+      // A lesson step's check watches the setup it made: a preset picked by hand leaves the step.
+      const lesson = armed ? lessons.find((l) => l.id === armed.lessonId) : undefined;
+      if (armed && lesson) get().notify('info', `Left lesson "${lesson.title}", step ${armed.step + 1}: its check stops watching once another preset is picked. Open the lesson again from Lessons to go on.`);
+      set({ presetId: id, base, draft: base, validation: validate(base), pendingRestart: running ? restartFields(running, base) : [], armed: null });
     },
 
     editField: (path, value) => {
