@@ -349,12 +349,22 @@ const REMAX: ChartSpec = {
   ],
 };
 
+/** GiGPO's step credit: how many steps share an observed state with another step of their group. */
+const STEP_GROUPS: ChartSpec = {
+  id: 'step-groups',
+  title: 'Step credit (GiGPO)',
+  help: "groups/grouped_step_share: share of steps taken from a state (heading + view) that another step of the same group also reached. Only those get a step-level advantage (their return from there against the others'), added to the episode's GRPO advantage. High early, while episodes wander the same rooms; it falls as episodes converge on one path. The number of distinct states per group is groups/step_groups_mean.",
+  lines: [{ key: 'groups/grouped_step_share', label: 'grouped steps', color: C.indigo }],
+  domain: [0, 1],
+  format: pct,
+};
+
 export function dashboardCharts(config: { model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   return {
     outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig)],
     exploration: exploration(numActions),
-    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : [])],
+    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : []), ...(config.algo.algo === 'gigpo' ? [STEP_GROUPS] : [])],
     shift: SHIFT,
     reward: [PROXY],
     speed: SPEED,
