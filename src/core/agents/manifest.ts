@@ -30,13 +30,32 @@ export const agentSchema = z.strictObject({
   iterations: z.int().min(1),
   /** The command that trained it, from the repository root. */
   command: z.string(),
-  /** The policy's input and output: the MLP over the egocentric grid view. */
-  model: z.strictObject({
-    kind: z.literal('mlp'),
-    obsDim: z.int().min(1),
-    numActions: z.int().min(1),
-    viewSize: z.int().min(1),
-  }),
+  /**
+   * The policy's input and output. 'mlp': the MLP over the egocentric grid view (obs [1, obsDim]
+   * → logprobs [1, numActions]). 'transformer': a token policy for a tool env, exported as its
+   * KV-cache decode graph, batch 1, one token per call (tokens [1, 1], pos [1], past.k.l /
+   * past.v.l [1, nHeads, context, dModel / nHeads] → logprobs [1, 1, vocabSize], present.k.l /
+   * present.v.l), so the page can rebuild the empty cache from these numbers.
+   */
+  model: z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('mlp'),
+      obsDim: z.int().min(1),
+      numActions: z.int().min(1),
+      viewSize: z.int().min(1),
+    }),
+    z.strictObject({
+      kind: z.literal('transformer'),
+      vocabSize: z.int().min(1),
+      dModel: z.int().min(1),
+      nLayers: z.int().min(1),
+      nHeads: z.int().min(1),
+      /** Longest context in tokens (the KV cache's length). */
+      context: z.int().min(1),
+      /** Most tokens in one action, <eoa> included (as in training). */
+      maxActionTokens: z.int().min(1),
+    }),
+  ]),
   eval: evalSchema,
   /** File size and SHA-256 of the ONNX file (hex), checked by the tests. */
   bytes: z.int().min(1),
@@ -47,9 +66,13 @@ export const manifestSchema = z.strictObject({
   format: z.literal('agentic-rl-playground/agents'),
   version: z.literal(1),
   agents: z.array(agentSchema),
+  /** Envs that ship no agent on purpose, and why (the viewer says so instead of showing a poor one). */
+  notShipped: z.array(z.strictObject({ env: z.string().min(1), reason: z.string().min(1) })).default([]),
 });
 
 export type Agent = z.infer<typeof agentSchema>;
+export type MlpAgent = Agent & { model: { kind: 'mlp' } };
+export type TokenAgent = Agent & { model: { kind: 'transformer' } };
 export type AgentManifest = z.infer<typeof manifestSchema>;
 
 /** Validates a fetched or read manifest; the error names the field. */
@@ -65,6 +88,11 @@ export function sameKwargs(a: Readonly<Record<string, unknown>>, b: Readonly<Rec
   const ka = Object.keys(a).sort();
   const kb = Object.keys(b).sort();
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
+}
+
+/** Why no agent ships for `env`, when the manifest says. */
+export function whyNoAgent(manifest: AgentManifest, env: string): string | null {
+  return manifest.notShipped.find((n) => n.env === env)?.reason ?? null;
 }
 
 /** The agent for an env as the viewer has it open, or null. */
