@@ -5,6 +5,7 @@
  * that made it). The Environments view reads the manifest to offer "Watch a trained agent".
  */
 import { z } from 'zod';
+import { kwargDocs } from '../envs/kwargDocs.ts';
 
 const evalSchema = z.strictObject({
   /** Held-out seeds played (2,000,000,000 + i; never seen in training). */
@@ -95,7 +96,23 @@ export function whyNoAgent(manifest: AgentManifest, env: string): string | null 
   return manifest.notShipped.find((n) => n.env === env)?.reason ?? null;
 }
 
-/** The agent for an env as the viewer has it open, or null. */
+/** `kwargs` with every kwarg the env reads filled in at its default (an unknown env: as given). */
+function withDefaults(env: string, kwargs: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  let docs: { name: string; default: unknown }[] = [];
+  try {
+    docs = kwargDocs(env);
+  } catch {
+    // Not registered here: compare the kwargs as written.
+  }
+  return { ...Object.fromEntries(docs.map((d) => [d.name, d.default])), ...kwargs };
+}
+
+/**
+ * The agent for an env as the viewer has it open, or null. Kwargs are compared with defaults
+ * filled in, so an agent trained with `{ hops: 2 }` (kv-lookup's default) plays the env opened
+ * with none.
+ */
 export function agentFor(manifest: AgentManifest, env: string, kwargs: Readonly<Record<string, unknown>>): Agent | null {
-  return manifest.agents.find((a) => a.env === env && sameKwargs(a.kwargs, kwargs)) ?? null;
+  const want = withDefaults(env, kwargs);
+  return manifest.agents.find((a) => a.env === env && sameKwargs(withDefaults(env, a.kwargs), want)) ?? null;
 }
