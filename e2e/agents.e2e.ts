@@ -2,7 +2,9 @@
  * "Watch a trained agent" in the Environments view: the shipped door-key policy (public/agents/,
  * made by npm run train-agents) steps once with its action probabilities shown, then plays the
  * episode to the goal; the same seed replays the same actions; greedy takes the likeliest
- * action; a tool env says why it has no agent.
+ * action. The shipped kv-lookup transformer, decoded in the agent worker, writes its lookups
+ * call by call with each token's probability and answers correctly; grid/memory says why it has
+ * no agent.
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -10,6 +12,8 @@ import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
+/** A kv-lookup seed the shipped agent solves greedily (checked against public/agents/kv-lookup.onnx). */
+const KV_SEED = 1;
 
 async function open(path: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
@@ -67,9 +71,46 @@ describe('trained agents', () => {
     await page.close();
   });
 
-  it('a tool env says why it has no trained agent', async () => {
-    const { page, errors } = await open('#env=tools/calculator&seed=1');
-    await expect.poll(() => page.getByTestId('agent-none').textContent()).toMatch(/grid worlds/);
+  it('kv-lookup: the trained transformer looks up the chain turn by turn and answers correctly', { timeout: 180_000 }, async () => {
+    const { page, errors } = await open(`#env=tools/kv-lookup&seed=${KV_SEED}`);
+    const status = page.getByTestId('episode-status');
+    const panel = page.getByTestId('agent-panel');
+    await panel.waitFor();
+    expect(await panel.getAttribute('data-agent')).toBe('kv-lookup.onnx');
+    expect(await page.getByTestId('agent-facts').textContent()).toMatch(/transformer .* Held-out success \(64 unseen seeds\): sampled \d+%, greedy \d+%/);
+
+    // One call: the transcript gains the agent's turn, and its tokens show with their probabilities.
+    await page.getByTestId('agent-mode').selectOption('greedy');
+    await page.getByTestId('agent-step').click();
+    // The first call loads the policy and decodes the whole episode in the worker (~1 s alone, 15-30 s on a busy 2-core machine).
+    await expect.poll(() => status.getAttribute('data-steps'), { timeout: 90_000 }).toBe('1');
+    const tokens = page.getByTestId('agent-tokens');
+    await tokens.waitFor();
+    expect(await tokens.getAttribute('data-turn')).toBe('1');
+    const chips = await tokens.locator('li').evaluateAll((els) => els.map((e) => [e.querySelector('code')?.textContent ?? '', Number(e.getAttribute('data-prob'))] as const));
+    expect(chips[0][0]).toBe('lookup(');
+    expect(chips[chips.length - 1][0]).toBe('⏎');
+    for (const [, p] of chips) expect(p).toBeGreaterThan(0);
+    expect(await page.locator('.msg-agent.by-agent').count()).toBe(1);
+
+    // Watch the rest at a watchable pace: one call per tick, ending with a correct answer.
+    await page.getByLabel('Expert speed (actions per second)').fill('4');
+    await page.getByTestId('agent-watch').click();
+    await expect.poll(() => status.getAttribute('data-state'), { timeout: 60_000 }).not.toBe('running');
+    expect(await status.getAttribute('data-success')).toBe('true');
+    expect(await page.getByTestId('agent-outcome').getAttribute('data-success')).toBe('true');
+    const calls = await page.locator('.msg-agent.by-agent .msg-body').allTextContents();
+    expect(calls.length).toBeGreaterThanOrEqual(3); // two hops: at least two lookups, then the answer
+    expect(calls.slice(0, -1).every((c) => c.startsWith('lookup('))).toBe(true);
+    expect(calls[calls.length - 1]).toMatch(/^answer\(/);
+    await page.screenshot({ path: `${ARTIFACTS}/agent-kv-lookup.png` });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('grid/memory says why it ships no trained agent', async () => {
+    const { page, errors } = await open('#env=grid/memory&seed=1');
+    await expect.poll(() => page.getByTestId('agent-none').textContent()).toMatch(/without memory .* 50 %/);
     expect(await page.getByTestId('agent-watch').count()).toBe(0);
     expect(errors).toEqual([]);
     await page.close();

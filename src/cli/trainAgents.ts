@@ -7,9 +7,14 @@
  * and manifest.json: the command and seed that made each file, its size and SHA-256, and its
  * held-out success (greedy and sampled, 64 seeds the run never saw), as the run measured it.
  *
- * Only grid envs ship an agent: their policy is an MLP over the egocentric view that the page
- * can run one state at a time. A target that misses its bar (`minSampled`) is not shipped: the
- * viewer then says no trained agent exists rather than showing a poor one as "trained".
+ * Grid envs ship an MLP over the egocentric view (the page runs it one state at a time); tool
+ * envs ship their small transformer as the KV-cache decode graph (one token per call), which the
+ * page drives with the same token rollout loop that training and the held-out eval use.
+ * grid/memory ships none: its cue is out of view at the junction, so a memoryless MLP scores
+ * 50 % (see src/core/envs/grid/memory.ts); its remembering policy is the transformer on the
+ * grid's text (presets/grid-memory-ppo.json), which the grid viewer does not drive.
+ * A target that misses its bar (`minSampled`) is not shipped: the viewer then says no trained
+ * agent exists rather than showing a poor one as "trained".
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -19,7 +24,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import '../core/envs/index.ts';
 import { parseAgentManifest, type Agent, type AgentManifest } from '../core/agents/manifest.ts';
-import { parseRunConfig } from '../core/presets/schema.ts';
+import { parseRunConfig, type RunConfig } from '../core/presets/schema.ts';
+import { VOCAB_SIZE } from '../core/text/codec.ts';
 import { gridMlpSpec } from '../core/rollout/stepPool.ts';
 import { gridFeatureSize } from '../core/rollout/features.ts';
 import { parseCli, UsageError } from './args.ts';
@@ -48,6 +54,17 @@ interface Target {
 /** Potential-based shaping toward the goal (γΦ(s′) − Φ(s), Φ = −distance to the goal): lava's runs found the goal too rarely without it (GRPO, 100 iterations: 0 % held-out). γ matches PPO's discount, so the optimal policy is unchanged. */
 const TOWARD_GOAL = { shaping: { potential: { weight: 0.1, gamma: 0.99 } } };
 
+/** RL iterations after the warm start (each 8 groups of 8 episodes); kept short so a laptop makes them in minutes. */
+const KV_ITERATIONS = 3;
+const CALC_ITERATIONS = 5;
+const FLAKY_ITERATIONS = 3;
+/**
+ * kv-lookup's warm start, shortened from the preset's 1200 steps: p(expert token) passed 0.98 by
+ * step 300 (ce 0.03) in a seed-3 run, and each step of batch 16 × 256 tokens costs 0.4-3 s on a
+ * shared 2-core machine.
+ */
+const KV_WARM_START = { warmStart: { steps: 500, batch: 16, lr: 0.003 } };
+
 /** What ships. Iterations are what each needs on a 2-core laptop to be clearly trained. */
 const TARGETS: readonly Target[] = [
   { slug: 'empty-5x5', preset: 'grid-empty-8x8-grpo', env: 'grid/empty-5x5', iterations: 20, seed: 1, minSampled: 0.9 },
@@ -56,10 +73,27 @@ const TARGETS: readonly Target[] = [
   { slug: 'lava-crossing-9x9', preset: 'grid-door-key-ppo', env: 'grid/lava-crossing-9x9', overrides: TOWARD_GOAL, iterations: 120, seed: 1, minSampled: 0.8 },
   // No shaping here: with TOWARD_GOAL, training success was 5 % at iteration 131; PPO alone reached 47 % held-out in 80.
   { slug: 'four-rooms', preset: 'grid-door-key-ppo', env: 'grid/four-rooms', iterations: 200, seed: 1, minSampled: 0.6 },
+  // Token agents: the presets' imitation warm start teaches the call format and the copying; a few
+  // GRPO iterations after it. Their kwargs are the presets' (kv-lookup: 2 hops).
+  { slug: 'kv-lookup', preset: 'kv-lookup-grpo', env: 'tools/kv-lookup', kwargs: { hops: 2 }, overrides: KV_WARM_START, iterations: KV_ITERATIONS, seed: 3, minSampled: 0.8 },
+  { slug: 'calculator', preset: 'calc-grpo', env: 'tools/calculator', iterations: CALC_ITERATIONS, seed: 3, minSampled: 0.6 },
+  // The preset's async rollouts would add a rollout worker beside the learner on a 2-core laptop;
+  // sync rollouts train the same policy with one process (same groups, batch and action limit).
+  { slug: 'flaky-api', preset: 'flaky-api-async', env: 'tools/flaky-api', overrides: { rollout: { groups: 4, learnerBatch: 16, maxActionTokens: 24 } }, iterations: FLAKY_ITERATIONS, seed: 3, minSampled: 0.6 },
+];
+
+/** Envs that ship no agent on purpose; the manifest carries the reason and the viewer shows it. */
+const NOT_SHIPPED: AgentManifest['notShipped'] = [
+  {
+    env: 'grid/memory',
+    reason:
+      'at the junction the cue is out of sight, so a policy without memory (the MLP over the current view that this viewer runs for grids) can only guess which arm: 50 %. ' +
+      'The policy that remembers is a transformer reading the grid as text with the whole episode in its context (preset grid-memory-ppo, 100 % greedy on held-out seeds), and this viewer does not play grid text policies yet.',
+  },
 ];
 
 const USAGE = `usage: npm run train-agents [-- --only SLUG[,SLUG...]]
-  trains the shipped grid agents with npm run train and rewrites public/agents/ (manifest.json, <slug>.onnx, <slug>.config.json)
+  trains the shipped agents (grid MLPs, tool-env transformers) with npm run train and rewrites public/agents/ (manifest.json, <slug>.onnx, <slug>.config.json)
 targets: ${TARGETS.map((t) => t.slug).join(', ')}`;
 
 function configFor(t: Target): unknown {
@@ -78,10 +112,22 @@ function configFor(t: Target): unknown {
 
 function readManifest(): AgentManifest {
   const path = join(OUT_DIR, 'manifest.json');
-  if (!existsSync(path)) return { format: 'agentic-rl-playground/agents', version: 1, agents: [] };
+  if (!existsSync(path)) return { format: 'agentic-rl-playground/agents', version: 1, agents: [], notShipped: [] };
   const r = parseAgentManifest(JSON.parse(readFileSync(path, 'utf8')));
   if (!r.ok) throw new Error(`${path}: ${r.message}`);
   return r.manifest;
+}
+
+/** What the viewer needs to run the shipped file (see the manifest's model field). */
+function modelOf(t: Target, config: RunConfig): Agent['model'] {
+  if (config.model.kind === 'transformer') {
+    const m = config.model;
+    return { kind: 'transformer', vocabSize: VOCAB_SIZE, dModel: m.dModel, nLayers: m.nLayers, nHeads: m.nHeads, context: m.context, maxActionTokens: config.rollout.maxActionTokens };
+  }
+  const spec = gridMlpSpec({ id: t.env, kwargs: t.kwargs });
+  const obsDim = spec.config.obsDim;
+  const viewSize = Math.round(Math.sqrt((obsDim - 4) / (gridFeatureSize(1) - 4)));
+  return { kind: 'mlp', obsDim, numActions: spec.config.numActions, viewSize };
 }
 
 function train(t: Target): Agent | null {
@@ -108,9 +154,6 @@ function train(t: Target): Agent | null {
   copyFileSync(join(out, 'policy.onnx'), join(OUT_DIR, file));
   rmSync(out, { recursive: true, force: true });
   const bytes = readFileSync(join(OUT_DIR, file));
-  const spec = gridMlpSpec({ id: t.env, kwargs: t.kwargs });
-  const obsDim = spec.config.obsDim;
-  const viewSize = Math.round(Math.sqrt((obsDim - 4) / (gridFeatureSize(1) - 4)));
   return {
     env: t.env,
     kwargs: t.kwargs ?? {},
@@ -120,7 +163,7 @@ function train(t: Target): Agent | null {
     seed: t.seed,
     iterations: t.iterations,
     command: `npm run train -- ${args.slice(0, -3).join(' ')} --out DIR`,
-    model: { kind: 'mlp', obsDim, numActions: spec.config.numActions, viewSize },
+    model: modelOf(t, parsed.config),
     eval: { episodes: EVAL_EPISODES, greedy: last.greedy_success, sampled: last.sampled_success },
     bytes: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
@@ -147,6 +190,7 @@ function main(): number {
   }
   mkdirSync(OUT_DIR, { recursive: true });
   const manifest = readManifest();
+  manifest.notShipped = NOT_SHIPPED;
   for (const t of TARGETS.filter((x) => !only || only.includes(x.slug))) {
     const agent = train(t);
     manifest.agents = manifest.agents.filter((a) => a.file !== `${t.slug}.onnx`);

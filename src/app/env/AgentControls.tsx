@@ -8,13 +8,14 @@
 import { useEffect, useRef, useState } from 'react';
 import { transfer } from 'comlink';
 import { chooseAgentAction, type AgentMode } from '../../core/agents/act.ts';
-import { agentFor, type Agent, type AgentManifest } from '../../core/agents/manifest.ts';
+import { agentFor, whyNoAgent, type AgentManifest, type MlpAgent, type TokenAgent } from '../../core/agents/manifest.ts';
 import type { EnvSpec, GridObs } from '../../core/envs/types.ts';
 import { encodeGridObs } from '../../core/rollout/features.ts';
 import { isOver } from '../state/episode.ts';
 import { useStore } from '../state/store.ts';
 import { agentPolicy, loadAgentManifest } from './agentClient.ts';
 import { keepFocus } from './EpisodeControls.tsx';
+import { ToolAgentPanel } from './ToolAgentPanel.tsx';
 
 interface Choice {
   /** The episode it was made in (a new episode hides it). */
@@ -29,7 +30,7 @@ interface Choice {
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** One decision of `agent` on the episode in view; null when there is nothing to do (over, or changed meanwhile). */
-async function decide(agent: Agent, mode: AgentMode): Promise<Choice | null> {
+async function decide(agent: MlpAgent, mode: AgentMode): Promise<Choice | null> {
   const { episode } = useStore.getState();
   if (!episode || isOver(episode)) return null;
   const obs = episode.snapshots[episode.snapshots.length - 1].obs as GridObs;
@@ -72,7 +73,7 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
     if (!agent) return false;
     setBusy(true);
     try {
-      const c = await decide(agent, modeRef.current);
+      const c = await decide(agent as MlpAgent, modeRef.current);
       if (!c) return false;
       setChoice(c);
       setError(null);
@@ -86,7 +87,7 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
   };
 
   useEffect(() => {
-    if (!watching || !agent) return;
+    if (!watching || !agent || agent.model.kind !== 'mlp') return;
     let cancelled = false;
     let timer: number | undefined;
     // Watching follows one episode: a reset, a new seed or another env ends it.
@@ -111,13 +112,6 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [watching, agent]);
 
-  if (spec.family !== 'grid') {
-    return (
-      <p className="trained-agent-none muted small" data-testid="agent-none">
-        Trained agents ship for the grid worlds: a tool env's policy writes tokens, and this view cannot play one yet.
-      </p>
-    );
-  }
   if (manifest instanceof Error) {
     return (
       <p className="trained-agent-none muted small" data-testid="agent-none" role="alert">
@@ -128,14 +122,18 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
   if (!manifest) return null;
   if (!agent) {
     const others = manifest.agents.filter((a) => a.env === envId);
+    const why = envId ? whyNoAgent(manifest, envId) : null;
     return (
       <p className="trained-agent-none muted small" data-testid="agent-none">
         {others.length > 0
-          ? `The trained agent for ${envId} learned with ${JSON.stringify(others[0].kwargs)}; it only plays that world. Open the env with its defaults to watch it.`
-          : `No trained agent ships for ${envId} yet (npm run train-agents trains them; this env's run did not reach its bar).`}
+          ? `The trained agent for ${envId} learned with ${JSON.stringify(others[0].kwargs)}; it only plays that world. Open the env with ${Object.keys(others[0].kwargs).length > 0 ? 'those settings' : 'its defaults'} to watch it.`
+          : why
+            ? `No trained agent ships for ${envId}: ${why}`
+            : `No trained agent ships for ${envId} yet (npm run train-agents trains them; this env's run did not reach its bar).`}
       </p>
     );
   }
+  if (agent.model.kind === 'transformer') return <ToolAgentPanel agent={agent as TokenAgent} />;
 
   const labels = spec.actionSpace.kind === 'discrete' ? (spec.actionSpace.labels ?? []) : [];
   return (

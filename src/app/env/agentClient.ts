@@ -45,7 +45,7 @@ export async function agentPolicy(agent: Agent): Promise<Remote<AgentWorkerApi>>
   if (bytes.length !== agent.bytes || (crypto.subtle && (await sha256Hex(bytes)) !== agent.sha256)) {
     throw new Error(`${agent.file} is not the file the manifest describes (size or SHA-256 differs): run npm run train-agents again`);
   }
-  await worker.load(transfer(bytes, [bytes.buffer]), agent.model.obsDim);
+  await worker.load(transfer(bytes, [bytes.buffer]), agent);
   loaded = agent.file;
   return worker;
 }

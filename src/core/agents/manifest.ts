@@ -5,6 +5,7 @@
  * that made it). The Environments view reads the manifest to offer "Watch a trained agent".
  */
 import { z } from 'zod';
+import { kwargDocs } from '../envs/kwargDocs.ts';
 
 const evalSchema = z.strictObject({
   /** Held-out seeds played (2,000,000,000 + i; never seen in training). */
@@ -30,13 +31,32 @@ export const agentSchema = z.strictObject({
   iterations: z.int().min(1),
   /** The command that trained it, from the repository root. */
   command: z.string(),
-  /** The policy's input and output: the MLP over the egocentric grid view. */
-  model: z.strictObject({
-    kind: z.literal('mlp'),
-    obsDim: z.int().min(1),
-    numActions: z.int().min(1),
-    viewSize: z.int().min(1),
-  }),
+  /**
+   * The policy's input and output. 'mlp': the MLP over the egocentric grid view (obs [1, obsDim]
+   * → logprobs [1, numActions]). 'transformer': a token policy for a tool env, exported as its
+   * KV-cache decode graph, batch 1, one token per call (tokens [1, 1], pos [1], past.k.l /
+   * past.v.l [1, nHeads, context, dModel / nHeads] → logprobs [1, 1, vocabSize], present.k.l /
+   * present.v.l), so the page can rebuild the empty cache from these numbers.
+   */
+  model: z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('mlp'),
+      obsDim: z.int().min(1),
+      numActions: z.int().min(1),
+      viewSize: z.int().min(1),
+    }),
+    z.strictObject({
+      kind: z.literal('transformer'),
+      vocabSize: z.int().min(1),
+      dModel: z.int().min(1),
+      nLayers: z.int().min(1),
+      nHeads: z.int().min(1),
+      /** Longest context in tokens (the KV cache's length). */
+      context: z.int().min(1),
+      /** Most tokens in one action, <eoa> included (as in training). */
+      maxActionTokens: z.int().min(1),
+    }),
+  ]),
   eval: evalSchema,
   /** File size and SHA-256 of the ONNX file (hex), checked by the tests. */
   bytes: z.int().min(1),
@@ -47,9 +67,13 @@ export const manifestSchema = z.strictObject({
   format: z.literal('agentic-rl-playground/agents'),
   version: z.literal(1),
   agents: z.array(agentSchema),
+  /** Envs that ship no agent on purpose, and why (the viewer says so instead of showing a poor one). */
+  notShipped: z.array(z.strictObject({ env: z.string().min(1), reason: z.string().min(1) })).default([]),
 });
 
 export type Agent = z.infer<typeof agentSchema>;
+export type MlpAgent = Agent & { model: { kind: 'mlp' } };
+export type TokenAgent = Agent & { model: { kind: 'transformer' } };
 export type AgentManifest = z.infer<typeof manifestSchema>;
 
 /** Validates a fetched or read manifest; the error names the field. */
@@ -67,7 +91,28 @@ export function sameKwargs(a: Readonly<Record<string, unknown>>, b: Readonly<Rec
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a[k] === b[k]);
 }
 
-/** The agent for an env as the viewer has it open, or null. */
+/** Why no agent ships for `env`, when the manifest says. */
+export function whyNoAgent(manifest: AgentManifest, env: string): string | null {
+  return manifest.notShipped.find((n) => n.env === env)?.reason ?? null;
+}
+
+/** `kwargs` with every kwarg the env reads filled in at its default (an unknown env: as given). */
+function withDefaults(env: string, kwargs: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  let docs: { name: string; default: unknown }[] = [];
+  try {
+    docs = kwargDocs(env);
+  } catch {
+    // Not registered here: compare the kwargs as written.
+  }
+  return { ...Object.fromEntries(docs.map((d) => [d.name, d.default])), ...kwargs };
+}
+
+/**
+ * The agent for an env as the viewer has it open, or null. Kwargs are compared with defaults
+ * filled in, so an agent trained with `{ hops: 2 }` (kv-lookup's default) plays the env opened
+ * with none.
+ */
 export function agentFor(manifest: AgentManifest, env: string, kwargs: Readonly<Record<string, unknown>>): Agent | null {
-  return manifest.agents.find((a) => a.env === env && sameKwargs(a.kwargs, kwargs)) ?? null;
+  const want = withDefaults(env, kwargs);
+  return manifest.agents.find((a) => a.env === env && sameKwargs(withDefaults(env, a.kwargs), want)) ?? null;
 }

@@ -3,8 +3,9 @@
  * size and SHA-256, its config is a valid run config for its env, and the ONNX policy, run
  * here with onnxruntime-web in Node exactly as the agent worker runs it in the page (one state
  * per call, actions by chooseAgentAction), plays its env about as well as the manifest claims.
- * An independent check of the claim: these episodes use the viewer's sampling stream, not the
- * one the training run's evaluation used.
+ * Token agents (tool envs) are decoded through ShippedTokenDecoder and playTokenAgent, as the
+ * worker does. An independent check of the claim: these episodes use the viewer's sampling
+ * stream, not the one the training run's evaluation used.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,12 +13,14 @@ import { describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-web';
 import '../../core/envs/index.ts';
 import { chooseAgentAction } from '../../core/agents/act.ts';
-import { parseAgentManifest } from '../../core/agents/manifest.ts';
+import { parseAgentManifest, type TokenAgent } from '../../core/agents/manifest.ts';
+import { playTokenAgent } from '../../core/agents/tokenAgent.ts';
 import { makeEnv } from '../../core/envs/index.ts';
-import type { Env, GridObs } from '../../core/envs/types.ts';
+import type { Env, GridObs, ToolEnv } from '../../core/envs/types.ts';
 import { parseRunConfig } from '../../core/presets/schema.ts';
 import { encodeGridObs } from '../../core/rollout/features.ts';
 import { heldOutSeeds } from '../../core/util/rng.ts';
+import { ShippedTokenDecoder, type OrtLike, type SessionLike } from './onnxDecoder.ts';
 
 const DIR = 'public/agents';
 const raw = JSON.parse(readFileSync(`${DIR}/manifest.json`, 'utf8')) as unknown;
@@ -27,10 +30,14 @@ const { agents } = parsed.manifest;
 /** Episodes replayed per agent, and how far below its claimed sampled success the rate may fall (binomial noise at 32 episodes is ~0.07 at p = 0.75). */
 const EPISODES = 32;
 const SLACK = 0.2;
+/** Token episodes decode ~100 tokens each, one ONNX call per token. */
+const TOKEN_EPISODES = 16;
 
 describe('shipped agents', () => {
-  it('the manifest lists the grid agents, with their files, sizes and hashes', () => {
-    expect(agents.length).toBeGreaterThanOrEqual(3);
+  it('the manifest lists the agents, with their files, sizes and hashes, and says why grid/memory has none', () => {
+    expect(agents.filter((a) => a.model.kind === 'mlp').length).toBeGreaterThanOrEqual(3);
+    expect(agents.filter((a) => a.model.kind === 'transformer').map((a) => a.env)).toContain('tools/kv-lookup');
+    expect(parsed.manifest.notShipped.find((n) => n.env === 'grid/memory')?.reason).toMatch(/memory/);
     for (const a of agents) {
       const bytes = readFileSync(`${DIR}/${a.file}`);
       expect(bytes.length, a.file).toBe(a.bytes);
@@ -39,22 +46,43 @@ describe('shipped agents', () => {
       const cfg = parseRunConfig(JSON.parse(readFileSync(`${DIR}/${a.config}`, 'utf8')));
       expect(cfg.ok && cfg.config.env.id, a.config).toBe(a.env);
       expect(a.command).toContain(`--config public/agents/${a.config} --seed ${a.seed}`);
-      expect(makeEnv(a.env, a.kwargs).spec.family).toBe('grid');
+      expect(makeEnv(a.env, a.kwargs).spec.family).toBe(a.model.kind === 'mlp' ? 'grid' : 'tool');
+      // Under the repository's reasonable size for a shipped file (the float32 transformers are ~0.5 MB).
+      expect(a.bytes, a.file).toBeLessThan(2_000_000);
     }
   });
 
-  for (const a of agents) {
+  for (const a of agents.filter((x) => x.model.kind === 'transformer')) {
+    it(`${a.env}: the token policy plays ${TOKEN_EPISODES} held-out seeds about as well as claimed (sampled ${a.eval.sampled})`, async () => {
+      ort.env.wasm.numThreads = 1;
+      const session = await ort.InferenceSession.create(readFileSync(`${DIR}/${a.file}`));
+      const decoder = new ShippedTokenDecoder(ort as unknown as OrtLike, session as unknown as SessionLike, (a as TokenAgent).model);
+      const env = makeEnv(a.env, a.kwargs) as ToolEnv;
+      let wins = 0;
+      for (const seed of heldOutSeeds(TOKEN_EPISODES)) {
+        const plan = await playTokenAgent(decoder, env, seed, 'sampled', (a as TokenAgent).model.maxActionTokens);
+        if (plan.success) wins++;
+        for (const t of plan.turns) for (const k of t.tokens) expect(k.prob).toBeGreaterThan(0);
+      }
+      await decoder.release();
+      expect(wins / TOKEN_EPISODES).toBeGreaterThanOrEqual(a.eval.sampled - SLACK);
+    }, 120_000);
+  }
+
+  for (const a of agents.filter((x) => x.model.kind === 'mlp')) {
     it(`${a.env}: the policy plays ${EPISODES} held-out seeds about as well as claimed (sampled ${a.eval.sampled})`, async () => {
       ort.env.wasm.numThreads = 1;
       const session = await ort.InferenceSession.create(readFileSync(`${DIR}/${a.file}`));
       const env = makeEnv(a.env, a.kwargs) as Env<GridObs, number>;
-      const features = new Float32Array(a.model.obsDim);
+      if (a.model.kind !== 'mlp') throw new Error('grid agents only');
+      const obsDim = a.model.obsDim;
+      const features = new Float32Array(obsDim);
       let wins = 0;
       for (const seed of heldOutSeeds(EPISODES)) {
         let { obs } = env.reset({ seed });
         for (let t = 0; ; t++) {
           encodeGridObs(obs, features);
-          const out = await session.run({ obs: new ort.Tensor('float32', features, [1, a.model.obsDim]) });
+          const out = await session.run({ obs: new ort.Tensor('float32', features, [1, obsDim]) });
           const { action } = chooseAgentAction(out.logprobs.data as Float32Array, 'sampled', seed, t);
           const r = env.step(action);
           obs = r.obs;

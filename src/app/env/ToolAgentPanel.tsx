@@ -1,0 +1,181 @@
+/**
+ * "Watch a trained agent" for a tool env: the shipped transformer (public/agents/) writes its
+ * calls token by token in the agent worker, which decodes the whole episode for this seed with
+ * the training loop's own decoder (core/agents/tokenAgent.ts). The page then plays that plan in
+ * its env one turn per tick at the expert's speed, so the transcript grows call by call, and
+ * shows every token of the agent's latest call with the probability it had: a confident copy of
+ * a digit reads 99%, a guess reads lower.
+ *
+ * The plan is for the episode from its start: if the episode in view is not the agent's (a person
+ * typed a call, or it is another seed), stepping the agent starts the seed over.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { AgentMode } from '../../core/agents/act.ts';
+import type { TokenAgent } from '../../core/agents/manifest.ts';
+import type { AgentPlan } from '../../core/agents/tokenAgent.ts';
+import { isOver, type Episode } from '../state/episode.ts';
+import { useStore } from '../state/store.ts';
+import { agentPolicy } from './agentClient.ts';
+import { keepFocus } from './EpisodeControls.tsx';
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** The agent played every step of `ep` so far, as `plan` says (so its next turn applies). */
+export function followsPlan(ep: Episode, plan: AgentPlan): boolean {
+  return ep.seed === plan.seed && ep.steps.length <= plan.turns.length && ep.steps.every((s, i) => s.by === 'agent' && s.action === plan.turns[i].action);
+}
+
+export function ToolAgentPanel({ agent }: { agent: TokenAgent }) {
+  const envId = useStore((s) => s.envId);
+  const episode = useStore((s) => s.episode);
+  const [mode, setMode] = useState<AgentMode>('sampled');
+  const [watching, setWatching] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [plan, setPlan] = useState<AgentPlan | null>(null);
+  const modeRef = useRef(mode);
+  const planRef = useRef<Promise<AgentPlan> | null>(null);
+  const planKey = useRef('');
+  useEffect(() => {
+    modeRef.current = mode;
+  }, [mode]);
+
+  /** The agent's plan for this seed and mode (decoded once, then reused). */
+  const getPlan = (seed: number): Promise<AgentPlan> => {
+    const key = `${agent.file}|${seed}|${modeRef.current}`;
+    if (planKey.current !== key || !planRef.current) {
+      planKey.current = key;
+      const m = modeRef.current;
+      planRef.current = agentPolicy(agent).then((w) => w.playTool(seed, m));
+      planRef.current.catch(() => (planRef.current = null));
+    }
+    return planRef.current;
+  };
+
+  const step = async (): Promise<boolean> => {
+    const s0 = useStore.getState();
+    if (!s0.episode) return false;
+    setBusy(true);
+    try {
+      const p = await getPlan(s0.episode.seed);
+      setError(null);
+      setPlan(p);
+      let ep = useStore.getState().episode;
+      if (!ep || ep.seed !== p.seed) return false;
+      if (!followsPlan(ep, p)) {
+        useStore.getState().reset();
+        ep = useStore.getState().episode!;
+      }
+      const turn = p.turns[ep.steps.length];
+      if (!turn || isOver(ep)) return false;
+      return useStore.getState().act(turn.action, 'agent');
+    } catch (e) {
+      setError(`The agent could not act: ${(e as Error).message}`);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    if (!watching) return;
+    let cancelled = false;
+    let timer: number | undefined;
+    // Watching follows one episode: a new seed or another env ends it.
+    const start = { envId: useStore.getState().envId, seed: useStore.getState().episode?.seed };
+    const tick = async () => {
+      const s0 = useStore.getState();
+      const ok = s0.envId === start.envId && s0.episode?.seed === start.seed && (await step());
+      const ep = useStore.getState().episode;
+      if (cancelled) return;
+      if (!ok || !ep || isOver(ep)) {
+        setWatching(false);
+        return;
+      }
+      timer = window.setTimeout(() => void tick(), 1000 / useStore.getState().playRate);
+    };
+    void tick();
+    return () => {
+      cancelled = true;
+      window.clearTimeout(timer);
+    };
+    // step reads the mode through a ref and the store; restarting on them would double-step.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [watching, agent]);
+
+  const ours = episode && plan && followsPlan(episode, plan) && plan.mode === mode ? plan : null;
+  const played = ours ? episode!.steps.length : 0;
+  const last = ours && played > 0 ? ours.turns[played - 1] : null;
+  const over = !!episode && isOver(episode);
+  // The agent's whole episode ended here (not a person's, not one cut short).
+  const outcome = ours && over ? episode!.success : null;
+  // The context filled up before the env ended the episode: the plan stops short.
+  const cutShort = ours && !over && played === ours.turns.length && ours.contextLimited;
+
+  return (
+    <section className="trained-agent trained-agent-tool" data-testid="agent-panel" data-agent={agent.file} aria-label="Trained agent">
+      <div className="controls" role="toolbar" aria-label="Trained agent">
+        <button
+          type="button"
+          className={`btn btn-agent ${watching ? 'btn-active-agent' : ''}`}
+          data-testid="agent-watch"
+          aria-pressed={watching}
+          onClick={() => {
+            useStore.getState().setPlaying(false);
+            // A finished episode is watched again from its start.
+            if (!watching && over) useStore.getState().reset();
+            setWatching(!watching);
+          }}
+          {...keepFocus}
+          title="Let the trained agent play this seed from its start, one call per tick at the speed set for the expert"
+        >
+          {watching ? '❚❚ Pause agent' : '▶ Watch a trained agent'}
+        </button>
+        <button type="button" className="btn btn-agent" data-testid="agent-step" onClick={() => void step()} disabled={watching || busy || (over && !!ours)} {...keepFocus} title="Let the trained agent make its next call">
+          Step agent
+        </button>
+        <label className="trained-agent-mode" title="Sampled: draw every token from the policy, as in training. Greedy: always the likeliest token.">
+          <span>writes</span>
+          <select data-testid="agent-mode" value={mode} onChange={(e) => setMode(e.target.value as AgentMode)} disabled={watching} {...keepFocus}>
+            <option value="sampled">sampled</option>
+            <option value="greedy">greedy</option>
+          </select>
+        </label>
+      </div>
+      <p className="trained-agent-facts muted small" data-testid="agent-facts">
+        A {agent.model.nLayers}-layer transformer (d {agent.model.dModel}, context {agent.model.context} tokens) trained by <code>{agent.preset}</code>: an imitation warm start, then {agent.iterations} RL
+        iterations, seed {agent.seed}. Held-out success ({agent.eval.episodes} unseen seeds): <strong>sampled {pct(agent.eval.sampled)}</strong>, greedy {pct(agent.eval.greedy)}.
+      </p>
+      {error && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      {busy && !ours && <p className="muted small">The agent is writing its calls…</p>}
+      {last && (
+        <div className="agent-tokens" data-testid="agent-tokens" data-turn={played} aria-label={`The agent's call at turn ${played}, token by token`}>
+          <span className="muted small">turn {played}, token by token:</span>
+          <ol>
+            {last.tokens.map((t, i) => (
+              <li key={i} className={t.prob < 0.5 ? 'unsure' : ''} title={`π = ${(t.prob * 100).toFixed(1)}%`} data-prob={t.prob.toFixed(4)}>
+                <code>{t.text === '<eoa>' ? '⏎' : t.text.replace(/ /g, '␣')}</code>
+                <span>{pct(t.prob)}</span>
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+      {outcome !== null && (
+        <p className={`agent-outcome ${outcome ? 'good' : 'bad'}`} data-testid="agent-outcome" data-success={String(outcome)} role="status">
+          {outcome ? `✓ The agent answered correctly in ${played} calls.` : `✗ The agent did not get it right (${played} calls).`}
+          {envId && ` Seed ${episode!.seed}, ${mode}.`}
+        </p>
+      )}
+      {cutShort && (
+        <p className="agent-outcome bad" data-testid="agent-outcome" data-success="false" role="status">
+          ✗ The agent's context ({agent.model.context} tokens) filled up after {played} calls, before it answered.
+        </p>
+      )}
+    </section>
+  );
+}
