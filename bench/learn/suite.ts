@@ -36,6 +36,8 @@ const TARGETS: Record<string, { success: number; budgetS: number }> = {
   'grid-door-key-ppo': { success: 0.9, budgetS: 300 },
   'calc-grpo': { success: 0.9, budgetS: 600 },
   'kv-lookup-grpo': { success: 0.8, budgetS: 600 },
+  // Measured (3 seeds, CLI on 2 busy cores): sampled success 0.92-0.96 per iteration after the 800-step warm start (~320 s).
+  'memory-grpo': { success: 0.85, budgetS: 600 },
 };
 
 /** Presets the default run covers (the token ones take most of the 10 min budget each). */
