@@ -29,7 +29,7 @@ export const SUITES: Record<string, Suite> = {
   learn: {
     description: 'time to a target success rate per preset (headless, ort-web wasm), sync vs async token training on flaky-api, 1 vs 2 rollout workers',
     flags: {
-      presets: 'comma-separated subset of grid-empty-8x8-grpo, grid-door-key-ppo, calc-grpo, kv-lookup-grpo',
+      presets: 'comma-separated subset of grid-empty-8x8-grpo, grid-door-key-ppo, calc-grpo, kv-lookup-grpo, memory-grpo',
       budget: 'seconds per preset (overrides the targets\' budgets)',
       eval: 'held-out seeds scored after a warm start and after RL, for presets that warm-start (default 512, --quick 32; 0 = skip)',
       parts: 'comma-separated subset of learn, async, pool (default all)',

@@ -36,6 +36,10 @@ const TARGETS: Record<string, { success: number; budgetS: number }> = {
   'grid-door-key-ppo': { success: 0.9, budgetS: 300 },
   'calc-grpo': { success: 0.9, budgetS: 600 },
   'kv-lookup-grpo': { success: 0.8, budgetS: 600 },
+  // Set from CLI runs, not yet run through this bench: the 800-step warm start takes 200-320 s
+  // on 2 busy cores; the training batches then succeed 0.93-0.94 (seeds 1, 2) but only 0.53
+  // (seed 3, the preset's seed; its copy formed late) after 10 iterations (src/core/envs/tools/README.md).
+  'memory-grpo': { success: 0.6, budgetS: 600 },
 };
 
 /** Presets the default run covers (the token ones take most of the 10 min budget each). */

@@ -89,6 +89,22 @@ function rewardTerms(shaping: ShapingConfig): ChartSpec {
   };
 }
 
+/**
+ * Tool runs: how often calls fail and how often the agent gets past a failure. On flaky-api a
+ * rising recovery rate is the retry being learned (the failure share is the service's, ~30%).
+ */
+const TOOLS: ChartSpec = {
+  id: 'tools',
+  title: 'Tool failures and recovery',
+  help: "tools/failure_frequency: failed tool calls' share of all calls (a service error, a missing key). tools/recovery_rate: share of failure runs (failed calls in a row) that the agent ended with a successful call, e.g. a retry after a 503; no point in an iteration without failures.",
+  lines: [
+    { key: 'tools/failure_frequency', label: 'failed calls', color: C.red, dashed: true },
+    { key: 'tools/recovery_rate', label: 'recovered', color: C.green },
+  ],
+  domain: [0, 1],
+  format: pct,
+};
+
 /** The reward badge's chart: what the policy optimises beside what the task pays. */
 const PROXY: ChartSpec = {
   id: 'reward-proxy',
@@ -359,10 +375,11 @@ const STEP_GROUPS: ChartSpec = {
   format: pct,
 };
 
-export function dashboardCharts(config: { model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
+export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
+  const toolEnv = config.env?.id.startsWith('tools/') === true;
   return {
-    outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig)],
+    outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOLS] : [])],
     exploration: exploration(numActions),
     signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : []), ...(config.algo.algo === 'gigpo' ? [STEP_GROUPS] : [])],
     shift: SHIFT,

@@ -111,6 +111,44 @@ describe('buildIterationMetrics', () => {
       truncated: false,
       policyTokens: 12,
     });
-    expect(s).toEqual({ reward: 1, terms: undefined, success: true, steps: 3, policyTokens: 12, truncated: false, toolCalls: 2, toolFailures: 1 });
+    expect(s).toEqual({
+      reward: 1, terms: undefined, success: true, steps: 3, policyTokens: 12, truncated: false,
+      toolCalls: 2, toolFailures: 1, toolFailureRuns: 1, toolRecoveries: 0,
+    });
+  });
+
+  it('tools/recovery_rate: recoveries over failure runs, by hand', () => {
+    // Episode A (flaky-api style): fail, fail, ok (recovered), fail, malformed, ok (recovered), answer.
+    // Two failure runs (the malformed turn neither ends nor extends the second), two recoveries.
+    const a = summarizeEpisode({
+      rewards: [0, 0, 0, 0, 0, 0, 1],
+      infos: [
+        { toolCall: 'call', toolFailed: true },
+        { toolCall: 'retry', toolFailed: true },
+        { toolCall: 'retry', toolFailed: false, recovered: true },
+        { toolCall: 'call', toolFailed: true },
+        { malformed: true },
+        { toolCall: 'retry', toolFailed: false, recovered: true },
+        { success: true },
+      ],
+      terminated: true,
+      truncated: false,
+      policyTokens: 30,
+    });
+    expect([a.toolFailures, a.toolFailureRuns, a.toolRecoveries]).toEqual([3, 2, 2]);
+    // Episode B: one failure, then the agent answers without trying again: a run not recovered.
+    const b = summarizeEpisode({
+      rewards: [0, 0],
+      infos: [{ toolCall: 'call', toolFailed: true }, { success: false }],
+      terminated: true,
+      truncated: false,
+      policyTokens: 8,
+    });
+    expect([b.toolFailures, b.toolFailureRuns, b.toolRecoveries]).toEqual([1, 1, 0]);
+    // Over the batch: 2 recoveries / 3 failure runs.
+    expect(buildIterationMetrics({ episodes: [a, b] })['tools/recovery_rate']).toBeCloseTo(2 / 3, 12);
+    // No failures: the rate is undefined, so the key is absent.
+    const c = summarizeEpisode({ rewards: [0, 1], infos: [{ toolCall: 'call', toolFailed: false }, { success: true }], terminated: true, truncated: false, policyTokens: 5 });
+    expect('tools/recovery_rate' in buildIterationMetrics({ episodes: [c] })).toBe(false);
   });
 });

@@ -9,6 +9,9 @@
  *   `episode/turns_mean` is env steps (turns) per episode.
  * - `tools/call_frequency` is tool calls per episode; `tools/failure_frequency` is failed calls /
  *   all calls over the batch (0 when there were no calls).
+ * - `tools/recovery_rate` (an extra key) is recoveries / failure runs over the batch: a failure
+ *   run is one or more failed tool calls in a row, a recovery a successful call right after one
+ *   (`info.recovered`). Present only when the batch had a failure: with none it is undefined.
  * - `adv/*` are over policy tokens (or steps) only: positions where the mask is 1.
  * A key is present only when its inputs were given (no NaN placeholders for PPO-only keys in a
  * GRPO run); values that are undefined by nature (explained variance of a constant target)
@@ -71,6 +74,8 @@ export const EXTRA_METRIC_KEYS = {
   samplingRounds: 'groups/sampling_rounds',
   /** Index of the progressive-shaping stage in force this iteration. */
   shapingStage: 'schedule/stage',
+  /** Failure runs (failed tool calls in a row) that a successful call ended, over all failure runs. */
+  toolRecoveryRate: 'tools/recovery_rate',
 } as const;
 
 /** `reward/<term>/mean`: one shaping term's mean contribution over the batch's episodes. */
@@ -98,14 +103,26 @@ export interface EpisodeSummary {
   truncated: boolean;
   toolCalls: number;
   toolFailures: number;
+  /** Runs of failed tool calls in a row (a failed call whose previous tool call did not fail). */
+  toolFailureRuns?: number;
+  /** Successful calls right after a failed one (`info.recovered`). */
+  toolRecoveries?: number;
 }
 
 /** Summarise an episode record (and its shaped reward, if shaping ran). Success = last step's info.success. */
 export function summarizeEpisode(rec: EpisodeRecord, shaped?: ShapedReward): EpisodeSummary {
-  let toolCalls = 0, toolFailures = 0, envReward = 0;
+  let toolCalls = 0, toolFailures = 0, toolFailureRuns = 0, toolRecoveries = 0, envReward = 0;
+  let prevFailed = false;
   for (let t = 0; t < rec.infos.length; t++) {
-    if (rec.infos[t].toolCall) toolCalls++;
-    if (rec.infos[t].toolFailed) toolFailures++;
+    const info = rec.infos[t];
+    if (info.toolCall) toolCalls++;
+    if (info.toolFailed) {
+      toolFailures++;
+      if (!prevFailed) toolFailureRuns++;
+    }
+    if (info.recovered) toolRecoveries++;
+    // Only tool calls move the "previous call" (malformed turns and the answer do not).
+    if (info.toolFailed !== undefined) prevFailed = info.toolFailed;
     envReward += rec.rewards[t];
   }
   const last = rec.infos[rec.infos.length - 1];
@@ -118,6 +135,8 @@ export function summarizeEpisode(rec: EpisodeRecord, shaped?: ShapedReward): Epi
     truncated: rec.truncated && !rec.terminated,
     toolCalls,
     toolFailures,
+    toolFailureRuns,
+    toolRecoveries,
   };
 }
 
@@ -158,6 +177,8 @@ export function buildIterationMetrics(inp: IterationMetricInputs): IterationMetr
     const calls = eps.reduce((s, e) => s + e.toolCalls, 0);
     m[K.toolCallFrequency] = calls / eps.length;
     m[K.toolFailureFrequency] = calls ? eps.reduce((s, e) => s + e.toolFailures, 0) / calls : 0;
+    const runs = eps.reduce((s, e) => s + (e.toolFailureRuns ?? 0), 0);
+    if (runs > 0) m[EXTRA_METRIC_KEYS.toolRecoveryRate] = eps.reduce((s, e) => s + (e.toolRecoveries ?? 0), 0) / runs;
   }
   if (inp.advantages) {
     const a = inp.advantages.mask ? masked(inp.advantages.values, inp.advantages.mask) : Float64Array.from(inp.advantages.values);

@@ -13,6 +13,7 @@ const EXPECTED = [
   'tools/calculator',
   'tools/kv-lookup',
   'tools/flaky-api',
+  'tools/memory',
 ];
 
 describe('env registry', () => {

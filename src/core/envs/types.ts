@@ -20,6 +20,8 @@ export interface Info {
   toolCall?: string;
   /** Tool envs: did the tool fail (flaky service)? */
   toolFailed?: boolean;
+  /** Tool envs: this call succeeded right after a failed one (the agent recovered from an error observation). */
+  recovered?: boolean;
   /** Simulated wall time this step took in the world, in milliseconds (tool latency). */
   latencyMs?: number;
   /** Subgoals reached for the first time on this step (e.g. the tool showed the answer); the `progress` shaping term sums it. */

@@ -69,6 +69,8 @@ export interface StepRecord {
     /** Tool envs: the tool called this step, whether it failed, whether the action was malformed. */
     toolCall: string | null;
     toolFailed: boolean;
+    /** Tool envs: this call succeeded right after a failed one (a term can pay for recovery). */
+    recovered: boolean;
     malformed: boolean;
   };
   /** The episode so far, filled in by the scorer: its seed, env and the records of steps 0..t−1. */
@@ -116,6 +118,7 @@ export const STEP_RECORD_FIELDS: readonly { path: string; doc: string }[] = [
   { path: 'info.success', doc: 'task solved (final step)' },
   { path: 'info.toolCall', doc: 'tool called this step (tool envs), or null' },
   { path: 'info.toolFailed', doc: 'the tool call failed (tool envs)' },
+  { path: 'info.recovered', doc: 'the tool call succeeded right after a failed one (tool envs)' },
   { path: 'info.malformed', doc: 'the action was malformed (tool envs)' },
   { path: 'episode.seed', doc: 'the reset seed' },
   { path: 'episode.envId', doc: 'env registry id' },
@@ -130,6 +133,7 @@ function infoOf(info: Info): StepRecord['info'] {
     success: info.success === true,
     toolCall: typeof info.toolCall === 'string' ? info.toolCall : null,
     toolFailed: info.toolFailed === true,
+    recovered: info.recovered === true,
     malformed: info.malformed === true,
   };
 }

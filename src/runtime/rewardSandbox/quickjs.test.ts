@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeEnv } from '../../core/envs/index.ts';
-import type { GridEnv } from '../../core/envs/types.ts';
-import { buildGridStepRecords, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
+import type { GridEnv, ToolEnv } from '../../core/envs/types.ts';
+import { buildGridStepRecords, sampleTextEpisode, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
 import { RewardTermError, resolveTermScores } from '../../core/reward/rewardTerms.ts';
 import { createRewardSandbox } from './quickjs.ts';
 
@@ -16,7 +16,7 @@ function handMade(seed = 7): ScoreEpisode {
     reward,
     terminated,
     truncated: false,
-    info: { progress: 0, success: terminated, toolCall: null, toolFailed: false, malformed: false },
+    info: { progress: 0, success: terminated, toolCall: null, toolFailed: false, recovered: false, malformed: false },
   });
   return { seed, envId: 'grid/empty-8x8', steps: [step(0, 2, 0, false), step(1, 0, 0, false), step(2, 2, 0.9, true)] };
 }
@@ -47,6 +47,17 @@ export const seen = (s) => s.episode.steps.length + 10 * s.episode.returnSoFar +
     expect(Array.from(r.values.seen)).toEqual([100, 101, 102]);
     expect(r.bad).toEqual([]);
     expect(s.lineOf('closer')).toBe(3);
+    s.close();
+  });
+
+  it('lets a term pay for recovery after a tool error (flaky-api, hand-played)', async () => {
+    // Seed 1, the expert's calls: a timeout, a 503, then the retry that returns the value.
+    const env = makeEnv('tools/flaky-api') as ToolEnv;
+    const ep = sampleTextEpisode(env, 'tools/flaky-api', 1, ['call(k13)', 'retry()', 'retry()', 'answer(6208)']);
+    expect(ep.steps.map((s) => [s.info.toolFailed, s.info.recovered])).toEqual([[true, false], [true, false], [false, true], [false, false]]);
+    const s = await createRewardSandbox('export const recovery = (s) => (s.info.recovered ? 0.5 : 0);');
+    const [r] = await s.score([ep]);
+    expect(Array.from(r.values.recovery)).toEqual([0, 0, 0.5, 0]);
     s.close();
   });
 

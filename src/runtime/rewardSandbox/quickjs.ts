@@ -88,7 +88,7 @@ const DRIVER = `
             goalDistance: ep.gd[t] < 0 ? null : ep.gd[t],
           }),
           action: ep.a[t], actionName: ep.an[t], reward: ep.r[t], terminated: ep.te[t] === 1, truncated: ep.tr[t] === 1,
-          info: freeze({ progress: ep.p[t], success: ep.su[t] === 1, toolCall: ep.tc[t], toolFailed: ep.tf[t] === 1, malformed: ep.mf[t] === 1 }),
+          info: freeze({ progress: ep.p[t], success: ep.su[t] === 1, toolCall: ep.tc[t], toolFailed: ep.tf[t] === 1, recovered: ep.rc[t] === 1, malformed: ep.mf[t] === 1 }),
           episode: freeze({ seed: ep.seed, envId: ep.envId, length: T, steps: so, returnSoFar: ret }),
         });
         for (let k = 0; k < fns.length; k++) {
@@ -145,6 +145,7 @@ function columns(ep: ScoreEpisode) {
     su: col((s) => flag(s.info.success)),
     tc: col((s) => s.info.toolCall),
     tf: col((s) => flag(s.info.toolFailed)),
+    rc: col((s) => flag(s.info.recovered)),
     mf: col((s) => flag(s.info.malformed)),
   };
 }

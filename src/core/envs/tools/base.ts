@@ -11,7 +11,9 @@
  * answers, which reach no tool). On a valid tool call also `toolCall` (the tool's name; not set
  * for `answer`) and `toolFailed` (the tool replied `error: ...` instead of a result: a service
  * failure, a missing key, a division by zero). Every `error:` reply is thus either malformed or
- * a failed tool call. On the last step `success`.
+ * a failed tool call. `recovered` (set only when true): this call succeeded and the tool call
+ * before it failed (malformed turns in between do not count as calls): the agent got past an
+ * error observation, what `tools/recovery_rate` measures. On the last step `success`.
  *
  * Agent input never throws. Whatever the policy (or a student typing in the UI) sends, the env
  * answers with an observation: a malformed action gets `error: <what is wrong>`, consumes the
@@ -139,6 +141,8 @@ export abstract class ToolEnvBase implements ToolEnv {
   private messages: TranscriptMessage[] = [];
   private turn = 0;
   private malformedCount = 0;
+  /** Did the last valid tool call (not `answer`, not a malformed turn) fail? */
+  private lastCallFailed = false;
   private started = false;
   private done = false;
 
@@ -162,6 +166,7 @@ export abstract class ToolEnvBase implements ToolEnv {
     this.events = root.fork();
     this.turn = 0;
     this.malformedCount = 0;
+    this.lastCallFailed = false;
     this.started = true;
     this.done = false;
     const task = this.clip(this.newEpisode(taskRng));
@@ -191,6 +196,8 @@ export abstract class ToolEnvBase implements ToolEnv {
       case 'tool':
         if (parsed.ok) info.toolCall = parsed.call.tool;
         info.toolFailed = outcome.failed;
+        if (this.lastCallFailed && !outcome.failed) info.recovered = true;
+        this.lastCallFailed = outcome.failed;
         info.latencyMs = outcome.latencyMs;
         reward = outcome.reward ?? 0;
         if (outcome.progress) info.progress = outcome.progress;

@@ -72,6 +72,8 @@ describe('tools/flaky-api', () => {
     ]);
     expect(steps.map((s) => s.info.toolCall)).toEqual(['call', 'retry', 'retry', undefined]);
     expect(steps.map((s) => s.info.toolFailed)).toEqual([true, true, false, undefined]);
+    // The successful retry after two failures is the recovery (tools/recovery_rate counts it).
+    expect(steps.map((s) => s.info.recovered)).toEqual([undefined, undefined, true, undefined]);
     // Progress: only the call that first shows the asked-for value.
     expect(steps.map((s) => s.info.progress)).toEqual([undefined, undefined, 1, undefined]);
     expect(steps.at(-1)!.info.success).toBe(true);
@@ -93,6 +95,17 @@ describe('tools/flaky-api', () => {
     expect(env.step('retry()')).toMatchObject({ reward: -0.05, obs: { text: first.obs.text } });
     expect(env.step('call(k20)')).toMatchObject({ reward: -0.05, obs: { text: 'error: no such key "k20"' }, info: { toolFailed: true } });
     expect(env.step('call()')).toMatchObject({ reward: 0, info: { malformed: true } });
+  });
+
+  it('marks a recovery only on a successful call right after a failed one; malformed turns do not break the run', () => {
+    const env = makeFlakyApi({ failureProb: 0 });
+    env.reset({ seed: 2 });
+    const rec = (a: string) => env.step(a).info.recovered;
+    expect(rec('call(k4)')).toBeUndefined(); // success, nothing failed before
+    expect(rec('call(k20)')).toBeUndefined(); // no such key: a failed call
+    expect(rec('call(')).toBeUndefined(); // malformed: not a call
+    expect(rec('call(k4)')).toBe(true); // success after the failure
+    expect(rec('call(k5)')).toBeUndefined(); // success after a success
   });
 
   it('scores a wrong value 0 and ends the episode', () => {

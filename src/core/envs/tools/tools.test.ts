@@ -11,8 +11,8 @@ import type { Env } from '../types.ts';
 import { makeEnv } from '../registry.ts';
 import './index.ts';
 
-const WORDS = ['team red', 'team blue', 'ada', 'bob', 'project orion', 'oslo', 'k0', 'k3', 'k17', 'k99', '12*34', '(1+2)*3', '7/0', '5535', '-4', ''];
-const HEADS = ['calc', 'lookup', 'call', 'retry', 'answer'];
+const WORDS = ['team red', 'team blue', 'ada', 'bob', 'project orion', 'oslo', 'k0', 'k3', 'k17', 'k99', '12*34', '(1+2)*3', '7/0', '5535', '-4', '', 'door, 47', 'ring'];
+const HEADS = ['calc', 'lookup', 'call', 'retry', 'answer', 'store', 'recall', 'next'];
 
 /** A random action: a plausible call, a near miss of the expert's call, or garbage in the vocabulary. */
 function randomToolAction(env: Env, rng: Rng): string {
@@ -43,6 +43,9 @@ const VARIANTS: [string, Record<string, unknown>][] = [
   ['tools/kv-lookup', { distractors: false, teams: 8 }],
   ['tools/flaky-api', {}],
   ['tools/flaky-api', { failureProb: 0.8, maxTurns: 12 }],
+  ['tools/memory', {}],
+  ['tools/memory', { memoryTools: false }],
+  ['tools/memory', { facts: 4, rumors: 6, maxTurns: 14 }],
 ];
 
 describe.each(VARIANTS)('%s %j', (id, kwargs) => {
