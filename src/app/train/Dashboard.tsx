@@ -349,12 +349,23 @@ const REMAX: ChartSpec = {
   ],
 };
 
-export function dashboardCharts(config: { model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
+/** The rollout budget with a prompt pool: episodes spent without gradient, and how unevenly prompts were served. */
+const BUDGET: ChartSpec = {
+  id: 'budget',
+  title: 'Rollout budget',
+  help: "budget/zero_std_episode_share: share of the iteration's episodes in groups whose rewards were all equal (spent without gradient); budget/uncertain_share: share given to prompts whose success estimate was between 0.2 and 0.8. The adaptive budget moves episodes from solved and hopeless prompts to uncertain ones at the same total; the uniform one gives every prompt group size episodes.",
+  lines: [
+    { key: 'budget/zero_std_episode_share', label: 'no-gradient episodes', color: C.red },
+    { key: 'budget/uncertain_share', label: 'to uncertain prompts', color: C.teal },
+  ],
+};
+
+export function dashboardCharts(config: { model: { kind: string }; algo: { algo: string }; shaping: unknown; rollout?: { budget?: { pool: number } } }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   return {
     outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig)],
     exploration: exploration(numActions),
-    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : [])],
+    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : []), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : [])],
     shift: SHIFT,
     reward: [PROXY],
     speed: SPEED,
