@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allocateBudget, allocationValue, budgetStats, initPromptStats, successEstimate, updatePromptStats } from './budget.ts';
+import { allocateBudget, allocationValue, budgetStats, initPromptStats, selectPrompts, successEstimate, updatePromptStats } from './budget.ts';
 import { unequalGroupAdvantages } from './advantages.ts';
 import { DEFAULT_ALGO_CONFIG } from './config.ts';
 
@@ -20,6 +20,12 @@ describe('adaptive rollout budget', () => {
     // then the 4th of each (1/32). 8 episodes, all on the two uncertain prompts.
     expect(Array.from(allocateBudget([0.5, 0.99, 0.01, 0.5], 8, 2, 8))).toEqual([4, 0, 0, 4]);
     // Uniform would be [2, 2, 2, 2]: two groups that are almost surely all-equal.
+  });
+
+  it('picks the most uncertain prompts of the pool (hand-worked)', () => {
+    // p(1 − p): 0.09, 0.25, 0.0099, 0.21, 0.25 → the two at 0.25 (indices 1, 4), then 0.21 (3).
+    expect(selectPrompts([0.1, 0.5, 0.99, 0.7, 0.5], 3)).toEqual([1, 3, 4]);
+    expect(selectPrompts([0.5, 0.5], 5)).toEqual([0, 1]);
   });
 
   it('respects the minimum and maximum per prompt, and keeps the total exact', () => {

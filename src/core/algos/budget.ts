@@ -7,8 +7,11 @@
  *
  * Prompts come from a finite pool (`pool` env seeds). Each prompt keeps a Beta posterior over
  * its success probability p from its past groups (decayed each iteration, since those outcomes
- * came from older policies). The allocation solves a small knapsack: the value of giving n
- * episodes to a prompt with success probability p is
+ * came from older policies). Each iteration takes the `groups` prompts of the pool with the
+ * largest p(1 − p) (`selectPrompts`: unseen ones count 0.5, and a solved or hopeless prompt's
+ * estimate drifts back toward 0.5 as its counts decay, so it is retried later), then splits the
+ * episodes among them by a small knapsack: the value of giving n episodes to a prompt with
+ * success probability p is
  *
  *     v(n, p) = p(1 − p) · (1 − pⁿ − (1 − p)ⁿ)
  *
@@ -116,6 +119,20 @@ export function allocateBudget(p: readonly number[], total: number, min: number,
     left -= cost;
   }
   return n;
+}
+
+/**
+ * The `k` prompts with the largest p(1 − p) (the most uncertain), ascending index order; ties go
+ * to the lower index. Choosing as many prompts as uniform allocation would keeps the groups per
+ * iteration equal (spreading the episodes over many prompts instead gives small groups, and a
+ * group of 3 is all-equal far more often than one of 8).
+ */
+export function selectPrompts(p: readonly number[], k: number): number[] {
+  const order = p.map((x, i) => ({ i, u: x * (1 - x) })).sort((a, b) => b.u - a.u || a.i - b.i);
+  return order
+    .slice(0, Math.max(0, k))
+    .map((o) => o.i)
+    .sort((a, b) => a - b);
 }
 
 /** A prompt counts as uncertain when its estimate lies in [0.2, 0.8] (p(1 − p) ≥ 0.16). */

@@ -40,7 +40,7 @@
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { partialRatio, truncatedIsWeights } from '../algos/offpolicy.ts';
-import { allocateBudget, budgetStats, initPromptStats, successEstimate, updatePromptStats, type PromptStats } from '../algos/budget.ts';
+import { allocateBudget, budgetStats, initPromptStats, selectPrompts, successEstimate, updatePromptStats, type PromptStats } from '../algos/budget.ts';
 import { hasSpread, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Clock } from '../envs/clock.ts';
 import { makeEnv } from '../envs/index.ts';
@@ -305,8 +305,9 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
 
   /**
    * This iteration's groups with a prompt pool. Uniform: the next `groups` prompts in pool
-   * order (cycling), algo.groupSize episodes each. Adaptive: groups × groupSize episodes split
-   * over the whole pool by the prompts' success estimates (algos/budget.ts allocateBudget).
+   * order (cycling), algo.groupSize episodes each. Adaptive: the `groups` most uncertain
+   * prompts of the pool (selectPrompts), groups × groupSize episodes split among them by their
+   * success estimates (allocateBudget; a prompt may get none).
    */
   private plan(): PlannedGroup[] {
     const b = this.config.budget!;
@@ -314,10 +315,11 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const N = this.config.algo.groupSize;
     if (b.mode === 'uniform') return Array.from({ length: G }, (_, g) => ({ prompt: (this.iteration * G + g) % b.pool, size: N }));
     const p = Array.from({ length: b.pool }, (_, i) => successEstimate(this.prompts!, i));
-    const n = allocateBudget(p, G * N, b.minPerPrompt, b.maxPerPrompt);
+    const chosen = selectPrompts(p, G);
+    const n = allocateBudget(chosen.map((i) => p[i]), G * N, b.minPerPrompt, b.maxPerPrompt);
     const out: PlannedGroup[] = [];
-    n.forEach((size, prompt) => {
-      if (size > 0) out.push({ prompt, size });
+    n.forEach((size, j) => {
+      if (size > 0) out.push({ prompt: chosen[j], size });
     });
     return out;
   }

@@ -61,8 +61,9 @@ describe('rollout budget', () => {
       expect(Number.isFinite(m['groups/frac_zero_std'])).toBe(true);
       ref.push(timeless(m));
     }
-    // Iteration 0: every prompt unseen (estimate 0.5): 2 + 1 episodes each is the best split (v(3)/3 = v(2)/2), so prompts get 3 (one gets 4).
-    expect(ref[0]['budget/prompts']).toBe(5);
+    // Iteration 0: every prompt unseen (estimate 0.5): the first 4 prompts, 4 episodes each (equal estimates, equal shares).
+    expect(ref[0]['budget/prompts']).toBe(4);
+    expect(ref[0]['budget/episodes_per_group_max']).toBe(4);
     expect(ref[0]['budget/uncertain_share']).toBe(1);
     await straight.release();
 
