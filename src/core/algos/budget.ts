@@ -77,9 +77,9 @@ export function allocationValue(n: number, p: number): number {
  * Splits `total` episodes over prompts with success estimates `p` (one per prompt): every
  * prompt gets 0 or between `min` and `max` episodes, Σ = total exactly. Greedy by marginal value
  * per episode (a new prompt's first move costs `min` episodes at v(min)/min each); ties go to the
- * lower index, so the result is deterministic. If `min` episodes are left but every started
- * prompt is at `max` and no prompt is free, or fewer than `min` are left with every started
- * prompt at `max`, the rest goes to started prompts beyond `max` (the total is the invariant).
+ * lower index, so the result is deterministic. When no move fits (every started prompt is at
+ * `max` and fewer than `min` episodes are left, or no prompt is free), the rest goes to started
+ * prompts beyond `max`: the total is the invariant.
  * @returns [p.length] episodes per prompt.
  */
 export function allocateBudget(p: readonly number[], total: number, min: number, max: number): Int32Array {
