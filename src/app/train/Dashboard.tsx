@@ -353,7 +353,6 @@ const Section = memo(function Section({ title, blurb, verdict, specs, data, extr
 
 const LIVE = <LiveRollout />;
 
-/** Every chart the dashboard draws for a run of `config` on an env with `maxSteps` and `numActions` (0 = tokens). */
 /** ReMax's baseline beside what it is subtracted from: a sampled episode beats it or trails it. */
 const REMAX: ChartSpec = {
   id: 'remax',
@@ -375,13 +374,25 @@ const STEP_GROUPS: ChartSpec = {
   format: pct,
 };
 
-export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
+/** The rollout budget with a prompt pool: episodes spent without gradient, and how unevenly prompts were served. */
+const BUDGET: ChartSpec = {
+  id: 'budget',
+  title: 'Rollout budget',
+  help: "budget/zero_std_episode_share: share of the iteration's episodes in groups whose rewards were all equal (spent without gradient); budget/uncertain_share: share given to prompts whose success estimate was between 0.2 and 0.8. The adaptive budget moves episodes from solved and hopeless prompts to uncertain ones at the same total; the uniform one gives every prompt group size episodes.",
+  lines: [
+    { key: 'budget/zero_std_episode_share', label: 'no-gradient episodes', color: C.red },
+    { key: 'budget/uncertain_share', label: 'to uncertain prompts', color: C.teal },
+  ],
+};
+
+/** Every chart the dashboard draws for a run of `config` on an env with `maxSteps` and `numActions` (0 = tokens). */
+export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown; rollout?: { budget?: { pool: number } } }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   const toolEnv = config.env?.id.startsWith('tools/') === true;
   return {
     outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOLS] : [])],
     exploration: exploration(numActions),
-    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : []), ...(config.algo.algo === 'gigpo' ? [STEP_GROUPS] : [])],
+    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : []), ...(config.algo.algo === 'gigpo' ? [STEP_GROUPS] : []), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : [])],
     shift: SHIFT,
     reward: [PROXY],
     speed: SPEED,

@@ -192,6 +192,31 @@ export function sequenceAdvantages(
   }
 }
 
+/**
+ * Group advantages for groups of unequal size (the adaptive rollout budget, algos/budget.ts):
+ * the configured group estimator on each group alone, so every episode is compared with its own
+ * prompt's mean (GRPO, Dr.GRPO, RLOO, CISPO, GSPO). A group of one gets 0 (GRPO: no spread);
+ * RLOO refuses it, as for equal groups.
+ * @param rewards [Σ sizes] group-major; @param sizes episodes per group.
+ */
+export function unequalGroupAdvantages(
+  cfg: Pick<AlgoConfig, 'algo' | 'groupSize' | 'normalizeStd' | 'stdEps' | 'baseline' | 'baselineDecay'>,
+  rewards: Numbers,
+  sizes: readonly number[],
+): Float64Array {
+  const total = sizes.reduce((a, b) => a + b, 0);
+  if (total !== rewards.length) throw new RangeError(`unequalGroupAdvantages: group sizes sum to ${total}, but there are ${rewards.length} rewards`);
+  if (cfg.algo === 'reinforce') throw new RangeError('unequalGroupAdvantages: reinforce has no groups');
+  const out = new Float64Array(rewards.length);
+  let o = 0;
+  for (const n of sizes) {
+    const part = Array.prototype.slice.call(rewards, o, o + n) as number[];
+    out.set(sequenceAdvantages({ ...cfg, groupSize: n }, part).advantages, o);
+    o += n;
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // GAE for PPO
 // ---------------------------------------------------------------------------------------------

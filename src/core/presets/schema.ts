@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, GROUP_ALGOS, type Algo, type AlgoConfig } from '../algos/config.ts';
+import { ROLLOUT_BUDGET_DEFAULTS as BD } from '../algos/budget.ts';
 import { makeEnv } from '../envs/index.ts';
 import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
@@ -62,6 +63,25 @@ const rolloutSchema = z.strictObject({
    * episode of a batch.
    */
   kvRows: z.int().min(0).max(1024).default(0),
+  /**
+   * How an iteration's episodes are split over prompts (algos/budget.ts). Sync tool runs with a
+   * group algorithm: 'adaptive' gives more episodes to prompts of uncertain outcome, fewer to
+   * solved or hopeless ones, at the same total (rollout.groups × algo.groupSize).
+   */
+  budget: z
+    .strictObject({
+      /** 'uniform' = every prompt gets algo.groupSize episodes; 'adaptive' = episodes go where the outcome is uncertain. */
+      mode: z.enum(['uniform', 'adaptive']).default(BD.mode),
+      /** Prompts in the training pool (env seeds cycled through); 0 = a fresh prompt for every group. */
+      pool: z.int().min(0).max(65_536).default(BD.pool),
+      /** Adaptive: fewest episodes a chosen prompt gets (a group of one has no spread). */
+      minPerPrompt: z.int().min(2, 'must be ≥ 2 (a group of one has no spread)').max(1024).default(BD.minPerPrompt),
+      /** Adaptive: most episodes one prompt gets per iteration. */
+      maxPerPrompt: z.int().min(2).max(1024).default(BD.maxPerPrompt),
+      /** Per-iteration decay of each prompt's success/failure counts (1 = never forget). */
+      decay: z.number().min(0).max(1).default(BD.decay),
+    })
+    .default({ ...BD }),
 });
 
 /** Longest reward module accepted, characters: a hand-written file of terms is a few KB; the config travels in links and storage. */
@@ -171,7 +191,7 @@ export function parseRunConfig(input: unknown): ParseResult {
   }
   const rawRollout = (input as { rollout?: { learnerBatch?: unknown } }).rollout;
   if (rawRollout?.learnerBatch === undefined && r.data.model.kind === 'transformer') r.data.rollout.learnerBatch = 16;
-  messages.push(...runnable(r.data), ...sizes(r.data, algo.config));
+  messages.push(...runnable(r.data), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config));
   if (messages.length > 0) return { ok: false, messages };
   return { ok: true, config: { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null } };
 }
@@ -200,6 +220,27 @@ function sizes(c: Parsed, algo: AlgoConfig): string[] {
     if (perStep > MAX_TOKENS_PER_STEP) out.push(`rollout.learnerBatch: learnerBatch × model.context must be ≤ ${MAX_TOKENS_PER_STEP.toLocaleString('en-US')} tokens per train step (got ${perStep.toLocaleString('en-US')})`);
     if (c.warmStart && c.warmStart.batch * m.context > MAX_TOKENS_PER_STEP) out.push(`warmStart.batch: warmStart.batch × model.context must be ≤ ${MAX_TOKENS_PER_STEP.toLocaleString('en-US')} tokens per step (got ${(c.warmStart.batch * m.context).toLocaleString('en-US')})`);
   }
+  return out;
+}
+
+/** rollout.budget: a prompt pool is for sync tool runs of a group algorithm without dynamic sampling. */
+function budgetRules(c: Parsed, algo: AlgoConfig): string[] {
+  const b = c.rollout.budget;
+  const out: string[] = [];
+  if (b.mode === 'adaptive' && b.pool === 0) out.push('rollout.budget.pool: adaptive allocation keeps an estimate per prompt, so it needs a finite pool of prompts (≥ 1)');
+  if (b.minPerPrompt > b.maxPerPrompt) out.push(`rollout.budget.maxPerPrompt: must be ≥ minPerPrompt (${b.minPerPrompt}); got ${b.maxPerPrompt}`);
+  if (b.pool === 0) return out;
+  let family: string;
+  try {
+    family = makeEnv(c.env.id, c.env.kwargs).spec.family;
+  } catch {
+    return out; // runnable() reports the env
+  }
+  if (family !== 'tool' || c.model.kind !== 'transformer' || !GROUP_ALGOS.includes(algo.algo)) out.push(`rollout.budget.pool: a prompt pool runs on tool envs with a group algorithm (${GROUP_ALGOS.join(', ')}); use 0`);
+  if (c.rollout.mode !== 'sync') out.push("rollout.budget.pool: a prompt pool is allocated once per iteration, before it is sampled: use rollout.mode 'sync'");
+  if (algo.dynamicSampling.enabled) out.push('algo.dynamicSampling.enabled: a prompt pool fixes the episodes per iteration (the budget), so it does not resample; turn dynamic sampling off');
+  const total = c.rollout.groups * algo.groupSize;
+  if (b.mode === 'adaptive' && b.pool * b.maxPerPrompt < total) out.push(`rollout.budget.pool: pool × maxPerPrompt (${b.pool * b.maxPerPrompt}) must hold the ${total} episodes of an iteration (rollout.groups × algo.groupSize)`);
   return out;
 }
 

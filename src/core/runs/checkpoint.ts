@@ -77,6 +77,8 @@ export interface Checkpoint {
   reference?: Record<string, Float32Array>;
   /** AsyncTokenTrainer only: which groups come next. */
   groups?: CheckpointGroups;
+  /** AsyncTokenTrainer with a prompt pool (rollout.budget.pool): each prompt's decayed success and failure counts, [pool] each. */
+  prompts?: { successes: number[]; failures: number[] };
 }
 
 /** Float values a checkpoint holds (parameters + moments + step): its size is about 4 bytes each. */
@@ -125,6 +127,10 @@ const checkpointJsonSchema = z.strictObject({
     })
     .refine((g) => g.pending.every((id, i) => id < g.next && (i === 0 || id > g.pending[i - 1])), { message: 'pending must be ascending group ids below next' })
     .optional(),
+  prompts: z
+    .strictObject({ successes: z.array(finite), failures: z.array(finite) })
+    .refine((p) => p.successes.length === p.failures.length, { message: 'successes and failures must have one count per prompt each' })
+    .optional(),
 });
 
 /** What a checkpoint looks like inside a JSON file (run file, CLI checkpoint.json). */
@@ -153,6 +159,7 @@ export function checkpointToJson(cp: Checkpoint): CheckpointJson {
     // Absent, not undefined, when unused: a grid checkpoint's JSON is what it always was.
     ...(cp.reference ? { reference: encode(cp.reference) } : {}),
     ...(cp.groups ? { groups: { next: cp.groups.next, pending: [...cp.groups.pending] } } : {}),
+    ...(cp.prompts ? { prompts: { successes: [...cp.prompts.successes], failures: [...cp.prompts.failures] } } : {}),
   };
 }
 
@@ -212,6 +219,7 @@ export function checkpointFromJson(value: unknown, prefix = 'checkpoint'): Check
       rewardWeights: j.rewardWeights as ShapingWeights,
       ...(reference ? { reference } : {}),
       ...(j.groups ? { groups: j.groups } : {}),
+      ...(j.prompts ? { prompts: j.prompts } : {}),
     },
   };
 }

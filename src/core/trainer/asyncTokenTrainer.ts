@@ -40,7 +40,8 @@
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { partialRatio, truncatedIsWeights } from '../algos/offpolicy.ts';
-import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
+import { allocateBudget, budgetStats, initPromptStats, selectPrompts, successEstimate, updatePromptStats, type PromptStats } from '../algos/budget.ts';
+import { hasSpread, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Clock } from '../envs/clock.ts';
 import { makeEnv } from '../envs/index.ts';
 import type { ToolEnv } from '../envs/types.ts';
@@ -101,6 +102,16 @@ interface GroupRec {
   id: number;
   seed: number;
   episodes: TokenEpisode[];
+  /** Episodes in the group: algo.groupSize, or the rollout budget's share for its prompt. */
+  size: number;
+  /** Index in the prompt pool (rollout.budget.pool > 0), else −1 (a fresh prompt). */
+  prompt: number;
+}
+
+/** One group to admit: a prompt of the pool and its episodes. */
+interface PlannedGroup {
+  prompt: number;
+  size: number;
 }
 
 type Scored = GroupRec & { rewards: number[]; shaped: ShapedReward[] };
@@ -133,6 +144,8 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
   private rewardLab: (RewardLab & { version: number }) | null = null;
   /** (episode, term) pairs skipped for a non-finite value in the iteration being collected. */
   private termsSkipped = 0;
+  /** Per-prompt success evidence over the pool (rollout.budget.pool > 0), else null. */
+  private prompts: PromptStats | null;
 
   private constructor(
     readonly config: TokenTrainerConfig,
@@ -153,6 +166,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0xa5c));
     this.lastStats = stats;
+    this.prompts = config.budget && config.budget.pool > 0 ? initPromptStats(config.budget.pool) : null;
   }
 
   static async create(
@@ -200,7 +214,14 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     };
     // A group's episodes start from one prompt: with whole groups per minibatch, the learner runs
     // each group's prompt once (Learner.prefixGroups; runTokenUpdate's groupSize).
-    const prefixGroups = config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
+    // Groups of unequal size (adaptive budget) do not fill minibatches of whole groups: no sharing.
+    const budget = config.budget;
+    if (budget && budget.pool > 0 && (scheduling.maxStaleness !== 0 || algo.dynamicSampling.enabled)) {
+      throw new Error('AsyncTokenTrainer: a prompt pool (rollout.budget.pool > 0) needs sync scheduling (maxStaleness 0) and no dynamic sampling');
+    }
+    if (budget?.mode === 'adaptive' && budget.pool === 0) throw new Error('AsyncTokenTrainer: the adaptive budget needs a prompt pool (rollout.budget.pool ≥ 1)');
+    const equalGroups = budget?.mode !== 'adaptive';
+    const prefixGroups = equalGroups && config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
     const [source, learner] = await Promise.all([
       worker ? worker(init) : localTokenSource(engine, init, clock),
       engine.createLearner(model, opts, weights, lens, prefixGroups),
@@ -253,17 +274,54 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     }
   }
 
-  /** Starts groups until `count` are open (admitted, not yet trained or dropped). */
-  private admit(count: number): Promise<void> {
+  /**
+   * Starts groups until `count` are open (admitted, not yet trained or dropped), each a fresh
+   * prompt of algo.groupSize episodes; or, with a prompt pool, starts the planned groups.
+   */
+  private admit(count: number, plan?: readonly PlannedGroup[]): Promise<void> {
     const N = this.config.algo.groupSize;
     const specs = [];
-    while (this.open.size < count) {
+    if (plan) {
+      for (const p of plan) {
+        const id = this.nextGroup++;
+        const seed = this.promptSeed(p.prompt);
+        this.open.set(id, { id, seed, episodes: [], size: p.size, prompt: p.prompt });
+        for (let k = 0; k < p.size; k++) specs.push({ seed, group: id });
+      }
+    }
+    while (!plan && this.open.size < count) {
       const id = this.readmit.length > 0 ? this.readmit.shift()! : this.nextGroup++;
       const seed = mixSeed(this.config.seed, 0x9e, id);
-      this.open.set(id, { id, seed, episodes: [] });
+      this.open.set(id, { id, seed, episodes: [], size: N, prompt: -1 });
       for (let k = 0; k < N; k++) specs.push({ seed, group: id });
     }
     return specs.length > 0 ? this.source.enqueue(specs) : Promise.resolve();
+  }
+
+  /** Env seed of prompt `i` of the pool: fixed for the run, so outcomes on it can be counted. */
+  private promptSeed(i: number): number {
+    return mixSeed(this.config.seed, 0xb0d, i);
+  }
+
+  /**
+   * This iteration's groups with a prompt pool. Uniform: the next `groups` prompts in pool
+   * order (cycling), algo.groupSize episodes each. Adaptive: the `groups` most uncertain
+   * prompts of the pool (selectPrompts), groups × groupSize episodes split among them by their
+   * success estimates (allocateBudget; a prompt may get none).
+   */
+  private plan(): PlannedGroup[] {
+    const b = this.config.budget!;
+    const G = this.config.groups;
+    const N = this.config.algo.groupSize;
+    if (b.mode === 'uniform') return Array.from({ length: G }, (_, g) => ({ prompt: (this.iteration * G + g) % b.pool, size: N }));
+    const p = Array.from({ length: b.pool }, (_, i) => successEstimate(this.prompts!, i));
+    const chosen = selectPrompts(p, G);
+    const n = allocateBudget(chosen.map((i) => p[i]), G * N, b.minPerPrompt, b.maxPerPrompt);
+    const out: PlannedGroup[] = [];
+    n.forEach((size, j) => {
+      if (size > 0) out.push({ prompt: chosen[j], size });
+    });
+    return out;
   }
 
   /**
@@ -273,7 +331,6 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
    * and returned, for the caller to drop its other episodes in the source.
    */
   private collectEpisodes(eps: readonly TokenEpisode[]): number[] {
-    const N = this.config.algo.groupSize;
     const doomed: number[] = [];
     for (const ep of eps) {
       const g = this.open.get(ep.group);
@@ -284,7 +341,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
         this.finished = this.finished.filter((x) => x !== g);
         this.lateAborted += g.episodes.length;
         doomed.push(g.id);
-      } else if (g.episodes.length === N) this.finished.push(g);
+      } else if (g.episodes.length === g.size) this.finished.push(g);
     }
     return doomed;
   }
@@ -306,9 +363,11 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const sampled: TokenEpisode[] = [];
     const sampledShaped: ShapedReward[] = [];
     let rounds = 0;
+    // With a prompt pool (sync, no dynamic sampling: one round) the groups are planned up front.
+    const plan = this.prompts ? this.plan() : undefined;
     const sampleRound = async (_round: number, need: number): Promise<Scored[]> => {
       // Not awaited alone: next() is answered after the enqueue (call order), one round trip.
-      let admitted = this.admit(s === 0 ? need : (1 + s) * G);
+      let admitted = this.admit(s === 0 ? need : (1 + s) * G, plan);
       while (this.finished.length < need) {
         const [, eps] = await Promise.all([admitted, this.source.next()]);
         admitted = Promise.resolve();
@@ -316,7 +375,8 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
         const doomed = this.collectEpisodes(eps);
         if (doomed.length > 0) {
           await this.source.drop(doomed, this.version - s);
-          admitted = this.admit(s === 0 ? need : (1 + s) * G);
+          // A planned batch is admitted once (sync: nothing can become too stale in it).
+          admitted = plan ? Promise.resolve() : this.admit(s === 0 ? need : (1 + s) * G);
         }
       }
       await admitted;
@@ -335,7 +395,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
         return { ...g, shaped, rewards: shaped.map((x) => x.total) };
       });
     };
-    const r = await sampleWithDynamicSampling(sampleRound, G, this.config.algo.dynamicSampling);
+    const r = await sampleWithDynamicSampling(sampleRound, plan ? plan.length : G, this.config.algo.dynamicSampling);
     for (const g of r.batch) {
       const v = AsyncTokenTrainer.minVersion(g);
       if (this.version - v > s) throw new Error(`AsyncTokenTrainer: group ${g.id} has a token ${this.version - v} versions old (max ${s})`);
@@ -391,8 +451,11 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const n = episodes.length;
     const rows = shiftedBatch(episodes, T);
     const ver = shiftedVersions(episodes, T);
-    const refLogp = await referenceAndKlReward(this.reference, algo, rows, totals, { n, T, V, groupSize: N });
-    const adv = tokenAdvantages(algo, episodes, shaped, totals, rows, T, N, this.ema);
+    // Adaptive budget: groups of unequal size; the scorers then run every sequence whole.
+    const sizes = c.batch.map((g) => g.size);
+    const equal = sizes.every((x) => x === N);
+    const refLogp = await referenceAndKlReward(this.reference, algo, rows, totals, { n, T, V, groupSize: equal ? N : undefined });
+    const adv = tokenAdvantages(algo, episodes, shaped, totals, rows, T, equal ? N : sizes, this.ema);
     this.ema = adv.ema;
     const weights = tokenWeights(algo, rows, n, T);
     const off = await tokenOffPolicy(algo, this.version, rows, ver, adv.tokAdv, this.proximal, { n, T, V });
@@ -400,7 +463,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const upd = await runTokenUpdate(
       this.learner,
       algo,
-      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: off.oldLogp, advantages: off.advUsed, weights, refLogprobs: refLogp, extra: off.extra, groupSize: N },
+      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: off.oldLogp, advantages: off.advUsed, weights, refLogprobs: refLogp, extra: off.extra, groupSize: equal ? N : undefined },
       this.rng,
       { logprobs: rows.oldLogprobs, mask: off.fresh },
     );
@@ -408,6 +471,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const tis = truncatedIsWeights(this.proximal ? off.proxLogp : upd.stepLogprobs, rows.oldLogprobs, rows.mask, algo.tis.cap);
     const t3 = performance.now();
     const st = await this.sync(upd.steps > 0);
+    const budget = this.budgetMetrics(c.batch);
     this.iteration++;
     const t4 = performance.now();
 
@@ -450,11 +514,33 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       'perf/episodes_per_s': n / Math.max(1e-9, iterS),
       'perf/tis_s': (t2 - t1) / 1000,
       'perf/iteration_s': iterS,
+      ...budget,
     } as IterationReport<TokenEpisode>['metrics'];
     addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
     this.lastStats = { ...st };
     this.lateAborted = 0;
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
+  }
+
+  /**
+   * With a prompt pool: counts this batch's outcomes into the prompts' estimates (episode
+   * success, decayed by rollout.budget.decay) and returns the `budget/*` metrics; {} without one.
+   */
+  private budgetMetrics(batch: readonly Scored[]): Record<string, number> {
+    if (!this.prompts) return {};
+    const before = this.prompts;
+    const outcomes = batch.map((g) => ({ prompt: g.prompt, successes: g.episodes.filter((e) => e.success).length, episodes: g.episodes.length }));
+    this.prompts = updatePromptStats(before, outcomes, this.config.budget!.decay);
+    const spreadTol = this.config.algo.dynamicSampling.spreadTol;
+    const b = budgetStats(batch.map((g) => ({ prompt: g.prompt, size: g.size, spread: hasSpread(g.rewards, spreadTol) })), before, this.prompts);
+    return {
+      'budget/prompts': b.prompts,
+      'budget/episodes_per_group_max': b.episodesPerGroupMax,
+      'budget/episodes_per_group_min': b.episodesPerGroupMin,
+      'budget/uncertain_share': b.uncertainShare,
+      'budget/zero_std_episode_share': b.zeroStdEpisodeShare,
+      'budget/pool_success_est': b.poolSuccessEst,
+    };
   }
 
   readonly canCheckpoint = true;
@@ -480,6 +566,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       rewardWeights: weightsOf(this.config.shaping),
       ...(this.referenceWeights ? { reference: copyWeights(this.referenceWeights) } : {}),
       groups: { next: this.nextGroup, pending: [...this.readmit, ...this.open.keys()].sort((a, b) => a - b) },
+      ...(this.prompts ? { prompts: { successes: [...this.prompts.successes], failures: [...this.prompts.failures] } } : {}),
     };
   }
 
@@ -504,6 +591,9 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     if (!cp.groups) throw new Error(`${who}: groups is missing (the continuous trainer's group counter)`);
     if (this.nextGroup !== 0) throw new Error(`${who}: only a fresh trainer can be restored (it has admitted groups)`);
     if (!this.learner.importState) throw new Error(`${who}: this engine's learner cannot import optimizer state`);
+    if (this.prompts && cp.prompts?.successes.length !== this.prompts.successes.length) {
+      throw new Error(`${who}: prompts must hold ${this.prompts.successes.length} counts each (rollout.budget.pool), got ${cp.prompts?.successes.length ?? 'none'}`);
+    }
     // As setHyper: token episodes record no potentials Φ, so the potential weight must be 0.
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, false);
     // The learner checks every tensor's name and size before it replaces any.
@@ -516,6 +606,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     this.version = cp.policyVersion;
     this.nextGroup = cp.groups.next;
     this.readmit = [...cp.groups.pending];
+    if (this.prompts && cp.prompts) this.prompts = { successes: Float64Array.from(cp.prompts.successes), failures: Float64Array.from(cp.prompts.failures) };
     const w = await this.learner.getWeights();
     // Also at version 0: createTrainer may have skipped the warm start for a resume (CreateTrainerOptions.resume).
     await Promise.all([this.source.setWeights(w, this.version), this.source.setSamplingState(cp.rng.sampling), this.proximal?.setWeights(w, this.version)]);

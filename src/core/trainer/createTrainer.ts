@@ -95,6 +95,7 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
       learnerBatch: rollout.learnerBatch,
       maxActionTokens: rollout.maxActionTokens,
       seed: config.seed,
+      budget: rollout.budget,
     };
     const ref = config.algo.klCoef > 0 ? reference : undefined;
     // Group algorithms run on continuous batching, sync being staleness 0 (as for grids): both

@@ -17,6 +17,7 @@
  * first update the learner's log-probs must equal the rollout's (`mismatch/*`, ≤ 1e-4 on WASM).
  */
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
+import type { RolloutBudgetConfig } from '../algos/budget.ts';
 import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
 import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState, type RewardGroup } from '../algos/sampling.ts';
 import type { EnvKwargs } from '../envs/index.ts';
@@ -62,6 +63,8 @@ export interface TokenTrainerConfig {
   temperature: number;
   /** Master seed: weights, env seeds and sampling derive from it. */
   seed: number;
+  /** How episodes are split over prompts (AsyncTokenTrainer only; default uniform, fresh prompts). */
+  budget?: RolloutBudgetConfig;
 }
 
 export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {

@@ -3,7 +3,7 @@
  * continuous token trainers. Per-token arrays are in training positions [n·T] (`shiftedBatch`):
  * the token at context index i is scored at position i − 1.
  */
-import { aggregationWeights, broadcastToTokens, normalizeAdvantages, sequenceAdvantages, type EmaBaselineState } from '../algos/advantages.ts';
+import { aggregationWeights, broadcastToTokens, normalizeAdvantages, sequenceAdvantages, unequalGroupAdvantages, type EmaBaselineState } from '../algos/advantages.ts';
 import type { AlgoConfig } from '../algos/config.ts';
 import { klPenalizedRewards } from '../algos/losses.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
@@ -52,7 +52,7 @@ export interface TokenAdvantages {
 
 /**
  * Advantages for a token batch. Sequence-level algorithms: one advantage per episode from
- * `totals` (groups of `groupSize`), broadcast onto its policy tokens. PPO: token GAE over each
+ * `totals` (groups of `groupSize`, or of the listed sizes when groups differ), broadcast onto its policy tokens. PPO: token GAE over each
  * episode's policy tokens from its per-turn shaped rewards, optionally normalized over the batch.
  */
 export function tokenAdvantages(
@@ -62,13 +62,13 @@ export function tokenAdvantages(
   totals: Float64Array,
   rows: ShiftedRows,
   T: number,
-  groupSize: number,
+  groupSize: number | readonly number[],
   ema: EmaBaselineState,
 ): TokenAdvantages {
   const n = episodes.length;
   if (algo.algo !== 'ppo') {
     if (n === 0) return { episodeAdv: new Float64Array(0), tokAdv: new Float64Array(0), tokRet: null, tokVal: null, ema };
-    const r = sequenceAdvantages({ ...algo, groupSize }, totals, ema);
+    const r = typeof groupSize === 'number' ? sequenceAdvantages({ ...algo, groupSize }, totals, ema) : { advantages: unequalGroupAdvantages(algo, totals, groupSize), ema };
     const tokAdv = broadcastToTokens(r.advantages, { nSeqs: n, seqLen: T, lossMask: rows.mask });
     return { episodeAdv: r.advantages, tokAdv, tokRet: null, tokVal: null, ema: r.ema };
   }

@@ -114,4 +114,19 @@ describe('tools/calculator', () => {
       expect(sawDivision).toBe(env.config.division);
     }
   });
+
+  it('with mixedDigits, gives every operand of a question the same length, drawn uniformly from minDigits..maxDigits', () => {
+    const env = makeCalculator({ minDigits: 1, maxDigits: 4, mixedDigits: true, terms: 2 });
+    const counts = [0, 0, 0, 0];
+    for (let seed = 0; seed < 400; seed++) {
+      const { factors } = solveQuestion(env.reset({ seed }).obs.text);
+      const lens = new Set(factors.map((f) => f.length));
+      expect(lens.size).toBe(1); // one difficulty per question
+      counts[[...lens][0] - 1]++;
+    }
+    // 400 questions over 4 lengths: 100 each expected; every length well represented
+    // (without mixedDigits, 1..4 digits would make ~90% of operands 4 digits long).
+    for (const c of counts) expect(c).toBeGreaterThan(60);
+    expect(() => makeCalculator({ mixedDigits: 'yes' })).toThrow(/mixedDigits/);
+  });
 });

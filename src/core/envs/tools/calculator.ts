@@ -55,6 +55,12 @@ export interface CalculatorConfig {
   minDigits: number;
   /** Most digits in a generated operand. */
   maxDigits: number;
+  /**
+   * Mixed difficulty: each question draws one operand length d uniformly from minDigits..maxDigits
+   * and all its operands have d digits (1-digit questions are easy to copy, maxDigits ones hard),
+   * instead of each operand drawn uniformly over the numbers (which makes nearly all maxDigits long).
+   */
+  mixedDigits: boolean;
   /** Terms in a question: 1 -> `a * b`, 2 -> `a * b + c * d` (signs + or -, drawn). */
   terms: number;
   /** Enable `/` in calc() (exact division only) and put exact quotients in questions. */
@@ -69,6 +75,7 @@ export const CALCULATOR_DEFAULTS: CalculatorConfig = {
   maxTurns: 4,
   minDigits: 3,
   maxDigits: 4,
+  mixedDigits: false,
   terms: 1,
   division: false,
   latencyMedianMs: 5,
@@ -120,7 +127,9 @@ export class CalculatorEnv extends ToolEnvBase {
 
   protected newEpisode(rng: Rng): string {
     const c = this.config;
-    const operand = () => rng.int(10 ** (c.minDigits - 1), 10 ** c.maxDigits);
+    // Drawn only with mixedDigits, so the default questions of every seed are unchanged.
+    const d = c.mixedDigits ? rng.int(c.minDigits, c.maxDigits + 1) : 0;
+    const operand = () => (c.mixedDigits ? rng.int(10 ** (d - 1), 10 ** d) : rng.int(10 ** (c.minDigits - 1), 10 ** c.maxDigits));
     const shown: string[] = [];
     const typed: string[] = [];
     for (let k = 0; k < c.terms; k++) {
@@ -188,6 +197,7 @@ export function makeCalculator(kwargs: EnvKwargs = {}): CalculatorEnv {
       maxTurns: intIn(1, 100),
       minDigits: intIn(1, 6),
       maxDigits: intIn(1, 6),
+      mixedDigits: isBool,
       terms: intIn(1, 4),
       division: isBool,
       latencyMedianMs: numIn(0, 60_000),
