@@ -3,8 +3,9 @@
  * made by npm run train-agents) steps once with its action probabilities shown, then plays the
  * episode to the goal; the same seed replays the same actions; greedy takes the likeliest
  * action. The shipped kv-lookup transformer, decoded in the agent worker, writes its lookups
- * call by call with each token's probability and answers correctly; grid/memory says why it has
- * no agent.
+ * call by call with each token's probability and answers correctly. grid/memory's transformer
+ * (it reads the grid as text) is offered at the settings it learned with, and the grid viewer
+ * animates it to the arm that matches the cue.
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -14,6 +15,8 @@ const appUrl = inject('appUrl');
 const browser = useBrowser();
 /** A kv-lookup seed the shipped agent solves greedily (checked against public/agents/kv-lookup.onnx). */
 const KV_SEED = 1;
+/** A grid/memory seed the shipped agent solves greedily (shipped.test.ts checks it against public/agents/memory.onnx). */
+const MEMORY_SEED = 1;
 
 async function open(path: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
@@ -108,10 +111,39 @@ describe('trained agents', () => {
     await page.close();
   });
 
-  it('grid/memory says why it ships no trained agent', async () => {
-    const { page, errors } = await open('#env=grid/memory&seed=1');
-    await expect.poll(() => page.getByTestId('agent-none').textContent()).toMatch(/without memory .* 50 %/);
+  it('grid/memory: the transformer reading the grid as text is offered at its settings, and remembers the cue to a success', { timeout: 180_000 }, async () => {
+    // Opened with the env's defaults (size 13, view 7): the agent learned another world, and the panel says so with a way there.
+    const { page, errors } = await open(`#env=grid/memory&seed=${MEMORY_SEED}`);
+    const none = page.getByTestId('agent-none');
+    await expect.poll(() => none.textContent()).toMatch(/learned in a different world \(trained with size 8, viewSize 5, maxSteps 12\)/);
     expect(await page.getByTestId('agent-watch').count()).toBe(0);
+    await page.getByTestId('agent-open-settings').click();
+    await expect.poll(() => page.evaluate(() => location.hash)).toMatch(/k\.size=8/);
+
+    const status = page.getByTestId('episode-status');
+    const panel = page.getByTestId('agent-panel');
+    await panel.waitFor();
+    expect(await panel.getAttribute('data-agent')).toBe('memory.onnx');
+    expect(await status.getAttribute('data-steps')).toBe('0');
+    expect(await page.getByTestId('agent-facts').textContent()).toMatch(/reads the grid as text .* Held-out success \(64 unseen seeds\): sampled \d+%, greedy \d+%/);
+
+    // Greedy, a watchable pace: the grid viewer animates the agent's steps to the arm that matches the cue.
+    await page.getByTestId('agent-mode').selectOption('greedy');
+    await page.getByLabel('Expert speed (actions per second)').fill('4');
+    await page.getByTestId('agent-watch').click();
+    await expect.poll(() => status.getAttribute('data-state'), { timeout: 120_000 }).not.toBe('running');
+    expect(await status.getAttribute('data-success')).toBe('true');
+    expect(await page.getByTestId('agent-outcome').getAttribute('data-success')).toBe('true');
+    const steps = Number(await status.getAttribute('data-steps'));
+    expect(steps).toBeGreaterThan(3);
+    expect(await page.locator('.step-chip.by-agent').count()).toBe(steps);
+    // The last step's letter and its probability.
+    const tokens = page.getByTestId('agent-tokens');
+    expect(await tokens.getAttribute('data-turn')).toBe(String(steps));
+    const chips = await tokens.locator('li').evaluateAll((els) => els.map((e) => [e.querySelector('code')?.textContent ?? '', Number(e.getAttribute('data-prob'))] as const));
+    expect(chips[0][0]).toMatch(/^[lrfpdtn]$/);
+    expect(chips[0][1]).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}/agent-memory.png` });
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -121,19 +121,33 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
   }
   if (!manifest) return null;
   if (!agent) {
-    const others = manifest.agents.filter((a) => a.env === envId);
+    const other = manifest.agents.find((a) => a.env === envId);
     const why = envId ? whyNoAgent(manifest, envId) : null;
+    if (other && envId) {
+      const settings = Object.entries(other.kwargs).map(([k, v]) => `${k} ${String(v)}`).join(', ');
+      return (
+        <p className="trained-agent-none trained-agent-elsewhere muted small" data-testid="agent-none" data-agent={other.file}>
+          A trained agent for {envId} exists, but it learned in a different world ({settings ? `trained with ${settings}` : 'trained with the defaults'}) and only plays that one.{' '}
+          <button
+            type="button"
+            className="btn btn-agent"
+            data-testid="agent-open-settings"
+            onClick={() => useStore.getState().open({ envId, seed: episode?.seed, kwargs: other.kwargs })}
+            {...keepFocus}
+            title="Reopen this env, same seed, with the settings the agent was trained with"
+          >
+            Open with the agent&apos;s settings
+          </button>
+        </p>
+      );
+    }
     return (
       <p className="trained-agent-none muted small" data-testid="agent-none">
-        {others.length > 0
-          ? `The trained agent for ${envId} learned with ${JSON.stringify(others[0].kwargs)}; it only plays that world. Open the env with ${Object.keys(others[0].kwargs).length > 0 ? 'those settings' : 'its defaults'} to watch it.`
-          : why
-            ? `No trained agent ships for ${envId}: ${why}`
-            : `No trained agent ships for ${envId} yet (npm run train-agents trains them; this env's run did not reach its bar).`}
+        {why ? `No trained agent ships for ${envId}: ${why}` : `No trained agent ships for ${envId} yet (npm run train-agents trains them; this env's run did not reach its bar).`}
       </p>
     );
   }
-  if (agent.model.kind === 'transformer') return <ToolAgentPanel agent={agent as TokenAgent} />;
+  if (agent.model.kind === 'transformer') return <ToolAgentPanel agent={agent as TokenAgent} spec={spec} />;
 
   const labels = spec.actionSpace.kind === 'discrete' ? (spec.actionSpace.labels ?? []) : [];
   return (

@@ -8,11 +8,19 @@
  *
  * The plan is for the episode from its start: if the episode in view is not the agent's (a person
  * typed a call, or it is another seed), stepping the agent starts the seed over.
+ *
+ * A grid env's transformer (grid/memory: it reads the grid as text and keeps the whole episode in
+ * its context, so it remembers the cue) is played the same way: the worker decodes the episode
+ * on the text-adapted grid, and the page plays the grid action each letter names, so the grid
+ * viewer animates it step by step, with the letter the agent wrote and its probability.
  */
 import { useEffect, useRef, useState } from 'react';
 import type { AgentMode } from '../../core/agents/act.ts';
 import type { TokenAgent } from '../../core/agents/manifest.ts';
-import type { AgentPlan } from '../../core/agents/tokenAgent.ts';
+import { envActionOf, type AgentPlan } from '../../core/agents/tokenAgent.ts';
+import { GRID_ACTION_LETTERS } from '../../core/envs/grid/textAdapter.ts';
+import { ACTION_LABELS } from '../../core/envs/grid/world.ts';
+import type { EnvSpec } from '../../core/envs/types.ts';
 import { isOver, type Episode } from '../state/episode.ts';
 import { useStore } from '../state/store.ts';
 import { agentPolicy } from './agentClient.ts';
@@ -20,12 +28,21 @@ import { keepFocus } from './EpisodeControls.tsx';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
-/** The agent played every step of `ep` so far, as `plan` says (so its next turn applies). */
-export function followsPlan(ep: Episode, plan: AgentPlan): boolean {
-  return ep.seed === plan.seed && ep.steps.length <= plan.turns.length && ep.steps.every((s, i) => s.by === 'agent' && s.action === plan.turns[i].action);
+/** The agent played every step of `ep` so far, as `plan` says (so its next turn applies); a grid's steps are the grid actions its letters name. */
+export function followsPlan(ep: Episode, plan: AgentPlan, family: EnvSpec['family'] = 'tool'): boolean {
+  return (
+    ep.seed === plan.seed && ep.steps.length <= plan.turns.length && ep.steps.every((s, i) => s.by === 'agent' && s.action === envActionOf(family, plan.turns[i].action))
+  );
 }
 
-export function ToolAgentPanel({ agent }: { agent: TokenAgent }) {
+/** A grid letter's action name (`f` → forward); null for anything else. */
+function letterName(text: string): string | null {
+  const i = GRID_ACTION_LETTERS.indexOf(text);
+  return i >= 0 ? ACTION_LABELS[i] : null;
+}
+
+export function ToolAgentPanel({ agent, spec }: { agent: TokenAgent; spec: EnvSpec }) {
+  const grid = spec.family === 'grid';
   const envId = useStore((s) => s.envId);
   const episode = useStore((s) => s.episode);
   const [mode, setMode] = useState<AgentMode>('sampled');
@@ -62,13 +79,13 @@ export function ToolAgentPanel({ agent }: { agent: TokenAgent }) {
       setPlan(p);
       let ep = useStore.getState().episode;
       if (!ep || ep.seed !== p.seed) return false;
-      if (!followsPlan(ep, p)) {
+      if (!followsPlan(ep, p, spec.family)) {
         useStore.getState().reset();
         ep = useStore.getState().episode!;
       }
       const turn = p.turns[ep.steps.length];
       if (!turn || isOver(ep)) return false;
-      return useStore.getState().act(turn.action, 'agent');
+      return useStore.getState().act(envActionOf(spec.family, turn.action), 'agent');
     } catch (e) {
       setError(`The agent could not act: ${(e as Error).message}`);
       return false;
@@ -103,7 +120,7 @@ export function ToolAgentPanel({ agent }: { agent: TokenAgent }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [watching, agent]);
 
-  const ours = episode && plan && followsPlan(episode, plan) && plan.mode === mode ? plan : null;
+  const ours = episode && plan && followsPlan(episode, plan, spec.family) && plan.mode === mode ? plan : null;
   const played = ours ? episode!.steps.length : 0;
   const last = ours && played > 0 ? ours.turns[played - 1] : null;
   const over = !!episode && isOver(episode);
@@ -113,7 +130,7 @@ export function ToolAgentPanel({ agent }: { agent: TokenAgent }) {
   const cutShort = ours && !over && played === ours.turns.length && ours.contextLimited;
 
   return (
-    <section className="trained-agent trained-agent-tool" data-testid="agent-panel" data-agent={agent.file} aria-label="Trained agent">
+    <section className={`trained-agent trained-agent-tool ${grid ? 'trained-agent-grid-text' : ''}`} data-testid="agent-panel" data-agent={agent.file} aria-label="Trained agent">
       <div className="controls" role="toolbar" aria-label="Trained agent">
         <button
           type="button"
@@ -127,11 +144,11 @@ export function ToolAgentPanel({ agent }: { agent: TokenAgent }) {
             setWatching(!watching);
           }}
           {...keepFocus}
-          title="Let the trained agent play this seed from its start, one call per tick at the speed set for the expert"
+          title={`Let the trained agent play this seed from its start, one ${grid ? 'step' : 'call'} per tick at the speed set for the expert`}
         >
           {watching ? '❚❚ Pause agent' : '▶ Watch a trained agent'}
         </button>
-        <button type="button" className="btn btn-agent" data-testid="agent-step" onClick={() => void step()} disabled={watching || busy || (over && !!ours)} {...keepFocus} title="Let the trained agent make its next call">
+        <button type="button" className="btn btn-agent" data-testid="agent-step" onClick={() => void step()} disabled={watching || busy || (over && !!ours)} {...keepFocus} title={grid ? 'Let the trained agent take its next step' : 'Let the trained agent make its next call'}>
           Step agent
         </button>
         <label className="trained-agent-mode" title="Sampled: draw every token from the policy, as in training. Greedy: always the likeliest token.">
@@ -143,6 +160,12 @@ export function ToolAgentPanel({ agent }: { agent: TokenAgent }) {
         </label>
       </div>
       <p className="trained-agent-facts muted small" data-testid="agent-facts">
+        {grid && (
+          <>
+            This agent reads the grid as text (its view, turn by turn, the whole episode kept in its context: that is how it remembers what it saw) and answers one letter per step (
+            {GRID_ACTION_LETTERS.map((c, i) => `${c} ${ACTION_LABELS[i]}`).join(', ')}).{' '}
+          </>
+        )}
         A {agent.model.nLayers}-layer transformer (d {agent.model.dModel}, context {agent.model.context} tokens) trained by <code>{agent.preset}</code>: an imitation warm start, then {agent.iterations} RL
         iterations, seed {agent.seed}. Held-out success ({agent.eval.episodes} unseen seeds): <strong>sampled {pct(agent.eval.sampled)}</strong>, greedy {pct(agent.eval.greedy)}.
       </p>
@@ -151,10 +174,12 @@ export function ToolAgentPanel({ agent }: { agent: TokenAgent }) {
           {error}
         </p>
       )}
-      {busy && !ours && <p className="muted small">The agent is writing its calls…</p>}
+      {busy && !ours && <p className="muted small">{grid ? 'The agent is choosing its moves…' : 'The agent is writing its calls…'}</p>}
       {last && (
-        <div className="agent-tokens" data-testid="agent-tokens" data-turn={played} aria-label={`The agent's call at turn ${played}, token by token`}>
-          <span className="muted small">turn {played}, token by token:</span>
+        <div className="agent-tokens" data-testid="agent-tokens" data-turn={played} aria-label={grid ? `The agent's letter at step ${played}, token by token` : `The agent's call at turn ${played}, token by token`}>
+          <span className="muted small">
+            {grid ? `step ${played}: wrote ${last.action ? `“${last.action}”` : 'nothing valid'}${letterName(last.action) ? ` (${letterName(last.action)})` : ' (malformed: played as done)'}, token by token:` : `turn ${played}, token by token:`}
+          </span>
           <ol>
             {last.tokens.map((t, i) => (
               <li key={i} className={t.prob < 0.5 ? 'unsure' : ''} title={`π = ${(t.prob * 100).toFixed(1)}%`} data-prob={t.prob.toFixed(4)}>
@@ -167,13 +192,19 @@ export function ToolAgentPanel({ agent }: { agent: TokenAgent }) {
       )}
       {outcome !== null && (
         <p className={`agent-outcome ${outcome ? 'good' : 'bad'}`} data-testid="agent-outcome" data-success={String(outcome)} role="status">
-          {outcome ? `✓ The agent answered correctly in ${played} calls.` : `✗ The agent did not get it right (${played} calls).`}
+          {grid
+            ? outcome
+              ? `✓ The agent succeeded in ${played} steps.`
+              : `✗ The agent failed (${played} steps).`
+            : outcome
+              ? `✓ The agent answered correctly in ${played} calls.`
+              : `✗ The agent did not get it right (${played} calls).`}
           {envId && ` Seed ${episode!.seed}, ${mode}.`}
         </p>
       )}
       {cutShort && (
         <p className="agent-outcome bad" data-testid="agent-outcome" data-success="false" role="status">
-          ✗ The agent's context ({agent.model.context} tokens) filled up after {played} calls, before it answered.
+          ✗ The agent's context ({agent.model.context} tokens) filled up after {played} {grid ? 'steps, before the episode ended' : 'calls, before it answered'}.
         </p>
       )}
     </section>

@@ -19,7 +19,7 @@ const evalSchema = z.strictObject({
 export const agentSchema = z.strictObject({
   /** Registered env id the agent plays. */
   env: z.string().min(1),
-  /** Env kwargs it was trained with (the viewer must use the same to watch it). */
+  /** Env kwargs it was trained with (the viewer must use the same to watch it; it offers to reopen the env with them). */
   kwargs: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
   /** ONNX file, relative to the manifest. */
   file: z.string().regex(/^[a-z0-9][a-z0-9._-]*\.onnx$/, 'a plain file name ending in .onnx'),
@@ -33,8 +33,9 @@ export const agentSchema = z.strictObject({
   command: z.string(),
   /**
    * The policy's input and output. 'mlp': the MLP over the egocentric grid view (obs [1, obsDim]
-   * → logprobs [1, numActions]). 'transformer': a token policy for a tool env, exported as its
-   * KV-cache decode graph, batch 1, one token per call (tokens [1, 1], pos [1], past.k.l /
+   * → logprobs [1, numActions]). 'transformer': a token policy for a tool env, or for a grid env
+   * played as text (grid/memory: envs/grid/textAdapter.ts, one letter per step, so the viewer
+   * maps its letters back to grid actions), exported as its KV-cache decode graph, batch 1, one token per call (tokens [1, 1], pos [1], past.k.l /
    * past.v.l [1, nHeads, context, dModel / nHeads] → logprobs [1, 1, vocabSize], present.k.l /
    * present.v.l), so the page can rebuild the empty cache from these numbers.
    */

@@ -6,7 +6,7 @@ import { makeEnv } from '../envs/index.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { EOA, OBS, VOCAB_SIZE, encode } from '../text/codec.ts';
-import { planFromEpisode, playTokenAgent } from './tokenAgent.ts';
+import { envActionOf, planFromEpisode, playTokenAgent } from './tokenAgent.ts';
 
 const id = (s: string) => encode(s)[0];
 
@@ -83,5 +83,14 @@ describe('planFromEpisode', () => {
       ['c', 'c|<eoa>'],
     ]);
     expect(plan.turns[1].tokens[0].prob).toBeCloseTo(0.5, 6);
+  });
+});
+
+describe('envActionOf', () => {
+  it('a grid agent\'s letters become grid actions (malformed: done, as the text adapter plays it); a tool env gets the text', () => {
+    expect(['l', 'r', 'f', 'p', 'd', 't', 'n'].map((c) => envActionOf('grid', c))).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(envActionOf('grid', 'F')).toBe(6);
+    expect(envActionOf('grid', '')).toBe(6);
+    expect(envActionOf('tool', 'answer(1)')).toBe('answer(1)');
   });
 });

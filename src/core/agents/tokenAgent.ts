@@ -5,9 +5,15 @@
  * result is the agent's plan for that seed: its action texts, turn by turn, with the probability
  * of every token it wrote, which the page then replays in its own copy of the env at a watchable
  * pace (an env's only randomness is its seed, so both copies see the same replies).
+ *
+ * A grid env's token agent (grid/memory) plays the grid as text (envs/grid/textAdapter.ts): its
+ * actions are letters, which the page's grid, played with grid actions, receives through
+ * `envActionOf`.
  */
 import type { TokenDecoder } from '../engine/types.ts';
-import type { ToolEnv } from '../envs/types.ts';
+import { parseGridAction } from '../envs/grid/textAdapter.ts';
+import { ACTION } from '../envs/grid/world.ts';
+import type { EnvSpec, ToolEnv } from '../envs/types.ts';
 import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { EOA, tokenText } from '../text/codec.ts';
@@ -79,4 +85,13 @@ export async function playTokenAgent(decoder: TokenDecoder, env: ToolEnv, seed: 
     maxActionTokens,
   });
   return planFromEpisode(episodes[0], mode);
+}
+
+/**
+ * What the page's env receives for a turn's action text: a grid env (the agent played it as
+ * text) the grid action the letter names, a malformed letter as `done` (as GridTextEnv plays it,
+ * so both copies stay in step); a tool env the text itself.
+ */
+export function envActionOf(family: EnvSpec['family'], action: string): string | number {
+  return family === 'grid' ? (parseGridAction(action) ?? ACTION.done) : action;
 }

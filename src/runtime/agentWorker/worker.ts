@@ -6,7 +6,7 @@
  * training run in the same tab.
  *
  * Grid policies (MLP) answer one state per call (`logprobs`). Token policies play a whole episode
- * per call (`playTool`): the worker keeps its own copy of the env and decodes with the same loop
+ * per call (`playTool`; a grid env through its text adapter): the worker keeps its own copy of the env and decodes with the same loop
  * as training's eval (core/agents/tokenAgent.ts); the page replays the plan turn by turn.
  *
  * Main thread: `wrap<AgentWorkerApi>(new Worker(new URL('.../agentWorker/worker.ts', import.meta.url), { type: 'module' }))`.
@@ -17,8 +17,7 @@ import '../../core/envs/index.ts';
 import type { AgentMode } from '../../core/agents/act.ts';
 import type { Agent, TokenAgent } from '../../core/agents/manifest.ts';
 import { playTokenAgent, type AgentPlan } from '../../core/agents/tokenAgent.ts';
-import { makeEnv } from '../../core/envs/index.ts';
-import type { ToolEnv } from '../../core/envs/types.ts';
+import { makeTextEnv } from '../../core/envs/grid/textAdapter.ts';
 import { loadWebOrt } from '../engine/web.ts';
 import { ShippedTokenDecoder, type OrtLike, type SessionLike } from './onnxDecoder.ts';
 
@@ -64,11 +63,15 @@ const api = {
     return transfer(lp, [lp.buffer]);
   },
 
-  /** The loaded token policy's whole episode on its env from `seed` (kwargs as it was trained). */
+  /**
+   * The loaded token policy's whole episode on its env from `seed` (kwargs as it was trained). A
+   * grid env is played through its text adapter, as the policy was trained (grid/memory): the
+   * plan's actions are then letters (l r f p d t n) that the page maps back to grid actions.
+   */
   async playTool(seed: number, mode: AgentMode): Promise<AgentPlan> {
     if (!decoder || !loaded || loaded.model.kind !== 'transformer') throw new Error('agent worker: no token policy loaded');
     const a = loaded as TokenAgent;
-    const env = makeEnv(a.env, a.kwargs) as ToolEnv;
+    const env = makeTextEnv(a.env, a.kwargs);
     return playTokenAgent(decoder, env, seed, mode, a.model.maxActionTokens);
   },
 };
