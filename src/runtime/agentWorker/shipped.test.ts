@@ -17,6 +17,7 @@ import { parseAgentManifest, type TokenAgent } from '../../core/agents/manifest.
 import { envActionOf, playTokenAgent } from '../../core/agents/tokenAgent.ts';
 import { makeTextEnv } from '../../core/envs/grid/textAdapter.ts';
 import { makeEnv } from '../../core/envs/index.ts';
+import { envIds } from '../../core/envs/registry.ts';
 import type { Env, GridObs } from '../../core/envs/types.ts';
 import { parseRunConfig } from '../../core/presets/schema.ts';
 import { encodeGridObs } from '../../core/rollout/features.ts';
@@ -35,6 +36,11 @@ const SLACK = 0.2;
 const TOKEN_EPISODES = 16;
 
 describe('shipped agents', () => {
+  it('every registered env ships an agent or says why not (a new env is a train-agents target to add)', () => {
+    const covered = new Set([...agents.map((a) => a.env), ...parsed.manifest.notShipped.map((n) => n.env)]);
+    expect(envIds().filter((id) => !covered.has(id))).toEqual([]);
+  });
+
   it('the manifest lists the agents, with their files, sizes and hashes; grid/memory ships the transformer on its text', () => {
     expect(agents.filter((a) => a.model.kind === 'mlp').length).toBeGreaterThanOrEqual(3);
     expect(agents.filter((a) => a.model.kind === 'transformer').map((a) => a.env)).toContain('tools/kv-lookup');
