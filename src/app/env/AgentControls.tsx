@@ -15,6 +15,7 @@ import { isOver } from '../state/episode.ts';
 import { useStore } from '../state/store.ts';
 import { agentPolicy, loadAgentManifest } from './agentClient.ts';
 import { keepFocus } from './EpisodeControls.tsx';
+import { useWatchLoop } from './useWatchLoop.ts';
 import { ToolAgentPanel } from './ToolAgentPanel.tsx';
 
 interface Choice {
@@ -86,31 +87,7 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
     }
   };
 
-  useEffect(() => {
-    if (!watching || !agent || agent.model.kind !== 'mlp') return;
-    let cancelled = false;
-    let timer: number | undefined;
-    // Watching follows one episode: a reset, a new seed or another env ends it.
-    const start = { envId: useStore.getState().envId, seed: useStore.getState().episode?.seed };
-    const tick = async () => {
-      const s0 = useStore.getState();
-      const ok = s0.envId === start.envId && s0.episode?.seed === start.seed && (await step());
-      const ep = useStore.getState().episode;
-      if (cancelled) return;
-      if (!ok || !ep || isOver(ep)) {
-        setWatching(false);
-        return;
-      }
-      timer = window.setTimeout(() => void tick(), 1000 / useStore.getState().playRate);
-    };
-    void tick();
-    return () => {
-      cancelled = true;
-      window.clearTimeout(timer);
-    };
-    // step reads the agent and mode through refs and the store; restarting on them would double-step.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [watching, agent]);
+  useWatchLoop(watching && agent?.model.kind === 'mlp', agent, step, () => setWatching(false));
 
   if (manifest instanceof Error) {
     return (

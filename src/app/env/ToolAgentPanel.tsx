@@ -25,6 +25,7 @@ import { isOver, type Episode } from '../state/episode.ts';
 import { useStore } from '../state/store.ts';
 import { agentPolicy } from './agentClient.ts';
 import { keepFocus } from './EpisodeControls.tsx';
+import { useWatchLoop } from './useWatchLoop.ts';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -94,31 +95,7 @@ export function ToolAgentPanel({ agent, spec }: { agent: TokenAgent; spec: EnvSp
     }
   };
 
-  useEffect(() => {
-    if (!watching) return;
-    let cancelled = false;
-    let timer: number | undefined;
-    // Watching follows one episode: a new seed or another env ends it.
-    const start = { envId: useStore.getState().envId, seed: useStore.getState().episode?.seed };
-    const tick = async () => {
-      const s0 = useStore.getState();
-      const ok = s0.envId === start.envId && s0.episode?.seed === start.seed && (await step());
-      const ep = useStore.getState().episode;
-      if (cancelled) return;
-      if (!ok || !ep || isOver(ep)) {
-        setWatching(false);
-        return;
-      }
-      timer = window.setTimeout(() => void tick(), 1000 / useStore.getState().playRate);
-    };
-    void tick();
-    return () => {
-      cancelled = true;
-      window.clearTimeout(timer);
-    };
-    // step reads the mode through a ref and the store; restarting on them would double-step.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [watching, agent]);
+  useWatchLoop(watching, agent, step, () => setWatching(false));
 
   const ours = episode && plan && followsPlan(episode, plan, spec.family) && plan.mode === mode ? plan : null;
   const played = ours ? episode!.steps.length : 0;
