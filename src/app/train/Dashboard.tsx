@@ -364,14 +364,13 @@ const REMAX: ChartSpec = {
   ],
 };
 
-/** GiGPO's step credit: how many steps share an observed state with another step of their group. */
+/** GiGPO's step groups: how many distinct states a group's episodes pass through (each one a step group). */
 const STEP_GROUPS: ChartSpec = {
   id: 'step-groups',
-  title: 'Step credit (GiGPO)',
-  help: "groups/grouped_step_share: share of steps taken from a state (heading + view) that another step of the same group also reached. Only those get a step-level advantage (their return from there against the others'), added to the episode's GRPO advantage. High early, while episodes wander the same rooms; it falls as episodes converge on one path. The number of distinct states per group is groups/step_groups_mean.",
-  lines: [{ key: 'groups/grouped_step_share', label: 'grouped steps', color: C.indigo }],
-  domain: [0, 1],
-  format: pct,
+  title: 'Step groups (GiGPO)',
+  help: "groups/step_groups_mean: distinct states (heading + view) per group of episodes; every step taken from one of them is compared with the group's other steps from the same state by its return from there, and that step advantage is added to the episode's GRPO advantage. Many while the episodes wander (each state a small comparison), few once they converge on one path. The share of steps that got a comparison (groups/grouped_step_share, in metrics.jsonl) stays near 100% on small grids, where episodes keep crossing the same cells.",
+  lines: [{ key: 'groups/step_groups_mean', label: 'states per group', color: C.indigo }],
+  domain: [0, 'auto'],
 };
 
 /** The rollout budget with a prompt pool: episodes spent without gradient, and how unevenly prompts were served. */
