@@ -31,7 +31,8 @@ const C = {
   red: '#c92a2a',
 };
 
-const pct = (v: number) => (Number.isFinite(v) ? `${Math.round(v * 100)}%` : '–');
+/** Percent: whole numbers, with one decimal under 10% (clip fractions live at 0.2–4%, and axis ticks there all read "0%" when rounded). */
+const pct = (v: number) => (!Number.isFinite(v) ? '–' : v !== 0 && Math.abs(v) < 0.1 ? `${(v * 100).toFixed(1)}%` : `${Math.round(v * 100)}%`);
 
 function outcome(maxSteps: number, tokens: boolean, shaped: boolean): ChartSpec[] {
   return [
@@ -382,6 +383,8 @@ const BUDGET: ChartSpec = {
     { key: 'budget/zero_std_episode_share', label: 'no-gradient episodes', color: C.red },
     { key: 'budget/uncertain_share', label: 'to uncertain prompts', color: C.teal },
   ],
+  domain: [0, 1],
+  format: pct,
 };
 
 /** Every chart the dashboard draws for a run of `config` on an env with `maxSteps` and `numActions` (0 = tokens). */
