@@ -14,7 +14,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync
 import { basename, dirname, join, resolve } from 'node:path';
 import { checkpointToJson, type Checkpoint } from '../core/runs/checkpoint.ts';
 import { metricsToJsonl, parseCliFolder, parseRunFile, trajectoriesToJsonl, type MetricRow, type TrajectoryLine } from '../core/runs/format.ts';
-import type { RunConfig } from '../core/presets/schema.ts';
+import { stageStarts, type RunConfig } from '../core/presets/schema.ts';
 import { exportPolicyOnnx } from '../core/models/export.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
 import { createTrainer } from '../core/trainer/createTrainer.ts';
@@ -296,13 +296,22 @@ export async function main(argv: string[]): Promise<number> {
   };
   process.once('SIGINT', onSigint);
   const events = new TrainerEvents();
+  // Staged runs: a line where each stage begins (`pipeline/stage` is 1-based).
+  const starts = stageStarts(config.stages);
+  let shownStage = 0;
   events.on('iteration', (e) => {
     const m = e.metrics;
     const elapsed = (performance.now() - t0) / 1000;
     appendFileSync(metricsPath, JSON.stringify({ iteration: e.iteration, wall_s: Number((wallOffset + elapsed).toFixed(3)), ...m }) + '\n');
+    const stage = m['pipeline/stage'];
+    if (stage !== undefined && stage !== shownStage && !values.quiet) {
+      shownStage = stage;
+      const st = config.stages[stage - 1];
+      console.log(`== stage ${stage}/${config.stages.length}: ${st.name} (iterations ${starts[stage - 1] - 1}–${starts[stage - 1] + st.iterations - 2}${st.distill ? `; distilling into an mlp of ${JSON.stringify(st.distill.student.hidden)}` : ''})`);
+    }
     if (!values.quiet) {
       console.log(
-        `it ${String(e.iteration).padStart(4)}  ${elapsed.toFixed(1).padStart(6)}s  success ${fmt(m['episode/success_rate'], 2)}  reward ${fmt(m['reward/mean'])}  len ${fmt(m['episode/length_mean'], 1)}  entropy ${fmt(m['actor/entropy'])}  zero-std ${fmt(m['groups/frac_zero_std'], 2)}${e.allApplied ? '' : '  [NaN guard skipped an update]'}`,
+        `it ${String(e.iteration).padStart(4)}  ${elapsed.toFixed(1).padStart(6)}s  success ${fmt(m['episode/success_rate'], 2)}  reward ${fmt(m['reward/mean'])}  len ${fmt(m['episode/length_mean'], 1)}  entropy ${fmt(m['actor/entropy'])}  zero-std ${fmt(m['groups/frac_zero_std'], 2)}${'distill/teacher_prob' in m ? `  kl(teacher) ${fmt(m['actor/kl_ref'])}  p_teacher ${fmt(m['distill/teacher_prob'])}` : ''}${e.allApplied ? '' : '  [NaN guard skipped an update]'}`,
       );
     }
   });

@@ -73,6 +73,7 @@ function envTitle(id: string, kwargs: EnvKwargs | undefined): string | null {
 
 const Field = memo(function Field({ f }: { f: FieldDef }) {
   const value = useStore((s) => getPath(s.draft, f.path));
+  const label = useStore((s) => (f.labelFor ? f.labelFor(s.draft) : f.label));
   const errors = useStore((s) => (s.validation.ok ? undefined : s.validation.byField[f.path]));
   const restarts = useStore((s) => s.pendingRestart.includes(f.path));
   // KL is live only while a reference policy exists (β > 0 when the run started).
@@ -110,7 +111,7 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
   return (
     <div className={`field ${errors ? 'field-bad' : ''} ${locked ? 'field-locked' : ''}`} data-field={f.path}>
       <label htmlFor={id} className="field-label">
-        {f.label}
+        {label}
         {f.live && running && <span className="chip chip-live" title="Changes apply to the running experiment at the next update">live</span>}
         {restarts && <span className="chip chip-restart">restarts</span>}
         {locked && (
@@ -181,7 +182,7 @@ export function ConfigPanel() {
           ))}
         </div>
       )}
-      {PANELS.filter((p) => !isHidden(classroom, `panel.${p.id}`)).map((p) => (
+      {PANELS.filter((p) => (!p.when || p.when(draft)) && !isHidden(classroom, `panel.${p.id}`)).map((p) => (
         <section key={p.id} className="cfg-section" aria-labelledby={`cfg-${p.id}`} data-testid={`panel-${p.id}`}>
           <h2 id={`cfg-${p.id}`} className="cfg-title">
             {p.title}

@@ -19,6 +19,8 @@ import { LiveRollout } from './LiveRollout.tsx';
 import { explorationHealth, outcomeHealth, rewardHealth, shiftHealth, signalHealth, WINDOW, type Verdict } from './health.ts';
 import { MetricChart, thin, type ChartMarker, type ChartSpec } from './MetricChart.tsx';
 import type { MetricPoint } from './trainState.ts';
+import { StageStrip } from './StageStrip.tsx';
+import { stageMarkers } from './stages.ts';
 
 const C = {
   indigo: '#4f46e5',
@@ -212,7 +214,7 @@ const SHIFT: ChartSpec[] = [
   {
     id: 'kl-ref',
     title: 'KL to reference',
-    help: 'actor/kl_ref: KL to the initial policy, when a KL penalty (β > 0) anchors the run.',
+    help: "actor/kl_ref: KL(π‖π_ref) in nats per step (k3 estimate): to the initial policy (the warm start's result, or where the stage began) when a KL penalty (β > 0) anchors the run; in a distill stage, to the teacher, which distillation drives down.",
     lines: [{ key: 'actor/kl_ref', label: 'KL ref', color: C.teal }],
     domain: [0, 'auto'],
     absentNote: 'No reference policy in this run (KL coef β = 0).',
@@ -387,14 +389,25 @@ const BUDGET: ChartSpec = {
   format: pct,
 };
 
+/** A distill stage: how closely the student acts like its teacher. */
+const DISTILL: ChartSpec = {
+  id: 'distill',
+  title: 'Distillation: agreement with the teacher',
+  help: "distill/teacher_prob: the teacher's mean probability of the action the student took (1 = the teacher would always have chosen the same; a new student starts near 1/7 on a grid). Its reward is the per-step reverse KL, so this rises while 'KL to reference' (the KL to the teacher, in the Shift section) falls. Drawn in the distill stage only.",
+  lines: [{ key: 'distill/teacher_prob', label: 'p(teacher)', color: C.orange }],
+  domain: [0, 1],
+  format: pct,
+  absentNote: 'Filled in by the distill stage.',
+};
+
 /** Every chart the dashboard draws for a run of `config` on an env with `maxSteps` and `numActions` (0 = tokens). */
-export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown; rollout?: { budget?: { pool: number } } }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
+export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown; rollout?: { budget?: { pool: number } }; stages?: readonly { distill?: unknown }[] }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   const toolEnv = config.env?.id.startsWith('tools/') === true;
   return {
     outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOLS] : [])],
     exploration: exploration(numActions),
-    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : []), ...(config.algo.algo === 'gigpo' ? [STEP_GROUPS] : []), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : [])],
+    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : []), ...(config.algo.algo === 'gigpo' ? [STEP_GROUPS] : []), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : []), ...(config.stages?.some((st) => st.distill) ? [DISTILL] : [])],
     shift: SHIFT,
     reward: [PROXY],
     speed: SPEED,
@@ -417,12 +430,14 @@ export function Dashboard() {
   const warmSteps = warmHistory.length ? warmHistory[warmHistory.length - 1].step : 0;
   // …and each reward-code version of the run (v1, v2, …) marks the iteration it took over.
   const versions = useRewardLab((s) => s.versions);
-  const markers = useMemo<ChartMarker[]>(
-    () => [...(warmSteps && !warm ? [{ x: 1, label: `RL begins (after ${warmSteps} warm-start steps)` }] : []), ...versionMarkers(versions)],
-    [warmSteps, warm, versions],
-  );
   const history = useDeferredValue(raw);
   const config = useStore((s) => s.running ?? s.draft);
+  // …and a staged run marks where each stage after the first begins.
+  const stages = config.stages;
+  const markers = useMemo<ChartMarker[]>(
+    () => [...(warmSteps && !warm ? [{ x: 1, label: `RL begins (after ${warmSteps} warm-start steps)` }] : []), ...stageMarkers(stages ?? []), ...versionMarkers(versions)],
+    [warmSteps, warm, versions, stages],
+  );
   const catalog = useStore((s) => s.catalog);
   const envKwargs = config.env.kwargs;
   // The run's own env (its kwargs change the time limit: door-key at size 8 has 640 steps, not 360).
@@ -454,6 +469,7 @@ export function Dashboard() {
   return (
     <div className="dashboard" data-testid="dashboard">
       <Summary verdicts={verdicts} />
+      {(stages?.length ?? 0) > 0 && <StageStrip stages={stages} at={history.length ? history[history.length - 1]['pipeline/stage'] : undefined} />}
       {warmData.length > 0 && (
         <Section title="Warm start" blurb={warm ? 'Imitating the expert before RL: the model learns the format and becomes the KL reference.' : 'The imitation phase before RL (done): where the policy started from.'} specs={WARM} data={warmData} />
       )}

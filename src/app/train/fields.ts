@@ -7,17 +7,23 @@
  * anything else builds new sessions, so it restarts the run (after a prompt).
  */
 import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
-import type { RunConfig } from '../../core/presets/schema.ts';
+import { MAX_STAGES, type RunConfig } from '../../core/presets/schema.ts';
 import { SHAPING_TERM_DOCS } from '../../core/reward/shaping.ts';
 
-export type Panel = 'env' | 'policy' | 'algo' | 'reward' | 'rollout';
+export type Panel = 'env' | 'policy' | 'algo' | 'reward' | 'rollout' | 'pipeline';
 
-export const PANELS: { id: Panel; title: string; blurb: string }[] = [
+export const PANELS: { id: Panel; title: string; blurb: string; when?: (c: DraftConfig) => boolean }[] = [
   { id: 'env', title: 'Environment', blurb: 'The world the agent learns in.' },
   { id: 'policy', title: 'Policy', blurb: 'The network that picks actions, and where it runs.' },
   { id: 'algo', title: 'Algorithm', blurb: 'How rewards become updates. Fields marked live change the running experiment.' },
   { id: 'reward', title: 'Reward', blurb: 'The episode reward is a weighted sum of named terms, each charted in "Reward by term" (reward/<term>/mean). Weights are live. Potential shaping (γΦ(s′) − Φ(s)) keeps the best policy unchanged, but with γ < 1 its sum over an episode is not zero: the reported reward can fall while success rises, so read the outcome term beside it.' },
   { id: 'rollout', title: 'Rollout', blurb: 'How much experience each iteration collects, and how long the run is.' },
+  {
+    id: 'pipeline',
+    title: 'Stages',
+    blurb: "This run is a pipeline: its stages run in order, each with the settings above merged with its own (another env, reward or learning rate), each starting from the weights the one before it ended with (with a fresh optimizer). A distill stage trains a new, smaller policy to act like the one trained so far. The charts mark where each stage begins.",
+    when: (c) => hasStages(c),
+  },
 ];
 
 export type FieldKind =
@@ -40,6 +46,8 @@ export interface FieldDef {
   live?: boolean;
   /** Shown only when this holds for the draft config (e.g. group size only for group algos). */
   when?: (c: DraftConfig) => boolean;
+  /** The label when it depends on the config (a stage's fields name their stage); default `label`. */
+  labelFor?: (c: DraftConfig) => string;
 }
 
 /** The form's working copy: a run config (possibly invalid while being edited) plus the backend. */
@@ -49,6 +57,19 @@ const isGroup = (c: DraftConfig) => GROUP_ALGOS.includes(c.algo.algo as Algo);
 const isMlp = (c: DraftConfig) => c.model.kind === 'mlp';
 /** Token policies train on tool envs; grid-only and tool-only reward terms follow the policy kind. */
 const isTokens = (c: DraftConfig) => c.model.kind === 'transformer';
+const hasStages = (c: DraftConfig) => (c.stages?.length ?? 0) > 0;
+const stageName = (c: DraftConfig, k: number) => `${k + 1}. ${c.stages?.[k]?.name ?? ''}`;
+const isDistill = (c: DraftConfig, k: number) => c.stages?.[k]?.distill !== undefined;
+
+/** The fields of stage k (0-based) of a staged run. */
+function stageFields(k: number): FieldDef[] {
+  return [
+    { path: `stages.${k}.iterations`, label: `Stage ${k + 1} iterations`, labelFor: (c) => `${stageName(c, k)}: iterations`, panel: 'pipeline', input: { kind: 'int', min: 1, max: 1_000_000 }, when: (c) => (c.stages?.length ?? 0) > k, help: "Iterations (rollout + update) in this stage; the run's length is the stages' sum. The next stage starts from the weights this one ends with." },
+    { path: `stages.${k}.distill.student.hidden`, label: `Stage ${k + 1} student sizes`, labelFor: (c) => `${stageName(c, k)}: student sizes`, panel: 'pipeline', input: { kind: 'intList' }, when: (c) => isDistill(c, k), help: "The student MLP's hidden widths, comma-separated (e.g. 16). Smaller than the teacher's (Hidden sizes, above) to be worth distilling: fewer weights, faster steps, the teacher's behaviour." },
+    { path: `stages.${k}.distill.klCoef`, label: `Stage ${k + 1} distill weight`, labelFor: (c) => `${stageName(c, k)}: distill weight`, panel: 'pipeline', input: { kind: 'number', min: 0, max: 100, step: 0.1 }, when: (c) => isDistill(c, k), help: "Weight of the distillation reward: each step the student takes earns weight × (log π_teacher(a|s) − log π_student(a|s)), the per-step reverse KL (nats), so actions the teacher would also take are reinforced. 1 = the KL's own scale." },
+    { path: `stages.${k}.distill.outcomeWeight`, label: `Stage ${k + 1} task reward`, labelFor: (c) => `${stageName(c, k)}: task reward`, panel: 'pipeline', input: { kind: 'number', min: 0, max: 100, step: 0.1 }, when: (c) => isDistill(c, k), help: "Weight of the env's own reward while distilling: 0 = imitate the teacher only; > 0 also rewards solving the task (the student can then outgrow a flawed teacher)." },
+  ];
+}
 
 export const FIELDS: readonly FieldDef[] = [
   { path: 'env.id', label: 'Environment', panel: 'env', input: { kind: 'env' }, help: 'Which world to train in: grid worlds for the MLP policy (it sees only a 7×7 egocentric view), tool envs for the transformer policy. Every episode starts from a seeded state.' },
@@ -157,7 +178,8 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'rollout.budget.decay', label: 'Estimate decay', panel: 'rollout', input: { kind: 'number', min: 0, max: 1, step: 0.05 }, when: (c) => isTokens(c) && isGroup(c) && c.rollout.budget.mode === 'adaptive', help: "Per-iteration decay of each prompt's success and failure counts (1 = never forget). Lower = estimates follow the changing policy faster, and solved or hopeless prompts are retried sooner." },
   { path: 'rollout.maxActionTokens', label: 'Max action tokens', panel: 'rollout', input: { kind: 'int', min: 1, max: 512 }, when: isTokens, help: 'Most tokens in one action (its end-of-action token included); a longer action is cut there (a forced end, usually malformed).' },
   { path: 'rollout.learnerBatch', label: 'Learner batch', panel: 'rollout', input: { kind: 'int', min: 1, max: 8192 }, help: 'Rows (env steps) per train step, the static batch of the ONNX train graph; an iteration runs ⌈steps / batch⌉ train steps per epoch.' },
-  { path: 'iterations', label: 'Iterations', panel: 'rollout', input: { kind: 'int', min: 1, max: 1_000_000 }, live: true, help: 'Training iterations (one rollout + one update each). Live: a run in progress stops at the new count. Once a run has finished, "Train N more" runs this many more iterations on the same weights and charts.' },
+  ...Array.from({ length: MAX_STAGES }, (_, k) => stageFields(k)).flat(),
+  { path: 'iterations', label: 'Iterations', panel: 'rollout', input: { kind: 'int', min: 1, max: 1_000_000 }, live: true, when: (c) => !hasStages(c), help: 'Training iterations (one rollout + one update each). Live: a run in progress stops at the new count. Once a run has finished, "Train N more" runs this many more iterations on the same weights and charts.' },
 ];
 
 export const FIELD_BY_PATH: ReadonlyMap<string, FieldDef> = new Map(FIELDS.map((f) => [f.path, f]));
@@ -174,6 +196,12 @@ export function getPath(obj: unknown, path: string): unknown {
 /** A copy of `obj` with `path` set to `value` (copies only the objects along the path). */
 export function setPath<T>(obj: T, path: string, value: unknown): T {
   const [head, ...rest] = path.split('.');
+  if (Array.isArray(obj)) {
+    // A stage's field ('stages.1.iterations'): keep the array an array.
+    const out = [...obj];
+    out[Number(head)] = rest.length ? setPath(obj[Number(head)], rest.join('.'), value) : value;
+    return out as T;
+  }
   const src = (obj ?? {}) as Record<string, unknown>;
   return { ...src, [head]: rest.length ? setPath(src[head], rest.join('.'), value) : value } as T;
 }

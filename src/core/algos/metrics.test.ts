@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildIterationMetrics, EXTRA_METRIC_KEYS, METRIC_KEYS, rewardTermKey, summarizeEpisode, type EpisodeSummary } from './metrics.ts';
+import { buildIterationMetrics, EXTRA_METRIC_KEYS, METRIC_KEYS, referenceStats, rewardTermKey, summarizeEpisode, type EpisodeSummary } from './metrics.ts';
 import { describe as stats, explainedVariance, maskedMean, std, variance } from './stats.ts';
 
 describe('stats helpers', () => {
@@ -150,5 +150,20 @@ describe('buildIterationMetrics', () => {
     // No failures: the rate is undefined, so the key is absent.
     const c = summarizeEpisode({ rewards: [0, 1], infos: [{ toolCall: 'call', toolFailed: false }, { success: true }], terminated: true, truncated: false, policyTokens: 5 });
     expect('tools/recovery_rate' in buildIterationMetrics({ episodes: [c] })).toBe(false);
+  });
+});
+
+describe('referenceStats (KL-as-reward and distillation)', () => {
+  it('hand-worked: k3 per step and the reference probability of the action taken', () => {
+    // Step 1: π(a) = 0.5, π_ref(a) = 0.25 → ρ = π_ref/π = 0.5, k3 = ρ − 1 − ln ρ = 0.5 − 1 + ln 2 = 0.193147…
+    // Step 2: π(a) = π_ref(a) = 0.8 → k3 = 0.
+    const r = referenceStats([Math.log(0.5), Math.log(0.8)], Float32Array.from([Math.log(0.25), Math.log(0.8)]));
+    expect(r.klRef).toBeCloseTo((0.5 - 1 + Math.log(2)) / 2, 6);
+    expect(r.refProb).toBeCloseTo((0.25 + 0.8) / 2, 6);
+  });
+
+  it('no steps: NaN, not 0 (nothing was measured); unequal lengths throw', () => {
+    expect(referenceStats([], [])).toEqual({ klRef: NaN, refProb: NaN });
+    expect(() => referenceStats([0], [])).toThrow(/1 log-probs but 0 reference/);
   });
 });

@@ -18,7 +18,7 @@
  * are NaN, which JSON writes as null.
  */
 import type { EpisodeRecord, ShapedReward } from '../reward/shaping.ts';
-import type { PolicyLossResult } from './losses.ts';
+import { klK3, type PolicyLossResult } from './losses.ts';
 import type { StalenessResult, TisResult } from './offpolicy.ts';
 import type { GroupStats } from './sampling.ts';
 import { describe, explainedVariance, masked, mean, std, type Numbers } from './stats.ts';
@@ -230,4 +230,21 @@ export function distinctRatio(episodes: readonly { actions: Int32Array }[]): num
   const seen = new Set<string>();
   for (const ep of episodes) seen.add(ep.actions.join(','));
   return seen.size / episodes.length;
+}
+
+/**
+ * The sampled actions against a reference policy (the KL reference, or a distill stage's
+ * teacher), over every policy step: `klRef` is the mean k3 estimate of KL(π‖π_ref) in nats per
+ * step (as `actor/kl_ref`), `refProb` the mean π_ref(a|s) the reference gives the action taken
+ * (1 = it would always have chosen the same). `logp` is the behaviour log-prob of each step.
+ */
+export function referenceStats(logp: ArrayLike<number>, refLogp: ArrayLike<number>): { klRef: number; refProb: number } {
+  if (logp.length !== refLogp.length) throw new RangeError(`referenceStats: ${logp.length} log-probs but ${refLogp.length} reference log-probs`);
+  if (logp.length === 0) return { klRef: NaN, refProb: NaN };
+  let kl = 0, p = 0;
+  for (let i = 0; i < logp.length; i++) {
+    kl += klK3(logp[i], refLogp[i]);
+    p += Math.exp(refLogp[i]);
+  }
+  return { klRef: kl / logp.length, refProb: p / logp.length };
 }

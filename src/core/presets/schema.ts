@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, GROUP_ALGOS, type Algo, type AlgoConfig } from '../algos/config.ts';
 import { ROLLOUT_BUDGET_DEFAULTS as BD } from '../algos/budget.ts';
 import { makeEnv } from '../envs/index.ts';
+import { mixSeed } from '../util/rng.ts';
 import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
 const modelSchema = z.discriminatedUnion('kind', [
@@ -105,12 +106,57 @@ const rewardSchema = z.strictObject({
     .default(100),
 });
 
+const envSchema = z.strictObject({ id: z.string().min(1), kwargs: z.record(z.string(), z.unknown()).default({}) });
+
+/**
+ * One stage of a staged pipeline (ARCHITECTURE.md, 'Staged pipelines'): its fields are merged
+ * over the run's, and it starts from the weights the stage before it ended with.
+ */
+const stageSchema = z.strictObject({
+  /** Shown on the charts' stage markers, the stage strip and the CLI log. */
+  name: z.string().trim().min(1, 'must name the stage').max(40, 'must be at most 40 characters (it labels the charts)'),
+  /** Iterations (rollout + update) in this stage. */
+  iterations: z.int().min(1).max(1_000_000),
+  /** Another env for this stage (a harder layout, another task of the same family); default: the run's. */
+  env: envSchema.optional(),
+  /** Shaping fields merged over the run's for this stage (e.g. `{ "progress": { "weight": 0 } }`). */
+  shaping: z.record(z.string(), z.unknown()).optional(),
+  /** Algorithm fields merged over the run's for this stage (lr, entropyCoef, …); the algorithm itself stays the run's. */
+  algo: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Distillation: this stage trains a new, smaller `student` policy to act like the policy the
+   * stages before it trained (the teacher), on the student's own episodes: each step's reward is
+   * klCoef × (log π_teacher(a|s) − log π_student(a|s)), the per-step reverse KL (on-policy
+   * distillation), plus outcomeWeight × the env's reward.
+   */
+  distill: z
+    .strictObject({
+      /** The student's MLP: smaller than the teacher's to be worth distilling. */
+      student: z.strictObject({
+        kind: z.literal('mlp'),
+        hidden: z.array(z.int().min(1).max(4096)).min(1).max(8),
+        activation: z.enum(['tanh', 'relu']).default('tanh'),
+      }),
+      /** Weight of the reverse-KL reward (nats per step): 1 = pure distillation's scale. */
+      klCoef: z.number().positive().max(100).default(1),
+      /** Weight of the env's own reward during distillation (0 = imitate the teacher only). */
+      outcomeWeight: z.number().min(0).max(100).default(0),
+    })
+    .optional(),
+});
+
+export type StageInput = z.input<typeof stageSchema>;
+export type Stage = z.output<typeof stageSchema>;
+
+/** Most stages one pipeline holds. */
+export const MAX_STAGES = 8;
+
 export const runConfigSchema = z.strictObject({
   /** Preset id (kebab-case); free-form for ad-hoc files. */
   id: z.string().min(1).default('custom'),
   title: z.string().default(''),
   description: z.string().default(''),
-  env: z.strictObject({ id: z.string().min(1), kwargs: z.record(z.string(), z.unknown()).default({}) }),
+  env: envSchema,
   model: modelSchema,
   /** Algorithm config; unspecified fields take the chosen algorithm's defaults. */
   algo: z.looseObject({ algo: z.enum(ALGOS as unknown as [string, ...string[]]) }),
@@ -120,8 +166,13 @@ export const runConfigSchema = z.strictObject({
   rollout: rolloutSchema.default(rolloutSchema.parse({})),
   reward: rewardSchema.default(rewardSchema.parse({})),
   warmStart: warmStartSchema.nullable().default(null),
-  /** Training iterations (rollout + update). */
+  /** Training iterations (rollout + update). With `stages`, their sum (leave it out to have it computed). */
   iterations: z.int().min(1).max(1_000_000).default(100),
+  /**
+   * A staged pipeline: after the warm start (if any), these stages run in order, each merged over
+   * this config and starting from the weights the previous one ended with; [] = one stage, this config.
+   */
+  stages: z.array(stageSchema).max(MAX_STAGES, `at most ${MAX_STAGES} stages`).default([]),
   /** Stop early once the success rate (mean over the last 3 iterations) reaches this. null = never. */
   stopAtSuccess: z.number().min(0).max(1).nullable().default(null),
   seed: z.int().min(0).max(2 ** 31 - 1).default(0),
@@ -193,7 +244,100 @@ export function parseRunConfig(input: unknown): ParseResult {
   if (rawRollout?.learnerBatch === undefined && r.data.model.kind === 'transformer') r.data.rollout.learnerBatch = 16;
   messages.push(...runnable(r.data), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config));
   if (messages.length > 0) return { ok: false, messages };
-  return { ok: true, config: { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null } };
+  const config: RunConfig = { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null };
+  if (config.stages.length > 0) {
+    messages.push(...stageRules(config, raw.iterations));
+    if (messages.length > 0) return { ok: false, messages };
+    config.iterations = config.stages.reduce((n, st) => n + st.iterations, 0);
+  }
+  return { ok: true, config };
+}
+
+/**
+ * Stage `k` of a staged run as a run config of its own: the stage's fields merged over the run's.
+ * Stage 1 keeps the run's warm start and seed; later stages get a seed of their own (fresh
+ * episodes), and a distill stage the student model with the reverse-KL reward (ARCHITECTURE.md,
+ * 'Staged pipelines'). The result has no stages; parseRunConfig has validated it.
+ */
+export function stageInput(c: RunConfig, k: number): RunConfigInput {
+  const st = c.stages[k];
+  if (!st) throw new RangeError(`stageInput: the run has ${c.stages.length} stages, no stage ${k + 1}`);
+  const d = st.distill;
+  const shaping = deepMerge(deepMerge(c.shaping as unknown, st.shaping ?? {}), d ? { outcome: { weight: d.outcomeWeight } } : {});
+  const algo = deepMerge(deepMerge(c.algo as unknown, st.algo ?? {}), d ? { klCoef: d.klCoef, klMode: 'reward', klEstimator: 'k1' } : {});
+  return {
+    ...c,
+    id: `${c.id}/${k + 1}`,
+    title: `${c.title || c.id} · ${st.name}`,
+    env: st.env ?? c.env,
+    model: d ? d.student : c.model,
+    algo: algo as RunConfigInput['algo'],
+    shaping: shaping as Record<string, unknown>,
+    schedule: null,
+    warmStart: k === 0 ? c.warmStart : null,
+    iterations: st.iterations,
+    stopAtSuccess: null,
+    stages: [],
+    seed: k === 0 ? c.seed : mixSeed(c.seed, 0x57a6e, k) % 2 ** 31,
+  };
+}
+
+/** Stage `k` of a validated staged run, parsed (throws only on a config parseRunConfig refused). */
+export function stageConfig(c: RunConfig, k: number): RunConfig {
+  const r = parseRunConfig(stageInput(c, k));
+  if (!r.ok) throw new Error(`stage ${k + 1} (${c.stages[k].name}): ${r.messages.join('; ')}`);
+  return r.config;
+}
+
+/** The iteration (1-based, as the charts count) at which each stage begins. */
+export function stageStarts(stages: readonly Pick<Stage, 'iterations'>[]): number[] {
+  const out: number[] = [];
+  let it = 1;
+  for (const st of stages) {
+    out.push(it);
+    it += st.iterations;
+  }
+  return out;
+}
+
+/** What a policy sees and chooses among in an env: stages that change the env must keep both. */
+function shapeOf(env: { id: string; kwargs: Record<string, unknown> }): { family: string; obs: number; actions: number } {
+  const e = makeEnv(env.id, env.kwargs);
+  const obs = e.spec.family === 'grid' ? ((e.reset({ seed: 0 }).obs as { image: ArrayLike<number> }).image.length) : 0;
+  return { family: e.spec.family, obs, actions: e.spec.actionSpace.kind === 'discrete' ? e.spec.actionSpace.n : 0 };
+}
+
+/** A staged run's rules: each stage is a valid run, they chain (same shapes), and the run's totals agree. */
+function stageRules(c: RunConfig, rawIterations: unknown): string[] {
+  const out: string[] = [];
+  const sum = c.stages.reduce((n, st) => n + st.iterations, 0);
+  if (rawIterations !== undefined && rawIterations !== sum) out.push(`iterations: a staged run lasts its stages' iterations (${c.stages.map((st) => st.iterations).join(' + ')} = ${sum}); set ${sum} or leave it out (got ${JSON.stringify(rawIterations)})`);
+  if (c.stopAtSuccess !== null) out.push('stopAtSuccess: a staged run runs every stage; stopping on success would end it in its first stage (use null)');
+  if (c.schedule !== null) out.push('schedule: a progressive reward schedule and stages both change the reward over a run; use one (a stage may set its own shaping)');
+  const base = shapeOf(c.env);
+  c.stages.forEach((st, k) => {
+    const at = `stages.${k}`;
+    if (st.algo && 'algo' in st.algo && st.algo.algo !== c.algo.algo) out.push(`${at}.algo.algo: a stage keeps the run's algorithm ('${c.algo.algo}'; the learner's graph and weights are built for it); got ${JSON.stringify(st.algo.algo)}`);
+    if (st.distill) {
+      if (k === 0) out.push(`${at}.distill: distillation needs a teacher, so it cannot be the first stage`);
+      if (k !== c.stages.length - 1) out.push(`${at}.distill: distillation ends a pipeline (the stages after it would train the student, whose shape differs from the run's model); make it the last stage`);
+      if (!(base.family === 'grid' && c.model.kind === 'mlp')) out.push(`${at}.distill: distillation runs on grid envs with the 'mlp' policy for now`);
+    }
+    if (st.env) {
+      let shape: ReturnType<typeof shapeOf> | null = null;
+      try {
+        shape = shapeOf(st.env);
+      } catch (e) {
+        out.push(`${at}.env: ${(e as Error).message}`);
+      }
+      if (shape && shape.family !== base.family) out.push(`${at}.env: a ${shape.family} env, but the run trains on ${base.family} envs (the policy carries over from stage to stage)`);
+      else if (shape && (shape.obs !== base.obs || shape.actions !== base.actions)) out.push(`${at}.env: its observations (${shape.obs} values) or actions (${shape.actions}) differ from the run's env (${base.obs}, ${base.actions}); keep the view size so the policy carries over`);
+    }
+    if (out.length > 0) return;
+    const r = parseRunConfig(stageInput(c, k));
+    if (!r.ok) out.push(...r.messages.map((m) => `${at} (${st.name}): ${m}`));
+  });
+  return out;
 }
 
 /** Most episodes one iteration may sample (groups × group size, or episodes). */

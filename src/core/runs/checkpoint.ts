@@ -79,6 +79,18 @@ export interface Checkpoint {
   groups?: CheckpointGroups;
   /** AsyncTokenTrainer with a prompt pool (rollout.budget.pool): each prompt's decayed success and failure counts, [pool] each. */
   prompts?: { successes: number[]; failures: number[] };
+  /**
+   * Staged runs (trainer/stagedTrainer.ts): the running stage (0-based) and the iterations and
+   * policy versions of the stages before it. `iteration` is then the run's, and `reference`
+   * holds the weights the stage started from when it needs them (a distill stage's teacher).
+   */
+  pipeline?: CheckpointPipeline;
+}
+
+export interface CheckpointPipeline {
+  stage: number;
+  offset: number;
+  versionOffset: number;
 }
 
 /** Float values a checkpoint holds (parameters + moments + step): its size is about 4 bytes each. */
@@ -131,6 +143,7 @@ const checkpointJsonSchema = z.strictObject({
     .strictObject({ successes: z.array(finite), failures: z.array(finite) })
     .refine((p) => p.successes.length === p.failures.length, { message: 'successes and failures must have one count per prompt each' })
     .optional(),
+  pipeline: z.strictObject({ stage: z.int().min(0), offset: z.int().min(0), versionOffset: z.int().min(0) }).optional(),
 });
 
 /** What a checkpoint looks like inside a JSON file (run file, CLI checkpoint.json). */
@@ -160,6 +173,7 @@ export function checkpointToJson(cp: Checkpoint): CheckpointJson {
     ...(cp.reference ? { reference: encode(cp.reference) } : {}),
     ...(cp.groups ? { groups: { next: cp.groups.next, pending: [...cp.groups.pending] } } : {}),
     ...(cp.prompts ? { prompts: { successes: [...cp.prompts.successes], failures: [...cp.prompts.failures] } } : {}),
+    ...(cp.pipeline ? { pipeline: { ...cp.pipeline } } : {}),
   };
 }
 
@@ -220,6 +234,7 @@ export function checkpointFromJson(value: unknown, prefix = 'checkpoint'): Check
       ...(reference ? { reference } : {}),
       ...(j.groups ? { groups: j.groups } : {}),
       ...(j.prompts ? { prompts: j.prompts } : {}),
+      ...(j.pipeline ? { pipeline: j.pipeline } : {}),
     },
   };
 }

@@ -9,6 +9,7 @@
  *                             staleness 0), TokenTrainer (lockstep rollouts) for the others
  *   grid env + transformer  → [imitation warm start →] TokenTrainer on the grid played as text
  *                             (envs/grid/textAdapter.ts), any algorithm incl. PPO
+ *   any, with `stages`      → StagedTrainer over one of the above per stage (stagedTrainer.ts)
  */
 import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
@@ -25,6 +26,7 @@ import { AsyncTokenTrainer, type TokenSourceFactory } from './asyncTokenTrainer.
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { RealClock, type Clock } from '../envs/clock.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
+import { StagedTrainer, type StageStart } from './stagedTrainer.ts';
 
 
 export interface CreateTrainerOptions {
@@ -53,6 +55,15 @@ export interface CreateTrainerOptions {
 }
 
 export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<Trainer> {
+  if (config.stages.length > 0) {
+    // Each stage is a single-stage run of its own config; a resume starts in the checkpoint's stage.
+    return StagedTrainer.create(config, (stage, start, lab) => createStageTrainer(stage, engine, { ...options, rewardLab: lab ?? undefined }, start), options.rewardLab ?? null, options.resume);
+  }
+  return createStageTrainer(config, engine, options, {});
+}
+
+/** The trainer of a run without stages (or of one stage), from `start`'s weights when given. */
+async function createStageTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions, start: StageStart): Promise<Trainer> {
   const family = makeEnv(config.env.id, config.env.kwargs).spec.family;
   const { rollout, model } = config;
   if (family === 'grid' && model.kind === 'mlp') {
@@ -70,10 +81,11 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
         learnerBatch: rollout.learnerBatch,
         seed: config.seed,
         scheduling: { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0 },
+        teacher: start.teacher,
       },
       engine,
       rollout.workers > 0 ? options.workerPool!(rollout.workers) : undefined,
-      undefined,
+      start.initial,
       options.rewardLab,
     );
   }
@@ -83,7 +95,11 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
     if (family === 'grid' && rollout.mode === 'async') throw new Error('grid envs played as text train synchronously: set rollout.mode "sync"');
     // A token checkpoint carries every weight the warm start would give (learner, reference).
     const skipWarmStart = options.resume !== undefined && options.resume.trainer !== 'step';
-    const { weights, reference } = await initialTokenWeights(skipWarmStart ? { ...config, warmStart: null } : config, engine, options.onWarmStart);
+    if (start.teacher) throw new Error('distillation runs on grid envs with the mlp policy for now');
+    // A later stage continues the stage before it: those weights are also its KL reference.
+    const { weights, reference } = start.initial
+      ? { weights: start.initial, reference: start.initial }
+      : await initialTokenWeights(skipWarmStart ? { ...config, warmStart: null } : config, engine, options.onWarmStart);
     const tokenConfig = {
       ...DEFAULT_TOKEN_TRAINER,
       env: config.env,

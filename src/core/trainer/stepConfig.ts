@@ -1,5 +1,6 @@
 /** The grid (step-env + MLP) trainer's configuration. */
 import type { AlgoConfig } from '../algos/config.ts';
+import type { Weights } from '../models/types.ts';
 import type { EnvKwargs } from '../envs/index.ts';
 import { DEFAULT_SHAPING, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
@@ -29,6 +30,21 @@ export interface StepTrainerConfig {
   seed: number;
   /** Rollout scheduling (staleness bound); absent = synchronous. The shaping schedule is `schedule`. */
   scheduling?: AsyncScheduleConfig;
+  /**
+   * Distillation: the KL reference is this policy (another MLP over the same observations, e.g.
+   * a larger one trained by the stages before) instead of the initial weights. With klMode
+   * 'reward' and the k1 estimator each step's reward gets klCoef × (log π_teacher − log π), so RL
+   * on it is on-policy distillation. Requires klCoef > 0.
+   */
+  teacher?: TeacherPolicy;
+}
+
+/** A fixed policy to distill from (StepTrainerConfig.teacher). */
+export interface TeacherPolicy {
+  model: MlpModelConfig;
+  /** Whether its weights include a value head (a PPO teacher's do). */
+  valueHead: boolean;
+  weights: Weights;
 }
 
 export const DEFAULT_STEP_TRAINER: Omit<StepTrainerConfig, 'env' | 'algo'> = {

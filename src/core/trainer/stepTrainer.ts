@@ -23,8 +23,8 @@
  */
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
-import { buildIterationMetrics, distinctRatio, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
-import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
+import { buildIterationMetrics, distinctRatio, referenceStats, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
+import { groupStats, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import { partialRatio, staleness } from '../algos/offpolicy.ts';
 import { mean } from '../algos/stats.ts';
 import { makeEnv } from '../envs/index.ts';
@@ -128,13 +128,19 @@ export class StepTrainer implements Trainer<StepEpisode> {
     const model = buildPoolModel(spec);
     const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
     const useRef = algo.klCoef > 0;
+    const { teacher } = config;
+    if (teacher && !useRef) throw new Error('StepTrainer: a teacher is the KL reference, so it needs algo.klCoef > 0');
     const opts = trainStepOptions(algo, config.learnerBatch);
     const maxSteps = makeEnv(config.env.id, config.env.kwargs).spec.maxSteps;
     const [pool, learner, proximal, reference] = await Promise.all([
       makePool(spec, weights, engine),
       engine.createLearner(model, opts, weights),
       engine.createPolicy(model, config.learnerBatch, weights),
-      useRef ? engine.createPolicy(model, config.learnerBatch, weights) : Promise.resolve(null),
+      teacher
+        ? engine.createPolicy(buildPoolModel(gridMlpSpec(config.env, { hidden: teacher.model.hidden, activation: teacher.model.activation, valueHead: teacher.valueHead })), config.learnerBatch, teacher.weights)
+        : useRef
+          ? engine.createPolicy(model, config.learnerBatch, weights)
+          : Promise.resolve(null),
     ]);
     const trainer = new StepTrainer(config, model, pool, learner, proximal, reference, maxSteps);
     if (rewardLab) trainer.setRewardLab(rewardLab);
@@ -340,8 +346,11 @@ export class StepTrainer implements Trainer<StepEpisode> {
     if (stale.max > this.maxStaleness) throw new Error(`StepTrainer: batch ${it} has a step ${stale.max} versions old (max ${this.maxStaleness})`);
 
     const shaped = episodes.map(shape);
+    // [S] log π_ref of each row's action, in row (= episode-step) order; KL-as-reward only.
+    let refLogp: Float32Array | null = null;
     if (this.reference && algo.klMode === 'reward') {
-      klRewardSteps(episodes, shaped, await rowLogprobs(this.reference, rows, Array.from({ length: rows.S }, (_, r) => r), A), algo);
+      refLogp = await rowLogprobs(this.reference, rows, Array.from({ length: rows.S }, (_, r) => r), A);
+      klRewardSteps(episodes, shaped, refLogp, algo);
     }
     const totals = Float64Array.from(shaped, (s) => s.total);
     const greedy = algo.algo === 'remax' ? await this.greedyBaselines(it, episodes, shape) : null;
@@ -371,6 +380,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
     const times = { t0, t1, t2, t3, t4, idle0 };
     const metrics = this.iterationMetrics(c, shape, shaping, rows, adv, upd, { stale, tis: off.tis, staleRows: off.staleRows.length }, times);
     this.rewardLabMetrics(metrics, rewardVersion);
+    if (refLogp) this.referenceMetrics(metrics, episodes, refLogp, totals);
     if (greedy) {
       metrics['remax/greedy_reward_mean'] = greedy.totals.reduce((a, b) => a + b, 0) / Math.max(1, greedy.totals.length);
       metrics['remax/greedy_success_rate'] = greedy.success;
@@ -389,6 +399,25 @@ export class StepTrainer implements Trainer<StepEpisode> {
     };
     this.rewardLabMetrics(m, this.rewardLab?.version ?? 0);
     return { iteration: it, metrics: m as IterationReport<StepEpisode>['metrics'], episodes: [], episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
+  }
+
+  /**
+   * KL-as-reward: `actor/kl_ref` from the penalty's own log-probs (the train step reports it only
+   * with klMode 'loss'). Distilling (a teacher), also `distill/teacher_prob`, and the group spread
+   * of the totals that were trained on: the KL reward is the signal then, and the env's outcome
+   * alone (weight 0 by default) would read as no spread at all.
+   */
+  private referenceMetrics(m: Record<string, number>, episodes: readonly StepEpisode[], refLogp: Float32Array, totals: Float64Array): void {
+    const r = referenceStats(episodes.flatMap((ep) => Array.from(ep.logprobs)), refLogp);
+    m['actor/kl_ref'] = r.klRef;
+    if (!this.config.teacher) return;
+    m['distill/teacher_prob'] = r.refProb;
+    if (GROUP_ALGOS.includes(this.config.algo.algo)) {
+      const G = this.config.algo.groupSize;
+      const g = groupStats(Array.from({ length: Math.floor(totals.length / G) }, (_, k) => totals.subarray(k * G, (k + 1) * G)));
+      m['groups/frac_zero_std'] = g.fracZeroStd;
+      m['groups/reward_std_mean'] = g.rewardStdMean;
+    }
   }
 
   /** `reward/version` (the user-terms code that scored this iteration; 0 = none) and `reward/terms_skipped`. */

@@ -1,0 +1,37 @@
+/**
+ * A staged run on the dashboard (ARCHITECTURE.md, 'Staged pipelines'): where each stage begins
+ * on the charts' x axis, and what the stage strip says about each stage. Pure, for tests.
+ */
+import { stageStarts, type Stage } from '../../core/presets/schema.ts';
+import type { ChartMarker } from './MetricChart.tsx';
+
+type StageLike = Pick<Stage, 'name' | 'iterations'> & { distill?: { student: { hidden: readonly number[] } } };
+
+/** A marker at the first iteration of every stage after the first (x = iterations done, 1-based). */
+export function stageMarkers(stages: readonly StageLike[]): ChartMarker[] {
+  const starts = stageStarts(stages);
+  return stages.slice(1).map((st, i) => ({ x: starts[i + 1], label: `${i + 2}. ${st.name}` }));
+}
+
+export interface StageRow {
+  index: number;
+  name: string;
+  /** First and last iteration of the stage (1-based, as the charts count). */
+  from: number;
+  to: number;
+  kind: string;
+  state: 'done' | 'running' | 'next';
+}
+
+/** The strip's rows; `at` is the running stage (1-based `pipeline/stage` of the last iteration), undefined before the first. */
+export function stageRows(stages: readonly StageLike[], at: number | undefined): StageRow[] {
+  const starts = stageStarts(stages);
+  return stages.map((st, k) => ({
+    index: k + 1,
+    name: st.name,
+    from: starts[k],
+    to: starts[k] + st.iterations - 1,
+    kind: st.distill ? `distill into an MLP of ${st.distill.student.hidden.join('×')}` : 'RL',
+    state: at === undefined ? 'next' : k + 1 < at ? 'done' : k + 1 === at ? 'running' : 'next',
+  }));
+}
