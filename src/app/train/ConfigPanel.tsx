@@ -3,7 +3,7 @@
  * four panels. Every field has a tooltip and shows parseRunConfig's message under it when the
  * value is wrong; a wrong value never reaches the running experiment.
  */
-import { memo, useState } from 'react';
+import { Fragment, memo, useState } from 'react';
 import { useStore } from '../state/store.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import type { EnvKwargs } from '../../core/envs/registry.ts';
@@ -73,7 +73,6 @@ function envTitle(id: string, kwargs: EnvKwargs | undefined): string | null {
 
 const Field = memo(function Field({ f }: { f: FieldDef }) {
   const value = useStore((s) => getPath(s.draft, f.path));
-  const label = useStore((s) => (f.labelFor ? f.labelFor(s.draft) : f.label));
   const errors = useStore((s) => (s.validation.ok ? undefined : s.validation.byField[f.path]));
   const restarts = useStore((s) => s.pendingRestart.includes(f.path));
   // KL is live only while a reference policy exists (β > 0 when the run started).
@@ -111,7 +110,7 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
   return (
     <div className={`field ${errors ? 'field-bad' : ''} ${locked ? 'field-locked' : ''}`} data-field={f.path}>
       <label htmlFor={id} className="field-label">
-        {label}
+        {f.label}
         {f.live && running && <span className="chip chip-live" title="Changes apply to the running experiment at the next update">live</span>}
         {restarts && <span className="chip chip-restart">restarts</span>}
         {locked && (
@@ -188,9 +187,16 @@ export function ConfigPanel() {
             {p.title}
           </h2>
           <p className="cfg-blurb">{p.blurb}</p>
-          {FIELDS.filter((f) => f.panel === p.id && (!f.when || f.when(draft)) && !isHidden(classroom, f.path)).map((f) => (
-            <Field key={f.path} f={f} />
-          ))}
+          {FIELDS.filter((f) => f.panel === p.id && (!f.when || f.when(draft)) && !isHidden(classroom, f.path)).map((f, i, shown) => {
+            const group = f.groupFor?.(draft);
+            const heading = group !== undefined && (i === 0 || shown[i - 1].groupFor?.(draft) !== group);
+            return (
+              <Fragment key={f.path}>
+                {heading && <h3 className="cfg-group">{group}</h3>}
+                <Field f={f} />
+              </Fragment>
+            );
+          })}
         </section>
       ))}
     </div>

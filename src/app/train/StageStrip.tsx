@@ -8,11 +8,11 @@ export const StageStrip = memo(function StageStrip({ stages, at }: { stages: rea
   return (
     <ol className="stage-strip" data-testid="stage-strip" aria-label="Stages of this run">
       {rows.map((r) => (
-        <li key={r.index} className={`stage stage-${r.state}`} data-testid={`stage-${r.index}`} aria-current={r.state === 'running' ? 'step' : undefined}>
-          <span className="stage-name">
+        <li key={r.index} className={`pipe-stage pipe-stage-${r.state}`} data-testid={`stage-${r.index}`} aria-current={r.state === 'running' ? 'step' : undefined}>
+          <span className="pipe-stage-name">
             {r.index}. {r.name}
           </span>
-          <span className="stage-meta">
+          <span className="pipe-stage-meta">
             {r.kind} · iterations {r.from}–{r.to}
             {r.state === 'running' ? ' · running' : r.state === 'done' ? ' · done' : ''}
           </span>

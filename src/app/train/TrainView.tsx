@@ -38,7 +38,13 @@ function RunBar() {
   const info = useStore((s) => s.info);
   const validation = useStore((s) => s.validation);
   const valid = validation.ok;
-  const blockers = blockingFields(validation, (p) => FIELD_BY_PATH.get(p)?.label ?? p);
+  const blockers = blockingFields(validation, (p) => {
+    const f = FIELD_BY_PATH.get(p);
+    if (!f) return p;
+    // A stage's field says which stage ("2. RL on door-key 8×8 · Iterations").
+    const group = f.groupFor?.(useStore.getState().draft);
+    return group ? `${group} · ${f.label}` : f.label;
+  });
   const skipped = useStore((s) => s.skippedUpdates);
   const warm = useStore((s) => s.warmStart);
   const warmPaused = useStore((s) => s.warmPaused);

@@ -3,6 +3,7 @@ import '../../core/envs/index.ts';
 import emptyPreset from '../../../presets/grid-empty-8x8-grpo.json';
 import ppoPreset from '../../../presets/grid-door-key-ppo.json';
 import calcPreset from '../../../presets/calc-grpo.json';
+import pipelinePreset from '../../../presets/grid-door-key-pipeline.json';
 import { FIELDS } from './fields.ts';
 import { changedFields, draftFromHash, draftFromPreset, formatTrainHash, isLiveChange, isTrainHash, liveHyper, loadPresets, parseTrainHash, setField, validate } from './config.ts';
 
@@ -100,6 +101,39 @@ describe('reward weights and token-policy fields', () => {
     expect(r.problems).toEqual([]);
     expect(r.draft.warmStart?.steps).toBe(40);
     expect(validate(r.draft).ok).toBe(true);
+  });
+});
+
+describe('staged runs in the form', () => {
+  const staged = draftFromPreset(loadPresets([pipelinePreset]).presets[0], 'wasm');
+  it("shows the Stages section with each stage's name; a stage edit keeps the run's length its sum, in links too", () => {
+    expect(staged.iterations).toBe(90);
+    const stageFields = FIELDS.filter((f) => f.panel === 'pipeline' && (!f.when || f.when(staged)));
+    expect(stageFields.map((f) => `${f.groupFor!(staged)} · ${f.label}`)).toEqual([
+      '1. RL on door-key 6×6 · Iterations',
+      '2. RL on door-key 8×8 · Iterations',
+      '3. Distill into 16 units · Iterations',
+      '3. Distill into 16 units · Student sizes',
+      '3. Distill into 16 units · Distill weight',
+      '3. Distill into 16 units · Task reward',
+    ]);
+    // The run's own iteration count is not a form field of a staged run.
+    expect(FIELDS.find((f) => f.path === 'iterations')!.when!(staged)).toBe(false);
+    const d = setField(staged, 'stages.1.iterations', 5);
+    expect(d.iterations).toBe(65);
+    const v = validate(d);
+    if (!v.ok) throw new Error(JSON.stringify(v));
+    expect(v.config.iterations).toBe(65);
+    expect(v.config.stages[1].iterations).toBe(5);
+    const r = draftFromHash(parseTrainHash('#view=train&preset=grid-door-key-pipeline&stages.0.iterations=3&stages.2.distill.student.hidden=8'), loadPresets([pipelinePreset]).presets, 'wasm');
+    expect(r.problems).toEqual([]);
+    expect(r.draft.iterations).toBe(63);
+    expect(r.draft.stages[2].distill?.student.hidden).toEqual([8]);
+  });
+  it('a bad stage value is filed under its field', () => {
+    const v = validate(setField(staged, 'stages.2.distill.klCoef', -1));
+    if (v.ok) throw new Error('expected a negative weight to be rejected');
+    expect(Object.keys(v.byField)).toEqual(['stages.2.distill.klCoef']);
   });
 });
 

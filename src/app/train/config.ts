@@ -51,7 +51,14 @@ export function withAlgo(d: DraftConfig, algo: Algo): DraftConfig {
 /** Sets one field of the draft (the algorithm switch goes through withAlgo). */
 export function setField(d: DraftConfig, path: string, value: unknown): DraftConfig {
   if (path === 'algo.algo') return withAlgo(d, value as Algo);
-  return setPath(d, path, value);
+  const next = setPath(d, path, value);
+  // A staged run lasts its stages' sum: keep `iterations` (the run's length everywhere else in
+  // the app) in step with an edited stage. A sum that is not a number waits for validation.
+  if (/^stages\.\d+\.iterations$/.test(path) && Array.isArray(next.stages)) {
+    const sum = next.stages.reduce((n, st) => n + (Number.isInteger(st?.iterations) ? st.iterations : NaN), 0);
+    if (Number.isFinite(sum)) return { ...next, iterations: sum };
+  }
+  return next;
 }
 
 export type Validation = { ok: true; config: RunConfig } | { ok: false; byField: Record<string, string[]>; other: string[] };

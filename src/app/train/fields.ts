@@ -46,8 +46,8 @@ export interface FieldDef {
   live?: boolean;
   /** Shown only when this holds for the draft config (e.g. group size only for group algos). */
   when?: (c: DraftConfig) => boolean;
-  /** The label when it depends on the config (a stage's fields name their stage); default `label`. */
-  labelFor?: (c: DraftConfig) => string;
+  /** A sub-heading the field sits under (a stage's fields, under the stage's name); fields in a row with one heading share it. */
+  groupFor?: (c: DraftConfig) => string;
 }
 
 /** The form's working copy: a run config (possibly invalid while being edited) plus the backend. */
@@ -64,10 +64,10 @@ const isDistill = (c: DraftConfig, k: number) => c.stages?.[k]?.distill !== unde
 /** The fields of stage k (0-based) of a staged run. */
 function stageFields(k: number): FieldDef[] {
   return [
-    { path: `stages.${k}.iterations`, label: `Stage ${k + 1} iterations`, labelFor: (c) => `${stageName(c, k)}: iterations`, panel: 'pipeline', input: { kind: 'int', min: 1, max: 1_000_000 }, when: (c) => (c.stages?.length ?? 0) > k, help: "Iterations (rollout + update) in this stage; the run's length is the stages' sum. The next stage starts from the weights this one ends with." },
-    { path: `stages.${k}.distill.student.hidden`, label: `Stage ${k + 1} student sizes`, labelFor: (c) => `${stageName(c, k)}: student sizes`, panel: 'pipeline', input: { kind: 'intList' }, when: (c) => isDistill(c, k), help: "The student MLP's hidden widths, comma-separated (e.g. 16). Smaller than the teacher's (Hidden sizes, above) to be worth distilling: fewer weights, faster steps, the teacher's behaviour." },
-    { path: `stages.${k}.distill.klCoef`, label: `Stage ${k + 1} distill weight`, labelFor: (c) => `${stageName(c, k)}: distill weight`, panel: 'pipeline', input: { kind: 'number', min: 0, max: 100, step: 0.1 }, when: (c) => isDistill(c, k), help: "Weight of the distillation reward: each step the student takes earns weight × (log π_teacher(a|s) − log π_student(a|s)), the per-step reverse KL (nats), so actions the teacher would also take are reinforced. 1 = the KL's own scale." },
-    { path: `stages.${k}.distill.outcomeWeight`, label: `Stage ${k + 1} task reward`, labelFor: (c) => `${stageName(c, k)}: task reward`, panel: 'pipeline', input: { kind: 'number', min: 0, max: 100, step: 0.1 }, when: (c) => isDistill(c, k), help: "Weight of the env's own reward while distilling: 0 = imitate the teacher only; > 0 also rewards solving the task (the student can then outgrow a flawed teacher)." },
+    { path: `stages.${k}.iterations`, label: 'Iterations', groupFor: (c) => stageName(c, k), panel: 'pipeline', input: { kind: 'int', min: 1, max: 1_000_000 }, when: (c) => (c.stages?.length ?? 0) > k, help: "Iterations (rollout + update) in this stage; the run's length is the stages' sum. The next stage starts from the weights this one ends with." },
+    { path: `stages.${k}.distill.student.hidden`, label: 'Student sizes', groupFor: (c) => stageName(c, k), panel: 'pipeline', input: { kind: 'intList' }, when: (c) => isDistill(c, k), help: "The student MLP's hidden widths, comma-separated (e.g. 16). Smaller than the teacher's (Hidden sizes, above) to be worth distilling: fewer weights, faster steps, the teacher's behaviour." },
+    { path: `stages.${k}.distill.klCoef`, label: 'Distill weight', groupFor: (c) => stageName(c, k), panel: 'pipeline', input: { kind: 'number', min: 0, max: 100, step: 0.1 }, when: (c) => isDistill(c, k), help: "Weight of the distillation reward: each step the student takes earns weight × (log π_teacher(a|s) − log π_student(a|s)), the per-step reverse KL (nats), so actions the teacher would also take are reinforced. 1 = the KL's own scale." },
+    { path: `stages.${k}.distill.outcomeWeight`, label: 'Task reward', groupFor: (c) => stageName(c, k), panel: 'pipeline', input: { kind: 'number', min: 0, max: 100, step: 0.1 }, when: (c) => isDistill(c, k), help: "Weight of the env's own reward while distilling: 0 = imitate the teacher only; > 0 also rewards solving the task (the student can then outgrow a flawed teacher)." },
   ];
 }
 
