@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import '../../core/envs/index.ts';
 import emptyPreset from '../../../presets/grid-empty-8x8-grpo.json';
@@ -14,6 +15,12 @@ describe('presets', () => {
     expect(problems).toEqual([]);
     expect(presets.map((p) => p.id)).toEqual(['grid-empty-8x8-grpo', 'grid-door-key-ppo']);
     expect(presets[0].config.algo.clipHigh).toBe(0.28); // a default filled in
+  });
+  it('every preset on disk loads, and the starter opens first even where another id sorts before it', () => {
+    const all = loadPresets(readdirSync('presets').map((f) => JSON.parse(readFileSync(`presets/${f}`, 'utf8')) as unknown));
+    expect(all.problems).toEqual([]);
+    expect(all.presets[0].id).toBe('grid-empty-8x8-grpo');
+    expect(all.presets.map((p) => p.id)).toContain('grid-empty-8x8-cispo');
   });
   it('a broken preset is reported by id, not thrown', () => {
     const r = loadPresets([{ ...emptyPreset, id: 'bad', algo: { algo: 'grpo', lr: -1 } }]);

@@ -19,6 +19,9 @@ export interface Preset {
   config: RunConfig;
 }
 
+/** The preset a first visit opens with. */
+export const STARTER_PRESET = 'grid-empty-8x8-grpo';
+
 /** Resolves raw preset JSON; a broken preset file is reported, not thrown. */
 export function loadPresets(raw: readonly unknown[]): { presets: Preset[]; problems: string[] } {
   const presets: Preset[] = [];
@@ -28,8 +31,10 @@ export function loadPresets(raw: readonly unknown[]): { presets: Preset[]; probl
     if (p.ok) presets.push({ id: p.config.id, title: p.config.title || p.config.id, description: p.config.description, config: p.config });
     else problems.push(`preset ${String((r as { id?: unknown })?.id ?? '?')}: ${p.messages.join('; ')}`);
   }
-  // The gentlest first: GRPO on the empty room is the one to try first.
-  presets.sort((a, b) => Number(b.id.includes('empty')) - Number(a.id.includes('empty')) || a.id.localeCompare(b.id));
+  // The gentlest first: GRPO on the empty room is the one to try first (the default view), then
+  // the other empty-room presets (variations on it), then the rest by id.
+  const rank = (id: string) => (id === STARTER_PRESET ? 0 : id.includes('empty') ? 1 : 2);
+  presets.sort((a, b) => rank(a.id) - rank(b.id) || a.id.localeCompare(b.id));
   return { presets, problems };
 }
 
