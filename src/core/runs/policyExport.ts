@@ -8,11 +8,12 @@
 import { probeShapeFor } from '../engine/shape.ts';
 import { exportPolicyOnnx } from '../models/export.ts';
 import type { Weights } from '../models/types.ts';
-import type { RunConfig } from '../presets/schema.ts';
+import { stageConfig, type RunConfig } from '../presets/schema.ts';
 import type { Checkpoint } from './checkpoint.ts';
 
 export function policyOnnxFromCheckpoint(config: RunConfig, checkpoint: Checkpoint): Uint8Array {
-  const { model } = probeShapeFor(config);
+  // A staged run's checkpoint holds the policy of the stage it was saved in (a distill stage's: the student).
+  const { model } = probeShapeFor(checkpoint.pipeline ? stageConfig(config, checkpoint.pipeline.stage) : config);
   const weights: Weights = {};
   for (const p of model.params) {
     const t = checkpoint.learner.tensors[p.name];

@@ -8,6 +8,8 @@ import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
 import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { checkpointFromJson, checkpointToJson } from '../../core/runs/checkpoint.ts';
 import { loadNodeEngine } from './node.ts';
+import { exportPolicyOnnx } from '../../core/models/export.ts';
+import { policyOnnxFromCheckpoint } from '../../core/runs/policyExport.ts';
 
 function config(stages: unknown[], extra: Record<string, unknown> = {}): RunConfig {
   const r = parseRunConfig({
@@ -60,12 +62,16 @@ describe('staged pipelines', () => {
       const first = await createTrainer(cfg, engine);
       for (let i = 0; i < k; i++) await first.step();
       const text = JSON.stringify(checkpointToJson(await first.checkpoint()));
+      const direct = exportPolicyOnnx(first.model, await first.getWeights(), { batch: 1, graph: 'full' });
       await first.release();
       const parsed = checkpointFromJson(JSON.parse(text));
       if (!parsed.ok) throw new Error(parsed.messages.join('\n'));
       expect(parsed.checkpoint.pipeline?.stage).toBe(k === 3 ? 1 : 2);
       // A distill stage's checkpoint carries its teacher; an RL stage without a KL penalty needs none.
       expect(parsed.checkpoint.reference !== undefined).toBe(k === 5);
+      // The run's policy file is the stage's policy (the student's in the distill stage): the
+      // file made from the checkpoint is the one the trainer's own model and weights make.
+      expect(Buffer.from(policyOnnxFromCheckpoint(cfg, parsed.checkpoint)).equals(Buffer.from(direct))).toBe(true);
       const resumed = await createTrainer(cfg, engine, { resume: parsed.checkpoint });
       await resumed.restore(parsed.checkpoint);
       expect(resumed.iteration).toBe(k);
