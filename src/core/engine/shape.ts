@@ -54,7 +54,7 @@ export function probeShapeFor(config: RunConfig): ProbeShape {
   const trainStepsPerIteration = Math.max(1, algo.updateEpochs * algo.minibatches);
   const env = makeEnv(config.env.id, config.env.kwargs);
   if (config.model.kind === 'mlp') {
-    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' });
+    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' }, config.model.agents ?? 'shared');
     const model = buildPoolModel(spec);
     const dims = [spec.config.obsDim, ...(config.model.hidden ?? []), spec.config.numActions].join('→');
     return {

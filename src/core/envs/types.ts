@@ -67,6 +67,11 @@ export interface EnvSpec {
    * t mod n; `info.agent` says which). Absent for the usual one-agent env.
    */
   agents?: readonly string[];
+  /**
+   * Multi-agent grid envs: each agent's colour id (grid/objects.ts COLOR). The acting agent's own
+   * view cell is an `agent` object in its colour, which is how a policy tells whose turn it is.
+   */
+  agentColors?: readonly number[];
 }
 
 /** A picture of the full state for the UI (not an observation: it may show what the agent cannot see). */

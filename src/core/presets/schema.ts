@@ -16,6 +16,8 @@ const modelSchema = z.discriminatedUnion('kind', [
     /** Hidden widths, input side first. */
     hidden: z.array(z.int().min(1).max(4096)).min(1).max(8).default([64, 64]),
     activation: z.enum(['tanh', 'relu']).default('tanh'),
+    /** Multi-agent envs: one network for every agent ('shared') or one per agent without shared parameters ('separate'). */
+    agents: z.enum(['shared', 'separate']).default('shared'),
   }),
   z.strictObject({
     kind: z.literal('transformer'),
@@ -247,8 +249,11 @@ function budgetRules(c: Parsed, algo: AlgoConfig): string[] {
 /** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */
 function runnable(c: Parsed): string[] {
   let family: string;
+  let agentCount: number;
   try {
-    family = makeEnv(c.env.id, c.env.kwargs).spec.family;
+    const spec = makeEnv(c.env.id, c.env.kwargs).spec;
+    family = spec.family;
+    agentCount = spec.agents?.length ?? 1;
   } catch (e) {
     return [`env: ${(e as Error).message}`];
   }
@@ -270,6 +275,9 @@ function runnable(c: Parsed): string[] {
   if (c.algo.algo === 'remax' && c.rollout.mode === 'async') out.push("rollout.mode: remax compares each episode with a greedy one from the same policy version; use 'sync'");
   if (c.algo.algo === 'gigpo' && !(family === 'grid' && c.model.kind === 'mlp')) {
     out.push("algo.algo: gigpo groups steps by the grid observation they were taken in: it runs on grid envs with the 'mlp' policy");
+  }
+  if (c.model.kind === 'mlp' && c.model.agents === 'separate' && agentCount !== 2) {
+    out.push(`model.agents: 'separate' gives each agent of a two-agent env (e.g. grid/switch-door) its own network; ${c.env.id} has ${agentCount === 1 ? 'one agent' : `${agentCount} agents`}, use 'shared'`);
   }
   if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");
   return out;

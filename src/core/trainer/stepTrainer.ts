@@ -124,7 +124,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
     const { algo } = config;
     // One lock over every session in this thread (an in-thread pool interleaves with the learner).
     const engine = serializeEngine(rawEngine);
-    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' });
+    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' }, config.model.agents ?? 'shared');
     const model = buildPoolModel(spec);
     const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
     const useRef = algo.klCoef > 0;

@@ -14,14 +14,13 @@
  *
  * Layout (seed-dependent positions; `|` is the box fence, `D` the door):
  *
- *     #########
- *     #A..|...#
- *     #.._|.B.#
- *     #...|...#
- *     #...|...#
- *     ######D##
- *     #####..G#
- *     #########
+ *     ########
+ *     #A.|...#
+ *     #_.|.B.#
+ *     #..|...#
+ *     #####D##
+ *     ####..G#
+ *     ########
  *
  * ## Observation
  * `GridObs` of the acting agent: its egocentric `viewSize × viewSize × 3` image, its heading,
@@ -61,12 +60,12 @@ import { ACTION, ACTION_LABELS, DEFAULT_VIEW_SIZE, MAX_EPISODE_STEPS, MAX_VIEW_S
 export const SWITCH_DOOR_AGENTS = ['a', 'b'] as const;
 export const SWITCH_DOOR_COLORS = [COLOR.red, COLOR.blue] as const;
 
-const WIDTH = 9;
-const HEIGHT = 8;
-/** A's room spans x 1..3, the fence is x 4, B's room x 5..7; both rooms y 1..4. */
-const FENCE_X = 4;
-const DOOR_Y = 5;
-const GOAL_Y = 6;
+const WIDTH = 8;
+const HEIGHT = 7;
+/** A's room spans x 1..2, the fence is x 3, B's room x 4..6; both rooms y 1..3; the goal corridor is y 5, x 4..6. */
+const FENCE_X = 3;
+const DOOR_Y = 4;
+const GOAL_Y = 5;
 
 export interface SwitchDoorConfig {
   viewSize: number;
@@ -126,6 +125,7 @@ export class SwitchDoorEnv implements GridEnv {
       rewardRange: [0, 1],
       maxSteps: config.maxSteps,
       agents: SWITCH_DOOR_AGENTS,
+      agentColors: SWITCH_DOOR_COLORS,
     };
   }
 
