@@ -138,7 +138,7 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
         <header className="panel-head">
           <h3>The world</h3>
           <span className="legend">
-            <span className="swatch swatch-view" /> agent’s view
+            <span className="swatch swatch-view" /> {frame.agents ? 'acting agent’s view (ringed)' : 'agent’s view'}
             <span className="swatch swatch-hidden" /> out of sight
           </span>
         </header>
@@ -152,6 +152,7 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
         <header className="panel-head">
           <h3>What the agent sees</h3>
           <span className="muted small">
+            {frame.agents && <span data-testid="acting-agent">agent {frame.agents.find((a) => a.acting)?.name.toUpperCase()} acts (the keys move it) · </span>}
             facing {DIR_NAMES[frame.agent.dir] ?? '?'} · carrying {carryText(frame)}
           </span>
         </header>
