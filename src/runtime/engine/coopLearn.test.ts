@@ -11,13 +11,13 @@ import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { loadNodeEngine } from './node.ts';
 
 describe('two agents learn to cooperate (grid/switch-door, separate networks)', () => {
-  it('reaches 90% team success within 20 PPO iterations, A on the switch first', { timeout: 120_000 }, async () => {
+  it('reaches 90% team success within 18 PPO iterations (seed 1: 95%), A on the switch first', { timeout: 120_000 }, async () => {
     const r = parseRunConfig(JSON.parse(readFileSync('presets/grid-coop-switch-separate.json', 'utf8')));
     if (!r.ok) throw new Error(r.messages.join('; '));
     expect(r.config.model.kind === 'mlp' && r.config.model.agents).toBe('separate');
     const trainer = await createTrainer({ ...r.config, seed: 1 }, await loadNodeEngine('ort-web-wasm'));
     const history: Record<string, number>[] = [];
-    for (let i = 0; i < 20; i++) history.push((await trainer.step()).metrics as Record<string, number>);
+    for (let i = 0; i < 18; i++) history.push((await trainer.step()).metrics as Record<string, number>);
     const first = history[0];
     const last = history[history.length - 1];
     // An untrained pair almost never succeeds: A rarely stays on the plate while B is at the door.
