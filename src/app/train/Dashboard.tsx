@@ -410,7 +410,7 @@ export function agentCharts(agents: readonly string[]): ChartSpec[] {
     {
       id: 'agents-credit',
       title: 'Credit per agent',
-      help: "agents/<name>/adv_abs_mean: mean |advantage| over that agent's steps, the size of the learning signal its own actions get from the shared reward. A line near 0 while the other is large: that agent's actions are not (yet) being told apart, e.g. A's waiting on the switch gets credit only once B's successes make its value differ.",
+      help: "agents/<name>/adv_abs_mean: mean |advantage| over that agent's steps, the size of the learning signal its own actions get from the shared reward (a share of it per agent is agents/<name>/adv_share in metrics.jsonl). A line near 0 while the other's is large means that agent's actions are not being told apart. On grid/switch-door both stayed near 0.7 in the measured runs: the agents got signal of the same size, and the difference between them was in how fast each one's policy used it (the subgoal and entropy charts).",
       lines: line('adv_abs_mean'),
       domain: [0, 'auto'],
     },
