@@ -178,4 +178,16 @@ describe('grid/switch-door', () => {
     }
     expect(Math.max(...lengths)).toBeLessThan(40);
   });
+
+  it('observeAt at the acting agent\'s own pose is its observation; elsewhere the own cell still says who acts', () => {
+    const env = new SwitchDoorEnv('grid/switch-door');
+    const obs = env.reset({ seed: 4 }).obs;
+    const [a, b] = env.poses;
+    expect(env.observeAt(a.x, a.y, a.dir)).toEqual(obs);
+    const own = ((7 - 1) * 7 + 3) * 3;
+    // Standing where B is (a hypothetical pose), A's own cell is still A's colour.
+    const there = env.observeAt(b.x, b.y, 0);
+    expect([there.image[own], there.image[own + 1]]).toEqual([OBJ.agent, COLOR.red]);
+    expect(() => env.observeAt(-1, 0, 0)).toThrow(/outside/);
+  });
 });

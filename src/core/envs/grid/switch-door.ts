@@ -337,9 +337,28 @@ export class SwitchDoorEnv implements GridEnv {
   }
 
   private observe(): GridObs {
+    return this.viewFrom(this.agents[this.acting], this.acting);
+  }
+
+  /**
+   * The observation the acting agent would receive standing on (x, y) facing `dir`, the other
+   * agent and the map (door state included) as they are now: value and policy maps over
+   * hypothetical poses (the training view's overlay). Read only.
+   */
+  observeAt(x: number, y: number, dir: number): GridObs {
+    const grid = this.world('observeAt');
+    if (!grid.inBounds(x, y)) throw new RangeError(`${this.spec.id}: observeAt(${x}, ${y}) is outside the ${WIDTH}×${HEIGHT} map`);
+    if (!(Number.isInteger(dir) && dir >= 0 && dir < 4)) throw new RangeError(`${this.spec.id}: observeAt direction ${String(dir)} is not one of 0..3 (${DIR_NAMES.join(', ')})`);
+    return this.viewFrom({ x, y, dir }, this.acting);
+  }
+
+  /** A copy of the current map (agents are not in it). */
+  currentGrid(): Grid {
+    return this.world('currentGrid').clone();
+  }
+
+  private viewFrom(me: Pose, who: number): GridObs {
     const grid = this.world('observe');
-    const who = this.acting;
-    const me = this.agents[who];
     const other = this.agents[1 - who];
     const size = this.viewSize;
     const image = new Uint8Array(size * size * 3);
@@ -357,7 +376,7 @@ export class SwitchDoorEnv implements GridEnv {
     const right = dx * DIR_VEC[(me.dir + 1) & 3][0] + dy * DIR_VEC[(me.dir + 1) & 3][1];
     const row = size - 1 - ahead;
     const col = half + right;
-    if (row >= 0 && row < size && col >= 0 && col < size && vis[row * size + col]) {
+    if ((dx !== 0 || dy !== 0) && row >= 0 && row < size && col >= 0 && col < size && vis[row * size + col]) {
       const i = (row * size + col) * 3;
       image[i] = OBJ.agent;
       image[i + 1] = SWITCH_DOOR_COLORS[1 - who];
