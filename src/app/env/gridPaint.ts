@@ -82,12 +82,16 @@ export function paintCell(ctx: CanvasRenderingContext2D, x: number, y: number, s
   ctx.fillStyle = C.floor;
   ctx.fillRect(x, y, s, s);
   if (type === OBJ.floor) {
-    // A coloured floor tile (grid/switch-door's switch plate): a raised, outlined plate.
-    ctx.fillStyle = colorOf(color) + '55';
+    // A coloured floor tile (grid/switch-door's switch plate): a round pressure plate, so it does not read as a door.
+    ctx.fillStyle = colorOf(color) + '33';
     ctx.fillRect(x + 1, y + 1, s - 2, s - 2);
+    ctx.fillStyle = colorOf(color) + '99';
     ctx.strokeStyle = colorOf(color);
-    ctx.lineWidth = Math.max(1, s * 0.05);
-    ctx.strokeRect(x + s * 0.16, y + s * 0.16, s * 0.68, s * 0.68);
+    ctx.lineWidth = Math.max(1, s * 0.06);
+    ctx.beginPath();
+    ctx.arc(x + s / 2, y + s / 2, s * 0.36, 0, Math.PI * 2);
+    ctx.fill();
+    ctx.stroke();
   }
   paintObject(ctx, x, y, s, type, color, state);
 }

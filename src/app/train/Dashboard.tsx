@@ -401,22 +401,22 @@ export function agentCharts(agents: readonly string[]): ChartSpec[] {
   return [
     {
       id: 'agents-subgoals',
-      title: 'Subgoals per agent',
+      title: 'Subgoals',
       help: "agents/<name>/subgoal_rate: share of sampled episodes in which that agent reached its own subgoal (grid/switch-door: A stood on the switch, B passed the door); episode/success_rate: the shared outcome. The agent that must act first usually learns its part first; the team succeeds only once the later one's line follows.",
-      lines: [...line('subgoal_rate'), { key: 'episode/success_rate', label: 'team success', color: C.green }],
+      lines: [...line('subgoal_rate'), { key: 'episode/success_rate', label: 'team', color: C.green }],
       domain: [0, 1],
       format: pct,
     },
     {
       id: 'agents-credit',
-      title: 'Credit per agent',
+      title: 'Credit (|adv|)',
       help: "agents/<name>/adv_abs_mean: mean |advantage| over that agent's steps, the size of the learning signal its own actions get from the shared reward (a share of it per agent is agents/<name>/adv_share in metrics.jsonl). A line near 0 while the other's is large means that agent's actions are not being told apart. On grid/switch-door both stayed near 0.7 in the measured runs: the agents got signal of the same size, and the difference between them was in how fast each one's policy used it (the subgoal and entropy charts).",
       lines: line('adv_abs_mean'),
       domain: [0, 'auto'],
     },
     {
       id: 'agents-entropy',
-      title: 'Entropy per agent',
+      title: 'Entropy',
       help: "agents/<name>/entropy: the rollout policy's entropy over that agent's steps (nats; ln 7 ≈ 1.95 is uniform over the 7 actions). With separate networks each falls on its own schedule; with one shared network the agent whose role is easier to learn usually commits first.",
       lines: line('entropy'),
       domain: [0, 'auto'],
