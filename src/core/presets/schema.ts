@@ -214,8 +214,8 @@ function sizes(c: Parsed, algo: AlgoConfig): string[] {
     out.push(`${grouped ? 'rollout.groups × algo.groupSize' : 'rollout.episodes'}: at most ${MAX_EPISODES_PER_ITERATION.toLocaleString('en-US')} episodes per iteration (got ${episodes.toLocaleString('en-US')})`);
   }
   const m = c.model;
-  // MLP: hidden layers' weights (the input layer is bounded by the env's view); transformer: 12·L·d² for the blocks, plus embeddings.
-  const params = m.kind === 'mlp' ? m.hidden.slice(1).reduce((s, h, i) => s + h * m.hidden[i], 0) : m.nLayers * (4 * m.dModel * m.dModel + 2 * m.dModel * m.dFF) + m.context * m.dModel;
+  // MLP: hidden layers' weights (the input layer is bounded by the env's view), twice with one network per agent; transformer: 12·L·d² for the blocks, plus embeddings.
+  const params = m.kind === 'mlp' ? (m.agents === 'separate' ? 2 : 1) * m.hidden.slice(1).reduce((s, h, i) => s + h * m.hidden[i], 0) : m.nLayers * (4 * m.dModel * m.dModel + 2 * m.dModel * m.dFF) + m.context * m.dModel;
   if (params > MAX_PARAMS) out.push(`model: at most ${MAX_PARAMS.toLocaleString('en-US')} parameters (these sizes make about ${params.toLocaleString('en-US')})`);
   if (m.kind === 'transformer') {
     const perStep = c.rollout.learnerBatch * m.context;
