@@ -90,6 +90,12 @@ function EgoCanvas({ image }: { image: Uint8Array }) {
   );
 }
 
+/** Multi-agent grids: who takes the next step (the keys move it), or that nobody does. */
+function actingText(frame: GridFrame): string {
+  const a = frame.agents?.find((g) => g.acting);
+  return a ? `agent ${a.name.toUpperCase()} acts (the keys move it)` : 'episode over';
+}
+
 function carryText(frame: GridFrame): string {
   const c = frame.agent.carrying;
   return c ? `${COLOR_NAMES[c.color] ?? ''} ${OBJ_NAMES[c.type] ?? 'object'}`.trim() : 'nothing';
@@ -152,7 +158,7 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
         <header className="panel-head">
           <h3>What the agent sees</h3>
           <span className="muted small">
-            {frame.agents && <span data-testid="acting-agent">agent {frame.agents.find((a) => a.acting)?.name.toUpperCase()} acts (the keys move it) · </span>}
+            {frame.agents && <span data-testid="acting-agent">{actingText(frame)} · </span>}
             facing {DIR_NAMES[frame.agent.dir] ?? '?'} · carrying {carryText(frame)}
           </span>
         </header>

@@ -102,7 +102,7 @@ export interface GridFrameAgent {
   dir: number;
   /** Colour id (grid/objects.ts COLOR). */
   color: number;
-  /** Whether this agent takes the next step. */
+  /** Whether this agent takes the next step (none once the episode is over). */
   acting: boolean;
 }
 

@@ -94,6 +94,7 @@ describe('grid/switch-door', () => {
     expect(r2).toMatchObject({ terminated: true, truncated: false, info: { agent: 1, success: true, subgoal: true } });
     expect(r2.reward).toBeCloseTo(0.94375, 12);
     expect(() => env.step(done)).toThrow(/after the episode ended/);
+    expect(env.frame().agents?.some((g) => g.acting)).toBe(false); // nobody acts after the end
   });
 
   it('closes the door behind A when it steps off the switch (B not in the doorway)', () => {

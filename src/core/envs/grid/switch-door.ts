@@ -251,8 +251,8 @@ export class SwitchDoorEnv implements GridEnv {
       cells: grid.cells.slice(),
       agent: { x: me.x, y: me.y, dir: me.dir, carrying: null },
       visible,
-      mission: `A holds the switch, B gets to the goal; ${SWITCH_DOOR_AGENTS[this.acting].toUpperCase()} acts`,
-      agents: this.agents.map((p, i) => ({ name: SWITCH_DOOR_AGENTS[i], x: p.x, y: p.y, dir: p.dir, color: SWITCH_DOOR_COLORS[i], acting: i === this.acting })),
+      mission: `A holds the switch, B gets to the goal; ${this.ended ? 'episode over' : `${SWITCH_DOOR_AGENTS[this.acting].toUpperCase()} acts`}`,
+      agents: this.agents.map((p, i) => ({ name: SWITCH_DOOR_AGENTS[i], x: p.x, y: p.y, dir: p.dir, color: SWITCH_DOOR_COLORS[i], acting: !this.ended && i === this.acting })),
     };
   }
 
