@@ -390,6 +390,8 @@ export class StepTrainer implements Trainer<StepEpisode> {
       ...buildIterationMetrics({ episodes: c.sampled.map((ep) => summarizeEpisode(recordOf(ep), shape(ep))), groups: samplingStats(ds) }),
       'groups/dropped': ds.droppedGroups,
       'groups/sampling_rounds': ds.rounds,
+      // Multi-agent: subgoals over what was sampled; no step was trained, so no advantage to split.
+      ...(this.agentNames ? agentCreditMetrics(this.agentNames, [], [], c.sampled) : {}),
     };
     this.rewardLabMetrics(m, this.rewardLab?.version ?? 0);
     return { iteration: it, metrics: m as IterationReport<StepEpisode>['metrics'], episodes: [], episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
