@@ -57,6 +57,26 @@ describe('playing the environments by hand', () => {
     await page.close();
   });
 
+  it('a two-agent grid: the keys move whichever agent acts, the expert finishes for both', async () => {
+    const { page, errors } = await open('#env=grid/switch-door&seed=3');
+    const status = page.getByTestId('episode-status');
+    const acting = page.getByTestId('acting-agent');
+    await page.getByTestId('grid-canvas').waitFor();
+    expect(await acting.textContent()).toMatch(/agent A acts/);
+    await page.keyboard.press('ArrowLeft'); // A turns
+    await expect.poll(() => status.getAttribute('data-steps')).toBe('1');
+    expect(await acting.textContent()).toMatch(/agent B acts/);
+    await page.keyboard.press('ArrowRight'); // B turns
+    await expect.poll(() => status.getAttribute('data-steps')).toBe('2');
+    expect(await acting.textContent()).toMatch(/agent A acts/);
+    for (let i = 0; i < 60 && (await status.getAttribute('data-state')) === 'running'; i++) await page.getByTestId('expert-step').click();
+    await expect.poll(() => status.getAttribute('data-state')).toBe('terminated');
+    expect(await status.getAttribute('data-success')).toBe('true');
+    await page.screenshot({ path: `${shots}/grid-two-agents-solved.png` });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('a tool env: typed calls get tool answers, malformed ones an error, a right answer ends it', async () => {
     const { page, errors } = await open('#env=tools/calculator&seed=3');
     const transcript = page.getByTestId('transcript');

@@ -90,6 +90,12 @@ function EgoCanvas({ image }: { image: Uint8Array }) {
   );
 }
 
+/** Multi-agent grids: who takes the next step (the keys move it), or that nobody does. */
+function actingText(frame: GridFrame): string {
+  const a = frame.agents?.find((g) => g.acting);
+  return a ? `agent ${a.name.toUpperCase()} acts (the keys move it)` : 'episode over';
+}
+
 function carryText(frame: GridFrame): string {
   const c = frame.agent.carrying;
   return c ? `${COLOR_NAMES[c.color] ?? ''} ${OBJ_NAMES[c.type] ?? 'object'}`.trim() : 'nothing';
@@ -138,7 +144,7 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
         <header className="panel-head">
           <h3>The world</h3>
           <span className="legend">
-            <span className="swatch swatch-view" /> agent’s view
+            <span className="swatch swatch-view" /> {frame.agents ? 'acting agent’s view (ringed)' : 'agent’s view'}
             <span className="swatch swatch-hidden" /> out of sight
           </span>
         </header>
@@ -152,6 +158,7 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
         <header className="panel-head">
           <h3>What the agent sees</h3>
           <span className="muted small">
+            {frame.agents && <span data-testid="acting-agent">{actingText(frame)} · </span>}
             facing {DIR_NAMES[frame.agent.dir] ?? '?'} · carrying {carryText(frame)}
           </span>
         </header>

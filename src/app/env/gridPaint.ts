@@ -82,8 +82,16 @@ export function paintCell(ctx: CanvasRenderingContext2D, x: number, y: number, s
   ctx.fillStyle = C.floor;
   ctx.fillRect(x, y, s, s);
   if (type === OBJ.floor) {
-    ctx.fillStyle = colorOf(color) + '22';
+    // A coloured floor tile (grid/switch-door's switch plate): a round pressure plate, so it does not read as a door.
+    ctx.fillStyle = colorOf(color) + '33';
     ctx.fillRect(x + 1, y + 1, s - 2, s - 2);
+    ctx.fillStyle = colorOf(color) + '99';
+    ctx.strokeStyle = colorOf(color);
+    ctx.lineWidth = Math.max(1, s * 0.06);
+    ctx.beginPath();
+    ctx.arc(x + s / 2, y + s / 2, s * 0.36, 0, Math.PI * 2);
+    ctx.fill();
+    ctx.stroke();
   }
   paintObject(ctx, x, y, s, type, color, state);
 }
@@ -176,6 +184,21 @@ export function paintObject(ctx: CanvasRenderingContext2D, x: number, y: number,
       ctx.stroke();
       break;
     }
+    case OBJ.agent: {
+      // Another agent in an egocentric view (multi-agent envs): its heading is not observed, so a disc in its colour.
+      ctx.fillStyle = col;
+      ctx.beginPath();
+      ctx.arc(cx, cy, s * 0.32, 0, Math.PI * 2);
+      ctx.fill();
+      ctx.strokeStyle = '#1e293b';
+      ctx.lineWidth = Math.max(1, s * 0.05);
+      ctx.stroke();
+      ctx.fillStyle = '#ffffff';
+      ctx.beginPath();
+      ctx.arc(cx, cy, s * 0.1, 0, Math.PI * 2);
+      ctx.fill();
+      break;
+    }
     case OBJ.ball: {
       ctx.fillStyle = col;
       ctx.beginPath();
@@ -213,9 +236,18 @@ export function paintAgent(
   s: number,
   dir: number,
   carrying: { type: number; color: number } | null,
+  /** Multi-agent envs: this agent's colour id, its name (a letter on it) and whether it acts next (a ring). */
+  who?: { color: number; name: string; acting: boolean },
 ): void {
   const cx = x + s / 2;
   const cy = y + s / 2;
+  if (who?.acting) {
+    ctx.strokeStyle = '#f59e0b';
+    ctx.lineWidth = Math.max(2, s * 0.08);
+    ctx.beginPath();
+    ctx.arc(cx, cy, s * 0.44, 0, Math.PI * 2);
+    ctx.stroke();
+  }
   ctx.save();
   ctx.translate(cx, cy);
   ctx.rotate(HEADING_ANGLE[dir] ?? 0);
@@ -225,13 +257,20 @@ export function paintAgent(
   ctx.lineTo(-s * 0.14, 0);
   ctx.lineTo(-s * 0.26, s * 0.26);
   ctx.closePath();
-  ctx.fillStyle = C.agent;
+  ctx.fillStyle = who ? colorOf(who.color) : C.agent;
   ctx.fill();
   ctx.lineWidth = Math.max(1, s * 0.04);
-  ctx.strokeStyle = C.agentEdge;
+  ctx.strokeStyle = who ? '#1e293b' : C.agentEdge;
   ctx.lineJoin = 'round';
   ctx.stroke();
   ctx.restore();
+  if (who) {
+    ctx.fillStyle = '#1e293b';
+    ctx.font = `bold ${Math.round(s * 0.3)}px system-ui, sans-serif`;
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText(who.name.toUpperCase(), x + s * 0.06, y + s * 0.04);
+  }
   if (carrying) {
     const b = s * 0.46;
     const bx = x + s - b - s * 0.02;
@@ -295,7 +334,9 @@ export function paintGridFrame(ctx: CanvasRenderingContext2D, f: GridFrame, s: n
     }
     ctx.stroke();
   }
-  paintAgent(ctx, f.agent.x * s, f.agent.y * s, s, f.agent.dir, f.agent.carrying);
+  if (f.agents) {
+    for (const a of f.agents) paintAgent(ctx, a.x * s, a.y * s, s, a.dir, null, { color: a.color, name: a.name, acting: a.acting });
+  } else paintAgent(ctx, f.agent.x * s, f.agent.y * s, s, f.agent.dir, f.agent.carrying);
 }
 
 /** Side length of a square egocentric image of `bytes` bytes (3 per cell), or 0 if not square. */
@@ -333,5 +374,7 @@ export function paintEgoView(ctx: CanvasRenderingContext2D, image: Uint8Array, s
   ctx.stroke();
   const o = (ay * v + ax) * 3;
   const held = image[o] === OBJ.key || image[o] === OBJ.ball || image[o] === OBJ.box ? { type: image[o], color: image[o + 1] } : null;
-  paintAgent(ctx, ax * s, ay * s, s, 3, held);
+  // Multi-agent envs mark the acting agent's own cell as an agent in its colour: draw it in that colour.
+  if (image[o] === OBJ.agent) paintAgent(ctx, ax * s, ay * s, s, 3, null, { color: image[o + 1], name: '', acting: false });
+  else paintAgent(ctx, ax * s, ay * s, s, 3, held);
 }

@@ -7,6 +7,8 @@ import { COLOR_LETTERS, COLOR_NAMES, LEGEND } from '../../core/envs/grid/objects
 const MEANING: Readonly<Record<string, string>> = {
   [LEGEND.unseen]: 'unseen',
   [LEGEND.empty]: 'floor',
+  [LEGEND.floor]: 'switch plate',
+  [LEGEND.agent]: 'other agent',
   [LEGEND.wall]: 'wall',
   [LEGEND.goal]: 'goal',
   [LEGEND.lava]: 'lava',

@@ -401,7 +401,43 @@ const DISTILL: ChartSpec = {
 };
 
 /** Every chart the dashboard draws for a run of `config` on an env with `maxSteps` and `numActions` (0 = tokens). */
-export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown; rollout?: { budget?: { pool: number } }; stages?: readonly { distill?: unknown }[] }, maxSteps: number, numActions: number): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed', ChartSpec[]> {
+/** Per-agent colours on the charts: the grid's agent colours (A red, B blue), then others. */
+const AGENT_CHART_COLORS = [C.red, C.blue, C.teal, C.orange];
+
+/**
+ * Multi-agent envs (EnvSpec.agents): who reached their subgoal, how the learning signal is split
+ * between the agents, and each agent's entropy (the `agents/<name>/…` keys, algos/agentCredit.ts).
+ */
+export function agentCharts(agents: readonly string[]): ChartSpec[] {
+  if (agents.length < 2) return [];
+  const line = (metric: string, suffix = '') => agents.map((n, i) => ({ key: `agents/${n}/${metric}`, label: `${n.toUpperCase()}${suffix}`, color: AGENT_CHART_COLORS[i % AGENT_CHART_COLORS.length] }));
+  return [
+    {
+      id: 'agents-subgoals',
+      title: 'Subgoals',
+      help: "agents/<name>/subgoal_rate: share of sampled episodes in which that agent reached its own subgoal (grid/switch-door: A stood on the switch, B passed the door); episode/success_rate: the shared outcome. The agent that must act first usually learns its part first; the team succeeds only once the later one's line follows.",
+      lines: [...line('subgoal_rate'), { key: 'episode/success_rate', label: 'team', color: C.green }],
+      domain: [0, 1],
+      format: pct,
+    },
+    {
+      id: 'agents-credit',
+      title: 'Credit (|adv|)',
+      help: "agents/<name>/adv_abs_mean: mean |advantage| over that agent's steps, the size of the learning signal its own actions get from the shared reward (a share of it per agent is agents/<name>/adv_share in metrics.jsonl). A line near 0 while the other's is large means that agent's actions are not being told apart. On grid/switch-door both stayed near 0.7 in the measured runs: the agents got signal of the same size, and the difference between them was in how fast each one's policy used it (the subgoal and entropy charts).",
+      lines: line('adv_abs_mean'),
+      domain: [0, 'auto'],
+    },
+    {
+      id: 'agents-entropy',
+      title: 'Entropy',
+      help: "agents/<name>/entropy: the rollout policy's entropy over that agent's steps (nats; ln 7 ≈ 1.95 is uniform over the 7 actions). With separate networks each falls on its own schedule; with one shared network the agent whose role is easier to learn usually commits first.",
+      lines: line('entropy'),
+      domain: [0, 'auto'],
+    },
+  ];
+}
+
+export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown; rollout?: { budget?: { pool: number } }; stages?: readonly { distill?: unknown }[] }, maxSteps: number, numActions: number, agents: readonly string[] = []): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed' | 'agents', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   const toolEnv = config.env?.id.startsWith('tools/') === true;
   return {
@@ -411,6 +447,7 @@ export function dashboardCharts(config: { env?: { id: string }; model: { kind: s
     shift: SHIFT,
     reward: [PROXY],
     speed: SPEED,
+    agents: agentCharts(agents),
   };
 }
 
@@ -455,7 +492,8 @@ export function Dashboard() {
   const maxSteps = spec?.maxSteps ?? 100;
   const grouped = GROUP_ALGOS.includes(config.algo.algo as Algo);
   const data = useMemo(() => thin(history), [history]);
-  const specs = useMemo(() => dashboardCharts(config, maxSteps, numActions), [config, maxSteps, numActions]);
+  const agents = spec?.agents;
+  const specs = useMemo(() => dashboardCharts(config, maxSteps, numActions, agents), [config, maxSteps, numActions, agents]);
   const verdicts = useMemo(
     () => ({
       outcome: outcomeHealth(history),
@@ -474,6 +512,9 @@ export function Dashboard() {
         <Section title="Warm start" blurb={warm ? 'Imitating the expert before RL: the model learns the format and becomes the KL reference.' : 'The imitation phase before RL (done): where the policy started from.'} specs={WARM} data={warmData} />
       )}
       <Section title="Outcome" blurb="Is the agent getting better at the task?" verdict={verdicts.outcome} specs={specs.outcome} data={data} extra={tokens ? undefined : LIVE} emptyNote={emptyNote} markers={markers} />
+      {specs.agents.length > 0 && (
+        <Section title="Per-agent credit" blurb="Two agents, one shared reward: which agent reaches its part of the task, and how the learning signal is split between them." specs={specs.agents} data={data} emptyNote={emptyNote} markers={markers} />
+      )}
       <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} emptyNote={emptyNote} markers={markers} />
       <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} emptyNote={emptyNote} markers={markers} />
       <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} emptyNote={emptyNote} markers={markers} />

@@ -81,6 +81,15 @@ describe('reward weights and token-policy fields', () => {
     expect(shown(grid)).not.toContain('warmStart.steps');
     expect(shown(grid)).toContain('shaping.potential.weight');
   });
+  it("the agents choice is a policy field; 'separate' on a one-agent env is filed under it", () => {
+    expect(shown(grid)).toContain('model.agents');
+    expect(shown(calc)).not.toContain('model.agents');
+    expect(grid.model.kind === 'mlp' && grid.model.agents).toBe('shared');
+    const v = validate(setField(grid, 'model.agents', 'separate'));
+    expect(v.ok ? null : v.byField['model.agents']?.[0]).toMatch(/two-agent env .* grid\/empty-8x8 has one agent, use 'shared'/);
+    const coop = setField(setField(grid, 'env.id', 'grid/switch-door'), 'model.agents', 'separate');
+    expect(validate(coop).ok).toBe(true);
+  });
   it('the reward code\'s failure policy and time limit per call are form fields with plain messages', () => {
     expect(shown(grid)).toEqual(expect.arrayContaining(['reward.onNonFinite', 'reward.callTimeoutMs']));
     // Tool (token) runs score user terms too: one step record per tool call or answer turn.

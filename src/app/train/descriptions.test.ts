@@ -21,7 +21,7 @@ const PHRASES: [RegExp, string][] = [
   [/format shaping/i, 'reward/format/mean'],
 ];
 /** Metric namespaces (env ids like grid/... and tools/... are not metrics). */
-const METRIC = /\b(?:reward|episode|adv|groups|actor|critic|async|mismatch|perf)\/[a-z_]+(?:\/[a-z_]+)?\b/g;
+const METRIC = /\b(?:reward|episode|adv|groups|actor|critic|async|mismatch|perf|agents)\/[a-z_]+(?:\/[a-z_]+)?\b/g;
 
 const presets = readdirSync('presets')
   .filter((f) => f.endsWith('.json'))
@@ -33,7 +33,7 @@ describe('preset descriptions name only charts the dashboard has', () => {
     if (!r.ok) throw new Error(r.messages.join('; '));
     const env = makeEnv(r.config.env.id, r.config.env.kwargs);
     const numActions = r.config.model.kind === 'transformer' ? 0 : env.spec.actionSpace.kind === 'discrete' ? env.spec.actionSpace.n : 0;
-    const charts = dashboardCharts(r.config, env.spec.maxSteps, numActions);
+    const charts = dashboardCharts(r.config, env.spec.maxSteps, numActions, env.spec.agents);
     const keys = new Set(Object.values(charts).flatMap((cs) => cs.flatMap((c) => c.lines.map((l) => l.key))));
     const titles = new Set([...Object.keys(charts), ...Object.values(charts).flatMap((cs) => cs.map((c) => c.title.toLowerCase()))]);
     const wanted = [...(p.description.match(METRIC) ?? []), ...PHRASES.filter(([re]) => re.test(p.description)).map(([, k]) => k)];

@@ -54,9 +54,10 @@ export function probeShapeFor(config: RunConfig): ProbeShape {
   const trainStepsPerIteration = Math.max(1, algo.updateEpochs * algo.minibatches);
   const env = makeEnv(config.env.id, config.env.kwargs);
   if (config.model.kind === 'mlp') {
-    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' });
+    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' }, config.model.agents ?? 'shared');
     const model = buildPoolModel(spec);
-    const dims = [spec.config.obsDim, ...(config.model.hidden ?? []), spec.config.numActions].join('→');
+    const towers = spec.config.towers === 2 ? ' ×2 towers' : '';
+    const dims = [spec.config.obsDim, ...(config.model.hidden ?? []), spec.config.numActions].join('→') + towers;
     return {
       key: `mlp ${dims} ${config.model.activation}${algo.algo === 'ppo' ? '+v' : ''} | learn ${rollout.learnerBatch} | roll ${rollout.workers > 0 ? 'workers' : rows}`,
       label: `MLP ${dims} (${compact(paramCount(model))} params)`,

@@ -10,6 +10,7 @@ const EXPECTED = [
   'grid/door-key-6x6',
   'grid/lava-crossing-9x9',
   'grid/memory',
+  'grid/switch-door',
   'tools/calculator',
   'tools/kv-lookup',
   'tools/flaky-api',

@@ -62,6 +62,16 @@ export interface EnvSpec {
   rewardRange: readonly [number, number];
   /** Time limit: steps (grid) or turns (tool) before `truncated`. */
   maxSteps: number;
+  /**
+   * Multi-agent envs only: the agents' names, in turn order (env step t is taken by agent
+   * t mod n; `info.agent` says which). Absent for the usual one-agent env.
+   */
+  agents?: readonly string[];
+  /**
+   * Multi-agent grid envs: each agent's colour id (grid/objects.ts COLOR). The acting agent's own
+   * view cell is an `agent` object in its colour, which is how a policy tells whose turn it is.
+   */
+  agentColors?: readonly number[];
 }
 
 /** A picture of the full state for the UI (not an observation: it may show what the agent cannot see). */
@@ -78,6 +88,22 @@ export interface GridFrame {
   visible: readonly (readonly [number, number])[];
   /** Mission text, e.g. "get to the green goal square". */
   mission: string;
+  /**
+   * Multi-agent grids: every agent (the acting one included, `acting: true`), drawn in its
+   * colour and labelled by name. `agent` above is the acting agent. Absent for one agent.
+   */
+  agents?: readonly GridFrameAgent[];
+}
+
+export interface GridFrameAgent {
+  name: string;
+  x: number;
+  y: number;
+  dir: number;
+  /** Colour id (grid/objects.ts COLOR). */
+  color: number;
+  /** Whether this agent takes the next step (none once the episode is over). */
+  acting: boolean;
 }
 
 export interface TranscriptMessage {

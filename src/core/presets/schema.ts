@@ -17,6 +17,8 @@ const modelSchema = z.discriminatedUnion('kind', [
     /** Hidden widths, input side first. */
     hidden: z.array(z.int().min(1).max(4096)).min(1).max(8).default([64, 64]),
     activation: z.enum(['tanh', 'relu']).default('tanh'),
+    /** Multi-agent envs: one network for every agent ('shared') or one per agent without shared parameters ('separate'). */
+    agents: z.enum(['shared', 'separate']).default('shared'),
   }),
   z.strictObject({
     kind: z.literal('transformer'),
@@ -136,6 +138,8 @@ const stageSchema = z.strictObject({
         kind: z.literal('mlp'),
         hidden: z.array(z.int().min(1).max(4096)).min(1).max(8),
         activation: z.enum(['tanh', 'relu']).default('tanh'),
+        /** Two-agent envs: one network for both agents or one each (as the run's model.agents). */
+        agents: z.enum(['shared', 'separate']).default('shared'),
       }),
       /** Weight of the reverse-KL reward (nats per step): 1 = pure distillation's scale. */
       klCoef: z.number().positive().max(100).default(1),
@@ -356,8 +360,8 @@ function sizes(c: Parsed, algo: AlgoConfig): string[] {
     out.push(`${grouped ? 'rollout.groups × algo.groupSize' : 'rollout.episodes'}: at most ${MAX_EPISODES_PER_ITERATION.toLocaleString('en-US')} episodes per iteration (got ${episodes.toLocaleString('en-US')})`);
   }
   const m = c.model;
-  // MLP: hidden layers' weights (the input layer is bounded by the env's view); transformer: 12·L·d² for the blocks, plus embeddings.
-  const params = m.kind === 'mlp' ? m.hidden.slice(1).reduce((s, h, i) => s + h * m.hidden[i], 0) : m.nLayers * (4 * m.dModel * m.dModel + 2 * m.dModel * m.dFF) + m.context * m.dModel;
+  // MLP: hidden layers' weights (the input layer is bounded by the env's view), twice with one network per agent; transformer: 12·L·d² for the blocks, plus embeddings.
+  const params = m.kind === 'mlp' ? (m.agents === 'separate' ? 2 : 1) * m.hidden.slice(1).reduce((s, h, i) => s + h * m.hidden[i], 0) : m.nLayers * (4 * m.dModel * m.dModel + 2 * m.dModel * m.dFF) + m.context * m.dModel;
   if (params > MAX_PARAMS) out.push(`model: at most ${MAX_PARAMS.toLocaleString('en-US')} parameters (these sizes make about ${params.toLocaleString('en-US')})`);
   if (m.kind === 'transformer') {
     const perStep = c.rollout.learnerBatch * m.context;
@@ -391,8 +395,11 @@ function budgetRules(c: Parsed, algo: AlgoConfig): string[] {
 /** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */
 function runnable(c: Parsed): string[] {
   let family: string;
+  let agentCount: number;
   try {
-    family = makeEnv(c.env.id, c.env.kwargs).spec.family;
+    const spec = makeEnv(c.env.id, c.env.kwargs).spec;
+    family = spec.family;
+    agentCount = spec.agents?.length ?? 1;
   } catch (e) {
     return [`env: ${(e as Error).message}`];
   }
@@ -414,6 +421,9 @@ function runnable(c: Parsed): string[] {
   if (c.algo.algo === 'remax' && c.rollout.mode === 'async') out.push("rollout.mode: remax compares each episode with a greedy one from the same policy version; use 'sync'");
   if (c.algo.algo === 'gigpo' && !(family === 'grid' && c.model.kind === 'mlp')) {
     out.push("algo.algo: gigpo groups steps by the grid observation they were taken in: it runs on grid envs with the 'mlp' policy");
+  }
+  if (c.model.kind === 'mlp' && c.model.agents === 'separate' && agentCount !== 2) {
+    out.push(`model.agents: 'separate' gives each agent of a two-agent env (e.g. grid/switch-door) its own network; ${c.env.id} has ${agentCount === 1 ? 'one agent' : `${agentCount} agents`}, use 'shared'`);
   }
   if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");
   return out;

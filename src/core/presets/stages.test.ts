@@ -54,7 +54,7 @@ describe('staged run configs', () => {
     // Later stages play fresh episodes: their seed differs from the run's and from each other's.
     expect(new Set([s1.seed, s2.seed, s3.seed]).size).toBe(3);
     // Distill: the student model, the KL to the teacher as the per-step reward (k1), no env reward.
-    expect(s3.model).toEqual({ kind: 'mlp', hidden: [16], activation: 'tanh' });
+    expect(s3.model).toEqual({ kind: 'mlp', hidden: [16], activation: 'tanh', agents: 'shared' });
     expect(s3.algo.klCoef).toBe(1);
     expect(s3.algo.klMode).toBe('reward');
     expect(s3.algo.klEstimator).toBe('k1');

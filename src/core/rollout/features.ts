@@ -38,3 +38,12 @@ export function encodeGridImage(image: Uint8Array, imageOffset: number, cells: n
   }
   out[offset + cells * PER_CELL + (direction & 3)] = 1;
 }
+
+/**
+ * The feature that is 1 when the acting agent's own view cell (bottom row, centre) shows colour
+ * `color`: in a multi-agent grid (EnvSpec.agentColors) it says which agent acts.
+ */
+export function gridOwnColorFeature(viewSize: number, color: number): number {
+  const own = (viewSize - 1) * viewSize + ((viewSize - 1) >> 1);
+  return own * PER_CELL + CELL_TYPES + color;
+}

@@ -19,7 +19,7 @@ import type { Env, Frame, GridObs } from '../envs/types.ts';
 import type { Potential } from '../reward/shaping.ts';
 import { MlpPolicy, type MlpConfig } from '../models/mlp.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
-import { gridFeatureSize } from './features.ts';
+import { gridFeatureSize, gridOwnColorFeature } from './features.ts';
 import { playSlots, SlotColumns } from './stepSlots.ts';
 import { gridGoalDistance } from '../reward/potentials.ts';
 import { Rng } from '../util/rng.ts';
@@ -35,14 +35,27 @@ export type PotentialId = string;
 /** A policy model as plain data, so a worker can rebuild the same graph (structured-clonable). */
 export type PoolModelSpec = { kind: 'mlp'; config: Partial<MlpConfig> & Pick<MlpConfig, 'obsDim' | 'numActions'> };
 
-/** The MLP spec for a grid env: obsDim from the env's view size, numActions from its action space. */
-export function gridMlpSpec(env: { id: string; kwargs?: EnvKwargs }, mlp: Partial<Omit<MlpConfig, 'obsDim' | 'numActions'>> = {}): PoolModelSpec {
+/** How a multi-agent env's agents are played: one network for all ('shared') or one each ('separate'). */
+export type AgentPolicies = 'shared' | 'separate';
+
+/**
+ * The MLP spec for a grid env: obsDim from the env's view size, numActions from its action space.
+ * `agents: 'separate'` (two-agent envs only) makes two towers, selected by the acting agent's
+ * own-cell colour (EnvSpec.agentColors[1] picks tower 1).
+ */
+export function gridMlpSpec(env: { id: string; kwargs?: EnvKwargs }, mlp: Partial<Omit<MlpConfig, 'obsDim' | 'numActions' | 'towers' | 'towerFeature'>> = {}, agents: AgentPolicies = 'shared'): PoolModelSpec {
   const probe = makeEnv(env.id, env.kwargs) as Env<GridObs, number>;
   if (probe.spec.family !== 'grid') throw new Error(`${env.id} is a ${probe.spec.family} env, not a grid env`);
   const space = probe.spec.actionSpace;
   if (space.kind !== 'discrete') throw new Error(`${env.id}: expected a discrete action space`);
   const viewSize = Math.round(Math.sqrt(probe.reset({ seed: 0 }).obs.image.length / 3));
-  return { kind: 'mlp', config: { ...mlp, obsDim: gridFeatureSize(viewSize), numActions: space.n } };
+  const config = { ...mlp, obsDim: gridFeatureSize(viewSize), numActions: space.n };
+  if (agents === 'shared') return { kind: 'mlp', config };
+  const colors = probe.spec.agentColors;
+  if (!colors || colors.length !== 2) {
+    throw new Error(`${env.id} has ${colors?.length ?? 1} agent${(colors?.length ?? 1) === 1 ? '' : 's'}: separate policies ('separate') are for two-agent envs; use 'shared'`);
+  }
+  return { kind: 'mlp', config: { ...config, towers: 2, towerFeature: gridOwnColorFeature(viewSize, colors[1]) } };
 }
 
 export function buildPoolModel(spec: PoolModelSpec): MlpPolicy {

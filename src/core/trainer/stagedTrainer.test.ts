@@ -82,8 +82,8 @@ describe('StagedTrainer', () => {
     // The distill stage gets stage 2's policy as its teacher, with stage 2's architecture, and a fresh student.
     expect(made[2].start.initial).toBeUndefined();
     expect(made[2].start.teacher?.weights.w[0]).toBe(201);
-    expect(made[2].start.teacher?.model).toEqual({ kind: 'mlp', hidden: [32, 32], activation: 'tanh' });
-    expect(made[2].config.model).toEqual({ kind: 'mlp', hidden: [4], activation: 'tanh' });
+    expect(made[2].start.teacher?.model).toEqual({ kind: 'mlp', hidden: [32, 32], activation: 'tanh', agents: 'shared' });
+    expect(made[2].config.model).toEqual({ kind: 'mlp', hidden: [4], activation: 'tanh', agents: 'shared' });
     expect(t.iteration).toBe(5);
     // The distill stage's checkpoint is the run's: its iteration, the stage, and the teacher.
     const cp = await t.checkpoint();

@@ -187,5 +187,5 @@ export class StagedTrainer implements Trainer {
 function startOf(run: RunConfig, k: number, prev: RunConfig, weights: Weights): StageStart {
   if (!run.stages[k].distill) return { initial: weights };
   if (prev.model.kind !== 'mlp') throw new Error('distillation needs an mlp teacher');
-  return { teacher: { model: { kind: 'mlp', hidden: prev.model.hidden, activation: prev.model.activation }, valueHead: prev.algo.algo === 'ppo', weights } };
+  return { teacher: { model: { kind: 'mlp', hidden: prev.model.hidden, activation: prev.model.activation, agents: prev.model.agents }, valueHead: prev.algo.algo === 'ppo', weights } };
 }

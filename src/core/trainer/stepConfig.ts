@@ -10,6 +10,8 @@ export interface MlpModelConfig {
   hidden: number[];
   /** Hidden nonlinearity: tanh is smoother for small policy nets (CleanRL's choice). */
   activation: 'tanh' | 'relu';
+  /** Multi-agent envs: one network for every agent ('shared', default) or one per agent ('separate', two towers). */
+  agents?: 'shared' | 'separate';
 }
 
 export interface StepTrainerConfig {

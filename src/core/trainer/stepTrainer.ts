@@ -23,6 +23,7 @@
  */
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
+import { agentCreditMetrics } from '../algos/agentCredit.ts';
 import { buildIterationMetrics, distinctRatio, referenceStats, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
 import { groupStats, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import { partialRatio, staleness } from '../algos/offpolicy.ts';
@@ -110,6 +111,8 @@ export class StepTrainer implements Trainer<StepEpisode> {
     private readonly reference: PolicyRunner | null,
     /** The env's time limit (steps), for 'constant' aggregation's default length. */
     private readonly maxSteps: number,
+    /** Multi-agent envs: the agents' names (per-agent credit metrics); null for one agent. */
+    private readonly agentNames: readonly string[] | null = null,
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0x5a3));
     this.shaping = config.shaping;
@@ -124,25 +127,26 @@ export class StepTrainer implements Trainer<StepEpisode> {
     const { algo } = config;
     // One lock over every session in this thread (an in-thread pool interleaves with the learner).
     const engine = serializeEngine(rawEngine);
-    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' });
+    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' }, config.model.agents ?? 'shared');
     const model = buildPoolModel(spec);
     const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
     const useRef = algo.klCoef > 0;
     const { teacher } = config;
     if (teacher && !useRef) throw new Error('StepTrainer: a teacher is the KL reference, so it needs algo.klCoef > 0');
     const opts = trainStepOptions(algo, config.learnerBatch);
-    const maxSteps = makeEnv(config.env.id, config.env.kwargs).spec.maxSteps;
+    const envSpec = makeEnv(config.env.id, config.env.kwargs).spec;
+    const maxSteps = envSpec.maxSteps;
     const [pool, learner, proximal, reference] = await Promise.all([
       makePool(spec, weights, engine),
       engine.createLearner(model, opts, weights),
       engine.createPolicy(model, config.learnerBatch, weights),
       teacher
-        ? engine.createPolicy(buildPoolModel(gridMlpSpec(config.env, { hidden: teacher.model.hidden, activation: teacher.model.activation, valueHead: teacher.valueHead })), config.learnerBatch, teacher.weights)
+        ? engine.createPolicy(buildPoolModel(gridMlpSpec(config.env, { hidden: teacher.model.hidden, activation: teacher.model.activation, valueHead: teacher.valueHead }, teacher.model.agents ?? 'shared')), config.learnerBatch, teacher.weights)
         : useRef
           ? engine.createPolicy(model, config.learnerBatch, weights)
           : Promise.resolve(null),
     ]);
-    const trainer = new StepTrainer(config, model, pool, learner, proximal, reference, maxSteps);
+    const trainer = new StepTrainer(config, model, pool, learner, proximal, reference, maxSteps, envSpec.agents && envSpec.agents.length > 1 ? envSpec.agents : null);
     if (rewardLab) trainer.setRewardLab(rewardLab);
     return trainer;
   }
@@ -396,6 +400,8 @@ export class StepTrainer implements Trainer<StepEpisode> {
       ...buildIterationMetrics({ episodes: c.sampled.map((ep) => summarizeEpisode(recordOf(ep), shape(ep))), groups: samplingStats(ds) }),
       'groups/dropped': ds.droppedGroups,
       'groups/sampling_rounds': ds.rounds,
+      // Multi-agent: subgoals over what was sampled; no step was trained, so no advantage to split.
+      ...(this.agentNames ? agentCreditMetrics(this.agentNames, [], [], c.sampled) : {}),
     };
     this.rewardLabMetrics(m, this.rewardLab?.version ?? 0);
     return { iteration: it, metrics: m as IterationReport<StepEpisode>['metrics'], episodes: [], episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
@@ -480,6 +486,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
       'perf/tis_s': (t.t2 - t.t1) / 1000,
       'perf/update_s': (t.t3 - t.t2) / 1000,
     };
+    if (this.agentNames) Object.assign(metrics, agentCreditMetrics(this.agentNames, episodes, adv.adv, c.sampled));
     if (adv.stepGroups) {
       metrics['groups/step_groups_mean'] = adv.stepGroups.perGroup;
       metrics['groups/grouped_step_share'] = adv.stepGroups.groupedShare;

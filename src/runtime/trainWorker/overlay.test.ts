@@ -36,6 +36,21 @@ describe('grid overlay inputs', () => {
     // The locked door is not standable at the start; once opened it is, and the key's cell is free.
     expect(after.cells.length).toBeGreaterThan(before.cells.length);
   });
+
+  it('grid/switch-door: the acting agent\'s view at every standable pose (a closed door is not one)', () => {
+    // Step 0 (A acts, door closed): A's room 2×3 minus nothing (the plate is standable) + B's room 3×3 + corridor 3 minus the goal.
+    const inp = overlayInputs('grid/switch-door', {}, 5, [], 0);
+    expect(inp.cells.length / 2).toBe(6 + 9 + 2);
+    const env = makeEnv('grid/switch-door');
+    const obs = env.reset({ seed: 5 }).obs as GridObs;
+    const f = env.frame();
+    if (f.kind !== 'grid') throw new Error('grid frame expected');
+    const c = [...Array(17).keys()].find((k) => inp.cells[2 * k] === f.agent.x && inp.cells[2 * k + 1] === f.agent.y)!;
+    const want = new Float32Array(inp.dim);
+    encodeGridObs(obs, want);
+    const row = c * 4 + f.agent.dir;
+    expect(Array.from(inp.features.subarray(row * inp.dim, (row + 1) * inp.dim))).toEqual(Array.from(want));
+  });
 });
 
 describe('runRows / assembleOverlay', () => {

@@ -9,6 +9,7 @@
  */
 import { makeEnv, type EnvKwargs } from '../../core/envs/index.ts';
 import { GridWorld } from '../../core/envs/grid/world.ts';
+import { SwitchDoorEnv } from '../../core/envs/grid/switch-door.ts';
 import { OBJ } from '../../core/envs/grid/objects.ts';
 import type { GridObs } from '../../core/envs/types.ts';
 import { encodeGridObs, gridFeatureSize } from '../../core/rollout/features.ts';
@@ -31,7 +32,8 @@ export interface OverlayInputs {
  */
 export function overlayInputs(envId: string, kwargs: EnvKwargs, seed: number, actions: ArrayLike<number>, step: number): OverlayInputs {
   const env = makeEnv(envId, kwargs);
-  if (!(env instanceof GridWorld)) throw new Error(`${envId} is not a grid world: no value map`);
+  // Grid worlds, and grid/switch-door (its acting agent's view at each pose; the other agent stays put).
+  if (!(env instanceof GridWorld || env instanceof SwitchDoorEnv)) throw new Error(`${envId} is not a grid world: no value map`);
   let obs = env.reset({ seed }).obs;
   const upto = Math.max(0, Math.min(step, actions.length));
   for (let t = 0; t < upto; t++) {

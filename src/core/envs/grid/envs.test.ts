@@ -10,7 +10,7 @@ import type { GridFrame } from '../types.ts';
 import './index.ts';
 import { DOOR, OBJ } from './objects.ts';
 
-const GRID_IDS = ['grid/empty-5x5', 'grid/empty-8x8', 'grid/four-rooms', 'grid/door-key-6x6', 'grid/lava-crossing-9x9', 'grid/memory'];
+const GRID_IDS = ['grid/empty-5x5', 'grid/empty-8x8', 'grid/four-rooms', 'grid/door-key-6x6', 'grid/lava-crossing-9x9', 'grid/memory', 'grid/switch-door'];
 
 describe.each(GRID_IDS)('%s', (id) => {
   it('passes checkEnv', () => {
@@ -47,6 +47,7 @@ describe('non-default kwargs', () => {
     ['grid/door-key-6x6', { size: 8, viewSize: 5 }],
     ['grid/lava-crossing-9x9', { size: 11, rivers: 4 }],
     ['grid/memory', { size: 10 }],
+    ['grid/switch-door', { viewSize: 5, maxSteps: 60 }],
   ];
   it.each(VARIANTS)('%s %j passes checkEnv and the expert solves it', (id, kwargs) => {
     expect(checkEnv(() => makeEnv(id, kwargs), { seeds: [0, 1, 2] })).toEqual([]);
@@ -56,7 +57,7 @@ describe('non-default kwargs', () => {
 });
 
 describe('documentation', () => {
-  const sources = import.meta.glob(['./empty.ts', './four-rooms.ts', './door-key.ts', './lava-crossing.ts', './memory.ts'], {
+  const sources = import.meta.glob(['./empty.ts', './four-rooms.ts', './door-key.ts', './lava-crossing.ts', './memory.ts', './switch-door.ts'], {
     query: '?raw',
     import: 'default',
     eager: true,
@@ -73,7 +74,7 @@ describe('documentation', () => {
   });
 
   it('has one file per registered env family', () => {
-    expect(Object.keys(sources)).toHaveLength(5);
+    expect(Object.keys(sources)).toHaveLength(6);
   });
 });
 

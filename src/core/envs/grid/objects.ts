@@ -11,7 +11,7 @@ export const OBJ = {
   unseen: 0,
   empty: 1,
   wall: 2,
-  /** A walkable tile; behaves like empty except that nothing can be dropped on it. */
+  /** A walkable tile; behaves like empty except that nothing can be dropped on it (grid/switch-door's switch plate). */
   floor: 3,
   door: 4,
   key: 5,
@@ -19,7 +19,11 @@ export const OBJ = {
   box: 7,
   goal: 8,
   lava: 9,
-  /** The agent itself (full-state encodings only; observations show what it carries instead). */
+  /**
+   * An agent: in one-agent envs only in full-state encodings (observations show what it carries
+   * instead); in multi-agent envs (grid/switch-door) the other agent in view, and the acting
+   * agent's own cell, coloured by agent.
+   */
   agent: 10,
 } as const;
 export type ObjType = (typeof OBJ)[keyof typeof OBJ];
@@ -74,24 +78,25 @@ export function canPickUp(type: number): boolean {
 
 /** Does this object's colour matter to the task (and so get spelled out in text)? */
 export function isColored(type: number): boolean {
-  return type === OBJ.door || type === OBJ.key || type === OBJ.ball || type === OBJ.box;
+  return type === OBJ.door || type === OBJ.key || type === OBJ.ball || type === OBJ.box || type === OBJ.agent;
 }
 
 /**
  * The text legend: one character per cell, so a view of v×v cells is v lines of v characters.
  * Every character is printable ASCII and inside the shared vocabulary (text/codec.ts).
  *
- *   ' ' unseen    '.' empty or floor   '#' wall     'G' goal     '~' lava
+ *   ' ' unseen    '.' empty            '_' floor (a switch plate)   '#' wall   'G' goal   '~' lava
  *   'K' key       'B' ball             'X' box
  *   'D' closed door   'L' locked door   'd' open door
  *   '^' '>' 'v' '<'   the agent, by heading (always '^' in the egocentric view)
+ *   'A' another agent (multi-agent envs; its colour says which)
  *
  * Colours of coloured objects are listed after the map, in reading order (see render.ts).
  */
 export const LEGEND = {
   unseen: ' ',
   empty: '.',
-  floor: '.',
+  floor: '_',
   wall: '#',
   goal: 'G',
   lava: '~',
@@ -101,6 +106,7 @@ export const LEGEND = {
   doorOpen: 'd',
   doorClosed: 'D',
   doorLocked: 'L',
+  agent: 'A',
 } as const;
 
 /** Agent characters indexed by absolute direction (0 east, 1 south, 2 west, 3 north). */
@@ -127,6 +133,8 @@ export function cellChar(type: number, state: number): string {
       return LEGEND.ball;
     case OBJ.box:
       return LEGEND.box;
+    case OBJ.agent:
+      return LEGEND.agent;
     case OBJ.door:
       return state === DOOR.open ? LEGEND.doorOpen : state === DOOR.locked ? LEGEND.doorLocked : LEGEND.doorClosed;
     default:

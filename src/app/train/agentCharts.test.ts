@@ -1,0 +1,26 @@
+/** The "Per-agent credit" section: drawn only for multi-agent envs, one line per agent, keys as algos/agentCredit.ts writes them. */
+import { describe, expect, it } from 'vitest';
+import '../../core/envs/index.ts';
+import { makeEnv } from '../../core/envs/index.ts';
+import { loadRunConfig } from '../../cli/presets.ts';
+import { dashboardCharts } from './Dashboard.tsx';
+
+describe('per-agent charts', () => {
+  it('appear for grid/switch-door with a line per agent, and not for a one-agent env', () => {
+    const coop = loadRunConfig('grid-coop-switch-shared');
+    const spec = makeEnv(coop.env.id).spec;
+    const charts = dashboardCharts(coop, spec.maxSteps, 7, spec.agents);
+    const keys = charts.agents.flatMap((c) => c.lines.map((l) => l.key));
+    expect(keys).toEqual([
+      'agents/a/subgoal_rate',
+      'agents/b/subgoal_rate',
+      'episode/success_rate',
+      'agents/a/adv_abs_mean',
+      'agents/b/adv_abs_mean',
+      'agents/a/entropy',
+      'agents/b/entropy',
+    ]);
+    const empty = loadRunConfig('grid-empty-8x8-grpo');
+    expect(dashboardCharts(empty, 256, 7, makeEnv('grid/empty-8x8').spec.agents).agents).toEqual([]);
+  });
+});
