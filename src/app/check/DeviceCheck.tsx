@@ -1,16 +1,23 @@
 /**
  * Device check: a workshop host opens this on a laptop before a session to see which backend
  * the playground will use, whether our graphs run entirely on WebGPU, whether WebGPU and WASM
- * agree, and how fast a train step is. `?autorun` starts it on load (used by the e2e tests).
+ * agree, and how fast a train step is. `?autorun` starts it on load (used by the e2e tests);
+ * `?models=mlp-76k` checks only the listed models (no session-layer check, which needs both).
  */
 import { useCallback, useEffect, useState } from 'react';
 import { describeBackend, detectBackend, type BackendReport } from '../../runtime/backend.ts';
-import type { SelfTestReport } from '../../runtime/engine/selfTest.ts';
+import type { SelfTestModel, SelfTestReport } from '../../runtime/engine/selfTest.ts';
 import { CHECK_BUDGET_MS, PresetTimingsTable, timePresets, type PresetTiming } from './PresetTimings.tsx';
 
 type Status = 'idle' | 'running' | 'done' | 'failed';
 
 const AGREEMENT_TOLERANCE = 1e-4;
+
+/** `?models=a,b`: the self-test's models (undefined: all of them). */
+function onlyModels(): SelfTestModel[] | undefined {
+  const raw = new URLSearchParams(location.search).get('models');
+  return raw ? (raw.split(',').filter(Boolean) as SelfTestModel[]) : undefined;
+}
 
 export function DeviceCheck() {
   const [backend, setBackend] = useState<BackendReport | null>(null);
@@ -29,8 +36,11 @@ export function DeviceCheck() {
     setError(null);
     try {
       // Loaded on demand: the engine and onnxruntime are large and only this button needs them.
-      const { runSelfTest } = await import('../../runtime/engine/selfTest.ts');
-      const r = await runSelfTest();
+      const { runSelfTest, SELF_TEST_MODELS } = await import('../../runtime/engine/selfTest.ts');
+      const only = onlyModels();
+      const unknown = only?.filter((m) => !(SELF_TEST_MODELS as readonly string[]).includes(m)) ?? [];
+      if (unknown.length) throw new Error(`?models=: unknown model ${unknown.join(', ')} (known: ${SELF_TEST_MODELS.join(', ')})`);
+      const r = await runSelfTest({ only });
       setReport(r);
       setStatus(r.errors.length ? 'failed' : 'done');
     } catch (e) {

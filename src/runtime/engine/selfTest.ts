@@ -109,11 +109,13 @@ async function sessionPlacement(ort: OrtModule, graph: Graph, name: string): Pro
   return p;
 }
 
-function models(): { id: string; model: PolicyModel; batch: number }[] {
-  return [
-    { id: 'mlp-76k', model: makePresetModel('mlp-76k'), batch: 64 },
-    { id: 'transformer-tiny', model: makePresetModel('transformer-tiny'), batch: 8 },
-  ];
+/** The models the check runs, by id (the ids `only` picks from). */
+export const SELF_TEST_MODELS = ['mlp-76k', 'transformer-tiny'] as const;
+export type SelfTestModel = (typeof SELF_TEST_MODELS)[number];
+
+function models(only: readonly SelfTestModel[]): { id: string; model: PolicyModel; batch: number }[] {
+  const batches: Record<SelfTestModel, number> = { 'mlp-76k': 64, 'transformer-tiny': 8 };
+  return SELF_TEST_MODELS.filter((id) => only.includes(id)).map((id) => ({ id, model: makePresetModel(id), batch: batches[id] }));
 }
 
 async function readAll(session: TrainSession, spec: TrainStepGraph): Promise<Record<string, Float32Array>> {
@@ -123,15 +125,20 @@ async function readAll(session: TrainSession, spec: TrainStepGraph): Promise<Rec
   return out;
 }
 
-export async function runSelfTest(options: { timingRuns?: number } = {}): Promise<SelfTestReport> {
+/**
+ * `only` limits the check to some models (default: all); the session-layer check, which drives
+ * both, runs only when all are checked.
+ */
+export async function runSelfTest(options: { timingRuns?: number; only?: readonly SelfTestModel[] } = {}): Promise<SelfTestReport> {
   const report: SelfTestReport = { webgpu: false, placements: [], agreements: [], timings: [], errors: [] };
   const gpu = (globalThis.navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } } | undefined)?.gpu;
   report.webgpu = !!gpu && !!(await gpu.requestAdapter().catch(() => null));
   hookConsole();
   const ort = (await loadWebOrt(report.webgpu ? 'webgpu' : 'wasm')) as unknown as OrtModule;
   const runs = options.timingRuns ?? 5;
+  const only = options.only ?? SELF_TEST_MODELS;
 
-  for (const { id, model, batch } of models()) {
+  for (const { id, model, batch } of models(only)) {
     const spec = buildTrainStep(model, { batch, loss: { kind: 'policy-gradient', useReference: true, entropyCoef: 0.01 } });
     if (report.webgpu) {
       try {
@@ -188,7 +195,7 @@ export async function runSelfTest(options: { timingRuns?: number } = {}): Promis
       report.agreements.push({ model: id, maxAbsDiff: max, worst });
     }
   }
-  if (report.webgpu) {
+  if (report.webgpu && SELF_TEST_MODELS.every((id) => only.includes(id))) {
     try {
       report.session = await runSessionCheck(ort);
     } catch (e) {
