@@ -10,7 +10,7 @@ export const StageStrip = memo(function StageStrip({ stages, at }: { stages: rea
       {rows.map((r) => (
         <li key={r.index} className={`pipe-stage pipe-stage-${r.state}`} data-testid={`stage-${r.index}`} aria-current={r.state === 'running' ? 'step' : undefined}>
           <span className="pipe-stage-name">
-            {r.index}. {r.name}
+            Stage {r.index}: {r.name}
           </span>
           <span className="pipe-stage-meta">
             {r.kind} · iterations {r.from}–{r.to}

@@ -11,8 +11,8 @@ const stages = [
 describe('staged runs on the dashboard', () => {
   it('marks where each stage after the first begins (x = iterations done, as the charts count)', () => {
     expect(stageMarkers(stages)).toEqual([
-      { x: 31, label: '2. RL 2: door-key 8×8' },
-      { x: 61, label: '3. Distill' },
+      { x: 31, label: 'stage 2' },
+      { x: 61, label: 'stage 3' },
     ]);
     expect(stageMarkers(stages.slice(0, 1))).toEqual([]);
   });

@@ -7,10 +7,15 @@ import type { ChartMarker } from './MetricChart.tsx';
 
 type StageLike = Pick<Stage, 'name' | 'iterations'> & { distill?: { student: { hidden: readonly number[] } } };
 
-/** A marker at the first iteration of every stage after the first (x = iterations done, 1-based). */
+/**
+ * A marker at the first iteration of every stage after the first (x = iterations done, 1-based),
+ * labelled by number only: the stage strip above the charts names them, and a name would not fit
+ * beside its line on a chart a third of the page wide (a label near the right edge ends at its
+ * line, where it read as the previous marker's).
+ */
 export function stageMarkers(stages: readonly StageLike[]): ChartMarker[] {
   const starts = stageStarts(stages);
-  return stages.slice(1).map((st, i) => ({ x: starts[i + 1], label: `${i + 2}. ${st.name}` }));
+  return stages.slice(1).map((_, i) => ({ x: starts[i + 1], label: `stage ${i + 2}` }));
 }
 
 export interface StageRow {
