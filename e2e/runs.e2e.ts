@@ -1,6 +1,6 @@
 /**
  * Runs that last, in Chromium on WASM: every run trained in the tab is saved to IndexedDB; a
- * reload mid-run leaves it listed as interrupted; Resume continues it from its checkpoint into
+ * reload mid-run (held in progress by its length, never by a timed wait) leaves it listed as interrupted; Resume continues it from its checkpoint into
  * the same record and it finishes; two seeds of one config compare as mean ± band; the metrics
  * CSV and the run file (with its checkpoint) download with the right rows and fields; the run
  * file imports into a fresh browser profile, a bad file there changes nothing, and the CLI
@@ -14,13 +14,20 @@ import { describe, expect, inject, it } from 'vitest';
 import type { Download, Page } from 'playwright-core';
 import * as ort from 'onnxruntime-web';
 import { safeFileName as safeName } from '../src/core/runs/format.ts';
+import { RUNS_DB_NAME } from '../src/runtime/storage/runStore.ts';
 import { ARTIFACTS, installLongTaskObserver, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
 const PRESET = 'grid-empty-8x8-grpo';
-/** The interrupted run's length: past its first checkpoint (iteration 10), short enough to finish after Resume. */
-const RESUMED_ITERATIONS = 16;
+/**
+ * The interrupted run's length. The reload must land mid-run however fast the tab trains, so the
+ * run is long enough that it cannot finish between its first checkpoint (iteration 10) being
+ * saved and the reload (at the ~2.7 iterations/s of a quiet 2-core machine that margin is ~30 s,
+ * and the wait before the reload is for the save itself, not for a time); short enough that the
+ * resumed run finishes in well under a minute there.
+ */
+const RESUMED_ITERATIONS = 100;
 
 const status = (page: Page) => page.getByTestId('train-status');
 const attr = async (page: Page, name: string) => (await status(page).getAttribute(name)) ?? '';
@@ -31,6 +38,30 @@ async function downloadOf(page: Page, testId: string): Promise<{ name: string; t
   const [dl] = (await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()])) as [Download, void];
   const bytes = readFileSync(await dl.path());
   return { name: dl.suggestedFilename(), text: bytes.toString('utf8'), bytes };
+}
+
+/**
+ * What IndexedDB holds for the running run of `seed`: its status, metric rows saved and the
+ * iteration of its saved checkpoint (null before one), read straight from the database.
+ */
+function savedProgress(page: Page, seed: number): Promise<{ status: string; iterations: number; checkpointAt: number | null } | null> {
+  return page.evaluate(
+    ({ db, seed }) =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open(db);
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction('runs').objectStore('runs').getAll();
+          get.onerror = () => reject(get.error);
+          get.onsuccess = () => {
+            open.result.close();
+            const run = (get.result as { status: string; iterations: number; checkpointAt?: number | null; config: { seed: number } }[]).find((r) => r.config.seed === seed && r.status === 'running');
+            resolve(run ? { status: run.status, iterations: run.iterations, checkpointAt: run.checkpointAt ?? null } : null);
+          };
+        };
+      }),
+    { db: RUNS_DB_NAME, seed },
+  );
 }
 
 const rows = (page: Page) => page.getByTestId('run-row');
@@ -62,10 +93,15 @@ describe('runs that last', () => {
     await page.getByTestId('field-seed').fill('3');
     await page.getByTestId('field-iterations').fill(String(RESUMED_ITERATIONS));
     await page.getByTestId('train-start').click();
-    await expect.poll(() => num(page, 'data-iteration'), { timeout: 400_000, interval: 250 }).toBeGreaterThanOrEqual(11);
-    // Saved in batches (5 iterations or 1 s): wait for one to land.
-    await page.waitForTimeout(2500);
+    // Saved in batches (5 iterations or 1 s): wait until IndexedDB holds the first checkpoint and
+    // a metric row past it, whatever the clock says.
+    const pastFirstCheckpoint = async () => {
+      const p = await savedProgress(page, 3);
+      return (p?.checkpointAt ?? 0) >= 10 && (p?.iterations ?? 0) >= 11;
+    };
+    await expect.poll(pastFirstCheckpoint, { timeout: 400_000, interval: 250 }).toBe(true);
     const trainedBeforeReload = await num(page, 'data-iteration');
+    expect(trainedBeforeReload, 'the run must still be in progress at the reload').toBeLessThan(RESUMED_ITERATIONS);
     page.on('dialog', (d) => void d.accept());
     await page.reload();
     await page.getByTestId('view-runs').click();
@@ -76,8 +112,12 @@ describe('runs that last', () => {
     expect(k).toBeLessThan(RESUMED_ITERATIONS);
     expect(k).toBeLessThanOrEqual(trainedBeforeReload + 1);
     expect(await rowOf(page, 3).getByTestId('run-status').textContent()).toBe(`interrupted at iteration ${k}`);
-    expect(await rowOf(page, 3).getAttribute('data-checkpoint')).toBe('10');
-    expect(await rowOf(page, 3).getByTestId('run-resume').textContent()).toBe('Resume from 10');
+    // A checkpoint every 10 iterations: the latest one saved before the reload, never past the metrics.
+    const resumeFrom = Number(await rowOf(page, 3).getAttribute('data-checkpoint'));
+    expect(resumeFrom % 10).toBe(0);
+    expect(resumeFrom).toBeGreaterThanOrEqual(10);
+    expect(resumeFrom).toBeLessThanOrEqual(k);
+    expect(await rowOf(page, 3).getByTestId('run-resume').textContent()).toBe(`Resume from ${resumeFrom}`);
     for (const seed of [1, 2]) {
       expect(await rowOf(page, seed).getAttribute('data-status')).toBe('finished');
       expect(await rowOf(page, seed).getAttribute('data-iterations')).toBe('3');
