@@ -28,6 +28,9 @@ describe('auto backend, by measurement', () => {
 
     await page.getByTestId('view-train').click();
     expect(await page.getByTestId('field-backend').inputValue()).toBe('auto');
+    // The default preset, made long enough that the pauses below find it running however fast
+    // this machine trains (the run must be in progress, never raced against the clock).
+    await page.getByTestId('field-iterations').fill('400');
     const t0 = Date.now();
     await page.getByTestId('train-start').click();
     // The choice and both figures: WASM's time per step, and the software adapter named and left out.

@@ -55,16 +55,18 @@ describe('lessons', () => {
     expect(await status(page).getAttribute('data-iteration')).toBe('0');
 
     await start(page);
-    await expect.poll(() => attr(page, 'lesson-banner-status', 'data-state'), { timeout: 180_000, interval: 500 }).toBe('done');
+    await expect.poll(() => attr(page, 'lesson-banner-status', 'data-state'), { timeout: 180_000, interval: 250 }).toBe('done');
     const doneAt = Number(await status(page).getAttribute('data-iteration'));
+    // Paused at once, while the step's 30 iterations are far from over (the check ticks by 15), so
+    // the rest reads a run held in progress, not one racing the clock.
+    await page.getByTestId('train-pause').click();
+    await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
     await expect.poll(() => page.getByTestId('health-signal').getAttribute('data-level'), { timeout: 30_000 }).toBe('bad');
     await page.screenshot({ path: `${ARTIFACTS}/lesson-c-step1-done.png` });
     console.log(`lesson (c) step 1 done after ${doneAt} iterations`);
     expect(doneAt).toBeLessThanOrEqual(15);
 
     // Reload (the run is dropped; the tick is not).
-    await page.getByTestId('train-pause').click();
-    await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
     page.once('dialog', (d) => void d.accept());
     await page.reload();
     await page.getByTestId('view-lessons').click();

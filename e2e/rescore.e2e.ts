@@ -34,7 +34,8 @@ describe('counterfactual re-scoring', () => {
     await expect.poll(() => attr(page, 'reward-status', 'data-version')).toBe('0');
     console.log(`page ready after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     await page.getByTestId('train-start').click();
-    await expect.poll(() => status(page).getAttribute('data-iteration'), { timeout: 90_000, interval: 100 }).toBe('1');
+    // At least one (a fast machine may be past it by the next look: a run of 2 goes on to finish).
+    await expect.poll(async () => Number(await status(page).getAttribute('data-iteration')), { timeout: 90_000, interval: 100 }).toBeGreaterThanOrEqual(1);
     console.log(`first iteration after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 90_000, interval: 250 }).toBe('finished');
     const trained = Number(await status(page).getAttribute('data-iteration'));
