@@ -13,7 +13,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { checkpointToJson, type Checkpoint } from '../core/runs/checkpoint.ts';
-import { metricsToJsonl, parseCliFolder, parseRunFile, trajectoriesToJsonl, type MetricRow, type TrajectoryLine } from '../core/runs/format.ts';
+import { metricsToJsonl, parseCliFolder, parseRunFile, REWARD_VERSIONS_FILE, runRewardVersions, trajectoriesToJsonl, type MetricRow, type TrajectoryLine } from '../core/runs/format.ts';
 import { stageStarts, type RunConfig } from '../core/presets/schema.ts';
 import { exportPolicyOnnx } from '../core/models/export.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
@@ -32,7 +32,7 @@ import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 import { withRewardFile } from './reward.ts';
 import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
-import { CODE_HASH_CHARS, rewardCodeHash } from '../core/reward/versions.ts';
+import { CODE_HASH_CHARS, missingVersionProblem, rewardCodeHash, rewardVersions, versionsForResume, type CodeVersion } from '../core/reward/versions.ts';
 
 const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N]
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
@@ -87,7 +87,7 @@ function trajectoryLine(iteration: number, ep: StepEpisode | TokenEpisode, rewar
 const MAX_EVAL_EPISODES = 100_000;
 
 /** What a run writes into its --out folder: finding any of them there means a run lives there. */
-const RUN_FILES = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'policy.onnx', 'eval.json', 'eval-episodes.jsonl', 'checkpoint.json'];
+const RUN_FILES = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'policy.onnx', 'eval.json', 'eval-episodes.jsonl', 'checkpoint.json', REWARD_VERSIONS_FILE];
 
 /** Default of --checkpoint-every: iterations between checkpoint saves. */
 export const CHECKPOINT_EVERY = 10;
@@ -103,6 +103,10 @@ export interface ResumeSource {
   dir: string | null;
   /** Rows past the checkpoint that were dropped (they are trained again, identically for sync runs). */
   dropped: number;
+  /** The reward-code versions applied at or before the checkpoint (the run's provenance from here on). */
+  rewardVersions: CodeVersion[];
+  /** The version that scores from the checkpoint on (null: no user terms). */
+  rewardInForce: CodeVersion | null;
 }
 
 /**
@@ -117,7 +121,7 @@ export function loadResume(path: string): ResumeSource {
   let dir: string | null = null;
   if (statSync(abs).isDirectory()) {
     dir = path;
-    const files = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'checkpoint.json'].filter((f) => existsSync(join(abs, f))).map((f) => ({ name: f, text: readFileSync(join(abs, f), 'utf8') }));
+    const files = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'checkpoint.json', REWARD_VERSIONS_FILE].filter((f) => existsSync(join(abs, f))).map((f) => ({ name: f, text: readFileSync(join(abs, f), 'utf8') }));
     if (!files.some((f) => f.name === 'checkpoint.json')) {
       throw new UsageError(`--resume ${path}: checkpoint.json: missing (the run saved no checkpoint: it predates them, or its trainer keeps none), so it cannot resume`);
     }
@@ -128,7 +132,13 @@ export function loadResume(path: string): ResumeSource {
   if (!run.checkpoint) throw new UsageError(`--resume ${path}: checkpoint: null (the run saved no checkpoint), so it cannot resume`);
   const k = run.checkpoint.iteration;
   const metrics = run.metrics.filter((r) => r.iteration < k);
-  return { config: run.config, checkpoint: run.checkpoint, metrics, trajectories: run.trajectories.filter((t) => t.iteration < k), dir, dropped: run.metrics.length - metrics.length };
+  // The reward code travels with the run (config + versions applied mid-run); a run whose rows
+  // were scored by a version it no longer carries is refused, never trained on without it.
+  const versions = runRewardVersions(run) ?? [];
+  const missing = missingVersionProblem(versions, metrics);
+  if (missing) throw new UsageError(`--resume ${path}: ${missing}`);
+  const { kept, inForce } = versionsForResume(versions, k);
+  return { config: run.config, checkpoint: run.checkpoint, metrics, trajectories: run.trajectories.filter((t) => t.iteration < k), dir, dropped: run.metrics.length - metrics.length, rewardVersions: kept, rewardInForce: inForce };
 }
 
 /** Writes via a temporary file and a rename, so a crash mid-write never leaves half a checkpoint. */
@@ -200,7 +210,7 @@ export async function main(argv: string[]): Promise<number> {
   if (values.engine !== 'ort-web-wasm' && values.engine !== 'ort-node' && values.engine !== 'auto') throw new UsageError(`--engine must be ort-web-wasm, ort-node or auto, got ${values.engine}`);
   const checkpointEvery = intArg(values['checkpoint-every'], 'checkpoint-every', 0) ?? CHECKPOINT_EVERY;
   const resume = values.resume !== undefined ? loadResume(values.resume) : null;
-  if (resume && values.reward !== undefined) throw new UsageError(`--resume keeps the reward code the run was trained with (its config holds it): leave out --reward`);
+  if (resume && values.reward !== undefined) throw new UsageError(`--resume keeps the reward code the run was trained with (its config and ${REWARD_VERSIONS_FILE} hold it): leave out --reward`);
   let config = resume ? resume.config : loadRunConfig(values.config!);
   if (values.reward !== undefined) config = withRewardFile(config, values.reward);
   if (!resume) config.seed = intArg(values.seed, 'seed') ?? config.seed;
@@ -220,8 +230,12 @@ export async function main(argv: string[]): Promise<number> {
   const trajPath = join(out, 'trajectories.jsonl');
   const checkpointPath = join(out, 'checkpoint.json');
   /** Written once the trainer exists (and took the checkpoint): a refused resume leaves a folder as it was. */
+  /** Every reward-code version the run trained with, each with the iteration it took effect (config.json holds v1). */
+  const versions = resume ? resume.rewardVersions : rewardVersions(config.reward.code, []);
   const writeStart = () => {
     writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+    if (versions.length > 0) writeFileSync(join(out, REWARD_VERSIONS_FILE), JSON.stringify(versions, null, 2) + '\n');
+    else rmSync(join(out, REWARD_VERSIONS_FILE), { force: true });
     // A resumed run's files start with the iterations before its checkpoint.
     writeFileSync(metricsPath, resume ? metricsToJsonl(resume.metrics) : '');
     writeFileSync(trajPath, resume ? trajectoriesToJsonl(resume.trajectories) : '');
@@ -233,7 +247,9 @@ export async function main(argv: string[]): Promise<number> {
   const wallOffset = lastWall !== undefined && Number.isFinite(lastWall) ? lastWall : 0;
 
   // A reward module that does not load, or whose terms throw or loop on a dry run, stops here, before training.
-  const rewardLab = await rewardLabFor(config, (m) => console.warn(`warning: ${m}`));
+  // A resumed run scores on with the version in force at its checkpoint, numbered as before.
+  const inForce = resume ? resume.rewardInForce : (versions[0] ?? null);
+  const rewardLab = await rewardLabFor({ ...config, reward: { ...config.reward, code: inForce?.code ?? '' } }, (m) => console.warn(`warning: ${m}`), inForce?.version ?? 1);
   let engine: Engine;
   if (values.engine === 'auto') {
     const { engine: chosen, decision } = await chooseNodeEngine(config);
@@ -268,8 +284,11 @@ export async function main(argv: string[]): Promise<number> {
   const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
   console.log(`training ${config.id} (${makeEnv(config.env.id, config.env.kwargs).spec.title} [${config.env.id}], ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
   // The reward code's short hash: the Runs view shows the same for this code (imported or trained in a browser).
-  const codeHash = await rewardCodeHash(config.reward.code);
-  if (codeHash) console.log(`reward code ${codeHash} (SHA-256 of config.json's reward.code, first ${CODE_HASH_CHARS} hex digits; the Runs view shows the same)`);
+  const codeHash = await rewardCodeHash(inForce?.code ?? '');
+  if (codeHash && inForce) {
+    const which = versions.length > 1 || resume ? `v${inForce.version} of ${versions.length}, in force since iteration ${inForce.iteration}; ${REWARD_VERSIONS_FILE} lists every version` : `config.json's reward.code`;
+    console.log(`reward code ${codeHash} (${which}; SHA-256, first ${CODE_HASH_CHARS} hex digits; the Runs view shows the same)`);
+  }
   const heldOut = heldOutSeeds(evalN);
   const evalEpisodesPath = join(out, 'eval-episodes.jsonl');
   if (evalN > 0) writeFileSync(evalEpisodesPath, '');
@@ -351,7 +370,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   /** Iterations of the run so far (a resumed run counts from its checkpoint). */
   const iterations = startAt + stopped.iterations;
-  const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx${existsSync(checkpointPath) ? ', checkpoint.json' : ''}`;
+  const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx${existsSync(checkpointPath) ? ', checkpoint.json' : ''}${versions.length > 0 ? `, ${REWARD_VERSIONS_FILE}` : ''}`;
   if (stopped.reason === 'error') {
     console.error(`stopped after ${iterations} iterations; wrote ${wrote} (policy.onnx: the last good weights; a checkpoint.json is the last one saved before the error) to ${out}`);
     return 1;

@@ -319,6 +319,7 @@ function RunDetail() {
   const { openSavedRun, updateRunInfo, exportRun, deleteRun } = useStore.getState();
   const meta = run.meta;
   const chartRuns = useMemo<ChartRun[]>(() => [{ id: meta.id, name: meta.name, config: run.config, rows: run.metrics, markers: runMarkers(run.config, meta.liveEdits) }], [meta.id, meta.name, run.config, run.metrics, meta.liveEdits]);
+  const otherEdits = meta.liveEdits.filter((e) => e.path !== 'reward.code');
   const present = DETAIL_METRICS.filter((m) => run.metrics.some((r) => Number.isFinite(r[m.key])));
   return (
     <div className="run-detail" data-testid="run-detail" data-run-id={meta.id}>
@@ -350,7 +351,8 @@ function RunDetail() {
           </div>
           <p className="muted small">
             {meta.trajectoryCount} sampled trajectories saved{meta.trajectoryStride > 1 ? ` (every ${meta.trajectoryStride}th iteration: the per-run cap keeps them spread over the run)` : ''}.
-            {meta.liveEdits.length > 0 && ` Changed while training: ${meta.liveEdits.map((e) => `${e.path} → ${shortValue(e.value)} at iteration ${e.iteration}`).join('; ')}.`}
+            {/* Numbered as the charts' axis and the reward-code line below: "from iteration N" = the Nth iteration trained with it. Reward code is listed below, as versions. */}
+            {otherEdits.length > 0 && ` Changed while training: ${otherEdits.map((e) => `${e.path} → ${shortValue(e.value)} from iteration ${e.iteration + 1}`).join('; ')}.`}
           </p>
           <RewardCodeLine config={run.config} liveEdits={meta.liveEdits} />
           <ResumeButton run={meta} live={meta.id === liveId} />

@@ -7,7 +7,7 @@ import type { StateCreator } from 'zustand';
 import type { Store } from '../state/storeTypes.ts';
 import type { CompareSettings, RunsSlice } from './runsState.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
-import { configToJson, metricsToCsv, metricsToJsonl, parseImport, runToFile, safeFileName, trajectoriesToJsonl } from '../../core/runs/format.ts';
+import { configToJson, metricsToCsv, metricsToJsonl, parseImport, runRewardVersions, runToFile, safeFileName, trajectoriesToJsonl } from '../../core/runs/format.ts';
 import { browserRunStore, recoverInterrupted, storageUse } from '../../runtime/storage/browser.ts';
 import { flushRunRecord, forgetRunRecord, recordingRunId } from '../train/slice.ts';
 import { download } from './download.ts';
@@ -193,7 +193,17 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
       if (kind === 'csv') download(`${base}.metrics.csv`, metricsToCsv(run.metrics), 'text/csv');
       else if (kind === 'metrics-jsonl') download(`${base}.metrics.jsonl`, metricsToJsonl(run.metrics), 'application/x-ndjson');
       else if (kind === 'trajectories-jsonl') download(`${base}.trajectories.jsonl`, trajectoriesToJsonl(run.trajectories), 'application/x-ndjson');
-      else if (kind === 'config') download(`${base}.config.json`, configToJson(run.config), 'application/json');
+      else if (kind === 'config') {
+        // A config has one reward code: a run whose code changed mid-run exports the code it
+        // ended with (what "run this again" means), and says so; its run file keeps every version.
+        const versions = runRewardVersions(run) ?? [];
+        const last = versions.at(-1);
+        const changed = versions.length > 1 || (last !== undefined && last.iteration > 0);
+        download(`${base}.config.json`, configToJson(changed && last ? { ...run.config, reward: { ...run.config.reward, code: last.code } } : run.config), 'application/json');
+        if (changed && last) {
+          get().notify('info', `"${run.info.name}" changed its reward code while training (${versions.map((v) => `v${v.version} from iteration ${v.iteration + 1}`).join(', ')}). The config holds v${last.version}, the code it ended with; the run file keeps every version, and npm run train -- --resume FILE continues with the one in force at its checkpoint.`);
+        }
+      }
       else if (kind === 'onnx') {
         if (!run.checkpoint) {
           get().notify('warning', 'This run has no saved checkpoint, so no policy to export: runs save one after their first iteration, every 10 iterations, on pause and at the end (tool-env runs recorded before they kept checkpoints have none).');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lineChanges, rewardCodeHash, rewardVersions, versionAt, versionMarkers } from './versions.ts';
+import { editsForVersions, lineChanges, missingVersionProblem, rewardCodeHash, rewardVersions, versionAt, versionMarkers, versionsForResume } from './versions.ts';
 
 describe('reward-code versions of a run', () => {
   it('reads v1 from the start code and each reward.code live edit as the next version', () => {
@@ -54,5 +54,54 @@ describe('reward-code hash', () => {
     expect(await rewardCodeHash('export const a = () => 1;')).not.toBe(await rewardCodeHash('export const a = () => 2;'));
     expect(await rewardCodeHash('')).toBeNull();
     expect(await rewardCodeHash('  \n')).toBeNull();
+  });
+});
+
+describe('reward-code versions on resume and import', () => {
+  const A = 'export const a = () => 1;';
+  const B = 'export const b = () => 2;';
+  const C = 'export const c = () => 3;';
+  const v = [
+    { version: 1, iteration: 0, code: A },
+    { version: 2, iteration: 4, code: B },
+    { version: 3, iteration: 9, code: C },
+  ];
+
+  it('a resume from iteration k keeps the versions applied at or before k; the last of them scores on', () => {
+    expect(versionsForResume(v, 3)).toEqual({ kept: [v[0]], inForce: v[0] });
+    // Applied at 4 = scores iteration 4 (0-based) on: a checkpoint after 4 iterations trains with it.
+    expect(versionsForResume(v, 4)).toEqual({ kept: [v[0], v[1]], inForce: v[1] });
+    expect(versionsForResume(v, 20)).toEqual({ kept: v, inForce: v[2] });
+    expect(versionsForResume([], 5)).toEqual({ kept: [], inForce: null });
+    // Code first applied mid-run: nothing scores before it.
+    expect(versionsForResume([{ version: 1, iteration: 6, code: B }], 5)).toEqual({ kept: [], inForce: null });
+  });
+
+  it('the rows before a checkpoint must find the version that scored them among the run\'s', () => {
+    const rows = [
+      { iteration: 0, 'reward/version': 1 },
+      { iteration: 4, 'reward/version': 2 },
+      { iteration: 5, 'reward/version': 2 },
+    ];
+    expect(missingVersionProblem(v, rows)).toBeNull();
+    expect(missingVersionProblem(v.slice(0, 1), rows)).toBe('iteration 4 was scored by reward code v2, but the run carries no code for v2 (it carries v1); resuming would train without it');
+    expect(missingVersionProblem([], rows)).toBe('iteration 0 was scored by reward code v1, but the run carries no code for v1 (it carries none at all); resuming would train without it');
+    expect(missingVersionProblem([v[0], { ...v[1], iteration: 5 }], rows)).toBe('iteration 4 was scored by reward code v2, but the run says v2 took effect only at iteration 5');
+    // Rows without user terms (no key, or version 0) need nothing.
+    expect(missingVersionProblem([], [{ iteration: 0 }, { iteration: 1, 'reward/version': 0 }])).toBeNull();
+  });
+
+  it('versions read back as the live edits that re-create them, and a list that does not fit the start code is refused', () => {
+    expect(editsForVersions(A, v)).toEqual([
+      { iteration: 4, path: 'reward.code', value: B },
+      { iteration: 9, path: 'reward.code', value: C },
+    ]);
+    expect(rewardVersions(A, editsForVersions(A, v)!)).toEqual(v);
+    // A run that started without code: v1 is an applied edit.
+    expect(editsForVersions('', [{ version: 1, iteration: 3, code: B }])).toEqual([{ iteration: 3, path: 'reward.code', value: B }]);
+    expect(editsForVersions(A, [])).toBeNull(); // the start code is v1
+    expect(editsForVersions(B, v)).toBeNull(); // v1 is not the start code
+    expect(editsForVersions(A, [v[0], { ...v[1], version: 3 }])).toBeNull(); // numbered out of order
+    expect(editsForVersions(A, [v[0], v[2], { ...v[1], version: 3 }])).toBeNull(); // iterations out of order
   });
 });

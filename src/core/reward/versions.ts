@@ -82,3 +82,55 @@ export async function rewardCodeHash(code: string): Promise<string | null> {
   for (const b of digest) hex += b.toString(16).padStart(2, '0');
   return hex.slice(0, CODE_HASH_CHARS);
 }
+
+/**
+ * The live edits that re-create `versions` over a run whose config starts with `startCode`:
+ * what an importer stores when a file carries its versions but no `reward.code` edits (a CLI
+ * folder). Null when the versions do not fit the start code: v1 at iteration 0 must be that
+ * code, numbered 1, 2, … in order of iteration.
+ */
+export function editsForVersions(startCode: string, versions: readonly CodeVersion[]): CodeEdit[] | null {
+  const startsWithCode = startCode.trim() !== '';
+  const edits: CodeEdit[] = [];
+  for (let i = 0; i < versions.length; i++) {
+    const v = versions[i];
+    if (v.version !== i + 1 || (i > 0 && v.iteration < versions[i - 1].iteration)) return null;
+    if (i === 0 && startsWithCode) {
+      if (v.iteration !== 0 || v.code !== startCode) return null;
+      continue;
+    }
+    edits.push({ iteration: v.iteration, path: 'reward.code', value: v.code });
+  }
+  if (startsWithCode && versions.length === 0) return null;
+  return edits;
+}
+
+/**
+ * What a run resumed from its checkpoint at iteration `k` trains with: the versions it keeps
+ * (those applied at or before k: a later one scored only rows that are trained again) and the
+ * one that scores iteration k on (null: no user terms).
+ */
+export function versionsForResume(versions: readonly CodeVersion[], k: number): { kept: CodeVersion[]; inForce: CodeVersion | null } {
+  const kept = versions.filter((v) => v.iteration <= k);
+  return { kept, inForce: kept.at(-1) ?? null };
+}
+
+/**
+ * Why a run cannot resume with the reward it was trained with, or null when it can: its metric
+ * rows before the checkpoint say which version scored them (`reward/version`), and each of those
+ * versions must be among `versions` with the same first iteration or earlier. Without this a
+ * run whose code was lost would go on scoring 0 with no word.
+ */
+export function missingVersionProblem(versions: readonly CodeVersion[], rows: readonly Record<string, number>[]): string | null {
+  const known = new Map(versions.map((v) => [v.version, v]));
+  for (const r of rows) {
+    const n = r['reward/version'];
+    if (n === undefined || !Number.isFinite(n) || n === 0) continue;
+    const v = known.get(n);
+    if (!v) {
+      return `iteration ${r.iteration} was scored by reward code v${n}, but the run carries no code for v${n} (${versions.length === 0 ? 'it carries none at all' : `it carries ${versions.map((x) => `v${x.version}`).join(', ')}`}); resuming would train without it`;
+    }
+    if (v.iteration > r.iteration) return `iteration ${r.iteration} was scored by reward code v${n}, but the run says v${n} took effect only at iteration ${v.iteration}`;
+  }
+  return null;
+}

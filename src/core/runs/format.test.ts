@@ -88,6 +88,55 @@ describe('a run file records which reward-code version scored which iteration', 
     ]);
   });
 
+  it("the run file lists every version under rewardCode; a file with only that list (no live edits) gets them back as edits", () => {
+    const r = run();
+    r.config = config({ reward: { code: V1 } });
+    r.info.liveEdits = [{ iteration: 5, path: 'reward.code', value: V2 }];
+    const file = JSON.parse(runToFile(r));
+    expect(file.rewardCode).toEqual([
+      { version: 1, iteration: 0, code: V1 },
+      { version: 2, iteration: 5, code: V2 },
+    ]);
+    file.run.liveEdits = [{ iteration: 1, path: 'algo.lr', value: 0.002 }];
+    const back = parseRunFile(JSON.stringify(file));
+    if (!back.ok) throw new Error(back.messages.join('\n'));
+    expect(back.run.info.liveEdits).toEqual([
+      { iteration: 1, path: 'algo.lr', value: 0.002 },
+      { iteration: 5, path: 'reward.code', value: V2 },
+    ]);
+  });
+
+  it('a rewardCode list that disagrees with the live edits, or does not start with the config\'s code, is refused', () => {
+    const r = run();
+    r.config = config({ reward: { code: V1 } });
+    r.info.liveEdits = [{ iteration: 5, path: 'reward.code', value: V2 }];
+    const file = JSON.parse(runToFile(r));
+    file.rewardCode[1].iteration = 6;
+    const a = parseRunFile(JSON.stringify(file), 'x.json');
+    expect(a.ok).toBe(false);
+    if (!a.ok) expect(a.messages).toEqual(['x.json: rewardCode: disagrees with run.liveEdits\' reward.code edits (which code scored which iteration is ambiguous)']);
+    file.rewardCode = [{ version: 1, iteration: 0, code: V2 }];
+    file.run.liveEdits = [];
+    const b = parseRunFile(JSON.stringify(file), 'x.json');
+    expect(b.ok).toBe(false);
+    if (!b.ok) expect(b.messages[0]).toMatch(/^x\.json: rewardCode: does not fit config\.reward\.code/);
+  });
+
+  it("a CLI folder's reward-versions.json becomes the run's reward.code edits", () => {
+    const c = config({ reward: { code: V1 } });
+    const files = [
+      { name: 'run/config.json', text: JSON.stringify(c) },
+      { name: 'run/metrics.jsonl', text: metricsToJsonl(rows) },
+      { name: 'run/reward-versions.json', text: JSON.stringify([{ version: 1, iteration: 0, code: V1 }, { version: 2, iteration: 1, code: V2 }]) },
+    ];
+    const back = parseCliFolder(files, null);
+    if (!back.ok) throw new Error(back.messages.join('\n'));
+    expect(back.run.info.liveEdits).toEqual([{ iteration: 1, path: 'reward.code', value: V2 }]);
+    const bad = parseCliFolder([...files.slice(0, 2), { name: 'reward-versions.json', text: JSON.stringify([{ version: 1, iteration: 0, code: 7 }]) }], null);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.messages).toEqual([expect.stringMatching(/^reward-versions\.json: \[0\]\.code: /)]);
+  });
+
   it('an older file (no reward section, no live edits) imports with no versions', () => {
     const file = JSON.parse(runToFile(run()));
     delete file.config.reward;

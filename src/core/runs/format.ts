@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { MAX_REWARD_CODE_CHARS, parseRunConfig, type RunConfig } from '../presets/schema.ts';
 import { checkpointFromJson, checkpointToJson, type Checkpoint } from './checkpoint.ts';
+import { editsForVersions, rewardVersions, type CodeVersion } from '../reward/versions.ts';
 
 /** The `format` field of a run file. */
 export const RUN_FILE_FORMAT = 'agentic-rl-playground/run';
@@ -165,10 +166,21 @@ export function runToFile(run: RunData): string {
     metrics: run.metrics.map(rowToJson),
     trajectories: run.trajectories,
     checkpoint: run.checkpoint ? checkpointToJson(run.checkpoint) : null,
-    rewardCode: null,
+    // Every reward-code version the run trained with, each with the iteration it took effect:
+    // what a reader without the app (the CLI's --resume, a script) needs, in one place.
+    rewardCode: runRewardVersions(run),
   };
   return JSON.stringify(file);
 }
+
+/** A run's reward-code versions (its starting code, then each applied mid-run), or null when it never had user terms. */
+export function runRewardVersions(run: Pick<RunData, 'info' | 'config'>): CodeVersion[] | null {
+  const v = rewardVersions(run.config.reward?.code ?? '', run.info.liveEdits);
+  return v.length > 0 ? v : null;
+}
+
+/** The name of the file beside a CLI run's config.json that lists its reward-code versions (as a run file's `rewardCode`). */
+export const REWARD_VERSIONS_FILE = 'reward-versions.json';
 
 /** A file name without characters that file systems refuse. */
 export function safeFileName(name: string): string {
@@ -241,9 +253,38 @@ const runFileSchema = z.strictObject({
   trajectories: z.array(z.unknown()).default([]),
   /** The last checkpoint (weights, Adam moments, RNG states, …; checked by checkpointFromJson), or null. */
   checkpoint: z.unknown().default(null),
-  /** Reserved: the reward code version(s) once the reward lab lands; null until then. */
-  rewardCode: z.null().default(null),
+  /** The run's reward-code versions (core/reward/versions.ts), null for none; older files wrote null and keep the versions in run.liveEdits only. */
+  rewardCode: z.lazy(() => codeVersionsSchema).nullable().default(null),
 });
+
+/** Reward-code versions as a run file's `rewardCode` and a CLI folder's reward-versions.json hold them. */
+const codeVersionsSchema = z
+  .array(
+    z.strictObject({
+      /** 1, 2, …: the order they were applied in. */
+      version: z.int().min(1),
+      /** First iteration (0-based) the version scored. */
+      iteration: z.int().min(0),
+      code: z.string().max(MAX_REWARD_CODE_CHARS, `must be at most ${MAX_REWARD_CODE_CHARS.toLocaleString('en-US')} characters`),
+    }),
+  )
+  .max(10_000);
+
+/**
+ * The live edits a run keeps once its versions list (`rewardCode`, reward-versions.json) is
+ * read: the edits it had, plus the versions' edits when it had none for reward.code (a CLI
+ * folder), or a message when the two disagree. Nothing is guessed: a list that does not fit the
+ * config's starting code is refused.
+ */
+function withVersionEdits(where: string, config: RunConfig, liveEdits: readonly LiveEdit[], versions: readonly CodeVersion[] | null): { liveEdits: LiveEdit[] } | { error: string } {
+  if (versions === null) return { liveEdits: [...liveEdits] };
+  const edits = editsForVersions(config.reward.code, versions);
+  if (edits === null) return { error: `${where}: does not fit config.reward.code (v1 must be the code the run started with, at iteration 0; versions numbered 1, 2, … in order)` };
+  const had = liveEdits.filter((e) => e.path === 'reward.code');
+  if (had.length === 0) return { liveEdits: [...liveEdits, ...edits].sort((a, b) => a.iteration - b.iteration) };
+  const same = had.length === edits.length && had.every((e, i) => e.iteration === edits[i].iteration && e.value === edits[i].value);
+  return same ? { liveEdits: [...liveEdits] } : { error: `${where}: disagrees with run.liveEdits' reward.code edits (which code scored which iteration is ambiguous)` };
+}
 
 /** A zod issue path as `a.b[2].c`. */
 function fieldPath(path: readonly PropertyKey[]): string {
@@ -335,12 +376,14 @@ export function parseRunFile(text: string, file = 'the run file', now = Date.now
   const t = checkTrajectories(f.trajectories, inArray(`${file}: trajectories`));
   const cp = f.checkpoint === null ? null : checkpointFromJson(f.checkpoint, `${file}: checkpoint`);
   const messages = [...c.messages, ...m.messages, ...t.messages, ...(cp && !cp.ok ? cp.messages : [])];
-  if (messages.length > 0 || !c.config) return { ok: false, messages: capped(messages) };
+  const edits = c.config ? withVersionEdits(`${file}: rewardCode`, c.config, f.run.liveEdits, f.rewardCode) : null;
+  if (edits && 'error' in edits) messages.push(edits.error);
+  if (messages.length > 0 || !c.config || !edits || 'error' in edits) return { ok: false, messages: capped(messages) };
   const createdAt = Date.parse(f.run.createdAt);
   return {
     ok: true,
     run: {
-      info: { ...f.run, createdAt, updatedAt: f.run.updatedAt ? Date.parse(f.run.updatedAt) : now, source: 'import', tags: [...new Set(f.run.tags)] },
+      info: { ...f.run, liveEdits: edits.liveEdits, createdAt, updatedAt: f.run.updatedAt ? Date.parse(f.run.updatedAt) : now, source: 'import', tags: [...new Set(f.run.tags)] },
       config: c.config,
       metrics: m.rows,
       trajectories: t.rows,
@@ -420,12 +463,25 @@ export function parseCliFolder(files: readonly ImportFile[], name: string | null
       else messages.push(...cp.messages);
     }
   }
+  let liveEdits: LiveEdit[] = [];
+  const versionsText = by.get(REWARD_VERSIONS_FILE);
+  if (versionsText !== undefined && config) {
+    const vj = parseJson(versionsText, REWARD_VERSIONS_FILE);
+    const vs = 'error' in vj ? null : codeVersionsSchema.safeParse(vj.value);
+    if ('error' in vj) messages.push(vj.error);
+    else if (vs && !vs.success) messages.push(...vs.error.issues.map((i) => `${issuePath(`${REWARD_VERSIONS_FILE}: `, i.path)}: ${i.message}`));
+    else if (vs) {
+      const e = withVersionEdits(REWARD_VERSIONS_FILE, config, [], vs.data);
+      if ('error' in e) messages.push(e.error);
+      else liveEdits = e.liveEdits;
+    }
+  }
   if (messages.length > 0 || !config) return { ok: false, messages: capped(messages) };
   const complete = m.rows.length >= config.iterations;
   return {
     ok: true,
     run: {
-      info: { name: name ?? `${config.id} · seed ${config.seed} (CLI)`, tags: ['cli'], note: '', createdAt: now, updatedAt: now, status: complete ? 'finished' : 'interrupted', error: null, liveEdits: [], source: 'import' },
+      info: { name: name ?? `${config.id} · seed ${config.seed} (CLI)`, tags: ['cli'], note: '', createdAt: now, updatedAt: now, status: complete ? 'finished' : 'interrupted', error: null, liveEdits, source: 'import' },
       config,
       metrics: m.rows,
       trajectories,
