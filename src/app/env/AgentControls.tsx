@@ -158,7 +158,7 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
       </div>
       <p className="trained-agent-facts muted small" data-testid="agent-facts">
         Trained by <code>{agent.preset}</code> on this env, {agent.iterations} iterations, seed {agent.seed}. Held-out success ({agent.eval.episodes} unseen seeds):{' '}
-        <strong>sampled {pct(agent.eval.sampled)}</strong>, greedy {pct(agent.eval.greedy)}.
+        <strong>sampled {pct(agent.eval.sampled)}</strong>, greedy {pct(agent.eval.greedy)}. Sampled draws each action from the policy's probabilities, as in training; greedy always takes the likeliest one, so a policy that relies on chance to get unstuck can fail greedy while it succeeds sampled.
       </p>
       {error && (
         <p className="field-error" role="alert">

@@ -144,7 +144,7 @@ export function ToolAgentPanel({ agent, spec }: { agent: TokenAgent; spec: EnvSp
           </>
         )}
         A {agent.model.nLayers}-layer transformer (d {agent.model.dModel}, context {agent.model.context} tokens) trained by <code>{agent.preset}</code>: an imitation warm start, then {agent.iterations} RL
-        iterations, seed {agent.seed}. Held-out success ({agent.eval.episodes} unseen seeds): <strong>sampled {pct(agent.eval.sampled)}</strong>, greedy {pct(agent.eval.greedy)}.
+        iterations, seed {agent.seed}. Held-out success ({agent.eval.episodes} unseen seeds): <strong>sampled {pct(agent.eval.sampled)}</strong>, greedy {pct(agent.eval.greedy)}. Sampled draws each token from the policy's probabilities, as in training; greedy always takes the likeliest one.
       </p>
       {error && (
         <p className="field-error" role="alert">

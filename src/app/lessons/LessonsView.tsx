@@ -35,7 +35,7 @@ function LessonList() {
           </button>
         );
       })}
-      <p className="muted small lesson-note">Progress is kept in this browser. A lesson on reward hacking waits for the reward lab.</p>
+      <p className="muted small lesson-note">Progress is kept in this browser.</p>
     </nav>
   );
 }

@@ -76,14 +76,20 @@ describe('evaluateCheck', () => {
     // Baseline 0.1 (first 3 raw values); at i = 3 the window mean (0.1 + 0.3) / 2 = 0.2 is +0.1; at i = 4 (0.3 + 0.3) / 2 is +0.2.
     expect(evaluateCheck(r, s([0.1, 0.1, 0.1, 0.3])).state).toBe('watching');
     expect(evaluateCheck(r, s([0.1, 0.1, 0.1, 0.3, 0.3]))).toMatchObject({ state: 'done', doneAt: 5 });
-    expect(describeReading(evaluateCheck(w, s([0.9])).readings[0])).toBe('episode/success_rate (mean of 3) – ≥ 0.50');
+    expect(describeReading(evaluateCheck(w, s([0.9])).readings[0])).toBe('Success rate (mean of 3 iterations) – ≥ 50%');
   });
 
   it('describes a reading in words', () => {
     const s = evaluateCheck(c, zero([0.875]));
-    expect(describeReading(s.readings[0])).toBe('groups/frac_zero_std 0.88 ≥ 0.80');
+    expect(describeReading(s.readings[0])).toBe('Zero-spread groups 88% ≥ 80%');
     const r = check({ all: [{ metric: 'episode/success_rate', op: 'rise', by: 0.2 }], says: 'up' });
-    expect(describeReading(evaluateCheck(r, [{ 'episode/success_rate': 0.1 }]).readings[0])).toBe('episode/success_rate up not yet from its start (needs +0.20)');
+    expect(describeReading(evaluateCheck(r, [{ 'episode/success_rate': 0.1 }]).readings[0])).toBe('Success rate up not yet from its start (needs +20 points)');
+    // Entropy reads in nats, a tiny value as a bound rather than 6.7e-10.
+    const e = check({ all: [{ metric: 'actor/entropy', op: '<=', value: 0.2 }], says: 'low' });
+    expect(describeReading(evaluateCheck(e, [{ 'actor/entropy': 6.7e-10 }]).readings[0])).toBe('Policy entropy < 0.001 nats ≤ 0.200 nats');
+    // A metric without a label reads as its key.
+    const k = check({ all: [{ metric: 'perf/x', op: '>=', value: 2 }], says: 'x' });
+    expect(describeReading(evaluateCheck(k, [{ 'perf/x': 3 }]).readings[0])).toBe('perf/x 3.00 ≥ 2.00');
   });
 });
 

@@ -115,11 +115,37 @@ export function evaluateCheck(check: Check, stream: readonly Metrics[]): CheckSt
 
 const fmtNum = (x: number) => (!Number.isFinite(x) ? '–' : Math.abs(x) >= 100 || x === 0 ? String(Math.round(x)) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toPrecision(2));
 
-/** One condition with its current reading, e.g. "groups/frac_zero_std 0.88 ≥ 0.8". */
+/** How a check's metric reads to a student: the dashboard chart's name and the unit it is drawn in. */
+const READING_LABELS: Record<string, { label: string; unit: 'share' | 'nats' | 'count' | 'versions' | 'plain' }> = {
+  'episode/success_rate': { label: 'Success rate', unit: 'share' },
+  'actor/entropy': { label: 'Policy entropy', unit: 'nats' },
+  'groups/frac_zero_std': { label: 'Zero-spread groups', unit: 'share' },
+  'groups/dropped': { label: 'Groups dropped', unit: 'count' },
+  'critic/explained_variance': { label: 'Critic explained variance', unit: 'plain' },
+  'async/staleness_mean': { label: 'Staleness (mean)', unit: 'versions' },
+  'async/is_ratio_max': { label: 'Largest importance ratio', unit: 'plain' },
+  'episode/turns_mean': { label: 'Turns per episode', unit: 'plain' },
+  'reward/mean': { label: 'Reward (mean)', unit: 'plain' },
+  'tools/call_frequency': { label: 'Tool calls per turn', unit: 'share' },
+};
+
+/** A value in its unit: shares as percent (a change in points), entropy in nats, staleness in versions. */
+function inUnit(x: number, unit: (typeof READING_LABELS)[string]['unit'], change = false): string {
+  if (!Number.isFinite(x)) return '–';
+  if (unit === 'share') return change ? `${Math.round(x * 100)} points` : `${Math.round(x * 100)}%`;
+  if (unit === 'nats') return `${Math.abs(x) < 0.001 && x !== 0 ? '< 0.001' : x.toFixed(3)} nats`;
+  if (unit === 'versions') return `${fmtNum(x)} versions`;
+  return fmtNum(x);
+}
+
+/** One condition with its current reading, e.g. "Zero-spread groups 88% ≥ 80%" (a metric without a label reads as its key). */
 export function describeReading(r: CheckStatus['readings'][number]): string {
   const c = r.condition;
-  const name = c.window && c.window > 1 ? `${c.metric} (mean of ${c.window})` : c.metric;
-  if (!('by' in c)) return `${name} ${fmtNum(r.value)} ${c.op === '>=' ? '≥' : '≤'} ${fmtNum(c.value)}`;
-  const ch = Number.isFinite(r.value) ? `${r.value >= 0 ? '+' : ''}${fmtNum(r.value)}` : 'not yet';
-  return `${name} ${c.op === 'rise' ? 'up' : 'down'} ${ch} from its start (needs ${c.op === 'rise' ? '+' : '−'}${fmtNum(c.by)})`;
+  const known = READING_LABELS[c.metric];
+  const unit = known?.unit ?? 'plain';
+  const label = known?.label ?? c.metric;
+  const name = c.window && c.window > 1 ? `${label} (mean of ${c.window} iterations)` : label;
+  if (!('by' in c)) return `${name} ${inUnit(r.value, unit)} ${c.op === '>=' ? '≥' : '≤'} ${inUnit(c.value, unit)}`;
+  const ch = Number.isFinite(r.value) ? `${r.value >= 0 ? '+' : '−'}${inUnit(Math.abs(r.value), unit, true)}` : 'not yet';
+  return `${name} ${c.op === 'rise' ? 'up' : 'down'} ${ch} from its start (needs ${c.op === 'rise' ? '+' : '−'}${inUnit(c.by, unit, true)})`;
 }

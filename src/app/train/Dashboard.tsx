@@ -16,7 +16,8 @@ import { versionMarkers } from '../../core/reward/versions.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
-import { explorationHealth, outcomeHealth, rewardHealth, shiftHealth, signalHealth, WINDOW, type Verdict } from './health.ts';
+import { explorationHealth, outcomeHealth, rewardHealth, shiftHealth, signalHealth, WINDOW, type RunChange, type Verdict } from './health.ts';
+import { FIELD_BY_PATH } from './fields.ts';
 import { MetricChart, thin, type ChartMarker, type ChartSpec } from './MetricChart.tsx';
 import type { MetricPoint } from './trainState.ts';
 import { StageStrip } from './StageStrip.tsx';
@@ -129,7 +130,7 @@ const CRITIC: ChartSpec = {
   id: 'critic',
   title: 'Critic',
   help: 'critic/explained_variance: 1 − Var(returns − V) / Var(returns), the share of the returns the value head predicts (1 = perfect, ≤ 0 = no better than a constant); it rises as the critic learns, and GAE\'s advantages sharpen with it. critic/value_loss is in metrics.jsonl (its scale follows the reward\'s).',
-  lines: [{ key: 'critic/explained_variance', label: 'explained var', color: C.indigo }],
+  lines: [{ key: 'critic/explained_variance', label: 'explained variance', color: C.indigo }],
   domain: ['auto', 1],
   absentNote: 'Only PPO trains a critic (a value head); group algorithms compare episodes within a group instead.',
 };
@@ -140,7 +141,7 @@ function exploration(numActions: number): ChartSpec[] {
     {
       id: 'entropy',
       title: 'Policy entropy',
-      help: `Mean entropy of the action distribution, nats.${uniform ? ` ln ${numActions} = ${uniform.toFixed(2)} is uniform random;` : ''} Near 0 the policy always does the same thing. A fall before success rises is collapse.`,
+      help: `Mean entropy of the action distribution, in nats (information measured with the natural log: 0 = always the same action).${uniform ? ` ln ${numActions} = ${uniform.toFixed(2)} is uniform random;` : ''} Near 0 the policy always does the same thing. A fall before success rises is collapse.`,
       lines: [
         { key: 'actor/rollout_entropy', label: 'rollout', color: C.purple },
         { key: 'actor/entropy', label: 'learner', color: C.blue, dashed: true },
@@ -188,6 +189,17 @@ function signal(grouped: boolean, ppo: boolean): ChartSpec[] {
       lines: [{ key: 'groups/reward_std_mean', label: 'std', color: C.orange }],
       domain: [0, 'auto'],
       absentNote: grouped ? undefined : 'Only group algorithms (GRPO, Dr. GRPO, RLOO) have groups.',
+    },
+    {
+      id: 'groups-dropped',
+      title: 'Groups dropped',
+      help: 'groups/dropped: groups whose rewards were all equal, dropped by dynamic sampling and replaced by fresh ones (groups/sampling_rounds: sampling rounds it took to fill the batch). Rising = the task gives fewer usable comparisons.',
+      lines: [
+        { key: 'groups/dropped', label: 'dropped', color: C.red },
+        { key: 'groups/sampling_rounds', label: 'rounds', color: C.grey, dashed: true },
+      ],
+      domain: [0, 'auto'],
+      absentNote: grouped ? 'Only with dynamic sampling on (Algorithm → dynamic sampling): groups with no reward spread are dropped and resampled.' : 'Only group algorithms with dynamic sampling drop groups.',
     },
   ];
 }
@@ -303,7 +315,7 @@ function Badge({ name, v }: { name: string; v: Verdict }) {
 /** The outcome and the three invariants' verdicts at a glance; each links to its section. */
 function Summary({ verdicts }: { verdicts: Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward', Verdict> }) {
   return (
-    <nav className="health-summary" aria-label="Health of the outcome, the three invariants and the reward">
+    <nav className="health-summary" aria-label="Health of the outcome, the three invariants and the reward" title="The three invariants (Exploration, Signal, Shift) are what RL needs to keep learning: the policy keeps trying different things, batches keep comparisons to learn from, and the learner trains on the policy that acted. Outcome and Reward check the task itself.">
       {(['outcome', 'exploration', 'signal', 'shift', 'reward'] as const).map((k) => (
         <a key={k} href={`#section-${k}`} className={`health-chip health-${verdicts[k].level}`} onClick={(e) => {
           e.preventDefault();
@@ -475,6 +487,15 @@ export function Dashboard() {
     () => [...(warmSteps && !warm ? [{ x: 1, label: `RL begins (after ${warmSteps} warm-start steps)` }] : []), ...stageMarkers(stages ?? []), ...versionMarkers(versions)],
     [warmSteps, warm, versions, stages],
   );
+  // What the person changed mid-run (settings, applied reward code): a fall after one names it.
+  const liveChanges = useStore((s) => s.liveChanges);
+  const changes = useMemo<RunChange[]>(
+    () =>
+      [...liveChanges.map((c) => ({ iteration: c.iteration, what: FIELD_BY_PATH.get(c.path)?.label ?? c.path })), ...versions.filter((v) => v.iteration > 0).map((v) => ({ iteration: v.iteration, what: `the reward code (v${v.version})` }))].sort(
+        (a, b) => a.iteration - b.iteration,
+      ),
+    [liveChanges, versions],
+  );
   const catalog = useStore((s) => s.catalog);
   const envKwargs = config.env.kwargs;
   // The run's own env (its kwargs change the time limit: door-key at size 8 has 640 steps, not 360).
@@ -496,13 +517,13 @@ export function Dashboard() {
   const specs = useMemo(() => dashboardCharts(config, maxSteps, numActions, agents), [config, maxSteps, numActions, agents]);
   const verdicts = useMemo(
     () => ({
-      outcome: outcomeHealth(history),
+      outcome: outcomeHealth(history, changes),
       exploration: tokens ? explorationHealth(history, VOCAB_SIZE, true) : explorationHealth(history, numActions || 2),
       signal: signalHealth(history, grouped),
       shift: shiftHealth(history),
       reward: rewardHealth(history),
     }),
-    [history, numActions, grouped, tokens],
+    [history, numActions, grouped, tokens, changes],
   );
   return (
     <div className="dashboard" data-testid="dashboard">
@@ -515,7 +536,7 @@ export function Dashboard() {
       {specs.agents.length > 0 && (
         <Section title="Per-agent credit" blurb="Two agents, one shared reward: which agent reaches its part of the task, and how the learning signal is split between them." specs={specs.agents} data={data} emptyNote={emptyNote} markers={markers} />
       )}
-      <Section title="Exploration" blurb="Invariant 1: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} emptyNote={emptyNote} markers={markers} />
+      <Section title="Exploration" blurb="Invariant 1 of the three RL needs to keep learning: the policy keeps trying distinct behaviours." verdict={verdicts.exploration} specs={specs.exploration} data={data} emptyNote={emptyNote} markers={markers} />
       <Section title="Signal" blurb="Invariant 2: batches keep comparisons the optimizer can use." verdict={verdicts.signal} specs={specs.signal} data={data} emptyNote={emptyNote} markers={markers} />
       <Section title="Shift" blurb="Invariant 3: the learner trains on the policy that acted." verdict={verdicts.shift} specs={specs.shift} data={data} emptyNote={emptyNote} markers={markers} />
       <Section title="Reward" blurb="Is the shaped reward still measuring the task?" verdict={verdicts.reward} specs={specs.reward} data={data} emptyNote={emptyNote} markers={markers} />

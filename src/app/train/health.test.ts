@@ -86,6 +86,32 @@ describe('outcome: regressions the invariants miss', () => {
     expect(v.text).toMatch(/^Entropy rose to 9\d% of its maximum while success fell from 100% to 35%: the policy is close to random again/);
   });
 
+  it('never green once success is under a third of its best or back at 0, however low the best (lesson 2.1: 22% → 0%)', () => {
+    const sr = (xs: number[]) => xs.map((s) => ({ 'episode/success_rate': s }));
+    const collapse = outcomeHealth(sr([0.1, 0.2, 0.3, 0.25, 0.2, 0.1, 0, 0, 0]));
+    expect(collapse).toMatchObject({ level: 'bad', label: 'lost' });
+    expect(collapse.text).toBe('Success is 0% (mean of the last 3 iterations), back to nothing after its best of 25%: recent updates are unlearning the task; undo the last setting change or lower the learning rate.');
+    // 20% best, 5% now: under a third, though the drop (15 points) is under the 25-point bar.
+    expect(outcomeHealth(sr([0.2, 0.2, 0.2, 0.05, 0.05, 0.05]))).toMatchObject({ level: 'bad', label: 'regressing' });
+    // One lucky success early on, then none: a warning, not a verdict.
+    const luck = outcomeHealth(sr([0, 0.05, 0, 0, 0, 0]));
+    expect(luck).toMatchObject({ level: 'warn', label: 'lost' });
+    expect(luck.text).toMatch(/may have been luck/);
+    // Never above 0: nothing was lost.
+    expect(outcomeHealth(sr([0, 0, 0, 0])).level).toBe('ok');
+  });
+
+  it('names the change a person made after the best window as the likely cause', () => {
+    const v = outcomeHealth([...solved, ...falling.slice(0, 3)], [
+      { iteration: 2, what: 'Learning rate' },
+      { iteration: 6, what: 'Entropy coef' },
+    ]);
+    expect(v).toMatchObject({ level: 'bad', label: 'regressing' });
+    expect(v.text).toBe('Success fell to 70% (mean of the last 3 iterations) from its best of 100% since Entropy coef changed at iteration 7: undo that change to check it is the cause.');
+    // A change made before the best window is not blamed.
+    expect(outcomeHealth([...solved, ...falling.slice(0, 3)], [{ iteration: 0, what: 'Learning rate' }]).text).toMatch(/or lower the learning rate\.$/);
+  });
+
   it('an early, still-learning run is not a regression', () => {
     expect(outcomeHealth([0, 0.1, 0.2, 0.15, 0.1].map((s) => ({ 'episode/success_rate': s }))).level).toBe('ok');
   });
@@ -119,6 +145,23 @@ describe('rewardHealth', () => {
 
   it('a solved task whose shaped return still climbs is fine', () => {
     expect(rewardHealth(series(1, 0.95, 1.5, 0.95))).toMatchObject({ level: 'ok' });
+  });
+
+  it("a hack that plateaus stays 'gamed' (the hackable preset held 20 iterations); it clears when success recovers or the code changes", () => {
+    const pt = (r: number, s: number, version = 1) => ({ 'reward/mean': r, 'episode/success_rate': s, 'reward/version': version });
+    const caught = [...Array.from({ length: 3 }, () => pt(1, 0.9)), ...Array.from({ length: 3 }, () => pt(3, 0.6))];
+    expect(rewardHealth(caught)).toMatchObject({ level: 'bad', label: 'gamed' });
+    const plateau = [...caught, ...Array.from({ length: 20 }, () => pt(3.1, 0.6))];
+    // Without memory the last two windows (3.1 vs 3.1, 60% vs 60%) read "aligned".
+    const held = rewardHealth(plateau);
+    expect(held).toMatchObject({ level: 'bad', label: 'gamed' });
+    expect(held.text).toBe('Still gamed since iteration 6: the shaped return holds at 3.10 (1.00 before it rose) while success stays at 60%, below the 90% it had then. A hack that stopped rising is still a hack: this clears when success recovers or the reward code changes.');
+    // Success back near where it was: cleared.
+    expect(rewardHealth([...plateau, ...Array.from({ length: 3 }, () => pt(3.1, 0.88))]).label).not.toBe('gamed');
+    // New reward code (v2) on the same numbers: judged afresh.
+    expect(rewardHealth([...plateau, ...Array.from({ length: 3 }, () => pt(3.1, 0.6, 2))]).label).not.toBe('gamed');
+    // The shaped return falls back to where it was: no longer paid, cleared.
+    expect(rewardHealth([...plateau, ...Array.from({ length: 3 }, () => pt(1, 0.6))]).label).not.toBe('gamed');
   });
 
   it('scale: a rise is relative to max(1, |earlier|), so a large negative return needs a large rise', () => {

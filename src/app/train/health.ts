@@ -55,6 +55,8 @@ export const THRESHOLDS = {
   regressionBad: 0.25,
   /** A best success below this is too early to call a fall a regression. */
   regressionMinBest: 0.3,
+  /** Success lost (under a third of its best, or 0) is bad from a best this high, a warning below it (it may have been luck). */
+  lostMinBest: 0.1,
   /** Normalised entropy above which a policy that lost its success has scattered back toward random. */
   entropyScattered: 0.85,
 } as const;
@@ -96,24 +98,68 @@ export function best(history: Series, key: string, window = WINDOW): number {
   return top;
 }
 
+/** Where the best WINDOW-iteration mean of `key` starts, as an index into `history` (-1 without data). */
+function bestStart(history: Series, key: string, window = WINDOW): number {
+  const at: number[] = [];
+  for (let i = 0; i < history.length; i++) {
+    const v = history[i][key];
+    if (v !== undefined && Number.isFinite(v)) at.push(i);
+  }
+  if (at.length === 0) return -1;
+  const w = Math.min(window, at.length);
+  let sum = 0;
+  for (let i = 0; i < w; i++) sum += history[at[i]][key];
+  let top = sum;
+  let start = at[0];
+  for (let i = w; i < at.length; i++) {
+    sum += history[at[i]][key] - history[at[i - w]][key];
+    if (sum > top) [top, start] = [sum, at[i - w + 1]];
+  }
+  return start;
+}
+
+/** A change a person made while the run trained: from `iteration` (0-based, = its index in the history) on. */
+export interface RunChange {
+  iteration: number;
+  /** What changed, as a person reads it ("Learning rate", "reward code v2"). */
+  what: string;
+}
+
 /**
  * Outcome: is the agent still as good as it has been? The invariants can read healthy while a
  * live edit (a large entropy coef, a high learning rate) unlearns the task, so this compares the
- * last WINDOW iterations' success with the best WINDOW so far.
+ * last WINDOW iterations' success with the best WINDOW so far. It is never green while success
+ * is below a third of its best, or back at 0 after being above it, however low that best was.
+ * When the fall follows a change the person made (`changes`: live settings, applied reward code),
+ * the verdict names that change rather than a generic cause.
  */
-export function outcomeHealth(history: Series): Verdict {
+export function outcomeHealth(history: Series, changes: readonly RunChange[] = []): Verdict {
   if (history.length === 0) return { level: 'idle', label: 'waiting', text: 'Shows whether success keeps up with its best so far once training starts.' };
-  const now = recent(history, 'episode/success_rate');
-  const top = best(history, 'episode/success_rate');
+  const key = 'episode/success_rate';
+  const now = recent(history, key);
+  const top = best(history, key);
   const n = Math.min(WINDOW, history.length);
   const w = n === 1 ? 'the last iteration' : `mean of the last ${n} iterations`;
   if (!Number.isFinite(now)) return { level: 'idle', label: 'no success rate', text: 'This run reports no success rate.' };
   const drop = top - now;
+  // The latest change made after the best window began: the likeliest cause of a fall from it.
+  const from = bestStart(history, key);
+  const cause = [...changes].reverse().find((c) => c.iteration > from);
+  const because = cause ? ` since ${cause.what} changed at iteration ${cause.iteration + 1}: undo that change to check it is the cause` : '';
   if (top >= THRESHOLDS.regressionMinBest && drop >= THRESHOLDS.regressionBad) {
-    return { level: 'bad', label: 'regressing', text: `Success fell to ${pct(now)} (${w}) from its best of ${pct(top)} while training goes on: recent updates are unlearning the task; undo the last setting change or lower the learning rate.` };
+    return { level: 'bad', label: 'regressing', text: `Success fell to ${pct(now)} (${w}) from its best of ${pct(top)}${because || ' while training goes on: recent updates are unlearning the task; undo the last setting change or lower the learning rate'}.` };
+  }
+  if (top > 0 && (now <= 0 || now < top / 3)) {
+    const lost = now <= 0;
+    const lowBest = top < THRESHOLDS.lostMinBest;
+    return {
+      level: lowBest ? 'warn' : 'bad',
+      label: lost ? 'lost' : 'regressing',
+      text: `Success is ${pct(now)} (${w}), ${lost ? 'back to nothing' : 'under a third of'} after its best of ${pct(top)}${because || (lowBest ? ': a best this low may have been luck; if it stays down, the updates are not finding the task (shape the reward, or raise the group size)' : ': recent updates are unlearning the task; undo the last setting change or lower the learning rate')}.`,
+    };
   }
   if (top >= THRESHOLDS.regressionMinBest && drop >= THRESHOLDS.regressionWarn) {
-    return { level: 'warn', label: 'slipping', text: `Success is ${pct(now)} (${w}), below its best of ${pct(top)}: watch whether it recovers; if it keeps falling, lower the learning rate.` };
+    return { level: 'warn', label: 'slipping', text: `Success is ${pct(now)} (${w}), below its best of ${pct(top)}${because || ': watch whether it recovers; if it keeps falling, lower the learning rate'}.` };
   }
   return { level: 'ok', label: now >= THRESHOLDS.solved ? 'solved' : 'holding', text: `Success is ${pct(now)} (${w}); its best so far is ${pct(top)}.` };
 }
@@ -209,30 +255,85 @@ export const REWARD_THRESHOLDS = {
   trueFall: 0.1,
 } as const;
 
+/** Mean of `key` over the last `window` points before index `end` that have it (NaN when none do). */
+function recentBefore(history: Series, key: string, end: number, window = WINDOW): number {
+  let s = 0;
+  let n = 0;
+  for (let i = end - 1; i >= 0 && n < window; i--) {
+    const v = history[i][key];
+    if (v !== undefined && Number.isFinite(v)) {
+      s += v;
+      n++;
+    }
+  }
+  return n ? s / n : NaN;
+}
+
+/** The reward verdict from the points before index `end` alone (no memory of earlier verdicts), with the window means it read. */
+function rewardVerdictAt(history: Series, end: number): { v: Verdict; p0: number; p1: number; t0: number; t1: number } | null {
+  const p0 = recentBefore(history, 'reward/mean', end - WINDOW);
+  const p1 = recentBefore(history, 'reward/mean', end);
+  const t0 = recentBefore(history, 'episode/success_rate', end - WINDOW);
+  const t1 = recentBefore(history, 'episode/success_rate', end);
+  if (![p0, p1, t0, t1].every(Number.isFinite)) return null;
+  const rise = (p1 - p0) / Math.max(1, Math.abs(p0));
+  const dt = t1 - t0;
+  const fmt = (x: number) => x.toFixed(2);
+  if (rise > REWARD_THRESHOLDS.proxyRise && t1 < THRESHOLDS.solved && dt <= -REWARD_THRESHOLDS.trueFall) {
+    return { p0, p1, t0, t1, v: { level: 'bad', label: 'gamed', text: `The shaped return rose ${fmt(p0)} → ${fmt(p1)} while success fell ${pct(t0)} → ${pct(t1)}: the policy is farming a shaping term instead of doing the task; make the term potential-based (γΦ(s′) − Φ(s)) or remove it.` } };
+  }
+  if (rise > REWARD_THRESHOLDS.proxyRise && t1 < THRESHOLDS.solved && dt <= REWARD_THRESHOLDS.trueRise) {
+    return { p0, p1, t0, t1, v: { level: 'warn', label: 'diverging', text: `The shaped return rose ${fmt(p0)} → ${fmt(p1)} but success did not (${pct(t0)} → ${pct(t1)}): check the per-term curves for a term that pays without progress on the task.` } };
+  }
+  return { p0, p1, t0, t1, v: { level: 'ok', label: 'aligned', text: `Shaped return ${fmt(p0)} → ${fmt(p1)}, success ${pct(t0)} → ${pct(t1)} (means of ${WINDOW} iterations): the reward still tracks the task.` } };
+}
+
 /**
  * Reward: is the shaped reward (what the policy optimises, `reward/mean`) still measuring the
  * task (`episode/success_rate`)? Compares the last WINDOW iterations with the WINDOW before
  * them: when the shaped return rises and success does not, the policy is earning reward some
  * other way than by doing the task, the signature of a farmed shaping term (reward hacking).
  * A solved task whose shaped return still climbs is fine (there is nothing left to gain in success).
+ *
+ * Once 'gamed', it stays so while the hack holds: the shaped return stays above where it was
+ * before the rise and success stays below what it was then, under the same reward code
+ * (`reward/version`). A plateaued hack no longer rises, so the two-window comparison alone would
+ * forgive it; it clears only when success recovers or the code changes.
  */
 export function rewardHealth(history: Series): Verdict {
   const idle = { level: 'idle', label: 'waiting', text: `Compares the shaped reward with the task's success once ${2 * WINDOW} iterations are in.` } as const;
   if (history.length < 2 * WINDOW) return idle;
-  const earlier = history.slice(0, history.length - WINDOW);
-  const p0 = recent(earlier, 'reward/mean');
-  const p1 = recent(history, 'reward/mean');
-  const t0 = recent(earlier, 'episode/success_rate');
-  const t1 = recent(history, 'episode/success_rate');
-  if (![p0, p1, t0, t1].every(Number.isFinite)) return { level: 'idle', label: 'no success rate', text: 'This run reports no success rate to compare its reward with.' };
-  const rise = (p1 - p0) / Math.max(1, Math.abs(p0));
-  const dt = t1 - t0;
-  const fmt = (x: number) => x.toFixed(2);
-  if (rise > REWARD_THRESHOLDS.proxyRise && t1 < THRESHOLDS.solved && dt <= -REWARD_THRESHOLDS.trueFall) {
-    return { level: 'bad', label: 'gamed', text: `The shaped return rose ${fmt(p0)} → ${fmt(p1)} while success fell ${pct(t0)} → ${pct(t1)}: the policy is farming a shaping term instead of doing the task; make the term potential-based (γΦ(s′) − Φ(s)) or remove it.` };
+  let verdict: Verdict = idle;
+  /** The hack being held: the code version, the shaped return and success before the rise, and where it was caught. */
+  let held: { version: number; p0: number; t0: number; at: number } | null = null;
+  for (let end = 2 * WINDOW; end <= history.length; end++) {
+    const now = rewardVerdictAt(history, end);
+    if (!now) {
+      verdict = { level: 'idle', label: 'no success rate', text: 'This run reports no success rate to compare its reward with.' };
+      held = null;
+      continue;
+    }
+    const version = history[end - 1]['reward/version'] ?? 0;
+    if (now.v.label === 'gamed') {
+      if (!held || held.version !== version) held = { version, p0: now.p0, t0: now.t0, at: end - 1 };
+      verdict = now.v;
+      continue;
+    }
+    if (held) {
+      const scale = Math.max(1, Math.abs(held.p0));
+      const stillPaid = (now.p1 - held.p0) / scale > REWARD_THRESHOLDS.proxyRise;
+      const stillDown = now.t1 <= held.t0 - REWARD_THRESHOLDS.trueFall;
+      if (version === held.version && stillPaid && stillDown) {
+        verdict = {
+          level: 'bad',
+          label: 'gamed',
+          text: `Still gamed since iteration ${held.at + 1}: the shaped return holds at ${now.p1.toFixed(2)} (${held.p0.toFixed(2)} before it rose) while success stays at ${pct(now.t1)}, below the ${pct(held.t0)} it had then. A hack that stopped rising is still a hack: this clears when success recovers or the reward code changes.`,
+        };
+        continue;
+      }
+      held = null;
+    }
+    verdict = now.v;
   }
-  if (rise > REWARD_THRESHOLDS.proxyRise && t1 < THRESHOLDS.solved && dt <= REWARD_THRESHOLDS.trueRise) {
-    return { level: 'warn', label: 'diverging', text: `The shaped return rose ${fmt(p0)} → ${fmt(p1)} but success did not (${pct(t0)} → ${pct(t1)}): check the per-term curves for a term that pays without progress on the task.` };
-  }
-  return { level: 'ok', label: 'aligned', text: `Shaped return ${fmt(p0)} → ${fmt(p1)}, success ${pct(t0)} → ${pct(t1)} (means of ${WINDOW} iterations): the reward still tracks the task.` };
+  return verdict;
 }

@@ -137,8 +137,13 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       if (!store || !valid?.ok) return;
       const c = valid.config;
       const plan = seedPlan;
-      const name = `${c.id} · seed ${c.seed}` + (plan ? ` (${plan.index + 1} of ${plan.seeds.length})` : '');
-      recorder = RunRecorder.start(store, c, { name, tags: plan ? [plan.tag] : [] }, { onProblem: (m) => get().notify('warning', m) });
+      // A lesson step's run is named after the step, so "compare with the sparse run" can be done in Runs.
+      const { armed, lessons } = get();
+      const li = armed ? lessons.findIndex((l) => l.id === armed.lessonId) : -1;
+      const step = li >= 0 ? lessons[li].steps[armed!.step] : undefined;
+      const name = step ? `Lesson ${li + 1} · step ${armed!.step + 1} · ${step.title} · seed ${c.seed}` : `${c.id} · seed ${c.seed}` + (plan ? ` (${plan.index + 1} of ${plan.seeds.length})` : '');
+      const tags = [...(plan ? [plan.tag] : []), ...(step ? [`lesson ${li + 1}`] : [])];
+      recorder = RunRecorder.start(store, c, { name, tags }, { onProblem: (m) => get().notify('warning', m) });
       plan?.ids.push(recorder.id);
       recorderClosed = false;
       set({ recordId: recorder.id });
@@ -285,7 +290,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     latestPending = null;
     const id = ++runId;
     const draft = get().draft;
-    set({ status: 'starting', error: null, history: buffer.slice(), latest: null, inspect: null, info: null, running: draft, pendingRestart: [], skippedUpdates: 0, itPerS: 0, warmHistory: [], warmPaused: false, recordId: null });
+    set({ status: 'starting', error: null, history: buffer.slice(), latest: null, inspect: null, info: null, running: draft, pendingRestart: [], liveChanges: [], skippedUpdates: 0, itPerS: 0, warmHistory: [], warmPaused: false, recordId: null });
     let backend: WebBackend | null = null;
     try {
       const threads = threadsFor(v.config);
@@ -412,6 +417,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     latest: null,
     itPerS: 0,
     skippedUpdates: 0,
+    liveChanges: [],
     tab: 'dashboard',
     renderLive: true,
     inspect: null,
@@ -460,6 +466,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
           for (const p of live) r = setField(r, p, getPath(draft, p));
           nextRunning = r;
           recorder?.liveEdit(live.map((p) => ({ iteration: trained, path: p, value: getPath(draft, p) })));
+          set({ liveChanges: [...get().liveChanges, ...live.map((p) => ({ iteration: trained, path: p }))] });
           void trainWorker(fail)
             .setHyper(liveHyper(r))
             .catch(() => undefined);
@@ -597,7 +604,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       latestPending = null;
       if (frame && typeof cancelAnimationFrame === 'function') cancelAnimationFrame(frame);
       frame = 0;
-      set({ status: 'idle', running: null, pendingRestart: [], history: [], latest: null, inspect: null, info: null, warmStart: null, warmHistory: [], warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0, recordId: null });
+      set({ status: 'idle', running: null, pendingRestart: [], liveChanges: [], history: [], latest: null, inspect: null, info: null, warmStart: null, warmHistory: [], warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0, recordId: null });
     },
 
     applyRewardCode: async () => {

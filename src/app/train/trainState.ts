@@ -22,6 +22,8 @@ export interface TrainSlice {
   running: DraftConfig | null;
   /** Form fields whose change needs a restart (draft vs running, non-live); empty when none. */
   pendingRestart: string[];
+  /** Settings changed live during the current run, each with the iteration (0-based) it applied from: the Outcome badge names them as a fall's likely cause. */
+  liveChanges: { iteration: number; path: string }[];
   status: RunStatus;
   error: string | null;
   info: StartInfo | null;
