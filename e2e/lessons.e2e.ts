@@ -105,6 +105,11 @@ describe('lessons', () => {
     const errors = watchErrors(page);
     await page.goto(`${appUrl}?backend=wasm#view=lessons&lesson=grpo-vs-ppo`);
     await page.locator('[data-testid="classroom-builder"] summary').click();
+    // With a lesson open the builder starts on it, and lists only the fields its setup has
+    // (an MLP preset: no transformer fields; no stages: no stage rows).
+    expect(await page.getByTestId('cl-target-lesson').isChecked()).toBe(true);
+    expect(await page.getByTestId('cl-show-model.dModel').count()).toBe(0);
+    expect(await page.getByTestId('cl-show-stages.0.iterations').count()).toBe(0);
     await page.getByTestId('cl-target-train').check();
     await page.getByTestId('cl-hide-presets').check();
     await page.getByTestId('cl-hide-panel.reward').check();
@@ -126,8 +131,10 @@ describe('lessons', () => {
       lr: await student.getByTestId('field-algo.lr').count(),
       reward: await student.getByTestId('panel-reward').count(),
       presets: await student.locator('.preset-list').count(),
+      // The reward lab edits the reward too: hidden with the Reward panel.
+      rewardLab: await student.getByTestId('reward-lab').count(),
     });
-    expect(await hidden()).toEqual({ entropy: 0, lr: 0, reward: 0, presets: 0 });
+    expect(await hidden()).toEqual({ entropy: 0, lr: 0, reward: 0, presets: 0, rewardLab: 0 });
     expect(await student.getByTestId('field-algo.algo').isDisabled()).toBe(true);
     expect(await student.getByTestId('locked-algo.algo').count()).toBe(1);
     expect(await student.getByTestId('field-algo.groupSize').isDisabled()).toBe(false);
@@ -138,7 +145,7 @@ describe('lessons', () => {
     await student.getByTestId('view-train').click();
     await student.reload();
     await expect.poll(() => student.getByTestId('train-config').isVisible()).toBe(true);
-    expect(await hidden()).toEqual({ entropy: 0, lr: 0, reward: 0, presets: 0 });
+    expect(await hidden()).toEqual({ entropy: 0, lr: 0, reward: 0, presets: 0, rewardLab: 0 });
     expect(await student.getByTestId('train-status').getAttribute('data-status')).toBe('idle');
     expect(studentErrors).toEqual([]);
     expect(errors).toEqual([]);

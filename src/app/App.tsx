@@ -1,5 +1,5 @@
 /** The app shell: header with the views, the active view, and the status bar. */
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { BackendStatus } from './shell/BackendStatus.tsx';
 import { Notices } from './shell/Notices.tsx';
 import { EnvironmentsView } from './env/EnvironmentsView.tsx';
@@ -35,8 +35,20 @@ export function App() {
     window.addEventListener('beforeunload', ask);
     return () => window.removeEventListener('beforeunload', ask);
   }, [holdsRun]);
+  // Below ~900 px the view tabs fold into a menu (styles.css).
+  const [menuOpen, setMenuOpen] = useState(false);
+  const title = VIEWS.find((v) => v.id === active)?.title ?? '';
+  /** The skip link: on Train, to the run button (Start / Pause); elsewhere, to the view itself. */
+  const skip = (e: React.MouseEvent) => {
+    e.preventDefault();
+    const target = document.querySelector<HTMLElement>(active === 'train' ? '.run-main' : '#view-content');
+    target?.focus();
+  };
   return (
-    <div className="app">
+    <div className={`app${menuOpen ? ' menu-open' : ''}`}>
+      <a className="skip-link" href="#view-content" onClick={skip} data-testid="skip-link">
+        {active === 'train' ? 'Skip to Start' : `Skip to ${title}`}
+      </a>
       <header className="app-header">
         <div className="brand">
           <svg className="brand-mark" viewBox="0 0 24 24" aria-hidden>
@@ -45,16 +57,32 @@ export function App() {
           </svg>
           <span className="brand-name">Agentic RL Playground</span>
         </div>
-        <nav className="views" aria-label="Views">
+        <button type="button" className="menu-toggle btn btn-small" aria-expanded={menuOpen} aria-controls="views-nav" data-testid="menu-toggle" onClick={() => setMenuOpen(!menuOpen)}>
+          {title} <span aria-hidden>▾</span>
+          <span className="visually-hidden"> (views menu)</span>
+        </button>
+        <nav className="views" id="views-nav" aria-label="Views">
           {VIEWS.map((v) => (
-            <button key={v.id} type="button" className="view-tab" data-testid={`view-${v.id}`} aria-current={v.id === active ? 'page' : undefined} onClick={() => setView(v.id)}>
+            <button
+              key={v.id}
+              type="button"
+              className="view-tab"
+              data-testid={`view-${v.id}`}
+              aria-current={v.id === active ? 'page' : undefined}
+              onClick={() => {
+                setMenuOpen(false);
+                setView(v.id);
+              }}
+            >
               {v.title}
             </button>
           ))}
         </nav>
       </header>
       <Notices />
-      <div className="app-body">
+      <div className="app-body" id="view-content" tabIndex={-1}>
+        {/* Each view has one h1: Environments' is the env's title and Lessons' the lesson's; Train and Runs get theirs here. */}
+        {(active === 'train' || active === 'runs') && <h1 className="visually-hidden">{title}</h1>}
         {active === 'environments' && <EnvironmentsView />}
         {active === 'train' && <TrainView />}
         {active === 'runs' && <RunsView />}

@@ -7,6 +7,7 @@ import { useStore } from '../state/store.ts';
 import { formatTrainHash } from '../train/config.ts';
 import { FIELDS, PANELS } from '../train/fields.ts';
 import { formatClassroom, formatLessonHash, type Classroom } from './classroom.ts';
+import { draftForSetup } from './setup.ts';
 
 type Mode = 'hide' | 'lock' | 'show';
 
@@ -29,13 +30,18 @@ export function ClassroomLink() {
   const lessonStep = useStore((s) => s.lessonStep);
   const lessons = useStore((s) => s.lessons);
   const presetId = useStore((s) => s.presetId);
+  const presets = useStore((s) => s.presets);
   const base = useStore((s) => s.base);
   const draft = useStore((s) => s.draft);
   const valid = useStore((s) => s.validation.ok);
-  const [target, setTarget] = useState<'lesson' | 'train'>(lessonId ? 'lesson' : 'train');
+  // null: follow what is open (the lesson when one is, else the Train view) until the host picks.
+  const [picked, setTarget] = useState<'lesson' | 'train' | null>(null);
   const [modes, setModes] = useState<Record<string, Mode>>({});
   const [copied, setCopied] = useState(false);
   const lesson = lessons.find((l) => l.id === lessonId);
+  const target = picked ?? (lesson ? 'lesson' : 'train');
+  // The setup the link opens: the lesson step's (its preset and overrides), else the Train view's.
+  const setupDraft = target === 'lesson' && lesson ? (draftForSetup((lesson.steps[lessonStep] ?? lesson.steps[0]).setup, presets, draft.backend).draft) : draft;
   const classroom: Classroom = useMemo(
     () => ({
       hide: Object.keys(modes).filter((k) => modes[k] === 'hide'),
@@ -69,11 +75,12 @@ export function ClassroomLink() {
         <div className="cl-panel">
           <Choice id="presets" label="Preset list" mode={modes.presets} onMode={set} />
         </div>
-        {PANELS.map((p) => (
+        {PANELS.filter((p) => !p.when || p.when(setupDraft)).map((p) => (
           <div key={p.id} className="cl-panel">
-            <Choice id={`panel.${p.id}`} label={`${p.title} panel`} mode={modes[`panel.${p.id}`]} onMode={set} />
+            <Choice id={`panel.${p.id}`} label={p.id === 'reward' ? 'Reward panel and reward lab' : `${p.title} panel`} mode={modes[`panel.${p.id}`]} onMode={set} />
             {modes[`panel.${p.id}`] !== 'hide' &&
-              FIELDS.filter((f) => f.panel === p.id).map((f) => <Choice key={f.path} id={f.path} label={f.label} mode={modes[f.path]} onMode={set} />)}
+              // Only the fields this setup shows (an MLP preset has no transformer fields; a run without stages no stage rows).
+              FIELDS.filter((f) => f.panel === p.id && (!f.when || f.when(setupDraft))).map((f) => <Choice key={f.path} id={f.path} label={f.groupFor ? `${f.groupFor(setupDraft)} · ${f.label}` : f.label} mode={modes[f.path]} onMode={set} />)}
           </div>
         ))}
       </div>

@@ -65,6 +65,8 @@ function Editor() {
         javascript(),
         lintGutter(),
         autocompletion({ override: [stepFields] }),
+        // A name for screen readers (the editable region is a textbox with no label of its own).
+        EditorView.contentAttributes.of({ 'aria-label': 'Reward code: a JavaScript module whose exports are reward terms' }),
         EditorView.updateListener.of((u) => {
           if (!u.docChanged) return;
           clearTimeout(timer);
@@ -72,6 +74,9 @@ function Editor() {
         }),
       ],
     });
+    // The scroller scrolls long code: focusable, so the keyboard can reach and scroll it.
+    v.scrollDOM.tabIndex = 0;
+    v.scrollDOM.setAttribute('aria-label', 'Reward code editor (scrolls)');
     view.current = v;
     flushEditor = flush;
     // Text set from outside (a preset or a lesson step that carries reward code) replaces the

@@ -24,6 +24,7 @@ function Diff({ original, code }: { original: string; code: string }) {
           javascript(),
           EditorState.readOnly.of(true),
           EditorView.editable.of(false),
+          EditorView.contentAttributes.of({ 'aria-label': 'Reward code, with the lines changed from the previous version marked' }),
           unifiedMergeView({ original, mergeControls: false, gutter: true, collapseUnchanged: { margin: 2, minSize: 6 } }),
         ],
       }),

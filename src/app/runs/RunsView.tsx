@@ -192,72 +192,75 @@ function RunList() {
     );
   }
   return (
-    <table className="runs-table" data-testid="runs-table">
-      <thead>
-        <tr>
-          <th title="Tick runs to compare them">Compare</th>
-          <th>Name</th>
-          <th>Preset</th>
-          <th>Env</th>
-          <th>Algo</th>
-          <th title="SHA-256 of the reward code the run started with (first 12 hex digits)">Reward code</th>
-          <th className="num">Seed</th>
-          <th>Status</th>
-          <th className="num">Iterations</th>
-          <th className="num">Best success</th>
-          <th>Date</th>
-          <th />
-        </tr>
-      </thead>
-      <tbody>
-        {runs.map((r) => (
-          <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={r.id === liveId ? 'live' : r.status} data-iterations={r.iterations} data-checkpoint={r.checkpointAt ?? ''} data-seed={r.config.seed} className={selected.includes(r.id) ? 'selected' : undefined}>
-            <td>
-              <input type="checkbox" aria-label={`Compare ${r.name}`} data-testid="run-select" checked={selected.includes(r.id)} onChange={() => void toggleSelected(r.id)} />
-            </td>
-            <td className="run-name-cell">
-              <button type="button" className="link" data-testid="run-open" onClick={() => void openSavedRun(r.id)}>
-                {r.name}
-              </button>
-              {r.tags.map((t) => (
-                <span key={t} className="tag">
-                  {t}
-                </span>
-              ))}
-              {r.note && (
-                <span className="muted small note-mark" title={r.note}>
-                  ✎
-                </span>
-              )}
-            </td>
-            <td className="mono small">{r.config.id}</td>
-            <td className="mono small">{r.config.env.id}</td>
-            <td>{r.config.algo.algo.toUpperCase()}</td>
-            <td>
-              <CodeHash code={r.config.reward?.code ?? ''} />
-              <AppliedCount edits={r.liveEdits} />
-            </td>
-            <td className="num">{r.config.seed}</td>
-            <td>
-              <StatusChip run={r} live={r.id === liveId} />
-              {r.source === 'import' && <span className="muted small"> imported</span>}
-            </td>
-            <td className="num">
-              {r.iterations}
-              <span className="muted"> / {r.config.iterations}</span>
-            </td>
-            <td className="num">{pct(r.bestSuccess)}</td>
-            <td className="small">{fmtDate(r.createdAt)}</td>
-            <td className="row-actions">
-              <ResumeButton run={r} live={r.id === liveId} />
-              <button type="button" className="btn btn-small" data-testid="run-delete" onClick={() => void deleteRun(r.id)} disabled={r.id === liveId} title={r.id === liveId ? 'Training in this tab: reset it first' : 'Delete (you can undo for 10 s)'}>
-                Delete
-              </button>
-            </td>
+    // Scrolls sideways on its own on a narrow screen (the page does not); focusable so the keyboard can scroll it.
+    <div className="runs-table-wrap" tabIndex={0} role="region" aria-label="Saved runs">
+      <table className="runs-table" data-testid="runs-table">
+        <thead>
+          <tr>
+            <th title="Tick runs to compare them">Compare</th>
+            <th>Name</th>
+            <th>Preset</th>
+            <th>Env</th>
+            <th>Algo</th>
+            <th title="SHA-256 of the reward code the run started with (first 12 hex digits)">Reward code</th>
+            <th className="num">Seed</th>
+            <th>Status</th>
+            <th className="num">Iterations</th>
+            <th className="num">Best success</th>
+            <th>Date</th>
+            <th />
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {runs.map((r) => (
+            <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={r.id === liveId ? 'live' : r.status} data-iterations={r.iterations} data-checkpoint={r.checkpointAt ?? ''} data-seed={r.config.seed} className={selected.includes(r.id) ? 'selected' : undefined}>
+              <td>
+                <input type="checkbox" aria-label={`Compare ${r.name}`} data-testid="run-select" checked={selected.includes(r.id)} onChange={() => void toggleSelected(r.id)} />
+              </td>
+              <td className="run-name-cell">
+                <button type="button" className="link" data-testid="run-open" onClick={() => void openSavedRun(r.id)}>
+                  {r.name}
+                </button>
+                {r.tags.map((t) => (
+                  <span key={t} className="tag">
+                    {t}
+                  </span>
+                ))}
+                {r.note && (
+                  <span className="muted small note-mark" title={r.note}>
+                    ✎
+                  </span>
+                )}
+              </td>
+              <td className="mono small">{r.config.id}</td>
+              <td className="mono small">{r.config.env.id}</td>
+              <td>{r.config.algo.algo.toUpperCase()}</td>
+              <td>
+                <CodeHash code={r.config.reward?.code ?? ''} />
+                <AppliedCount edits={r.liveEdits} />
+              </td>
+              <td className="num">{r.config.seed}</td>
+              <td>
+                <StatusChip run={r} live={r.id === liveId} />
+                {r.source === 'import' && <span className="muted small"> imported</span>}
+              </td>
+              <td className="num">
+                {r.iterations}
+                <span className="muted"> / {r.config.iterations}</span>
+              </td>
+              <td className="num">{pct(r.bestSuccess)}</td>
+              <td className="small">{fmtDate(r.createdAt)}</td>
+              <td className="row-actions">
+                <ResumeButton run={r} live={r.id === liveId} />
+                <button type="button" className="btn btn-small" data-testid="run-delete" onClick={() => void deleteRun(r.id)} disabled={r.id === liveId} title={r.id === liveId ? 'Training in this tab: reset it first' : 'Delete (you can undo for 10 s)'}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

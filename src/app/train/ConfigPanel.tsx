@@ -10,11 +10,21 @@ import type { EnvKwargs } from '../../core/envs/registry.ts';
 import { FIELDS, PANELS, getPath, type FieldDef } from './fields.ts';
 import { isHidden, isLocked } from '../lessons/classroom.ts';
 
-function Help({ text }: { text: string }) {
+/**
+ * A field's help: shown while the pointer is over the "?" or the field has the keyboard focus
+ * (train.css), and read out as the field's description (`aria-describedby` = `id`). Not a Tab
+ * stop of its own: 26 fields would otherwise cost 26 extra presses on the way to Start.
+ */
+function Help({ text, id }: { text: string; id: string }) {
   return (
-    <span className="help" tabIndex={0} role="note" aria-label={text} data-help={text}>
-      ?
-    </span>
+    <>
+      <span className="help" aria-hidden data-help={text}>
+        ?
+      </span>
+      <span id={id} className="visually-hidden">
+        {text}
+      </span>
+    </>
   );
 }
 
@@ -37,6 +47,7 @@ function parseText(f: FieldDef, text: string): unknown {
 
 /** A text input that keeps what is typed ("0.00") and resyncs when the value changes elsewhere (a preset). */
 function TextField({ f, value, invalid, disabled = false, onValue }: { f: FieldDef; value: unknown; invalid: boolean; disabled?: boolean; onValue: (v: unknown) => void }) {
+  const help = `help-${f.path}`;
   const [text, setText] = useState(formatValue(value));
   const [seen, setSeen] = useState(value);
   if (seen !== value) {
@@ -51,6 +62,7 @@ function TextField({ f, value, invalid, disabled = false, onValue }: { f: FieldD
       value={text}
       inputMode={f.input.kind === 'intList' ? 'text' : 'decimal'}
       aria-invalid={invalid}
+      aria-describedby={help}
       disabled={disabled}
       spellCheck={false}
       onChange={(e) => {
@@ -94,7 +106,7 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
         ? catalog.filter((c) => c.spec?.family === family).map((c) => ({ value: c.id, label: c.id === value ? envTitle(c.id, envKwargs) ?? c.spec!.title : c.spec!.title }))
         : f.input.options;
     input = (
-      <select id={id} className="field-input" data-testid={id} value={String(value)} disabled={locked} onChange={(e) => edit(f.path, e.target.value)}>
+      <select id={id} className="field-input" data-testid={id} value={String(value)} disabled={locked} aria-describedby={`help-${f.path}`} onChange={(e) => edit(f.path, e.target.value)}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -103,7 +115,7 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
       </select>
     );
   } else if (f.input.kind === 'bool') {
-    input = <input id={id} type="checkbox" className="field-check" data-testid={id} checked={value === true} disabled={locked} onChange={(e) => edit(f.path, e.target.checked)} />;
+    input = <input id={id} type="checkbox" className="field-check" data-testid={id} checked={value === true} disabled={locked} aria-describedby={`help-${f.path}`} onChange={(e) => edit(f.path, e.target.checked)} />;
   } else {
     input = <TextField f={f} value={value} invalid={!!errors} disabled={locked} onValue={(v) => edit(f.path, v)} />;
   }
@@ -121,7 +133,7 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
       </label>
       <div className="field-control">
         {input}
-        <Help text={f.help} />
+        <Help text={f.help} id={`help-${f.path}`} />
       </div>
       {errors && (
         <div className="field-msg" role="alert" data-testid={`error-${f.path}`}>

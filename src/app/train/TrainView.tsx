@@ -17,6 +17,7 @@ import { MAX_SEEDS } from './slice.ts';
 import './train.css';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
 import { RewardLabPanel } from '../rewardLab/RewardLabPanel.tsx';
+import { isHidden, isLocked } from '../lessons/classroom.ts';
 
 const STATUS_TEXT: Record<RunStatus, string> = {
   idle: 'ready',
@@ -80,7 +81,9 @@ function RunBar() {
             )}
           </button>
         ) : isRunning || status === 'pausing' ? (
-          <button type="button" className="btn btn-primary run-main" data-testid="train-pause" onClick={pause} disabled={status === 'pausing'}>
+          // aria-disabled, not disabled, while busy: a disabled button drops the keyboard focus
+          // to <body>, and the same button is Start, then Pause, then Resume.
+          <button type="button" className="btn btn-primary run-main" data-testid="train-pause" onClick={() => status !== 'pausing' && pause()} aria-disabled={status === 'pausing'}>
             <span aria-hidden>❚❚</span> Pause
           </button>
         ) : (
@@ -88,8 +91,9 @@ function RunBar() {
             type="button"
             className="btn btn-primary run-main"
             data-testid="train-start"
-            onClick={() => void start()}
-            disabled={busy || !valid}
+            onClick={() => !busy && void start()}
+            aria-disabled={busy || undefined}
+            disabled={!valid}
             title={!valid ? `Blocked by ${blockers.join('; ')}` : status === 'finished' ? `Runs ${draftIterations} more iterations on this run (the Iterations setting), keeping its weights and charts` : undefined}
           >
             <span aria-hidden>▶</span> {status === 'paused' ? 'Resume' : status === 'finished' ? `Train ${draftIterations} more` : 'Start'}
@@ -250,17 +254,27 @@ export function TrainView() {
   const setTab = useStore((s) => s.setTab);
   const presetId = useStore((s) => s.presetId);
   const preset = useStore((s) => s.presets.find((p) => p.id === s.presetId));
+  // Below ~900 px the presets and settings are a drawer over the charts (train.css).
+  const [drawer, setDrawer] = useState(false);
+  const rewardHidden = useStore((s) => isHidden(s.classroom, 'panel.reward') || isLocked(s.classroom, 'panel.reward'));
   return (
-    <div className="train-layout">
-      <aside className="sidebar train-sidebar">
+    <div className={`train-layout${drawer ? ' drawer-open' : ''}`}>
+      <aside className="sidebar train-sidebar" id="train-settings" aria-label="Presets and settings">
+        <button type="button" className="btn btn-small drawer-close" onClick={() => setDrawer(false)} data-testid="drawer-close">
+          Close settings
+        </button>
         <ConfigPanel />
       </aside>
       <main className="main train-main">
         <LessonBanner />
+        <button type="button" className="btn drawer-toggle" aria-expanded={drawer} aria-controls="train-settings" onClick={() => setDrawer(!drawer)} data-testid="drawer-toggle">
+          Presets & settings{preset ? `: ${preset.title}` : ''}
+        </button>
         <RunBar />
         <RestartPrompt />
         <ErrorNote />
-        {tab === 'dashboard' && <RewardLabPanel />}
+        {/* A classroom link that hides (or locks) the Reward panel hides the reward lab too: both edit the reward. */}
+        {tab === 'dashboard' && !rewardHidden && <RewardLabPanel />}
         {preset && tab === 'dashboard' && (
           <p className="preset-blurb" data-testid="preset-blurb" key={presetId}>
             <b>{preset.title}.</b> {preset.description}

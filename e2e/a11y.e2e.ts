@@ -1,0 +1,146 @@
+/**
+ * Any screen, any keyboard, any reader (issue 31 items 4 and 5), in Chromium on the built app:
+ * axe-core finds no serious or critical violation on Environments, Train (idle, reward lab open,
+ * and training), Runs and Lessons; Start is reached in at most 3 Tab presses (the skip link) and
+ * keeps the focus when it becomes Pause; at 390×844 nothing scrolls sideways, Start is inside
+ * the viewport, and a chart draws after Start.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+
+const appUrl = inject('appUrl');
+const browser = useBrowser();
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const num = async (page: Page, name: string) => Number((await page.getByTestId('train-status').getAttribute(name)) ?? 'NaN');
+
+/** Serious and critical axe violations on the page as it is now, one line each (rule, count, first targets). */
+async function axeProblems(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
+  const found = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) × ${v.targets.length}: ${v.targets.slice(0, 3).join(' | ')}`);
+}
+
+/** The page scrolls sideways: its content is wider than the viewport. */
+const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+describe('accessibility and small screens', () => {
+  it('axe-core: no serious or critical violation on every view, idle and while training', { timeout: 300_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = watchErrors(page);
+    const report: Record<string, string[]> = {};
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=400`);
+    await page.getByTestId('train-status').waitFor();
+    // The reward lab's editor open (a labelled code editor).
+    await page.locator('[data-testid=reward-lab] > summary').click();
+    await page.locator('[data-testid=reward-editor] .cm-content').waitFor();
+    report['train (idle, reward lab open)'] = await axeProblems(page);
+    expect(await page.locator('h1').count()).toBe(1);
+
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 120_000, interval: 250 }).toBeGreaterThanOrEqual(3);
+    // Every badge has a verdict by now (the reward badge needs 6 iterations).
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 120_000, interval: 250 }).toBeGreaterThanOrEqual(6);
+    report['train (training)'] = await axeProblems(page);
+    await page.getByTestId('train-pause').click();
+    await expect.poll(() => page.getByTestId('train-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
+    await page.getByTestId('tab-groups').click();
+    await page.getByTestId('group-view').waitFor();
+    report['train (groups)'] = await axeProblems(page);
+
+    for (const view of ['environments', 'runs', 'lessons'] as const) {
+      await page.getByTestId(`view-${view}`).click();
+      await page.waitForTimeout(300);
+      if (view === 'runs') await page.getByTestId('run-row').first().waitFor();
+      if (view === 'lessons') await page.getByTestId('lesson-item-signal-degeneration').click();
+      report[view] = await axeProblems(page);
+      const h1 = await page.locator('h1').count();
+      if (h1 !== 1) report[view].push(`${h1} h1 elements (one per view)`);
+    }
+    writeFileSync(`${ARTIFACTS}/a11y-axe.json`, JSON.stringify(report, null, 2));
+    expect(report).toEqual({ 'train (idle, reward lab open)': [], 'train (training)': [], 'train (groups)': [], environments: [], runs: [], lessons: [] });
+    expect(errors).toEqual([]);
+    page.on('dialog', (d) => void d.accept());
+    await page.close({ runBeforeUnload: false });
+  });
+
+  it('keyboard: Start within 3 Tab presses; the focus stays on the run button as Start becomes Pause', { timeout: 180_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=400`);
+    await page.getByTestId('train-status').waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName ?? '');
+    let presses = 0;
+    while (presses < 3 && !['skip-link', 'train-start'].includes(await focused())) {
+      await page.keyboard.press('Tab');
+      presses++;
+    }
+    expect(await focused()).toMatch(/^(skip-link|train-start)$/);
+    expect(await page.getByTestId('skip-link').textContent()).toBe('Skip to Start');
+    if ((await focused()) === 'skip-link') await page.keyboard.press('Enter');
+    expect(await focused()).toBe('train-start');
+    console.log(`Start focused after ${presses} Tab press(es)`);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 120_000, interval: 250 }).toBeGreaterThanOrEqual(1);
+    // Start became Pause on the same button, which kept the focus: Space pauses.
+    expect(await focused()).toBe('train-pause');
+    await page.keyboard.press('Space');
+    await expect.poll(() => page.getByTestId('train-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
+    expect(await focused()).toBe('train-start');
+    expect(errors).toEqual([]);
+    page.on('dialog', (d) => void d.accept());
+    await page.close({ runBeforeUnload: false });
+  });
+
+  it('390×844: one column, nothing scrolls sideways, Start in view, a chart after Start; the menu and the settings drawer work', { timeout: 240_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=400`);
+    const start = page.getByRole('button', { name: 'Start', exact: true });
+    await start.waitFor();
+    const box = (await start.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(box.y + box.height).toBeLessThanOrEqual(844);
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    // The presets and settings are a drawer.
+    expect(await page.getByTestId('field-algo.lr').isVisible()).toBe(false);
+    await page.getByTestId('drawer-toggle').click();
+    await page.getByTestId('field-algo.lr').waitFor({ state: 'visible' });
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${ARTIFACTS}/phone-settings.png` });
+    await page.getByTestId('drawer-close').click();
+    await start.click();
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 120_000, interval: 250 }).toBeGreaterThanOrEqual(2);
+    const chart = page.getByTestId('chart-success');
+    await chart.scrollIntoViewIfNeeded();
+    await expect.poll(async () => Number(await chart.getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    // The live charts are plain SVG paths (MetricChart): the success line has a drawn segment.
+    await expect.poll(async () => ((await chart.locator('svg path[fill="none"]').first().getAttribute('d').catch(() => null)) ?? '').length, { timeout: 30_000 }).toBeGreaterThan(10);
+    expect(await chart.locator('svg path[fill="none"]').first().isVisible()).toBe(true);
+    const chartBox = (await chart.boundingBox())!;
+    expect(chartBox.x + chartBox.width).toBeLessThanOrEqual(390);
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${ARTIFACTS}/phone-training.png` });
+    await page.getByTestId('train-pause').click();
+    await expect.poll(() => page.getByTestId('train-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
+    // The views through the menu, none wider than the screen.
+    for (const view of ['environments', 'runs', 'lessons'] as const) {
+      await page.getByTestId('menu-toggle').click();
+      await page.getByTestId(`view-${view}`).click();
+      await page.waitForTimeout(300);
+      expect(await sideways(page), view).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: `${ARTIFACTS}/phone-${view}.png` });
+    }
+    expect(errors).toEqual([]);
+    page.on('dialog', (d) => void d.accept());
+    await page.close({ runBeforeUnload: false });
+  });
+});
