@@ -51,4 +51,21 @@ describe('tokenIterationMetrics', () => {
     expect(m['tools/failure_frequency']).toBe(3 / 4);
     expect(m['tools/recovery_rate']).toBe(1 / 2);
   });
+
+  it('episode/distinct_ratio: distinct action texts over the sampled episodes (what the tab and the CLI both log)', () => {
+    const eps = [episode(['call(k1)', 'answer(1)'], 1, 0), episode(['call(k1)', 'answer(1)'], 2, 0), episode(['call(k2)'], 3, 0), episode(['call(k1)answer(1)'], 4, 0)];
+    const m = tokenIterationMetrics({
+      sampled: eps,
+      sampledShaped: eps.map((e) => ({ total: 0, terms: {}, raw: {}, perStep: e.rewards }) as never),
+      episodes: [],
+      mask: [],
+      adv: { tokAdv: new Float32Array(0), tokRet: null, tokVal: null } as never,
+      learner: {},
+      lr: 1e-4,
+      updates: 0,
+      version: 0,
+    });
+    // Three distinct sequences of four; turn boundaries count ('call(k1)' + 'answer(1)' ≠ one turn 'call(k1)answer(1)').
+    expect(m['episode/distinct_ratio']).toBe(3 / 4);
+  });
 });

@@ -5,7 +5,8 @@
  *
  * Extra keys: `actor/rollout_entropy` (behaviour entropy on sampled tokens),
  * `episode/forced_end_ratio` (episodes with an action cut at maxActionTokens),
- * `episode/context_limited_ratio`, `train/batch_success_rate` (the trained, filtered batch),
+ * `episode/context_limited_ratio`, `episode/distinct_ratio` (distinct action texts among the sampled
+ * episodes), `train/batch_success_rate` (the trained, filtered batch),
  * `train/updates`, `train/policy_version`, `train/batch_episodes`.
  */
 import { buildIterationMetrics, summarizeEpisode, type IterationMetricInputs, type IterationMetrics } from '../algos/metrics.ts';
@@ -71,6 +72,9 @@ export function tokenIterationMetrics(inp: TokenMetricInputs): IterationMetrics 
     'actor/rollout_entropy': rolloutEntropy(sampled),
     'episode/forced_end_ratio': sampled.filter((e) => e.forcedEnds > 0).length / Math.max(1, sampled.length),
     'episode/context_limited_ratio': sampled.filter((e) => e.contextLimited).length / Math.max(1, sampled.length),
+    // Share of distinct action-text sequences among the sampled episodes (the grid trainer's
+    // `episode/distinct_ratio` over action ids): computed here so the CLI logs what the tab shows.
+    'episode/distinct_ratio': sampled.length ? new Set(sampled.map((e) => e.actions.join('\u0000'))).size / sampled.length : 0,
     'train/batch_success_rate': n ? inp.episodes.filter((e) => e.success).length / n : 0,
     'train/updates': inp.updates,
     'train/policy_version': inp.version,
