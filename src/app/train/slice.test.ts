@@ -56,6 +56,17 @@ beforeEach(() => {
 });
 
 describe('training run state machine', () => {
+  it("honours the config's stopAtSuccess as the CLI does: finished once the last 3 iterations' mean success reaches it", async () => {
+    s().editField('iterations', 40);
+    s().editField('stopAtSuccess', 0.5);
+    expect(s().validation.ok).toBe(true);
+    await s().startRun();
+    await until(() => s().status === 'finished');
+    // Success i/10 at iteration i: (0.4 + 0.5 + 0.6) / 3 = 0.5 after 7 iterations.
+    expect(calls.step).toBe(7);
+    await until(() => s().history.length === 7);
+  });
+
   it('single step = one start and one iteration, then paused', async () => {
     await s().stepOnce();
     expect(calls.start).toHaveLength(1);

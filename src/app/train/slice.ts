@@ -22,7 +22,7 @@ import { learnerThreads } from '../../core/engine/threads.ts';
 import { deviceKey } from '../../runtime/backend.ts';
 import type { WebBackend } from '../../runtime/engine/web.ts';
 import { recallChoice, rememberChoice } from '../state/engineCache.ts';
-import { MAX_SKIPPED_IN_A_ROW, skippedRunMessage } from '../../core/trainer/events.ts';
+import { MAX_SKIPPED_IN_A_ROW, skippedRunMessage, successReached } from '../../core/trainer/events.ts';
 import { RunRecorder } from '../../runtime/storage/recorder.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
@@ -380,11 +380,19 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     } else cancelSeeds();
   };
 
+  /** The run's stopAtSuccess was met (the same rule as the CLI's runTraining). */
+  const succeeded = (): boolean => {
+    const run = get().running;
+    return !!run && successReached(buffer.slice(-3).map((p) => p['episode/success_rate'] ?? 0), run.stopAtSuccess);
+  };
+
   const loop = async (): Promise<void> => {
     while (get().status === 'running') {
-      if (done()) {
+      const reached = !done() && succeeded();
+      if (done() || reached) {
         await finishRecord();
         set({ status: 'finished' });
+        if (reached) get().notify('info', `Stopped at iteration ${trained}: success ≥ ${Math.round((get().running?.stopAtSuccess ?? 0) * 100)}% over the last 3 iterations (the config's stopAtSuccess), as the CLI stops.`);
         if (seedPlan) await nextSeed();
         break;
       }

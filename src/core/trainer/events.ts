@@ -59,6 +59,17 @@ export interface RunTrainingOptions {
 /** Default for RunTrainingOptions.maxSkippedInARow. */
 export const MAX_SKIPPED_IN_A_ROW = 5;
 
+/**
+ * `stopAtSuccess`: true once the mean `episode/success_rate` of the last 3 iterations (`recent`,
+ * oldest first; fewer than 3 = not yet) reaches `threshold` (null = never). The CLI's loop and
+ * the tab's read the same rule.
+ */
+export function successReached(recent: readonly number[], threshold: number | null | undefined): boolean {
+  if (threshold == null || recent.length < 3) return false;
+  const last = recent.slice(-3);
+  return last.reduce((a, b) => a + b, 0) / 3 >= threshold;
+}
+
 /** Why a run whose updates keep being skipped stops (the CLI and the tab say the same). */
 export function skippedRunMessage(n: number): string {
   return `the last ${n} iterations' updates were all skipped: the loss, the gradient or the updated weights were not finite (NaN or ±Inf), so no weight changed. The run stops; lower the learning rate or the reward scale, or raise Adam's ε`;
@@ -146,7 +157,7 @@ export async function runTraining(trainer: SteppableTrainer, events: TrainerEven
     }
     recent.push(r.metrics['episode/success_rate'] ?? 0);
     if (recent.length > 3) recent.shift();
-    if (o.stopAtSuccess != null && recent.length === 3 && recent.reduce((a, b) => a + b) / 3 >= o.stopAtSuccess) {
+    if (successReached(recent, o.stopAtSuccess)) {
       reason = 'success';
       break;
     }

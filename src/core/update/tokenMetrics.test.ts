@@ -66,6 +66,6 @@ describe('tokenIterationMetrics', () => {
       version: 0,
     });
     // Three distinct sequences of four; turn boundaries count ('call(k1)' + 'answer(1)' ≠ one turn 'call(k1)answer(1)').
-    expect(m['episode/distinct_ratio']).toBe(3 / 4);
+    expect((m as Record<string, number>)['episode/distinct_ratio']).toBe(3 / 4);
   });
 });
