@@ -236,6 +236,10 @@ describe('runs that last', () => {
     expect(logp).toHaveLength(7);
     expect(Math.log(logp.reduce((a, l) => a + Math.exp(l), 0))).toBeCloseTo(0, 4);
     await session.release();
+    // Its policy.json says how to build that input and names the actions.
+    const card = JSON.parse((await downloadOf(page, 'export-policy-json')).text);
+    expect(card).toMatchObject({ format: 'agentic-rl-playground/policy', iteration: RESUMED_ITERATIONS, env: { id: 'grid/empty-8x8' }, onnx: { inputs: [{ name: 'obs', dtype: 'float32', shape: [1, 984] }] }, observation: { kind: 'grid-one-hot', floats: 984 } });
+    expect(card.actions.names).toEqual(['left', 'right', 'forward', 'pickup', 'drop', 'toggle', 'done']);
     await page.screenshot({ path: `${ARTIFACTS}/runs-resumed.png`, fullPage: true });
 
     const longTasks = await page.evaluate(() => window.__longTasks.length);

@@ -68,8 +68,10 @@ describe('reward provenance: browser run file → CLI resume → import back', (
       { version: 1, iteration: 0, code: V1 },
       { version: 2, iteration: 2, code: V2 },
     ]);
-    // config.json keeps the code the run started with; the versions file the rest.
+    // config.json keeps the code the run started with; the versions file the rest; policy.json
+    // names the code the exported policy was last trained with.
     expect(JSON.parse(readFileSync(join(b, 'config.json'), 'utf8')).reward.code).toBe(V1);
+    expect(JSON.parse(readFileSync(join(b, 'policy.json'), 'utf8'))).toMatchObject({ iteration: 4, rewardCodeHash: await rewardCodeHash(V2), onnx: { inputs: [{ name: 'obs', shape: [1, 984] }] } });
 
     // The folder imports back into the browser with both versions where they took effect.
     const back = parseCliFolder(folder(b), null);

@@ -16,6 +16,7 @@ import { checkpointToJson, type Checkpoint } from '../core/runs/checkpoint.ts';
 import { metricsToJsonl, parseCliFolder, parseRunFile, REWARD_VERSIONS_FILE, runRewardVersions, trajectoriesToJsonl, type MetricRow, type TrajectoryLine } from '../core/runs/format.ts';
 import { stageStarts, type RunConfig } from '../core/presets/schema.ts';
 import { exportPolicyOnnx } from '../core/models/export.ts';
+import { policyCard } from '../core/models/policyCard.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
 import { createTrainer } from '../core/trainer/createTrainer.ts';
 import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
@@ -87,7 +88,7 @@ function trajectoryLine(iteration: number, ep: StepEpisode | TokenEpisode, rewar
 const MAX_EVAL_EPISODES = 100_000;
 
 /** What a run writes into its --out folder: finding any of them there means a run lives there. */
-const RUN_FILES = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'policy.onnx', 'eval.json', 'eval-episodes.jsonl', 'checkpoint.json', REWARD_VERSIONS_FILE];
+const RUN_FILES = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'policy.onnx', 'policy.json', 'eval.json', 'eval-episodes.jsonl', 'checkpoint.json', REWARD_VERSIONS_FILE];
 
 /** Default of --checkpoint-every: iterations between checkpoint saves. */
 export const CHECKPOINT_EVERY = 10;
@@ -365,12 +366,15 @@ export async function main(argv: string[]): Promise<number> {
     // Token policies export the KV-cache decode graph (one token per call), what a rollout runs.
     const graph = trainer.model.kind === 'transformer' ? 'decode' : 'full';
     writeFileSync(join(out, 'policy.onnx'), exportPolicyOnnx(trainer.model, weights, { batch: 1, graph }));
+    // What policy.onnx needs beside it to be used elsewhere: its inputs, how to build them, the actions.
+    const done = startAt + (stopped?.iterations ?? 0);
+    writeFileSync(join(out, 'policy.json'), JSON.stringify(policyCard(config, { iteration: done, rewardCodeHash: await rewardCodeHash(inForce?.code ?? '') }), null, 2) + '\n');
     await trainer.release();
     rewardLab?.scorer.close();
   }
   /** Iterations of the run so far (a resumed run counts from its checkpoint). */
   const iterations = startAt + stopped.iterations;
-  const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx${existsSync(checkpointPath) ? ', checkpoint.json' : ''}${versions.length > 0 ? `, ${REWARD_VERSIONS_FILE}` : ''}`;
+  const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx, policy.json${existsSync(checkpointPath) ? ', checkpoint.json' : ''}${versions.length > 0 ? `, ${REWARD_VERSIONS_FILE}` : ''}`;
   if (stopped.reason === 'error') {
     console.error(`stopped after ${iterations} iterations; wrote ${wrote} (policy.onnx: the last good weights; a checkpoint.json is the last one saved before the error) to ${out}`);
     return 1;

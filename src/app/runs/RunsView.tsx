@@ -291,6 +291,7 @@ const EXPORTS: { kind: ExportKind; label: string; title: string }[] = [
   { kind: 'trajectories-jsonl', label: 'Trajectories JSONL', title: "The saved sampled episodes, as the CLI's trajectories.jsonl" },
   { kind: 'config', label: 'Config JSON', title: 'The fully resolved config: npm run train -- --config FILE runs it headless' },
   { kind: 'onnx', label: 'Policy ONNX', title: "The policy at the run's last checkpoint, weights baked in (an MLP: one state per call; a transformer: one token per call on a KV cache), as the CLI's policy.onnx: loadable by any ONNX runtime" },
+  { kind: 'policy-json', label: 'policy.json', title: "What the Policy ONNX needs beside it, as the CLI's policy.json: its inputs and outputs, how to build the input from an observation, the action names (or vocabulary), the env and the reward code's hash" },
 ];
 
 /** A text field that saves on blur or Enter (not on every key). */

@@ -7,6 +7,7 @@ import type { StateCreator } from 'zustand';
 import type { Store } from '../state/storeTypes.ts';
 import type { CompareSettings, RunsSlice } from './runsState.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
+import { rewardCodeHash, versionAt } from '../../core/reward/versions.ts';
 import { configToJson, metricsToCsv, metricsToJsonl, parseImport, runRewardVersions, runToFile, safeFileName, trajectoriesToJsonl } from '../../core/runs/format.ts';
 import { browserRunStore, recoverInterrupted, storageUse } from '../../runtime/storage/browser.ts';
 import { flushRunRecord, forgetRunRecord, recordingRunId } from '../train/slice.ts';
@@ -204,13 +205,22 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
           get().notify('info', `"${run.info.name}" changed its reward code while training (${versions.map((v) => `v${v.version} from iteration ${v.iteration + 1}`).join(', ')}). The config holds v${last.version}, the code it ended with; the run file keeps every version, and npm run train -- --resume FILE continues with the one in force at its checkpoint.`);
         }
       }
-      else if (kind === 'onnx') {
+      else if (kind === 'onnx' || kind === 'policy-json') {
         if (!run.checkpoint) {
           get().notify('warning', 'This run has no saved checkpoint, so no policy to export: runs save one after their first iteration, every 10 iterations, on pause and at the end (tool-env runs recorded before they kept checkpoints have none).');
           return;
         }
         try {
           // Loaded on demand: the graph builder is not otherwise needed on the page.
+          if (kind === 'policy-json') {
+            // What the ONNX file needs beside it: inputs and how to build them, the actions, the env and the reward code in force.
+            const { policyCard } = await import('../../core/models/policyCard.ts');
+            const k = run.checkpoint.iteration;
+            const code = versionAt(runRewardVersions(run) ?? [], k - 1)?.code ?? '';
+            const card = policyCard(run.config, { iteration: k, rewardCodeHash: await rewardCodeHash(code), stage: run.checkpoint.pipeline?.stage });
+            download(`${base}.policy.json`, JSON.stringify(card, null, 2) + '\n', 'application/json');
+            return;
+          }
           const { policyOnnxFromCheckpoint } = await import('../../core/runs/policyExport.ts');
           download(`${base}.policy.onnx`, policyOnnxFromCheckpoint(run.config, run.checkpoint) as Uint8Array<ArrayBuffer>, 'application/octet-stream');
         } catch (e) {
