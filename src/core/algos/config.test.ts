@@ -15,9 +15,15 @@ describe('algorithm config', () => {
     expect(r.ok && r.config).toEqual(DEFAULT_ALGO_CONFIG);
   });
 
-  it('algorithm-dependent defaults: drgrpo -> no std, constant aggregation; ppo -> 4 epochs', () => {
+  it('algorithm-dependent defaults: drgrpo -> no std, constant aggregation; gspo -> sequence aggregation; ppo -> 4 epochs', () => {
     const d = parseAlgoConfig({ algo: 'drgrpo' });
     expect(d.ok && [d.config.normalizeStd, d.config.aggregation]).toEqual([false, 'constant']);
+    // GSPO's objective (1/G) Σ_i min(s_i·Â_i, clip(s_i)·Â_i) weighs each sequence alike.
+    const g = parseAlgoConfig({ algo: 'gspo' });
+    expect(g.ok && [g.config.normalizeStd, g.config.aggregation]).toEqual([true, 'sequence']);
+    expect(g.ok && g.config).toEqual(defaultsFor('gspo'));
+    const gt = parseAlgoConfig({ algo: 'gspo', aggregation: 'token' });
+    expect(gt.ok && gt.config.aggregation).toBe('token');
     const p = parseAlgoConfig({ algo: 'ppo', gamma: 0.9 });
     expect(p.ok && [p.config.updateEpochs, p.config.normalizeStd, p.config.gamma]).toEqual([4, false, 0.9]);
     expect(p.ok && p.config).toEqual({ ...defaultsFor('ppo'), gamma: 0.9 });

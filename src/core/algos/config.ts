@@ -31,6 +31,15 @@ export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo', 'cispo', 
 /** Group algorithms that divide by the group's reward std by default (GRPO's advantages). */
 const STD_NORMALIZED: readonly Algo[] = ['grpo', 'cispo', 'gspo', 'gigpo'];
 
+/**
+ * An algorithm's default aggregation: Dr.GRPO's constant normaliser; GSPO's objective
+ * (1/G) Σ_i min(s_i·Â_i, clip(s_i)·Â_i), one term per sequence, which is 'sequence' (each
+ * sequence weighs 1/G, its tokens 1/(G·|y_i|)); DAPO's 'token' for the rest.
+ */
+export function defaultAggregation(algo: Algo): Aggregation {
+  return algo === 'drgrpo' ? 'constant' : algo === 'gspo' ? 'sequence' : 'token';
+}
+
 export interface AlgoConfig {
   /**
    * Advantage estimator and loss: 'reinforce' (baseline), 'grpo', 'drgrpo', 'rloo' (groups), 'ppo'
@@ -73,7 +82,11 @@ export interface AlgoConfig {
   klMode: 'loss' | 'reward';
   /** Entropy bonus weight (nats⁻¹ of loss); counters premature collapse of exploration. */
   entropyCoef: number;
-  /** Loss aggregation over tokens: 'token' (DAPO), 'sequence' (GRPO), 'constant' (Dr.GRPO). Default: 'constant' for drgrpo, else 'token'. */
+  /**
+   * Loss aggregation over tokens: 'token' (DAPO), 'sequence' (GRPO), 'constant' (Dr.GRPO).
+   * Default: 'constant' for drgrpo, 'sequence' for gspo (its objective weighs each sequence
+   * 1/G), else 'token'. 'sequence' and gspo train whole sequences per minibatch on every family.
+   */
   aggregation: Aggregation;
   /** L in the constant normaliser 1/(n_seqs·L), in tokens; null = the padded batch length T. */
   aggregationLen: number | null;
@@ -162,7 +175,7 @@ export function defaultsFor(algo: Algo): AlgoConfig {
     tis: { ...DEFAULT_ALGO_CONFIG.tis },
     algo,
     normalizeStd: STD_NORMALIZED.includes(algo),
-    aggregation: algo === 'drgrpo' ? 'constant' : 'token',
+    aggregation: defaultAggregation(algo),
     updateEpochs: algo === 'ppo' ? 4 : 1,
   };
 }
@@ -287,7 +300,7 @@ export function parseAlgoConfig(input: unknown): { ok: true; config: AlgoConfig 
       ...defaultsFor(d.algo),
       ...d,
       normalizeStd: d.normalizeStd ?? STD_NORMALIZED.includes(d.algo),
-      aggregation: d.aggregation ?? (d.algo === 'drgrpo' ? 'constant' : 'token'),
+      aggregation: d.aggregation ?? defaultAggregation(d.algo),
       updateEpochs: d.updateEpochs ?? (d.algo === 'ppo' ? 4 : 1),
     };
     issues = crossCheck(config);

@@ -23,6 +23,8 @@ describe('config bounds', () => {
     [{ ...grid, env: { id: 'grid/empty-8x8', kwargs: { viewSize: 301 } } }, /^env: .*viewSize.*15/],
     [{ ...grid, model: { kind: 'mlp', hidden: [4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096] } }, /^model: at most 20,000,000 parameters \(these sizes make about 117,440,512\)/],
     [{ env: { id: 'tools/calculator' }, model: { kind: 'transformer', context: 1024 }, algo: { algo: 'grpo' }, rollout: { learnerBatch: 1024 } }, /^rollout\.learnerBatch: learnerBatch × model\.context must be ≤ 131,072 tokens/],
+    // GSPO's ratio is over a whole episode, in one train step: the learner batch must hold the longest.
+    [{ ...grid, algo: { algo: 'gspo' }, rollout: { learnerBatch: 255 } }, /^rollout\.learnerBatch: gspo trains whole episodes per train step .* the longest, 256 steps \(grid\/empty-8x8's maxSteps\); got 255/],
   ])('%j is refused with its bound', (input, message) => {
     const m = messages(input);
     expect(m.some((x) => message.test(x)), m.join('\n')).toBe(true);
@@ -30,6 +32,8 @@ describe('config bounds', () => {
 
   it('every preset-sized config still passes', () => {
     expect(messages({ ...grid, algo: { algo: 'grpo', lr: 1, adamEps: 1e-12, groupSize: 64 }, rollout: { groups: 256 } })).toEqual([]);
+    expect(messages({ ...grid, algo: { algo: 'gspo' }, rollout: { learnerBatch: 256 } })).toEqual([]);
+    expect(messages({ ...grid, algo: { algo: 'grpo' }, rollout: { learnerBatch: 64 } })).toEqual([]);
   });
 });
 

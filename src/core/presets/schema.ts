@@ -396,10 +396,12 @@ function budgetRules(c: Parsed, algo: AlgoConfig): string[] {
 function runnable(c: Parsed): string[] {
   let family: string;
   let agentCount: number;
+  let maxSteps: number;
   try {
     const spec = makeEnv(c.env.id, c.env.kwargs).spec;
     family = spec.family;
     agentCount = spec.agents?.length ?? 1;
+    maxSteps = spec.maxSteps;
   } catch (e) {
     return [`env: ${(e as Error).message}`];
   }
@@ -424,6 +426,10 @@ function runnable(c: Parsed): string[] {
   }
   if (c.model.kind === 'mlp' && c.model.agents === 'separate' && agentCount !== 2) {
     out.push(`model.agents: 'separate' gives each agent of a two-agent env (e.g. grid/switch-door) its own network; ${c.env.id} has ${agentCount === 1 ? 'one agent' : `${agentCount} agents`}, use 'shared'`);
+  }
+  if (c.algo.algo === 'gspo' && family === 'grid' && c.model.kind === 'mlp' && c.rollout.learnerBatch < maxSteps) {
+    // An episode's steps are GSPO's sequence: its ratio is over all of them, in one train step.
+    out.push(`rollout.learnerBatch: gspo trains whole episodes per train step (its ratio is over every step of one), so it must hold the longest, ${maxSteps} steps (${c.env.id}'s maxSteps); got ${c.rollout.learnerBatch}`);
   }
   if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");
   return out;

@@ -50,6 +50,7 @@ import { initWeights, type Weights } from '../models/types.ts';
 import { weightsOf, withShapingWeights, type ShapedReward } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
+import { HYPER_INPUTS } from '../update/trainStep.ts';
 import type { Engine, Learner } from '../engine/types.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
@@ -64,7 +65,7 @@ import { buildTextStepRecords } from '../reward/stepRecord.ts';
 import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { referenceAndKlReward, tokenAdvantages, tokenWeights } from '../update/tokenAdvantages.ts';
 import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
-import { tokenOffPolicy } from '../update/tokenOffPolicy.ts';
+import { learnerIsProximal, tokenOffPolicy } from '../update/tokenOffPolicy.ts';
 import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
 
 export interface AsyncTokenScheduling {
@@ -156,7 +157,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     private readonly learner: Learner,
     /**
      * π at the learner's version, for stale tokens' π_old (batch = learnerBatch); null when
-     * the learner takes π_old from its own forward pass (one update epoch: see create()).
+     * the learner takes π_old from its own forward pass (an update of one optimizer step: see create()).
      */
     private readonly proximal: SequenceScorer | null,
     private readonly reference: SequenceScorer | null,
@@ -189,15 +190,16 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const model = makeTokenModel(config.model);
     const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
     const rows = scheduling.kvRows > 0 ? scheduling.kvRows : config.groups * algo.groupSize;
-    // With one update epoch every token is trained on by one optimizer step, and the weights at
-    // that step are the proximal policy of decoupled PPO (ratio 1, the trust region anchored
-    // where the update starts): the train graph takes π_old from its own forward pass
-    // (stop-gradient) for stale tokens and applies the TIS weight itself, which saves a forward
-    // pass over the stale sequences. With several minibatches, later ones anchor at the weights
-    // the earlier steps left, which is what their fresh tokens' ratio measures against too.
-    // Several epochs need one fixed π_old across epochs: it is recomputed by a scorer then.
+    // Decoupled PPO keeps one proximal policy π_prox for the whole update: the weights before it,
+    // for every minibatch and epoch (Hilton et al. 2022; AReaL). When the update is one optimizer
+    // step (one epoch, one minibatch), those are the weights of that step: the train graph takes
+    // π_prox from its own forward pass (stop-gradient) for stale tokens and applies the TIS
+    // weight itself, which saves a forward pass over the stale sequences. With more steps, the
+    // second would anchor stale tokens at the weights the first left (ratio 1, never clipped),
+    // so a scorer computes π_prox once, before the update, at the learner's version. Fresh
+    // tokens were sampled by that version: μ is π_prox for them in every minibatch and epoch.
     // Without TIS, stale tokens keep μ as π_old (no proximal policy at all).
-    const selfProximal = algo.updateEpochs === 1 && algo.tis.enabled;
+    const selfProximal = learnerIsProximal(algo, config.groups * algo.groupSize, config.learnerBatch);
     const opts = trainStepOptions({ ...algo, valueCoef: 0 }, config.learnerBatch);
     if (selfProximal && opts.loss?.kind === 'policy-gradient') opts.loss = { ...opts.loss, proximal: 'self', tisCap: algo.tis.cap };
     const lens = lengthBuckets(model.config.context);
@@ -458,6 +460,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const adv = tokenAdvantages(algo, episodes, shaped, totals, rows, T, equal ? N : sizes, this.ema);
     this.ema = adv.ema;
     const weights = tokenWeights(algo, rows, n, T);
+    if (!this.proximal && !learnerIsProximal(algo, n, this.config.learnerBatch)) throw new Error(`AsyncTokenTrainer: ${n} sequences take more than one train step, and the learner serves as π_prox only for one`);
     const off = await tokenOffPolicy(algo, this.version, rows, ver, adv.tokAdv, this.proximal, { n, T, V });
     const t2 = performance.now();
     const upd = await runTokenUpdate(
@@ -578,6 +581,12 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
    */
   async restore(cp: Checkpoint): Promise<void> {
     const who = 'AsyncTokenTrainer.restore';
+    // Checkpoints from before π_prox was fixed for multi-step updates (their learner served as
+    // π_prox) carry the TIS cap as a graph input; it is algo.tis.cap either way.
+    if (HYPER_INPUTS.tisCap in cp.hyper && !(HYPER_INPUTS.tisCap in this.learner.hyper)) {
+      const { [HYPER_INPUTS.tisCap]: _cap, ...hyper } = cp.hyper;
+      cp = { ...cp, hyper };
+    }
     checkTokenCheckpoint(cp, {
       who,
       trainer: 'async-token',

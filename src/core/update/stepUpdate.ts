@@ -30,9 +30,63 @@ export interface StepUpdateResult {
 }
 
 /**
- * Shuffles the rows each epoch and cuts them into max(minibatches, ⌈S/B⌉) minibatches; each
- * minibatch's weights are scaled by S / rows so that every optimizer step has the scale of the
- * whole batch. With `reference` (KL as a loss), its log-probs of the actions go in too.
+ * Whether minibatches take whole episodes: GSPO's sequence ratio (over all of an episode's steps)
+ * and 'sequence' aggregation (a mean over each episode's steps) are per-episode quantities, exact
+ * only when all of an episode's rows are in one train step. Otherwise rows are shuffled one by one.
+ */
+export function wholeEpisodes(algo: Pick<AlgoConfig, 'algo' | 'aggregation'>): boolean {
+  return algo.algo === 'gspo' || algo.aggregation === 'sequence';
+}
+
+/**
+ * One epoch's minibatches of whole episodes, as lists of rows (each episode's rows in order).
+ * Episodes are taken in `order` and cut into about `chunks` minibatches of S/chunks rows: an
+ * episode joins the minibatch its middle row falls in (of `chunks` equal spans of the shuffled
+ * rows), and starts a new one where it would overflow `B` rows. An episode longer than B rows
+ * cannot be whole: with `split` it is cut into pieces of ≤ B consecutive rows, each a minibatch
+ * of its own; without, it is an error (GSPO: its ratio needs the whole episode).
+ * @param starts [n] first row of each episode; lengths [n] its rows.
+ */
+export function episodeMinibatches(order: readonly number[], starts: ArrayLike<number>, lengths: ArrayLike<number>, chunks: number, B: number, split: boolean): number[][] {
+  const S = order.reduce((s, e) => s + lengths[e], 0);
+  const span = S / chunks;
+  const out: number[][] = [];
+  const rowsOf = (e: number, from = 0, to = lengths[e]) => Array.from({ length: to - from }, (_, t) => starts[e] + from + t);
+  let cur: number[] = [];
+  let curChunk = -1;
+  let at = 0;
+  for (const e of order) {
+    const len = lengths[e];
+    if (len > B) {
+      if (!split) throw new RangeError(`an episode of ${len} steps does not fit one train step of ${B} rows, and GSPO's sequence ratio needs all of it in one; raise rollout.learnerBatch to at least the env's maxSteps`);
+      if (cur.length > 0) out.push(cur);
+      for (let o = 0; o < len; o += B) out.push(rowsOf(e, o, Math.min(len, o + B)));
+      cur = [];
+      curChunk = -1;
+      at += len;
+      continue;
+    }
+    const chunk = Math.min(chunks - 1, Math.floor((at + len / 2) / span));
+    if (cur.length > 0 && (chunk !== curChunk || cur.length + len > B)) {
+      out.push(cur);
+      cur = [];
+    }
+    if (cur.length === 0) curChunk = chunk;
+    for (let t = 0; t < len; t++) cur.push(starts[e] + t);
+    at += len;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
+/**
+ * Each epoch, cuts the rows into max(minibatches, ⌈S/B⌉) minibatches (about that many with whole
+ * episodes): shuffled row by row, or, for GSPO and 'sequence' aggregation (`wholeEpisodes`), as
+ * whole episodes in shuffled order (`episodeMinibatches`). Every optimizer step has the scale of
+ * the whole batch: row by row, a minibatch's weights are scaled by S / rows; whole episodes, by
+ * Σ of all weights / Σ of the minibatch's (n / k for k of n episodes under 'sequence'
+ * aggregation, so a minibatch's objective is the mean over its own episodes, as on the token
+ * path). With `reference` (KL as a loss), its log-probs of the actions go in too.
  * @param version the learner's version: rows sampled by it are fresh, and before the first
  *   update the learner must agree with their μ (`mismatch`); stale rows differ by design.
  */
@@ -63,16 +117,38 @@ export async function runStepUpdate(
   let steps = 0;
   let allApplied = true;
   let mismatch: StepUpdateResult['mismatch'];
-  const order = Array.from({ length: S }, (_, i) => i);
+  const whole = wholeEpisodes(algo);
+  // Whole episodes: each episode's first row and length (rows are in episode order).
+  const starts: number[] = [];
+  const lengths: number[] = [];
+  if (whole) {
+    for (let r = 0; r < S; r++) {
+      if (r === 0 || rows.episode[r] !== rows.episode[r - 1]) {
+        starts.push(r);
+        lengths.push(0);
+      }
+      lengths[lengths.length - 1]++;
+    }
+  }
+  let weightSum = 0;
+  if (whole) for (let r = 0; r < S; r++) weightSum += targets.weights[r];
+  const order = Array.from({ length: whole ? starts.length : S }, (_, i) => i);
   for (let epoch = 0; epoch < algo.updateEpochs; epoch++) {
     opts.rng.shuffle(order);
-    for (let c = 0; c < chunks; c++) {
-      const batchRows = order.slice(c * per, Math.min(S, (c + 1) * per));
+    const minibatches = whole ? episodeMinibatches(order, starts, lengths, chunks, B, algo.algo !== 'gspo') : null;
+    const count = minibatches ? minibatches.length : chunks;
+    for (let c = 0; c < count; c++) {
+      const batchRows = minibatches ? minibatches[c] : order.slice(c * per, Math.min(S, (c + 1) * per));
       if (batchRows.length === 0) continue;
       for (const a of [obs, actions, advantages, oldLogp, weights, mask, returns, oldValues]) a.fill(0);
       seqIds?.fill(0);
       const seqOf = new Map<number, number>();
-      const scale = S / batchRows.length;
+      let scale = S / batchRows.length;
+      if (whole) {
+        let mb = 0;
+        for (const r of batchRows) mb += targets.weights[r];
+        scale = mb > 0 ? weightSum / mb : 1;
+      }
       batchRows.forEach((r, j) => {
         obs.set(rows.obs.subarray(r * D, (r + 1) * D), j * D);
         actions[j] = rows.actions[r];

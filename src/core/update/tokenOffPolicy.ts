@@ -27,9 +27,21 @@ export interface TokenOffPolicy {
 }
 
 /**
+ * Whether the learner's own forward pass may serve as the proximal policy (train-graph option
+ * proximal 'self'): TIS on, and the update of `seqs` sequences is one optimizer step (one epoch,
+ * one minibatch of ≤ `learnerBatch`). Decoupled PPO fixes π_prox for the whole update, as the
+ * weights before it; a learner's forward pass in a later step would see the weights earlier
+ * steps left, so with more steps a scorer computes π_prox once, before the update.
+ */
+export function learnerIsProximal(algo: Pick<AlgoConfig, 'tis' | 'updateEpochs' | 'minibatches'>, seqs: number, learnerBatch: number): boolean {
+  return algo.tis.enabled && algo.updateEpochs === 1 && Math.max(algo.minibatches, Math.ceil(seqs / learnerBatch)) === 1;
+}
+
+/**
  * @param ver [n·T] version per training position (`shiftedVersions`).
- * @param proximal scorer of the learner's current weights, or null when the learner's own forward
- *   pass serves as π_old (one update epoch with TIS: it gets `prox_mask` and applies the weight).
+ * @param proximal scorer of the learner's current weights (π_prox, computed here once for the
+ *   whole update), or null when the learner's own forward pass serves as π_old (an update of one
+ *   optimizer step with TIS, `learnerIsProximal`: it gets `prox_mask` and applies the weight).
  * @param tokAdv [n·T] advantages before correction.
  */
 export async function tokenOffPolicy(

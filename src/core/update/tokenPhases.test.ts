@@ -10,8 +10,10 @@ import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { shiftedBatch, shiftedVersions } from './tokenBatch.ts';
 import { tokenAdvantages, tokenWeights, valueTargets } from './tokenAdvantages.ts';
 import { rolloutEntropy, tokenIterationMetrics } from './tokenMetrics.ts';
-import { tokenOffPolicy } from './tokenOffPolicy.ts';
-import type { SequenceScorer } from './tokenUpdate.ts';
+import { learnerIsProximal, tokenOffPolicy } from './tokenOffPolicy.ts';
+import { runTokenUpdate, type SequenceScorer } from './tokenUpdate.ts';
+import type { Feed, Learner } from '../engine/types.ts';
+import { Rng } from '../util/rng.ts';
 
 /** context: <bos> <obs> a <eoa>: two policy tokens at context 2, 3 (training positions 1, 2). */
 function ep(over: Partial<TokenEpisode> = {}): TokenEpisode {
@@ -83,6 +85,65 @@ describe('tokenOffPolicy', () => {
     expect(r.advUsed[1]).toBe(1.5); // exp(−0.5 + 1) ≈ 1.65, capped
     expect(r.advUsed[2]).toBe(1);
     expect(r.extra).toBeUndefined();
+  });
+});
+
+describe('decoupled PPO: one proximal policy for the whole update', () => {
+  // Hilton et al. (2022), AReaL: J = Σ_t min(r_t·A′_t, clip(r_t)·A′_t), r_t = π_θ/π_prox and
+  // A′_t = A_t·min(π_prox/μ_t, cap), π_prox the weights before the update, fixed for every
+  // minibatch and epoch.
+  it('the learner serves as π_prox only when the update is one optimizer step', () => {
+    const base = { tis: { enabled: true, cap: 2 }, updateEpochs: 1, minibatches: 1 };
+    expect(learnerIsProximal(base, 16, 16)).toBe(true);
+    expect(learnerIsProximal(base, 32, 16)).toBe(false); // flaky-api-async: 4 groups × 8, learnerBatch 16
+    expect(learnerIsProximal({ ...base, minibatches: 2 }, 16, 16)).toBe(false);
+    expect(learnerIsProximal({ ...base, updateEpochs: 2 }, 16, 16)).toBe(false);
+    expect(learnerIsProximal({ ...base, tis: { enabled: false, cap: 2 } }, 16, 16)).toBe(false);
+  });
+
+  it('with a scorer: π_prox computed once before the update, the same in every minibatch and epoch', async () => {
+    // Four sequences, two training positions each (versions 0 and 1); the learner is at version 1.
+    const eps = [0, 1, 2, 3].map((k) => ep({ logprobs: Float32Array.from([0, 0, -1 - k / 10, -2 + k / 10]) }));
+    const rows = shiftedBatch(eps, T);
+    const ver = shiftedVersions(eps, T);
+    const adv = Float64Array.from(rows.mask, (m, i) => (m ? 1 + Math.floor(i / T) : 0));
+    const prox = Float32Array.from({ length: 4 * T }, (_, i) => -0.7 - 0.1 * (i % T) - 0.05 * Math.floor(i / T));
+    let calls = 0;
+    const scorer = { logprobs: async () => (calls++, prox.slice()) } as unknown as SequenceScorer;
+    const algo = { ...defaultsFor('grpo'), tis: { enabled: true, cap: 1.5 }, minibatches: 2, updateEpochs: 2 };
+    expect(learnerIsProximal(algo, 4, 2)).toBe(false);
+    const off = await tokenOffPolicy(algo, 1, rows, ver, adv, scorer, { n: 4, T, V: 8 });
+    const feeds: Record<string, Float32Array>[] = [];
+    const learner: Learner = {
+      batch: 2, hyper: {},
+      async step(b: Readonly<Record<string, Feed>>) {
+        feeds.push(Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Float32Array.from(v as Float32Array)])));
+        return { metrics: {}, applied: true, logprobs: new Float32Array(2 * T) };
+      },
+      async getWeights() { return {}; },
+      setWeights() {},
+      async release() {},
+    };
+    const w = tokenWeights(algo, rows, 4, T);
+    await runTokenUpdate(learner, algo, { n: 4, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: off.oldLogp, advantages: off.advUsed, weights: w, refLogprobs: null, extra: off.extra }, new Rng(1));
+    expect(calls).toBe(1);
+    expect(feeds.length).toBe(4); // 2 epochs × 2 minibatches
+    const seen = new Map<number, number>();
+    for (const f of feeds) {
+      expect(f.prox_mask).toBeUndefined();
+      for (let j = 0; j < 2; j++) {
+        // Which sequence is in slot j: its advantage on the fresh position names it.
+        const s = Math.round(f.advantages[j * T + 2]) - 1;
+        seen.set(s, (seen.get(s) ?? 0) + 1);
+        // Stale position 1 (sampled by version 0): π_old = π_prox, A′ = A·min(π_prox/μ, cap).
+        const mu = rows.oldLogprobs[s * T + 1];
+        expect(f.old_logprobs[j * T + 1]).toBe(prox[s * T + 1]);
+        expect(f.advantages[j * T + 1]).toBeCloseTo((s + 1) * Math.min(Math.exp(prox[s * T + 1] - mu), 1.5), 6);
+        // Fresh position 2 (version 1, the learner's): μ is π_prox, weight 1.
+        expect(f.old_logprobs[j * T + 2]).toBe(rows.oldLogprobs[s * T + 2]);
+      }
+    }
+    expect([...seen.entries()].sort()).toEqual([[0, 2], [1, 2], [2, 2], [3, 2]]);
   });
 });
 

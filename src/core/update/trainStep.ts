@@ -78,9 +78,11 @@ export interface PolicyGradientLoss {
   /**
    * Where π_old of the ratio comes from. 'fed': `old_logprobs`. 'self' also feeds `prox_mask`
    * (stale tokens): there π_old is the learner's own log-prob at this step's weights
-   * (stop-gradient: decoupled PPO's proximal policy when that is the learner's weights, without
-   * a second forward pass), `old_logprobs` holds the behaviour μ, and the advantage is multiplied
-   * by min(π_old/μ, tis_cap) (truncated importance sampling). Default 'fed'.
+   * (stop-gradient: decoupled PPO's proximal policy without a second forward pass), `old_logprobs`
+   * holds the behaviour μ, and the advantage is multiplied by min(π_old/μ, tis_cap) (truncated
+   * importance sampling). Decoupled PPO's π_prox is the weights before the update, fixed for all
+   * of it: 'self' is that only when the update is this one step (update/tokenOffPolicy.ts
+   * `learnerIsProximal`). Default 'fed'.
    */
   proximal: 'fed' | 'self';
   /** Truncation cap of the IS weight with proximal 'self'. Default 2. */
