@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import * as ortNode from 'onnxruntime-node';
 import { spawn } from 'node:child_process';
-import { EXIT_INTERRUPTED, main } from './train.ts';
+import { EXIT_INTERRUPTED, main, STOP_SIGNALS } from './train.ts';
 import { presetIds, loadRunConfig } from './presets.ts';
 import { parseRunConfig } from '../core/presets/schema.ts';
 import { parseCliFolder, runToFile } from '../core/runs/format.ts';
@@ -153,6 +153,102 @@ describe('npm run train', () => {
     const session = await ortNode.InferenceSession.create(join(out, 'policy.onnx'));
     const res = await session.run({ obs: new ortNode.Tensor('float32', new Float32Array(984), [1, 984]) });
     expect((res.logprobs.data as Float32Array).every(Number.isFinite)).toBe(true);
+  });
+
+  /** Starts the CLI in a child process (its own process group, as a terminal runs it); resolves its exit code and gathers stdout. */
+  function spawnTrain(args: string[]) {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/train.ts', ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = { child, stdout: '', stderr: '', exited: new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))) };
+    child.stdout.on('data', (d: Buffer) => void (run.stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => void (run.stderr += d.toString()));
+    const until = (re: RegExp, timeoutMs = 120_000) =>
+      new Promise<number>((resolve, reject) => {
+        const t0 = performance.now();
+        const timer = setInterval(() => {
+          if (re.test(run.stdout)) {
+            clearInterval(timer);
+            resolve(performance.now());
+          } else if (performance.now() - t0 > timeoutMs || child.exitCode !== null) {
+            clearInterval(timer);
+            reject(new Error(`never printed ${re}: ${run.stdout}${run.stderr}`));
+          }
+        }, 10);
+      });
+    return { ...run, until, out: () => run.stdout };
+  }
+
+  it('SIGTERM (as a process manager sends it) at iteration 3: checkpoint, policy.onnx, status 143, and --resume continues the folder', { timeout: 120_000 }, async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'train-sigterm-')), 'run');
+    const run = spawnTrain(['--config', 'grid-empty-8x8-grpo', '--iterations', '100000', '--out', out]);
+    await run.until(/\bit +3 /);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(STOP_SIGNALS.SIGTERM);
+    const stdout = run.out();
+    expect(stdout).toMatch(/SIGTERM received: stopping after this iteration and writing outputs/);
+    const at = Number(/interrupted by SIGTERM at iteration (\d+); wrote config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx, checkpoint\.json/.exec(stdout)?.[1]);
+    expect(at).toBeGreaterThanOrEqual(4);
+    expect(stdout).toContain(`continue with: npm run train -- --resume ${out}`);
+    expect(JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8')).iteration).toBe(at);
+    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(at);
+    const session = await ortNode.InferenceSession.create(join(out, 'policy.onnx'));
+    expect(((await session.run({ obs: new ortNode.Tensor('float32', new Float32Array(984), [1, 984]) })).logprobs.data as Float32Array).every(Number.isFinite)).toBe(true);
+    // The folder resumes: two more iterations, appended.
+    expect(await main(['--resume', out, '--iterations', String(at + 2), '--quiet'])).toBe(0);
+    const rows = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows.map((r) => r.iteration)).toEqual(Array.from({ length: at + 2 }, (_, i) => i));
+    expect(JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8')).iteration).toBe(at + 2);
+  });
+
+  it('Ctrl-C while a slow reward term scores: acknowledged at once, the iteration is dropped within a second, the folder resumes', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'train-sigint-terms-'));
+    // 8 short episodes a batch (rollouts take milliseconds), and a term taking ~5 ms a step: seconds of scoring.
+    writeFileSync(join(dir, 'small.json'), JSON.stringify({ env: { id: 'grid/empty-5x5' }, model: { kind: 'mlp', hidden: [16] }, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 }, seed: 1 }));
+    writeFileSync(join(dir, 'slow.js'), 'export const slow = (s) => {\n  const t = Date.now();\n  while (Date.now() - t < 5) {}\n  return 0;\n};\n');
+    const out = join(dir, 'run');
+    const run = spawnTrain(['--config', join(dir, 'small.json'), '--iterations', '100000', '--reward', join(dir, 'slow.js'), '--out', out]);
+    // Printed right before the first iteration starts.
+    await run.until(/^reward code /m);
+    await new Promise((r) => setTimeout(r, 1000));
+    const sent = performance.now();
+    process.kill(-run.child.pid!, 'SIGINT');
+    const acked = await run.until(/interrupted: stopping after this iteration \(or dropping it while its reward terms score\)/);
+    expect(await run.exited).toBe(EXIT_INTERRUPTED);
+    const exited = performance.now();
+    console.log(`Ctrl-C during scoring: acknowledged after ${(acked - sent).toFixed(0)} ms, exited after ${(exited - sent).toFixed(0)} ms`);
+    expect(acked - sent).toBeLessThan(1000);
+    const stdout = run.out();
+    expect(run.stderr).not.toMatch(/error in iteration/);
+    const at = Number(/interrupted at iteration (\d+) \(iteration \1 was being scored by the reward terms: dropped/.exec(stdout)?.[1]);
+    expect(at).toBeGreaterThanOrEqual(0);
+    // The checkpoint is the last finished iteration's, and the metrics stop there.
+    expect(JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8')).iteration).toBe(at);
+    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean)).toHaveLength(at);
+    expect(existsSync(join(out, 'policy.onnx'))).toBe(true);
+    // --resume trains the dropped iteration again.
+    expect(await main(['--resume', out, '--iterations', String(at + 1), '--quiet'])).toBe(0);
+    const rows = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(rows.map((r) => r.iteration)).toEqual(Array.from({ length: at + 1 }, (_, i) => i));
+    expect(rows[at]['reward/slow/mean']).toBe(0);
+  });
+
+  it('--out "" is refused, and a refused --resume creates no folder', async () => {
+    await expect(main(['--config', 'grid-empty-8x8-grpo', '--out', ''])).rejects.toThrow(/--out must name a folder \(got an empty string/);
+    await expect(main(['--resume', ''])).rejects.toThrow(/--resume must name a run folder/);
+    const dir = mkdtempSync(join(tmpdir(), 'resume-nothing-'));
+    const a = join(dir, 'a');
+    expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', a, '--quiet'])).toBe(0);
+    // A checkpoint of another model: the trainer refuses it after --out was prepared.
+    const cfg = JSON.parse(readFileSync(join(a, 'config.json'), 'utf8'));
+    writeFileSync(join(a, 'config.json'), JSON.stringify({ ...cfg, model: { ...cfg.model, hidden: [32] } }));
+    await expect(main(['--resume', a, '--iterations', '3', '--out', join(dir, 'new', 'deeper'), '--quiet'])).rejects.toThrow(/setState/);
+    expect(readdirSync(dir)).toEqual(['a']);
+    // The same from a run file, into the default folder under runs/ (made and taken away again).
+    const runsBefore = existsSync('runs') ? readdirSync('runs') : null;
+    const folder = parseCliFolder(['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'checkpoint.json'].map((f) => ({ name: f, text: readFileSync(join(a, f), 'utf8') })), 'a');
+    if (!folder.ok) throw new Error(folder.messages.join('\n'));
+    writeFileSync(join(dir, 'a.run.json'), runToFile(folder.run));
+    await expect(main(['--resume', join(dir, 'a.run.json'), '--iterations', '3', '--quiet'])).rejects.toThrow(/setState/);
+    expect(existsSync('runs') ? readdirSync('runs') : null).toEqual(runsBefore);
   });
 
   it('lr 1e300 is refused with its bound before anything runs (no NaN policy can be written)', async () => {

@@ -8,13 +8,13 @@
  *   trajectories.jsonl sampled episodes (actions, log-probs, rewards, versions)
  *   policy.onnx        the trained policy, weights baked in, loadable by any ONNX runtime
  *   checkpoint.json    the trainer's full state (every trainer): every --checkpoint-every iterations,
- *                      at the end and on Ctrl-C; what --resume continues from
+ *                      at the end and on Ctrl-C, SIGTERM or SIGHUP; what --resume continues from
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { checkpointToJson, type Checkpoint } from '../core/runs/checkpoint.ts';
+import { checkpointFromJson, checkpointToJson, type Checkpoint } from '../core/runs/checkpoint.ts';
 import { metricsToJsonl, parseCliFolder, parseRunFile, REWARD_VERSIONS_FILE, runRewardVersions, trajectoriesToJsonl, type MetricRow, type TrajectoryLine } from '../core/runs/format.ts';
-import { stageStarts, type RunConfig } from '../core/presets/schema.ts';
+import { parseRunConfig, stageStarts, type RunConfig } from '../core/presets/schema.ts';
 import { exportPolicyOnnx } from '../core/models/export.ts';
 import { policyCard } from '../core/models/policyCard.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
@@ -34,6 +34,7 @@ import { loadRunConfig, presetIds } from './presets.ts';
 import { withRewardFile } from './reward.ts';
 import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
 import { CODE_HASH_CHARS, missingVersionProblem, rewardCodeHash, rewardVersions, versionsForResume, type CodeVersion } from '../core/reward/versions.ts';
+import { ScoringInterrupted } from '../core/reward/rewardTerms.ts';
 
 const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N]
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
@@ -43,7 +44,8 @@ const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed 
   --resume PATH   continue a run from its last checkpoint: a CLI --out folder (continues in it unless --out) or a run file exported by the app; the config comes from the run, --iterations is the new total
   --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
-exit status: 0 done; 1 an invalid config (every problem listed), or a failed run (an error, or 5 iterations in a row whose updates were all skipped as non-finite: the outputs hold the last good weights); 2 bad command-line usage; 130 interrupted by Ctrl-C after writing the outputs
+stop signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP each stop the run after the iteration in flight (one whose reward terms are still scoring is dropped, within about a second) and write every output, checkpoint.json included, so --resume continues it; a second signal quits at once
+exit status: 0 done; 1 an invalid config (every problem listed), or a failed run (an error, or 5 iterations in a row whose updates were all skipped as non-finite: the outputs hold the last good weights); 2 bad command-line usage; 130, 143, 129 stopped by SIGINT, SIGTERM, SIGHUP after writing the outputs
 presets: ${presetIds().join(', ')}`;
 
 function fmt(x: number | undefined, digits = 3): string {
@@ -126,6 +128,11 @@ export function loadResume(path: string): ResumeSource {
     if (!files.some((f) => f.name === 'checkpoint.json')) {
       throw new UsageError(`--resume ${path}: checkpoint.json: missing (the run saved no checkpoint: it predates them, or its trainer keeps none), so it cannot resume`);
     }
+    const metricsText = files.find((f) => f.name === 'metrics.jsonl')?.text;
+    if (metricsText !== undefined && metricsText.trim() === '') {
+      const start = beforeFirstIteration(files, path);
+      if (start) return { ...start, dir };
+    }
     parsed = parseCliFolder(files, null);
   } else parsed = parseRunFile(readFileSync(abs, 'utf8'), basename(abs));
   if (!parsed.ok) throw new UsageError(`--resume ${path}: the run cannot be read:\n  - ${parsed.messages.join('\n  - ')}`);
@@ -142,6 +149,31 @@ export function loadResume(path: string): ResumeSource {
   return { config: run.config, checkpoint: run.checkpoint, metrics, trajectories: run.trajectories.filter((t) => t.iteration < k), dir, dropped: run.metrics.length - metrics.length, rewardVersions: kept, rewardInForce: inForce };
 }
 
+/**
+ * A folder whose run was stopped before its first iteration finished (e.g. by SIGTERM right after
+ * a long imitation warm start): no metric rows yet, a checkpoint at iteration 0. It resumes from
+ * there; anything else without rows is left to parseCliFolder's message.
+ */
+function beforeFirstIteration(files: readonly { name: string; text: string }[], path: string): Omit<ResumeSource, 'dir'> | null {
+  const read = (name: string) => {
+    try {
+      return JSON.parse(files.find((f) => f.name === name)?.text ?? 'null') as unknown;
+    } catch {
+      return null;
+    }
+  };
+  const cfg = parseRunConfig(read('config.json'));
+  const cp = checkpointFromJson(read('checkpoint.json'), 'checkpoint.json:');
+  if (!cfg.ok || !cp.ok) {
+    const messages = [...(cfg.ok ? [] : cfg.messages.map((m) => `config.json: ${m}`)), ...(cp.ok ? [] : cp.messages)];
+    throw new UsageError(`--resume ${path}: the run cannot be read:\n  - ${messages.join('\n  - ')}`);
+  }
+  if (cp.checkpoint.iteration !== 0) return null;
+  // Nothing was scored yet: the run starts with the code in its config (v1), as a fresh one does.
+  const { kept, inForce } = versionsForResume(rewardVersions(cfg.config.reward.code, []), 0);
+  return { config: cfg.config, checkpoint: cp.checkpoint, metrics: [], trajectories: [], dropped: 0, rewardVersions: kept, rewardInForce: inForce };
+}
+
 /** Writes via a temporary file and a rename, so a crash mid-write never leaves half a checkpoint. */
 function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
@@ -152,10 +184,13 @@ function writeAtomic(path: string, text: string): void {
 /**
  * Makes sure `out` can take this run's files before anything trains: refuses a folder that
  * already holds a run (unless `force`), creates missing folders, and writes a probe file, so an
- * unwritable path fails at once with its reason.
+ * unwritable path fails at once with its reason. Returns the folders it created, outermost
+ * first (`removeCreated` takes them away again when the run is refused after all).
  */
-export function prepareOut(out: string, force: boolean): void {
+export function prepareOut(out: string, force: boolean): string[] {
+  if (out.trim() === '') throw new UsageError('--out must name a folder (got an empty string; it would have meant the current folder)');
   const abs = resolve(out);
+  const missing: string[] = [];
   try {
     if (existsSync(abs)) {
       if (!statSync(abs).isDirectory()) throw new Error('it exists and is not a folder');
@@ -164,21 +199,72 @@ export function prepareOut(out: string, force: boolean): void {
     } else {
       // mkdir -p one level at a time: Node's recursive mkdir never returns on some special file
       // systems (--out /proc/x hung), while a plain mkdir fails at once with the reason.
-      const missing: string[] = [];
-      for (let p = abs; !existsSync(p); p = dirname(p)) missing.unshift(p);
-      for (const dir of missing) mkdirSync(dir);
+      const wanted: string[] = [];
+      for (let p = abs; !existsSync(p); p = dirname(p)) wanted.unshift(p);
+      for (const dir of wanted) {
+        mkdirSync(dir);
+        missing.push(dir);
+      }
     }
     const probe = join(abs, `.write-test-${process.pid}`);
     writeFileSync(probe, '');
     rmSync(probe);
   } catch (e) {
+    removeCreated(missing);
     if (e instanceof UsageError) throw e;
     throw new UsageError(`cannot write the run to --out ${out}: ${(e as Error).message}`);
   }
+  return missing;
 }
 
-/** Exit status after Ctrl-C (the shell convention 128 + SIGINT): outputs were written. */
-export const EXIT_INTERRUPTED = 130;
+/** Removes folders `prepareOut` created (innermost first), each only while it is still empty. */
+export function removeCreated(dirs: readonly string[]): void {
+  for (const dir of [...dirs].reverse()) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return; // not empty (or gone): leave it and its parents
+    }
+  }
+}
+
+/**
+ * Signals that stop a run as Ctrl-C does, each with its exit status (the shell's convention,
+ * 128 + the signal's number): the outputs were written and checkpoint.json resumes the run.
+ */
+export const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+export type StopSignal = keyof typeof STOP_SIGNALS;
+
+/** Exit status after Ctrl-C (128 + SIGINT): outputs were written. */
+export const EXIT_INTERRUPTED = STOP_SIGNALS.SIGINT;
+
+/**
+ * Listens for the stop signals: the first calls `onStop` (the run then stops after its iteration
+ * and writes its outputs), a second one of any kind quits at once with its status. `dispose`
+ * restores the default handling.
+ */
+function listenForStop(onStop: (sig: StopSignal) => void): { dispose: () => void } {
+  const names = Object.keys(STOP_SIGNALS) as StopSignal[];
+  const quitNow = (sig: StopSignal) => process.exit(STOP_SIGNALS[sig]);
+  const first = (sig: StopSignal) => {
+    for (const n of names) {
+      process.off(n, first);
+      process.on(n, quitNow);
+    }
+    // A hung-up terminal fails writes to it: the outputs are files, so carry on without it.
+    if (sig === 'SIGHUP') for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+    onStop(sig);
+  };
+  for (const n of names) process.on(n, first);
+  return {
+    dispose: () => {
+      for (const n of names) {
+        process.off(n, first);
+        process.off(n, quitNow);
+      }
+    },
+  };
+}
 
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseCli(
@@ -208,6 +294,8 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`--resume continues a run with its own config: leave out --config and --seed (--iterations sets the new total)`);
   }
   if (!values.config && values.resume === undefined) throw new UsageError(`--config (or --resume) is required\n\n${USAGE}`);
+  if (values.resume !== undefined && values.resume.trim() === '') throw new UsageError('--resume must name a run folder or a .run.json file (got an empty string)');
+  if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out must name a folder (got an empty string; it would have meant the current folder)');
   if (values.engine !== 'ort-web-wasm' && values.engine !== 'ort-node' && values.engine !== 'auto') throw new UsageError(`--engine must be ort-web-wasm, ort-node or auto, got ${values.engine}`);
   const checkpointEvery = intArg(values['checkpoint-every'], 'checkpoint-every', 0) ?? CHECKPOINT_EVERY;
   const resume = values.resume !== undefined ? loadResume(values.resume) : null;
@@ -226,165 +314,204 @@ export async function main(argv: string[]): Promise<number> {
   const out = values.out ?? resume?.dir ?? join('runs', `${config.id}-seed${config.seed}-${resume ? 'resumed-' : ''}${new Date().toISOString().replace(/[:.]/g, '-')}`);
   // Resuming a folder in place is what --resume is for: no --force needed there.
   const inPlace = resume?.dir != null && resolve(resume.dir) === resolve(out);
-  prepareOut(out, values.force || inPlace);
-  const metricsPath = join(out, 'metrics.jsonl');
-  const trajPath = join(out, 'trajectories.jsonl');
-  const checkpointPath = join(out, 'checkpoint.json');
-  /** Written once the trainer exists (and took the checkpoint): a refused resume leaves a folder as it was. */
-  /** Every reward-code version the run trained with, each with the iteration it took effect (config.json holds v1). */
-  const versions = resume ? resume.rewardVersions : rewardVersions(config.reward.code, []);
-  const writeStart = () => {
-    writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
-    if (versions.length > 0) writeFileSync(join(out, REWARD_VERSIONS_FILE), JSON.stringify(versions, null, 2) + '\n');
-    else rmSync(join(out, REWARD_VERSIONS_FILE), { force: true });
-    // A resumed run's files start with the iterations before its checkpoint.
-    writeFileSync(metricsPath, resume ? metricsToJsonl(resume.metrics) : '');
-    writeFileSync(trajPath, resume ? trajectoriesToJsonl(resume.trajectories) : '');
-    if (resume && !inPlace) writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(resume.checkpoint)));
-  };
-  if (!resume) writeStart();
-  const lastWall = resume?.metrics.at(-1)?.wall_s;
-  /** Training seconds before this session (a resumed run's wall_s continues). */
-  const wallOffset = lastWall !== undefined && Number.isFinite(lastWall) ? lastWall : 0;
-
-  // A reward module that does not load, or whose terms throw or loop on a dry run, stops here, before training.
-  // A resumed run scores on with the version in force at its checkpoint, numbered as before.
-  const inForce = resume ? resume.rewardInForce : (versions[0] ?? null);
-  const rewardLab = await rewardLabFor({ ...config, reward: { ...config.reward, code: inForce?.code ?? '' } }, (m) => console.warn(`warning: ${m}`), inForce?.version ?? 1);
-  let engine: Engine;
-  if (values.engine === 'auto') {
-    const { engine: chosen, decision } = await chooseNodeEngine(config);
-    engine = chosen;
-    console.log(`engine auto: ${summarize(decision)}; using ${engine.name} (${decision.reason})`);
-  } else engine = await loadNodeEngine(values.engine as NodeEngineName);
-  const trainer = await createTrainer(config, engine, {
-    rewardLab,
-    workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
-    tokenWorker: nodeTokenWorkerOn(engine.name as NodeEngineName),
-    // A token run's checkpoint replaces the imitation warm start's result: no need to train it again.
-    resume: resume?.checkpoint,
-    onWarmStart: (r, total) => {
-      if (!values.quiet && (r.step % 50 === 0 || r.step === total - 1)) {
-        console.log(`warm start ${String(r.step + 1).padStart(5)}/${total}  ${r.wallS.toFixed(1).padStart(6)}s  ce ${r.ceLoss.toFixed(3)}  p(expert token) ${r.targetProb.toFixed(3)}`);
-      }
-    },
+  const created = prepareOut(out, values.force || inPlace);
+  /** The first stop signal (Ctrl-C, SIGTERM, SIGHUP): the run stops after its iteration and writes its outputs. */
+  let stopSignal: StopSignal | null = null;
+  let rewardLab: Awaited<ReturnType<typeof rewardLabFor>>;
+  const stopListener = listenForStop((sig) => {
+    stopSignal = sig;
+    // An iteration whose reward terms are still scoring is dropped at the scorer's next slice (≤ ~0.3 s).
+    rewardLab?.scorer.interrupt?.();
+    const what = sig === 'SIGINT' ? 'interrupted' : `${sig} received`;
+    console.log(`\n${what}: stopping after this iteration${rewardLab ? ' (or dropping it while its reward terms score)' : ''} and writing outputs (${sig === 'SIGINT' ? 'Ctrl-C' : 'a signal'} again to quit at once)`);
   });
-  if (resume) {
-    try {
-      await trainer.restore(resume.checkpoint);
-    } catch (e) {
-      await trainer.release();
-      throw new Error(`--resume ${values.resume}: ${(e as Error).message}`, { cause: e });
-    }
-    writeStart();
-    const dropped = resume.dropped > 0 ? ` (${resume.dropped} later metric rows dropped: they are trained again)` : '';
-    console.log(`resuming ${values.resume} from its checkpoint at iteration ${startAt}${dropped}`);
-  } else if (!trainer.canCheckpoint && !values.quiet) console.log('note: this trainer keeps no checkpoints, so this run cannot be resumed');
-  const saveCheckpoint = async () => writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(await trainer.checkpoint())));
-  const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
-  const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
-  console.log(`training ${config.id} (${makeEnv(config.env.id, config.env.kwargs).spec.title} [${config.env.id}], ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
-  // The reward code's short hash: the Runs view shows the same for this code (imported or trained in a browser).
-  const codeHash = await rewardCodeHash(inForce?.code ?? '');
-  if (codeHash && inForce) {
-    const which = versions.length > 1 || resume ? `v${inForce.version} of ${versions.length}, in force since iteration ${inForce.iteration}; ${REWARD_VERSIONS_FILE} lists every version` : `config.json's reward.code`;
-    console.log(`reward code ${codeHash} (${which}; SHA-256, first ${CODE_HASH_CHARS} hex digits; the Runs view shows the same)`);
-  }
-  const heldOut = heldOutSeeds(evalN);
-  const evalEpisodesPath = join(out, 'eval-episodes.jsonl');
-  if (evalN > 0) writeFileSync(evalEpisodesPath, '');
-  const evaluate = async (when: string) => {
-    const greedy = await trainer.evaluate(heldOut, 0);
-    const sampled = await trainer.evaluate(heldOut, 1);
-    // Every held-out episode, so failures can be read (which digit, which hop) and runs diffed.
-    const lines = [...greedy.map((e) => ({ e, temperature: 0 })), ...sampled.map((e) => ({ e, temperature: 1 }))].map(({ e, temperature }) =>
-      JSON.stringify({ when, temperature, seed: e.seed, success: e.success, return: Number(Array.from(e.rewards).reduce((a, b) => a + b, 0).toFixed(6)), actions: Array.from(e.actions as ArrayLike<string | number>), transcript: 'transcript' in e ? e.transcript : undefined }),
-    );
-    appendFileSync(evalEpisodesPath, lines.join('\n') + '\n');
-    const rate = (eps: readonly { success: boolean }[]) => eps.filter((e) => e.success).length / Math.max(1, eps.length);
-    const r = { when, episodes: evalN, greedy_success: rate(greedy), sampled_success: rate(sampled) };
-    console.log(`eval (${when}, ${evalN} held-out seeds): greedy success ${r.greedy_success.toFixed(3)}, sampled ${r.sampled_success.toFixed(3)}`);
-    return r;
-  };
-  const evals = evalN > 0 ? [await evaluate('before RL')] : [];
-  const t0 = performance.now();
-  let interrupted = false;
-  const onSigint = () => {
-    interrupted = true;
-    console.log('\ninterrupted: finishing this iteration and writing outputs (Ctrl-C again to quit at once)');
-    process.once('SIGINT', () => process.exit(EXIT_INTERRUPTED));
-  };
-  process.once('SIGINT', onSigint);
-  const events = new TrainerEvents();
-  // Staged runs: a line where each stage begins (`pipeline/stage` is 1-based).
-  const starts = stageStarts(config.stages);
-  let shownStage = 0;
-  events.on('iteration', (e) => {
-    const m = e.metrics;
-    const elapsed = (performance.now() - t0) / 1000;
-    appendFileSync(metricsPath, JSON.stringify({ iteration: e.iteration, wall_s: Number((wallOffset + elapsed).toFixed(3)), ...m }) + '\n');
-    const stage = m['pipeline/stage'];
-    if (stage !== undefined && stage !== shownStage && !values.quiet) {
-      shownStage = stage;
-      const st = config.stages[stage - 1];
-      console.log(`== stage ${stage}/${config.stages.length}: ${st.name} (iterations ${starts[stage - 1] - 1}–${starts[stage - 1] + st.iterations - 2}${st.distill ? `; distilling into an mlp of ${JSON.stringify(st.distill.student.hidden)}` : ''})`);
-    }
-    if (!values.quiet) {
-      console.log(
-        `it ${String(e.iteration).padStart(4)}  ${elapsed.toFixed(1).padStart(6)}s  success ${fmt(m['episode/success_rate'], 2)}  reward ${fmt(m['reward/mean'])}  len ${fmt(m['episode/length_mean'], 1)}  entropy ${fmt(m['actor/entropy'])}  zero-std ${fmt(m['groups/frac_zero_std'], 2)}${'distill/teacher_prob' in m ? `  kl(teacher) ${fmt(m['actor/kl_ref'])}  p_teacher ${fmt(m['distill/teacher_prob'])}` : ''}${e.allApplied ? '' : '  [NaN guard skipped an update]'}`,
-      );
-    }
-  });
-  events.on('trajectories', (e) => {
-    for (const s of e.episodes) appendFileSync(trajPath, trajectoryLine(e.iteration, s.episode, s.reward, s.advantage) + '\n');
-  });
-  events.on('error', (e) => console.error(`error in iteration ${e.iteration}: ${e.message}`));
-  let stopped;
+  /** True once the folder holds this session's files: before that, a refused run takes away the folders it created. */
+  let started = false;
   try {
-    stopped = await runTraining(trainer, events, {
-      iterations: config.iterations - startAt,
-      stopAtSuccess: config.stopAtSuccess,
-      trajectories: keepTraj,
-      shouldStop: () => interrupted,
-      afterIteration:
-        trainer.canCheckpoint && checkpointEvery > 0
-          ? async (it) => {
-              if ((it + 1) % checkpointEvery === 0) await saveCheckpoint();
-            }
-          : undefined,
+    const metricsPath = join(out, 'metrics.jsonl');
+    const trajPath = join(out, 'trajectories.jsonl');
+    const checkpointPath = join(out, 'checkpoint.json');
+    /** Every reward-code version the run trained with, each with the iteration it took effect (config.json holds v1). */
+    const versions = resume ? resume.rewardVersions : rewardVersions(config.reward.code, []);
+    /** Written once the trainer exists (and took the checkpoint): a refused resume leaves a folder as it was. */
+    const writeStart = () => {
+      started = true;
+      writeFileSync(join(out, 'config.json'), JSON.stringify(config, null, 2) + '\n');
+      if (versions.length > 0) writeFileSync(join(out, REWARD_VERSIONS_FILE), JSON.stringify(versions, null, 2) + '\n');
+      else rmSync(join(out, REWARD_VERSIONS_FILE), { force: true });
+      // A resumed run's files start with the iterations before its checkpoint.
+      writeFileSync(metricsPath, resume ? metricsToJsonl(resume.metrics) : '');
+      writeFileSync(trajPath, resume ? trajectoriesToJsonl(resume.trajectories) : '');
+      if (resume && !inPlace) writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(resume.checkpoint)));
+    };
+    if (!resume) writeStart();
+    const lastWall = resume?.metrics.at(-1)?.wall_s;
+    /** Training seconds before this session (a resumed run's wall_s continues). */
+    const wallOffset = lastWall !== undefined && Number.isFinite(lastWall) ? lastWall : 0;
+
+    // A reward module that does not load, or whose terms throw or loop on a dry run, stops here, before training.
+    // A resumed run scores on with the version in force at its checkpoint, numbered as before.
+    const inForce = resume ? resume.rewardInForce : (versions[0] ?? null);
+    rewardLab = await rewardLabFor({ ...config, reward: { ...config.reward, code: inForce?.code ?? '' } }, (m) => console.warn(`warning: ${m}`), inForce?.version ?? 1);
+    let engine: Engine;
+    if (values.engine === 'auto') {
+      const { engine: chosen, decision } = await chooseNodeEngine(config);
+      engine = chosen;
+      console.log(`engine auto: ${summarize(decision)}; using ${engine.name} (${decision.reason})`);
+    } else engine = await loadNodeEngine(values.engine as NodeEngineName);
+    const trainer = await createTrainer(config, engine, {
+      rewardLab,
+      workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
+      tokenWorker: nodeTokenWorkerOn(engine.name as NodeEngineName),
+      // A token run's checkpoint replaces the imitation warm start's result: no need to train it again.
+      resume: resume?.checkpoint,
+      onWarmStart: (r, total) => {
+        if (!values.quiet && (r.step % 50 === 0 || r.step === total - 1)) {
+          console.log(`warm start ${String(r.step + 1).padStart(5)}/${total}  ${r.wallS.toFixed(1).padStart(6)}s  ce ${r.ceLoss.toFixed(3)}  p(expert token) ${r.targetProb.toFixed(3)}`);
+        }
+      },
     });
-    // At the end and on Ctrl-C; after an error the last periodic checkpoint stays (the failed step's state is not one to resume from).
-    if (stopped.reason !== 'error' && trainer.canCheckpoint) await saveCheckpoint();
-    if (stopped.reason === 'success') console.log(`success ≥ ${config.stopAtSuccess} over the last 3 iterations: stopping`);
-    if (evalN > 0 && stopped.reason !== 'error') {
-      evals.push(await evaluate('after RL'));
-      writeFileSync(join(out, 'eval.json'), JSON.stringify(evals, null, 2) + '\n');
+    if (resume) {
+      try {
+        await trainer.restore(resume.checkpoint);
+      } catch (e) {
+        await trainer.release();
+        throw new Error(`--resume ${values.resume}: ${(e as Error).message}`, { cause: e });
+      }
+      writeStart();
+      const dropped = resume.dropped > 0 ? ` (${resume.dropped} later metric rows dropped: they are trained again)` : '';
+      console.log(`resuming ${values.resume} from its checkpoint at iteration ${startAt}${dropped}`);
+    } else if (!trainer.canCheckpoint && !values.quiet) console.log('note: this trainer keeps no checkpoints, so this run cannot be resumed');
+    const saveCheckpoint = async () => writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(await trainer.checkpoint())));
+    const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
+    const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
+    console.log(`training ${config.id} (${makeEnv(config.env.id, config.env.kwargs).spec.title} [${config.env.id}], ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
+    // The reward code's short hash: the Runs view shows the same for this code (imported or trained in a browser).
+    const codeHash = await rewardCodeHash(inForce?.code ?? '');
+    if (codeHash && inForce) {
+      const which = versions.length > 1 || resume ? `v${inForce.version} of ${versions.length}, in force since iteration ${inForce.iteration}; ${REWARD_VERSIONS_FILE} lists every version` : `config.json's reward.code`;
+      console.log(`reward code ${codeHash} (${which}; SHA-256, first ${CODE_HASH_CHARS} hex digits; the Runs view shows the same)`);
     }
+    const heldOut = heldOutSeeds(evalN);
+    const evalEpisodesPath = join(out, 'eval-episodes.jsonl');
+    if (evalN > 0) writeFileSync(evalEpisodesPath, '');
+    const evaluate = async (when: string) => {
+      const greedy = await trainer.evaluate(heldOut, 0);
+      const sampled = await trainer.evaluate(heldOut, 1);
+      // Every held-out episode, so failures can be read (which digit, which hop) and runs diffed.
+      const lines = [...greedy.map((e) => ({ e, temperature: 0 })), ...sampled.map((e) => ({ e, temperature: 1 }))].map(({ e, temperature }) =>
+        JSON.stringify({ when, temperature, seed: e.seed, success: e.success, return: Number(Array.from(e.rewards).reduce((a, b) => a + b, 0).toFixed(6)), actions: Array.from(e.actions as ArrayLike<string | number>), transcript: 'transcript' in e ? e.transcript : undefined }),
+      );
+      appendFileSync(evalEpisodesPath, lines.join('\n') + '\n');
+      const rate = (eps: readonly { success: boolean }[]) => eps.filter((e) => e.success).length / Math.max(1, eps.length);
+      const r = { when, episodes: evalN, greedy_success: rate(greedy), sampled_success: rate(sampled) };
+      console.log(`eval (${when}, ${evalN} held-out seeds): greedy success ${r.greedy_success.toFixed(3)}, sampled ${r.sampled_success.toFixed(3)}`);
+      return r;
+    };
+    const evals = evalN > 0 ? [await evaluate('before RL')] : [];
+    const t0 = performance.now();
+    /**
+     * With user reward terms a stop signal may drop the iteration being scored: the outputs then
+     * come from the last finished one, whose checkpoint is kept here (taken between iterations).
+     */
+    const keepLastGood = rewardLab !== undefined && trainer.canCheckpoint;
+    let lastGood: Checkpoint | null = keepLastGood ? (resume ? resume.checkpoint : await trainer.checkpoint()) : null;
+    /** The iteration's error when a stop signal interrupted its scoring (not a failure of the run). */
+    let droppedIteration: number | null = null;
+    const events = new TrainerEvents();
+    // Staged runs: a line where each stage begins (`pipeline/stage` is 1-based).
+    const starts = stageStarts(config.stages);
+    let shownStage = 0;
+    events.on('iteration', (e) => {
+      const m = e.metrics;
+      const elapsed = (performance.now() - t0) / 1000;
+      appendFileSync(metricsPath, JSON.stringify({ iteration: e.iteration, wall_s: Number((wallOffset + elapsed).toFixed(3)), ...m }) + '\n');
+      const stage = m['pipeline/stage'];
+      if (stage !== undefined && stage !== shownStage && !values.quiet) {
+        shownStage = stage;
+        const st = config.stages[stage - 1];
+        console.log(`== stage ${stage}/${config.stages.length}: ${st.name} (iterations ${starts[stage - 1] - 1}–${starts[stage - 1] + st.iterations - 2}${st.distill ? `; distilling into an mlp of ${JSON.stringify(st.distill.student.hidden)}` : ''})`);
+      }
+      if (!values.quiet) {
+        console.log(
+          `it ${String(e.iteration).padStart(4)}  ${elapsed.toFixed(1).padStart(6)}s  success ${fmt(m['episode/success_rate'], 2)}  reward ${fmt(m['reward/mean'])}  len ${fmt(m['episode/length_mean'], 1)}  entropy ${fmt(m['actor/entropy'])}  zero-std ${fmt(m['groups/frac_zero_std'], 2)}${'distill/teacher_prob' in m ? `  kl(teacher) ${fmt(m['actor/kl_ref'])}  p_teacher ${fmt(m['distill/teacher_prob'])}` : ''}${e.allApplied ? '' : '  [NaN guard skipped an update]'}`,
+        );
+      }
+    });
+    events.on('trajectories', (e) => {
+      for (const s of e.episodes) appendFileSync(trajPath, trajectoryLine(e.iteration, s.episode, s.reward, s.advantage) + '\n');
+    });
+    events.on('error', (e) => {
+      if (stopSignal && (e.error instanceof ScoringInterrupted || (e.error as Error)?.name === 'ScoringInterrupted')) droppedIteration = e.iteration;
+      else console.error(`error in iteration ${e.iteration}: ${e.message}`);
+    });
+    let stopped;
+    try {
+      stopped = await runTraining(trainer, events, {
+        iterations: config.iterations - startAt,
+        stopAtSuccess: config.stopAtSuccess,
+        trajectories: keepTraj,
+        shouldStop: () => stopSignal !== null,
+        afterIteration: async (it) => {
+          const periodic = trainer.canCheckpoint && checkpointEvery > 0 && (it + 1) % checkpointEvery === 0;
+          if (!periodic && !keepLastGood) return;
+          const cp = await trainer.checkpoint();
+          if (keepLastGood) lastGood = cp;
+          if (periodic) writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(cp)));
+        },
+      });
+      if (droppedIteration !== null) {
+        // The signal stopped the scoring of an iteration: the run is as the last finished one left it
+        // (scoring comes before any update), and that is what the outputs hold.
+        stopped = { ...stopped, reason: 'requested' as const };
+        if (lastGood) writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(lastGood)));
+      } else if (stopped.reason !== 'error' && trainer.canCheckpoint) {
+        // At the end and on a stop signal; after an error the last periodic checkpoint stays (the failed step's state is not one to resume from).
+        await saveCheckpoint();
+      }
+      if (stopped.reason === 'success') console.log(`success ≥ ${config.stopAtSuccess} over the last 3 iterations: stopping`);
+      if (evalN > 0 && stopped.reason !== 'error') {
+        // A stop signal wants the process gone soon: the held-out evaluation is left for later.
+        if (stopSignal) console.log(`eval (after RL): skipped (stopped by ${stopSignal}); run it later with --resume and --eval`);
+        else {
+          evals.push(await evaluate('after RL'));
+          writeFileSync(join(out, 'eval.json'), JSON.stringify(evals, null, 2) + '\n');
+        }
+      }
+    } finally {
+      const weights = await trainer.getWeights();
+      // Token policies export the KV-cache decode graph (one token per call), what a rollout runs.
+      const graph = trainer.model.kind === 'transformer' ? 'decode' : 'full';
+      writeFileSync(join(out, 'policy.onnx'), exportPolicyOnnx(trainer.model, weights, { batch: 1, graph }));
+      // What policy.onnx needs beside it to be used elsewhere: its inputs, how to build them, the actions.
+      const done = startAt + (stopped?.iterations ?? 0);
+      writeFileSync(join(out, 'policy.json'), JSON.stringify(policyCard(config, { iteration: done, rewardCodeHash: codeHash }), null, 2) + '\n');
+      await trainer.release();
+      rewardLab?.scorer.close();
+    }
+    /** Iterations of the run so far (a resumed run counts from its checkpoint). */
+    const iterations = startAt + stopped.iterations;
+    const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx, policy.json${existsSync(checkpointPath) ? ', checkpoint.json' : ''}${versions.length > 0 ? `, ${REWARD_VERSIONS_FILE}` : ''}`;
+    if (stopped.reason === 'error') {
+      console.error(`stopped after ${iterations} iterations; wrote ${wrote} (policy.onnx: the last good weights; a checkpoint.json is the last one saved before the error) to ${out}`);
+      return 1;
+    }
+    if (stopped.reason === 'requested') {
+      const sig: StopSignal = stopSignal ?? 'SIGINT';
+      const dropped = droppedIteration !== null ? ` (iteration ${iterations} was being scored by the reward terms: dropped, it is trained again on resume)` : '';
+      console.log(`interrupted${sig === 'SIGINT' ? '' : ` by ${sig}`} at iteration ${iterations}${dropped}; wrote ${wrote} to ${out}; continue with: npm run train -- --resume ${out}`);
+      return STOP_SIGNALS[sig];
+    }
+    console.log(`done: ${iterations} iterations (${stopped.iterations} this session) in ${((performance.now() - t0) / 1000).toFixed(1)} s; wrote ${wrote} to ${out}`);
+    return 0;
+  } catch (e) {
+    // A run refused before it wrote anything (a resume whose checkpoint the trainer refuses, say) leaves no folder behind.
+    if (!started) removeCreated(created);
+    throw e;
   } finally {
-    process.off('SIGINT', onSigint);
-    const weights = await trainer.getWeights();
-    // Token policies export the KV-cache decode graph (one token per call), what a rollout runs.
-    const graph = trainer.model.kind === 'transformer' ? 'decode' : 'full';
-    writeFileSync(join(out, 'policy.onnx'), exportPolicyOnnx(trainer.model, weights, { batch: 1, graph }));
-    // What policy.onnx needs beside it to be used elsewhere: its inputs, how to build them, the actions.
-    const done = startAt + (stopped?.iterations ?? 0);
-    writeFileSync(join(out, 'policy.json'), JSON.stringify(policyCard(config, { iteration: done, rewardCodeHash: await rewardCodeHash(inForce?.code ?? '') }), null, 2) + '\n');
-    await trainer.release();
+    stopListener.dispose();
     rewardLab?.scorer.close();
   }
-  /** Iterations of the run so far (a resumed run counts from its checkpoint). */
-  const iterations = startAt + stopped.iterations;
-  const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx, policy.json${existsSync(checkpointPath) ? ', checkpoint.json' : ''}${versions.length > 0 ? `, ${REWARD_VERSIONS_FILE}` : ''}`;
-  if (stopped.reason === 'error') {
-    console.error(`stopped after ${iterations} iterations; wrote ${wrote} (policy.onnx: the last good weights; a checkpoint.json is the last one saved before the error) to ${out}`);
-    return 1;
-  }
-  if (stopped.reason === 'requested') {
-    console.log(`interrupted at iteration ${iterations}; wrote ${wrote} to ${out}; continue with: npm run train -- --resume ${out}`);
-    return EXIT_INTERRUPTED;
-  }
-  console.log(`done: ${iterations} iterations (${stopped.iterations} this session) in ${((performance.now() - t0) / 1000).toFixed(1)} s; wrote ${wrote} to ${out}`);
-  return 0;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

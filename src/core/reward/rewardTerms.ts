@@ -12,7 +12,7 @@
  * (episode, term) pairs dropped for a non-finite value, `reward/version` = the code version that
  * scored the iteration.
  *
- * Problems: a term that throws, runs past its deadline or exhausts memory stops the run (the
+ * Problems: a term that throws, runs past its deadline, exhausts memory or recurses too deeply stops the run (the
  * error names the term, the line and the episode's seed): a broken term has no meaningful value.
  * A non-finite or non-number value is reported and, by `onNonFinite`, either skipped (the term
  * counts 0 for that whole episode) or stops the run. No NaN reaches the advantages either way.
@@ -35,11 +35,16 @@ export interface RewardTermsScorer {
   score(episodes: readonly ScoreEpisode[]): Promise<RawTermScores[]>;
   /** Line (1-based) where a term is defined in the source, for messages; null when unknown. */
   lineOf(term: string): number | null;
-  /** Frees the sandbox. */
+  /** Frees the sandbox (after the score() in progress, if any, has settled). */
   close(): void;
+  /**
+   * Stops the score() in progress, and refuses later ones, with a `ScoringInterrupted` (the run
+   * is stopping, e.g. Ctrl-C in the CLI): a sandbox that scores in slices checks it between them.
+   */
+  interrupt?(): void;
 }
 
-export type RewardProblemKind = 'load' | 'exception' | 'timeout' | 'memory' | 'non-finite';
+export type RewardProblemKind = 'load' | 'exception' | 'timeout' | 'memory' | 'stack' | 'non-finite';
 
 /** A reward term failed; the message names the term, the line and the episode (seed). */
 export class RewardTermError extends Error {
@@ -55,11 +60,32 @@ export class RewardTermError extends Error {
   }
 }
 
+/** score() was stopped by `interrupt()`: no term is at fault, the batch was left unscored. */
+export class ScoringInterrupted extends Error {
+  constructor(message = 'scoring was interrupted (the run is stopping)') {
+    super(message);
+    this.name = 'ScoringInterrupted';
+  }
+}
+
 /** What to do with a term value that is not a finite number. */
 export type NonFinitePolicy = 'skip' | 'stop';
 
 /** Names the built-in shaping terms use: a user term may not take one (the metric keys would collide). */
 export const RESERVED_TERM_NAMES = ['outcome', 'progress', 'format', 'toolCost', 'length', 'potential', 'mean', 'std', 'min', 'max'] as const;
+
+/**
+ * Names no term may take: they reach into objects' prototypes (a term named `__proto__` was
+ * dropped from the scores without a word, one named `constructor` shadowed Object's).
+ */
+export const FORBIDDEN_TERM_NAMES = ['__proto__', 'constructor', 'prototype'] as const;
+
+/** Why `name` cannot be a term's name (null when it can); `at` is appended to the export's name, e.g. ' (line 3)'. */
+export function termNameProblem(name: string, at = ''): string | null {
+  if ((FORBIDDEN_TERM_NAMES as readonly string[]).includes(name)) return `export '${name}'${at} has a name no term may take (${FORBIDDEN_TERM_NAMES.join(', ')}: they reach into objects' prototypes); rename it`;
+  if ((RESERVED_TERM_NAMES as readonly string[]).includes(name)) return `export '${name}'${at} has the name of a built-in reward metric (${RESERVED_TERM_NAMES.join(', ')}); rename it`;
+  return null;
+}
 
 /**
  * Applies the non-finite policy to one episode's raw scores: 'skip' zeroes the term over the whole

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeEnv } from '../../core/envs/index.ts';
 import type { GridEnv, ToolEnv } from '../../core/envs/types.ts';
 import { buildGridStepRecords, sampleTextEpisode, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
-import { RewardTermError, resolveTermScores } from '../../core/reward/rewardTerms.ts';
+import { RewardTermError, ScoringInterrupted, resolveTermScores } from '../../core/reward/rewardTerms.ts';
 import { createRewardSandbox } from './quickjs.ts';
 
 /** A hand-made 3-step episode (records as the trainer builds them, minus the heavy fields). */
@@ -152,6 +152,132 @@ export const seen = (s) => s.episode.steps.length + 10 * s.episode.returnSoFar +
     expect(e.kind).toBe('memory');
     expect(e.message).toMatch(/reward term 'hog' ran out of memory/);
     s.close();
+  });
+
+  it('refuses the term names __proto__, constructor and prototype by name', async () => {
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      const e = await failure(createRewardSandbox(`const f = () => 1;\nexport const ok = () => 0;\nexport { f as ${name} };`));
+      expect(e.kind).toBe('load');
+      expect(e.message).toContain(`export '${name}' (line 3) has a name no term may take (__proto__, constructor, prototype`);
+    }
+  });
+
+  it('gives every term frozen records and its own list of the steps before: no term changes what another reads', async () => {
+    const s = await createRewardSandbox(`
+export const vandal = (s) => {
+  const st = s.episode.steps, n = st.length;
+  st.reverse(); st.length = 0; st.push('x', 'y', 'z'); st[7] = 'w';
+  let threw = 0;
+  for (const f of [() => { s.reward = 99; }, () => { s.state.x = 99; }, () => { s.info.success = true; }, () => { s.episode.returnSoFar = 9; }, () => { s.episode.steps = []; }]) {
+    try { f(); } catch (e) { threw += e instanceof TypeError ? 1 : 0; }
+  }
+  return n * 10 + threw;
+};
+export const reader = (s) => s.episode.steps.length * 100 + s.episode.steps.reduce((a, p) => a + p.t, 0) + s.reward + s.state.x;
+export const frozen = (s) => [s, s.observation, s.state, s.info, s.episode, ...s.episode.steps].every((o) => Object.isFrozen(o)) ? 1 : 0;
+export const previous = (s) => (s.t === 0 ? -1 : s.episode.steps.at(-1).t);
+`);
+    const [r] = await s.score([handMade(), handMade(8)]);
+    // The vandal sees the steps before it each time (its own list is rebuilt), and every write to a record threw.
+    expect(Array.from(r.values.vandal)).toEqual([5, 15, 25]);
+    // Steps 0, 1, 2 at x = 0, 1, 2 with env rewards 0, 0, 0.9: untouched by the vandal.
+    expect(Array.from(r.values.reader)).toEqual([0, 101 + 0, 200 + 1 + 2 + 0.9]);
+    expect(Array.from(r.values.frozen)).toEqual([1, 1, 1]);
+    expect(Array.from(r.values.previous)).toEqual([-1, 0, 1]);
+    // A field write is refused where the term makes it, naming the term.
+    const w = await createRewardSandbox('export const writer = (s) => {\n  s.reward = 5;\n  return 0;\n};');
+    const e = await failure(w.score([handMade(3)]));
+    expect(e.message).toMatch(/reward term 'writer' threw TypeError: .*\(line 2\) at step 0 of the episode with seed 3/);
+    s.close();
+    w.close();
+  });
+
+  it('stops deep recursion with QuickJS\'s own stack error, naming the term, the line and the seed; the host never aborts', async () => {
+    const cases: [string, string][] = [
+      ['plain', 'const f = (n) => f(n + 1) + 1;\nexport const deep = (s) => f(0);'],
+      ['through map', 'const f = (n) => [n].map((x) => f(x + 1))[0];\nexport const deep = (s) => f(0);'],
+      ['through sort', 'const f = (n) => { let r = 0; [2, 1].sort((a, b) => { r = f(n + 1); return a - b; }); return r; };\nexport const deep = (s) => f(0);'],
+      ['JSON.stringify', 'export const ok = () => 0;\nexport const deep = (s) => { let a = []; for (let i = 0; i < 100000; i++) a = [a]; return JSON.stringify(a).length; };'],
+      ['a getter', 'const o = { get x() { return this.x + 1; } };\nexport const deep = (s) => o.x;'],
+    ];
+    for (const [what, code] of cases) {
+      const s = await createRewardSandbox(code);
+      const e = await failure(s.score([handMade(11)]));
+      expect(e.kind, what).toBe('stack');
+      expect(e.message, what).toMatch(/^reward term 'deep' overflowed the sandbox's stack \(line [12]\) at step 0 of the episode with seed 11: recursion too deep/);
+      expect(() => s.close(), what).not.toThrow();
+    }
+    // Recursion at the top level of the module is refused while loading.
+    const load = await failure(createRewardSandbox('const f = (n) => f(n + 1);\nf(0);\nexport const a = () => 1;'));
+    expect(load.message).toMatch(/reward module: overflowed the sandbox's stack while loading/);
+    // Sandboxes made afterwards work (each has its own instance).
+    const s = await createRewardSandbox('const f = (n) => (n === 0 ? 0 : 1 + f(n - 1));\nexport const fine = (s) => f(100);');
+    expect(Array.from((await s.score([handMade()]))[0].values.fine)).toEqual([100, 100, 100]);
+    s.close();
+  });
+
+  it('stops an allocation bomb at the memory cap within a second or two, whatever it allocates', async () => {
+    for (const bomb of ['const a = []; for (;;) a.push(new Array(1e6).fill(1));', 'const a = []; for (;;) a.push(new Float64Array(1e6));', 'return new Array(1e8).fill(0).length;', "let s = 'x'; for (;;) s += s;"]) {
+      const s = await createRewardSandbox(`export const ok = () => 0;\nexport const hog = () => {\n  ${bomb}\n};`);
+      const t0 = performance.now();
+      const e = await failure(s.score([handMade(4)]));
+      expect(performance.now() - t0, bomb).toBeLessThan(2500);
+      expect(e.kind, bomb).toBe(/s \+= s/.test(bomb) ? 'exception' : 'memory');
+      expect(e.message, bomb).toMatch(/reward term 'hog' (ran out of memory \(limit 64 MiB\)|threw InternalError: string too long).* at step 0 of the episode with seed 4/);
+      s.close();
+    }
+  });
+
+  it('scores a batch larger than one chunk in pieces, in order, within a small heap', async () => {
+    const big = (seed: number) => {
+      const ep = handMade(seed);
+      return { ...ep, steps: ep.steps.map((st) => ({ ...st, observation: { ...st.observation, text: 'x'.repeat(8000 + seed) } })) };
+    };
+    const eps = Array.from({ length: 400 }, (_, i) => big(i));
+    const s = await createRewardSandbox('export const a = (s) => s.episode.seed * 1000 + s.t;\nexport const len = (s) => s.observation.text.length;', { memoryBytes: 16 * 1024 * 1024 });
+    const out = await s.score(eps);
+    expect(out).toHaveLength(400);
+    out.forEach((r, i) => {
+      expect(Array.from(r.values.a)).toEqual([i * 1000, i * 1000 + 1, i * 1000 + 2]);
+      expect(r.values.len[0]).toBe(8000 + i);
+    });
+    s.close();
+  });
+
+  it('hands control back between slices: timers run during a long batch, and interrupt() stops it there', async () => {
+    // ~2 ms per call over 3000 steps: ~6 s of scoring.
+    const s = await createRewardSandbox('export const slow = (s) => { const t = Date.now(); while (Date.now() - t < 2) {} return 1; };', { sliceMs: 100 });
+    const eps = Array.from({ length: 1000 }, (_, i) => handMade(i));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const t0 = performance.now();
+    let stoppedAt = 0;
+    setTimeout(() => {
+      stoppedAt = performance.now();
+      s.interrupt!();
+    }, 400);
+    const e = await s.score(eps).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    const done = performance.now();
+    clearInterval(timer);
+    expect(e).toBeInstanceOf(ScoringInterrupted);
+    expect(stoppedAt).toBeGreaterThan(t0);
+    expect(done - stoppedAt).toBeLessThan(1000);
+    expect(ticks).toBeGreaterThan(0);
+    // Later calls are refused the same way; close() frees it.
+    await expect(s.score([handMade()])).rejects.toBeInstanceOf(ScoringInterrupted);
+    s.close();
+  });
+
+  it('close() during a batch (a new reward version swapped in) lets the batch finish, then frees the sandbox', async () => {
+    const s = await createRewardSandbox('export const slow = (s) => { const t = Date.now(); while (Date.now() - t < 2) {} return 1; };', { sliceMs: 50 });
+    const p = s.score(Array.from({ length: 100 }, (_, i) => handMade(i)));
+    setTimeout(() => s.close(), 100);
+    const out = await p;
+    expect(out.map((r) => Array.from(r.values.slow))).toEqual(Array.from({ length: 100 }, () => [1, 1, 1]));
+    await expect(s.score([handMade()])).rejects.toThrow(/after close/);
   });
 
   it('scores 256 grid episodes quickly', async () => {

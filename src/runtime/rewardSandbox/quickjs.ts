@@ -11,12 +11,26 @@
  * Inside the sandbox, `eval` is removed and the Function constructors throw (code from strings
  * is what a term would use to hide what it does; it could not escape the sandbox either way).
  *
- * Cost: one JSON string per score() call crosses into the sandbox (the records as columns), one
- * comes back; the guest renews the host's deadline at most every quarter of the call limit.
+ * Each sandbox has a WebAssembly instance of its own, with a memory that cannot grow past the
+ * heap limit: QuickJS's own limit counts allocations, not bytes, in this build (no
+ * malloc_usable_size), so `new Array(1e6).fill(1)` in a loop used to grow the heap to 2 GiB over
+ * tens of seconds before it failed; now malloc fails at the cap. QuickJS's stack limit is set well
+ * below what the host's stack takes for the same depth (a C frame in wasm also takes room on the
+ * host's native stack, up to ~12× as much in JSON.stringify), so deep recursion is QuickJS's own
+ * catchable "stack overflow", not a host RangeError that leaves the runtime unusable. Should the
+ * host fail anyway (its stack, an abort), the instance is dropped, never touched again.
+ *
+ * Every term receives frozen records (writing a field throws a TypeError), and `episode.steps` is
+ * the term's own list of the steps before this one: no term can change what another one reads.
+ *
+ * Cost: the records cross into the sandbox as JSON (columns), a few MiB at a time; the results
+ * come back as JSON. The guest renews the host's deadline at most every quarter of the call
+ * limit, and returns to the host every `sliceMs`, so the host's event loop (Ctrl-C, a stop
+ * request) gets a turn during a long batch and `interrupt()` stops it there.
  */
-import { newQuickJSWASMModuleFromVariant, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { exportLine, RESERVED_TERM_NAMES, RewardTermError, type RawTermScores, type RewardTermsScorer } from '../../core/reward/rewardTerms.ts';
+import { exportLine, RewardTermError, ScoringInterrupted, termNameProblem, type RawTermScores, type RewardTermsScorer } from '../../core/reward/rewardTerms.ts';
 import type { ScoreEpisode } from '../../core/reward/stepRecord.ts';
 
 export interface SandboxOptions {
@@ -26,21 +40,41 @@ export interface SandboxOptions {
   loadTimeoutMs?: number;
   /** Heap limit of the sandbox, bytes. Default 64 MiB (a batch of step records is a few MiB). */
   memoryBytes?: number;
-  /** Stack limit, bytes (deep recursion is an error, not a crash). Default 512 KiB. */
+  /**
+   * QuickJS's stack limit, bytes: deep recursion is QuickJS's "stack overflow" error, naming the
+   * term, not a host crash. Default 32 KiB (about 160 nested calls of a small function): in the
+   * worst case measured (JSON.stringify of a deeply nested array) that depth takes ~400 KiB of
+   * the host's native stack, which is under 1 MiB in Node and browsers.
+   */
   stackBytes?: number;
+  /** Longest the guest scores before it hands control back to the host for a moment, ms. Default 200. */
+  sliceMs?: number;
 }
 
-export const DEFAULT_SANDBOX: Required<SandboxOptions> = { callTimeoutMs: 100, loadTimeoutMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 };
+export const DEFAULT_SANDBOX: Required<SandboxOptions> = { callTimeoutMs: 100, loadTimeoutMs: 1000, memoryBytes: 64 * 1024 * 1024, stackBytes: 32 * 1024, sliceMs: 200 };
+
+/** Memory of a fresh QuickJS instance before the heap grows (the build's initial memory: code, data, C stack). */
+const BASE_MEMORY_BYTES = 16 * 1024 * 1024;
+const WASM_PAGE = 64 * 1024;
+/** Most characters of records JSON sent into the sandbox at once (a batch goes in chunks of whole episodes). */
+const CHUNK_CHARS = 4 * 1024 * 1024;
 
 /** File name the user's module is evaluated under (it appears in stack traces as `reward.js:LINE`). */
 const FILE = 'reward.js';
 
-let modulePromise: Promise<QuickJSWASMModule> | null = null;
-/** The QuickJS wasm module, loaded once per thread (~30 ms). */
-function quickjs(): Promise<QuickJSWASMModule> {
-  modulePromise ??= newQuickJSWASMModuleFromVariant(variant);
-  return modulePromise;
+/**
+ * A QuickJS instance of its own (~10 ms), whose memory cannot grow past the initial memory plus
+ * `heapBytes`: an allocation past it fails, which QuickJS reports as "out of memory". One
+ * instance per sandbox also keeps a sandbox that failed badly (an abort) from breaking the others.
+ */
+function quickjs(heapBytes: number): Promise<QuickJSWASMModule> {
+  const maximum = Math.ceil((BASE_MEMORY_BYTES + heapBytes) / WASM_PAGE);
+  const wasmMemory = new WebAssembly.Memory({ initial: BASE_MEMORY_BYTES / WASM_PAGE, maximum });
+  return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory }));
 }
+
+/** A macrotask: lets the host's event loop run (signals, messages) between slices of scoring. */
+const yieldToHost = () => new Promise<void>((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
 /** Runs before the user's module: removes eval and makes the Function constructors throw. */
 const HARDEN = `
@@ -55,29 +89,59 @@ const HARDEN = `
 `;
 
 /**
- * The scoring loop, evaluated before the user's module so it holds its own JSON and freeze. Per
- * episode: each step record gets `episode` (the steps before it), then every term is called on
- * it. `cur` says which term/episode/step runs, read by the host after an interrupt or exception.
- * `enter()` tells the host to push the deadline to now + limit + slack.
+ * The scoring loop, evaluated before the user's module so it holds its own JSON, freeze and
+ * Array.prototype.slice (a module that replaces them cannot reach into it).
+ * `start(ns, names, json)` takes a chunk of episodes; `run(enter, slackMs, sliceMs)` scores
+ * until the chunk is done (it returns the results as JSON) or `sliceMs` has passed (it returns
+ * null; call it again to go on). Per episode: each step record gets `episode` (with the steps
+ * before it), then every term is called on it. `cur` says which term/episode/step runs,
+ * read by the host after an interrupt or exception. `enter()` tells the host to push the deadline
+ * to now + limit + slack.
  */
 const DRIVER = `
 (() => {
   const parse = JSON.parse, stringify = JSON.stringify, freeze = Object.freeze, isFinite = Number.isFinite, now = Date.now;
+  const apply = Reflect.apply, slice = Array.prototype.slice;
   const cur = [-1, -1, -1];
+  // episode.steps: each term has its own array of the episode's steps so far (made at its first
+  // read, then grown as steps are scored), so what one term does to its list never reaches
+  // another. A list its term changed is rebuilt from the records when its end no longer matches.
+  const stepsFor = (so, mine) => {
+    const k = cur[0], n = so.length;
+    let a = mine[k];
+    if (a !== undefined) {
+      const m = a.length;
+      if (m <= n && (m === 0 || a[m - 1] === so[m - 1])) {
+        for (let i = m; i < n; i++) a[i] = so[i];
+        if (a.length === n) return a;
+      }
+    }
+    return (mine[k] = apply(slice, so, [0, n]));
+  };
   const describe = (v) => typeof v === 'number' ? String(v) : v === null ? 'null' : typeof v === 'string' ? 'a string' : typeof v;
-  const score = (ns, names, json, enter, slackMs) => {
-    const episodes = parse(json);
-    let entered = -Infinity;
-    const fns = names.map((n) => ns[n]);
-    const out = [];
-    for (let e = 0; e < episodes.length; e++) {
-      const ep = episodes[e];
+  let job = null;
+  const start = (ns, names, json) => {
+    const fns = [];
+    for (let k = 0; k < names.length; k++) fns[k] = ns[names[k]];
+    job = { fns, names, episodes: parse(json), e: 0, t: 0, so: null, mine: null, ret: 0, values: null, bad: null, out: [] };
+  };
+  const run = (enter, slackMs, sliceMs) => {
+    const j = job, fns = j.fns, names = j.names, episodes = j.episodes;
+    const until = now() + sliceMs;
+    let entered = -Infinity, ms = 0, did = false;
+    while (j.e < episodes.length) {
+      const ep = episodes[j.e];
       const T = ep.a.length;
-      const so = [];
-      let ret = 0;
-      const values = names.map(() => new Array(T));
-      const bad = [];
-      for (let t = 0; t < T; t++) {
+      if (j.t === 0) {
+        j.so = []; j.mine = []; j.ret = 0; j.bad = [];
+        j.values = [];
+        for (let k = 0; k < names.length; k++) j.values[k] = new Array(T);
+      }
+      const so = j.so, mine = j.mine, vals = j.values, bad = j.bad;
+      while (j.t < T) {
+        if (did && ms >= until) return null;
+        did = true;
+        const t = j.t;
         const s = freeze({
           t,
           observation: freeze({ text: ep.text[t], direction: ep.od[t], nextText: ep.nt[t] }),
@@ -89,27 +153,42 @@ const DRIVER = `
           }),
           action: ep.a[t], actionName: ep.an[t], reward: ep.r[t], terminated: ep.te[t] === 1, truncated: ep.tr[t] === 1,
           info: freeze({ progress: ep.p[t], success: ep.su[t] === 1, toolCall: ep.tc[t], toolFailed: ep.tf[t] === 1, recovered: ep.rc[t] === 1, malformed: ep.mf[t] === 1 }),
-          episode: freeze({ seed: ep.seed, envId: ep.envId, length: T, steps: so, returnSoFar: ret }),
+          episode: freeze({
+            seed: ep.seed, envId: ep.envId, length: T,
+            get steps() { return stepsFor(so, mine); },
+            returnSoFar: j.ret,
+          }),
         });
         for (let k = 0; k < fns.length; k++) {
-          cur[0] = k; cur[1] = e; cur[2] = t;
+          cur[0] = k; cur[1] = j.e; cur[2] = t;
           // Renew the host's deadline when the last renewal is slackMs old: every call then gets
           // at least the limit, at most limit + slack (a host call per term call costs ~10 µs).
-          const ms = now();
+          ms = now();
           if (ms - entered >= slackMs) { enter(); entered = ms; }
           const v = fns[k](s);
-          if (typeof v === 'number' && isFinite(v)) values[k][t] = v;
-          else { values[k][t] = null; bad.push({ term: names[k], t, returned: describe(v) }); }
+          if (typeof v === 'number' && isFinite(v)) vals[k][t] = v;
+          else { vals[k][t] = null; bad[bad.length] = { term: names[k], t, returned: describe(v) }; }
         }
-        so.push(s);
-        ret += s.reward;
+        so[t] = s;
+        j.ret += s.reward;
+        j.t = t + 1;
       }
-      out.push({ values, bad });
+      j.out[j.out.length] = { values: vals, bad };
+      j.e++; j.t = 0; j.so = null; j.mine = null;
     }
     cur[0] = -1;
+    const out = stringify(j.out);
+    job = null;
+    return out;
+  };
+  // The module's exports and their kinds (read with the functions captured here: the module may have replaced JSON or Object.keys).
+  const okeys = Object.keys;
+  const exportsOf = (ns) => {
+    const ks = okeys(ns), out = [];
+    for (let i = 0; i < ks.length; i++) out[i] = [ks[i], typeof ns[ks[i]]];
     return stringify(out);
   };
-  return { score, where: () => cur.join(',') };
+  return { start, run, exportsOf, where: () => cur[0] + ',' + cur[1] + ',' + cur[2] };
 })()
 `;
 
@@ -162,9 +241,41 @@ function errorLine(err: GuestError): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** Groups the episodes' column JSON into chunks of at most CHUNK_CHARS (an episode larger than that goes alone). */
+function chunks(episodes: readonly ScoreEpisode[]): { json: string; first: number; count: number }[] {
+  const out: { json: string; first: number; count: number }[] = [];
+  let parts: string[] = [];
+  let size = 0;
+  let first = 0;
+  episodes.forEach((ep, i) => {
+    const text = JSON.stringify(columns(ep));
+    if (parts.length > 0 && size + text.length > CHUNK_CHARS) {
+      out.push({ json: `[${parts.join(',')}]`, first, count: parts.length });
+      parts = [];
+      size = 0;
+      first = i;
+    }
+    parts.push(text);
+    size += text.length + 1;
+  });
+  if (parts.length > 0) out.push({ json: `[${parts.join(',')}]`, first, count: parts.length });
+  return out;
+}
+
+/** The host failed while the guest ran (not a guest exception): its stack, or a wasm abort. */
+function hostFailure(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
 class QuickJsRewardScorer implements RewardTermsScorer {
   private closed = false;
   private broken: RewardTermError | null = null;
+  /** The host failed inside the instance: never call into it again (not even to dispose it). */
+  private dead = false;
+  private interrupted = false;
+  /** score() calls run one after another (a batch is scored in slices, with the event loop between). */
+  private queue: Promise<unknown> = Promise.resolve();
+  private scoring = 0;
 
   constructor(
     readonly terms: readonly string[],
@@ -181,44 +292,112 @@ class QuickJsRewardScorer implements RewardTermsScorer {
     return exportLine(this.code, term);
   }
 
-  async score(episodes: readonly ScoreEpisode[]): Promise<RawTermScores[]> {
+  interrupt(): void {
+    this.interrupted = true;
+  }
+
+  score(episodes: readonly ScoreEpisode[]): Promise<RawTermScores[]> {
+    const next = this.queue.then(() => this.scoreNow(episodes));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async scoreNow(episodes: readonly ScoreEpisode[]): Promise<RawTermScores[]> {
     if (this.closed) throw new Error('reward sandbox: score() after close()');
+    if (this.interrupted) throw new ScoringInterrupted();
     if (this.broken) throw this.broken;
     if (episodes.length === 0 || this.terms.length === 0) return episodes.map((ep) => ({ values: Object.fromEntries(this.terms.map((n) => [n, new Float64Array(ep.steps.length)])), bad: [] }));
-    const { vm } = this;
-    const scoreFn = vm.getProp(this.driver, 'score');
-    const names = vm.newArray();
-    this.terms.forEach((n, i) => vm.setProp(names, i, vm.newString(n)));
-    const json = vm.newString(JSON.stringify(episodes.map(columns)));
-    // A term call may run between callTimeoutMs and callTimeoutMs + slack before it is stopped.
-    const slack = Math.max(1, Math.round(this.opts.callTimeoutMs / 4));
-    const limit = this.opts.callTimeoutMs + slack;
-    const enter = vm.newFunction('enter', () => {
-      this.deadline.at = performance.now() + limit;
-    });
-    const slackH = vm.newNumber(slack);
+    this.scoring++;
     try {
-      const r = vm.callFunction(scoreFn, vm.undefined, this.ns, names, json, enter, slackH);
-      this.deadline.at = Infinity;
-      if (r.error) {
-        const err = vm.dump(r.error) as GuestError;
-        r.error.dispose();
-        throw (this.broken = this.describeFailure(err, episodes));
-      }
-      const out = JSON.parse(vm.getString(r.value)) as { values: (number | null)[][]; bad: RawTermScores['bad'] }[];
-      r.value.dispose();
-      return out.map((o) => ({
-        values: Object.fromEntries(this.terms.map((n, k) => [n, Float64Array.from(o.values[k], (v) => (v === null ? NaN : v))])),
-        bad: o.bad,
-      }));
+      const out: RawTermScores[] = [];
+      for (const chunk of chunks(episodes)) out.push(...(await this.scoreChunk(chunk.json, episodes.slice(chunk.first, chunk.first + chunk.count))));
+      return out;
     } finally {
-      this.deadline.at = Infinity;
-      for (const h of [scoreFn, names, json, enter, slackH]) if (h.alive) h.dispose();
+      this.scoring--;
+      if (this.closed) this.dispose();
     }
   }
 
+  /** One chunk: start the guest's job, then run slices until it is done, yielding to the host between them. */
+  private async scoreChunk(json: string, episodes: readonly ScoreEpisode[]): Promise<RawTermScores[]> {
+    const { vm } = this;
+    // A term call may run between callTimeoutMs and callTimeoutMs + slack before it is stopped.
+    const slack = Math.max(1, Math.round(this.opts.callTimeoutMs / 4));
+    const limit = this.opts.callTimeoutMs + slack;
+    const handles: QuickJSHandle[] = [];
+    const keep = <H extends QuickJSHandle>(h: H): H => (handles.push(h), h);
+    try {
+      const startFn = keep(vm.getProp(this.driver, 'start'));
+      const runFn = keep(vm.getProp(this.driver, 'run'));
+      const names = keep(vm.newArray());
+      this.terms.forEach((n, i) => vm.setProp(names, i, vm.newString(n)));
+      const enter = keep(
+        vm.newFunction('enter', () => {
+          this.deadline.at = performance.now() + limit;
+        }),
+      );
+      const slackH = keep(vm.newNumber(slack));
+      const sliceH = keep(vm.newNumber(this.opts.sliceMs));
+      const jsonH = keep(vm.newString(json));
+      const started = vm.callFunction(startFn, vm.undefined, this.ns, names, jsonH);
+      if (started.error) {
+        const err = vm.dump(started.error) as GuestError;
+        started.error.dispose();
+        throw (this.broken = this.describeFailure(err, episodes));
+      }
+      started.value.dispose();
+      jsonH.dispose();
+      for (;;) {
+        const r = vm.callFunction(runFn, vm.undefined, enter, slackH, sliceH);
+        this.deadline.at = Infinity;
+        if (r.error) {
+          const err = vm.dump(r.error) as GuestError;
+          r.error.dispose();
+          throw (this.broken = this.describeFailure(err, episodes));
+        }
+        const text = vm.typeof(r.value) === 'string' ? vm.getString(r.value) : null;
+        r.value.dispose();
+        if (text !== null) {
+          const out = JSON.parse(text) as { values: (number | null)[][]; bad: RawTermScores['bad'] }[];
+          return out.map((o) => ({
+            values: Object.fromEntries(this.terms.map((n, k) => [n, Float64Array.from(o.values[k], (v) => (v === null ? NaN : v))])),
+            bad: o.bad,
+          }));
+        }
+        await yieldToHost();
+        // close() meanwhile (a new reward version swapped in) lets this batch finish: it frees the instance after.
+        if (this.interrupted) throw new ScoringInterrupted();
+      }
+    } catch (e) {
+      if (e instanceof RewardTermError || e instanceof ScoringInterrupted) throw e;
+      // Not a guest exception: the host's own stack overflowed inside the instance, or the wasm
+      // aborted. Its state is unknown, so it is never called again.
+      this.dead = true;
+      throw (this.broken = this.hostFailed(e, episodes));
+    } finally {
+      this.deadline.at = Infinity;
+      if (!this.dead) for (const h of handles) if (h.alive) h.dispose();
+    }
+  }
+
+  /** A message for a host failure inside the instance (the guest's `cur` cannot be read any more). */
+  private hostFailed(e: unknown, episodes: readonly ScoreEpisode[]): RewardTermError {
+    const only = this.terms.length === 1 ? this.terms[0] : null;
+    const at = only ? `reward term '${only}'${this.lineOf(only) ? ` (line ${this.lineOf(only)})` : ''}` : `one of the reward terms (${this.terms.join(', ')})`;
+    const seed = episodes.length === 1 ? episodes[0].seed : null;
+    const where = seed === null ? ` in a batch of ${episodes.length} episodes (seeds ${episodes[0].seed}…)` : ` in the episode with seed ${seed}`;
+    const msg = hostFailure(e);
+    if (e instanceof RangeError && /call stack/i.test(msg)) {
+      return new RewardTermError('stack', `${at} recursed so deeply that the host's stack overflowed${where} (${msg}); the sandbox was dropped`, only, seed);
+    }
+    if (/out of memory|OOM/i.test(msg)) return new RewardTermError('memory', `${at} ran out of memory (limit ${Math.round(this.opts.memoryBytes / 1048576)} MiB)${where}; the sandbox was dropped`, only, seed);
+    return new RewardTermError('exception', `the reward sandbox failed while ${at} ran${where} (${msg}); it was dropped`, only, seed);
+  }
+
   /** Turns a guest failure into a message naming the term, the line and the episode's seed. */
-  private describeFailure(err: GuestError, episodes: readonly ScoreEpisode[]): RewardTermError {
+  private describeFailure(thrown: GuestError | null, episodes: readonly ScoreEpisode[]): RewardTermError {
+    // QuickJS throws null when it cannot even allocate the "out of memory" error.
+    const err: GuestError = thrown !== null && typeof thrown === 'object' ? thrown : { name: 'InternalError', message: thrown === null || thrown === undefined ? 'out of memory' : String(thrown) };
     const whereH = this.vm.getProp(this.driver, 'where');
     const w = this.vm.callFunction(whereH, this.vm.undefined);
     whereH.dispose();
@@ -228,7 +407,7 @@ class QuickJsRewardScorer implements RewardTermsScorer {
       w.value.dispose();
     } else w.error.dispose();
     const term = k >= 0 ? this.terms[k] : null;
-    const seed = e >= 0 ? episodes[e].seed : null;
+    const seed = e >= 0 && e < episodes.length ? episodes[e].seed : null;
     const at = term === null ? 'the reward module' : `reward term '${term}'`;
     const where = seed === null ? '' : ` at step ${t} of the episode with seed ${seed}`;
     const msg = err.message ?? String(err);
@@ -240,15 +419,31 @@ class QuickJsRewardScorer implements RewardTermsScorer {
       return new RewardTermError('memory', `${at} ran out of memory (limit ${Math.round(this.opts.memoryBytes / 1048576)} MiB)${where}`, term, seed);
     }
     const line = errorLine(err) ?? (term === null ? null : this.lineOf(term));
+    if (err.name === 'InternalError' && /stack overflow/i.test(msg)) {
+      return new RewardTermError('stack', `${at} overflowed the sandbox's stack${line ? ` (line ${line})` : ''}${where}: recursion too deep (the limit is ${Math.round(this.opts.stackBytes / 1024)} KiB, about ${Math.round(this.opts.stackBytes / 200)} nested calls)`, term, seed);
+    }
     return new RewardTermError('exception', `${at} threw ${err.name ?? 'an error'}: ${msg}${line ? ` (line ${line})` : ''}${where}`, term, seed);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const h of [this.ns, this.driver]) if (h.alive) h.dispose();
-    this.vm.dispose();
-    this.rt.dispose();
+    // A score() in progress (between slices) finishes its batch and frees the instance when it settles.
+    if (this.scoring === 0) this.dispose();
+  }
+
+  private dispose(): void {
+    if (this.dead) return;
+    this.dead = true;
+    try {
+      for (const h of [this.ns, this.driver]) if (h.alive) h.dispose();
+      this.vm.dispose();
+      this.rt.dispose();
+    } catch {
+      // QuickJS asserts that every object was freed; after some guest errors (a stack overflow
+      // inside Array.prototype.sort) one leaks and the assertion aborts the instance. It is this
+      // sandbox's own instance, so dropping it is enough.
+    }
   }
 }
 
@@ -260,7 +455,7 @@ class QuickJsRewardScorer implements RewardTermsScorer {
  */
 export async function createRewardSandbox(code: string, options: SandboxOptions = {}): Promise<RewardTermsScorer> {
   const opts = { ...DEFAULT_SANDBOX, ...options };
-  const mod = await quickjs();
+  const mod = await quickjs(opts.memoryBytes);
   const rt = mod.newRuntime();
   rt.setMemoryLimit(opts.memoryBytes);
   rt.setMaxStackSize(opts.stackBytes);
@@ -269,15 +464,24 @@ export async function createRewardSandbox(code: string, options: SandboxOptions 
   // No module loader: `import` of anything fails with QuickJS's own message.
   const vm = rt.newContext();
   const fail = (msg: string): never => {
-    vm.dispose();
-    rt.dispose();
+    try {
+      vm.dispose();
+      rt.dispose();
+    } catch {
+      // The instance is this sandbox's own: an abort while freeing it (a leak QuickJS asserts on) is dropped with it.
+    }
     throw new RewardTermError('load', msg);
   };
   const run = (src: string, name: string, type: 'global' | 'module') => {
     deadline.at = performance.now() + opts.loadTimeoutMs;
-    const r = vm.evalCode(src, name, { type });
-    deadline.at = Infinity;
-    return r;
+    try {
+      return vm.evalCode(src, name, { type });
+    } catch (e) {
+      // The host failed inside the instance (its stack, an abort): drop the instance untouched.
+      throw new RewardTermError('load', `reward module: the sandbox failed while loading it (${hostFailure(e)})`);
+    } finally {
+      deadline.at = Infinity;
+    }
   };
   const driverR = run(DRIVER, 'driver.js', 'global');
   if (driverR.error) {
@@ -296,11 +500,19 @@ export async function createRewardSandbox(code: string, options: SandboxOptions 
 
   const r = run(code, FILE, 'module');
   if (r.error) {
-    const e = vm.dump(r.error) as GuestError;
+    const thrown = vm.dump(r.error) as GuestError | null;
     r.error.dispose();
     driver.dispose();
+    const e: GuestError = thrown !== null && typeof thrown === 'object' ? thrown : { name: 'InternalError', message: thrown == null ? 'out of memory' : String(thrown) };
     const line = errorLine(e);
-    const msg = e.message === 'interrupted' ? `ran past its ${opts.loadTimeoutMs} ms limit while loading and was stopped (an infinite loop at the top level?)` : `${e.name ?? 'Error'}: ${e.message}`;
+    const msg =
+      e.message === 'interrupted'
+        ? `ran past its ${opts.loadTimeoutMs} ms limit while loading and was stopped (an infinite loop at the top level?)`
+        : e.name === 'InternalError' && /stack overflow/i.test(e.message ?? '')
+          ? `overflowed the sandbox's stack while loading: recursion too deep (the limit is ${Math.round(opts.stackBytes / 1024)} KiB)`
+          : /out of memory/i.test(e.message ?? '')
+            ? `ran out of memory while loading (limit ${Math.round(opts.memoryBytes / 1048576)} MiB)`
+            : `${e.name ?? 'Error'}: ${e.message}`;
     fail(`reward module: ${msg}${line ? ` (line ${line})` : ''}`);
   }
   // A module with top-level await gives a promise; the sync variant has no event loop to settle it.
@@ -314,10 +526,15 @@ export async function createRewardSandbox(code: string, options: SandboxOptions 
   const ns = (state as { value: QuickJSHandle }).value;
   if (ns !== nsR.value) nsR.value.dispose();
   // Export names and kinds, read inside the sandbox (the namespace is an exotic object).
-  const keysR = vm.evalCode('(ns) => JSON.stringify(Object.keys(ns).map((k) => [k, typeof ns[k]]))', 'keys.js');
-  const keysFn = (keysR as { value: QuickJSHandle }).value;
+  const keysFn = vm.getProp(driver, 'exportsOf');
   const kr = vm.callFunction(keysFn, vm.undefined, ns);
   keysFn.dispose();
+  if (kr.error) {
+    kr.error.dispose();
+    ns.dispose();
+    driver.dispose();
+    fail('reward module: its exports could not be read');
+  }
   const exportsList = JSON.parse(vm.getString((kr as { value: QuickJSHandle }).value)) as [string, string][];
   (kr as { value: QuickJSHandle }).value.dispose();
   const problems: string[] = [];
@@ -325,8 +542,8 @@ export async function createRewardSandbox(code: string, options: SandboxOptions 
     const line = exportLine(code, name);
     const at = line ? ` (line ${line})` : '';
     if (name === 'default') problems.push(`the default export${at} is not a term: export each term under its name (export const name = (step) => …)`);
+    else if (termNameProblem(name, at)) problems.push(termNameProblem(name, at)!);
     else if (kind !== 'function') problems.push(`export '${name}'${at} is a ${kind}, not a function (step) => number`);
-    else if ((RESERVED_TERM_NAMES as readonly string[]).includes(name)) problems.push(`export '${name}'${at} has the name of a built-in reward metric (${RESERVED_TERM_NAMES.join(', ')}); rename it`);
   }
   if (exportsList.length === 0) problems.push('the module exports no terms: export at least one function, e.g. export const stepCost = (step) => -0.01');
   if (problems.length > 0) {
