@@ -185,7 +185,7 @@ describe('npm run train', () => {
     expect(await run.exited).toBe(STOP_SIGNALS.SIGTERM);
     const stdout = run.out();
     expect(stdout).toMatch(/SIGTERM received: stopping after this iteration and writing outputs/);
-    const at = Number(/interrupted by SIGTERM at iteration (\d+); wrote config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx, checkpoint\.json/.exec(stdout)?.[1]);
+    const at = Number(/interrupted by SIGTERM at iteration (\d+); wrote config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx, policy\.json, checkpoint\.json/.exec(stdout)?.[1]);
     expect(at).toBeGreaterThanOrEqual(4);
     expect(stdout).toContain(`continue with: npm run train -- --resume ${out}`);
     expect(JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8')).iteration).toBe(at);
@@ -267,7 +267,7 @@ describe('npm run train', () => {
     const out = mkdtempSync(join(tmpdir(), 'out-'));
     expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', out, '--quiet'])).toBe(0);
     await expect(main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', out, '--quiet'])).rejects.toThrow(
-      /^--out .* already holds a run \(config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx, checkpoint\.json\): pass --force/,
+      /^--out .* already holds a run \(config\.json, metrics\.jsonl, trajectories\.jsonl, policy\.onnx, policy\.json, checkpoint\.json\): pass --force/,
     );
     expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', out, '--quiet', '--force'])).toBe(0);
     // It used to hang here (Node's recursive mkdir on /proc); the test's own timeout would catch that.
