@@ -122,4 +122,37 @@ describe('reward lab', () => {
     expect(errors).toEqual([]);
     await page.close({ runBeforeUnload: false });
   });
+
+  it("a link whose preset carries reward code asks before replacing the person's own, and their code survives either answer", { timeout: 120_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1400, height: 1100 } });
+    const errors = watchErrors(page);
+    const MINE = 'export const mine = (step) => -0.02;';
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo`);
+    await page.locator('[data-testid=reward-lab] > summary').click();
+    await pasteRewardCode(page, MINE);
+    await page.getByTestId('reward-apply').click();
+    const editor = () => page.locator('[data-testid=reward-editor] .cm-content').textContent();
+    await expect.poll(editor).toContain('export const mine');
+    // The hackable preset's link carries its own term ('closer').
+    const link = `${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-hackable`;
+    await page.goto(link);
+    await page.reload();
+    const prompt = page.getByTestId('reward-replace-prompt');
+    await prompt.waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/reward-replace-prompt.png` });
+    await page.getByTestId('reward-keep-mine').click();
+    await expect.poll(() => prompt.count()).toBe(0);
+    if ((await page.locator('[data-testid=reward-lab][open]').count()) === 0) await page.locator('[data-testid=reward-lab] > summary').click();
+    await expect.poll(editor).toContain('export const mine');
+    // Again, and this time the link's code: it is applied, and one click brings the person's back.
+    await page.reload();
+    await prompt.waitFor();
+    await page.getByTestId('reward-use-link').click();
+    if ((await page.locator('[data-testid=reward-lab][open]').count()) === 0) await page.locator('[data-testid=reward-lab] > summary').click();
+    await expect.poll(editor).toContain('closer');
+    await page.getByTestId('reward-restore-mine').click();
+    await expect.poll(editor).toContain('export const mine');
+    expect(errors).toEqual([]);
+    await page.close({ runBeforeUnload: false });
+  });
 });

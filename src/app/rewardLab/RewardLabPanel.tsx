@@ -19,7 +19,7 @@ import { useStore } from '../state/store.ts';
 import { MetricChart, type ChartSpec } from '../train/MetricChart.tsx';
 import { warmEmptyNote } from '../train/Dashboard.tsx';
 import { versionMarkers } from '../../core/reward/versions.ts';
-import { useRewardLab } from './rewardLab.ts';
+import { restoreOwnCode, useRewardLab } from './rewardLab.ts';
 import { StackedTermsChart } from './StackedTermsChart.tsx';
 import { RewardVersions } from './VersionDiff.tsx';
 import { RescorePanel } from './RescorePanel.tsx';
@@ -84,6 +84,10 @@ function Editor() {
     const unsubscribe = useRewardLab.subscribe((s) => {
       if (timer !== undefined || s.text === v.state.doc.toString()) return;
       v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: s.text } });
+      // That change came from the store: no pending edit of the person's to flush back (a flush
+      // here would undo a second outside change made within its 250 ms, e.g. "Restore my code").
+      clearTimeout(timer);
+      timer = undefined;
     });
     return () => {
       unsubscribe();
@@ -114,6 +118,7 @@ export function RewardLabPanel() {
   const problems = useRewardLab((s) => s.problems);
   const applying = useRewardLab((s) => s.applying);
   const applied = useRewardLab((s) => s.applied);
+  const mine = useRewardLab((s) => s.mine);
   const unsaved = useRewardLab((s) => s.text !== s.applied);
   const history = useStore((s) => s.history);
   const emptyNote = warmEmptyNote(useStore((s) => s.warmStart));
@@ -164,6 +169,11 @@ export function RewardLabPanel() {
               }}>
               {applying ? 'Checking…' : live ? 'Apply to this run' : 'Apply'}
             </button>
+            {mine.trim() !== '' && applied !== mine && !live && (
+              <button type="button" className="btn" data-testid="reward-restore-mine" title="Put the reward code you last applied yourself back in the editor and apply it" onClick={restoreOwnCode}>
+                Restore my code
+              </button>
+            )}
             <span className="muted" data-testid="reward-status" data-version={latest?.version ?? 0}>
               {latest
                 ? `v${latest.version} scores this run since iteration ${latest.iteration + 1}${latest.terms.length ? ` (${latest.terms.join(', ')})` : ''}`

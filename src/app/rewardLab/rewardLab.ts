@@ -12,6 +12,8 @@ export { EXAMPLE_TERMS };
 
 const TEXT_KEY = 'rl-playground.reward.text';
 const APPLIED_KEY = 'rl-playground.reward.applied';
+/** The code the person last applied with their own hands (not a preset's or a link's). */
+const MINE_KEY = 'rl-playground.reward.mine';
 
 function load(key: string, fallback: string): string {
   try {
@@ -44,6 +46,10 @@ export interface RewardLabState {
   text: string;
   /** The code the next run starts with ('' = no user terms). */
   applied: string;
+  /** The code the person last applied themselves ('' = none): a link never replaces it without asking, and it can be restored. */
+  mine: string;
+  /** A link or preset brought reward code while the person's own was applied: the question waits here. */
+  replacing: { code: string } | null;
   /** Versions of the current run, oldest first; empty without user terms. */
   versions: RewardVersion[];
   /** The last refusal (a module that did not load, a term that threw or looped), with its line when known. */
@@ -57,6 +63,8 @@ export interface RewardLabState {
 export const useRewardLab = create<RewardLabState>((set) => ({
   text: load(TEXT_KEY, EXAMPLE_TERMS),
   applied: load(APPLIED_KEY, ''),
+  mine: load(MINE_KEY, ''),
+  replacing: null,
   versions: [],
   error: null,
   problems: [],
@@ -73,14 +81,47 @@ export function setAppliedCode(code: string): void {
   useRewardLab.setState({ applied: code });
 }
 
-/**
- * A preset or a lesson step chose the run's reward code (the hackable presets carry theirs): the
- * lab applies it, and shows it in the editor unless the editor holds edits not yet applied.
- */
-export function adoptRewardCode(code: string): void {
+/** The person applied `code` themselves (Apply): it is theirs, kept apart from presets' and links' code. */
+export function setOwnCode(code: string): void {
+  setAppliedCode(code);
+  save(MINE_KEY, code);
+  useRewardLab.setState({ mine: code });
+}
+
+/** Applies a preset's or link's code: shown in the editor unless it holds edits not yet applied. */
+function adopt(code: string): void {
   const lab = useRewardLab.getState();
   if (code !== '' && (lab.text === lab.applied || lab.text === EXAMPLE_TERMS)) lab.setText(code);
   setAppliedCode(code);
+}
+
+/**
+ * A preset or a lesson step chose the run's reward code (the hackable presets carry theirs). While
+ * the person's own code is applied, code that differs from it is not applied until they answer
+ * (`answerReplace`): a link never silently replaces what they wrote.
+ */
+export function adoptRewardCode(code: string): void {
+  const lab = useRewardLab.getState();
+  if (code.trim() !== '' && lab.mine.trim() !== '' && lab.applied === lab.mine && code !== lab.mine) {
+    useRewardLab.setState({ replacing: { code } });
+    return;
+  }
+  useRewardLab.setState({ replacing: null });
+  adopt(code);
+}
+
+/** The answer to `replacing`: keep the person's code applied, or use the link's (theirs stays restorable). */
+export function answerReplace(useLinks: boolean): void {
+  const r = useRewardLab.getState().replacing;
+  useRewardLab.setState({ replacing: null });
+  if (useLinks && r) adopt(r.code);
+}
+
+/** Puts the person's own code back in the editor and applies it (after a link's code replaced it). */
+export function restoreOwnCode(): void {
+  const { mine } = useRewardLab.getState();
+  useRewardLab.getState().setText(mine);
+  setAppliedCode(mine);
 }
 
 /** The line a sandbox message names ("(line 3)"), or null. */

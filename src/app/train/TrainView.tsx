@@ -17,6 +17,7 @@ import { MAX_SEEDS } from './slice.ts';
 import './train.css';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
 import { RewardLabPanel } from '../rewardLab/RewardLabPanel.tsx';
+import { answerReplace, useRewardLab } from '../rewardLab/rewardLab.ts';
 import { isHidden, isLocked } from '../lessons/classroom.ts';
 
 const STATUS_TEXT: Record<RunStatus, string> = {
@@ -207,6 +208,27 @@ function WarmProgress() {
   );
 }
 
+/** A link or preset brought reward code while the person's own was applied: keep theirs, or use the link's. */
+function RewardReplacePrompt() {
+  const replacing = useRewardLab((s) => s.replacing);
+  if (!replacing) return null;
+  return (
+    <div className="restart-bar" role="alertdialog" aria-label="Reward code from the link" data-testid="reward-replace-prompt">
+      <span>
+        This preset or link carries <b>reward code of its own</b>, which would replace the code you applied. Yours stays saved either way (<i>Restore my code</i> in the reward lab).
+      </span>
+      <span className="restart-actions">
+        <button type="button" className="btn" data-testid="reward-keep-mine" onClick={() => answerReplace(false)}>
+          Keep my code
+        </button>
+        <button type="button" className="btn btn-primary" data-testid="reward-use-link" onClick={() => answerReplace(true)}>
+          Use the link's code
+        </button>
+      </span>
+    </div>
+  );
+}
+
 function RestartPrompt() {
   const pending = useStore((s) => s.pendingRestart);
   const valid = useStore((s) => s.validation.ok);
@@ -271,6 +293,7 @@ export function TrainView() {
           Presets & settings{preset ? `: ${preset.title}` : ''}
         </button>
         <RunBar />
+        <RewardReplacePrompt />
         <RestartPrompt />
         <ErrorNote />
         {/* A classroom link that hides (or locks) the Reward panel hides the reward lab too: both edit the reward. */}

@@ -29,7 +29,7 @@ import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
 import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
 import { rewardVersions } from '../../core/reward/versions.ts';
-import { adoptRewardCode, messageLine, setAppliedCode, useRewardLab } from '../rewardLab/rewardLab.ts';
+import { adoptRewardCode, messageLine, setAppliedCode, setOwnCode, useRewardLab } from '../rewardLab/rewardLab.ts';
 import { clearRecentBatches, noteBatch } from '../rewardLab/recentBatches.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */
@@ -623,7 +623,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const live = get().running !== null && s !== 'idle' && s !== 'error' && s !== 'starting';
       if (!live) {
         // No run to change: the next start uses it (and its own dry run reports any problem).
-        setAppliedCode(code);
+        setOwnCode(code);
         useRewardLab.setState({ error: null });
         get().notify('info', code.trim() ? 'Reward code saved: the next run starts with it.' : 'Reward code cleared: the next run uses the env reward and shaping only.');
         return;
@@ -635,7 +635,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       try {
         const terms = await trainWorker(fail).setRewardCode(code, version);
         if (runId !== id) return;
-        setAppliedCode(code);
+        setOwnCode(code);
         // Scores from the next iteration on (the one after those already in the charts).
         useRewardLab.setState({ versions: [...versions, { version, iteration: trained, terms, code }], error: null });
         const running = get().running;
