@@ -173,4 +173,11 @@ describe('URL hash', () => {
     expect(r.problems.join('\n')).toMatch(/algo\.lr=abc is not a number[\s\S]*unknown setting "colour"[\s\S]*no preset "nope"/);
     expect(r.draft.algo.groupSize).toBe(4);
   });
+  it('holds a link to the form\'s bounds: an out-of-range value is named and the preset\'s kept', () => {
+    const r = draftFromHash(parseTrainHash('#view=train&preset=grid-empty-8x8-grpo&iterations=-5&algo.lr=0.002'), presets, 'wasm');
+    expect(r.problems).toEqual([expect.stringMatching(/^iterations=-5: .*>=1.*; kept 40$/)]);
+    expect(r.draft.iterations).toBe(40);
+    expect(r.draft.algo.lr).toBe(0.002);
+    expect(validate(r.draft).ok).toBe(true);
+  });
 });

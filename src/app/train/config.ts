@@ -233,6 +233,17 @@ export function draftFromHash(
   const base = draftFromPreset(preset, defaultBackend);
   let draft: DraftConfig = { ...base, backend: parsed.backend ?? defaultBackend };
   for (const [path, value] of parsed.overrides) draft = setField(draft, path, value);
+  // A link is held to the form's bounds: a value the form would refuse is named and left out
+  // (the preset's stays), rather than filling the form with "/ -5" and a blocked Start.
+  const v = validate(draft);
+  if (!v.ok) {
+    for (const [path, value] of parsed.overrides) {
+      const bad = v.byField[path];
+      if (!bad) continue;
+      draft = setField(draft, path, getPath(base, path));
+      problems.push(`${path}=${String(value)}: ${bad.join('; ')}; kept ${String(getPath(base, path))}`);
+    }
+  }
   return { presetId: preset.id, base, draft, problems };
 }
 

@@ -439,6 +439,9 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       backendChosenByPerson = parsed.backend !== null;
       const r = draftFromHash(parsed, get().presets, detected);
       for (const p of [...loaded.problems, ...r.problems]) get().notify('warning', `Ignored part of the link: ${p}.`);
+      // A limit that guards the page (how long a reward term may run) changed by a link is said out loud.
+      const limit = r.draft.reward?.callTimeoutMs;
+      if (limit !== undefined && limit !== r.base.reward?.callTimeoutMs) get().notify('info', `This link sets the reward term time limit to ${limit.toLocaleString('en-US')} ms per call (the preset's is ${r.base.reward?.callTimeoutMs ?? 100} ms): a slow term may then stall each iteration that long.`);
       // A preset that carries reward code (the hackable ones), opened from a link or a reload,
       // scores with it, as when it is picked from the list; a preset without code keeps the
       // code the person applied (the lab remembers it across reloads).
