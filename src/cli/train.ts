@@ -17,6 +17,7 @@ import { metricsToJsonl, parseCliFolder, parseRunFile, REWARD_VERSIONS_FILE, run
 import { parseRunConfig, stageStarts, type RunConfig } from '../core/presets/schema.ts';
 import { exportPolicyOnnx } from '../core/models/export.ts';
 import { policyCard } from '../core/models/policyCard.ts';
+import { checkpointFitProblems } from '../core/runs/policyExport.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
 import { createTrainer } from '../core/trainer/createTrainer.ts';
 import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
@@ -138,6 +139,8 @@ export function loadResume(path: string): ResumeSource {
   if (!parsed.ok) throw new UsageError(`--resume ${path}: the run cannot be read:\n  - ${parsed.messages.join('\n  - ')}`);
   const run = parsed.run;
   if (!run.checkpoint) throw new UsageError(`--resume ${path}: checkpoint: null (the run saved no checkpoint), so it cannot resume`);
+  const misfit = checkpointFitProblems(run.config, run.checkpoint);
+  if (misfit.length > 0) throw new UsageError(`--resume ${path}: the checkpoint does not fit the run's config:\n  - ${misfit.join('\n  - ')}`);
   const k = run.checkpoint.iteration;
   const metrics = run.metrics.filter((r) => r.iteration < k);
   // The reward code travels with the run (config + versions applied mid-run); a run whose rows

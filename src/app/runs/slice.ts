@@ -169,6 +169,15 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
         set({ importProblems: r.messages });
         return false;
       }
+      if (r.run.checkpoint) {
+        // Loaded on demand (it builds the config's model): a checkpoint of another model is refused here, not at Resume.
+        const { checkpointFitProblems } = await import('../../core/runs/policyExport.ts');
+        const misfit = checkpointFitProblems(r.run.config, r.run.checkpoint, `${files.length === 1 ? files[0].name : 'checkpoint.json'}: checkpoint`);
+        if (misfit.length > 0) {
+          set({ importProblems: misfit.slice(0, 10) });
+          return false;
+        }
+      }
       try {
         const meta = await store.importRun(r.run);
         set({ importProblems: [] });
