@@ -24,7 +24,7 @@ import type { WebBackend } from '../../runtime/engine/web.ts';
 import { recallChoice, rememberChoice } from '../state/engineCache.ts';
 import { MAX_SKIPPED_IN_A_ROW, skippedRunMessage, successReached } from '../../core/trainer/events.ts';
 import { RunRecorder } from '../../runtime/storage/recorder.ts';
-import { browserRunStore } from '../../runtime/storage/browser.ts';
+import { browserRunStore, recordedElsewhere } from '../../runtime/storage/browser.ts';
 import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
 import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
@@ -561,6 +561,11 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       if (!store) return;
       if (id === recordingRunId()) {
         get().notify('warning', 'This run is training in this tab already.');
+        return;
+      }
+      // Two tabs writing into one record would interleave its rows: the tab that records it holds its lock.
+      if (await recordedElsewhere(id)) {
+        get().notify('warning', 'This run is training in another tab of this browser: resume it there, or close that tab first (its run is then listed as interrupted).');
         return;
       }
       const [meta, checkpoint] = await Promise.all([store.getRun(id), store.getCheckpoint(id)]);

@@ -21,6 +21,11 @@ async function heldLocks(): Promise<Set<string>> {
   return new Set((q.held ?? []).map((l) => l.name ?? ''));
 }
 
+/** True when another tab of this origin records run `id` now (it holds the run's Web Lock). */
+export async function recordedElsewhere(id: string): Promise<boolean> {
+  return (await heldLocks()).has(runLockName(id));
+}
+
 /**
  * Marks runs whose recording tab is gone as interrupted. `ownRunId`: the run this tab records
  * (alive even before its lock request is granted).
