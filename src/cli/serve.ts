@@ -1,5 +1,5 @@
 /**
- * npm run serve -- --env <id|all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
+ * npm run serve -- --env <id|all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
  *
  * Serves registered envs to external trainers: OpenEnv's HTTP/WebSocket protocol for every env,
  * verl-tool's `POST /get_observation` for the tool envs (see src/server/server.ts for routes).
@@ -10,14 +10,16 @@ import { envIds } from '../core/envs/index.ts';
 import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 
-const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--idle-timeout S] [--seed N] [--verl-actions last-call|strict]
+const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
   --env             env id to serve at the root, or several / all, each under /<env id>
   --port            TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
   --host            interface (default ${SERVE_DEFAULTS.host}, loopback only)
   --latency         real: wait out each tool call's simulated latency before replying; skip: reply at once (default real)
   --latency-cap-ms  with real latency, the longest one step waits (default ${SERVE_DEFAULTS.latencyCapMs}; the drawn value is still reported)
   --max-sessions    live sessions at most, all protocols together (default ${SERVE_DEFAULTS.maxSessions})
+  --max-sessions-per-client  live sessions one client (remote address) may hold, so one client cannot take every place (default: three quarters of --max-sessions; a single trainer needs at least its rollouts in flight)
   --idle-timeout    seconds before an unused session is closed, 0 = never (default ${SERVE_DEFAULTS.idleTimeoutS})
+  --request-timeout seconds a client has to send a whole request once it connects or starts one; a half-sent request gets 408 and is hung up (default ${SERVE_DEFAULTS.requestTimeoutS})
   --seed            first seed given to a reset without one; later ones count up (default ${SERVE_DEFAULTS.seed})
   --verl-actions    get_observation: last-call plays the last name(...) call in the model's text, strict the text as is (default ${SERVE_DEFAULTS.verlActions})
 envs: ${envIds().join(', ')}`;
@@ -32,7 +34,9 @@ export async function main(argv: string[]): Promise<number> {
       latency: { type: 'string', default: 'real' },
       'latency-cap-ms': { type: 'string' },
       'max-sessions': { type: 'string' },
+      'max-sessions-per-client': { type: 'string' },
       'idle-timeout': { type: 'string' },
+      'request-timeout': { type: 'string' },
       seed: { type: 'string' },
       'verl-actions': { type: 'string', default: SERVE_DEFAULTS.verlActions },
       help: { type: 'boolean', short: 'h' },
@@ -59,12 +63,15 @@ export async function main(argv: string[]): Promise<number> {
     latency: values.latency,
     latencyCapMs: intArg(values['latency-cap-ms'], 'latency-cap-ms', 0, 600_000) ?? SERVE_DEFAULTS.latencyCapMs,
     maxSessions: intArg(values['max-sessions'], 'max-sessions', 1, 1_000_000) ?? SERVE_DEFAULTS.maxSessions,
+    maxSessionsPerClient: intArg(values['max-sessions-per-client'], 'max-sessions-per-client', 1, 1_000_000) ?? null,
     idleTimeoutS: intArg(values['idle-timeout'], 'idle-timeout', 0, 86_400 * 7) ?? SERVE_DEFAULTS.idleTimeoutS,
+    requestTimeoutS: intArg(values['request-timeout'], 'request-timeout', 1, 3600) ?? SERVE_DEFAULTS.requestTimeoutS,
     seed: intArg(values.seed, 'seed', 0, 2 ** 32 - 1) ?? SERVE_DEFAULTS.seed,
     verlActions,
   });
   const lines = Object.entries(server.prefixes).map(([id, prefix]) => `  ${id.padEnd(24)} ${server.url}${prefix}  (ws ${server.url.replace(/^http/, 'ws')}${prefix}/ws)`);
-  console.log(`serving ${envs.length} env${envs.length > 1 ? 's' : ''} on ${server.url} (latency ${values.latency}):\n${lines.join('\n')}`);
+  const limits = `at most ${server.sessions.options.maxSessions} sessions, ${server.sessions.maxPerClient} per client; a request in full within ${intArg(values['request-timeout'], 'request-timeout', 1, 3600) ?? SERVE_DEFAULTS.requestTimeoutS} s`;
+  console.log(`serving ${envs.length} env${envs.length > 1 ? 's' : ''} on ${server.url} (latency ${values.latency}; ${limits}):\n${lines.join('\n')}`);
   // A bug in one handler must not take every other session down with it: log and keep serving.
   process.on('uncaughtException', (e) => console.error(`serve: uncaught ${e.stack ?? e.message}`));
   process.on('unhandledRejection', (e) => console.error(`serve: unhandled rejection ${String(e)}`));

@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { startServer, type RunningServer } from './server.ts';
 import type { Clock } from '../core/envs/clock.ts';
-import { http, httpExpertEpisode, inProcessExpertEpisode, verlExpertBatch, WsSession, wsExpertEpisode } from './testClients.ts';
+import { http, httpExpertEpisode, httpFrom, inProcessExpertEpisode, verlExpertBatch, WsSession, wsExpertEpisode } from './testClients.ts';
 
 const CALC = 'tools/calculator';
 const DOOR = 'grid/door-key-6x6';
@@ -83,6 +84,34 @@ describe('one env at the root (the serve contract)', () => {
     expect(body.observations[1].obs).toMatch(/^error: missing "\)"/);
     expect(body.observations[2].obs).toMatch(/maxTurns/);
     await http('POST', `${server.url}/get_observation`, { trajectory_ids: ['bad-call'], actions: [''], finish: [true] });
+  });
+});
+
+describe('env kwargs: one check for every way in', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ envs: [CALC], host: '127.0.0.1', port: 0, latency: 'skip' });
+  });
+  afterAll(() => server.close());
+
+  it('refuses the prototype keys by name in verl-tool kwargs, a reset body and a WebSocket reset alike', async () => {
+    const verl = await http('POST', `${server.url}/get_observation`, '{"trajectory_ids": ["p", "c"], "actions": ["calc(1)", "calc(1)"], "extra_fields": [{"seed": 1, "kwargs": {"__proto__": {"maxTurns": 1}}}, {"seed": 1, "kwargs": {"constructor": 1}}]}');
+    const body = verl.body as { observations: { obs: string }[]; valids: boolean[] };
+    expect(body.valids).toEqual([false, false]);
+    expect(body.observations[0].obs).toBe('error: bad env kwargs for trajectory p: extra_fields.kwargs.__proto__: "__proto__" is not an env kwarg (the name reaches into objects\' prototypes)');
+    expect(body.observations[1].obs).toMatch(/extra_fields\.kwargs\.constructor: "constructor" is not an env kwarg/);
+    expect(server.sessions.keys().filter((k) => k.startsWith('verl:'))).toEqual([]);
+    // The same rule at reset (it used to drop __proto__ silently there).
+    const reset = await http('POST', `${server.url}/reset`, '{"seed": 1, "session_id": "proto", "__proto__": {"maxTurns": 1}}');
+    expect(reset.status).toBe(422);
+    expect(reset.body).toMatchObject({ detail: [{ type: 'extra_forbidden', loc: ['body', '__proto__'], msg: '"__proto__" is not an env kwarg (the name reaches into objects\' prototypes)' }] });
+    const ws = await WsSession.open(`${server.url.replace('http', 'ws')}/ws`);
+    ws.ws.send('{"type": "reset", "data": {"prototype": 1}}');
+    expect(await ws.next()).toMatchObject({ type: 'error', data: { code: 'VALIDATION_ERROR', errors: [{ loc: ['data', 'prototype'] }] } });
+    await ws.close();
+    // Unknown and out-of-range kwargs get the env's own message on every path.
+    const unknown = await http('POST', `${server.url}/get_observation`, { trajectory_ids: ['u'], actions: ['calc(1)'], extra_fields: [{ seed: 1, kwargs: { termz: 2 } }] });
+    expect((unknown.body as { observations: { obs: string }[] }).observations[0].obs).toMatch(/^error: bad env kwargs: tools\/calculator: unknown kwarg "termz"/);
   });
 });
 
@@ -321,6 +350,81 @@ describe('sessions: capacity, idle timeout, simulated latency', () => {
       // Closing a session frees its place.
       expect((await http('POST', `${server.url}/close`, { session_id: 'one' })).body).toEqual({ session_id: 'one', closed: true });
       expect((await http('POST', `${server.url}/reset`, { session_id: 'three' })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('holds each client (remote address) to its quota of sessions: a reset storm cannot take every place', async () => {
+    expect((await startServer({ envs: [CALC], port: 0, maxSessions: 8 }).then(async (s) => (await s.close(), s))).sessions.maxPerClient).toBe(6);
+    const server = await startServer({ envs: [CALC], port: 0, latency: 'skip', maxSessions: 8, maxSessionsPerClient: 3 });
+    // Two clients on loopback addresses of their own.
+    const A = '127.0.0.2';
+    const B = '127.0.0.3';
+    const ws = server.url.replace('http', 'ws');
+    try {
+      for (let i = 0; i < 3; i++) expect((await httpFrom(A, 'POST', `${server.url}/reset`, { session_id: `a${i}` })).status).toBe(200);
+      const storm = await Promise.all(Array.from({ length: 20 }, (_, i) => httpFrom(A, 'POST', `${server.url}/reset`, { session_id: `storm${i}` })));
+      expect(storm.map((r) => r.status)).toEqual(storm.map(() => 429));
+      expect((storm[0].body as { detail: string }).detail).toMatch(/^client 127\.0\.0\.2 holds 3 sessions, its quota \(of 8 on this server\); close some/);
+      // Its WebSocket sessions and verl-tool trajectories count too.
+      const wsA = await WsSession.open(`${ws}/ws`, A);
+      expect(await wsA.next()).toMatchObject({ type: 'error', data: { code: 'CAPACITY_REACHED', message: expect.stringMatching(/client 127\.0\.0\.2 holds 3 sessions, its quota/) } });
+      const verlA = await httpFrom(A, 'POST', `${server.url}/get_observation`, { trajectory_ids: ['t'], actions: ['calc(1)'], extra_fields: [{ seed: 1 }] });
+      expect((verlA.body as { valids: boolean[]; observations: { obs: string }[] }).observations[0].obs).toMatch(/its quota/);
+      // Another client still finds places, on every protocol.
+      expect((await httpFrom(B, 'POST', `${server.url}/reset`, { session_id: 'b0' })).status).toBe(200);
+      const wsB = await WsSession.open(`${ws}/ws`, B);
+      expect(await wsB.request({ type: 'reset', data: { seed: 4 } })).toMatchObject({ type: 'observation' });
+      const verlB = await httpFrom(B, 'POST', `${server.url}/get_observation`, { trajectory_ids: ['t'], actions: ['calc(1)'], extra_fields: [{ seed: 1 }] });
+      expect((verlB.body as { valids: boolean[] }).valids).toEqual([true]);
+      expect([server.sessions.heldBy(A), server.sessions.heldBy(B)]).toEqual([3, 3]);
+      // Resetting a session it holds is no new place; closing one frees a place in its quota.
+      expect((await httpFrom(A, 'POST', `${server.url}/reset`, { session_id: 'a0', seed: 2 })).status).toBe(200);
+      expect((await httpFrom(A, 'POST', `${server.url}/close`, { session_id: 'a1' })).status).toBe(200);
+      expect((await httpFrom(A, 'POST', `${server.url}/reset`, { session_id: 'a3' })).status).toBe(200);
+      await wsA.close();
+      await wsB.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers half-sent requests with 408 and hangs them up after requestTimeoutS; whole requests and open WebSockets carry on', async () => {
+    const server = await startServer({ envs: [CALC], port: 0, latency: 'skip', requestTimeoutS: 0.5 });
+    const halves = [
+      '', // connects, sends nothing
+      'POST /reset HTTP/1.1\r\nHost: x\r\n', // half the headers
+      'POST /reset HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"seed": ', // half the body
+      'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n', // half an upgrade
+    ];
+    const halfOpen = (text: string) =>
+      new Promise<{ reply: string; ms: number }>((resolve, reject) => {
+        const t0 = performance.now();
+        const socket = connect(server.port, '127.0.0.1', () => void (text && socket.write(text)));
+        let reply = '';
+        socket.on('data', (d) => (reply += d.toString()));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve({ reply, ms: performance.now() - t0 }));
+        setTimeout(() => {
+          socket.destroy();
+          reject(new Error(`still open after 5 s: ${JSON.stringify(text)}`));
+        }, 5000);
+      });
+    try {
+      const older = await WsSession.open(`${server.url.replace('http', 'ws')}/ws`);
+      const sockets = Array.from({ length: 40 }, (_, i) => halfOpen(halves[i % halves.length]));
+      // Meanwhile a whole request is answered at once.
+      expect((await http('POST', `${server.url}/reset`, { seed: 1 })).status).toBe(200);
+      const closed = await Promise.all(sockets);
+      for (const c of closed) {
+        expect(c.ms).toBeLessThan(2500);
+        expect(c.reply).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n[\s\S]*request not received in full within 0\.5 s/);
+      }
+      // The WebSocket opened before, idle longer than the request timeout, still plays.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await older.request({ type: 'reset', data: { seed: 2 } })).toMatchObject({ type: 'observation' });
+      await older.close();
     } finally {
       await server.close();
     }

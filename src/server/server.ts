@@ -27,6 +27,11 @@
  * Every refused request gets a 4xx JSON body `{"detail": ...}` (a sentence, or FastAPI-style
  * field errors for 422), every WebSocket problem an `{"type": "error", "data": {message, code}}`
  * message; a handler that throws unexpectedly answers 500 for that request only.
+ *
+ * Limits: a request must arrive in full within `requestTimeoutS` of its start (or of the
+ * connection), else 408 and the connection is closed; each client (remote address) holds at most
+ * `maxSessionsPerClient` sessions, all protocols together, so one client cannot take every place
+ * for the idle timeout (429, or CAPACITY_REACHED over WebSocket).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -34,7 +39,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { envIds, makeEnv, type Env } from '../core/envs/index.ts';
 import { RealClock, type Clock } from '../core/envs/clock.ts';
 import { WireError, envSchemas, toJson, type FieldError, type Json } from './wire.ts';
-import { SessionStore, readResetBody, resetSession, sessionState, stepSession, type EpisodeOptions, type LatencyMode, type Session } from './sessions.ts';
+import { SessionStore, clientOf, readResetBody, resetSession, sessionState, stepSession, type EpisodeOptions, type LatencyMode, type Session } from './sessions.ts';
 import { getObservations, readVerlBatch, type VerlActionMode } from './verlTool.ts';
 
 export interface ServeOptions {
@@ -56,6 +61,16 @@ export interface ServeOptions {
   latencyCapMs: number;
   /** Most live sessions (HTTP ids, WebSocket connections, verl trajectories together). */
   maxSessions: number;
+  /**
+   * Most live sessions one client (remote address) may hold, so one client cannot take every
+   * place; null: three quarters of `maxSessions`.
+   */
+  maxSessionsPerClient: number | null;
+  /**
+   * Seconds a client has to send a whole request (headers and body) once it connects or starts
+   * one; a half-sent request is then answered 408 and its connection closed.
+   */
+  requestTimeoutS: number;
   /** Seconds a session may sit unused before it is closed; 0 = never. */
   idleTimeoutS: number;
   /** First seed handed to a reset that names none; later ones count up from it. */
@@ -76,6 +91,8 @@ export const SERVE_DEFAULTS: ServeOptions = {
   latency: 'real',
   latencyCapMs: 10_000,
   maxSessions: 1024,
+  maxSessionsPerClient: null,
+  requestTimeoutS: 10,
   idleTimeoutS: 600,
   seed: 0,
   verlActions: 'last-call',
@@ -166,7 +183,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
   const mounts: Mount[] = opts.envs.map((envId) => ({ envId, prefix: prefixed ? `/${envId}` : '', probe: makeEnv(envId) }));
   // Longest prefix first, so `/a/b` never shadows `/a/bc`.
   const byPrefix = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
-  const store = new SessionStore({ maxSessions: opts.maxSessions, idleTimeoutMs: opts.idleTimeoutS * 1000, now: () => Date.now() });
+  const store = new SessionStore({ maxSessions: opts.maxSessions, maxPerClient: opts.maxSessionsPerClient ?? undefined, idleTimeoutMs: opts.idleTimeoutS * 1000, now: () => Date.now() });
   let seedCounter = 0;
   const episode: EpisodeOptions = { latency: opts.latency, latencyCapMs: opts.latencyCapMs, clock: opts.clock, nextSeed: () => (opts.seed + seedCounter++) % 2 ** 32 };
 
@@ -235,6 +252,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
       if (method !== allowed) throw new WireError(405, `${rest} answers ${allowed} only`);
     };
     const headerSession = typeof req.headers['x-session-id'] === 'string' ? req.headers['x-session-id'] : undefined;
+    const client = clientOf(req.socket.remoteAddress);
     switch (rest) {
       case '/health':
         expect('GET');
@@ -267,7 +285,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
         const id = readSessionId(isObject(body) ? body.session_id : undefined, ['body', 'session_id']) ?? headerSession ?? 'default';
         const reset = readResetBody(body, ['body'], ['session_id']);
         const key = httpKey(m, id);
-        const s = store.getOrCreate(key, m.envId);
+        const s = store.getOrCreate(key, m.envId, client);
         try {
           const out = await s.run(() => resetSession(s, reset, episode));
           return sendJson(res, 200, out, { 'x-session-id': id });
@@ -306,25 +324,39 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
         expect('POST');
         if (m.probe.spec.family !== 'tool') throw new WireError(404, `${m.envId} is a ${m.probe.spec.family} env: the verl-tool protocol (/get_observation) is served for tool envs only`);
         const items = readVerlBatch(parseJson(await readBody(req, opts.maxBodyBytes)));
-        return sendJson(res, 200, await getObservations(items, m.envId, store, episode, opts.verlActions));
+        return sendJson(res, 200, await getObservations(items, m.envId, store, episode, opts.verlActions, client));
       }
       default:
         throw unknownPath(path);
     }
   };
 
-  const http = createServer((req, res) => {
+  const requestTimeoutMs = Math.max(1, Math.round(opts.requestTimeoutS * 1000));
+  const http = createServer({
+    // A client that opens a connection and sends half a request (or nothing) is answered 408 and
+    // hung up after requestTimeoutS; Node checks its connections every second (default 30 s).
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.round(requestTimeoutMs / 4))),
+  }, (req, res) => {
     handle(req, res).catch((e: unknown) => {
       if (e instanceof WireError) return sendJson(res, e.status, { detail: e.detail }, e.closeConnection ? { connection: 'close' } : {});
+      // The client went away mid-request (or was hung up for not sending it in time): nobody to answer.
+      if (req.socket.destroyed || (e as NodeJS.ErrnoException)?.code === 'ECONNRESET') return;
       console.error(`serve: ${req.method} ${req.url}: ${(e as Error)?.stack ?? String(e)}`);
       sendJson(res, 500, { detail: `internal error: ${(e as Error)?.message ?? String(e)}` });
     });
   });
   http.keepAliveTimeout = 30_000;
   // A malformed request line or header never reaches a handler: answer 400 and drop the socket.
-  http.on('clientError', (err, socket) => {
-    if (socket.writable) socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ detail: `bad request: ${err.message}` })}`);
-    else socket.destroy();
+  // A request not sent in full within requestTimeoutS: 408.
+  http.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      const text = JSON.stringify({ detail: `request not received in full within ${opts.requestTimeoutS} s` });
+      return socket.end(`HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
+    }
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n${JSON.stringify({ detail: `bad request: ${err.message}` })}`);
   });
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: opts.maxBodyBytes });
@@ -337,11 +369,11 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
       socket.end(`HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`);
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => onWsSession(ws, found.mount));
+    wss.handleUpgrade(req, socket, head, (ws) => onWsSession(ws, found.mount, clientOf(req.socket.remoteAddress)));
   });
 
   let wsCount = 0;
-  const onWsSession = (ws: WebSocket, m: Mount): void => {
+  const onWsSession = (ws: WebSocket, m: Mount, client: string): void => {
     const sendMsg = (type: string, data: Json) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type, data }));
     };
@@ -357,7 +389,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
     let session: Session;
     const key = `ws:${m.envId}:${++wsCount}`;
     try {
-      session = store.create(key, m.envId);
+      session = store.create(key, m.envId, client);
     } catch (e) {
       sendError(e);
       ws.close(1013, 'server at capacity');

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { makeEnv, type Env, type EnvKwargs } from '../core/envs/index.ts';
 import type { Clock } from '../core/envs/clock.ts';
-import { WireError, actionToWire, parseWireAction, resetToWire, stepToWire, toJson, type Json, type WireResult } from './wire.ts';
+import { WireError, actionToWire, parseWireAction, resetToWire, stepToWire, toJson, type FieldError, type Json, type WireResult } from './wire.ts';
 
 /** How a step's simulated tool latency (`info.latencyMs`) is served. */
 export type LatencyMode = 'real' | 'skip';
@@ -32,6 +32,8 @@ export class Session {
     readonly key: string,
     readonly envId: string,
     now: number,
+    /** The client (remote address) that opened it: what the per-client quota counts. */
+    readonly owner: string = '',
   ) {
     this.lastActivity = now;
   }
@@ -47,17 +49,37 @@ export class Session {
 export interface SessionStoreOptions {
   /** Most sessions alive at once, over all envs and protocols; past it new ones are refused. */
   maxSessions: number;
+  /**
+   * Most sessions one client (remote address) may hold at once, so that one client (a reset storm)
+   * cannot take every place for the idle timeout; default `defaultPerClient(maxSessions)`.
+   */
+  maxPerClient?: number;
   /** A session untouched this long (ms) is closed; 0 = never. */
   idleTimeoutMs: number;
   /** Milliseconds, for idle bookkeeping. */
   now: () => number;
 }
 
+/** Default per-client quota: three quarters of all places (rounded up), so other clients find some. */
+export function defaultPerClient(maxSessions: number): number {
+  return Math.max(1, Math.ceil((maxSessions * 3) / 4));
+}
+
+/** A remote address as the quota counts it (an IPv4 client of a dual-stack listener is `::ffff:a.b.c.d`). */
+export function clientOf(address: string | undefined): string {
+  if (!address) return 'unknown';
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
+  /** Live sessions per owner. */
+  private readonly perClient = new Map<string, number>();
   private reaper: ReturnType<typeof setInterval> | null = null;
+  readonly maxPerClient: number;
 
   constructor(readonly options: SessionStoreOptions) {
+    this.maxPerClient = options.maxPerClient ?? defaultPerClient(options.maxSessions);
     if (options.idleTimeoutMs > 0) {
       // Check a few times per timeout period, at most every 10 s; unref so it never keeps the process alive.
       this.reaper = setInterval(() => this.reap(), Math.min(10_000, Math.max(50, options.idleTimeoutMs / 4)));
@@ -80,25 +102,41 @@ export class SessionStore {
     return s;
   }
 
-  /** A new session under `key`; throws a 429 WireError when the store is full. */
-  create(key: string, envId: string): Session {
+  /** Sessions `owner` holds now. */
+  heldBy(owner: string): number {
+    return this.perClient.get(owner) ?? 0;
+  }
+
+  /**
+   * A new session under `key` for client `owner`; throws a 429 WireError when the store is full
+   * or the client holds its quota.
+   */
+  create(key: string, envId: string, owner = ''): Session {
     if (this.sessions.has(key)) throw new Error(`session ${key} already exists`);
     if (this.sessions.size >= this.options.maxSessions) {
       throw new WireError(429, `server at capacity: ${this.sessions.size} of ${this.options.maxSessions} sessions in use; close one (or wait for idle ones to time out) and retry`, 'CAPACITY_REACHED');
     }
-    const s = new Session(key, envId, this.options.now());
+    const held = this.heldBy(owner);
+    if (held >= this.maxPerClient) {
+      throw new WireError(429, `client ${owner || '(unknown)'} holds ${held} sessions, its quota (of ${this.options.maxSessions} on this server); close some (POST /close, a finished trajectory, a closed WebSocket) or wait for idle ones to time out, and retry`, 'CAPACITY_REACHED');
+    }
+    const s = new Session(key, envId, this.options.now(), owner);
     this.sessions.set(key, s);
+    this.perClient.set(owner, held + 1);
     return s;
   }
 
-  getOrCreate(key: string, envId: string): Session {
-    return this.get(key) ?? this.create(key, envId);
+  getOrCreate(key: string, envId: string, owner = ''): Session {
+    return this.get(key) ?? this.create(key, envId, owner);
   }
 
   delete(key: string): boolean {
     const s = this.sessions.get(key);
     if (!s) return false;
     this.sessions.delete(key);
+    const held = this.heldBy(s.owner) - 1;
+    if (held > 0) this.perClient.set(s.owner, held);
+    else this.perClient.delete(s.owner);
     s.closed = true;
     s.env = null;
     s.onClose?.();
@@ -135,6 +173,25 @@ export interface ResetRequest {
 
 const MAX_SEED = 2 ** 32 - 1;
 
+/** Keys that reach into an object's prototype (JSON.parse makes `__proto__` an ordinary own key): never an env kwarg. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Env kwargs as a client sent them, checked the same way wherever they come in (a reset body's
+ * extra fields, a WebSocket reset's data, verl-tool's `extra_fields[i].kwargs`): a prototype key
+ * is a field error under `loc` here; the env's own rules (known names, types, ranges) apply when
+ * the env is made (`resetSession`, a 422 "bad env kwargs").
+ */
+export function readEnvKwargs(entries: Iterable<[string, unknown]>, loc: (string | number)[]): { kwargs: EnvKwargs; errors: FieldError[] } {
+  const kwargs: EnvKwargs = {};
+  const errors: FieldError[] = [];
+  for (const [key, value] of entries) {
+    if (PROTOTYPE_KEYS.has(key)) errors.push({ type: 'extra_forbidden', loc: [...loc, key], msg: `"${key}" is not an env kwarg (the name reaches into objects' prototypes)`, input: toJson(value) });
+    else kwargs[key] = value as EnvKwargs[string];
+  }
+  return { kwargs, errors };
+}
+
 /**
  * Splits an OpenEnv reset body into seed, episode id and env kwargs (every other key), with
  * FastAPI-style field errors. `reserved` keys (e.g. session_id) are the caller's and skipped.
@@ -146,7 +203,8 @@ export function readResetBody(body: unknown, loc: (string | number)[], reserved:
   }
   const rec = body as Record<string, unknown>;
   const out: ResetRequest = { kwargs: {} };
-  const errors = [];
+  const errors: FieldError[] = [];
+  const rest: [string, unknown][] = [];
   for (const [key, value] of Object.entries(rec)) {
     if (reserved.includes(key)) continue;
     if (key === 'seed') {
@@ -158,10 +216,11 @@ export function readResetBody(body: unknown, loc: (string | number)[], reserved:
       if (value === null || value === undefined) continue;
       if (typeof value !== 'string' || value.length > 255) errors.push({ type: 'string_type', loc: [...loc, 'episode_id'], msg: 'episode_id must be a string of at most 255 characters', input: toJson(value) });
       else out.episodeId = value;
-    } else {
-      out.kwargs[key] = value;
-    }
+    } else rest.push([key, value]);
   }
+  const kw = readEnvKwargs(rest, loc);
+  out.kwargs = kw.kwargs;
+  errors.push(...kw.errors);
   if (errors.length > 0) throw new WireError(422, errors, 'VALIDATION_ERROR');
   return out;
 }

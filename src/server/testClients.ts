@@ -3,6 +3,7 @@
  * WebSocket messages, verl-tool batches), plus the in-process reference an episode is compared
  * with. Used by the protocol tests and the serve bench.
  */
+import { request } from 'node:http';
 import WebSocket from 'ws';
 import { makeEnv, type EnvKwargs } from '../core/envs/index.ts';
 import { actionToWire, resetToWire, stepToWire, type Json, type WireResult } from './wire.ts';
@@ -25,6 +26,24 @@ export async function http(method: string, url: string, body?: unknown, headers:
   let parsed: unknown = text;
   if (contentType?.includes('application/json')) parsed = JSON.parse(text);
   return { status: res.status, body: parsed, contentType };
+}
+
+/** As `http`, sent from `localAddress` (another loopback address is another client to the server's per-client quota). */
+export function httpFrom(localAddress: string, method: string, url: string, body?: unknown): Promise<HttpReply> {
+  return new Promise((resolve, reject) => {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(url, { method, localAddress, headers: { 'content-type': 'application/json', ...(text === undefined ? {} : { 'content-length': Buffer.byteLength(text) }) } }, (res) => {
+      let data = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (data += d));
+      res.on('end', () => {
+        const contentType = res.headers['content-type'] ?? null;
+        resolve({ status: res.statusCode ?? 0, body: contentType?.includes('application/json') ? JSON.parse(data) : data, contentType });
+      });
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
 }
 
 /** The expert episode for `seed` played in-process: what every served session must reproduce. */
@@ -62,9 +81,10 @@ export class WsSession {
     });
   }
 
-  static open(url: string): Promise<WsSession> {
+  /** `localAddress`: the loopback address to connect from (e.g. 127.0.0.2: another client, for per-client quotas). */
+  static open(url: string, localAddress?: string): Promise<WsSession> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url);
+      const ws = new WebSocket(url, localAddress ? { localAddress } : {});
       const s = new WsSession(ws);
       ws.once('open', () => resolve(s));
       ws.once('error', reject);

@@ -21,7 +21,7 @@
  * counted the turn) and for an item that could not be played (its `obs` says why).
  */
 import { toJson, WireError, type FieldError, type Json } from './wire.ts';
-import { resetSession, stepSession, type EpisodeOptions, type SessionStore } from './sessions.ts';
+import { readEnvKwargs, resetSession, stepSession, type EpisodeOptions, type SessionStore } from './sessions.ts';
 
 export interface VerlResponse {
   observations: Json[];
@@ -107,8 +107,11 @@ export function lastCall(text: string): string {
 
 const failed = (why: string) => ({ observation: { obs: `error: ${why}` } as Json, done: true, valid: false });
 
-/** Plays one batch against `envId`'s trajectories; items run concurrently, each trajectory in order. */
-export async function getObservations(items: Item[], envId: string, store: SessionStore, opts: EpisodeOptions, mode: VerlActionMode): Promise<VerlResponse> {
+/**
+ * Plays one batch against `envId`'s trajectories; items run concurrently, each trajectory in
+ * order. New trajectories are sessions of client `owner` (the per-client quota counts them).
+ */
+export async function getObservations(items: Item[], envId: string, store: SessionStore, opts: EpisodeOptions, mode: VerlActionMode, owner = ''): Promise<VerlResponse> {
   const results = await Promise.all(
     items.map(async (item) => {
       const key = `verl:${envId}:${item.id}`;
@@ -123,9 +126,12 @@ export async function getObservations(items: Item[], envId: string, store: Sessi
           return failed(`trajectory ${item.id} is new: extra_fields.seed must give the seed of its task (an integer >= 0), got ${JSON.stringify(seed ?? null)}`);
         }
         if (kwargs !== undefined && !isObject(kwargs)) return failed(`extra_fields.kwargs must be an object of env kwargs, got ${JSON.stringify(kwargs)}`);
+        // The same check as a reset's kwargs (POST /reset, a WebSocket reset), then the env's own.
+        const kw = readEnvKwargs(Object.entries(kwargs ?? {}), ['extra_fields', 'kwargs']);
+        if (kw.errors.length > 0) return failed(`bad env kwargs for trajectory ${item.id}: ${kw.errors.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('; ')}`);
         try {
-          s = store.create(key, envId);
-          resetSession(s, { seed, kwargs: kwargs ?? {} }, opts);
+          s = store.create(key, envId, owner);
+          resetSession(s, { seed, kwargs: kw.kwargs }, opts);
         } catch (e) {
           store.delete(key);
           return failed((e as Error).message);

@@ -52,4 +52,24 @@ describe('every problem at once', () => {
     const m = messages({ ...grid, iterations: -1, algo: { algo: 'grpo', lr: -1 }, shaping: { outcome: { weight: -2 } } });
     expect(m.map((x) => x.split(':')[0]).sort()).toEqual(['algo.lr', 'iterations', 'shaping.outcome.weight']);
   });
+
+  it('a misspelt field does not hide an env kwarg out of range: misspelt hiden and learningRate beside size 2 on door-key', () => {
+    const m = messages({ env: { id: 'grid/door-key-6x6', kwargs: { size: 2 } }, model: { kind: 'mlp', hiden: [32] }, algo: { algo: 'grpo', learningRate: 0.1 } });
+    expect(m).toEqual([
+      'model: Unrecognized key: "hiden"',
+      'algo.learningRate: unknown field (misspelt, or not a setting of this algorithm config)',
+      'env: grid/door-key-6x6: kwarg size = 2 is below the minimum 5',
+    ]);
+  });
+
+  it('every bad env kwarg is named, not only the first the env meets', () => {
+    expect(messages({ ...grid, env: { id: 'grid/door-key-6x6', kwargs: { size: 2, bogus: 1, maxSteps: 0 } } })).toEqual([
+      'env: grid/door-key-6x6: kwarg size = 2 is below the minimum 5',
+      'env: grid/door-key-6x6: unknown kwarg bogus; known: size, maxSteps, viewSize',
+      expect.stringMatching(/^env: grid\/door-key-6x6: kwarg maxSteps/),
+    ]);
+    // With another problem beside them, too; an unknown env is named once.
+    expect(messages({ ...grid, iterations: 0, env: { id: 'grid/door-key-6x6', kwargs: { size: 2, bogus: 1 } } })).toHaveLength(3);
+    expect(messages({ ...grid, iterations: 0, env: { id: 'grid/nope', kwargs: { a: 1, b: 2 } } }).filter((x) => x.startsWith('env:'))).toEqual([expect.stringMatching(/^env: unknown env "grid\/nope"/)]);
+  });
 });

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, GROUP_ALGOS, type Algo, type AlgoConfig } from '../algos/config.ts';
 import { ROLLOUT_BUDGET_DEFAULTS as BD } from '../algos/budget.ts';
-import { makeEnv } from '../envs/index.ts';
+import { makeEnv, type EnvKwargs } from '../envs/index.ts';
 import { mixSeed } from '../util/rng.ts';
 import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
@@ -236,7 +236,12 @@ export function parseRunConfig(input: unknown): ParseResult {
   if (algo && !algo.ok) messages.push(...algo.messages.map((m) => `algo.${m}`));
   if (shaping && !shaping.ok) messages.push(...shaping.messages.map((m) => `shaping.${m}`));
   if (schedule && !schedule.ok) messages.push(...schedule.messages.map((m) => `schedule.${m}`));
-  if (!r.success || !algo?.ok || !shaping?.ok || (schedule && !schedule.ok)) return { ok: false, messages };
+  if (!r.success || !algo?.ok || !shaping?.ok || (schedule && !schedule.ok)) {
+    // The env and its kwargs are checked too (runnable() does it when everything else parsed), so a
+    // misspelt field elsewhere does not hide an out-of-range kwarg until the next try.
+    if (!messages.some((m) => m === 'env' || m.startsWith('env.') || m.startsWith('env:'))) messages.push(...envProblems(raw.env));
+    return { ok: false, messages };
+  }
   if (algo.config.algo === 'ppo') {
     const usesPotential = shaping.config.potential.weight !== 0 || (schedule?.ok && schedule.schedule.stages.some((st) => (st.weights.potential ?? 0) !== 0));
     if (usesPotential && shaping.config.potential.gamma !== algo.config.gamma) {
@@ -392,6 +397,34 @@ function budgetRules(c: Parsed, algo: AlgoConfig): string[] {
   return out;
 }
 
+/** `env` of a config whose other fields did not all parse: the env exists and takes its kwargs (shapes zod checks are left to zod's messages). */
+function envProblems(env: unknown): string[] {
+  if (!isObject(env) || typeof env.id !== 'string') return [];
+  const kwargs = env.kwargs === undefined ? {} : env.kwargs;
+  if (!isObject(kwargs)) return [];
+  return envErrors(env.id, kwargs as EnvKwargs);
+}
+
+/**
+ * Why `makeEnv(id, kwargs)` fails, every kwarg at once (the env names only the first it meets):
+ * each kwarg alone, then together (for rules between kwargs); [] when it succeeds.
+ */
+function envErrors(id: string, kwargs: EnvKwargs): string[] {
+  const tryMake = (kw: EnvKwargs): string | null => {
+    try {
+      makeEnv(id, kw);
+      return null;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  const all = tryMake(kwargs);
+  if (all === null) return [];
+  const each = Object.keys(kwargs).map((k) => tryMake({ [k]: kwargs[k] } as EnvKwargs));
+  const found = [...new Set(each.filter((m): m is string => m !== null))];
+  return (found.length > 0 ? found : [all]).map((m) => `env: ${m}`);
+}
+
 /** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */
 function runnable(c: Parsed): string[] {
   let family: string;
@@ -402,8 +435,8 @@ function runnable(c: Parsed): string[] {
     family = spec.family;
     agentCount = spec.agents?.length ?? 1;
     maxSteps = spec.maxSteps;
-  } catch (e) {
-    return [`env: ${(e as Error).message}`];
+  } catch {
+    return envErrors(c.env.id, c.env.kwargs);
   }
   const out: string[] = [];
   if (family === 'grid' && c.model.kind === 'transformer') {
