@@ -138,7 +138,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const c = valid.config;
       const plan = seedPlan;
       const name = `${c.id} · seed ${c.seed}` + (plan ? ` (${plan.index + 1} of ${plan.seeds.length})` : '');
-      recorder = RunRecorder.start(store, c, { name, tags: plan ? [plan.tag] : [] }, { onProblem: (m) => get().notify('warning', m) });
+      recorder = RunRecorder.start(store, c, { name, tags: plan ? [plan.tag] : [] }, { onProblem: (m) => get().notify('warning', m), onRecovered: (m) => get().notify('info', m) });
       plan?.ids.push(recorder.id);
       recorderClosed = false;
       set({ recordId: recorder.id });
@@ -160,6 +160,8 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       useRewardLab.setState({ problems: v.rewardProblems.slice(0, 5) });
       get().notify('warning', v.rewardProblems[0]);
     }
+    // A rollout worker died or stopped answering and a new one took its place: the run went on.
+    for (const note of v.workerNotes ?? []) get().notify('warning', `${note}. Training goes on.`);
     trained = v.iteration + 1;
     buffer.push(metricPoint(v.metrics, v.iteration));
     boundHistory(buffer);
@@ -579,7 +581,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       // The versions that scored the kept iterations keep their markers (boot knew only the code it resumed with).
       const keptVersions = rewardVersions(meta.config.reward.code, meta.liveEdits.filter((e) => e.iteration <= checkpoint.iteration));
       useRewardLab.setState({ versions: keptVersions.map((x) => ({ ...x, terms: [] })) });
-      recorder = RunRecorder.resume(store, meta, kept.metrics, kept.trajectoryCount, { onProblem: (m) => get().notify('warning', m) });
+      recorder = RunRecorder.resume(store, meta, kept.metrics, kept.trajectoryCount, { onProblem: (m) => get().notify('warning', m), onRecovered: (m) => get().notify('info', m) });
       recorderClosed = false;
       set({ recordId: recorder.id, status: 'running' });
       get().notify('info', `Resumed "${meta.name}" from its checkpoint at iteration ${checkpoint.iteration}.`);
