@@ -3,9 +3,13 @@
  * Storage.overrideQuotaForOrigin), and a run trains past what its trajectories would need. The
  * recorder stops saving trajectories while room is left (a quarter of the quota, or two
  * checkpoints), says so, and saves every iteration's metrics; nothing saved before is lost.
+ * A moment of a full disk (the quota shrunk under the run, restored at the notice) and a database
+ * deleted mid-run lose no iteration either: the recorder keeps the rows in memory and writes them
+ * once it can.
  */
 import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
+import type { CDPSession } from 'playwright-core';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
 
@@ -69,5 +73,108 @@ describe('storage quota', () => {
     await cdp.send('Storage.overrideQuotaForOrigin', { origin });
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  /** Every notice shown so far (they fade after a while), collected every 250 ms until `stop()`. */
+  function noticeWatch(page: Page) {
+    const seen = new Set<string>();
+    const collect = async () => {
+      for (const t of await page.locator('.notice-text').allTextContents().catch(() => [] as string[])) seen.add(t);
+    };
+    const timer = setInterval(() => void collect(), 250);
+    return {
+      get all() {
+        return [...seen];
+      },
+      async stop() {
+        clearInterval(timer);
+        await collect();
+      },
+    };
+  }
+
+  async function savedRunRow(page: Page) {
+    await page.getByTestId('view-runs').click();
+    const row = page.getByTestId('run-row').first();
+    await row.waitFor();
+    return row;
+  }
+
+  const resetQuota = (cdp: CDPSession, origin: string) => cdp.send('Storage.overrideQuotaForOrigin', { origin });
+
+  it('a full disk mid-run, freed at the notice: the rows wait in memory, are written once there is room, and the saved run has every iteration', { timeout: 400_000 }, async () => {
+    const N = 25;
+    const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = watchErrors(page);
+    const cdp = await page.context().newCDPSession(page);
+    const origin = new URL(appUrl).origin;
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=${N}`);
+    await status(page).waitFor();
+    const notices = noticeWatch(page);
+    try {
+      // 150 KB of room: the first checkpoint (~0.8 MB) does not fit, the trajectories fill the
+      // rest within a few iterations, then the metrics' writes fail too. (A quota shrunk under a
+      // database already open is not enforced here: Chromium checks writes against the space it
+      // found left when the database opened, until a write needs more than that.)
+      const { usage } = await page.evaluate(() => navigator.storage.estimate());
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: (usage ?? 0) + 150_000 });
+      await page.getByTestId('train-start').click();
+      await expect.poll(() => notices.all.some((n) => /its metrics from iteration \d+ on wait in memory/.test(n)), { timeout: 120_000, interval: 250 }).toBe(true);
+      const fullAt = await num(page, 'data-iteration');
+      await resetQuota(cdp, origin);
+      await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 300_000, interval: 500 }).toBe('finished');
+      await expect.poll(() => notices.all.some((n) => /^Saving works again: iterations \d+–\d+ were saved; the saved run has every iteration\.$/.test(n)), { timeout: 60_000, interval: 250 }).toBe(true);
+      await notices.stop();
+      console.log(`disk full until iteration ${fullAt}: notices ${JSON.stringify(notices.all)}`);
+      const row = await savedRunRow(page);
+      await expect.poll(() => row.getAttribute('data-status')).toBe('finished');
+      expect(Number(await row.getAttribute('data-iterations'))).toBe(N);
+      expect(await row.getAttribute('data-missing')).toBe('');
+      await row.getByTestId('run-open').click();
+      await page.getByTestId('run-detail').waitFor();
+      expect(await page.getByTestId('run-missing-detail').count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await notices.stop();
+      await resetQuota(cdp, origin).catch(() => undefined);
+      await page.close();
+    }
+  });
+
+  it('a database deleted mid-run is noticed, the run is saved again from memory with every iteration, and the person is told', { timeout: 400_000 }, async () => {
+    const N = 20;
+    const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=${N}`);
+    await status(page).waitFor();
+    const notices = noticeWatch(page);
+    try {
+      await page.getByTestId('train-start').click();
+      await expect.poll(() => num(page, 'data-iteration'), { timeout: 120_000, interval: 250 }).toBeGreaterThanOrEqual(3);
+      // As "Clear site data" or a script would: the app's connections close, the database goes.
+      const outcome = await page.evaluate(
+        () =>
+          new Promise<string>((resolve) => {
+            const r = indexedDB.deleteDatabase('agentic-rl-playground-runs');
+            r.onsuccess = () => resolve('deleted');
+            r.onerror = () => resolve(`error: ${r.error?.message}`);
+          }),
+      );
+      expect(outcome).toBe('deleted');
+      await expect.poll(() => notices.all.some((n) => /saved copy was deleted while it trained/.test(n)), { timeout: 120_000, interval: 250 }).toBe(true);
+      await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 300_000, interval: 500 }).toBe('finished');
+      await notices.stop();
+      console.log(`database deleted mid-run: notices ${JSON.stringify(notices.all)}`);
+      const row = await savedRunRow(page);
+      await expect.poll(() => row.getAttribute('data-status')).toBe('finished');
+      expect(Number(await row.getAttribute('data-iterations'))).toBe(N);
+      expect(await row.getAttribute('data-missing')).toBe('');
+      // It can be resumed from: a checkpoint was saved again after the deletion.
+      expect(Number(await row.getAttribute('data-checkpoint'))).toBe(N);
+      expect(errors).toEqual([]);
+    } finally {
+      await notices.stop();
+      await page.close();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { useEffect, useMemo, useRef, useState, type ChangeEvent } from 'react';
 import { useStore } from '../state/store.ts';
 import { configDiff, statusText } from '../../core/runs/format.ts';
 import type { RunMeta } from '../../runtime/storage/runStore.ts';
+import { formatRanges, rangesCount } from '../../runtime/storage/recorder.ts';
 import { rewardVersions, versionMarkers, type CodeEdit } from '../../core/reward/versions.ts';
 import { useCodeHashes } from './codeHash.ts';
 import { X_AXES } from './compare.ts';
@@ -117,6 +118,19 @@ function StatusChip({ run, live }: { run: RunMeta; live: boolean }) {
   );
 }
 
+/** "· 35 missing" after a saved run's iteration count, naming the iterations on hover. */
+function MissingMark({ run }: { run: RunMeta }) {
+  const missing = run.missingIterations ?? [];
+  if (missing.length === 0) return null;
+  const list = formatRanges(missing);
+  return (
+    <span className="missing-mark" data-testid="run-missing" title={`Not saved (storage was full, or the database was cleared while it trained): iterations ${list}`}>
+      {' '}
+      · {rangesCount(missing)} missing ({list})
+    </span>
+  );
+}
+
 function StorageLine() {
   const storage = useStore((s) => s.storage);
   const runs = useStore((s) => s.runs);
@@ -213,7 +227,7 @@ function RunList() {
         </thead>
         <tbody>
           {runs.map((r) => (
-            <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={r.id === liveId ? 'live' : r.status} data-iterations={r.iterations} data-checkpoint={r.checkpointAt ?? ''} data-seed={r.config.seed} className={selected.includes(r.id) ? 'selected' : undefined}>
+            <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={r.id === liveId ? 'live' : r.status} data-iterations={r.iterations} data-missing={formatRanges(r.missingIterations ?? [])} data-checkpoint={r.checkpointAt ?? ''} data-seed={r.config.seed} className={selected.includes(r.id) ? 'selected' : undefined}>
               <td>
                 <input type="checkbox" aria-label={`Compare ${r.name}`} data-testid="run-select" checked={selected.includes(r.id)} onChange={() => void toggleSelected(r.id)} />
               </td>
@@ -247,6 +261,7 @@ function RunList() {
               <td className="num">
                 {r.iterations}
                 <span className="muted"> / {r.config.iterations}</span>
+                <MissingMark run={r} />
               </td>
               <td className="num">{pct(r.bestSuccess)}</td>
               <td className="small">{fmtDate(r.createdAt)}</td>
@@ -339,6 +354,11 @@ function RunDetail() {
       </div>
       {meta.id === liveId && <p className="muted small">A snapshot of a run still training: reopen it to see later iterations. The Train view shows it live.</p>}
       {meta.error && <p className="restart-bar restart-error">Stopped by an error: {meta.error}</p>}
+      {(meta.missingIterations?.length ?? 0) > 0 && (
+        <p className="restart-bar restart-error" data-testid="run-missing-detail">
+          Missing from this saved run: iteration{rangesCount(meta.missingIterations!) === 1 ? '' : 's'} {formatRanges(meta.missingIterations!)} ({rangesCount(meta.missingIterations!)} trained but not saved: storage was full past what the page could hold, or the database was cleared while the run trained). The charts skip them.
+        </p>
+      )}
       {meta.storageProblem && <p className="restart-bar">{meta.storageProblem}</p>}
       <div className="run-detail-grid">
         <div className="panel run-meta-panel">

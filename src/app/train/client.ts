@@ -4,24 +4,27 @@
  */
 import { wrap, type Remote } from 'comlink';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
+import { isProgressMessage, seconds, Watchdog } from '../../runtime/liveness.ts';
 
 let worker: Worker | null = null;
 let remote: Remote<TrainWorkerApi> | null = null;
 let crashed: ((message: string) => void) | null = null;
-let heartbeat: ReturnType<typeof setInterval> | undefined;
+let watchdog: Watchdog | null = null;
 
-/** How often the page asks the training worker whether it lives, ms. */
+/** How often the page checks on the training worker (and pings it), ms. */
 const HEARTBEAT_EVERY_MS = 2000;
 /**
- * How long a training worker may leave a heartbeat unanswered before it counts as dead, ms. A
- * worker that runs out of memory or closes dies without an 'error' event; while it trains, the
- * longest legitimate stretch without a turn of its event loop (one WASM train step) is seconds.
+ * How long the training worker may go without a sign of life before it counts as dead, ms. Signs
+ * are an answered ping, or a progress message the worker posts from inside long work (every
+ * session run, reward scoring in slices; see runtime/liveness.ts), so a worker busy in one long
+ * synchronous stretch is not taken for dead. A worker that runs out of memory or closes dies
+ * without an 'error' event: this is how it is noticed.
  */
 export const HEARTBEAT_TIMEOUT_MS = 30_000;
 /**
- * The same while the worker builds a run (timing backends, compiling sessions): those are single
- * synchronous WASM calls that took 12 s on a 2-core machine at load 13, and a busy laptop may
- * take longer, so a healthy worker must not be declared dead for them.
+ * The same while the worker builds a run (timing backends, compiling sessions): a session build
+ * is one synchronous WASM call, with no progress inside it, that took 12 s on a 2-core machine at
+ * load 13, and a busy laptop may take longer.
  */
 export const STARTING_HEARTBEAT_TIMEOUT_MS = 120_000;
 let starting = false;
@@ -32,38 +35,48 @@ export function workerStarting<T>(work: Promise<T>): Promise<T> {
   return work.finally(() => (starting = false));
 }
 
-/** The worker's API; `onCrash` hears about a worker that died (a script error, or silence past the heartbeat timeout). */
+/** The message for a worker silent for `silentMs` whose last report was `stage`. */
+export function silentWorkerMessage(limitMs: number, silentMs: number, stage: string | null): string {
+  const last = stage ? `; its last progress: ${stage}, ${seconds(silentMs)} ago` : '';
+  return `the training worker stopped answering for ${seconds(limitMs)} and made no progress${last} (it may have run out of memory, or closed)`;
+}
+
+/** The worker's API; `onCrash` hears about a worker that died (a script error, or no sign of life past the timeout). */
 export function trainWorker(onCrash: (message: string) => void): Remote<TrainWorkerApi> {
   crashed = onCrash;
   if (!remote) {
     const w = new Worker(new URL('../../runtime/trainWorker/worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
     worker = w;
-    w.addEventListener('error', (e) => crashed?.(`the training worker crashed: ${e.message || 'script error (see the console)'}`));
     const r = wrap<TrainWorkerApi>(w);
     remote = r;
-    let answered = performance.now();
-    let waiting = false;
-    heartbeat = setInterval(() => {
-      if (worker !== w) return;
-      const limit = starting ? STARTING_HEARTBEAT_TIMEOUT_MS : HEARTBEAT_TIMEOUT_MS;
-      if (performance.now() - answered > limit) {
-        crashed?.(`the training worker stopped answering for ${limit / 1000} s (it may have run out of memory)`);
-        return;
-      }
-      if (waiting) return;
-      waiting = true;
-      void r.ping().then(() => {
-        waiting = false;
-        answered = performance.now();
-      });
-    }, HEARTBEAT_EVERY_MS);
+    const limit = () => (starting ? STARTING_HEARTBEAT_TIMEOUT_MS : HEARTBEAT_TIMEOUT_MS);
+    const dog = new Watchdog({
+      everyMs: HEARTBEAT_EVERY_MS,
+      limitMs: limit,
+      probe: () => r.ping(),
+      onSilent: (silentMs, stage) => {
+        if (worker === w) crashed?.(silentWorkerMessage(limit(), silentMs, stage));
+      },
+    });
+    watchdog = dog;
+    w.addEventListener('message', (e: MessageEvent) => {
+      if (isProgressMessage(e.data)) dog.progress(e.data.stage);
+    });
+    w.addEventListener('error', (e) => {
+      dog.stop();
+      if (worker === w) crashed?.(`the training worker crashed: ${e.message || 'script error (see the console)'}`);
+    });
+    w.addEventListener('messageerror', () => {
+      dog.stop();
+      if (worker === w) crashed?.('a message from the training worker could not be read (messageerror): the worker is stopped');
+    });
   }
   return remote;
 }
 
 export function terminateTrainWorker(): void {
-  clearInterval(heartbeat);
-  heartbeat = undefined;
+  watchdog?.stop();
+  watchdog = null;
   worker?.terminate();
   worker = null;
   remote = null;

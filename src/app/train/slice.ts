@@ -143,7 +143,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       const step = li >= 0 ? lessons[li].steps[armed!.step] : undefined;
       const name = step ? `Lesson ${li + 1} · step ${armed!.step + 1} · ${step.title} · seed ${c.seed}` : `${c.id} · seed ${c.seed}` + (plan ? ` (${plan.index + 1} of ${plan.seeds.length})` : '');
       const tags = [...(plan ? [plan.tag] : []), ...(step ? [`lesson ${li + 1}`] : [])];
-      recorder = RunRecorder.start(store, c, { name, tags }, { onProblem: (m) => get().notify('warning', m) });
+      recorder = RunRecorder.start(store, c, { name, tags }, { onProblem: (m) => get().notify('warning', m), onRecovered: (m) => get().notify('info', m) });
       plan?.ids.push(recorder.id);
       recorderClosed = false;
       set({ recordId: recorder.id });
@@ -165,6 +165,8 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       useRewardLab.setState({ problems: v.rewardProblems.slice(0, 5) });
       get().notify('warning', v.rewardProblems[0]);
     }
+    // A rollout worker died or stopped answering and a new one took its place: the run went on.
+    for (const note of v.workerNotes ?? []) get().notify('warning', `${note}. Training goes on.`);
     trained = v.iteration + 1;
     buffer.push(metricPoint(v.metrics, v.iteration));
     boundHistory(buffer);
@@ -602,7 +604,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
       // The versions that scored the kept iterations keep their markers (boot knew only the code it resumed with).
       const keptVersions = rewardVersions(meta.config.reward.code, meta.liveEdits.filter((e) => e.iteration <= checkpoint.iteration));
       useRewardLab.setState({ versions: keptVersions.map((x) => ({ ...x, terms: [] })) });
-      recorder = RunRecorder.resume(store, meta, kept.metrics, kept.trajectoryCount, { onProblem: (m) => get().notify('warning', m) });
+      recorder = RunRecorder.resume(store, meta, kept.metrics, kept.trajectoryCount, { onProblem: (m) => get().notify('warning', m), onRecovered: (m) => get().notify('info', m) });
       recorderClosed = false;
       set({ recordId: recorder.id, status: 'running' });
       get().notify('info', `Resumed "${meta.name}" from its checkpoint at iteration ${checkpoint.iteration}.`);

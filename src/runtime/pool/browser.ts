@@ -31,6 +31,6 @@ export function defaultBrowserPoolSize(): number {
   return Math.max(1, (navigator.hardwareConcurrency || 2) - 1);
 }
 
-export function createBrowserWorkerPool(o: { size?: number; model: PoolModelSpec; weights: Weights; version?: number }): Promise<WorkerRolloutPool> {
+export function createBrowserWorkerPool(o: { size?: number; model: PoolModelSpec; weights: Weights; version?: number; onRestart?: (message: string) => void }): Promise<WorkerRolloutPool> {
   return WorkerRolloutPool.create({ ...o, size: o.size ?? defaultBrowserPoolSize(), spawn: spawnBrowserWorker });
 }

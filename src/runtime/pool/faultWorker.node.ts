@@ -4,7 +4,10 @@
  *   throw  collect rejects with an error (the worker lives: a batch error, not a worker failure)
  *   crash  an uncaught error in the worker thread
  *   exit   the thread exits with code 3
- *   hang   collect never answers
+ *   hang   collect never answers (the worker's event loop stays idle: it answers pings)
+ *   silent the worker goes quiet as a browser worker that closes itself does: no message in or
+ *          out, no exit, no error (its port is closed; a timer keeps the thread alive)
+ *   spin   the thread spins in a synchronous loop from then on (answers nothing, ever)
  */
 import { expose } from 'comlink';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -13,7 +16,7 @@ import { nodeEndpoint } from './nodeEndpoint.ts';
 import { createWorkerApi } from './workerApi.ts';
 
 if (!parentPort) throw new Error('faultWorker.node.ts must run in a worker thread');
-const { fault, onCollect } = workerData as { fault: 'throw' | 'crash' | 'exit' | 'hang'; onCollect: number };
+const { fault, onCollect } = workerData as { fault: 'throw' | 'crash' | 'exit' | 'hang' | 'silent' | 'spin'; onCollect: number };
 const api = createWorkerApi(() => loadNodeEngine('ort-web-wasm', 1));
 let collects = 0;
 const collect = api.collect;
@@ -24,6 +27,17 @@ api.collect = async (req) => {
       throw new Error('boom (injected crash)');
     });
     if (fault === 'exit') setTimeout(() => process.exit(3));
+    if (fault === 'silent') {
+      setInterval(() => undefined, 60_000);
+      setTimeout(() => parentPort!.close());
+    }
+    if (fault === 'spin') {
+      setTimeout(() => {
+        for (;;) {
+          // spins until terminated
+        }
+      });
+    }
     return new Promise<never>(() => undefined);
   }
   return collect(req);

@@ -230,7 +230,7 @@ poolSuite('worker_threads × 2', async () => {
 });
 
 describe('worker pool failure', () => {
-  const faulty = (fault: 'throw' | 'crash' | 'exit' | 'hang', onCollect: number) => (): WorkerHandle =>
+  const faulty = (fault: 'throw' | 'crash' | 'exit' | 'hang' | 'silent' | 'spin', onCollect: number) => (): WorkerHandle =>
     spawnNodeThread(new URL('./faultWorker.node.mjs', import.meta.url), 'fault worker', { fault, onCollect });
 
   it('a worker that dies rejects the call with the cause instead of hanging', async () => {
@@ -293,6 +293,63 @@ describe('worker pool failure', () => {
       }
     });
   }
+
+  // The watchdog: a worker that goes quiet (a browser worker that closes itself fires no event)
+  // or spins is noticed by its unanswered pings within stallMs, replaced, and its part collected
+  // again; nobody waits for the 120 s call deadline.
+  for (const fault of ['silent', 'spin'] as const) {
+    it(`a worker that ${fault === 'silent' ? 'goes quiet without an event' : 'spins in a loop'} mid-batch is noticed within stallMs and replaced; the batch is complete and identical`, async () => {
+      let spawns = 0;
+      const restarts: string[] = [];
+      const spawn = (): WorkerHandle => (spawns++ === 0 ? faulty(fault, 2)() : spawnNodeWorker());
+      const pool = await WorkerRolloutPool.create({ size: 2, spawn, model: SPEC, weights: W0, stallMs: 5000, pingEveryMs: 200, onRestart: (m) => restarts.push(m) });
+      const ref = await WorkerRolloutPool.create({ size: 2, spawn: spawnNodeWorker, model: SPEC, weights: W0 });
+      try {
+        await pool.collect(request(12, 1));
+        const t0 = performance.now();
+        const got = await pool.collect(request(12, 2));
+        const took = performance.now() - t0;
+        const want = await ref.collect(request(12, 2));
+        expect(got.episodes.map(comparable)).toEqual(want.episodes.map(comparable));
+        expect(pool.restartCount).toBe(1);
+        expect(restarts).toEqual([expect.stringMatching(/^fault worker \d+ stopped answering for \d+(\.\d)? s during collect \(closed, stuck in a loop or out of memory\); rollout worker \d+ took its place and collects its part again$/)]);
+        // Noticed at 5 s (+ a ping interval), not at the 120 s deadline; the replacement's start is the rest.
+        expect(took).toBeLessThan(30_000);
+      } finally {
+        await pool.close();
+        await ref.close();
+      }
+    });
+  }
+
+  it('a busy, healthy pool is never taken for stalled (pings are answered between lockstep steps)', async () => {
+    const restarts: string[] = [];
+    // 6 s, far under the default 15 s: the longest answer measured here at load 14 was 2.2 s.
+    const pool = await WorkerRolloutPool.create({ size: 2, spawn: spawnNodeWorker, model: SPEC, weights: W0, stallMs: 6000, pingEveryMs: 100, onRestart: (m) => restarts.push(m) });
+    try {
+      // Long episodes (empty-8x8, a random policy): each collect runs well past the ping interval.
+      for (let i = 0; i < 4; i++) await pool.collect({ ...request(12, i), env: { id: 'grid/empty-8x8' } });
+      expect(restarts).toEqual([]);
+      expect(pool.restartCount).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a worker that goes quiet twice stops the run with the message, within the stall limits', async () => {
+    const pool = await WorkerRolloutPool.create({ size: 1, spawn: faulty('silent', 1), model: SPEC, weights: W0, stallMs: 2000, pingEveryMs: 200 });
+    try {
+      const t0 = performance.now();
+      const err = await pool.collect(request(4)).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(err?.message).toMatch(/^fault worker \d+ stopped answering for \d+(\.\d)? s during collect .*\(it had been restarted 1 time; the run stops\)$/);
+      expect(performance.now() - t0).toBeLessThan(30_000);
+    } finally {
+      await pool.close();
+    }
+  });
 
   it('a second failure stops the run with the worker\'s own message and its id', async () => {
     let spawns = 0;

@@ -25,6 +25,10 @@ export function createWorkerApi(loadEngine: () => Promise<Engine>) {
     return pool;
   };
   return {
+    /** The pool's watchdog pings while a call is in flight: answered between two lockstep steps. */
+    ping(): true {
+      return true;
+    },
     async init(o: WorkerInit): Promise<void> {
       if (pool) throw new Error('rollout worker: init() called twice');
       pool = new SerialRolloutPool({ engine: await loadEngine(), model: o.model, weights: o.weights, version: o.version, betweenSteps: yieldToEvents });

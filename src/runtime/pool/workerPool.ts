@@ -7,13 +7,17 @@
  *
  * Failure: every call is guarded by the worker's death signal and a deadline (guardCall), so an
  * uncaught error, an exit or a hang rejects the caller with the cause instead of leaving it
- * pending forever. A worker that dies is restarted (`restarts` times per slot, default once)
- * and its part of the batch collected again on the new worker (same seeds and slot indices, so
- * the same episodes); the other workers' parts are kept. Past that the run stops with the
- * worker's own message.
+ * pending forever. While a call is in flight a watchdog pings the worker every second (a rollout
+ * worker yields to its event loop between lockstep steps, so a live one answers in
+ * milliseconds); one that leaves a ping unanswered for `stallMs` (it closed itself, which fires
+ * no event in a browser, or spins in a loop) counts as dead and is terminated. A worker that
+ * dies is restarted (`restarts` times per slot, default once) and its part of the batch
+ * collected again on the new worker (same seeds and slot indices, so the same episodes); the
+ * other workers' parts are kept. Past that the run stops with the worker's own message.
  */
 import { wrap, type Endpoint, type Remote } from 'comlink';
 import { DeathSignal, guardCall } from '../workerDeath.ts';
+import { seconds, Watchdog } from '../liveness.ts';
 import type { Weights } from '../../core/models/types.ts';
 import type { CollectRequest, CollectResult, PoolModelSpec, RolloutPool } from '../../core/rollout/stepPool.ts';
 import type { RolloutWorkerApi } from './workerApi.ts';
@@ -30,6 +34,12 @@ export interface WorkerHandle {
 
 /** Default for WorkerPoolOptions.callDeadlineMs: far above any batch (a grid batch takes ≲ 1 s). */
 export const DEFAULT_CALL_DEADLINE_MS = 120_000;
+/**
+ * Default for WorkerPoolOptions.stallMs: a busy rollout worker answers a ping between two
+ * lockstep steps (one inference call and one env step per slot: milliseconds, a few hundred at
+ * 6× CPU throttling), so 15 s of silence is a closed or stuck worker, not a slow one.
+ */
+export const DEFAULT_STALL_MS = 15_000;
 
 export interface WorkerPoolOptions {
   /** Number of workers (≥ 1); on a machine with C cores, C − 1 leaves one for the learner. */
@@ -50,6 +60,12 @@ export interface WorkerPoolOptions {
   initDeadlineMs?: number;
   /** Restarts per worker slot before a failure stops the run (default 1). */
   restarts?: number;
+  /** Ms a worker with a call in flight may leave a ping unanswered before it counts as dead (default DEFAULT_STALL_MS). */
+  stallMs?: number;
+  /** Ms between pings while a call is in flight (default 1000). */
+  pingEveryMs?: number;
+  /** Hears each replacement of a failed worker (the run goes on), e.g. to tell the person. */
+  onRestart?: (message: string) => void;
 }
 
 interface Slot {
@@ -57,6 +73,10 @@ interface Slot {
   api: Remote<RolloutWorkerApi>;
   /** Times this slot's worker was replaced. */
   restarts: number;
+  /** Calls in flight that the watchdog watches. */
+  busy: number;
+  /** Pings the worker while `busy` > 0. */
+  dog: Watchdog | null;
 }
 
 export class WorkerRolloutPool implements RolloutPool {
@@ -93,11 +113,12 @@ export class WorkerRolloutPool implements RolloutPool {
   }
 
   private static slot(handle: WorkerHandle, restarts: number): Slot {
-    return { handle, api: wrap<RolloutWorkerApi>(handle.endpoint), restarts };
+    return { handle, api: wrap<RolloutWorkerApi>(handle.endpoint), restarts, busy: 0, dog: null };
   }
 
   private init(w: Slot): Promise<void> {
-    return this.call(w, 'init', (api) => api.init({ model: this.o.model, weights: this.weights, version: this.currentVersion }), this.initDeadlineMs);
+    // Not watched: loading the runtime and building the session is one long synchronous stretch; its deadline covers it.
+    return this.call(w, 'init', (api) => api.init({ model: this.o.model, weights: this.weights, version: this.currentVersion }), this.initDeadlineMs, false);
   }
 
   /** Worker replacements so far, over all slots. */
@@ -111,10 +132,12 @@ export class WorkerRolloutPool implements RolloutPool {
     if (old.restarts >= this.maxRestarts) {
       throw new Error(`${cause.message} (it had been restarted ${old.restarts} time${old.restarts === 1 ? '' : 's'}; the run stops)`, { cause });
     }
+    old.dog?.stop();
     await old.handle.terminate().catch(() => undefined);
     const fresh = WorkerRolloutPool.slot(this.o.spawn(), old.restarts + 1);
     this.workers[i] = fresh;
     await this.init(fresh);
+    this.o.onRestart?.(`${cause.message}; ${fresh.handle.name} took its place and collects its part again`);
   }
 
   get size(): number {
@@ -125,13 +148,39 @@ export class WorkerRolloutPool implements RolloutPool {
     return this.currentVersion;
   }
 
-  private call<T>(w: Slot, what: string, f: (api: Remote<RolloutWorkerApi>) => Promise<T>, deadlineMs = this.deadlineMs): Promise<T> {
+  private call<T>(w: Slot, what: string, f: (api: Remote<RolloutWorkerApi>) => Promise<T>, deadlineMs = this.deadlineMs, watch = true): Promise<T> {
     if (this.closed) return Promise.reject(new Error('rollout pool is closed'));
-    return guardCall(f(w.api), w.handle.death, {
+    const guarded = guardCall(f(w.api), w.handle.death, {
       deadlineMs,
       what: `${w.handle.name}: ${what}`,
       onTimeout: (e) => {
         w.handle.death.fail(e);
+        void w.handle.terminate();
+      },
+    });
+    if (!watch || w.handle.death.reason) return guarded;
+    this.watch(w, what);
+    return guarded.finally(() => {
+      if (--w.busy === 0) {
+        w.dog?.stop();
+        w.dog = null;
+      }
+    });
+  }
+
+  /** Starts pinging `w` (if not yet) for a call in flight. */
+  private watch(w: Slot, what: string): void {
+    w.busy++;
+    if (w.dog) return;
+    const limit = this.o.stallMs ?? DEFAULT_STALL_MS;
+    w.dog = new Watchdog({
+      everyMs: this.o.pingEveryMs ?? 1000,
+      limitMs: () => limit,
+      probe: () => w.api.ping(),
+      onSilent: (silentMs) => {
+        w.dog = null;
+        if (w.handle.death.reason || this.closed) return;
+        w.handle.death.fail(new Error(`${w.handle.name} stopped answering for ${seconds(silentMs)} during ${what} (closed, stuck in a loop or out of memory)`));
         void w.handle.terminate();
       },
     });
@@ -196,6 +245,7 @@ export class WorkerRolloutPool implements RolloutPool {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    for (const w of this.workers) w.dog?.stop();
     // Release sessions politely (bounded wait: a wedged worker is terminated anyway).
     await Promise.all(this.workers.map((w) => guardCall(w.api.close(), w.handle.death, { deadlineMs: 2000 }).catch(() => undefined)));
     this.closed = true;

@@ -182,10 +182,11 @@ describe('RunRecorder', () => {
     expect(trajectoryReserveBytes(1_000_000, 800_000)).toBe(1_600_000);
   });
 
-  it('when metrics hit the quota: trajectories stop, the metrics retry; if that fails too, metrics stop with a message', async () => {
+  it('when metrics hit the quota: trajectories stop and the metrics are tried again at once; a lasting full disk keeps them in memory, retries, and writes the gap once there is room', async () => {
     const store = freshStore();
     const h = hooks();
-    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 1000 });
+    const recovered: string[] = [];
+    const rec = RunRecorder.start(store, config, 'r', { ...h, onRecovered: (m) => recovered.push(m) }, { flushEveryIterations: 1000, retryMs: 5, retryMaxMs: 20 });
     rec.add(0, {}, 0.1, eps(0));
     await rec.flush();
     const real = store.appendMetrics.bind(store);
@@ -196,17 +197,185 @@ describe('RunRecorder', () => {
     };
     rec.add(1, {}, 0.1, eps(1));
     await rec.flush();
-    expect(h.problems).toHaveLength(1);
+    expect(h.problems).toEqual([expect.stringMatching(/trajectories are no longer saved/)]);
     expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1]);
-    failures = 2;
-    rec.add(2, {}, 0.1, eps(2));
+    // Full for a while: nothing is dropped, the person hears it once.
+    failures = Infinity;
+    for (let i = 2; i < 6; i++) {
+      rec.add(i, {}, 0.1, eps(i));
+      await rec.flush();
+    }
+    expect(h.problems[1]).toBe("Storage is full: its metrics from iteration 2 on wait in memory (up to 2000 iterations) and are saved as soon as that works again. Delete old runs in Runs to make room.");
+    expect(h.problems).toHaveLength(2);
+    expect(rec.unsavedRows).toBe(4);
+    expect((await store.getRun(rec.id))?.iterations).toBe(2);
+    // Room again: the retry timer writes the gap without anyone flushing.
+    failures = 0;
+    await new Promise((r) => setTimeout(r, 100));
     await rec.flush();
-    expect(h.problems[1]).toMatch(/Storage is full: this run's metrics after iteration 2 are not saved/);
-    rec.add(3, {}, 0.1, eps(3));
+    expect(recovered).toEqual(['Saving works again: iterations 2–5 were saved; the saved run has every iteration.']);
+    expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1, 2, 3, 4, 5]);
+    await rec.finish('finished');
+    expect(await store.getRun(rec.id)).toMatchObject({ iterations: 6, status: 'finished', missingIterations: [] });
+  });
+
+  it('past the memory bound the oldest unsaved rows are dropped, and the run names exactly which iterations are missing', async () => {
+    const store = freshStore();
+    const h = hooks();
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 1000, memoryRows: 5, retryMs: 5, retryMaxMs: 20, trajectoriesPerIteration: 0 });
+    for (let i = 0; i < 3; i++) rec.add(i, { 'episode/success_rate': 0.1 }, 0.1, eps(i));
+    await rec.flush();
+    const real = store.appendMetrics.bind(store);
+    let full = true;
+    store.appendMetrics = async (...a) => {
+      if (full) throw quota();
+      return real(...a);
+    };
+    // Iterations 3..11 while full: 5 rows fit in memory (3 of them saved), so 3..6 are pushed out.
+    for (let i = 3; i < 12; i++) {
+      rec.add(i, { 'episode/success_rate': 0.1 }, 0.1, eps(i));
+      await rec.flush();
+    }
+    expect(rec.missingIterations).toEqual([[3, 6]]);
+    expect(h.problems.at(-1)).toMatch(/^Saving still fails: past 5 unsaved iterations the oldest are dropped from memory, so iteration 3 is missing from the saved run/);
+    full = false;
     await rec.flush();
     await rec.finish('finished');
+    const run = (await store.loadRun(rec.id))!;
+    expect(run.metrics.map((m) => m.iteration)).toEqual([0, 1, 2, 7, 8, 9, 10, 11]);
+    expect(run.meta).toMatchObject({ iterations: 8, status: 'finished', missingIterations: [[3, 6]] });
+  });
+
+  it('a run that finishes while the disk is full names its unsaved rows as missing, and drops them from the list once a retry writes them', async () => {
+    const store = freshStore();
+    const rec = RunRecorder.start(store, config, 'r', hooks(), { flushEveryIterations: 1000, retryMs: 5, retryMaxMs: 10, trajectoriesPerIteration: 0 });
+    rec.add(0, {}, 0.1, eps(0));
+    await rec.flush();
+    const real = store.appendMetrics.bind(store);
+    let full = true;
+    store.appendMetrics = async (...a) => {
+      if (full) throw quota();
+      return real(...a);
+    };
+    rec.add(1, {}, 0.1, eps(1));
+    rec.add(2, {}, 0.1, eps(2));
+    await rec.finish('finished');
+    // The small status write went through; the rows did not (yet).
+    expect(await store.getRun(rec.id)).toMatchObject({ status: 'finished', iterations: 1, missingIterations: [[1, 2]] });
+    full = false;
+    await new Promise((r) => setTimeout(r, 100));
+    await rec.flush();
+    expect(await store.getRun(rec.id)).toMatchObject({ status: 'finished', iterations: 3, missingIterations: [] });
+  });
+
+  it('a checkpoint is never newer than the saved metrics: it is held back while rows wait, and saved once they are written', async () => {
+    const store = freshStore();
+    const h = hooks();
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 1000, retryMs: 5, retryMaxMs: 10, trajectoriesPerIteration: 0 });
+    const cp = (iteration: number) => ({ iteration }) as unknown as Checkpoint;
+    const written: number[] = [];
+    const writer = (it: number) => async () => (written.push(it), { iteration: it, floats: 1 });
+    rec.add(0, {}, 0.1, eps(0));
+    await rec.saveCheckpoint(writer(1));
+    expect(written).toEqual([1]);
+    const real = store.appendMetrics.bind(store);
+    let full = true;
+    store.appendMetrics = async (...a) => {
+      if (full) throw quota();
+      return real(...a);
+    };
+    rec.add(1, {}, 0.1, eps(1));
+    await rec.saveCheckpoint(writer(2));
+    rec.add(2, {}, 0.1, eps(2));
+    await rec.saveCheckpoint(writer(3));
+    expect(written).toEqual([1]);
+    expect(h.problems.filter((p) => /checkpoint/.test(p))).toEqual(['The checkpoint at iteration 2 was not saved: the metrics before it are not saved yet (Resume would continue from iteration 1).']);
+    full = false;
+    rec.add(3, {}, 0.1, eps(3));
+    await rec.saveCheckpoint(writer(4));
+    expect(written).toEqual([1, 4]);
+    expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1, 2, 3]);
+    void cp;
+  });
+
+  it('a database deleted mid-run is noticed at the next write: the run is written again from memory, and the person is told', async () => {
+    const factory = new IDBFactory();
+    const name = `test-${++dbCount}`;
+    const store = new RunStore(name, { indexedDB: factory, IDBKeyRange });
+    const h = hooks();
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 1000, memoryRows: 4, checkpointEvery: 2 });
+    for (let i = 0; i < 3; i++) rec.add(i, { 'episode/success_rate': 0.25 * i }, 1, eps(i));
+    await rec.flush();
+    await rec.saveCheckpoint(async () => ({ iteration: 3, floats: 1 }));
+    rec.liveEdit([{ iteration: 2, path: 'algo.lr', value: 0.01 }]);
+    await rec.flush();
+    // Another connection deletes the database (DevTools "Clear site data", or a script).
+    const warn = console.warn;
+    console.warn = () => undefined;
+    await new Promise<void>((resolve, reject) => {
+      const req = factory.deleteDatabase(name);
+      req.onsuccess = () => resolve();
+      req.onerror = () => reject(req.error);
+    });
+    console.warn = warn;
+    for (let i = 3; i < 6; i++) rec.add(i, { 'episode/success_rate': 0.25 * i }, 1, eps(i));
+    await rec.flush();
+    // Memory held iterations 2..5 (memoryRows 4): 0..1 are missing, and the person hears which.
+    expect(h.problems.at(-1)).toBe("This run's saved copy was deleted while it trained (the site's data was cleared?). It is saved again from memory (iterations 2–5; missing: iterations 0–1); its earlier trajectories and checkpoint are gone.");
+    const run = (await store.loadRun(rec.id))!;
+    expect(run.metrics.map((m) => m.iteration)).toEqual([2, 3, 4, 5]);
+    expect(run.meta).toMatchObject({ name: 'r', status: 'running', iterations: 4, missingIterations: [[0, 1]], checkpointAt: null, liveEdits: [{ iteration: 2, path: 'algo.lr', value: 0.01 }] });
+    expect(run.meta.bestSuccess).toBe(1.25);
+    expect(run.checkpoint).toBeNull();
+    // The next iteration is due a checkpoint again (the old one went with the database).
+    expect(rec.checkpointDue(6)).toBe(true);
+    rec.add(6, {}, 1, eps(6));
+    await rec.finish('finished');
+    expect(await store.getRun(rec.id)).toMatchObject({ status: 'finished', iterations: 5 });
+    // Trajectories written before the deletion are gone; those waiting in memory then (3..5) and later are saved.
+    expect([...new Set((await store.getTrajectories(rec.id)).map((t) => t.iteration))]).toEqual([3, 4, 5, 6]);
+  });
+
+  it('a connection closed under the recorder is opened again; nothing is lost', async () => {
+    const store = freshStore();
+    const h = hooks();
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 1000 });
+    rec.add(0, {}, 1, eps(0));
+    await rec.flush();
+    store.db.close();
+    rec.add(1, {}, 1, eps(1));
+    await rec.flush();
     expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1]);
-    expect(await store.getRun(rec.id)).toMatchObject({ iterations: 2, status: 'finished' });
+    expect((await store.getTrajectories(rec.id)).map((t) => t.iteration)).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
+    expect(h.problems).toEqual([]);
+  });
+
+  it('a first write refused by a full disk: the run is created later, from memory, when there is room', async () => {
+    const store = freshStore();
+    const h = hooks();
+    const realCreate = store.createRun.bind(store);
+    store.createRun = async () => {
+      throw quota();
+    };
+    const rec = RunRecorder.start(store, config, 'r', h, { flushEveryIterations: 1000, retryMs: 5, retryMaxMs: 10 });
+    store.createRun = realCreate;
+    const realRecreate = store.recreateRun.bind(store);
+    let full = true;
+    store.recreateRun = async (...a) => {
+      if (full) throw quota();
+      return realRecreate(...a);
+    };
+    rec.add(0, {}, 1, eps(0));
+    await rec.flush();
+    expect(await store.getRun(rec.id)).toBeUndefined();
+    expect(h.problems).toEqual([expect.stringMatching(/^Storage is full: its metrics from iteration 0 on wait in memory/)]);
+    full = false;
+    rec.add(1, {}, 1, eps(1));
+    await rec.flush();
+    expect(await store.getRun(rec.id)).toMatchObject({ iterations: 2, status: 'running' });
+    expect((await store.getMetrics(rec.id)).map((r) => r.iteration)).toEqual([0, 1]);
+    expect(h.problems).toHaveLength(2);
+    expect(h.problems[1]).toBe('Saving works again: iterations 0–1 were saved; the saved run has every iteration.');
   });
 });
 

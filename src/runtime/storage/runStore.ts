@@ -29,6 +29,30 @@ export interface RunMeta extends RunInfo {
   deletedAt: number | null;
   /** The iteration of the run's saved checkpoint (what Resume continues from); null or absent (older rows) when none. */
   checkpointAt?: number | null;
+  /**
+   * Iterations trained but not saved, as inclusive [first, last] ranges (storage was full past
+   * the recorder's memory bound, or the database was deleted mid-run); absent or empty when the
+   * saved run is whole.
+   */
+  missingIterations?: [number, number][];
+}
+
+/**
+ * The run's row is not in the database (it was deleted or cleared while the run recorded):
+ * thrown by the recorder's writes instead of writing rows no run owns.
+ */
+export class RunMissingError extends Error {
+  constructor(readonly runId: string) {
+    super(`run ${runId} is not in the database (it was deleted or cleared)`);
+    this.name = 'RunMissingError';
+  }
+}
+
+/** True for a connection that is closed or closing (Dexie's DatabaseClosedError, IndexedDB's InvalidStateError). */
+export function isClosedError(e: unknown): boolean {
+  const name = (e as { name?: string } | null)?.name;
+  const inner = (e as { inner?: { name?: string } } | null)?.inner?.name;
+  return name === 'DatabaseClosedError' || name === 'InvalidStateError' || inner === 'InvalidStateError';
 }
 
 interface CheckpointRecord {
@@ -99,7 +123,14 @@ export interface CheckpointWrite {
 export async function writeCheckpoint(store: RunStore, runId: string, checkpoint: Checkpoint): Promise<CheckpointWrite> {
   const done = { iteration: checkpoint.iteration, floats: checkpointFloats(checkpoint) };
   try {
-    await store.putCheckpoint(runId, checkpoint);
+    try {
+      await store.putCheckpoint(runId, checkpoint);
+    } catch (e) {
+      // A connection closed under it (the database was deleted, or the browser closed it): open it again, once.
+      if (!isClosedError(e)) throw e;
+      await store.reopen();
+      await store.putCheckpoint(runId, checkpoint);
+    }
     return done;
   } catch (e) {
     return { ...done, error: { quota: isQuotaError(e), message: (e as Error).message } };
@@ -147,17 +178,41 @@ export class RunStore {
     await this.db.runs.add(meta);
   }
 
-  /** Appends metric rows and updates the run's row, in one transaction. */
+  /**
+   * Writes a run's row and metric rows whole, replacing what is there, in one transaction: a
+   * recorder recreating its run after the database was deleted, or creating it late after a full
+   * disk refused the first write.
+   */
+  async recreateRun(meta: RunMeta, rows: readonly MetricRow[]): Promise<void> {
+    await this.db.transaction('rw', this.db.runs, this.db.metrics, async () => {
+      await this.db.runs.put(meta);
+      await this.db.metrics.bulkPut(rows.map((row) => ({ runId: meta.id, iteration: row.iteration, row })));
+    });
+  }
+
+  /** Opens the connection again after it was closed under the app (a deleted database). */
+  async reopen(): Promise<void> {
+    if (!this.db.isOpen()) await this.db.open();
+  }
+
+  /** Throws RunMissingError when `runId` has no row (call inside a transaction that includes `runs`). */
+  private async mustExist(runId: string): Promise<void> {
+    if ((await this.db.runs.where('id').equals(runId).count()) === 0) throw new RunMissingError(runId);
+  }
+
+  /** Appends metric rows and updates the run's row, in one transaction; RunMissingError when the run's row is gone. */
   async appendMetrics(runId: string, rows: readonly MetricRow[], patch: Partial<RunMeta>): Promise<void> {
     await this.db.transaction('rw', this.db.runs, this.db.metrics, async () => {
+      await this.mustExist(runId);
       await this.db.metrics.bulkPut(rows.map((row) => ({ runId, iteration: row.iteration, row })));
       await this.db.runs.update(runId, patch);
     });
   }
 
-  /** Appends trajectories (`index` = position within its iteration) and the run's new count, in one transaction. */
+  /** Appends trajectories (`index` = position within its iteration) and the run's new count, in one transaction; RunMissingError when the run's row is gone. */
   async appendTrajectories(runId: string, lines: readonly { index: number; line: TrajectoryLine }[], patch: Partial<RunMeta>): Promise<void> {
     await this.db.transaction('rw', this.db.runs, this.db.trajectories, async () => {
+      await this.mustExist(runId);
       await this.db.trajectories.bulkPut(lines.map(({ index, line }) => ({ runId, iteration: line.iteration, index, line })));
       await this.db.runs.update(runId, patch);
     });
@@ -177,9 +232,10 @@ export class RunStore {
     });
   }
 
-  /** Saves the run's checkpoint, replacing the one before (only the latest is kept), and notes its iteration on the run. */
+  /** Saves the run's checkpoint, replacing the one before (only the latest is kept), and notes its iteration on the run; RunMissingError when the run's row is gone. */
   async putCheckpoint(runId: string, checkpoint: Checkpoint): Promise<void> {
     await this.db.transaction('rw', this.db.runs, this.db.checkpoints, async () => {
+      await this.mustExist(runId);
       await this.db.checkpoints.put({ runId, checkpoint });
       await this.db.runs.update(runId, { checkpointAt: checkpoint.iteration });
     });

@@ -45,6 +45,8 @@ export interface IterationView {
   episodes: EpisodeView[];
   /** Reward-lab problems since the last report (a term's non-finite value skipped), each naming the term, line and seed. */
   rewardProblems?: string[];
+  /** Rollout workers that died or stopped answering since the last report and were replaced (the run went on), one message each. */
+  workerNotes?: string[];
 }
 
 /** What `start` reports back once the trainer is built. */

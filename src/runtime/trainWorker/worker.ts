@@ -28,6 +28,8 @@ import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import { rewardLabFor } from '../rewardSandbox/index.ts';
 import { RunStore, writeCheckpoint, type CheckpointWrite } from '../storage/runStore.ts';
 import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
+import { progressBeacon, type ProgressMessage } from '../liveness.ts';
+import { progressEngine, progressLab } from './progress.ts';
 import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, StartInfo, WarmStartProgress } from './types.ts';
 
 let trainer: Trainer | null = null;
@@ -45,6 +47,14 @@ const noteRewardProblem = (m: string) => {
   if (rewardProblems.length < 20) rewardProblems.push(m);
 };
 const OVERLAY_BATCH = 128;
+/**
+ * Progress for the page's watchdog, posted from inside long work (session builds, every inference
+ * call and train step, reward scoring in slices): a worker's postMessage reaches the page at once
+ * even while this thread never returns to its event loop, which a heartbeat ping needs.
+ */
+const progress = progressBeacon((m: ProgressMessage) => (globalThis as unknown as { postMessage(m: unknown): void }).postMessage(m));
+/** Rollout-worker restarts (and other notes on the run's workers) since the last step report. */
+let workerNotes: string[] = [];
 /** Bumped by every start/stop, so a step that was in flight when the run changed is discarded. */
 let generation = 0;
 
@@ -62,6 +72,7 @@ async function release(): Promise<void> {
   const lab = rewardLab;
   rewardLab = null;
   rewardProblems = [];
+  workerNotes = [];
   await t?.release();
   lab?.scorer.close();
   await p?.then((x) => x.release()).catch(() => undefined);
@@ -98,13 +109,13 @@ const api = {
     await release();
     const t0 = performance.now();
     // User reward terms load (and get a dry run) before any session is built: a broken module fails the start at once.
-    const lab = await rewardLabFor(config, noteRewardProblem);
-    const engine = await loadWebEngine(backend, backend === 'wasm' ? { threads } : {});
+    const lab = progressLab(await rewardLabFor(config, noteRewardProblem), progress);
+    const engine = progressEngine(await loadWebEngine(backend, backend === 'wasm' ? { threads } : {}), progress);
     // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
     // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
     const t = await createTrainer(config, engine, {
       rewardLab: lab,
-      workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights }),
+      workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights, onRestart: (m) => workerNotes.length < 20 && workerNotes.push(m) }),
       // Tool runs with rollout.workers 1 decode in a token rollout worker beside this one.
       tokenWorker: browserTokenWorker,
       // A token run's checkpoint replaces the imitation warm start's result: a resume skips it.
@@ -164,7 +175,7 @@ const api = {
     if (metrics['episode/distinct_ratio'] === undefined && episodes.length > 0 && episodes[0].kind === 'tokens') {
       metrics['episode/distinct_ratio'] = new Set(episodes.map((e) => (e.kind === 'tokens' ? e.actions.join('\u0000') : ''))).size / episodes.length;
     }
-    const view: IterationView = { iteration: r.iteration, metrics, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes, rewardProblems: rewardProblems.splice(0) };
+    const view: IterationView = { iteration: r.iteration, metrics, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes, rewardProblems: rewardProblems.splice(0), ...(workerNotes.length ? { workerNotes: workerNotes.splice(0) } : {}) };
     // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
     const buffers = new Set<ArrayBuffer>();
     for (const e of episodes) {
@@ -207,7 +218,7 @@ const api = {
   async setRewardCode(code: string, version: number): Promise<string[]> {
     const t = need();
     if (!runConfig) throw new Error('no run config: the run has not started');
-    const lab = (await rewardLabFor({ ...runConfig, reward: { ...runConfig.reward, code } }, noteRewardProblem, version)) ?? null;
+    const lab = progressLab(await rewardLabFor({ ...runConfig, reward: { ...runConfig.reward, code } }, noteRewardProblem, version), progress) ?? null;
     if (t !== trainer) {
       lab?.scorer.close();
       throw new Error('the run changed meanwhile');
