@@ -237,17 +237,17 @@ describe('npm run train', () => {
     const dir = mkdtempSync(join(tmpdir(), 'resume-nothing-'));
     const a = join(dir, 'a');
     expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '1', '--out', a, '--quiet'])).toBe(0);
-    // A checkpoint of another model: the trainer refuses it after --out was prepared.
+    // A checkpoint of another model: refused (its tensors named) before anything is written.
     const cfg = JSON.parse(readFileSync(join(a, 'config.json'), 'utf8'));
     writeFileSync(join(a, 'config.json'), JSON.stringify({ ...cfg, model: { ...cfg.model, hidden: [32] } }));
-    await expect(main(['--resume', a, '--iterations', '3', '--out', join(dir, 'new', 'deeper'), '--quiet'])).rejects.toThrow(/setState/);
+    await expect(main(['--resume', a, '--iterations', '3', '--out', join(dir, 'new', 'deeper'), '--quiet'])).rejects.toThrow(/the checkpoint does not fit the run's config/);
     expect(readdirSync(dir)).toEqual(['a']);
     // The same from a run file, into the default folder under runs/ (made and taken away again).
     const runsBefore = existsSync('runs') ? readdirSync('runs') : null;
     const folder = parseCliFolder(['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'checkpoint.json'].map((f) => ({ name: f, text: readFileSync(join(a, f), 'utf8') })), 'a');
     if (!folder.ok) throw new Error(folder.messages.join('\n'));
     writeFileSync(join(dir, 'a.run.json'), runToFile(folder.run));
-    await expect(main(['--resume', join(dir, 'a.run.json'), '--iterations', '3', '--quiet'])).rejects.toThrow(/setState/);
+    await expect(main(['--resume', join(dir, 'a.run.json'), '--iterations', '3', '--quiet'])).rejects.toThrow(/the checkpoint does not fit the run's config/);
     expect(existsSync('runs') ? readdirSync('runs') : null).toEqual(runsBefore);
   });
 
@@ -368,11 +368,11 @@ describe('npm run train', () => {
     writeFileSync(join(a, 'checkpoint.json'), JSON.stringify({ ...JSON.parse(files[3].text), policyVersion: -1 }));
     await expect(main(['--resume', a, '--iterations', '3'])).rejects.toThrow(/checkpoint\.json: policyVersion: /);
     expect(readFileSync(join(a, 'metrics.jsonl'), 'utf8')).toBe(metricsBefore);
-    // A checkpoint of another model: the trainer refuses it before any file is rewritten.
+    // A checkpoint of another model: refused, its tensors named, before any file is rewritten.
     const cfg = JSON.parse(files[0].text);
     writeFileSync(join(a, 'checkpoint.json'), files[3].text);
     writeFileSync(join(a, 'config.json'), JSON.stringify({ ...cfg, model: { ...cfg.model, hidden: [32] } }));
-    await expect(main(['--resume', a, '--iterations', '3', '--quiet'])).rejects.toThrow(/--resume .*: setState: /);
+    await expect(main(['--resume', a, '--iterations', '3', '--quiet'])).rejects.toThrow(/--resume .*: the checkpoint does not fit the run's config:\n {2}- checkpoint\.learner\.tensors\./);
     expect(readFileSync(join(a, 'metrics.jsonl'), 'utf8')).toBe(metricsBefore);
     await expect(main(['--resume', join(dir, 'nope')])).rejects.toThrow(/--resume .*nope: no such file or folder/);
   });
