@@ -1,5 +1,6 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { precompress } from './src/build/precompress.ts';
 
 /**
  * Cross-origin isolation lets onnxruntime-web use WASM threads (SharedArrayBuffer).
@@ -13,7 +14,8 @@ const isolation = {
 export default defineConfig({
   // Relative asset paths: the build works from any sub-path of any static host.
   base: './',
-  plugins: [react()],
+  // `.br` and `.gz` beside every large file of the build, for hosts to send as they are (README, Hosting).
+  plugins: [react(), precompress()],
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: 'es' },

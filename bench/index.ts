@@ -14,6 +14,7 @@ import { runLearn } from './learn/suite.ts';
 import { runThreads } from './threads/suite.ts';
 import { runSoak } from './soak/suite.ts';
 import { runServe } from './serve/suite.ts';
+import { runTab } from './tab/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
@@ -65,6 +66,19 @@ export const SUITES: Record<string, Suite> = {
       'browser-minutes': 'minutes of training in Chromium with storage on (default 10; --quick 1; 0 skips it)',
     },
     run: runSoak,
+  },
+  tab: {
+    description: 'the first minute in the built app (Chromium): Start to the 1st and 10th iteration, steady it/s, bytes to the 1st iteration, vs the CLI on the same presets',
+    flags: {
+      presets: 'comma-separated preset ids (default grid-empty-8x8-grpo,grid-door-key-ppo; the first also gets a second Start in its tab)',
+      rounds: 'fresh tabs per preset (default 2; --quick 1); medians reported',
+      iterations: 'iterations per run (default 40; --quick 12; at least 10)',
+      'idle-s': 'seconds the page sits loaded before Start is pressed (default 2)',
+      precompressed: 'on (default) or off: serve the .br/.gz files the build writes',
+      build: 'skip: use the dist/ already built',
+      dist: 'serve this built app instead of building dist/ (e.g. an older build, for before/after)',
+    },
+    run: runTab,
   },
   gemm: {
     description: 'one MatMul at the train-step models\' dominant shapes per runtime: the kernel floor under the ratios',

@@ -7,10 +7,13 @@ import { startHashSync } from './state/hashSync.ts';
 import { flushRunRecord } from './train/slice.ts';
 import { useStore } from './state/store.ts';
 import { startLessonSync } from './lessons/sync.ts';
+import { startPrewarm } from './train/prewarm.ts';
 import './styles.css';
 
 startHashSync();
 startLessonSync();
+// The training worker's engine loads while the page is idle on the Train view, before Start.
+startPrewarm(useStore);
 // Runs a closed or reloaded tab left 'running' are listed as interrupted; the deleted ones past
 // their undo window are removed.
 void useStore.getState().refreshRuns();

@@ -41,13 +41,49 @@ export function silentWorkerMessage(limitMs: number, silentMs: number, stage: st
   return `the training worker stopped answering for ${seconds(limitMs)} and made no progress${last} (it may have run out of memory, or closed)`;
 }
 
-/** The worker's API; `onCrash` hears about a worker that died (a script error, or no sign of life past the timeout). */
-export function trainWorker(onCrash: (message: string) => void): Remote<TrainWorkerApi> {
+/**
+ * A training worker started ahead of Start (prewarmTrainWorker), its WASM runtime loading or
+ * loaded with `threads` threads (ORT fixes the count at load), waiting to be adopted.
+ */
+let spare: { worker: Worker; remote: Remote<TrainWorkerApi>; threads: number } | null = null;
+
+const newWorker = () => new Worker(new URL('../../runtime/trainWorker/worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
+
+/**
+ * Starts a training worker and its WASM runtime (download, compile, thread workers) now, while
+ * the page is idle, so the next Start skips that part: the next trainWorker() with the same
+ * thread count adopts it. Does nothing (null) while a training worker exists or a spare with
+ * these threads waits; a spare with other threads is replaced. Returns the new spare's API.
+ */
+export function prewarmTrainWorker(threads: number): Remote<TrainWorkerApi> | null {
+  if (remote || spare?.threads === threads) return null;
+  spare?.worker.terminate();
+  const w = newWorker();
+  const r = wrap<TrainWorkerApi>(w);
+  spare = { worker: w, remote: r, threads };
+  // A spare that fails to warm is dropped: the run then starts a worker of its own, as without one.
+  r.warm(threads).catch(() => {
+    if (spare?.worker !== w) return;
+    w.terminate();
+    spare = null;
+  });
+  return r;
+}
+
+/**
+ * The worker's API; `onCrash` hears about a worker that died (a script error, or silence past
+ * the heartbeat timeout). `threads`: the WASM threads the run will use; a prewarmed worker with
+ * the same count is adopted (with another count, or none given, it is replaced by a fresh one).
+ */
+export function trainWorker(onCrash: (message: string) => void, threads?: number): Remote<TrainWorkerApi> {
   crashed = onCrash;
   if (!remote) {
-    const w = new Worker(new URL('../../runtime/trainWorker/worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
+    const adopt = spare && threads !== undefined && spare.threads === threads ? spare : null;
+    if (spare && !adopt) spare.worker.terminate();
+    spare = null;
+    const w = adopt?.worker ?? newWorker();
     worker = w;
-    const r = wrap<TrainWorkerApi>(w);
+    const r = adopt?.remote ?? wrap<TrainWorkerApi>(w);
     remote = r;
     const limit = () => (starting ? STARTING_HEARTBEAT_TIMEOUT_MS : HEARTBEAT_TIMEOUT_MS);
     const dog = new Watchdog({

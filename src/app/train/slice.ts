@@ -296,7 +296,7 @@ export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) =>
     let backend: WebBackend | null = null;
     try {
       const threads = threadsFor(v.config);
-      backend = await workerStarting(resolveBackend(trainWorker(fail), v.config, draft.backend, threads, () => runId === id));
+      backend = await workerStarting(resolveBackend(trainWorker(fail, threads), v.config, draft.backend, threads, () => runId === id));
       if (backend === null || runId !== id) return false;
       const onWarm = proxy((p: WarmStartProgress) => {
         if (runId !== id) return;

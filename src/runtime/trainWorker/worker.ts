@@ -31,6 +31,9 @@ import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
 import { progressBeacon, type ProgressMessage } from '../liveness.ts';
 import { progressEngine, progressLab } from './progress.ts';
 import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, StartInfo, WarmStartProgress } from './types.ts';
+import { mark } from '../marks.ts';
+
+mark('worker-ready');
 
 let trainer: Trainer | null = null;
 let runConfig: RunConfig | null = null;
@@ -57,6 +60,12 @@ const progress = progressBeacon((m: ProgressMessage) => (globalThis as unknown a
 let workerNotes: string[] = [];
 /** Bumped by every start/stop, so a step that was in flight when the run changed is discarded. */
 let generation = 0;
+/** A backend timing made before Start (premeasure), for the model and options named by `key`. */
+let premeasured: { key: string; decision: Promise<EngineDecision> } | null = null;
+const measureKey = (config: RunConfig, o: WebMeasureOptions) => JSON.stringify([probeShapeFor(config).key, o.backends, o.threads, o.budgetMs, o.softwareAdapter, o.timeSoftware ?? false]);
+/** The first MARKED_STEPS steps of each run leave timing marks (bench/tab's breakdown). */
+const MARKED_STEPS = 2;
+let markedSteps = 0;
 
 function need(): Trainer {
   if (!trainer) throw new Error('training worker: no run (call start first)');
@@ -84,6 +93,17 @@ const api = {
     return true;
   },
 
+  /**
+   * Loads the WASM runtime with `threads` threads before any run (the page calls it while idle,
+   * before Start): the backend timing and the run then find it ready. `threads` must be what the
+   * run will use (ORT fixes the count when it loads).
+   */
+  async warm(threads: number): Promise<void> {
+    mark('warm-begin');
+    await loadWebEngine('wasm', { threads });
+    mark('warm-end');
+  },
+
   /** The workload `config` puts on its engine, named (the key of a remembered backend choice). */
   shapeOf(config: RunConfig): { key: string; label: string } {
     const s = probeShapeFor(config);
@@ -95,8 +115,35 @@ const api = {
    * before `start` in the same worker: the WASM runtime it loads, with `options.threads`, is the
    * one the run then uses (ORT fixes its thread count when it first loads).
    */
-  measureBackends(config: RunConfig, options: WebMeasureOptions): Promise<EngineDecision> {
-    return measureWebBackends(config, options);
+  async measureBackends(config: RunConfig, options: WebMeasureOptions): Promise<EngineDecision> {
+    const key = measureKey(config, options);
+    const early = premeasured;
+    premeasured = null;
+    // Timed already, before Start, for this model and these options: that result is this start's.
+    if (early && early.key === key) return early.decision;
+    // A different one is still running: the runtime runs one session call at a time.
+    await early?.decision.catch(() => undefined);
+    mark('measure-begin');
+    const d = await measureWebBackends(config, options);
+    mark('measure-end');
+    return d;
+  },
+
+  /**
+   * Times `config`'s model as measureBackends would, now (the page calls it while idle, before
+   * Start, after `warm`); a later measureBackends with the same model and options returns this
+   * result instead of timing again.
+   */
+  premeasure(config: RunConfig, options: WebMeasureOptions): void {
+    if (premeasured || trainer) return;
+    const decision = (async () => {
+      mark('premeasure-begin');
+      const d = await measureWebBackends(config, options);
+      mark('premeasure-end');
+      return d;
+    })();
+    decision.catch(() => undefined);
+    premeasured = { key: measureKey(config, options), decision };
   },
 
   /**
@@ -107,10 +154,17 @@ const api = {
   async start(config: RunConfig, backend: WebBackend, onWarmStart?: (p: WarmStartProgress) => void | Promise<void>, threads = 1, resumeFrom?: Checkpoint): Promise<StartInfo> {
     const gen = ++generation;
     await release();
+    // Sessions of an early timing still in flight finish first (one session call at a time).
+    const early = premeasured;
+    premeasured = null;
+    await early?.decision.catch(() => undefined);
     const t0 = performance.now();
+    mark('start-begin');
+    markedSteps = 0;
     // User reward terms load (and get a dry run) before any session is built: a broken module fails the start at once.
     const lab = progressLab(await rewardLabFor(config, noteRewardProblem), progress);
     const engine = progressEngine(await loadWebEngine(backend, backend === 'wasm' ? { threads } : {}), progress);
+    mark('start-engine');
     // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
     // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
     const t = await createTrainer(config, engine, {
@@ -139,6 +193,7 @@ const api = {
     rewardLab = lab ?? null;
     runConfig = config;
     runEngine = engine;
+    mark('start-end');
     return { engine: engine.name, setupS: (performance.now() - t0) / 1000, params: countParams(t.model), canCheckpoint: t.canCheckpoint, iteration: t.iteration };
   },
 
@@ -158,8 +213,13 @@ const api = {
   async step(): Promise<IterationView> {
     const gen = generation;
     const t0 = performance.now();
+    if (markedSteps < MARKED_STEPS) mark(`step-begin:${markedSteps}`);
     const r = await need().step();
     if (gen !== generation) throw new Error('superseded by a newer start');
+    if (markedSteps < MARKED_STEPS) {
+      const m = r.metrics;
+      mark(`step-end:${markedSteps++}`, { rolloutS: m['perf/rollout_s'], trainS: m['perf/train_s'], updateS: m['perf/update_s'], iterationS: m['perf/iteration_s'] });
+    }
     const episodes = (r.episodes as readonly (StepEpisode | TokenEpisode)[]).map((ep, i): EpisodeView => {
       const common = { seed: ep.seed, group: ep.group, reward: r.episodeRewards[i], advantage: r.episodeAdvantages[i], terminated: ep.terminated, truncated: ep.truncated, success: ep.success };
       if ('tokens' in ep) {
