@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { startServer, type RunningServer } from './server.ts';
+import { main as serveMain } from '../cli/serve.ts';
 import type { Clock } from '../core/envs/clock.ts';
 import { http, httpExpertEpisode, httpFrom, inProcessExpertEpisode, verlExpertBatch, WsSession, wsExpertEpisode } from './testClients.ts';
 
@@ -388,6 +389,11 @@ describe('sessions: capacity, idle timeout, simulated latency', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('takes --request-timeout and --max-sessions-per-client within their bounds', async () => {
+    await expect(serveMain(['--env', CALC, '--request-timeout', '0'])).rejects.toThrow(/^--request-timeout must be an integer from 1 to 3600, got "0"/);
+    await expect(serveMain(['--env', CALC, '--max-sessions-per-client', 'many'])).rejects.toThrow(/^--max-sessions-per-client must be an integer from 1 to 1000000/);
   });
 
   it('answers half-sent requests with 408 and hangs them up after requestTimeoutS; whole requests and open WebSockets carry on', async () => {
