@@ -230,11 +230,6 @@ const api = {
       return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
     });
     const metrics: Record<string, number> = { ...r.metrics };
-    // The Exploration section's "distinct trajectories" for token runs (the grid trainer reports
-    // it itself): share of distinct action-text sequences in the batch.
-    if (metrics['episode/distinct_ratio'] === undefined && episodes.length > 0 && episodes[0].kind === 'tokens') {
-      metrics['episode/distinct_ratio'] = new Set(episodes.map((e) => (e.kind === 'tokens' ? e.actions.join('\u0000') : ''))).size / episodes.length;
-    }
     const view: IterationView = { iteration: r.iteration, metrics, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes, rewardProblems: rewardProblems.splice(0), ...(workerNotes.length ? { workerNotes: workerNotes.splice(0) } : {}) };
     // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
     const buffers = new Set<ArrayBuffer>();
