@@ -103,7 +103,10 @@ describe('storage quota', () => {
   const resetQuota = (cdp: CDPSession, origin: string) => cdp.send('Storage.overrideQuotaForOrigin', { origin });
 
   it('a full disk mid-run, freed at the notice: the rows wait in memory, are written once there is room, and the saved run has every iteration', { timeout: 400_000 }, async () => {
-    const N = 25;
+    // Long enough that the metrics' writes fail before the run ends whatever the trajectories
+    // took first (~1 KB of metrics per iteration into the 150 KB of room: CI once reached
+    // iteration 25 with metrics still saving), so the test never races the clock.
+    const N = 200;
     const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
     const errors = watchErrors(page);
     const cdp = await page.context().newCDPSession(page);
