@@ -124,35 +124,40 @@ describe('reward lab', () => {
   });
 
   it("a link whose preset carries reward code asks before replacing the person's own, and their code survives either answer", { timeout: 120_000 }, async () => {
-    const page = await browser().newPage({ viewport: { width: 1400, height: 1100 } });
-    const errors = watchErrors(page);
+    const context = await browser().newContext({ viewport: { width: 1400, height: 1100 } });
+    const first = await context.newPage();
     const MINE = 'export const mine = (step) => -0.02;';
-    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo`);
-    await page.locator('[data-testid=reward-lab] > summary').click();
-    await pasteRewardCode(page, MINE);
-    await page.getByTestId('reward-apply').click();
+    await first.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo`);
+    await first.locator('[data-testid=reward-lab] > summary').click();
+    await pasteRewardCode(first, MINE);
+    await first.getByTestId('reward-apply').click();
+    await expect.poll(() => first.evaluate(() => localStorage.getItem('rl-playground.reward.mine'))).toBe(MINE);
+    await first.close();
+    // The hackable preset's link (it carries its own term, 'closer'), opened in another tab of the
+    // same browser, as a student opens a link they were sent.
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-hackable`);
     const editor = () => page.locator('[data-testid=reward-editor] .cm-content').textContent();
-    await expect.poll(editor).toContain('export const mine');
-    // The hackable preset's link carries its own term ('closer').
-    const link = `${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-hackable`;
-    await page.goto(link);
-    await page.reload();
+    const openLab = async () => {
+      if ((await page.locator('[data-testid=reward-lab][open]').count()) === 0) await page.locator('[data-testid=reward-lab] > summary').click();
+    };
     const prompt = page.getByTestId('reward-replace-prompt');
     await prompt.waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/reward-replace-prompt.png` });
     await page.getByTestId('reward-keep-mine').click();
     await expect.poll(() => prompt.count()).toBe(0);
-    if ((await page.locator('[data-testid=reward-lab][open]').count()) === 0) await page.locator('[data-testid=reward-lab] > summary').click();
+    await openLab();
     await expect.poll(editor).toContain('export const mine');
     // Again, and this time the link's code: it is applied, and one click brings the person's back.
     await page.reload();
     await prompt.waitFor();
     await page.getByTestId('reward-use-link').click();
-    if ((await page.locator('[data-testid=reward-lab][open]').count()) === 0) await page.locator('[data-testid=reward-lab] > summary').click();
+    await openLab();
     await expect.poll(editor).toContain('closer');
     await page.getByTestId('reward-restore-mine').click();
     await expect.poll(editor).toContain('export const mine');
     expect(errors).toEqual([]);
-    await page.close({ runBeforeUnload: false });
+    await context.close();
   });
 });
