@@ -100,7 +100,7 @@ const rewardSchema = z.strictObject({
   code: z.string().max(MAX_REWARD_CODE_CHARS, `must be at most ${MAX_REWARD_CODE_CHARS.toLocaleString('en-US')} characters`).default(''),
   /** A term value that is not a finite number: 'skip' counts the term 0 for that episode and reports it; 'stop' stops the run. */
   onNonFinite: z.enum(['skip', 'stop'], { error: "must be 'skip' (count the term 0 for that episode) or 'stop' (stop the run)" }).default('skip'),
-  /** Most wall time one term call may take, ms, before it is stopped (and the run with it). */
+  /** Most wall time a term's call may take, ms, judged over its calls (most of them over it stops the run); one call past max(1 s, 10×) is stopped as a loop. */
   callTimeoutMs: z
     .int({ error: 'must be a whole number of milliseconds' })
     .min(1, 'must be at least 1 ms')

@@ -23,6 +23,15 @@
  * Every term receives frozen records (writing a field throws a TypeError), and `episode.steps` is
  * the term's own list of the steps before this one: no term can change what another one reads.
  *
+ * The per-call limit is judged over a term's calls, not on one call: the term is stopped once most
+ * of its calls in a batch (at least 3) each took longer than the limit, and the message gives its
+ * mean time per call. Wall time is all a browser worker can measure (no thread CPU clock), and
+ * under load the OS deschedules the thread now and then: at load 12 on 2 cores a 5 ms call was
+ * once measured past 100 ms. QuickJS's interrupt count is no substitute: its rate per CPU-ms
+ * varies ~30× with the kind of code (3.5 for function calls, 0.45 for allocation, 0.1 for
+ * JSON.stringify, 0 inside Array.fill). A single call is interrupted only at the backstop,
+ * max(1 s, 10 × limit): an endless loop.
+ *
  * Cost: the records cross into the sandbox as JSON (columns), a few MiB at a time; the results
  * come back as JSON. The guest renews the host's deadline at most every quarter of the call
  * limit, and returns to the host every `sliceMs`, so the host's event loop (Ctrl-C, a stop
@@ -34,7 +43,11 @@ import { exportLine, RewardTermError, ScoringInterrupted, termNameProblem, type 
 import type { ScoreEpisode } from '../../core/reward/stepRecord.ts';
 
 export interface SandboxOptions {
-  /** Most wall time one term call may take, ms; the loop is interrupted past it. Default 100. */
+  /**
+   * Most wall time a term's call may take, ms, judged over its calls: the term is stopped once
+   * most of its calls in a batch (at least 3) each took longer. One call is interrupted only past
+   * `backstopMs` (an endless loop). Default 100.
+   */
   callTimeoutMs?: number;
   /** Most wall time evaluating the module's top level may take, ms. Default 1000. */
   loadTimeoutMs?: number;
@@ -123,9 +136,13 @@ const DRIVER = `
   const start = (ns, names, json) => {
     const fns = [];
     for (let k = 0; k < names.length; k++) fns[k] = ns[names[k]];
-    job = { fns, names, episodes: parse(json), e: 0, t: 0, so: null, mine: null, ret: 0, values: null, bad: null, out: [] };
+    const zeros = () => names.map(() => 0);
+    job = { fns, names, episodes: parse(json), e: 0, t: 0, so: null, mine: null, ret: 0, values: null, bad: null, out: [], calls: zeros(), over: zeros(), ms: zeros() };
   };
-  const run = (enter, slackMs, sliceMs) => {
+  // A term is too slow when most of its calls so far (at least SLOW_CALLS of them) each took
+  // longer than limitMs: its typical call, not one call that the OS descheduled under load.
+  const SLOW_CALLS = 3;
+  const run = (enter, slackMs, sliceMs, limitMs) => {
     const j = job, fns = j.fns, names = j.names, episodes = j.episodes;
     const until = now() + sliceMs;
     let entered = -Infinity, ms = 0, did = false;
@@ -166,6 +183,11 @@ const DRIVER = `
           ms = now();
           if (ms - entered >= slackMs) { enter(); entered = ms; }
           const v = fns[k](s);
+          const d = now() - ms;
+          j.calls[k]++; j.ms[k] += d;
+          if (d > limitMs && ++j.over[k] >= SLOW_CALLS && 2 * j.over[k] > j.calls[k]) {
+            throw { name: 'SlowTerm', message: 'slow', perCallMs: j.ms[k] / j.calls[k], calls: j.calls[k], over: j.over[k] };
+          }
           if (typeof v === 'number' && isFinite(v)) vals[k][t] = v;
           else { vals[k][t] = null; bad[bad.length] = { term: names[k], t, returned: describe(v) }; }
         }
@@ -233,6 +255,20 @@ interface GuestError {
   name?: string;
   message?: string;
   stack?: string;
+  /** 'SlowTerm' only: the term's mean wall time per call in this batch so far, ms. */
+  perCallMs?: number;
+  /** 'SlowTerm' only: its calls so far, and how many of them were over the limit. */
+  calls?: number;
+  over?: number;
+}
+
+/**
+ * The longest one call may run before the host interrupts it, ms: a backstop for an endless
+ * loop, well above the per-call limit, so a call that the OS descheduled for a while under load
+ * is not taken for a loop (the limit itself is judged over the term's calls).
+ */
+export function backstopMs(callTimeoutMs: number): number {
+  return Math.max(1000, 10 * callTimeoutMs);
 }
 
 /** The line in reward.js where the error was raised (from QuickJS's stack: "at fn (reward.js:3)"). */
@@ -321,9 +357,9 @@ class QuickJsRewardScorer implements RewardTermsScorer {
   /** One chunk: start the guest's job, then run slices until it is done, yielding to the host between them. */
   private async scoreChunk(json: string, episodes: readonly ScoreEpisode[]): Promise<RawTermScores[]> {
     const { vm } = this;
-    // A term call may run between callTimeoutMs and callTimeoutMs + slack before it is stopped.
+    // One call may run between the backstop and the backstop + slack before it is interrupted.
     const slack = Math.max(1, Math.round(this.opts.callTimeoutMs / 4));
-    const limit = this.opts.callTimeoutMs + slack;
+    const limit = backstopMs(this.opts.callTimeoutMs) + slack;
     const handles: QuickJSHandle[] = [];
     const keep = <H extends QuickJSHandle>(h: H): H => (handles.push(h), h);
     try {
@@ -338,6 +374,7 @@ class QuickJsRewardScorer implements RewardTermsScorer {
       );
       const slackH = keep(vm.newNumber(slack));
       const sliceH = keep(vm.newNumber(this.opts.sliceMs));
+      const limitH = keep(vm.newNumber(this.opts.callTimeoutMs));
       const jsonH = keep(vm.newString(json));
       const started = vm.callFunction(startFn, vm.undefined, this.ns, names, jsonH);
       if (started.error) {
@@ -348,7 +385,7 @@ class QuickJsRewardScorer implements RewardTermsScorer {
       started.value.dispose();
       jsonH.dispose();
       for (;;) {
-        const r = vm.callFunction(runFn, vm.undefined, enter, slackH, sliceH);
+        const r = vm.callFunction(runFn, vm.undefined, enter, slackH, sliceH, limitH);
         this.deadline.at = Infinity;
         if (r.error) {
           const err = vm.dump(r.error) as GuestError;
@@ -411,9 +448,14 @@ class QuickJsRewardScorer implements RewardTermsScorer {
     const at = term === null ? 'the reward module' : `reward term '${term}'`;
     const where = seed === null ? '' : ` at step ${t} of the episode with seed ${seed}`;
     const msg = err.message ?? String(err);
+    if (err.name === 'SlowTerm') {
+      const line = term === null ? null : this.lineOf(term);
+      const per = (err.perCallMs ?? NaN).toFixed((err.perCallMs ?? 0) < 10 ? 1 : 0);
+      return new RewardTermError('timeout', `${at}${line ? ` (line ${line})` : ''} takes ${per} ms per call on average, over its ${this.opts.callTimeoutMs} ms limit per call (${err.over} of its ${err.calls} calls so far were over${where ? `; the last${where}` : ''}): make it cheaper, or raise the limit`, term, seed);
+    }
     if (msg === 'interrupted') {
       const line = term === null ? null : this.lineOf(term);
-      return new RewardTermError('timeout', `${at}${line ? ` (line ${line})` : ''} ran past its ${this.opts.callTimeoutMs} ms limit per call${where} and was stopped (an infinite loop?)`, term, seed);
+      return new RewardTermError('timeout', `${at}${line ? ` (line ${line})` : ''} ran past its ${this.opts.callTimeoutMs} ms limit per call${where} and was stopped after ${backstopMs(this.opts.callTimeoutMs)} ms in that one call (an infinite loop?)`, term, seed);
     }
     if (/out of memory/i.test(msg)) {
       return new RewardTermError('memory', `${at} ran out of memory (limit ${Math.round(this.opts.memoryBytes / 1048576)} MiB)${where}`, term, seed);

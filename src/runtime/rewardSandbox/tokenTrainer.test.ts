@@ -129,7 +129,7 @@ describe('user reward terms in the token trainers', () => {
     scorer.close();
   });
 
-  it('the dry run before a tool run catches a looping term in milliseconds', { timeout: 20_000 }, async () => {
+  it('the dry run before a tool run catches a looping term at the one-call backstop', { timeout: 20_000 }, async () => {
     const cfg = config('export const spin = () => { for (;;) {} };', { reward: { code: 'export const spin = () => { for (;;) {} };', callTimeoutMs: 50 } });
     await expect(rewardLabFor(cfg)).rejects.toThrow(/reward term 'spin' \(line 1\) ran past its 50 ms limit/);
   });
