@@ -163,6 +163,10 @@ describe('turn limit', () => {
 describe('kwargs', () => {
   it('are checked with messages that name the env and the kwarg', () => {
     expect(() => makeCalculator({ turns: 3 })).toThrow(/tools\/calculator: unknown kwarg "turns"; known: maxTurns/);
+    // Names every object inherits are unknown kwargs too, not a call of Object.prototype's members.
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(() => makeCalculator(JSON.parse(`{"${key}": 1}`) as Record<string, unknown>)).toThrow(`tools/calculator: unknown kwarg "${key}"; known: maxTurns`);
+    }
     expect(() => makeCalculator({ maxTurns: 0 })).toThrow(/kwarg maxTurns must be a whole number in 1..100, got 0/);
     expect(() => makeCalculator({ division: 'yes' })).toThrow(/kwarg division must be true or false/);
     expect(() => makeCalculator({ minDigits: 5, maxDigits: 3 })).toThrow(/minDigits 5 > maxDigits 3/);

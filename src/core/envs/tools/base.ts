@@ -279,7 +279,7 @@ export function readKwargs<T extends object>(
 ): T {
   const out = { ...defaults } as Record<string, unknown>;
   for (const [key, value] of Object.entries(kwargs)) {
-    if (!(key in defaults)) {
+    if (!Object.hasOwn(defaults, key)) {
       throw new Error(`${envId}: unknown kwarg ${JSON.stringify(key)}; known: ${Object.keys(defaults).join(', ')}`);
     }
     const why = (rules as Record<string, KwargRule>)[key](value);
