@@ -107,6 +107,11 @@ export function createTokenWorkerApi(loadEngine: (name?: string) => Promise<Engi
       flush();
       return out;
     },
+    /** The watchdog pings while a call is in flight: answered between two decoder slices. */
+    ping(): true {
+      return true;
+    },
+
     stats(): TokenSlotStats & { inFlight: number } {
       const g = need();
       return { ...g.stats, inFlight: g.inFlight };
