@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 
 export class UsageError extends Error {}
 
-export function parseCli<T extends Record<string, { type: 'string' | 'boolean'; short?: string; default?: string | boolean }>>(argv: string[], options: T, usage: string) {
+export function parseCli<T extends Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }>>(argv: string[], options: T, usage: string) {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {

@@ -1,0 +1,300 @@
+/**
+ * npm run sweep -- --config <preset id | file.json> [--seeds 1-4] [--set path=v1,v2 ...] [--iterations N] [--out DIR] [--parallel N] [--metric KEY] [--json]
+ *
+ * Runs every combination of up to two fields' values × the seeds, each as its own
+ * `npm run train` process (its own engine and thread: a run is single-threaded, so N runs use N
+ * cores), N at a time, each into its own folder under --out. Then reads every run's
+ * metrics.jsonl, scores each run by the mean of --metric over its last 10% of iterations, and
+ * prints, per config, the mean and the IQM with 95% stratified-bootstrap intervals and the
+ * probability of improvement between configs (src/core/runs/stats.ts). The last line with --json
+ * is one JSON object with all of it.
+ *
+ * Stop signals: Ctrl-C (SIGINT) or SIGTERM passes the signal to the runs in flight (each writes
+ * its outputs and checkpoint, so `npm run train -- --resume` continues it), starts no more, and
+ * summarises what finished.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseRunConfig } from '../core/presets/schema.ts';
+import { finalScore, probabilityOfImprovementInterval, summarize, type ConfigSummary, type Interval } from '../core/runs/stats.ts';
+import { intArg, parseCli, UsageError } from './args.ts';
+import { loadRunConfig } from './presets.ts';
+
+const USAGE = `usage: npm run sweep -- --config <preset id | file.json> [--seeds 1-4] [--set path=v1,v2] [--set path=v1,v2] [--iterations N] [--out DIR] [--parallel N] [--metric KEY] [--engine NAME] [--json]
+  --seeds LIST      seeds: a range 1-4, a list 1,3,7, or both 1-3,9 (default 1-3)
+  --set PATH=VALUES a config field and its values, comma-separated, e.g. algo.lr=1e-3,3e-3 (at most two --set; values are JSON where they parse, else strings)
+  --iterations N    iterations of every run (default: the config's)
+  --out DIR         the sweep's folder: one folder per run, configs/, summary.json (default runs/sweep-<time>)
+  --parallel N      runs at once (default: the machine's cores, ${availableParallelism()} here); the rest wait in a queue
+  --metric KEY      the score of a run: the mean of KEY over its last 10% of iterations (default episode/success_rate)
+  --engine NAME     passed to each run (ort-web-wasm, ort-node, auto)
+  --json            print the summary as one JSON object, last
+stop signals: Ctrl-C (SIGINT) or SIGTERM stops the runs in flight after their iteration (each writes its checkpoint), starts no more, and summarises the runs that finished
+exit status: 0 every run finished; 1 a run failed (the summary covers the rest); 2 bad usage; 130/143 stopped by a signal`;
+
+const TRAIN = resolve(dirname(fileURLToPath(import.meta.url)), 'train.ts');
+
+/** Seeds from "1-4", "1,3,7" or "1-3,9": distinct, in the order given. */
+export function parseSeeds(text: string): number[] {
+  const out: number[] = [];
+  for (const part of text.split(',')) {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
+    if (!m) throw new UsageError(`--seeds: ${JSON.stringify(part)} is neither a seed (7) nor a range (1-4)`);
+    const lo = Number(m[1]);
+    const hi = m[2] === undefined ? lo : Number(m[2]);
+    if (hi < lo) throw new UsageError(`--seeds: the range ${part.trim()} runs backwards`);
+    if (hi - lo >= 1000) throw new UsageError(`--seeds: ${part.trim()} is more than 1000 seeds`);
+    for (let s = lo; s <= hi; s++) if (!out.includes(s)) out.push(s);
+  }
+  return out;
+}
+
+export interface SweepField {
+  path: string;
+  values: unknown[];
+}
+
+/** "algo.lr=1e-3,3e-3" → { path: 'algo.lr', values: [0.001, 0.003] }; a value that is not JSON stays a string. */
+export function parseSet(text: string): SweepField {
+  const eq = text.indexOf('=');
+  if (eq <= 0 || eq === text.length - 1) throw new UsageError(`--set: expected path=v1,v2 (e.g. algo.lr=1e-3,3e-3), got ${JSON.stringify(text)}`);
+  const path = text.slice(0, eq).trim();
+  if (!/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/.test(path) || path.split('.').some((k) => k === '__proto__' || k === 'constructor' || k === 'prototype')) {
+    throw new UsageError(`--set: ${JSON.stringify(path)} is not a config field path (e.g. algo.lr, rollout.groups)`);
+  }
+  const values = text
+    .slice(eq + 1)
+    .split(',')
+    .map((v) => v.trim())
+    .map((v) => {
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        return v;
+      }
+    });
+  if (new Set(values.map((v) => JSON.stringify(v))).size !== values.length) throw new UsageError(`--set ${path}: a value is listed twice`);
+  return { path, values };
+}
+
+/** A copy of `obj` with `path` set to `value` (objects along the path are created). */
+function withPath(obj: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path.split('.');
+  const inner = (obj[head] ?? {}) as Record<string, unknown>;
+  return { ...obj, [head]: rest.length === 0 ? value : withPath(typeof inner === 'object' && inner !== null ? inner : {}, rest.join('.'), value) };
+}
+
+/** How a value reads in a run's name: numbers as written by JS, strings bare. */
+const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+export interface SweepConfig {
+  /** "lr=0.001" (the last path segment = value, joined by " · "); the base config's name when nothing varies. */
+  name: string;
+  values: Record<string, unknown>;
+  config: Record<string, unknown>;
+}
+
+/** Every combination of the fields' values, each a validated config; all problems are reported at once. */
+export function sweepConfigs(base: Record<string, unknown>, fields: readonly SweepField[], baseName: string): SweepConfig[] {
+  let combos: Record<string, unknown>[] = [{}];
+  for (const f of fields) combos = combos.flatMap((c) => f.values.map((v) => ({ ...c, [f.path]: v })));
+  const problems: string[] = [];
+  const out = combos.map((values) => {
+    let config = base;
+    for (const [p, v] of Object.entries(values)) config = withPath(config, p, v);
+    const name = fields.length === 0 ? baseName : Object.entries(values).map(([p, v]) => `${p.split('.').pop()}=${show(v)}`).join(' · ');
+    const r = parseRunConfig(config);
+    if (!r.ok) problems.push(...r.messages.map((m) => `${name}: ${m}`));
+    return { name, values, config: r.ok ? (r.config as unknown as Record<string, unknown>) : config };
+  });
+  if (problems.length) throw new UsageError(`the sweep's configs have ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
+  return out;
+}
+
+/** A folder name for a run: its config name and seed, filesystem-safe. */
+export const runFolder = (config: string, seed: number) => `${config.replace(/ · /g, '_').replace(/[^\w.=+-]/g, '-')}_seed${seed}`;
+
+interface RunResult {
+  config: string;
+  seed: number;
+  folder: string;
+  exit: number | null;
+  wallS: number;
+  score: number;
+}
+
+function readRows(folder: string): Record<string, number>[] {
+  const file = join(folder, 'metrics.jsonl');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, number>);
+}
+
+/** Summary of a finished sweep: per config and pairwise. */
+export interface SweepSummary {
+  metric: string;
+  configs: (ConfigSummary & { name: string; values: Record<string, unknown>; scores: number[]; seeds: number[] })[];
+  /** P(row config's run beats column config's run), for every ordered pair of configs. */
+  improvement: { x: string; y: string; p: Interval }[];
+}
+
+export function summarizeSweep(configs: readonly SweepConfig[], results: readonly RunResult[], metric: string): SweepSummary {
+  const per = configs.map((c) => {
+    const mine = results.filter((r) => r.config === c.name && Number.isFinite(r.score));
+    const scores = mine.map((r) => r.score);
+    return { name: c.name, values: c.values, scores, seeds: mine.map((r) => r.seed), ...summarize(scores.map((s) => [s])) };
+  });
+  const improvement: SweepSummary['improvement'] = [];
+  for (const a of per) {
+    for (const b of per) {
+      if (a === b || a.scores.length === 0 || b.scores.length === 0) continue;
+      improvement.push({ x: a.name, y: b.name, p: probabilityOfImprovementInterval(a.scores.map((s) => [s]), b.scores.map((s) => [s])) });
+    }
+  }
+  return { metric, configs: per, improvement };
+}
+
+const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '—');
+const iv = (i: Interval) => `${f3(i.value)} [${f3(i.lo)}, ${f3(i.hi)}]`;
+
+function table(s: SweepSummary): string {
+  const lines = [`score: mean of ${s.metric} over each run's last 10% of iterations; [95% stratified-bootstrap interval]`];
+  const w = Math.max(6, ...s.configs.map((c) => c.name.length));
+  lines.push(`${'config'.padEnd(w)}  runs  ${'IQM'.padEnd(22)}  mean`);
+  for (const c of s.configs) lines.push(`${c.name.padEnd(w)}  ${String(c.runs).padStart(4)}  ${iv(c.iqm).padEnd(22)}  ${iv(c.mean)}`);
+  if (s.improvement.length) {
+    lines.push('probability of improvement P(X > Y): the chance a run of X scores above a run of Y');
+    for (const p of s.improvement) lines.push(`  P(${p.x} > ${p.y}) = ${iv(p.p)}`);
+  }
+  return lines.join('\n');
+}
+
+/** Runs `jobs` at most `parallel` at a time; `stopped()` stops starting new ones. */
+async function pool<T>(jobs: (() => Promise<T>)[], parallel: number, stopped: () => boolean): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < jobs.length && !stopped()) {
+      const i = next++;
+      out[i] = await jobs[i]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, jobs.length) }, lane));
+  return out.filter((x) => x !== undefined);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values } = parseCli(
+    argv,
+    {
+      config: { type: 'string' },
+      seeds: { type: 'string', default: '1-3' },
+      set: { type: 'string', multiple: true },
+      iterations: { type: 'string' },
+      out: { type: 'string' },
+      parallel: { type: 'string' },
+      metric: { type: 'string', default: 'episode/success_rate' },
+      engine: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+    USAGE,
+  );
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (!values.config) throw new UsageError(`--config is required\n\n${USAGE}`);
+  const seeds = parseSeeds(String(values.seeds));
+  const sets = ((values as { set?: string[] }).set ?? []).map(parseSet);
+  if (sets.length > 2) throw new UsageError('--set: at most two fields per sweep (seeds are the third axis)');
+  if (new Set(sets.map((s) => s.path)).size !== sets.length) throw new UsageError('--set: the same field is set twice');
+  const iterations = intArg(values.iterations as string | undefined, 'iterations', 1, 1_000_000);
+  const parallel = intArg(values.parallel as string | undefined, 'parallel', 1, 256) ?? availableParallelism();
+  const metric = String(values.metric);
+  let base: Record<string, unknown>;
+  try {
+    base = loadRunConfig(String(values.config)) as unknown as Record<string, unknown>;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const baseName = String(values.config).replace(/^.*\//, '').replace(/\.json$/, '');
+  const configs = sweepConfigs(base, sets, baseName);
+  const out = resolve(String(values.out ?? join('runs', `sweep-${new Date().toISOString().replace(/[:.]/g, '-')}`)));
+  if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${out} is not empty: choose a new folder (a sweep never mixes its runs with others)`);
+  mkdirSync(join(out, 'configs'), { recursive: true });
+  for (const c of configs) writeFileSync(join(out, 'configs', `${runFolder(c.name, 0).replace(/_seed0$/, '')}.json`), JSON.stringify(c.config, null, 2));
+
+  const children = new Set<ChildProcess>();
+  let signal: NodeJS.Signals | null = null;
+  const onSignal = (s: NodeJS.Signals) => {
+    if (signal) return;
+    signal = s;
+    process.stderr.write(`\n${s}: stopping the ${children.size} run(s) in flight after their iteration; no new ones start\n`);
+    for (const c of children) c.kill(s);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const total = configs.length * seeds.length;
+  let done = 0;
+  const t0 = performance.now();
+  process.stderr.write(`sweep: ${configs.length} config(s) × ${seeds.length} seed(s) = ${total} runs, ${Math.min(parallel, total)} at a time, into ${out}\n`);
+  const jobs = configs.flatMap((c) =>
+    seeds.map((seed) => async (): Promise<RunResult> => {
+      const folder = join(out, runFolder(c.name, seed));
+      const cfgFile = join(out, 'configs', `${runFolder(c.name, 0).replace(/_seed0$/, '')}.json`);
+      const args = ['--import', 'tsx', TRAIN, '--config', cfgFile, '--seed', String(seed), '--out', folder];
+      if (iterations !== undefined) args.push('--iterations', String(iterations));
+      if (values.engine) args.push('--engine', String(values.engine));
+      const started = performance.now();
+      mkdirSync(folder, { recursive: true });
+      const log = createWriteStream(join(folder, 'train.log'));
+      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      children.add(child);
+      child.stdout?.pipe(log, { end: false });
+      child.stderr?.pipe(log, { end: false });
+      const exit = await new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+      children.delete(child);
+      log.end();
+      const score = finalScore(readRows(folder), metric);
+      const wallS = (performance.now() - started) / 1000;
+      done++;
+      const status = exit === 0 ? `${metric} ${f3(score)}` : `exit ${exit} (see ${join(folder, 'train.log')})`;
+      process.stderr.write(`[${done}/${total}] ${c.name} · seed ${seed}: ${wallS.toFixed(1)} s, ${status}\n`);
+      return { config: c.name, seed, folder, exit, wallS, score: exit === 0 ? score : NaN };
+    }),
+  );
+  const results = await pool(jobs, parallel, () => signal !== null);
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  const wallS = (performance.now() - t0) / 1000;
+  const summary = summarizeSweep(configs, results, metric);
+  const failed = results.filter((r) => r.exit !== 0);
+  const report = {
+    sweep: { config: String(values.config), seeds, set: sets, iterations: iterations ?? null, parallel, runs: total, finished: results.length - failed.length, failed: failed.length, wall_s: Number(wallS.toFixed(2)), out },
+    ...summary,
+    runs: results.map((r) => ({ config: r.config, seed: r.seed, folder: r.folder, exit: r.exit, wall_s: Number(r.wallS.toFixed(2)), score: r.score })),
+  };
+  writeFileSync(join(out, 'summary.json'), JSON.stringify(report, null, 2));
+  console.log(table(summary));
+  console.log(`${results.length - failed.length} of ${total} runs finished in ${wallS.toFixed(1)} s with ${parallel} at a time; summary.json in ${out}`);
+  if (values.json) console.log(JSON.stringify(report));
+  if (signal) return signal === 'SIGINT' ? 130 : 143;
+  return failed.length ? 1 : 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(e instanceof UsageError ? e.message : e);
+      process.exit(e instanceof UsageError ? 2 : 1);
+    },
+  );
+}
