@@ -13,6 +13,7 @@ import { rewardVersions, versionMarkers, type CodeEdit } from '../../core/reward
 import { useCodeHashes } from './codeHash.ts';
 import { X_AXES } from './compare.ts';
 import { RunChart, type ChartRun } from './RunCharts.tsx';
+import { CompareStatsPanel } from './CompareStats.tsx';
 import type { ExportKind } from './runsState.ts';
 import './runs.css';
 
@@ -455,6 +456,7 @@ function ComparePanel() {
         </label>
       </div>
       <RunChart runs={chartRuns} metric={settings.metric} axis={settings.xAxis} smoothing={settings.smoothing} groupSeeds={settings.groupSeeds} height={340} legend testId="compare-chart" />
+      {chartRuns.length > 0 && <CompareStatsPanel runs={chartRuns} metric={settings.metric} />}
       <div className="config-diff" data-testid="config-diff">
         <h4>Config fields that differ</h4>
         {chosen.length < 2 ? (
