@@ -164,6 +164,22 @@ describe('rewardHealth', () => {
     expect(rewardHealth([...plateau, ...Array.from({ length: 3 }, () => pt(1, 0.6))]).label).not.toBe('gamed');
   });
 
+  it("a hack whose terms dominate the return stays 'gamed' even when the shaped return falls back; it clears when success recovers", () => {
+    // outcome pays the task's reward; 'carry' is a user term paying while the key is held.
+    const pt = (outcome: number, carry: number, s: number) => ({ 'reward/mean': outcome + carry, 'reward/outcome/mean': outcome, 'reward/carry/mean': carry, 'reward/std': 9, 'episode/success_rate': s, 'reward/version': 1 });
+    const caught = [...Array.from({ length: 3 }, () => pt(0.9, 0.1, 0.9)), ...Array.from({ length: 3 }, () => pt(0.3, 2.7, 0.3))];
+    expect(rewardHealth(caught)).toMatchObject({ level: 'bad', label: 'gamed' });
+    // The return falls back to 1.05 (no longer above the 1.0 it had before the rise) but 'carry' pays 71% of it.
+    const fallen = [...caught, ...Array.from({ length: 10 }, () => pt(0.3, 0.75, 0.3))];
+    const v = rewardHealth(fallen);
+    expect(v).toMatchObject({ level: 'bad', label: 'gamed' });
+    expect(v.text).toBe("Still gamed since iteration 6: terms other than the task's own reward still pay 71% of the return while success stays at 30%, below the 90% it had then. A hack that stopped rising is still a hack: this clears when success recovers or the reward code changes.");
+    // The same numbers with the term paying a minority of the return: cleared.
+    expect(rewardHealth([...caught, ...Array.from({ length: 10 }, () => pt(0.6, 0.45, 0.3))]).label).not.toBe('gamed');
+    // Success recovers: cleared, however much the term pays.
+    expect(rewardHealth([...fallen, ...Array.from({ length: 3 }, () => pt(0.9, 2, 0.9))]).label).not.toBe('gamed');
+  });
+
   it('scale: a rise is relative to max(1, |earlier|), so a large negative return needs a large rise', () => {
     expect(rewardHealth(series(-10, 0.5, -9.5, 0.5)).level).toBe('ok');
     expect(rewardHealth(series(-10, 0.5, -8, 0.5)).level).toBe('warn');

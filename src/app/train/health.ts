@@ -253,7 +253,32 @@ export const REWARD_THRESHOLDS = {
   trueRise: 0.02,
   /** A success drop of this much while the shaped return rises is 'gamed' (bad), not only 'diverging'. */
   trueFall: 0.1,
+  /** Share of the return's absolute size paid by terms other than the task's own ('outcome') above which they dominate it. */
+  shapingShare: 2 / 3,
 } as const;
+
+/** Aggregate keys under reward/ that are not terms. */
+const NOT_TERMS = new Set(['mean', 'std', 'min', 'max', 'lo', 'hi']);
+
+/**
+ * The share of the return's absolute size paid by terms other than the task's own reward
+ * ('outcome': user terms and built-in shaping), over the last WINDOW points before `end`; NaN
+ * when the run logs no per-term means.
+ */
+export function shapingShareBefore(history: Series, end: number, window = WINDOW): number {
+  let shaping = 0;
+  let all = 0;
+  for (let i = Math.max(0, end - window); i < end; i++) {
+    for (const [k, v] of Object.entries(history[i])) {
+      if (!k.startsWith('reward/') || !k.endsWith('/mean') || !Number.isFinite(v)) continue;
+      const t = k.slice('reward/'.length, -'/mean'.length);
+      if (t === '' || t.includes('/') || NOT_TERMS.has(t)) continue;
+      all += Math.abs(v);
+      if (t !== 'outcome') shaping += Math.abs(v);
+    }
+  }
+  return all > 0 ? shaping / all : NaN;
+}
 
 /** Mean of `key` over the last `window` points before index `end` that have it (NaN when none do). */
 function recentBefore(history: Series, key: string, end: number, window = WINDOW): number {
@@ -323,11 +348,16 @@ export function rewardHealth(history: Series): Verdict {
       const scale = Math.max(1, Math.abs(held.p0));
       const stillPaid = (now.p1 - held.p0) / scale > REWARD_THRESHOLDS.proxyRise;
       const stillDown = now.t1 <= held.t0 - REWARD_THRESHOLDS.trueFall;
-      if (version === held.version && stillPaid && stillDown) {
+      const share = shapingShareBefore(history, end);
+      const dominated = share > REWARD_THRESHOLDS.shapingShare;
+      if (version === held.version && stillDown && (stillPaid || dominated)) {
+        const why = stillPaid
+          ? `the shaped return holds at ${now.p1.toFixed(2)} (${held.p0.toFixed(2)} before it rose)`
+          : `terms other than the task's own reward still pay ${pct(share)} of the return`;
         verdict = {
           level: 'bad',
           label: 'gamed',
-          text: `Still gamed since iteration ${held.at + 1}: the shaped return holds at ${now.p1.toFixed(2)} (${held.p0.toFixed(2)} before it rose) while success stays at ${pct(now.t1)}, below the ${pct(held.t0)} it had then. A hack that stopped rising is still a hack: this clears when success recovers or the reward code changes.`,
+          text: `Still gamed since iteration ${held.at + 1}: ${why} while success stays at ${pct(now.t1)}, below the ${pct(held.t0)} it had then. A hack that stopped rising is still a hack: this clears when success recovers or the reward code changes.`,
         };
         continue;
       }
