@@ -3,10 +3,16 @@
  * running grid run is scored in the training worker's QuickJS sandbox, shows a version marker
  * and its reward/<term>/mean curve; a looping term and one reaching for fetch are refused with a
  * message while the run keeps training (and the page's main thread never runs a task of more than
- * 50 ms CPU); after a reload the code is still in the editor.
+ * 50 ms CPU); after a reload the code is still in the editor. The run's file, resumed by the CLI,
+ * trains with the version in force at its checkpoint, and the CLI's folder imports back with
+ * both versions.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Download, Page } from 'playwright-core';
 import { ARTIFACTS, cpuLongTasks, describeTasks, pasteRewardCode, traceMainThread, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
@@ -119,6 +125,32 @@ describe('reward lab', () => {
     await expect.poll(() => page.getByTestId('run-reward-code').textContent(), { timeout: 30_000 }).toMatch(/v1 [0-9a-f]{12} from iteration \d+, v2 [0-9a-f]{12} from iteration \d+/);
     await expect.poll(() => page.getByTestId('detail-chart-reward/mean').getAttribute('data-markers')).toBe('v1,v2');
     await page.getByTestId('run-detail').screenshot({ path: `${ARTIFACTS}/reward-lab-run-detail.png` });
+
+    // Provenance round trip (issue 28): the run file carries both versions; the CLI resumes it
+    // with the version in force at the checkpoint; its folder imports back with the same versions.
+    const [dl] = (await Promise.all([page.waitForEvent('download'), page.getByTestId('export-run').click()])) as [Download, void];
+    const file = JSON.parse(readFileSync(await dl.path(), 'utf8')) as { checkpoint: { iteration: number } | null; rewardCode: { version: number; iteration: number; code: string }[]; metrics: Record<string, number>[] };
+    expect(file.rewardCode.map((v) => v.version)).toEqual([1, 2]);
+    expect(file.checkpoint, 'the paused run has a checkpoint to resume from').not.toBeNull();
+    const at = file.checkpoint!.iteration;
+    const dir = mkdtempSync(join(tmpdir(), 'e2e-provenance-'));
+    writeFileSync(join(dir, 'run.json'), JSON.stringify(file));
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/train.ts', '--resume', join(dir, 'run.json'), '--iterations', String(at + 3), '--out', join(dir, 'cli'), '--quiet'], { encoding: 'utf8', timeout: 300_000 });
+    expect(cli.status, cli.stderr).toBe(0);
+    const cliRows = readFileSync(join(dir, 'cli', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+    const versionAt = (it: number) => file.rewardCode.filter((v) => v.iteration <= it).at(-1)!.version;
+    for (const r of cliRows.slice(at)) {
+      // Trained by the CLI with the code in force at the checkpoint, scored as the browser scored it.
+      expect(r['reward/version']).toBe(versionAt(r.iteration));
+      expect(r['reward/stepCost/mean'] / r['episode/length_mean']).toBeCloseTo(versionAt(r.iteration) === 2 ? -0.1 : -0.01, 9);
+    }
+    // The rows before the checkpoint are the browser's, versions included.
+    expect(cliRows.slice(0, at).map((r) => r['reward/version'])).toEqual(file.metrics.slice(0, at).map((r) => r['reward/version']));
+    await page.getByTestId('run-back').click();
+    await page.getByTestId('import-input').setInputFiles(['config.json', 'metrics.jsonl', 'reward-versions.json'].map((f) => ({ name: `cli/${f}`, mimeType: 'application/json', buffer: readFileSync(join(dir, 'cli', f)) })));
+    await expect.poll(() => page.getByTestId('run-row').count(), { timeout: 10_000 }).toBe(2);
+    await page.locator('[data-testid=run-row][data-name=cli]').getByTestId('run-open').click();
+    await expect.poll(() => page.getByTestId('run-reward-code').textContent(), { timeout: 30_000 }).toMatch(/v1 [0-9a-f]{12} from iteration \d+, v2 [0-9a-f]{12} from iteration \d+/);
     expect(errors).toEqual([]);
     await page.close({ runBeforeUnload: false });
   });
