@@ -46,6 +46,52 @@ async function createSession(ort: OrtModule, bytes: Uint8Array, opts: OrtSession
   return ort.InferenceSession.create(bytes, so);
 }
 
+/**
+ * Sessions of released trainers and policies, kept for the next one built from the same graph
+ * bytes and options: a second Start in the tab, Reset then Start, a new stage. Building a
+ * session costs 0.1–2 s (graph optimisation, kernel setup; more on WebGPU), and a reused one has
+ * had its first run, which is slower than later ones. Graphs with weights baked in are never
+ * kept (their bytes change with every set of weights). A hit compares the bytes exactly.
+ */
+const IDLE_SESSIONS_MAX = 8;
+interface IdleSession {
+  ort: OrtModule;
+  bytes: Uint8Array;
+  options: string;
+  session: Ort.InferenceSession;
+}
+const idleSessions: IdleSession[] = [];
+/** Sessions handed out by reusableSession, with what releaseSession keeps them under. */
+const reusable = new WeakMap<Ort.InferenceSession, Omit<IdleSession, 'session'>>();
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** A session for `bytes`: an idle one built from the same bytes and options, or a new one. */
+async function reusableSession(ort: OrtModule, bytes: Uint8Array, opts: OrtSessionOptions, stateOutputs: readonly string[]): Promise<Ort.InferenceSession> {
+  const options = JSON.stringify([opts.sessionOptions ?? {}, opts.stateLocation ?? 'cpu', stateOutputs]);
+  const i = idleSessions.findIndex((e) => e.ort === ort && e.options === options && sameBytes(e.bytes, bytes));
+  const session = i >= 0 ? idleSessions.splice(i, 1)[0].session : await createSession(ort, bytes, opts, stateOutputs);
+  reusable.set(session, { ort, bytes, options });
+  return session;
+}
+
+/** Releases a session, or keeps it idle for reuse when reusableSession made it (the oldest idle one beyond the bound is released). */
+async function releaseSession(session: Ort.InferenceSession): Promise<void> {
+  const key = reusable.get(session);
+  if (!key) return session.release();
+  reusable.delete(session);
+  idleSessions.push({ ...key, session });
+  while (idleSessions.length > IDLE_SESSIONS_MAX) await idleSessions.shift()!.session.release();
+}
+
+/** Releases every idle session (memory pressure, or a test that counts sessions). */
+export async function releaseIdleSessions(): Promise<void> {
+  for (const e of idleSessions.splice(0)) await e.session.release();
+}
+
+/** Idle sessions kept for reuse now. */
+export const idleSessionCount = (): number => idleSessions.length;
+
 /** Read any tensor (CPU or GPU) into a fresh Float32Array. */
 async function readFloat(t: Ort.Tensor): Promise<Float32Array> {
   const d = t.location === 'cpu' ? t.data : await t.getData();
@@ -119,7 +165,7 @@ export class TrainSession {
     opts: OrtSessionOptions = {},
     buildShape?: (seqLen: number, prefixLen?: number) => TrainStepGraph,
   ): Promise<TrainSession> {
-    const session = await createSession(ort, spec.graph.toOnnx(), opts, spec.state.map((s) => s.output));
+    const session = await reusableSession(ort, spec.graph.toOnnx(), opts, spec.state.map((s) => s.output));
     const ts = new TrainSession(ort, spec, session, opts, buildShape);
     ts.setWeights(weights);
     return ts;
@@ -137,7 +183,7 @@ export class TrainSession {
         const spec = build(T, prefixLen);
         const same = spec.state.length === this.spec.state.length && spec.state.every((x, i) => x.input === this.spec.state[i].input && x.output === this.spec.state[i].output);
         if (!same || spec.lead[1] !== T) throw new Error(`step: the graph built for ${key} positions does not share this session's state`);
-        return { spec, session: await createSession(this.ort, spec.graph.toOnnx(), this.opts, spec.state.map((x) => x.output)) };
+        return { spec, session: await reusableSession(this.ort, spec.graph.toOnnx(), this.opts, spec.state.map((x) => x.output)) };
       })();
       this.shapes.set(key, s);
     }
@@ -264,7 +310,7 @@ export class TrainSession {
     this.state.clear();
     const built = await Promise.allSettled(this.shapes.values());
     const sessions = new Set([this.main.session, ...built.flatMap((r) => (r.status === 'fulfilled' ? [r.value.session] : []))]);
-    await Promise.all([...sessions].map((s) => s.release()));
+    await Promise.all([...sessions].map((s) => releaseSession(s)));
   }
 }
 
@@ -312,7 +358,7 @@ export class PolicySession {
   ) {}
 
   static async create(ort: OrtModule, graph: Graph, weights: Weights, opts: PolicySessionOptions = {}): Promise<PolicySession> {
-    const ps = new PolicySession(ort, graph, await createSession(ort, graph.toOnnx(), opts, PolicySession.stateOutputs(graph)), opts);
+    const ps = new PolicySession(ort, graph, await reusableSession(ort, graph.toOnnx(), opts, PolicySession.stateOutputs(graph)), opts);
     ps.setWeights(weights);
     return ps;
   }
@@ -412,7 +458,7 @@ export class PolicySession {
     const baked = this.baked;
     this.baked = null;
     if (baked) await baked.session.release();
-    await this.session.release();
+    await releaseSession(this.session);
   }
 }
 
