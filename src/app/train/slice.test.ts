@@ -15,13 +15,11 @@ function fakeIteration(i: number): IterationView {
   return { iteration: i, metrics: { 'episode/success_rate': Math.min(1, i / 10), 'reward/mean': i, 'reward/std': 1 }, allApplied: true, wallS: 0, episodes: [] };
 }
 
-vi.mock('./client.ts', () => ({
-  workerStarting: <T,>(work: Promise<T>) => work,
-  trainWorker: () => ({
-    start: async (...args: unknown[]) => {
+vi.mock('./client.ts', async () =>
+  (await import('./fakeTrainWorker.testkit.ts')).fakeTrainWorkerModule(() => ({
+    start: (...args: unknown[]) => {
       calls.start.push(args);
       runStep = 0;
-      return { engine: 'fake', setupS: 0, params: 10 };
     },
     step: async () => {
       calls.step++;
@@ -29,12 +27,11 @@ vi.mock('./client.ts', () => ({
       await new Promise((r) => setTimeout(r, stepDelay));
       return fakeIteration(i);
     },
-    setHyper: async (h: unknown) => {
+    setHyper: (h: unknown) => {
       calls.setHyper.push(h);
     },
-  }),
-  terminateTrainWorker: () => undefined,
-}));
+  })),
+);
 
 const { useStore } = await import('../state/store.ts');
 const s = () => useStore.getState();

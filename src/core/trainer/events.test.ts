@@ -127,7 +127,7 @@ describe('runTraining with a RunControl (the browser worker\'s loop)', () => {
     control.command('play');
     while (held.length === 1) await tick();
     expect(held).toEqual(['success@4', 'iterations@6']);
-    control.command({ extend: 2 });
+    control.command({ budget: 8 });
     control.command('play');
     while (held.length === 2) await tick();
     expect(held.at(-1)).toBe('iterations@8');
@@ -143,7 +143,9 @@ describe('runTraining with a RunControl (the browser worker\'s loop)', () => {
     const held: string[] = [];
     events.on('held', (e) => held.push(`${e.reason}@${e.iterations}`));
     const control = new RunControl(20, { paused: true });
-    const run = runTraining(scripted(new Array(20).fill(0), { skipFrom: 2 }), events, { iterations: 20, control, trajectories: 0, onHold: async () => tick() });
+    const run = runTraining(scripted(new Array(20).fill(0), { skipFrom: 2 }), events, { iterations: 20, control, trajectories: 0, onHold: async () => {
+      await tick();
+    } });
     while (held.length === 0) await tick();
     expect(held).toEqual(['paused@0']);
     control.command('step');

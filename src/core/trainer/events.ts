@@ -13,7 +13,7 @@
  *
  * `runTraining` drives any trainer (grid or token, sync or async) and emits them in that order
  * per iteration. The CLI and the browser's training worker both run it: the worker with a
- * RunControl, so the page's pause / step / stop / "train N more" act between two iterations.
+ * RunControl, so the page's pause / step / stop / "train N more" / live iteration count act between two iterations.
  */
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
@@ -51,7 +51,7 @@ export interface RunTrainingOptions {
   /** Iterations to run (≥ 0); with `control`, the control's budget counts instead. */
   iterations: number;
   /**
-   * Commands from outside (pause, step, stop, extend): the run holds where it would otherwise end
+   * Commands from outside (pause, step, stop, a new budget): the run holds where it would otherwise end
    * (budget, success) and ends only when stopped. See runControl.ts.
    */
   control?: RunControl;

@@ -1,22 +1,23 @@
 /**
- * Pause, single step, stop and "train N more" for a run driven from outside the loop (the
+ * Pause, single step, stop and "train N more" (a larger budget) for a run driven from outside the loop (the
  * browser's training worker, where the page sends the commands). `runTraining` asks `next()`
  * before each iteration, so a command never cuts an iteration in half: pausing takes effect
  * between two steps, and a step is exactly one rollout plus one update.
  *
  * Where the CLI's loop ends (the iteration budget, stopAtSuccess), a controlled loop holds
- * instead, paused, with the trainer kept: the page can step once more or extend the budget and
+ * instead, paused, with the trainer kept: the page can step once more or raise the budget and
  * train on. It ends only on `stop()` (or an error).
  */
 
 /** Why a controlled run waits between iterations: a pause (or the end of a single step), its budget, its success target. */
 export type HoldReason = 'paused' | 'iterations' | 'success';
 
-export type RunCommand = 'play' | 'pause' | 'step' | 'stop' | { extend: number };
+/** `budget`: the run's iterations in all (counted from its start), raised for "train N more" or changed live. */
+export type RunCommand = 'play' | 'pause' | 'step' | 'stop' | { budget: number };
 
 export class RunControl {
   private state: 'running' | 'paused' | 'stopped';
-  /** Iterations this run may take in all (grows with `extend`). */
+  /** Iterations this run may take in all. */
   private budget: number;
   /** Single steps asked for while paused and not yet taken. */
   private granted = 0;
@@ -24,10 +25,14 @@ export class RunControl {
   private version = 0;
   private wake: (() => void) | null = null;
 
-  /** `iterations`: the budget of this run; `paused`: wait for play or step before the first iteration. */
-  constructor(iterations: number, o: { paused?: boolean } = {}) {
+  /**
+   * `iterations`: the budget of this run. `steps`: start paused with that many single steps
+   * granted (1 = the page's Step); `paused`: start paused with none.
+   */
+  constructor(iterations: number, o: { paused?: boolean; steps?: number } = {}) {
     this.budget = iterations;
-    this.state = o.paused ? 'paused' : 'running';
+    this.granted = Math.max(0, Math.floor(o.steps ?? 0));
+    this.state = o.paused || this.granted > 0 ? 'paused' : 'running';
   }
 
   get iterations(): number {
@@ -48,7 +53,7 @@ export class RunControl {
       this.state = 'paused';
       this.granted++;
     } else if (c === 'stop') this.state = 'stopped';
-    else this.budget += Math.max(0, Math.floor(c.extend));
+    else this.budget = Math.max(0, Math.floor(c.budget));
     this.version++;
     const w = this.wake;
     this.wake = null;
