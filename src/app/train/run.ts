@@ -98,7 +98,6 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
   };
 
   const ingest = (v: IterationView) => {
-    if (get().phase) set({ phase: null });
     const started = recording.add(v, get().running?.env.id ?? '', label, hooks, reopenWith);
     if (started) {
       run.seedPlan?.ids.push(started);
@@ -124,7 +123,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       if (run.id !== id) return;
       const s = get().status;
       // Start pressed while the checkpoint was being saved: the loop trains on already.
-      if (s === 'pausing' || s === 'stepping') set({ status: 'paused' });
+      if (s === 'pausing' || s === 'stepping') set({ status: 'paused', phase: null });
     } else {
       // The run reached its iterations (or its success target): its record says finished, with
       // a checkpoint to train on from (it reopens on "Train N more").
