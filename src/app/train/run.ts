@@ -9,7 +9,9 @@ import type { StoreApi } from 'zustand';
 import type { HoldReason } from '../../core/trainer/runControl.ts';
 import type { IterationView, RunEvent, StartPhase, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import type { WebBackend } from '../../runtime/engine/web.ts';
-import { browserRunStore, recordedElsewhere } from '../../runtime/storage/browser.ts';
+import { browserRunStore } from '../../runtime/storage/browser.ts';
+import { resumable } from './resumable.ts';
+import { SeedPlan } from './seedPlan.ts';
 import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
 import { rewardVersions } from '../../core/reward/versions.ts';
@@ -24,8 +26,7 @@ import { recording, type RecordLabel } from './recording.ts';
 import { MEASURE_AGAIN_BUDGET_MS, resolveBackend, threadsFor } from './backendChoice.ts';
 import type { TrainSlice } from './trainState.ts';
 
-/** Most seeds one "Run N seeds" trains (they run one after another). */
-export const MAX_SEEDS = 10;
+export { MAX_SEEDS } from './seedPlan.ts';
 
 type Get = StoreApi<Store>['getState'];
 type Set = StoreApi<Store>['setState'];
@@ -43,11 +44,8 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     canCheckpoint: false,
     /** Resumes a paused warm start (the promise its last progress report waits on). */
     releaseWarm: null as (() => void) | null,
-    /**
-     * "Run N seeds": the config they share (its seed replaced per run), the seeds, which one
-     * trains now, the tag that groups their records, and the records made so far.
-     */
-    seedPlan: null as { draft: DraftConfig; seeds: number[]; index: number; tag: string; ids: string[]; ended: () => void } | null,
+    /** "Run N seeds" in progress, else null. */
+    seedPlan: null as SeedPlan | null,
     /** The trainer's iterations when the worker's loop started: the loop's budget counts from there. */
     base: 0,
     /** Callers waiting for the run to come to rest (held, failed, reset): what an awaited startRun waits on. */
@@ -86,7 +84,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     const { armed, lessons } = get();
     const li = armed ? lessons.findIndex((l) => l.id === armed.lessonId) : -1;
     const step = li >= 0 ? lessons[li].steps[armed!.step] : undefined;
-    const name = step ? `Lesson ${li + 1} · step ${armed!.step + 1} · ${step.title} · seed ${c.seed}` : `${c.id} · seed ${c.seed}` + (plan ? ` (${plan.index + 1} of ${plan.seeds.length})` : '');
+    const name = step ? `Lesson ${li + 1} · step ${armed!.step + 1} · ${step.title} · seed ${c.seed}` : `${c.id} · seed ${c.seed}` + (plan ? plan.place : '');
     const tags = [...(plan ? [plan.tag] : []), ...(step ? [`lesson ${li + 1}`] : [])];
     return { config: c, name, tags };
   };
@@ -247,15 +245,15 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     if (!plan) return;
     run.seedPlan = null;
     set({ seedRun: null });
-    plan.ended();
+    plan.finish();
   };
 
   /** The current seed of a "Run N seeds" finished: start the next, or say where to compare them. */
   const nextSeed = async () => {
     const plan = run.seedPlan;
     if (!plan) return;
-    plan.index++;
-    if (plan.index >= plan.seeds.length) {
+    const draft = plan.next();
+    if (!draft) {
       cancelSeeds();
       // Selected in Runs, so Compare shows them at once (as one mean ± band group).
       const selected = [...new Set([...get().selected, ...plan.ids])];
@@ -263,7 +261,6 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       get().notify('info', `All ${plan.seeds.length} seeds finished (tag "${plan.tag}"). They are selected in Runs, where Compare draws them as mean ± band.`);
       return;
     }
-    const draft = { ...structuredClone(plan.draft), seed: plan.seeds[plan.index] };
     set({ draft, validation: validate(draft), pendingRestart: [], seedRun: { index: plan.index, total: plan.seeds.length, seeds: plan.seeds } });
     if (await boot()) {
       set({ status: 'running' });
@@ -342,16 +339,10 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       const s = get().status;
       if (s === 'running' || s === 'starting' || s === 'stepping' || s === 'pausing') return;
       if (blocked()) return;
-      const count = Math.max(2, Math.min(MAX_SEEDS, Math.floor(Number.isFinite(n) ? n : 2)));
-      const draft = structuredClone(get().draft);
-      const first = draft.seed;
-      const seeds = Array.from({ length: count }, (_, i) => (first + i) % 2 ** 31);
-      // Resolves when the last seed finished or the plan was cancelled.
-      const ended = new Promise<void>((resolve) => {
-        run.seedPlan = { draft, seeds, index: -1, tag: `seeds ${seeds[0]}–${seeds[count - 1]} · ${draft.id}`, ids: [], ended: resolve };
-      });
+      const plan = new SeedPlan(structuredClone(get().draft), n);
+      run.seedPlan = plan;
       await nextSeed();
-      await ended;
+      await plan.ended;
     },
 
     pauseRun: () => {
@@ -385,38 +376,12 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     resumeSavedRun: async (id) => {
       const store = browserRunStore();
       if (!store) return;
-      if (id === recording.liveId) {
-        get().notify('warning', 'This run is training in this tab already.');
+      const r = await resumable(store, id, recording.liveId, get().draft.backend);
+      if (!r.ok) {
+        get().notify(r.level, r.message);
         return;
       }
-      // Two tabs writing into one record would interleave its rows: the tab that records it holds its lock.
-      if (await recordedElsewhere(id)) {
-        get().notify('warning', 'This run is training in another tab of this browser: resume it there, or close that tab first (its run is then listed as interrupted).');
-        return;
-      }
-      const [meta, checkpoint] = await Promise.all([store.getRun(id), store.getCheckpoint(id)]);
-      if (!meta) {
-        get().notify('warning', 'That run is no longer saved.');
-        return;
-      }
-      if (!checkpoint) {
-        get().notify('warning', `"${meta.name}" has no checkpoint to resume from (it stopped before its first save, or was recorded before its kind of run saved them).`);
-        return;
-      }
-      if (checkpoint.iteration >= meta.config.iterations) {
-        get().notify('info', `"${meta.name}" is at iteration ${checkpoint.iteration} of ${meta.config.iterations}: nothing left to train.`);
-        return;
-      }
-      // Reward code applied mid-run is a live edit, not part of the stored config: resume with the
-      // code that scored the iterations up to the checkpoint.
-      const codeEdit = meta.liveEdits.filter((e) => e.path === 'reward.code' && e.iteration <= checkpoint.iteration).at(-1);
-      const config = codeEdit ? { ...meta.config, reward: { ...meta.config.reward, code: String(codeEdit.value) } } : meta.config;
-      const draft: DraftConfig = { ...structuredClone(config), backend: get().draft.backend } as DraftConfig;
-      const validation = validate(draft);
-      if (!validation.ok) {
-        get().notify('error', `"${meta.name}" has a config this playground no longer accepts: ${blockingFields(validation, (p) => p).join('; ')}`);
-        return;
-      }
+      const { meta, checkpoint, draft, validation } = r;
       const p = get().presets.find((x) => x.id === meta.config.id);
       set({ view: 'train', draft, validation, pendingRestart: [], ...(p ? { presetId: p.id, base: draftFromPreset(p, draft.backend) } : {}) });
       const before = (await store.getMetrics(id)).filter((r) => r.iteration < checkpoint.iteration);
