@@ -65,7 +65,7 @@ describe('training in the tab', () => {
     const notes = await page.evaluate(() => (window as unknown as { emptyNotes: string[] }).emptyNotes);
     expect(notes.length).toBeGreaterThan(0);
     expect(notes.filter((n) => /Press Start/.test(n))).toEqual([]);
-    expect(notes.every((n) => /^(loading the engine|building the session|first rollout) · \d+\.\d s$/.test(n))).toBe(true);
+    expect(notes.every((n) => /^(loading the engine|building the session|first rollout( · \d+ of \d+ episodes)?|first update) · \d+\.\d s$/.test(n)), notes.join(' | ')).toBe(true);
     const firstSuccess = await num(page, 'data-success');
     expect(await attr(page, 'data-engine')).toBe('ort-web-wasm');
 

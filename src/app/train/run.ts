@@ -7,7 +7,7 @@
 import { proxy, transfer } from 'comlink';
 import type { StoreApi } from 'zustand';
 import type { HoldReason } from '../../core/trainer/runControl.ts';
-import type { IterationView, RunEvent, StartPhase, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
+import type { IterationView, PhaseReport, RunEvent, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import type { WebBackend } from '../../runtime/engine/web.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { resumable } from './resumable.ts';
@@ -221,8 +221,16 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
         // Paused: the worker's warm start waits on this answer before its next step.
         if (get().warmPaused) return new Promise<void>((resolve) => (run.releaseWarm = resolve));
       });
-      const onPhase = proxy((p: StartPhase) => {
-        if (run.id === id && get().phase?.name !== p) set({ phase: { name: p, since: performance.now() } });
+      const onPhase = proxy((p: PhaseReport) => {
+        if (run.id !== id) return;
+        const cur = get().phase;
+        if (p.phase === 'rollout') {
+          if (get().history.length > 0 || cur?.name === 'update') return;
+          // Every episode played: what remains of the first iteration is scoring and the update.
+          if (p.done >= p.total) set({ phase: { name: 'update', since: performance.now() } });
+          // Episodes of the first rollout: the phase keeps its start time.
+          else set({ phase: { name: 'rollout', since: cur?.name === 'rollout' ? cur.since : performance.now(), done: p.done, total: p.total } });
+        } else if (cur?.name !== p.phase) set({ phase: { name: p.phase, since: performance.now() } });
       });
       useRewardLab.setState({ versions: [], problems: [], error: null });
       const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads, resume && transfer(resume.checkpoint, checkpointTransferables(resume.checkpoint)), onPhase));

@@ -11,6 +11,7 @@ const PHASE_TEXT: Record<NonNullable<TrainSlice['phase']>['name'], string> = {
   engine: 'loading the engine',
   session: 'building the session',
   rollout: 'first rollout',
+  update: 'first update',
 };
 
 /** What an RL chart says instead of "Press Start" while the imitation warm start runs. */
@@ -18,10 +19,11 @@ export function warmEmptyNote(warm: { step: number; total: number } | null): str
   return warm ? `RL begins after the warm start (step ${warm.step} / ${warm.total}).` : undefined;
 }
 
-/** "building the session · 0.4 s" (`now`, `phase.since`: page time, ms). */
+/** "building the session · 0.4 s", "first rollout · 37 of 64 episodes · 2.1 s" (`now`, `phase.since`: page time, ms). */
 export function phaseNote(phase: TrainSlice['phase'], now: number): string | undefined {
   if (!phase) return undefined;
-  return `${PHASE_TEXT[phase.name]} · ${(Math.max(0, now - phase.since) / 1000).toFixed(1)} s`;
+  const episodes = phase.done !== undefined && phase.total !== undefined ? ` · ${phase.done} of ${phase.total} episodes` : '';
+  return `${PHASE_TEXT[phase.name]}${episodes} · ${(Math.max(0, now - phase.since) / 1000).toFixed(1)} s`;
 }
 
 /** How often the elapsed time is redrawn while a start is under way, ms. */

@@ -30,9 +30,10 @@ export interface TrainSlice {
   /**
    * What a start is doing until its first iteration (the charts show it with its elapsed time):
    * loading the engine (worker, backend timing, ONNX runtime), building the sessions, the first
-   * rollout. `since`: page time (ms) it began. Null otherwise.
+   * rollout (with its episodes done of `total` where the worker reports them), the first update
+   * (once every episode of that rollout was played). `since`: page time (ms) it began. Null otherwise.
    */
-  phase: { name: StartPhase | 'rollout'; since: number } | null;
+  phase: { name: StartPhase | 'rollout' | 'update'; since: number; done?: number; total?: number } | null;
   /** Imitation warm start in progress (tool envs), else null. */
   warmStart: WarmStartProgress | null;
   /** The warm start waits before its next step (Pause during the warm start). */

@@ -106,6 +106,12 @@ export interface GridOverlay {
 /** The part of a start in progress, in order (the page shows it with its elapsed time until the first iteration). */
 export type StartPhase = 'engine' | 'session';
 
+/**
+ * What the worker reports of a start: a phase begins, or an episode of the first rollout ended
+ * (`done` of `total` in its collect; in-thread grid rollouts only, see createTrainer's onEpisode).
+ */
+export type PhaseReport = { phase: StartPhase } | { phase: 'rollout'; done: number; total: number };
+
 /** What `run` trains: the budget of this run (iterations from the trainer's current one) and the CLI's stop rule. */
 export interface RunOptions {
   iterations: number;

@@ -29,7 +29,7 @@ import { RunStore, writeCheckpoint, type CheckpointWrite } from '../storage/runS
 import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
 import { progressBeacon, type ProgressMessage } from '../liveness.ts';
 import { progressEngine, progressLab } from './progress.ts';
-import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, RunEvent, RunOptions, StartInfo, StartPhase, WarmStartProgress } from './types.ts';
+import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, PhaseReport, RunEvent, RunOptions, StartInfo, WarmStartProgress } from './types.ts';
 import { runTraining, TrainerEvents, type IterationBatch, type StopReason } from '../../core/trainer/events.ts';
 import { RunControl, type RunCommand } from '../../core/trainer/runControl.ts';
 import { mark } from '../marks.ts';
@@ -67,6 +67,8 @@ const measureKey = (config: RunConfig, o: WebMeasureOptions) => JSON.stringify([
 /** The first MARKED_STEPS steps of each run leave timing marks (bench/tab's breakdown). */
 const MARKED_STEPS = 2;
 let markedSteps = 0;
+/** This start's trainer finished a step (the first rollout's progress is no longer reported). */
+let firstStepDone = false;
 /** The running loop's commands (null between runs). */
 let control: RunControl | null = null;
 
@@ -162,7 +164,7 @@ const api = {
     onWarmStart?: (p: WarmStartProgress) => void | Promise<void>,
     threads = 1,
     resumeFrom?: Checkpoint,
-    onPhase?: (p: StartPhase) => void,
+    onPhase?: (p: PhaseReport) => void,
   ): Promise<StartInfo> {
     const gen = ++generation;
     await release();
@@ -173,12 +175,13 @@ const api = {
     const t0 = performance.now();
     mark('start-begin');
     markedSteps = 0;
+    firstStepDone = false;
     // User reward terms load (and get a dry run) before any session is built: a broken module fails the start at once.
     const lab = progressLab(await rewardLabFor(config, noteRewardProblem), progress);
-    onPhase?.('engine');
+    onPhase?.({ phase: 'engine' });
     const engine = progressEngine(await loadWebEngine(backend, backend === 'wasm' ? { threads } : {}), progress);
     mark('start-engine');
-    onPhase?.('session');
+    onPhase?.({ phase: 'session' });
     // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
     // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
     const t = await createTrainer(config, engine, {
@@ -189,6 +192,7 @@ const api = {
       // A token run's checkpoint replaces the imitation warm start's result: a resume skips it.
       resume: resumeFrom,
       onWarmStart: onWarmStart ? (r, total) => onWarmStart({ step: r.step + 1, total, ceLoss: r.ceLoss, targetProb: r.targetProb }) : undefined,
+      onEpisode: onPhase ? firstRolloutProgress(gen, onPhase) : undefined,
     });
     if (gen !== generation) {
       await t.release();
@@ -252,6 +256,7 @@ const api = {
         const k = markedSteps;
         if (k < MARKED_STEPS) mark(`step-begin:${k}`);
         const r = await t.step();
+        firstStepDone = true;
         if (k < MARKED_STEPS) {
           markedSteps++;
           const m = r.metrics;
@@ -339,6 +344,24 @@ const api = {
     await release();
   },
 };
+
+/** Reports of the first rollout's episodes, at most one per this many ms (and the last one). */
+const ROLLOUT_REPORT_MS = 100;
+
+/**
+ * The first rollout's progress for the page (until this start's first iteration; later rollouts
+ * report nothing): a person waiting on it sees episodes finish.
+ */
+function firstRolloutProgress(gen: number, onPhase: (p: PhaseReport) => void): (done: number, total: number) => void {
+  let last = 0;
+  return (done, total) => {
+    if (gen !== generation || firstStepDone) return;
+    const now = performance.now();
+    if (done < total && now - last < ROLLOUT_REPORT_MS) return;
+    last = now;
+    onPhase({ phase: 'rollout', done, total });
+  };
+}
 
 /**
  * One iteration as the page sees it: the metrics and every episode, reduced to what the views
