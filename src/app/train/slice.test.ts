@@ -64,6 +64,33 @@ describe('training run state machine', () => {
     await until(() => s().history.length === 7);
   });
 
+  it('a finished run trains N more on Start and one more on Step, with the same trainer; lowering the iterations live ends a run early', async () => {
+    s().editField('iterations', 3);
+    await s().startRun();
+    expect(s().status).toBe('finished');
+    expect(calls.step).toBe(3);
+    await s().startRun();
+    expect(s().status).toBe('finished');
+    expect(calls.step).toBe(6);
+    expect(s().running?.iterations).toBe(6);
+    await s().stepOnce();
+    expect(s().status).toBe('finished');
+    expect(calls.step).toBe(7);
+    expect(calls.start).toHaveLength(1);
+
+    s().resetRun();
+    calls.step = 0;
+    stepDelay = 5;
+    s().editField('iterations', 1000);
+    const run = s().startRun();
+    await until(() => calls.step >= 9);
+    s().editField('iterations', 12);
+    await run;
+    expect(s().status).toBe('finished');
+    expect(calls.step).toBeLessThanOrEqual(13);
+    await until(() => s().history.length === 12);
+  });
+
   it('single step = one start and one iteration, then paused', async () => {
     await s().stepOnce();
     expect(calls.start).toHaveLength(1);
