@@ -6,7 +6,7 @@
  */
 import { proxy, transfer } from 'comlink';
 import type { StoreApi } from 'zustand';
-import type { HoldReason } from '../../core/trainer/runControl.ts';
+import type { HoldReason, RunCommand } from '../../core/trainer/runControl.ts';
 import type { IterationView, PhaseReport, RunEvent, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import type { WebBackend } from '../../runtime/engine/web.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
@@ -162,12 +162,17 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
   /** The loop's budget for a run of `iterations` in all. */
   const budget = (iterations: number) => ({ budget: iterations - run.base });
 
-  /** Sends a command to the running loop; resolves when it next rests. */
-  const command = (c: Parameters<ReturnType<typeof trainWorker>['command']>[0]): Promise<void> => {
-    const rest = untilRest();
+  /** Sends a command to the running loop (a worker that died meanwhile is the watchdog's to report). */
+  const send = (c: RunCommand): void => {
     void trainWorker(fail)
       .command(c)
       .catch(() => undefined);
+  };
+
+  /** Sends a command to the running loop; resolves when it next rests. */
+  const command = (c: RunCommand): Promise<void> => {
+    const rest = untilRest();
+    send(c);
     return rest;
   };
 
@@ -280,7 +285,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     recording.liveEdit(live.map((p) => ({ iteration: run.trained, path: p, value: getPath(r, p) })));
     set({ liveChanges: [...get().liveChanges, ...live.map((p) => ({ iteration: run.trained, path: p }))] });
     // A new iteration count: the run in progress stops at it (or holds there at once, if past it).
-    if (live.includes('iterations') && get().status !== 'starting') void trainWorker(fail).command(budget(r.iterations));
+    if (live.includes('iterations') && get().status !== 'starting') send(budget(r.iterations));
     void trainWorker(fail)
       .setHyper(liveHyper(r))
       .catch(() => undefined);
@@ -322,7 +327,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       if (s === 'pausing') {
         // The loop has not rested yet: it trains on (the pause's checkpoint, if under way, first).
         set({ status: 'running' });
-        void trainWorker(fail).command('play');
+        send('play');
         return;
       }
       const r = get().running;
@@ -334,7 +339,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
         // Continue past the configured end: a finished run can be extended by its length again.
         const more = get().draft.iterations;
         set({ running: { ...r, iterations: r.iterations + more }, status: 'running' });
-        void trainWorker(fail).command(budget(r.iterations + more));
+        send(budget(r.iterations + more));
         return command('play');
       }
       cancelSeeds();
@@ -356,9 +361,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     pauseRun: () => {
       if (get().status !== 'running') return;
       set({ status: 'pausing' });
-      void trainWorker(fail)
-        .command('pause')
-        .catch(() => undefined);
+      send('pause');
     },
 
     stepOnce: async () => {
@@ -376,7 +379,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       if (s === 'finished') {
         // One iteration past the end, as the run's length says.
         set({ running: { ...r, iterations: r.iterations + 1 } });
-        void trainWorker(fail).command(budget(r.iterations + 1));
+        send(budget(r.iterations + 1));
       }
       return command('step');
     },
