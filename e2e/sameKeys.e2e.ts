@@ -92,6 +92,9 @@ describe('the tab and the CLI log the same metric keys', () => {
       await expect.poll(async () => (await tabKeys(page)).length, { timeout: 30_000 }).toBeGreaterThan(5);
       const tab = comparable(await tabKeys(page));
       const cli = comparable(cliKeys(withOverrides(k.preset, k.overrides), k.iterations));
+      // Not two empty sets: the rows carry the dashboard's keys.
+      expect(tab).toEqual(expect.arrayContaining(['episode/success_rate', 'reward/mean', 'actor/entropy', 'perf/iteration_s']));
+      console.log(`${k.preset}: ${tab.length} metric keys in the tab, ${cli.length} from the CLI`);
       expect({ onlyInTab: tab.filter((x) => !cli.includes(x)), onlyInCli: cli.filter((x) => !tab.includes(x)) }).toEqual({ onlyInTab: [], onlyInCli: [] });
       expect(errors).toEqual([]);
       await page.close();
