@@ -46,9 +46,26 @@ describe('training in the tab', () => {
     await lr.fill('0.001');
     await expect.poll(() => page.getByTestId('error-algo.lr').count()).toBe(0);
 
+    // Every note the success chart shows from Start to its first point (issue 31: the phase with its
+    // elapsed time, never "Press Start" while the run starts).
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { emptyNotes: string[] }).emptyNotes = seen;
+      const grab = () => {
+        const s = document.querySelector('[data-testid="train-status"]')?.getAttribute('data-status');
+        if (s !== 'starting' && s !== 'running') return;
+        const t = document.querySelector('[data-testid="chart-success"] .chart-empty')?.textContent;
+        if (t && seen.at(-1) !== t) seen.push(t);
+      };
+      new MutationObserver(grab).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
     await page.getByTestId('train-start').click();
     await expect.poll(() => attr(page, 'data-status'), { timeout: 60_000 }).toBe('running');
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+    const notes = await page.evaluate(() => (window as unknown as { emptyNotes: string[] }).emptyNotes);
+    expect(notes.length).toBeGreaterThan(0);
+    expect(notes.filter((n) => /Press Start/.test(n))).toEqual([]);
+    expect(notes.every((n) => /^(loading the engine|building the session|first rollout( · \d+ of \d+ episodes)?|first update) · \d+\.\d s$/.test(n)), notes.join(' | ')).toBe(true);
     const firstSuccess = await num(page, 'data-success');
     expect(await attr(page, 'data-engine')).toBe('ort-web-wasm');
 

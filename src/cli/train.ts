@@ -21,8 +21,7 @@ import { checkpointFitProblems } from '../core/runs/policyExport.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
 import { createTrainer } from '../core/trainer/createTrainer.ts';
 import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
-import type { StepEpisode } from '../core/rollout/stepEpisode.ts';
-import type { TokenEpisode } from '../core/rollout/tokenEpisode.ts';
+import { trajectoryLine } from '../core/runs/trajectoryLine.ts';
 import { chooseNodeEngine, loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
 import { summarize } from '../core/engine/choose.ts';
 import { makeEnv } from '../core/envs/index.ts';
@@ -51,40 +50,6 @@ presets: ${presetIds().join(', ')}`;
 
 function fmt(x: number | undefined, digits = 3): string {
   return x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits);
-}
-
-/** One sampled episode for trajectories.jsonl: exactly what the learner saw (TITO for tokens). */
-function trajectoryLine(iteration: number, ep: StepEpisode | TokenEpisode, reward: number, advantage: number): string {
-  const common = {
-    iteration,
-    env: ep.envId,
-    seed: ep.seed,
-    group: ep.group,
-    reward,
-    advantage,
-    env_rewards: Array.from(ep.rewards),
-    terminated: ep.terminated,
-    truncated: ep.truncated,
-    success: ep.success,
-  };
-  const round = (x: number) => Number(x.toFixed(6));
-  if ('tokens' in ep) {
-    return JSON.stringify({
-      ...common,
-      tokens: Array.from(ep.tokens),
-      loss_mask: Array.from(ep.lossMask),
-      logprobs: Array.from(ep.logprobs, round),
-      versions: Array.from(ep.versions),
-      actions: ep.actions,
-      transcript: ep.transcript,
-    });
-  }
-  return JSON.stringify({
-    ...common,
-    actions: Array.from(ep.actions),
-    logprobs: Array.from(ep.logprobs, round),
-    versions: Array.from(ep.versions),
-  });
 }
 
 /** Most held-out seeds --eval plays (each is two episodes kept in memory: greedy and sampled). */
@@ -442,7 +407,7 @@ export async function main(argv: string[]): Promise<number> {
       }
     });
     events.on('trajectories', (e) => {
-      for (const s of e.episodes) appendFileSync(trajPath, trajectoryLine(e.iteration, s.episode, s.reward, s.advantage) + '\n');
+      for (const s of e.episodes) appendFileSync(trajPath, JSON.stringify(trajectoryLine(e.iteration, s.episode.envId, s.episode, s.reward, s.advantage)) + '\n');
     });
     events.on('error', (e) => {
       if (stopSignal && (e.error instanceof ScoringInterrupted || (e.error as Error)?.name === 'ScoringInterrupted')) droppedIteration = e.iteration;

@@ -17,7 +17,7 @@ import { STEP_RECORD_FIELDS } from '../../core/reward/stepRecord.ts';
 import { SHAPING_TERMS } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
 import { MetricChart, type ChartSpec } from '../train/MetricChart.tsx';
-import { warmEmptyNote } from '../train/Dashboard.tsx';
+import { useStartNote } from '../train/startNote.ts';
 import { versionMarkers } from '../../core/reward/versions.ts';
 import { restoreOwnCode, useRewardLab } from './rewardLab.ts';
 import { StackedTermsChart } from './StackedTermsChart.tsx';
@@ -121,7 +121,7 @@ export function RewardLabPanel() {
   const mine = useRewardLab((s) => s.mine);
   const unsaved = useRewardLab((s) => s.text !== s.applied);
   const history = useStore((s) => s.history);
-  const emptyNote = warmEmptyNote(useStore((s) => s.warmStart));
+  const emptyNote = useStartNote();
   const status = useStore((s) => s.status);
   const applyRewardCode = useStore((s) => s.applyRewardCode);
   // User terms: reward/<term>/mean keys of the run that are not built-in shaping terms.

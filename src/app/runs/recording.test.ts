@@ -10,10 +10,8 @@ import type { IterationView } from '../../runtime/trainWorker/types.ts';
 let stepDelay = 0;
 let step = 0;
 
-vi.mock('../train/client.ts', () => ({
-  workerStarting: <T,>(work: Promise<T>) => work,
-  trainWorker: () => ({
-    start: async () => ({ engine: 'fake', setupS: 0, params: 10 }),
+vi.mock('../train/client.ts', async () =>
+  (await import('../train/fakeTrainWorker.testkit.ts')).fakeTrainWorkerModule(() => ({
     step: async (): Promise<IterationView> => {
       const i = step++;
       await new Promise((r) => setTimeout(r, stepDelay));
@@ -25,10 +23,11 @@ vi.mock('../train/client.ts', () => ({
         episodes: [{ kind: 'grid', seed: i, group: 0, reward: 1, advantage: 0.5, actions: new Int32Array([2, 2]), logprobs: new Float32Array([-0.1, -0.2]), entropies: new Float32Array(2), values: new Float32Array(2), versions: new Int32Array([i, i]), rewards: new Float64Array([0, 1]), terminated: true, truncated: false, success: true }],
       };
     },
-    setHyper: async () => undefined,
-  }),
-  terminateTrainWorker: () => undefined,
-}));
+    start: () => {
+      step = 0;
+    },
+  })),
+);
 
 const { useStore } = await import('../state/store.ts');
 const { flushRunRecord } = await import('../train/slice.ts');

@@ -6,6 +6,7 @@
  * memoised charts skip it), and redrawing the charts happens in an interruptible background
  * render, so the main thread never blocks for long while training streams in.
  */
+import { useStartNote } from './startNote.ts';
 import { memo, useDeferredValue, useMemo, type ReactNode } from 'react';
 import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
 import { rewardTermKey } from '../../core/algos/metrics.ts';
@@ -463,18 +464,13 @@ export function dashboardCharts(config: { env?: { id: string }; model: { kind: s
   };
 }
 
-/** What an RL chart says instead of "Press Start" while the imitation warm start runs. */
-export function warmEmptyNote(warm: { step: number; total: number } | null): string | undefined {
-  return warm ? `RL begins after the warm start (step ${warm.step} / ${warm.total}).` : undefined;
-}
-
 export function Dashboard() {
   const raw = useStore((s) => s.history);
   const warmHistory = useStore((s) => s.warmHistory);
   const warm = useStore((s) => s.warmStart);
   const warmData = useMemo(() => thin(warmHistory.map((w) => ({ it: w.step, 'imitation/ce_loss': w.ceLoss, 'imitation/target_prob': w.targetProb }) as MetricPoint)), [warmHistory]);
-  // While the warm start runs, the RL charts say when they begin instead of "Press Start".
-  const emptyNote = warmEmptyNote(warm);
+  // While a run starts (its phase, or the warm start), the RL charts say so instead of "Press Start".
+  const emptyNote = useStartNote();
   // After a warm start, every RL chart marks where RL took over from imitation.
   const warmSteps = warmHistory.length ? warmHistory[warmHistory.length - 1].step : 0;
   // …and each reward-code version of the run (v1, v2, …) marks the iteration it took over.

@@ -15,13 +15,11 @@ function fakeIteration(i: number): IterationView {
   return { iteration: i, metrics: { 'episode/success_rate': Math.min(1, i / 10), 'reward/mean': i, 'reward/std': 1 }, allApplied: true, wallS: 0, episodes: [] };
 }
 
-vi.mock('./client.ts', () => ({
-  workerStarting: <T,>(work: Promise<T>) => work,
-  trainWorker: () => ({
-    start: async (...args: unknown[]) => {
+vi.mock('./client.ts', async () =>
+  (await import('./fakeTrainWorker.testkit.ts')).fakeTrainWorkerModule(() => ({
+    start: (...args: unknown[]) => {
       calls.start.push(args);
       runStep = 0;
-      return { engine: 'fake', setupS: 0, params: 10 };
     },
     step: async () => {
       calls.step++;
@@ -29,12 +27,11 @@ vi.mock('./client.ts', () => ({
       await new Promise((r) => setTimeout(r, stepDelay));
       return fakeIteration(i);
     },
-    setHyper: async (h: unknown) => {
+    setHyper: (h: unknown) => {
       calls.setHyper.push(h);
     },
-  }),
-  terminateTrainWorker: () => undefined,
-}));
+  })),
+);
 
 const { useStore } = await import('../state/store.ts');
 const s = () => useStore.getState();
@@ -65,6 +62,33 @@ describe('training run state machine', () => {
     // Success i/10 at iteration i: (0.4 + 0.5 + 0.6) / 3 = 0.5 after 7 iterations.
     expect(calls.step).toBe(7);
     await until(() => s().history.length === 7);
+  });
+
+  it('a finished run trains N more on Start and one more on Step, with the same trainer; lowering the iterations live ends a run early', async () => {
+    s().editField('iterations', 3);
+    await s().startRun();
+    expect(s().status).toBe('finished');
+    expect(calls.step).toBe(3);
+    await s().startRun();
+    expect(s().status).toBe('finished');
+    expect(calls.step).toBe(6);
+    expect(s().running?.iterations).toBe(6);
+    await s().stepOnce();
+    expect(s().status).toBe('finished');
+    expect(calls.step).toBe(7);
+    expect(calls.start).toHaveLength(1);
+
+    s().resetRun();
+    calls.step = 0;
+    stepDelay = 5;
+    s().editField('iterations', 1000);
+    const run = s().startRun();
+    await until(() => calls.step >= 9);
+    s().editField('iterations', 12);
+    await run;
+    expect(s().status).toBe('finished');
+    expect(calls.step).toBeLessThanOrEqual(13);
+    await until(() => s().history.length === 12);
   });
 
   it('single step = one start and one iteration, then paused', async () => {

@@ -1,5 +1,5 @@
 /** The training slice's state and actions, apart from their implementation (slice.ts), so the store's type imports no slice. */
-import type { IterationView, StartInfo, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
+import type { IterationView, StartInfo, StartPhase, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import { type Preset, type Validation } from './config.ts';
 import { type DraftConfig } from './fields.ts';
 
@@ -27,6 +27,13 @@ export interface TrainSlice {
   status: RunStatus;
   error: string | null;
   info: StartInfo | null;
+  /**
+   * What a start is doing until its first iteration (the charts show it with its elapsed time):
+   * loading the engine (worker, backend timing, ONNX runtime), building the sessions, the first
+   * rollout (with its episodes done of `total` where the worker reports them), the first update
+   * (once every episode of that rollout was played). `since`: page time (ms) it began. Null otherwise.
+   */
+  phase: { name: StartPhase | 'rollout' | 'update'; since: number; done?: number; total?: number } | null;
   /** Imitation warm start in progress (tool envs), else null. */
   warmStart: WarmStartProgress | null;
   /** The warm start waits before its next step (Pause during the warm start). */

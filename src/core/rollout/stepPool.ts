@@ -125,6 +125,8 @@ export interface SerialPoolOptions {
    * message can land mid-batch (partial rollouts); in-thread callers need nothing.
    */
   betweenSteps?: () => Promise<void>;
+  /** Each episode's end in a collect: `done` of `total` (see PlaySlots.onEpisode). */
+  onEpisode?: (done: number, total: number) => void;
 }
 
 /** The in-thread pool: today's lockstep batched rollout behind the RolloutPool interface. */
@@ -227,6 +229,7 @@ export class SerialRolloutPool implements RolloutPool {
       keepObservations: req.keepObservations ?? false,
       potential: req.potential === undefined ? undefined : potentialOf(req.potential),
       betweenSteps: this.opts.betweenSteps,
+      onEpisode: this.opts.onEpisode,
       scratch: this.scratch,
     });
     return { ...r, busyS: (performance.now() - t0) / 1000 };

@@ -25,6 +25,8 @@ export interface PlaySlots {
   /** Φ over the env's full state, recorded at reset and after every step. */
   potential?: (env: Env<GridObs, number>) => number;
   betweenSteps?: () => Promise<void>;
+  /** Called as each episode ends: `done` of this call's `total` episodes (progress for a person waiting on the first rollout). */
+  onEpisode?: (done: number, total: number) => void;
   /** Per-slot recording buffers reused across calls (grown on demand); fresh ones when absent. */
   scratch?: SlotColumns[];
 }
@@ -125,6 +127,7 @@ export async function playSlots(req: PlaySlots): Promise<{ episodes: StepEpisode
       st.active[i] = false;
       input.fill(0, i * D, (i + 1) * D);
       live--;
+      req.onEpisode?.(N - live, N);
       if (st.ends[i].truncated && out.value) needBootstrap.push(i);
     }
   }

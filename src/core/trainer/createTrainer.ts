@@ -15,6 +15,7 @@ import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
 import type { PoolFactory, RewardLab } from './stepTrainer.ts';
+import { SerialRolloutPool } from '../rollout/stepPool.ts';
 import { mixSeed } from '../util/rng.ts';
 import type { Trainer } from './trainer.ts';
 import type { Engine } from '../engine/types.ts';
@@ -52,6 +53,12 @@ export interface CreateTrainerOptions {
    * warm start's minutes. Ignored for grid runs (they have no warm start).
    */
   resume?: Checkpoint;
+  /**
+   * Each sampled episode's end, `done` of `total` in its collect: how far a rollout is (the tab
+   * shows the first one's). Reported by grid runs that play in this thread (rollout.workers 0);
+   * other collectors report nothing yet.
+   */
+  onEpisode?: (done: number, total: number) => void;
 }
 
 export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<Trainer> {
@@ -84,7 +91,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
         teacher: start.teacher,
       },
       engine,
-      rollout.workers > 0 ? options.workerPool!(rollout.workers) : undefined,
+      rollout.workers > 0 ? options.workerPool!(rollout.workers) : options.onEpisode ? async (m, w, e) => new SerialRolloutPool({ engine: e, model: m, weights: w, onEpisode: options.onEpisode }) : undefined,
       start.initial,
       options.rewardLab,
     );

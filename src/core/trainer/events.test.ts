@@ -25,7 +25,7 @@ function scripted(success: number[], opts: { skipAt?: number; throwAt?: number; 
 
 function record(events: TrainerEvents): TrainerEvent[] {
   const log: TrainerEvent[] = [];
-  for (const t of ['iteration', 'trajectories', 'update-skipped', 'error', 'stopped'] as const) events.on(t, (e) => log.push(e));
+  for (const t of ['iteration', 'trajectories', 'update-skipped', 'error', 'held', 'stopped'] as const) events.on(t, (e) => log.push(e));
   return log;
 }
 
@@ -107,5 +107,53 @@ describe('runTraining events', () => {
     const stop = await runTraining(scripted([0, 0, 0, 0, 0]), events, { iterations: 5, shouldStop: () => ++calls > 3 });
     expect(stop).toMatchObject({ reason: 'requested', iterations: 3 });
     expect(seen).toBe(2);
+  });
+});
+
+describe('runTraining with a RunControl (the browser worker\'s loop)', () => {
+  const tick = () => new Promise((r) => setTimeout(r, 5));
+
+  it('holds at its budget and at its success target instead of ending, and trains on when extended', async () => {
+    const { RunControl } = await import('./runControl.ts');
+    const events = new TrainerEvents();
+    const log = record(events);
+    const held: string[] = [];
+    events.on('held', (e) => held.push(`${e.reason}@${e.iterations}`));
+    const control = new RunControl(6);
+    const run = runTraining(scripted([0, 1, 1, 1, 0, 0, 0, 0, 0, 0]), events, { iterations: 6, control, stopAtSuccess: 0.9, trajectories: 0 });
+    while (held.length === 0) await tick();
+    // Success over iterations 1–3: resting, not stopped.
+    expect(held).toEqual(['success@4']);
+    control.command('play');
+    while (held.length === 1) await tick();
+    expect(held).toEqual(['success@4', 'iterations@6']);
+    control.command({ budget: 8 });
+    control.command('play');
+    while (held.length === 2) await tick();
+    expect(held.at(-1)).toBe('iterations@8');
+    control.command('stop');
+    expect(await run).toMatchObject({ reason: 'requested', iterations: 8 });
+    expect(log.filter((e) => e.type === 'iteration')).toHaveLength(8);
+  });
+
+  it('pause holds between iterations; step takes exactly one; the skip rule still stops the run', async () => {
+    const { RunControl } = await import('./runControl.ts');
+    const events = new TrainerEvents();
+    const log = record(events);
+    const held: string[] = [];
+    events.on('held', (e) => held.push(`${e.reason}@${e.iterations}`));
+    const control = new RunControl(20, { paused: true });
+    const run = runTraining(scripted(new Array(20).fill(0), { skipFrom: 2 }), events, { iterations: 20, control, trajectories: 0, onHold: async () => {
+      await tick();
+    } });
+    while (held.length === 0) await tick();
+    expect(held).toEqual(['paused@0']);
+    control.command('step');
+    while (held.length === 1) await tick();
+    expect(held).toEqual(['paused@0', 'paused@1']);
+    control.command('play');
+    const stop = await run;
+    expect(stop).toMatchObject({ reason: 'error', iterations: 1 + 6 });
+    expect(log.some((e) => e.type === 'error')).toBe(true);
   });
 });

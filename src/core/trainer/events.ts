@@ -7,14 +7,18 @@
  *                  and that advantage (what the learner saw: ids, log-probs, versions)
  *   update-skipped the NaN guard skipped at least one update (no NaN reached the weights)
  *   error          a step threw; the run stops (the trainer is left as it was)
+ *   held           a controlled run (RunControl) came to rest between iterations: paused, at its
+ *                  budget or at its success target; it goes on when a command says so
  *   stopped        why the run ended: iteration budget, success target, stop request, or error
  *
  * `runTraining` drives any trainer (grid or token, sync or async) and emits them in that order
- * per iteration.
+ * per iteration. The CLI and the browser's training worker both run it: the worker with a
+ * RunControl, so the page's pause / step / stop / "train N more" / live iteration count act between two iterations.
  */
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { SteppableTrainer } from './trainer.ts';
+import type { HoldReason, RunControl } from './runControl.ts';
 
 export interface SampledEpisode {
   episode: StepEpisode | TokenEpisode;
@@ -26,18 +30,33 @@ export interface SampledEpisode {
 export type StopReason = 'iterations' | 'success' | 'requested' | 'error';
 
 export type TrainerEvent =
-  | { type: 'iteration'; iteration: number; metrics: Readonly<Record<string, number>>; allApplied: boolean; wallS: number }
+  | { type: 'iteration'; iteration: number; metrics: Readonly<Record<string, number>>; allApplied: boolean; wallS: number; batch: IterationBatch }
   | { type: 'trajectories'; iteration: number; episodes: readonly SampledEpisode[] }
   | { type: 'update-skipped'; iteration: number; message: string }
   | { type: 'error'; iteration: number; message: string; error: unknown }
+  | { type: 'held'; reason: HoldReason; iterations: number }
   | { type: 'stopped'; reason: StopReason; iterations: number; wallS: number };
+
+/** Every episode the iteration trained on, with its shaped reward and advantage (index-aligned). */
+export interface IterationBatch {
+  episodes: readonly (StepEpisode | TokenEpisode)[];
+  episodeRewards: ArrayLike<number>;
+  episodeAdvantages: ArrayLike<number>;
+}
 
 export type TrainerEventType = TrainerEvent['type'];
 export type TrainerEventOf<K extends TrainerEventType> = Extract<TrainerEvent, { type: K }>;
 
 export interface RunTrainingOptions {
-  /** Iterations to run (≥ 0). */
+  /** Iterations to run (≥ 0); with `control`, the control's budget counts instead. */
   iterations: number;
+  /**
+   * Commands from outside (pause, step, stop, a new budget): the run holds where it would otherwise end
+   * (budget, success) and ends only when stopped. See runControl.ts.
+   */
+  control?: RunControl;
+  /** Awaited when a controlled run comes to rest (after its `held` event), the trainer between steps. */
+  onHold?: (reason: HoldReason, iterations: number) => void | Promise<void>;
   /** Stop once the mean `episode/success_rate` of the last 3 iterations reaches this; null = never. */
   stopAtSuccess?: number | null;
   /** Sampled episodes per `trajectories` event (0 = no such events). Default 4. */
@@ -113,11 +132,28 @@ export async function runTraining(trainer: SteppableTrainer, events: TrainerEven
   let reason: StopReason = 'iterations';
   let skippedInARow = 0;
   const maxSkipped = o.maxSkippedInARow ?? MAX_SKIPPED_IN_A_ROW;
-  while (done < o.iterations) {
+  const c = o.control;
+  /** stopAtSuccess met by the last 3 iterations: the CLI's run ends, a controlled one holds. */
+  let reached = false;
+  for (;;) {
+    if (!c && done >= o.iterations) break;
     if (done > 0) await yieldToEventLoop();
     if (o.shouldStop?.()) {
       reason = 'requested';
       break;
+    }
+    if (c) {
+      const go = await c.next(done, reached, async (why) => {
+        events.emit({ type: 'held', reason: why, iterations: done });
+        await o.onHold?.(why, done);
+      });
+      if (!go) {
+        reason = 'requested';
+        break;
+      }
+      // Going on past the success target: it needs 3 fresh iterations to be met again.
+      if (reached) recent.length = 0;
+      reached = false;
     }
     const ts = performance.now();
     let r: Awaited<ReturnType<SteppableTrainer['step']>>;
@@ -129,7 +165,7 @@ export async function runTraining(trainer: SteppableTrainer, events: TrainerEven
       break;
     }
     done++;
-    events.emit({ type: 'iteration', iteration: r.iteration, metrics: r.metrics, allApplied: r.allApplied, wallS: (performance.now() - ts) / 1000 });
+    events.emit({ type: 'iteration', iteration: r.iteration, metrics: r.metrics, allApplied: r.allApplied, wallS: (performance.now() - ts) / 1000, batch: r });
     if (!r.allApplied) events.emit({ type: 'update-skipped', iteration: r.iteration, message: 'a loss, gradient or updated weight was not finite: the NaN guard skipped the update and kept every weight' });
     skippedInARow = r.allApplied ? 0 : skippedInARow + 1;
     if (skippedInARow >= maxSkipped) {
@@ -158,6 +194,8 @@ export async function runTraining(trainer: SteppableTrainer, events: TrainerEven
     recent.push(r.metrics['episode/success_rate'] ?? 0);
     if (recent.length > 3) recent.shift();
     if (successReached(recent, o.stopAtSuccess)) {
+      reached = true;
+      if (c) continue;
       reason = 'success';
       break;
     }

@@ -393,3 +393,16 @@ describe('worker pool failure', () => {
     expect(String(await pending)).toMatch(/terminated|closed/);
   });
 });
+
+describe('in-thread pool progress', () => {
+  it('reports each episode as it ends, done of total, counting up to the batch', async () => {
+    const seen: [number, number][] = [];
+    const pool = new SerialRolloutPool({ engine: await loadNodeEngine('ort-web-wasm'), model: SPEC, weights: W0, onEpisode: (done, total) => seen.push([done, total]) });
+    try {
+      await pool.collect(request(8));
+      expect(seen).toEqual(Array.from({ length: 8 }, (_, i) => [i + 1, 8]));
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -7,6 +7,7 @@
 
 import type { StepEpisode } from '../../core/rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
+import type { HoldReason } from '../../core/trainer/runControl.ts';
 
 /** One sampled episode, as the UI sees it: a grid episode (replayable) or a token episode. */
 export type EpisodeView = GridEpisodeView | TokenEpisodeView;
@@ -101,3 +102,29 @@ export interface GridOverlay {
   /** The step of the episode the world was taken at. */
   step: number;
 }
+
+/** The part of a start in progress, in order (the page shows it with its elapsed time until the first iteration). */
+export type StartPhase = 'engine' | 'session';
+
+/**
+ * What the worker reports of a start: a phase begins, or an episode of the first rollout ended
+ * (`done` of `total` in its collect; in-thread grid rollouts only, see createTrainer's onEpisode).
+ */
+export type PhaseReport = { phase: StartPhase } | { phase: 'rollout'; done: number; total: number };
+
+/** What `run` trains: the budget of this run (iterations from the trainer's current one) and the CLI's stop rule. */
+export interface RunOptions {
+  iterations: number;
+  /** The config's stopAtSuccess (null = never): the run holds once the last 3 iterations' mean success reaches it. */
+  stopAtSuccess: number | null;
+  /** 'step': one iteration, then hold paused (the page's Step); 'play': train on. */
+  mode: 'play' | 'step';
+}
+
+/** What the worker's run loop reports to the page, in order. */
+export type RunEvent =
+  | { type: 'iteration'; view: IterationView }
+  /** The loop rests between iterations (paused, at its budget, at its success target); `iteration`: the trainer's iterations so far. */
+  | { type: 'held'; reason: HoldReason; iteration: number }
+  /** The run stopped with an error (a step threw, or updates kept being skipped); the trainer is as the last good iteration left it. */
+  | { type: 'error'; iteration: number; message: string };

@@ -1,8 +1,9 @@
 /**
  * The training worker (a module Web Worker): owns one trainer and its ONNX sessions, and runs
- * one iteration per `step()` call. Thin on purpose (squoosh style): the RL is in src/core, the
- * run loop (start / pause / single step) is the caller's, so pausing never interrupts an
- * update half-way and a single step is exactly one rollout plus one update.
+ * it through core's `runTraining`, the CLI's loop (skip counting and stopAtSuccess included),
+ * with a RunControl the page commands (play, pause, step, stop, a new budget). Commands act between
+ * two iterations, so pausing never interrupts an update half-way and a single step is exactly
+ * one rollout plus one update. The page only renders the events `run` reports and sends commands.
  *
  * Main thread: `import type { TrainWorkerApi } from '.../trainWorker/worker.ts'` and
  * `wrap<TrainWorkerApi>(new Worker(new URL(...), { type: 'module' }))`.
@@ -19,8 +20,6 @@ import type { EngineDecision } from '../../core/engine/choose.ts';
 import { probeShapeFor } from '../../core/engine/shape.ts';
 import { createBrowserWorkerPool } from '../pool/browser.ts';
 import { browserTokenWorker } from '../tokenWorker/browser.ts';
-import type { StepEpisode } from '../../core/rollout/stepEpisode.ts';
-import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import type { Engine, PolicyRunner } from '../../core/engine/types.ts';
 import { serializeEngine } from '../../core/rollout/stepPool.ts';
 import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
@@ -30,7 +29,9 @@ import { RunStore, writeCheckpoint, type CheckpointWrite } from '../storage/runS
 import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
 import { progressBeacon, type ProgressMessage } from '../liveness.ts';
 import { progressEngine, progressLab } from './progress.ts';
-import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, StartInfo, WarmStartProgress } from './types.ts';
+import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, PhaseReport, RunEvent, RunOptions, StartInfo, WarmStartProgress } from './types.ts';
+import { runTraining, TrainerEvents, type IterationBatch, type StopReason } from '../../core/trainer/events.ts';
+import { RunControl, type RunCommand } from '../../core/trainer/runControl.ts';
 import { mark } from '../marks.ts';
 
 mark('worker-ready');
@@ -66,6 +67,10 @@ const measureKey = (config: RunConfig, o: WebMeasureOptions) => JSON.stringify([
 /** The first MARKED_STEPS steps of each run leave timing marks (bench/tab's breakdown). */
 const MARKED_STEPS = 2;
 let markedSteps = 0;
+/** This start's trainer finished a step (the first rollout's progress is no longer reported). */
+let firstStepDone = false;
+/** The running loop's commands (null between runs). */
+let control: RunControl | null = null;
 
 function need(): Trainer {
   if (!trainer) throw new Error('training worker: no run (call start first)');
@@ -73,6 +78,8 @@ function need(): Trainer {
 }
 
 async function release(): Promise<void> {
+  control?.command('stop');
+  control = null;
   const t = trainer;
   const p = overlayPolicy;
   trainer = null;
@@ -151,7 +158,14 @@ const api = {
    * `threads`: WASM threads, fixed for this worker's life by its first WASM use. `resumeFrom`:
    * a checkpoint of this config to continue from (Resume); a refused one fails the start.
    */
-  async start(config: RunConfig, backend: WebBackend, onWarmStart?: (p: WarmStartProgress) => void | Promise<void>, threads = 1, resumeFrom?: Checkpoint): Promise<StartInfo> {
+  async start(
+    config: RunConfig,
+    backend: WebBackend,
+    onWarmStart?: (p: WarmStartProgress) => void | Promise<void>,
+    threads = 1,
+    resumeFrom?: Checkpoint,
+    onPhase?: (p: PhaseReport) => void,
+  ): Promise<StartInfo> {
     const gen = ++generation;
     await release();
     // Sessions of an early timing still in flight finish first (one session call at a time).
@@ -161,10 +175,13 @@ const api = {
     const t0 = performance.now();
     mark('start-begin');
     markedSteps = 0;
+    firstStepDone = false;
     // User reward terms load (and get a dry run) before any session is built: a broken module fails the start at once.
     const lab = progressLab(await rewardLabFor(config, noteRewardProblem), progress);
+    onPhase?.({ phase: 'engine' });
     const engine = progressEngine(await loadWebEngine(backend, backend === 'wasm' ? { threads } : {}), progress);
     mark('start-engine');
+    onPhase?.({ phase: 'session' });
     // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
     // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
     const t = await createTrainer(config, engine, {
@@ -175,6 +192,7 @@ const api = {
       // A token run's checkpoint replaces the imitation warm start's result: a resume skips it.
       resume: resumeFrom,
       onWarmStart: onWarmStart ? (r, total) => onWarmStart({ step: r.step + 1, total, ceLoss: r.ceLoss, targetProb: r.targetProb }) : undefined,
+      onEpisode: onPhase ? firstRolloutProgress(gen, onPhase) : undefined,
     });
     if (gen !== generation) {
       await t.release();
@@ -209,35 +227,65 @@ const api = {
     return writeCheckpoint(runStore, runId, await t.checkpoint());
   },
 
-  /** One iteration: rollout, advantages, update, weight sync. */
-  async step(): Promise<IterationView> {
+  /**
+   * Trains the started run with core's `runTraining` until `command('stop')`, a new start or an
+   * error; resolves with why it ended. Where the CLI would end (the budget, stopAtSuccess) the
+   * loop holds instead (a `held` event), so a step or "train N more" goes on with this trainer.
+   * Each iteration's report is awaited before the next step: the page records it, and saves a
+   * checkpoint through `saveCheckpoint` when one is due, with the trainer between steps.
+   */
+  async run(o: RunOptions, onEvent: (e: RunEvent) => void | Promise<void>): Promise<StopReason> {
+    const t = need();
     const gen = generation;
-    const t0 = performance.now();
-    if (markedSteps < MARKED_STEPS) mark(`step-begin:${markedSteps}`);
-    const r = await need().step();
-    if (gen !== generation) throw new Error('superseded by a newer start');
-    if (markedSteps < MARKED_STEPS) {
-      const m = r.metrics;
-      mark(`step-end:${markedSteps++}`, { rolloutS: m['perf/rollout_s'], trainS: m['perf/train_s'], updateS: m['perf/update_s'], iterationS: m['perf/iteration_s'] });
-    }
-    const episodes = (r.episodes as readonly (StepEpisode | TokenEpisode)[]).map((ep, i): EpisodeView => {
-      const common = { seed: ep.seed, group: ep.group, reward: r.episodeRewards[i], advantage: r.episodeAdvantages[i], terminated: ep.terminated, truncated: ep.truncated, success: ep.success };
-      if ('tokens' in ep) {
-        const { tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript, contextLimited, forcedEnds } = ep;
-        return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript, contextLimited, forcedEnds };
-      }
-      const { actions, logprobs, entropies, values, versions, rewards } = ep;
-      return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
+    control?.command('stop');
+    const c = new RunControl(o.iterations, { steps: o.mode === 'step' ? 1 : 0 });
+    control = c;
+    const events = new TrainerEvents();
+    /** The page's answer to the latest iteration report (awaited before the next step). */
+    let answered: Promise<void> | void = undefined;
+    const live = () => gen === generation && control === c;
+    events.on('iteration', (e) => {
+      if (live()) answered = onEvent(iterationEvent(e.iteration, e.metrics, e.allApplied, e.wallS, e.batch));
     });
-    const metrics: Record<string, number> = { ...r.metrics };
-    const view: IterationView = { iteration: r.iteration, metrics, allApplied: r.allApplied, wallS: (performance.now() - t0) / 1000, episodes, rewardProblems: rewardProblems.splice(0), ...(workerNotes.length ? { workerNotes: workerNotes.splice(0) } : {}) };
-    // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
-    const buffers = new Set<ArrayBuffer>();
-    for (const e of episodes) {
-      const arrays = e.kind === 'grid' ? [e.actions, e.logprobs, e.entropies, e.values, e.versions, e.rewards] : [e.tokens, e.lossMask, e.logprobs, e.entropies, e.versions, e.rewards];
-      for (const a of arrays) buffers.add(a.buffer as ArrayBuffer);
-    }
-    return transfer(view, [...buffers]);
+    events.on('error', (e) => {
+      if (live()) void onEvent({ type: 'error', iteration: e.iteration, message: e.message });
+    });
+    // Marks around the first steps of each run: bench/tab's breakdown of the first iteration.
+    const marked = {
+      async step() {
+        const k = markedSteps;
+        if (k < MARKED_STEPS) mark(`step-begin:${k}`);
+        const r = await t.step();
+        firstStepDone = true;
+        if (k < MARKED_STEPS) {
+          markedSteps++;
+          const m = r.metrics;
+          mark(`step-end:${k}`, { rolloutS: m['perf/rollout_s'], trainS: m['perf/train_s'], updateS: m['perf/update_s'], iterationS: m['perf/iteration_s'] });
+        }
+        return r;
+      },
+    };
+    const stopped = await runTraining(marked, events, {
+      iterations: o.iterations,
+      control: c,
+      stopAtSuccess: o.stopAtSuccess,
+      // Every episode goes to the page with its iteration (the group view, the inspector, the recorder's sample).
+      trajectories: 0,
+      shouldStop: () => !live(),
+      afterIteration: async () => {
+        await answered;
+      },
+      onHold: async (reason) => {
+        if (live()) await onEvent({ type: 'held', reason, iteration: t.iteration });
+      },
+    });
+    if (control === c) control = null;
+    return stopped.reason;
+  },
+
+  /** Pause, step, play, stop or re-budget the running loop (ignored without one). */
+  command(c: RunCommand): void {
+    control?.command(c);
   },
 
   /**
@@ -296,6 +344,48 @@ const api = {
     await release();
   },
 };
+
+/** Reports of the first rollout's episodes, at most one per this many ms (and the last one). */
+const ROLLOUT_REPORT_MS = 100;
+
+/**
+ * The first rollout's progress for the page (until this start's first iteration; later rollouts
+ * report nothing): a person waiting on it sees episodes finish.
+ */
+function firstRolloutProgress(gen: number, onPhase: (p: PhaseReport) => void): (done: number, total: number) => void {
+  let last = 0;
+  return (done, total) => {
+    if (gen !== generation || firstStepDone) return;
+    const now = performance.now();
+    if (done < total && now - last < ROLLOUT_REPORT_MS) return;
+    last = now;
+    onPhase({ phase: 'rollout', done, total });
+  };
+}
+
+/**
+ * One iteration as the page sees it: the metrics and every episode, reduced to what the views
+ * draw, with their arrays transferred (not copied).
+ */
+function iterationEvent(iteration: number, m: Readonly<Record<string, number>>, allApplied: boolean, wallS: number, r: IterationBatch): RunEvent {
+  const episodes = r.episodes.map((ep, i): EpisodeView => {
+    const common = { seed: ep.seed, group: ep.group, reward: r.episodeRewards[i], advantage: r.episodeAdvantages[i], terminated: ep.terminated, truncated: ep.truncated, success: ep.success };
+    if ('tokens' in ep) {
+      const { tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript, contextLimited, forcedEnds } = ep;
+      return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript, contextLimited, forcedEnds };
+    }
+    const { actions, logprobs, entropies, values, versions, rewards } = ep;
+    return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
+  });
+  const view: IterationView = { iteration, metrics: { ...m }, allApplied, wallS, episodes, rewardProblems: rewardProblems.splice(0), ...(workerNotes.length ? { workerNotes: workerNotes.splice(0) } : {}) };
+  // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
+  const buffers = new Set<ArrayBuffer>();
+  for (const e of episodes) {
+    const arrays = e.kind === 'grid' ? [e.actions, e.logprobs, e.entropies, e.values, e.versions, e.rewards] : [e.tokens, e.lossMask, e.logprobs, e.entropies, e.versions, e.rewards];
+    for (const a of arrays) buffers.add(a.buffer as ArrayBuffer);
+  }
+  return transfer({ type: 'iteration', view }, [...buffers]);
+}
 
 export type TrainWorkerApi = typeof api;
 expose(api);
