@@ -1,0 +1,48 @@
+/**
+ * Real short runs (ort-web WASM in Node), one per trainer and family: every key a run logs is
+ * declared in the metric registry for that run's family and policy, and every key the registry
+ * says such a run always logs is there. A grid run logs no tool keys at all.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseRunConfig } from '../../core/presets/schema.ts';
+import { createTrainer } from '../../core/trainer/createTrainer.ts';
+import { appliesTo, metricDecl, type MetricRun } from '../../core/metrics/lookup.ts';
+import { METRICS, type MetricDecl } from '../../core/metrics/registry.ts';
+import { loadNodeEngine } from './node.ts';
+
+const MLP = { kind: 'mlp', hidden: [16], activation: 'tanh' };
+const TINY = { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: 128 };
+
+const RUNS: { name: string; run: MetricRun; config: Record<string, unknown> }[] = [
+  { name: 'grid GRPO (StepTrainer)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-8x8' }, model: MLP, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } } },
+  { name: 'grid PPO (StepTrainer, value head)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-8x8' }, model: MLP, algo: { algo: 'ppo' }, rollout: { groups: 2, learnerBatch: 64 } } },
+  { name: 'tool GRPO (AsyncTokenTrainer)', run: { family: 'tool', policy: 'token' }, config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'grpo', groupSize: 2 }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 } } },
+  { name: 'tool PPO (TokenTrainer)', run: { family: 'tool', policy: 'token' }, config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'ppo' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 } } },
+  { name: 'grid as text, REINFORCE (TokenTrainer)', run: { family: 'grid', policy: 'token' }, config: { env: { id: 'grid/memory', kwargs: { size: 8, viewSize: 3, maxSteps: 6 } }, model: { ...TINY, context: 256 }, algo: { algo: 'reinforce' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 2 } } },
+];
+
+/** The keys the registry says every iteration of such a run logs. */
+function always(run: MetricRun): string[] {
+  return (METRICS as readonly MetricDecl[]).filter((d) => !d.when && (d.stream ?? 'iteration') === 'iteration' && !d.key.includes('<') && appliesTo(d, run)).map((d) => d.key);
+}
+
+describe('metric keys of real runs', () => {
+  for (const { name, run, config } of RUNS) {
+    it(`${name}: every key is declared for ${run.family}/${run.policy}, and every always-logged key is there`, { timeout: 60_000 }, async () => {
+      const parsed = parseRunConfig({ ...config, iterations: 2, seed: 1 });
+      if (!parsed.ok) throw new Error(parsed.messages.join('\n'));
+      const engine = await loadNodeEngine('ort-web-wasm');
+      const trainer = await createTrainer(parsed.config, engine);
+      const keys = new Set<string>();
+      for (let i = 0; i < 2; i++) for (const k of Object.keys((await trainer.step()).metrics)) keys.add(k);
+      await trainer.release();
+      const undeclared = [...keys].filter((k) => metricDecl(k) === undefined);
+      expect(undeclared, 'keys missing from src/core/metrics/registry.ts').toEqual([]);
+      const misplaced = [...keys].filter((k) => (metricDecl(k)!.stream ?? 'iteration') !== 'iteration' || !appliesTo(metricDecl(k)!, run));
+      expect(misplaced, `keys declared for other runs than ${run.family}/${run.policy}`).toEqual([]);
+      expect(always(run).filter((k) => !keys.has(k)), 'keys declared as always logged but missing').toEqual([]);
+      if (run.family === 'grid') expect([...keys].filter((k) => k.startsWith('tools/') || k === 'reward/toolCost/mean')).toEqual([]);
+      if (run.family === 'tool') expect(keys.has('tools/call_frequency')).toBe(true);
+    });
+  }
+});
