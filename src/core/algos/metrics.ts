@@ -22,6 +22,7 @@ import type { EpisodeRecord, ShapedReward } from '../reward/shaping.ts';
 import { klK3, type PolicyLossResult } from './losses.ts';
 import type { StalenessResult, TisResult } from './offpolicy.ts';
 import type { GroupStats } from './sampling.ts';
+import type { IterationKey } from '../metrics/registry.ts';
 import { describe, explainedVariance, masked, mean, std, type Numbers } from './stats.ts';
 
 export const METRIC_KEYS = {
@@ -65,7 +66,7 @@ export const METRIC_KEYS = {
   learnerIdleRatio: 'perf/learner_idle_ratio',
   rolloutIdleRatio: 'perf/rollout_idle_ratio',
   kvCacheHitRate: 'perf/kv_cache_hit_rate',
-} as const;
+} as const satisfies Record<string, IterationKey>;
 
 /** Keys beyond the §7 table, produced by dynamic sampling and the shaping schedule. */
 export const EXTRA_METRIC_KEYS = {
@@ -77,7 +78,7 @@ export const EXTRA_METRIC_KEYS = {
   shapingStage: 'schedule/stage',
   /** Failure runs (failed tool calls in a row) that a successful call ended, over all failure runs. */
   toolRecoveryRate: 'tools/recovery_rate',
-} as const;
+} as const satisfies Record<string, IterationKey>;
 
 /** `reward/<term>/mean`: one shaping term's mean contribution over the batch's episodes. */
 export function rewardTermKey(term: string): `reward/${string}/mean` {

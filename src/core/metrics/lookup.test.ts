@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { anchorName, detectNaming, fromAnchorName, keepApplicable, metricDecl, renameRow, rowToOurs } from './lookup.ts';
-import { METRICS, type MetricDecl } from './registry.ts';
+import { METRICS, type IterationKey, type MetricDecl, type MetricKey } from './registry.ts';
 
 const ALL: readonly MetricDecl[] = METRICS;
 
@@ -14,6 +14,16 @@ describe('metric registry', () => {
       expect(d.policies.length, d.key).toBeGreaterThan(0);
       expect(d.key, d.key).toMatch(/^[a-z_]+(\/([a-zA-Z_]+|<[a-z]+>))+$/);
     }
+  });
+
+  it('types keys as literals: patterns take any name, chart-only keys are no iteration keys (compile time)', () => {
+    const keys: IterationKey[] = ['actor/entropy', 'reward/myTerm/mean', 'agents/a/subgoal_rate'];
+    const drawn: MetricKey = 'reward/lo';
+    // @ts-expect-error: the reward band's edge is drawn by the app, never logged.
+    const logged: IterationKey = 'reward/lo';
+    // @ts-expect-error: a typo is no key.
+    const typo: MetricKey = 'actor/entropyy';
+    expect([...keys, drawn, logged, typo]).toHaveLength(6);
   });
 
   it('finds a literal key before a pattern, a user term by the pattern, and nothing for an undeclared key', () => {

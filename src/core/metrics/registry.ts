@@ -216,4 +216,4 @@ type Expand<K extends string> = K extends `${infer A}<${string}>${infer B}` ? `$
 export type MetricKey = Expand<Declared>;
 
 /** Per-iteration metric keys (no warm-start or chart-only keys). */
-export type IterationKey = Expand<Extract<(typeof METRICS)[number], { stream?: undefined }>['key']>;
+export type IterationKey = Expand<Exclude<(typeof METRICS)[number], { stream: string }>['key']>;
