@@ -9,6 +9,7 @@ import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { appliesTo, metricDecl, type MetricRun } from '../../core/metrics/lookup.ts';
 import { METRICS, type MetricDecl } from '../../core/metrics/registry.ts';
 import { loadNodeEngine } from './node.ts';
+import { createRewardSandbox } from '../rewardSandbox/quickjs.ts';
 
 const MLP = { kind: 'mlp', hidden: [16], activation: 'tanh' };
 const TINY = { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: 128 };
@@ -45,4 +46,24 @@ describe('metric keys of real runs', () => {
       if (run.family === 'tool') expect(keys.has('tools/call_frequency')).toBe(true);
     });
   }
+
+  it('user reward terms (reward lab): reward/<term>/mean and /std, reward/version, all declared; the std is the sample std of the per-episode term sums', { timeout: 60_000 }, async () => {
+    const parsed = parseRunConfig({ ...RUNS[0].config, env: { id: 'grid/empty-5x5' }, iterations: 1, seed: 2 });
+    if (!parsed.ok) throw new Error(parsed.messages.join('\n'));
+    const engine = await loadNodeEngine('ort-web-wasm');
+    const scorer = await createRewardSandbox('export const stepCost = () => -0.01;');
+    const trainer = await createTrainer(parsed.config, engine, { rewardLab: { scorer, onNonFinite: 'skip' } });
+    const r = await trainer.step();
+    await trainer.release();
+    scorer.close();
+    const keys = Object.keys(r.metrics);
+    expect(keys.filter((k) => metricDecl(k) === undefined)).toEqual([]);
+    expect(keys).toEqual(expect.arrayContaining(['reward/stepCost/mean', 'reward/stepCost/std', 'reward/version', 'reward/terms_skipped']));
+    // Each episode's term sum is −0.01 per step: its spread is 0.01 × the sample std of the episode lengths.
+    const steps = r.episodes.map((ep) => ep.actions.length);
+    const m = steps.reduce((a, b) => a + b, 0) / steps.length;
+    const sampleStd = Math.sqrt(steps.reduce((a, b) => a + (b - m) ** 2, 0) / (steps.length - 1));
+    expect(r.metrics['reward/stepCost/std']).toBeCloseTo(0.01 * sampleStd, 12);
+    expect(r.metrics['reward/stepCost/mean']).toBeCloseTo(-0.01 * m, 12);
+  });
 });
