@@ -122,8 +122,8 @@ export const METRICS = [
   // groups
   { key: 'groups/frac_zero_std', doc: 'share of groups whose rewards are all equal (no learning signal)', unit: 'share', families: BOTH, policies: ANY, when: GROUP, trl: 'frac_reward_zero_std' },
   { key: 'groups/reward_std_mean', doc: 'mean over groups of the in-group reward std', unit: 'reward', families: BOTH, policies: ANY, when: GROUP, trl: 'reward_std', anchorNote: "TRL's reward_std is this under its default scale_rewards='group'" },
-  { key: 'groups/dropped', doc: 'zero-spread groups dropped by dynamic sampling this iteration', unit: 'count', families: BOTH, policies: ANY, when: `${GROUP} on grids; AsyncTokenTrainer runs` },
-  { key: 'groups/sampling_rounds', doc: 'sampling rounds used this iteration (1 without dynamic sampling)', unit: 'count', families: BOTH, policies: ANY, when: `${GROUP} on grids; every token run` },
+  { key: 'groups/dropped', doc: 'zero-spread groups dropped by dynamic sampling this iteration', unit: 'count', families: BOTH, policies: ANY, when: GROUP },
+  { key: 'groups/sampling_rounds', doc: 'sampling rounds used this iteration (1 without dynamic sampling)', unit: 'count', families: BOTH, policies: ANY, when: `${GROUP}; every token run` },
   { key: 'groups/step_groups_mean', doc: 'GiGPO: distinct anchor states per group of episodes', unit: 'count', families: GRID, policies: STEP, when: 'GiGPO' },
   { key: 'groups/grouped_step_share', doc: 'GiGPO: share of steps whose anchor state was visited by another episode of the group', unit: 'share', families: GRID, policies: STEP, when: 'GiGPO' },
 
@@ -162,7 +162,7 @@ export const METRICS = [
   { key: 'perf/env_steps_per_s', doc: 'env steps per second of rollout busy time', unit: 'per s', families: BOTH, policies: ANY },
   { key: 'perf/tokens_per_s', doc: 'policy tokens (steps) per second of rollout busy time', unit: 'per s', families: BOTH, policies: ANY },
   { key: 'perf/rollout_s', doc: 'rollout busy time this iteration', unit: 's', families: BOTH, policies: ANY, verl: 'timing_s/gen' },
-  { key: 'perf/train_s', doc: 'learner time this iteration (off-policy weights, update, weight sync)', unit: 's', families: BOTH, policies: ANY },
+  { key: 'perf/train_s', doc: 'learner time this iteration (everything after the rollout: off-policy weights, update, weight sync)', unit: 's', families: BOTH, policies: ANY },
   { key: 'perf/iteration_s', doc: 'wall time of the iteration', unit: 's', families: BOTH, policies: ANY, verl: 'perf/time_per_step' },
   { key: 'perf/learner_idle_ratio', doc: 'share of the iteration the learner waited for rollouts', unit: 'share', families: BOTH, policies: ANY },
   { key: 'perf/rollout_idle_ratio', doc: 'share of the iteration the rollout workers waited for weights', unit: 'share', families: BOTH, policies: ANY },
