@@ -19,6 +19,18 @@ const RUNS: { name: string; run: MetricRun; config: Record<string, unknown>; log
   { name: 'grid GRPO (StepTrainer)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-8x8' }, model: MLP, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } } },
   { name: 'grid PPO (StepTrainer, value head)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-8x8' }, model: MLP, algo: { algo: 'ppo' }, rollout: { groups: 2, learnerBatch: 64 } } },
   { name: 'tool GRPO (AsyncTokenTrainer)', run: { family: 'tool', policy: 'token' }, config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'grpo', groupSize: 2 }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 } }, logs: ['async/kv_evictions', 'tools/call_frequency', 'reward/toolCost/mean'] },
+  {
+    name: 'tool GRPO with an adaptive prompt pool and a warm start',
+    run: { family: 'tool', policy: 'token' },
+    config: { env: { id: 'tools/calculator' }, model: TINY, warmStart: { steps: 2, batch: 4, lr: 0.003 }, algo: { algo: 'grpo', groupSize: 2, klCoef: 0.001 }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8, budget: { mode: 'adaptive', pool: 8, minPerPrompt: 2, maxPerPrompt: 4, decay: 0.9 } } },
+    logs: ['budget/prompts', 'budget/uncertain_share', 'actor/kl_ref'],
+  },
+  {
+    name: 'grid GRPO with a progressive shaping schedule',
+    run: { family: 'grid', policy: 'step' },
+    config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 }, schedule: { stages: [{ name: 'early', weights: { progress: 0.5 } }] } },
+    logs: ['schedule/stage'],
+  },
   { name: 'tool PPO (TokenTrainer)', run: { family: 'tool', policy: 'token' }, config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'ppo' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 } } },
   { name: 'grid GiGPO', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'gigpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } }, logs: ['groups/step_groups_mean', 'groups/grouped_step_share'] },
   { name: 'grid ReMax', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'remax', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } }, logs: ['remax/greedy_reward_mean', 'remax/greedy_success_rate'] },
