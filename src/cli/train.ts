@@ -35,13 +35,15 @@ import { withRewardFile } from './reward.ts';
 import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
 import { CODE_HASH_CHARS, missingVersionProblem, rewardCodeHash, rewardVersions, versionsForResume, type CodeVersion } from '../core/reward/versions.ts';
 import { ScoringInterrupted } from '../core/reward/rewardTerms.ts';
+import { detectNaming, METRIC_NAMINGS, renameRow, type MetricNaming } from '../core/metrics/lookup.ts';
 
-const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N]
+const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N] [--metric-names ours|trl|verl]
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
   --reward FILE   user reward terms: an ES module whose named exports (step) => number are added to each step's reward, run sandboxed (QuickJS); stored in config.json
   --force   write into an --out folder that already holds a run (its files are replaced)
   --checkpoint-every N   save checkpoint.json (the trainer's full state) every N iterations (default 10; 0 = only at the end and on Ctrl-C)
   --resume PATH   continue a run from its last checkpoint: a CLI --out folder (continues in it unless --out) or a run file exported by the app; the config comes from the run, --iterations is the new total
+  --metric-names trl|verl   write metrics.jsonl under TRL's GRPOTrainer or veRL's names (e.g. trl: reward, rewards/<term>/mean, frac_reward_zero_std, kl; verl: critic/score/mean, actor/ppo_kl, critic/vf_loss); keys without such a name keep ours. Default ours; --resume keeps the folder's naming
   --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
 stop signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP each stop the run after the iteration in flight (one whose reward terms are still scoring is dropped, within about a second) and write every output, checkpoint.json included, so --resume continues it; a second signal quits at once
@@ -76,6 +78,8 @@ export interface ResumeSource {
   rewardVersions: CodeVersion[];
   /** The version that scores from the checkpoint on (null: no user terms). */
   rewardInForce: CodeVersion | null;
+  /** The names the folder's metrics.jsonl was written in (a run file: ours). `metrics` are in ours either way. */
+  metricNaming: MetricNaming;
 }
 
 /**
@@ -88,6 +92,7 @@ export function loadResume(path: string): ResumeSource {
   if (!existsSync(abs)) throw new UsageError(`--resume ${path}: no such file or folder`);
   let parsed;
   let dir: string | null = null;
+  let naming: MetricNaming = 'ours';
   if (statSync(abs).isDirectory()) {
     dir = path;
     const files = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'checkpoint.json', REWARD_VERSIONS_FILE].filter((f) => existsSync(join(abs, f))).map((f) => ({ name: f, text: readFileSync(join(abs, f), 'utf8') }));
@@ -100,6 +105,8 @@ export function loadResume(path: string): ResumeSource {
       if (start) return { ...start, dir };
     }
     parsed = parseCliFolder(files, null);
+    const first = metricsText?.split('\n').find((l) => l.trim() !== '');
+    if (first !== undefined && parsed.ok) naming = detectNaming(JSON.parse(first) as Record<string, unknown>);
   } else parsed = parseRunFile(readFileSync(abs, 'utf8'), basename(abs));
   if (!parsed.ok) throw new UsageError(`--resume ${path}: the run cannot be read:\n  - ${parsed.messages.join('\n  - ')}`);
   const run = parsed.run;
@@ -114,7 +121,7 @@ export function loadResume(path: string): ResumeSource {
   const missing = missingVersionProblem(versions, metrics);
   if (missing) throw new UsageError(`--resume ${path}: ${missing}`);
   const { kept, inForce } = versionsForResume(versions, k);
-  return { config: run.config, checkpoint: run.checkpoint, metrics, trajectories: run.trajectories.filter((t) => t.iteration < k), dir, dropped: run.metrics.length - metrics.length, rewardVersions: kept, rewardInForce: inForce };
+  return { config: run.config, checkpoint: run.checkpoint, metrics, trajectories: run.trajectories.filter((t) => t.iteration < k), dir, dropped: run.metrics.length - metrics.length, rewardVersions: kept, rewardInForce: inForce, metricNaming: naming };
 }
 
 /**
@@ -139,7 +146,7 @@ function beforeFirstIteration(files: readonly { name: string; text: string }[], 
   if (cp.checkpoint.iteration !== 0) return null;
   // Nothing was scored yet: the run starts with the code in its config (v1), as a fresh one does.
   const { kept, inForce } = versionsForResume(rewardVersions(cfg.config.reward.code, []), 0);
-  return { config: cfg.config, checkpoint: cp.checkpoint, metrics: [], trajectories: [], dropped: 0, rewardVersions: kept, rewardInForce: inForce };
+  return { config: cfg.config, checkpoint: cp.checkpoint, metrics: [], trajectories: [], dropped: 0, rewardVersions: kept, rewardInForce: inForce, metricNaming: 'ours' };
 }
 
 /** Writes via a temporary file and a rename, so a crash mid-write never leaves half a checkpoint. */
@@ -250,6 +257,7 @@ export async function main(argv: string[]): Promise<number> {
       resume: { type: 'string' },
       'checkpoint-every': { type: 'string', default: String(CHECKPOINT_EVERY) },
       reward: { type: 'string' },
+      'metric-names': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     USAGE,
@@ -265,9 +273,13 @@ export async function main(argv: string[]): Promise<number> {
   if (values.resume !== undefined && values.resume.trim() === '') throw new UsageError('--resume must name a run folder or a .run.json file (got an empty string)');
   if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out must name a folder (got an empty string; it would have meant the current folder)');
   if (values.engine !== 'ort-web-wasm' && values.engine !== 'ort-node' && values.engine !== 'auto') throw new UsageError(`--engine must be ort-web-wasm, ort-node or auto, got ${values.engine}`);
+  const namingArg = values['metric-names'];
+  if (namingArg !== undefined && !METRIC_NAMINGS.includes(namingArg as MetricNaming)) throw new UsageError(`--metric-names must be ${METRIC_NAMINGS.join(', ')}, got ${namingArg}`);
   const checkpointEvery = intArg(values['checkpoint-every'], 'checkpoint-every', 0) ?? CHECKPOINT_EVERY;
   const resume = values.resume !== undefined ? loadResume(values.resume) : null;
   if (resume && values.reward !== undefined) throw new UsageError(`--resume keeps the reward code the run was trained with (its config and ${REWARD_VERSIONS_FILE} hold it): leave out --reward`);
+  /** The names metrics.jsonl is written in; a resumed folder keeps its own unless told otherwise (the whole file is rewritten in it). */
+  const naming: MetricNaming = (namingArg as MetricNaming | undefined) ?? resume?.metricNaming ?? 'ours';
   let config = resume ? resume.config : loadRunConfig(values.config!);
   if (values.reward !== undefined) config = withRewardFile(config, values.reward);
   if (!resume) config.seed = intArg(values.seed, 'seed') ?? config.seed;
@@ -308,7 +320,7 @@ export async function main(argv: string[]): Promise<number> {
       if (versions.length > 0) writeFileSync(join(out, REWARD_VERSIONS_FILE), JSON.stringify(versions, null, 2) + '\n');
       else rmSync(join(out, REWARD_VERSIONS_FILE), { force: true });
       // A resumed run's files start with the iterations before its checkpoint.
-      writeFileSync(metricsPath, resume ? metricsToJsonl(resume.metrics) : '');
+      writeFileSync(metricsPath, resume ? metricsToJsonl(resume.metrics.map((r) => renameRow(r, naming) as Record<string, number>)) : '');
       writeFileSync(trajPath, resume ? trajectoriesToJsonl(resume.trajectories) : '');
       if (resume && !inPlace) writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(resume.checkpoint)));
     };
@@ -393,7 +405,7 @@ export async function main(argv: string[]): Promise<number> {
     events.on('iteration', (e) => {
       const m = e.metrics;
       const elapsed = (performance.now() - t0) / 1000;
-      appendFileSync(metricsPath, JSON.stringify({ iteration: e.iteration, wall_s: Number((wallOffset + elapsed).toFixed(3)), ...m }) + '\n');
+      appendFileSync(metricsPath, JSON.stringify(renameRow({ iteration: e.iteration, wall_s: Number((wallOffset + elapsed).toFixed(3)), ...m }, naming)) + '\n');
       const stage = m['pipeline/stage'];
       if (stage !== undefined && stage !== shownStage && !values.quiet) {
         shownStage = stage;

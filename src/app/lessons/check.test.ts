@@ -30,12 +30,12 @@ describe('evaluateCheck', () => {
   });
 
   it('every condition must hold at the same iteration', () => {
-    const both = check({ all: [{ metric: 'a/x', op: '<=', value: 0.2 }, { metric: 'a/y', op: '<=', value: 0.5 }], for: 2, says: 'both' });
+    const both = check({ all: [{ metric: 'adv/mean', op: '<=', value: 0.2 }, { metric: 'adv/std', op: '<=', value: 0.5 }], for: 2, says: 'both' });
     const stream = [
-      { 'a/x': 0.1, 'a/y': 0.9 },
-      { 'a/x': 0.9, 'a/y': 0.1 },
-      { 'a/x': 0.1, 'a/y': 0.1 },
-      { 'a/x': 0.2, 'a/y': 0.5 },
+      { 'adv/mean': 0.1, 'adv/std': 0.9 },
+      { 'adv/mean': 0.9, 'adv/std': 0.1 },
+      { 'adv/mean': 0.1, 'adv/std': 0.1 },
+      { 'adv/mean': 0.2, 'adv/std': 0.5 },
     ];
     expect(evaluateCheck(both, stream.slice(0, 3)).state).toBe('watching');
     expect(evaluateCheck(both, stream)).toMatchObject({ state: 'done', doneAt: 4 });
@@ -88,8 +88,8 @@ describe('evaluateCheck', () => {
     const e = check({ all: [{ metric: 'actor/entropy', op: '<=', value: 0.2 }], says: 'low' });
     expect(describeReading(evaluateCheck(e, [{ 'actor/entropy': 6.7e-10 }]).readings[0])).toBe('Policy entropy < 0.001 nats ≤ 0.200 nats');
     // A metric without a label reads as its key.
-    const k = check({ all: [{ metric: 'perf/x', op: '>=', value: 2 }], says: 'x' });
-    expect(describeReading(evaluateCheck(k, [{ 'perf/x': 3 }]).readings[0])).toBe('perf/x 3.00 ≥ 2.00');
+    const k = check({ all: [{ metric: 'perf/tis_s', op: '>=', value: 2 }], says: 'x' });
+    expect(describeReading(evaluateCheck(k, [{ 'perf/tis_s': 3 }]).readings[0])).toBe('perf/tis_s 3.00 ≥ 2.00');
   });
 });
 

@@ -126,7 +126,8 @@ const READING_LABELS: Record<string, { label: string; unit: 'share' | 'nats' | '
   'async/is_ratio_max': { label: 'Largest importance ratio', unit: 'plain' },
   'episode/turns_mean': { label: 'Turns per episode', unit: 'plain' },
   'reward/mean': { label: 'Reward (mean)', unit: 'plain' },
-  'tools/call_frequency': { label: 'Tool calls per turn', unit: 'share' },
+  // Calls per episode, not a share: 2 calls in an episode read "200%" as a share.
+  'tools/call_frequency': { label: 'Tool calls per episode', unit: 'plain' },
 };
 
 /** A value in its unit: shares as percent (a change in points), entropy in nats, staleness in versions. */

@@ -6,13 +6,21 @@
  */
 import { z } from 'zod';
 import { FIELD_BY_PATH } from '../train/fields.ts';
+import { metricDecl } from '../../core/metrics/lookup.ts';
 
 /** A form field path (fields.ts) or an env kwarg (`env.kwargs.<name>`): what a setup may override. */
 export function isOverridePath(path: string): boolean {
   return (FIELD_BY_PATH.has(path) && path !== 'backend') || /^env\.kwargs\.[A-Za-z][A-Za-z0-9_]*$/.test(path);
 }
 
-const metricName = z.string().regex(/^(it|[a-z_]+(\/[A-Za-z0-9_]+)+)$/, 'must be a metric key such as groups/frac_zero_std (or it, the iteration number from 1)');
+const metricName = z
+  .string()
+  .regex(/^(it|[a-z_]+(\/[A-Za-z0-9_]+)+)$/, 'must be a metric key such as groups/frac_zero_std (or it, the iteration number from 1)')
+  .refine((k) => {
+    if (k === 'it') return true;
+    const d = metricDecl(k);
+    return d !== undefined && (d.stream ?? 'iteration') === 'iteration';
+  }, 'is no metric a run logs (the keys are listed in ARCHITECTURE.md, Metric names)');
 
 /** One condition on one metric at one iteration. */
 /** Read the mean over the last `window` iterations that report the metric (1 = the iteration's own value): for noisy batch metrics. */

@@ -304,6 +304,8 @@ const EXPORTS: { kind: ExportKind; label: string; title: string }[] = [
   { kind: 'run', label: 'Run file', title: 'The whole run as one JSON file (config, metrics, trajectories, name, tags, note, last checkpoint): imports into any playground, and `npm run train -- --resume FILE` continues it' },
   { kind: 'csv', label: 'Metrics CSV', title: 'One row per iteration, one column per metric' },
   { kind: 'metrics-jsonl', label: 'Metrics JSONL', title: "One JSON object per iteration, as the CLI's metrics.jsonl" },
+  { kind: 'metrics-jsonl-trl', label: 'JSONL, TRL names', title: "The metrics JSONL under TRL GRPOTrainer's names (reward, rewards/<term>/mean, frac_reward_zero_std, kl, …), as the CLI's --metric-names trl; keys TRL has no name for keep ours" },
+  { kind: 'metrics-jsonl-verl', label: 'JSONL, veRL names', title: "The metrics JSONL under veRL's names (critic/score/mean, actor/ppo_kl, critic/vf_loss, …), as the CLI's --metric-names verl; keys veRL has no name for keep ours" },
   { kind: 'trajectories-jsonl', label: 'Trajectories JSONL', title: "The saved sampled episodes, as the CLI's trajectories.jsonl" },
   { kind: 'config', label: 'Config JSON', title: 'The fully resolved config: npm run train -- --config FILE runs it headless' },
   { kind: 'onnx', label: 'Policy ONNX', title: "The policy at the run's last checkpoint, weights baked in (an MLP: one state per call; a transformer: one token per call on a KV cache), as the CLI's policy.onnx: loadable by any ONNX runtime" },

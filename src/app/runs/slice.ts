@@ -12,6 +12,7 @@ import { configToJson, metricsToCsv, metricsToJsonl, parseImport, runRewardVersi
 import { browserRunStore, recoverInterrupted, storageUse } from '../../runtime/storage/browser.ts';
 import { flushRunRecord, forgetRunRecord, recordingRunId } from '../train/slice.ts';
 import { download } from './download.ts';
+import { renameRow } from '../../core/metrics/lookup.ts';
 
 /** How long a deleted run can be brought back, ms. */
 export const UNDO_DELETE_MS = 10_000;
@@ -202,6 +203,10 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
       const base = safeFileName(run.info.name);
       if (kind === 'csv') download(`${base}.metrics.csv`, metricsToCsv(run.metrics), 'text/csv');
       else if (kind === 'metrics-jsonl') download(`${base}.metrics.jsonl`, metricsToJsonl(run.metrics), 'application/x-ndjson');
+      else if (kind === 'metrics-jsonl-trl' || kind === 'metrics-jsonl-verl') {
+        const naming = kind === 'metrics-jsonl-trl' ? 'trl' : 'verl';
+        download(`${base}.metrics.${naming}.jsonl`, metricsToJsonl(run.metrics.map((r) => renameRow(r, naming) as Record<string, number>)), 'application/x-ndjson');
+      }
       else if (kind === 'trajectories-jsonl') download(`${base}.trajectories.jsonl`, trajectoriesToJsonl(run.trajectories), 'application/x-ndjson');
       else if (kind === 'config') {
         // A config has one reward code: a run whose code changed mid-run exports the code it

@@ -343,7 +343,7 @@ const WARM: ChartSpec[] = [
     id: 'warm-prob',
     title: 'Expert-token probability',
     help: "Mean probability the model gives the expert's next token. A plateau and then a jump is a skill forming (e.g. copying digits: an induction head).",
-    lines: [{ key: 'imitation/target_prob', label: 'p(expert token)', color: C.green }],
+    lines: [{ key: 'imitation/target_prob_mean', label: 'p(expert token)', color: C.green }],
     domain: [0, 1],
     format: pct,
   },
@@ -423,7 +423,7 @@ const AGENT_CHART_COLORS = [C.red, C.blue, C.teal, C.orange];
  */
 export function agentCharts(agents: readonly string[]): ChartSpec[] {
   if (agents.length < 2) return [];
-  const line = (metric: string, suffix = '') => agents.map((n, i) => ({ key: `agents/${n}/${metric}`, label: `${n.toUpperCase()}${suffix}`, color: AGENT_CHART_COLORS[i % AGENT_CHART_COLORS.length] }));
+  const line = (metric: 'subgoal_rate' | 'adv_abs_mean' | 'entropy', suffix = '') => agents.map((n, i) => ({ key: `agents/${n}/${metric}` as const, label: `${n.toUpperCase()}${suffix}`, color: AGENT_CHART_COLORS[i % AGENT_CHART_COLORS.length] }));
   return [
     {
       id: 'agents-subgoals',
@@ -468,7 +468,7 @@ export function Dashboard() {
   const raw = useStore((s) => s.history);
   const warmHistory = useStore((s) => s.warmHistory);
   const warm = useStore((s) => s.warmStart);
-  const warmData = useMemo(() => thin(warmHistory.map((w) => ({ it: w.step, 'imitation/ce_loss': w.ceLoss, 'imitation/target_prob': w.targetProb }) as MetricPoint)), [warmHistory]);
+  const warmData = useMemo(() => thin(warmHistory.map((w) => ({ it: w.step, 'imitation/ce_loss': w.ceLoss, 'imitation/target_prob_mean': w.targetProb }) as MetricPoint)), [warmHistory]);
   // While a run starts (its phase, or the warm start), the RL charts say so instead of "Press Start".
   const emptyNote = useStartNote();
   // After a warm start, every RL chart marks where RL took over from imitation.

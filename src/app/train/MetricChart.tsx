@@ -12,6 +12,7 @@ import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useElementSize } from '../ui/useElementSize.ts';
 import { bandPath, linePath, linear, niceTicks, yRange } from './plot.ts';
 import type { MetricPoint } from './trainState.ts';
+import type { MetricKey } from '../../core/metrics/registry.ts';
 
 /** Points drawn per chart; longer histories are thinned evenly (the last point always kept). */
 export const MAX_POINTS = 200;
@@ -77,7 +78,8 @@ export function useStaggered<T>(data: T, target: React.RefObject<HTMLElement | n
 }
 
 export interface LineSpec {
-  key: string;
+  /** A declared metric key (core/metrics/registry.ts): a chart cannot draw a key no run logs. */
+  key: MetricKey;
   label: string;
   color: string;
   /** A secondary line: thinner and lighter (not dashed: dashes make recharts measure path lengths). */
@@ -91,7 +93,7 @@ export interface ChartSpec {
   help: string;
   lines: LineSpec[];
   /** [low key, high key] of a shaded band. */
-  band?: [string, string];
+  band?: [MetricKey, MetricKey];
   domain?: [number | 'auto', number | 'auto'];
   /** Horizontal reference line, e.g. a maximum. */
   ref?: { y: number; label: string };

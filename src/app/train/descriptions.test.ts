@@ -34,7 +34,7 @@ describe('preset descriptions name only charts the dashboard has', () => {
     const env = makeEnv(r.config.env.id, r.config.env.kwargs);
     const numActions = r.config.model.kind === 'transformer' ? 0 : env.spec.actionSpace.kind === 'discrete' ? env.spec.actionSpace.n : 0;
     const charts = dashboardCharts(r.config, env.spec.maxSteps, numActions, env.spec.agents);
-    const keys = new Set(Object.values(charts).flatMap((cs) => cs.flatMap((c) => c.lines.map((l) => l.key))));
+    const keys = new Set<string>(Object.values(charts).flatMap((cs) => cs.flatMap((c) => c.lines.map((l) => l.key))));
     const titles = new Set([...Object.keys(charts), ...Object.values(charts).flatMap((cs) => cs.map((c) => c.title.toLowerCase()))]);
     const wanted = [...(p.description.match(METRIC) ?? []), ...PHRASES.filter(([re]) => re.test(p.description)).map(([, k]) => k)];
     for (const k of wanted) expect(keys.has(k), `${p.id} mentions ${k}; its dashboard draws ${[...keys].join(', ')}`).toBe(true);

@@ -31,7 +31,7 @@ describe('chart summary for screen readers', () => {
   it("names each line's latest value, where it started and its range, over the iterations", async () => {
     const { chartSummary } = await import('./MetricChart.tsx');
     const pct = (v: number) => `${Math.round(v * 100)}%`;
-    const spec = { title: 'Success rate', lines: [{ key: 'episode/success_rate', label: 'success', color: '#000' }] };
+    const spec = { title: 'Success rate', lines: [{ key: 'episode/success_rate' as const, label: 'success', color: '#000' }] };
     const data = [0.03, 0.5, 0.85, 0.82].map((v, i) => ({ it: i, 'episode/success_rate': v }));
     expect(chartSummary(spec, data, pct)).toBe('Success rate: success 82% (from 3%, range 3% to 85%) over 4 iterations');
     expect(chartSummary(spec, [{ it: 0 }], pct)).toBe('Success rate: no values over 1 iteration');

@@ -72,6 +72,9 @@ describe('buildIterationMetrics', () => {
     // Terms: outcome (1 + 0 + 1)/3, length −0.5/3.
     expect(m['reward/outcome/mean']).toBeCloseTo(2 / 3, 12);
     expect(m['reward/length/mean']).toBeCloseTo(-1 / 6, 12);
+    // Per-term sample std: outcome [1, 0, 1] (mean 2/3, Σ dev² = 2/3, /2 → 1/3); length [0, 0, −0.5] (mean −1/6, Σ dev² = 1/6, /2 → 1/12).
+    expect(m['reward/outcome/std']).toBeCloseTo(Math.sqrt(1 / 3), 12);
+    expect(m['reward/length/std']).toBeCloseTo(Math.sqrt(1 / 12), 12);
     expect(m['episode/success_rate']).toBeCloseTo(2 / 3, 12);
     expect(m['episode/length_mean']).toBe(20); // tokens (10 + 20 + 30)/3
     expect(m['episode/turns_mean']).toBe(4); // steps (3 + 5 + 4)/3

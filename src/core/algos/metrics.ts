@@ -1,10 +1,11 @@
 /**
- * Per-iteration metrics with the names of ARCHITECTURE.md's metric table: one flat object per training iteration,
- * written as a `metrics.jsonl` line by the CLI and charted by the UI. The key strings live
- * only here (`METRIC_KEYS`) so the two never drift apart.
+ * The standard per-iteration metrics: one flat object per training iteration, written as a
+ * `metrics.jsonl` line by the CLI and charted by the UI. Every key is declared, with its doc,
+ * unit and families, in metrics/registry.ts; `METRIC_KEYS` names the ones built here.
  *
  * Definitions that the table leaves open, fixed here:
- * - `reward/std` is the sample std (N−1), like every std in this project (stats.ts).
+ * - `reward/std` and each `reward/<term>/std` are sample stds (N−1), like every std in this
+ *   project (stats.ts).
  * - `episode/length_mean` is policy tokens per episode (for grids, one token per step, so steps);
  *   `episode/turns_mean` is env steps (turns) per episode.
  * - `tools/call_frequency` is tool calls per episode; `tools/failure_frequency` is failed calls /
@@ -21,6 +22,7 @@ import type { EpisodeRecord, ShapedReward } from '../reward/shaping.ts';
 import { klK3, type PolicyLossResult } from './losses.ts';
 import type { StalenessResult, TisResult } from './offpolicy.ts';
 import type { GroupStats } from './sampling.ts';
+import type { IterationKey } from '../metrics/registry.ts';
 import { describe, explainedVariance, masked, mean, std, type Numbers } from './stats.ts';
 
 export const METRIC_KEYS = {
@@ -64,7 +66,7 @@ export const METRIC_KEYS = {
   learnerIdleRatio: 'perf/learner_idle_ratio',
   rolloutIdleRatio: 'perf/rollout_idle_ratio',
   kvCacheHitRate: 'perf/kv_cache_hit_rate',
-} as const;
+} as const satisfies Record<string, IterationKey>;
 
 /** Keys beyond the §7 table, produced by dynamic sampling and the shaping schedule. */
 export const EXTRA_METRIC_KEYS = {
@@ -76,17 +78,23 @@ export const EXTRA_METRIC_KEYS = {
   shapingStage: 'schedule/stage',
   /** Failure runs (failed tool calls in a row) that a successful call ended, over all failure runs. */
   toolRecoveryRate: 'tools/recovery_rate',
-} as const;
+} as const satisfies Record<string, IterationKey>;
 
 /** `reward/<term>/mean`: one shaping term's mean contribution over the batch's episodes. */
 export function rewardTermKey(term: string): `reward/${string}/mean` {
   return `reward/${term}/mean`;
 }
 
+/** `reward/<term>/std`: the sample std (N−1) of that term over the batch's episodes (TRL's `rewards/<func>/std`). */
+export function rewardTermStdKey(term: string): `reward/${string}/std` {
+  return `reward/${term}/std`;
+}
+
 export type MetricKey =
   | (typeof METRIC_KEYS)[keyof typeof METRIC_KEYS]
   | (typeof EXTRA_METRIC_KEYS)[keyof typeof EXTRA_METRIC_KEYS]
-  | `reward/${string}/mean`;
+  | `reward/${string}/mean`
+  | `reward/${string}/std`;
 
 export type IterationMetrics = Partial<Record<MetricKey, number>>;
 
@@ -169,7 +177,11 @@ export function buildIterationMetrics(inp: IterationMetricInputs): IterationMetr
     m[K.rewardMax] = r.max;
     const terms = new Set<string>();
     for (const e of eps) for (const k of Object.keys(e.terms ?? {})) terms.add(k);
-    for (const k of terms) m[rewardTermKey(k)] = mean(eps.map((e) => e.terms?.[k] ?? 0));
+    for (const k of terms) {
+      const xs = eps.map((e) => e.terms?.[k] ?? 0);
+      m[rewardTermKey(k)] = mean(xs);
+      m[rewardTermStdKey(k)] = std(xs);
+    }
     m[K.successRate] = mean(eps.map((e) => (e.success ? 1 : 0)));
     m[K.lengthMean] = mean(eps.map((e) => e.policyTokens));
     m[K.turnsMean] = mean(eps.map((e) => e.steps));

@@ -71,7 +71,7 @@ export function stepGroupAdvantages(group: readonly StepGroupEpisode[], o: StepG
 /**
  * GiGPO advantages per step for a batch of groups (group-major, `groupSize` episodes each):
  * the GRPO episode advantage of each episode's total reward plus ω times its step advantage.
- * `groups/step_groups_per_group` and `groups/grouped_step_share` say how much step credit there was.
+ * `groups/step_groups_mean` and `groups/grouped_step_share` say how much step credit there was.
  */
 export function gigpoAdvantages(
   episodes: readonly StepGroupEpisode[],

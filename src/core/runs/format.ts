@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { MAX_REWARD_CODE_CHARS, parseRunConfig, type RunConfig } from '../presets/schema.ts';
 import { checkpointFromJson, checkpointToJson, type Checkpoint } from './checkpoint.ts';
 import { editsForVersions, rewardVersions, type CodeVersion } from '../reward/versions.ts';
+import { rowToOurs } from '../metrics/lookup.ts';
 
 /** The `format` field of a run file. */
 export const RUN_FILE_FORMAT = 'agentic-rl-playground/run';
@@ -483,7 +484,8 @@ export function parseCliFolder(files: readonly ImportFile[], name: string | null
     run: {
       info: { name: name ?? `${config.id} · seed ${config.seed} (CLI)`, tags: ['cli'], note: '', createdAt: now, updatedAt: now, status: complete ? 'finished' : 'interrupted', error: null, liveEdits, source: 'import' },
       config,
-      metrics: m.rows,
+      // Rows written with --metric-names trl|verl come back in our names (the charts read ours).
+      metrics: m.rows.map((r) => rowToOurs(r)),
       trajectories,
       checkpoint,
     },

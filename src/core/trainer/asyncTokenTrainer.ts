@@ -62,6 +62,7 @@ import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
 import { shapeTokenEpisode, shiftedBatch, shiftedVersions } from '../update/tokenBatch.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
 import { buildTextStepRecords } from '../reward/stepRecord.ts';
+import { keepApplicable } from '../metrics/lookup.ts';
 import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { referenceAndKlReward, tokenAdvantages, tokenWeights } from '../update/tokenAdvantages.ts';
 import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
@@ -520,6 +521,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       ...budget,
     } as IterationReport<TokenEpisode>['metrics'];
     addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
+    keepApplicable(metrics, { family: 'tool', policy: 'token' });
     this.lastStats = { ...st };
     this.lateAborted = 0;
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };

@@ -42,6 +42,7 @@ import { flattenSteps, klRewardSteps, rowLogprobs, stepAdvantages, stepOffPolicy
 import { runStepUpdate, type StepUpdateResult } from '../update/stepUpdate.ts';
 import type { StepTrainerConfig } from './stepConfig.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
+import { keepApplicable, type MetricRun } from '../metrics/lookup.ts';
 import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { buildGridStepRecords } from '../reward/stepRecord.ts';
 import type { GridEnv } from '../envs/types.ts';
@@ -53,6 +54,9 @@ export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engin
 
 /** User reward terms for a run (reward lab); defined beside the shared scoring helper. */
 export type { RewardLab } from '../reward/userTerms.ts';
+
+/** A grid env played by an MLP, one action per env step: what decides which metric keys apply. */
+const GRID_STEP_RUN: MetricRun = { family: 'grid', policy: 'step' };
 
 export const serialPoolFactory: PoolFactory = async (model, weights, engine) => new SerialRolloutPool({ engine, model, weights });
 
@@ -389,6 +393,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
       metrics['remax/greedy_reward_mean'] = greedy.totals.reduce((a, b) => a + b, 0) / Math.max(1, greedy.totals.length);
       metrics['remax/greedy_success_rate'] = greedy.success;
     }
+    keepApplicable(metrics, GRID_STEP_RUN);
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
   }
 
@@ -404,6 +409,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
       ...(this.agentNames ? agentCreditMetrics(this.agentNames, [], [], c.sampled) : {}),
     };
     this.rewardLabMetrics(m, this.rewardLab?.version ?? 0);
+    keepApplicable(m, GRID_STEP_RUN);
     return { iteration: it, metrics: m as IterationReport<StepEpisode>['metrics'], episodes: [], episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
   }
 

@@ -39,6 +39,7 @@ import { referenceAndKlReward, tokenAdvantages, tokenWeights, valueTargets } fro
 import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
 import { buildTextStepRecords } from '../reward/stepRecord.ts';
+import { keepApplicable } from '../metrics/lookup.ts';
 import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
 
@@ -345,6 +346,7 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
       'perf/iteration_s': (t3 - t0) / 1000,
     } as IterationReport<TokenEpisode>['metrics'];
     addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
+    keepApplicable(metrics, { family: this.envs[0].spec.family, policy: 'token' });
     return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
   }
 

@@ -1,0 +1,40 @@
+/**
+ * The registry as Markdown: ARCHITECTURE.md's metric table and the README's table of TRL / veRL
+ * names (written by `npm run docs:metrics`; a test fails when either is out of date).
+ */
+import { METRICS, type MetricDecl } from './registry.ts';
+
+const ALL: readonly MetricDecl[] = METRICS;
+
+/** A table cell: pipes escaped (docs say |advantage|), code spans for names. */
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+const code = (s: string | undefined) => (s ? `\`${s}\`` : '');
+
+/** Which runs log a key, in words. */
+function runs(d: MetricDecl): string {
+  if (d.stream === 'chart') return 'none: drawn by the app';
+  const fam = d.families.length === 2 ? null : d.families[0];
+  const pol = d.policies.length === 2 ? null : d.policies[0];
+  let who: string;
+  if (!fam && !pol) who = 'all runs';
+  else if (!fam) who = pol === 'step' ? 'grid MLP runs' : 'token runs';
+  else if (fam === 'tool') who = 'tool runs';
+  else who = pol === 'step' ? 'grid MLP runs' : pol === 'token' ? 'grids as text' : 'grid runs';
+  if (d.stream === 'warm-start') who += ', each warm-start step';
+  return d.when ? `${who}; ${d.when}` : who;
+}
+
+/** Every declared key: key, unit, the runs that log it, its meaning, and its TRL and veRL names. */
+export function metricTableMarkdown(): string {
+  const rows = ALL.map((d) => {
+    const meaning = d.anchorNote ? `${d.doc} (anchors: ${d.anchorNote})` : d.doc;
+    return `| ${code(d.key)} | ${d.unit} | ${cell(runs(d))} | ${cell(meaning)} | ${code(d.trl)} | ${code(d.verl)} |`;
+  });
+  return ['| key | unit | logged by | meaning | TRL | veRL |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The keys with an anchor name: what `--metric-names trl|verl` renames. */
+export function anchorTableMarkdown(): string {
+  const rows = ALL.filter((d) => d.trl || d.verl).map((d) => `| ${code(d.key)} | ${code(d.trl)} | ${code(d.verl)} |`);
+  return ['| ours | TRL (`--metric-names trl`) | veRL (`--metric-names verl`) |', '|---|---|---|', ...rows].join('\n');
+}
