@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ALGO_CONFIG, defaultsFor, parseAlgoConfig } from './config.ts';
-import { sequenceAdvantages } from './advantages.ts';
+import { sequenceAdvantages } from './registry/index.ts';
 import { trainStepOptions } from '../update/hyper.ts';
 
 const messages = (x: unknown): string[] => {

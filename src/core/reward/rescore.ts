@@ -16,8 +16,9 @@
  * Advantages are recomputed from the totals with the run's own estimator (algos/advantages.ts),
  * old and new alike, so both sides of a comparison come from the same formula.
  */
-import { gae, sequenceAdvantages } from '../algos/advantages.ts';
-import type { AlgoConfig } from '../algos/config.ts';
+import { gae } from '../algos/advantages.ts';
+import { algoDescriptor, sequenceAdvantages } from '../algos/registry/index.ts';
+import { DEFAULT_ALGO_CONFIG, type AlgoConfig } from '../algos/config.ts';
 import { mean, std } from '../algos/stats.ts';
 
 /** One frozen episode: what replays it (env + seed + actions) and what the run scored it. */
@@ -162,12 +163,13 @@ export function groupAdvantages(algo: RescoreAlgo, episodes: readonly Pick<Froze
     if (g) g.push(i);
     else groups.set(key, [i]);
   });
-  const est = { ...algo, algo: algo.algo === 'gigpo' ? ('grpo' as const) : algo.algo };
+  // The fields a frozen buffer does not record are not read by episode-level estimators.
+  const est = { ...DEFAULT_ALGO_CONFIG, ...algo };
   for (const idx of groups.values()) {
     const r = idx.map((i) => totals[i]);
     let adv: ArrayLike<number>;
     try {
-      adv = sequenceAdvantages({ ...est, groupSize: idx.length }, r).advantages;
+      adv = sequenceAdvantages(est, r, undefined, undefined, idx.length, true).advantages;
     } catch {
       adv = new Float64Array(idx.length);
     }
@@ -198,7 +200,8 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
   let oldAdv: ArrayLike<number>;
   let newAdv: ArrayLike<number>;
   let advantageNote: string;
-  if (algo.algo === 'ppo') {
+  const kind = algoDescriptor(algo.algo).advantage.kind;
+  if (kind === 'gae') {
     oldAdv = episodes.map((ep) => ep.advantage);
     newAdv = episodes.map((ep, i) => {
       const T = ep.actions.length;
@@ -210,7 +213,7 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
       return ep.advantage + (g.advantages[0] ?? 0);
     });
     advantageNote = `PPO: each episode's first-step GAE advantage (γ ${algo.gamma}, λ ${algo.lambda}) with the critic's values held fixed, before batch normalisation`;
-  } else if (algo.algo === 'remax') {
+  } else if (kind === 'greedy-baseline') {
     // The greedy baseline episodes are not in the frozen buffer: their reward is held at its old
     // value, so each advantage moves by exactly its return's change.
     oldAdv = episodes.map((ep) => ep.advantage);
@@ -222,7 +225,7 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
     advantageNote =
       algo.algo === 'reinforce'
         ? 'REINFORCE: return minus the mean return of its batch'
-        : `${algo.algo.toUpperCase()}: group-relative, within each batch's groups${algo.algo === 'gigpo' ? ' (the episode-level part only)' : ''}`;
+        : `${algo.algo.toUpperCase()}: group-relative, within each batch's groups${kind === 'step-groups' ? ' (the episode-level part only)' : ''}`;
   }
 
   const rescored: RescoredEpisode[] = episodes.map((_, i) => ({ oldReturn: oldReturn[i], newReturn: newReturn[i], oldAdv: oldAdv[i], newAdv: newAdv[i], flip: oldAdv[i] * newAdv[i] < 0 }));
