@@ -47,6 +47,7 @@ describe('re-scoring statistics', () => {
     const r = groupAdvantages(defaultsFor('reinforce'), [ep(0, -1, 1, 1), ep(0, -1, 0, 1), ep(1, -1, 5, 1)], [1, 0, 5]);
     expect(Array.from(r)).toEqual([0.5, -0.5, 0]);
   });
+
 });
 
 describe('rescoreBuffer', () => {

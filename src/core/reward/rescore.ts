@@ -147,31 +147,44 @@ const sumOf = (v: ArrayLike<number> | undefined) => {
 export type RescoreAlgo = Pick<AlgoConfig, 'algo' | 'groupSize' | 'normalizeStd' | 'stdEps' | 'baseline' | 'baselineDecay' | 'gamma' | 'lambda'>;
 
 /**
- * Per-episode advantages of `totals` with the run's sequence-level estimator, group by group:
- * a group is the episodes of one batch (iteration) with one `group` index (group −1, from
- * algorithms without groups, is the whole batch). Each group is passed to `sequenceAdvantages`
- * on its own with its own size, so a buffer holding part of a batch still gets its groups' math.
- * REINFORCE's EMA baseline is not replayed: its first-batch form (the batch mean) is used.
- * GiGPO: its episode-level part (GRPO's). A group RLOO cannot score (size 1) gets 0.
+ * Per-episode advantages of `totals` with the run's sequence-level estimator, batch by batch: a
+ * batch is the episodes of one iteration, split into its `group` indices (group −1, from
+ * algorithms without groups, is the whole batch), so a buffer holding part of a batch still gets
+ * its groups' math, and a batch-wide step (REINFORCE++'s normalisation over the batch's steps,
+ * each episode weighing its `actions` count) sees the batch. REINFORCE's EMA baseline is not
+ * replayed: its first-batch form (the batch mean) is used. GiGPO: its episode-level part (GRPO's).
+ * A group the estimator cannot score (RLOO's group of one) gets 0, the rest of its batch group by group.
  */
-export function groupAdvantages(algo: RescoreAlgo, episodes: readonly Pick<FrozenEpisode, 'iteration' | 'group'>[], totals: ArrayLike<number>): Float64Array {
+export function groupAdvantages(algo: RescoreAlgo, episodes: readonly (Pick<FrozenEpisode, 'iteration' | 'group'> & { actions?: readonly number[] })[], totals: ArrayLike<number>): Float64Array {
   const out = new Float64Array(episodes.length);
-  const groups = new Map<string, number[]>();
+  const batches = new Map<number, Map<number, number[]>>();
   episodes.forEach((ep, i) => {
-    const key = `${ep.iteration}:${ep.group}`;
-    const g = groups.get(key);
+    const groups = batches.get(ep.iteration) ?? new Map<number, number[]>();
+    batches.set(ep.iteration, groups);
+    const g = groups.get(ep.group);
     if (g) g.push(i);
-    else groups.set(key, [i]);
+    else groups.set(ep.group, [i]);
   });
   // The fields a frozen buffer does not record are not read by episode-level estimators.
   const est = { ...DEFAULT_ALGO_CONFIG, ...algo };
-  for (const idx of groups.values()) {
-    const r = idx.map((i) => totals[i]);
+  const score = (idx: readonly number[], sizes: readonly number[]): ArrayLike<number> => {
+    const positions = episodes.every((ep) => ep.actions) ? idx.map((i) => episodes[i].actions!.length) : undefined;
+    return sequenceAdvantages(est, idx.map((i) => totals[i]), undefined, positions, sizes, true).advantages;
+  };
+  for (const groups of batches.values()) {
+    const members = [...groups.values()];
+    const idx = members.flat();
     let adv: ArrayLike<number>;
     try {
-      adv = sequenceAdvantages(est, r, undefined, undefined, idx.length, true).advantages;
+      adv = score(idx, members.map((g) => g.length));
     } catch {
-      adv = new Float64Array(idx.length);
+      adv = members.flatMap((g) => {
+        try {
+          return Array.from(score(g, [g.length]));
+        } catch {
+          return g.map(() => 0);
+        }
+      });
     }
     idx.forEach((i, k) => (out[i] = adv[k]));
   }
@@ -223,7 +236,7 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
     oldAdv = groupAdvantages(algo, episodes, oldReturn);
     newAdv = groupAdvantages(algo, episodes, newReturn);
     advantageNote =
-      algo.algo === 'reinforce'
+      !algoDescriptor(algo.algo).group
         ? 'REINFORCE: return minus the mean return of its batch'
         : `${algo.algo.toUpperCase()}: group-relative, within each batch's groups${kind === 'step-groups' ? ' (the episode-level part only)' : ''}`;
   }
