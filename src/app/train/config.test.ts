@@ -83,11 +83,13 @@ describe('reward weights and token-policy fields', () => {
   });
   it("the algorithm select lists the registry's algorithms, group ones first; γ, λ and ω show for the algorithms that read them", () => {
     const select = FIELDS.find((f) => f.path === 'algo.algo')!.input;
-    expect(select.kind === 'select' && select.options.map((o) => o.value)).toEqual(['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo', 'remax', 'reinforce', 'ppo']);
+    expect(select.kind === 'select' && select.options.map((o) => o.value)).toEqual(['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp', 'reinforce', 'ppo']);
+    expect(select.kind === 'select' && select.options.find((o) => o.value === 'reinforcepp')!.label).toMatch(/REINFORCE\+\+/);
     const as = (algo: string) => shown(setField(grid, 'algo.algo', algo));
-    expect(['ppo', 'gigpo', 'grpo'].map((a) => ['algo.gamma', 'algo.lambda', 'algo.stepAdvantageWeight', 'algo.groupSize'].filter((p) => as(a).includes(p)))).toEqual([
+    expect(['ppo', 'gigpo', 'grpo', 'reinforcepp'].map((a) => ['algo.gamma', 'algo.lambda', 'algo.stepAdvantageWeight', 'algo.groupSize'].filter((p) => as(a).includes(p)))).toEqual([
       ['algo.gamma', 'algo.lambda'],
       ['algo.gamma', 'algo.stepAdvantageWeight', 'algo.groupSize'],
+      ['algo.groupSize'],
       ['algo.groupSize'],
     ]);
   });

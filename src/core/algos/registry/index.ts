@@ -13,12 +13,13 @@ import { gspo } from './gspo.ts';
 import { grpo } from './grpo.ts';
 import { ppo } from './ppo.ts';
 import { reinforce } from './reinforce.ts';
+import { reinforcepp } from './reinforcepp.ts';
 import { remax } from './remax.ts';
 import { rloo } from './rloo.ts';
 import type { AlgoDescriptor, AlgoSettings, AlgoTarget } from './types.ts';
 
 /** Every algorithm, in the order the config's error messages list them. */
-export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax] as const;
+export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp] as const;
 
 /** An algorithm's name (`algo.algo`). */
 export type Algo = (typeof ALGO_DESCRIPTORS)[number]['name'];
