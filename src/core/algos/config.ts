@@ -37,7 +37,7 @@ export interface AlgoConfig {
   gamma: number;
   /** GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy). */
   lambda: number;
-  /** GRPO: divide group-relative advantages by the group's sample std. Default: true for grpo, cispo and gspo. */
+  /** GRPO: divide group-relative advantages by the group's sample std. Default and allowed: the algorithms whose descriptor has groupStd (grpo, cispo, gspo, gigpo). */
   normalizeStd: boolean;
   /** Added to the group std before dividing, so all-equal groups give 0 instead of 0/0. */
   stdEps: number;

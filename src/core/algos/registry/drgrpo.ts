@@ -10,11 +10,8 @@ export const drgrpo = defineAlgo({
   label: 'Dr. GRPO',
   help: "'drgrpo': GRPO without the std division and with a constant loss normaliser (no length or difficulty bias).",
   advantage: { kind: 'episode', estimate: perGroup((r, g) => drGrpoAdvantages(r, g)) },
-  loss: { objective: 'clip', aggregation: 'constant' },
+  loss: { aggregation: 'constant' },
   group: true,
-  groupStd: false,
-  critic: false,
-  updateEpochs: 1,
   check: (c) =>
     [
       ...(c.normalizeStd ? [{ path: 'normalizeStd', message: "Dr.GRPO does not divide by the group std; use algo 'grpo' for that" }] : []),

@@ -3,8 +3,8 @@
  * taken in the same state across the group (`gigpoAdvantages`, algos/stepGroups.ts). The anchor
  * state is the grid observation (heading + view), so it needs the grid trainer's step records.
  */
-import { grpoAdvantages } from '../advantages.ts';
-import { defineAlgo, perGroup } from './types.ts';
+import { grpoEstimator } from './grpo.ts';
+import { defineAlgo } from './types.ts';
 
 const GRID_ONLY = "gigpo groups steps by the grid observation they were taken in: it runs on grid envs with the 'mlp' policy";
 
@@ -12,12 +12,9 @@ export const gigpo = defineAlgo({
   name: 'gigpo',
   label: 'GiGPO (GRPO + step groups)',
   help: "'gigpo': GRPO plus step-level credit: steps taken from the same state in a group are compared by their return from there; grid + MLP.",
-  advantage: { kind: 'step-groups', episodePart: perGroup((r, g, c) => grpoAdvantages(r, g, { normalizeStd: c.normalizeStd, eps: c.stdEps })) },
-  loss: { objective: 'clip', aggregation: 'token' },
+  advantage: { kind: 'step-groups', episodePart: grpoEstimator },
   group: true,
   groupStd: true,
-  critic: false,
-  updateEpochs: 1,
   fields: ['stepAdvantageWeight', 'gamma'],
   refuses: { 'grid-text': GRID_ONLY, tool: GRID_ONLY },
   metrics: [

@@ -14,9 +14,5 @@ export const reinforce = defineAlgo({
       return { advantages: r.advantages, ema: r.state ?? b.ema };
     },
   },
-  loss: { objective: 'clip', aggregation: 'token' },
   group: false,
-  groupStd: false,
-  critic: false,
-  updateEpochs: 1,
 });

@@ -58,9 +58,5 @@ export const reinforcepp = defineAlgo({
     kind: 'episode',
     estimate: (_cfg, b: EpisodeBatch) => ({ advantages: whitenOverPositions(centred(b.rewards, groupSizes(b.groupSize, b.rewards.length, 'reinforcepp')), b.positions), ema: b.ema }),
   },
-  loss: { objective: 'clip', aggregation: 'token' },
   group: true,
-  groupStd: false,
-  critic: false,
-  updateEpochs: 1,
 });

@@ -10,11 +10,7 @@ export const remax = defineAlgo({
   label: 'ReMax (greedy baseline)',
   help: "'remax': each episode's reward minus that of one greedy episode from the same start: one extra rollout per group instead of a critic; grid + MLP.",
   advantage: { kind: 'greedy-baseline' },
-  loss: { objective: 'clip', aggregation: 'token' },
   group: true,
-  groupStd: false,
-  critic: false,
-  updateEpochs: 1,
   refuses: {
     'grid-text': "remax's greedy baseline episode is played by the grid trainer: it runs on grid envs with the 'mlp' policy",
     tool: "remax's greedy baseline episode is played by the grid trainer: it runs on grid envs with the 'mlp' policy",

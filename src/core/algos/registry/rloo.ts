@@ -7,10 +7,6 @@ export const rloo = defineAlgo({
   label: 'RLOO (leave-one-out)',
   help: "'rloo': each episode's reward minus the mean of the other episodes of its group (unbiased leave-one-out baseline).",
   advantage: { kind: 'episode', estimate: perGroup((r, g) => rlooAdvantages(r, g)) },
-  loss: { objective: 'clip', aggregation: 'token' },
   group: true,
-  groupStd: false,
-  critic: false,
-  updateEpochs: 1,
   groupOfOne: 'a leave-one-out baseline needs another episode in the group',
 });

@@ -143,9 +143,30 @@ export interface AlgoDescriptor<N extends string = string> {
   charts?: readonly AlgoChart[];
 }
 
-/** Keeps a descriptor's name as a literal type, so the registry's names form the `Algo` union. */
-export function defineAlgo<const N extends string>(d: AlgoDescriptor<N>): AlgoDescriptor<N> {
-  return d;
+/** A descriptor as written: the fields most algorithms share may be left out (`defineAlgo` fills them). */
+export type AlgoSpec<N extends string> = Omit<AlgoDescriptor<N>, 'loss' | 'groupStd' | 'critic' | 'updateEpochs'> & {
+  /** Default: PPO's clipped surrogate, 'token' aggregation. */
+  loss?: Partial<LossOptions>;
+  /** Default false. */
+  groupStd?: boolean;
+  /** Default false. */
+  critic?: boolean;
+  /** Default 1 (on-policy). */
+  updateEpochs?: number;
+};
+
+/**
+ * A descriptor from its spec, the shared defaults filled; keeps the name as a literal type, so
+ * the registry's names form the `Algo` union.
+ */
+export function defineAlgo<const N extends string>(spec: AlgoSpec<N>): AlgoDescriptor<N> {
+  return {
+    ...spec,
+    loss: { objective: 'clip', aggregation: 'token', ...spec.loss },
+    groupStd: spec.groupStd ?? false,
+    critic: spec.critic ?? false,
+    updateEpochs: spec.updateEpochs ?? 1,
+  };
 }
 
 /** Group sizes as a list: `groupSize` repeated over n rewards, or the given list (checked to sum to n). */
