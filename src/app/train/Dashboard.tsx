@@ -8,7 +8,7 @@
  */
 import { useStartNote } from './startNote.ts';
 import { memo, useDeferredValue, useMemo, type ReactNode } from 'react';
-import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
+import { algoDescriptor, isAlgo, isGroupAlgo } from '../../core/algos/registry/index.ts';
 import { rewardTermKey } from '../../core/algos/metrics.ts';
 import { SHAPING_TERMS, type ShapingConfig, type ShapingTerm } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
@@ -369,25 +369,17 @@ const Section = memo(function Section({ title, blurb, verdict, specs, data, extr
 
 const LIVE = <LiveRollout />;
 
-/** ReMax's baseline beside what it is subtracted from: a sampled episode beats it or trails it. */
-const REMAX: ChartSpec = {
-  id: 'remax',
-  title: 'ReMax baseline',
-  help: "remax/greedy_reward_mean: the reward of each group's greedy episode (the most likely action at every step, from the group's start), the baseline ReMax subtracts; reward/mean: the sampled episodes' mean. While the greedy line is below the sampled mean, successes stand out as positive advantages; once it is above, most samples trail it and get pushed down (entropy can rise).",
-  lines: [
-    { key: 'reward/mean', label: 'sampled', color: C.indigo },
-    { key: 'remax/greedy_reward_mean', label: 'greedy', color: C.orange },
-  ],
-};
-
-/** GiGPO's step groups: how many distinct states a group's episodes pass through (each one a step group). */
-const STEP_GROUPS: ChartSpec = {
-  id: 'step-groups',
-  title: 'Step groups (GiGPO)',
-  help: "groups/step_groups_mean: distinct states (heading + view) per group of episodes; every step taken from one of them is compared with the group's other steps from the same state by its return from there, and that step advantage is added to the episode's GRPO advantage. Many while the episodes wander (each state a small comparison), few once they converge on one path. The share of steps that got a comparison (groups/grouped_step_share, in metrics.jsonl) stays near 100% on small grids, where episodes keep crossing the same cells.",
-  lines: [{ key: 'groups/step_groups_mean', label: 'states per group', color: C.indigo }],
-  domain: [0, 'auto'],
-};
+/** The algorithm's own charts (its descriptor's), in the dashboard's colours. */
+function algoCharts(name: string): ChartSpec[] {
+  if (!isAlgo(name)) return [];
+  return (algoDescriptor(name).charts ?? []).map((ch) => ({
+    id: ch.id,
+    title: ch.title,
+    help: ch.help,
+    lines: ch.lines.map((l) => ({ key: l.key, label: l.label, color: l.tone === 'primary' ? C.indigo : C.orange })),
+    ...(ch.domain ? { domain: [ch.domain[0], ch.domain[1]] as [number | 'auto', number | 'auto'] } : {}),
+  }));
+}
 
 /** The rollout budget with a prompt pool: episodes spent without gradient, and how unevenly prompts were served. */
 const BUDGET: ChartSpec = {
@@ -456,7 +448,7 @@ export function dashboardCharts(config: { env?: { id: string }; model: { kind: s
   return {
     outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOLS] : [])],
     exploration: exploration(numActions),
-    signal: [...signal(GROUP_ALGOS.includes(config.algo.algo as Algo), config.algo.algo === 'ppo'), ...(config.algo.algo === 'remax' ? [REMAX] : []), ...(config.algo.algo === 'gigpo' ? [STEP_GROUPS] : []), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : []), ...(config.stages?.some((st) => st.distill) ? [DISTILL] : [])],
+    signal: [...signal(isGroupAlgo(config.algo.algo), isAlgo(config.algo.algo) && algoDescriptor(config.algo.algo).critic), ...algoCharts(config.algo.algo), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : []), ...(config.stages?.some((st) => st.distill) ? [DISTILL] : [])],
     shift: SHIFT,
     reward: [PROXY],
     speed: SPEED,
@@ -507,7 +499,7 @@ export function Dashboard() {
   const tokens = config.model.kind === 'transformer';
   const numActions = tokens ? 0 : spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 0;
   const maxSteps = spec?.maxSteps ?? 100;
-  const grouped = GROUP_ALGOS.includes(config.algo.algo as Algo);
+  const grouped = isGroupAlgo(config.algo.algo);
   const data = useMemo(() => thin(history), [history]);
   const agents = spec?.agents;
   const specs = useMemo(() => dashboardCharts(config, maxSteps, numActions, agents), [config, maxSteps, numActions, agents]);

@@ -24,3 +24,18 @@ describe('per-agent charts', () => {
     expect(dashboardCharts(empty, 256, 7, makeEnv('grid/empty-8x8').spec.agents).agents).toEqual([]);
   });
 });
+
+describe("an algorithm's own charts", () => {
+  it("come from its descriptor: ReMax's baseline, GiGPO's step groups, PPO's critic; none for GRPO or REINFORCE++", () => {
+    const base = loadRunConfig('grid-empty-8x8-grpo');
+    const signal = (algo: string) => dashboardCharts({ ...base, algo: { ...base.algo, algo } as typeof base.algo }, 256, 7).signal.map((c) => c.id);
+    const own = (algo: string) => signal(algo).filter((id) => !signal('grpo').includes(id));
+    expect([own('remax'), own('gigpo'), own('reinforcepp')]).toEqual([['remax'], ['step-groups'], []]);
+    const remax = dashboardCharts({ ...base, algo: { ...base.algo, algo: 'remax' } }, 256, 7).signal.find((c) => c.id === 'remax')!;
+    expect(remax.lines.map((l) => [l.key, l.color])).toEqual([
+      ['reward/mean', '#4f46e5'],
+      ['remax/greedy_reward_mean', '#c2410c'],
+    ]);
+    expect(signal('ppo')).toContain('critic');
+  });
+});

@@ -81,6 +81,18 @@ describe('reward weights and token-policy fields', () => {
     expect(shown(grid)).not.toContain('warmStart.steps');
     expect(shown(grid)).toContain('shaping.potential.weight');
   });
+  it("the algorithm select lists the registry's algorithms, group ones first; γ, λ and ω show for the algorithms that read them", () => {
+    const select = FIELDS.find((f) => f.path === 'algo.algo')!.input;
+    expect(select.kind === 'select' && select.options.map((o) => o.value)).toEqual(['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp', 'reinforce', 'ppo']);
+    expect(select.kind === 'select' && select.options.find((o) => o.value === 'reinforcepp')!.label).toMatch(/REINFORCE\+\+/);
+    const as = (algo: string) => shown(setField(grid, 'algo.algo', algo));
+    expect(['ppo', 'gigpo', 'grpo', 'reinforcepp'].map((a) => ['algo.gamma', 'algo.lambda', 'algo.stepAdvantageWeight', 'algo.groupSize'].filter((p) => as(a).includes(p)))).toEqual([
+      ['algo.gamma', 'algo.lambda'],
+      ['algo.gamma', 'algo.stepAdvantageWeight', 'algo.groupSize'],
+      ['algo.groupSize'],
+      ['algo.groupSize'],
+    ]);
+  });
   it("the agents choice is a policy field; 'separate' on a one-agent env is filed under it", () => {
     expect(shown(grid)).toContain('model.agents');
     expect(shown(calc)).not.toContain('model.agents');

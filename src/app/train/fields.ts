@@ -6,7 +6,7 @@
  * Live fields are exactly those StepTrainer.setHyper applies between train steps; changing
  * anything else builds new sessions, so it restarts the run (after a prompt).
  */
-import { GROUP_ALGOS, type Algo } from '../../core/algos/config.ts';
+import { ALGO_DESCRIPTORS, isAlgo, algoDescriptor, isGroupAlgo } from '../../core/algos/registry/index.ts';
 import { MAX_STAGES, type RunConfig } from '../../core/presets/schema.ts';
 import { SHAPING_TERM_DOCS } from '../../core/reward/shaping.ts';
 
@@ -53,7 +53,11 @@ export interface FieldDef {
 /** The form's working copy: a run config (possibly invalid while being edited) plus the backend. */
 export type DraftConfig = Omit<RunConfig, 'algo'> & { algo: RunConfig['algo'] & Record<string, unknown>; backend: 'auto' | 'webgpu' | 'wasm' };
 
-const isGroup = (c: DraftConfig) => GROUP_ALGOS.includes(c.algo.algo as Algo);
+const isGroup = (c: DraftConfig) => isGroupAlgo(c.algo.algo);
+/** Whether the draft's algorithm reads `field` (its descriptor lists it). */
+const reads = (field: 'gamma' | 'lambda' | 'stepAdvantageWeight') => (c: DraftConfig) => isAlgo(c.algo.algo) && (algoDescriptor(c.algo.algo).fields?.includes(field) ?? false);
+/** The algorithm select: group algorithms first, then the rest, each in registry order. */
+const ALGO_OPTIONS = [...ALGO_DESCRIPTORS.filter((d) => d.group), ...ALGO_DESCRIPTORS.filter((d) => !d.group)].map((d) => ({ value: d.name, label: d.label }));
 const isMlp = (c: DraftConfig) => c.model.kind === 'mlp';
 /** Token policies train on tool envs; grid-only and tool-only reward terms follow the policy kind. */
 const isTokens = (c: DraftConfig) => c.model.kind === 'transformer';
@@ -113,21 +117,8 @@ export const FIELDS: readonly FieldDef[] = [
     path: 'algo.algo',
     label: 'Algorithm',
     panel: 'algo',
-    input: {
-      kind: 'select',
-      options: [
-        { value: 'grpo', label: 'GRPO (group-relative)' },
-        { value: 'drgrpo', label: 'Dr. GRPO' },
-        { value: 'rloo', label: 'RLOO (leave-one-out)' },
-        { value: 'cispo', label: 'CISPO (GRPO + clipped IS weight)' },
-        { value: 'gspo', label: 'GSPO (GRPO + sequence ratio)' },
-        { value: 'gigpo', label: 'GiGPO (GRPO + step groups)' },
-        { value: 'remax', label: 'ReMax (greedy baseline)' },
-        { value: 'reinforce', label: 'REINFORCE (baseline)' },
-        { value: 'ppo', label: 'PPO (critic + GAE)' },
-      ],
-    },
-    help: "Advantage estimator: 'reinforce' (baseline), 'grpo', 'drgrpo', 'rloo' (compare episodes within a group from one start), 'ppo' (learned critic + GAE); 'cispo' (GRPO's advantages, but the importance weight is clipped and detached instead of the update, so rare tokens keep their gradient); 'gspo' (GRPO's advantages, clipped on each episode's length-normalised ratio instead of each token's: use clips near 3e-4 / 4e-4); 'gigpo' (GRPO plus step-level credit: steps taken from the same state in a group are compared by their return from there; grid + MLP); 'remax' (each episode's reward minus that of one greedy episode from the same start: one extra rollout per group instead of a critic; grid + MLP).",
+    input: { kind: 'select', options: ALGO_OPTIONS },
+    help: `Advantage estimator: ${ALGO_DESCRIPTORS.map((d) => d.help).join('; ')}.`,
   },
   { path: 'algo.groupSize', label: 'Group size', panel: 'algo', input: { kind: 'int', min: 2, max: 64 }, when: isGroup, help: 'Episodes per group, all from one start state; batch = groups × group size. Bigger groups are likelier to contain both a success and a failure, i.e. a usable signal.' },
   { path: 'algo.lr', label: 'Learning rate', panel: 'algo', input: { kind: 'number', min: 0, step: 0.0001 }, live: true, help: 'Adam learning rate (per update step). Too high and the policy jumps (approx KL spikes); too low and nothing moves.' },
@@ -138,10 +129,10 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'algo.dynamicSampling.enabled', label: 'Dynamic sampling', panel: 'algo', input: { kind: 'bool' }, when: isGroup, help: 'DAPO dynamic sampling: drop groups whose rewards are all equal (zero spread, no gradient) and sample fresh ones, up to the round cap.' },
   { path: 'algo.dynamicSampling.maxRounds', label: 'Max sampling rounds', panel: 'algo', input: { kind: 'int', min: 1, max: 16 }, when: (c) => isGroup(c) && c.algo.dynamicSampling.enabled, help: 'Most sampling rounds per iteration, the first included. Each round costs a full rollout.' },
   { path: 'algo.updateEpochs', label: 'Update epochs', panel: 'algo', input: { kind: 'int', min: 1, max: 32 }, help: 'Passes over each batch (PPO typically 4; group methods 1 = on-policy). More passes reuse data but drift further from the behaviour policy.' },
-  { path: 'algo.stepAdvantageWeight', label: 'Step advantage ω', panel: 'algo', input: { kind: 'number', min: 0, max: 10, step: 0.1 }, when: (c) => c.algo.algo === 'gigpo', help: "GiGPO: weight of the step-level advantage (a step's discounted return against other steps taken from the same state in its group) added to the episode's GRPO advantage; 0 = plain GRPO." },
+  { path: 'algo.stepAdvantageWeight', label: 'Step advantage ω', panel: 'algo', input: { kind: 'number', min: 0, max: 10, step: 0.1 }, when: reads('stepAdvantageWeight'), help: "GiGPO: weight of the step-level advantage (a step's discounted return against other steps taken from the same state in its group) added to the episode's GRPO advantage; 0 = plain GRPO." },
   { path: 'algo.minibatches', label: 'Minibatches', panel: 'algo', input: { kind: 'int', min: 1, max: 64 }, help: 'Minibatches per pass: the batch is split into this many optimizer steps.' },
-  { path: 'algo.gamma', label: 'Discount γ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: (c) => c.algo.algo === 'ppo' || c.algo.algo === 'gigpo', help: 'Discount per step (GAE and potential shaping); 1 = undiscounted episodic return.' },
-  { path: 'algo.lambda', label: 'GAE λ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: (c) => c.algo.algo === 'ppo', help: 'GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy).' },
+  { path: 'algo.gamma', label: 'Discount γ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: reads('gamma'), help: 'Discount per step (GAE and potential shaping); 1 = undiscounted episodic return.' },
+  { path: 'algo.lambda', label: 'GAE λ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: reads('lambda'), help: 'GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy).' },
 
   { path: 'shaping.outcome.weight', label: 'Outcome', panel: 'reward', input: { kind: 'number', min: 0, step: 0.1 }, live: true, help: `${SHAPING_TERM_DOCS.outcome} Weight 1 = the env's reward as is.` },
   { path: 'shaping.progress.weight', label: 'Progress', panel: 'reward', input: { kind: 'number', min: 0, step: 0.05 }, live: true, when: isMlp, help: SHAPING_TERM_DOCS.progress },

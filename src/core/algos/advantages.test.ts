@@ -11,10 +11,10 @@ import {
   normalizeAdvantages,
   reinforceAdvantages,
   rlooAdvantages,
-  sequenceAdvantages,
   type TokenBatch,
 } from './advantages.ts';
 import { defaultsFor } from './config.ts';
+import { sequenceAdvantages } from './registry/index.ts';
 
 const close = (got: ArrayLike<number>, want: number[], digits = 10): void => {
   expect(got.length).toBe(want.length);

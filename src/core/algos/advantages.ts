@@ -18,8 +18,20 @@
  * The loss the train step computes is `Σ_tokens weight_t · ℓ_t(advantage_t, …)`: advantages
  * (what to push) and aggregation weights (how much each token counts) are separate arrays.
  */
-import type { Aggregation, AlgoConfig } from './config.ts';
 import { mean, std, type Numbers } from './stats.ts';
+
+/**
+ * How the per-token losses are summed into one number (the loss is Σ_t weight_t · ℓ_t):
+ * - 'token' (DAPO): every policy token in the batch counts the same, weight 1/N_tokens.
+ *   Long sequences contribute more tokens, hence more gradient.
+ * - 'sequence' (original GRPO): mean over each sequence's tokens, then mean over sequences:
+ *   weight 1/(len_b · n_seqs), where n_seqs counts sequences with ≥ 1 policy token. A token of
+ *   a long sequence counts less (length bias: long wrong answers are penalised less per token).
+ * - 'constant' (Dr.GRPO): weight 1/(n_seqs · L) for a constant L (the generation budget, or T):
+ *   no dependence on any sequence's length, so no length bias; the scale is fixed across batches.
+ *   Here n_seqs = B (all sequences, fixed batch size).
+ */
+export type Aggregation = 'token' | 'sequence' | 'constant';
 
 // ---------------------------------------------------------------------------------------------
 // Sequence-level estimators
@@ -156,64 +168,6 @@ export function normalizeAdvantages(adv: Numbers, mask?: Numbers, eps = 1e-8): F
   const s = std(sel);
   const out = new Float64Array(adv.length);
   for (let i = 0; i < adv.length; i++) if (!mask || mask[i] !== 0) out[i] = (adv[i] - m) / (s + eps);
-  return out;
-}
-
-/**
- * The configured sequence-level estimator. PPO is step-level: use `gae` instead.
- * @param rewards [n] episode rewards, group-major for group algorithms.
- * @param ema the REINFORCE EMA baseline state carried across iterations (ignored otherwise).
- */
-export function sequenceAdvantages(
-  cfg: Pick<AlgoConfig, 'algo' | 'groupSize' | 'normalizeStd' | 'stdEps' | 'baseline' | 'baselineDecay'>,
-  rewards: Numbers,
-  ema: EmaBaselineState = EMA_BASELINE_INIT,
-): { advantages: Float64Array; ema: EmaBaselineState } {
-  switch (cfg.algo) {
-    case 'reinforce': {
-      const b: ReinforceBaseline = cfg.baseline === 'ema' ? { kind: 'ema', decay: cfg.baselineDecay, state: ema } : { kind: 'batch' };
-      const r = reinforceAdvantages(rewards, b);
-      return { advantages: r.advantages, ema: r.state ?? ema };
-    }
-    case 'grpo':
-    case 'cispo':
-    case 'gspo':
-      return { advantages: grpoAdvantages(rewards, cfg.groupSize, { normalizeStd: cfg.normalizeStd, eps: cfg.stdEps }), ema };
-    case 'drgrpo':
-      return { advantages: drGrpoAdvantages(rewards, cfg.groupSize), ema };
-    case 'rloo':
-      return { advantages: rlooAdvantages(rewards, cfg.groupSize), ema };
-    case 'ppo':
-      throw new RangeError('sequenceAdvantages: ppo advantages are per step; use gae()');
-    case 'gigpo':
-      throw new RangeError('sequenceAdvantages: gigpo advantages are per step; use gigpoAdvantages() (algos/stepGroups.ts)');
-    case 'remax':
-      throw new RangeError('sequenceAdvantages: remax needs each group\'s greedy reward; use remaxAdvantages() (algos/remax.ts)');
-  }
-}
-
-/**
- * Group advantages for groups of unequal size (the adaptive rollout budget, algos/budget.ts):
- * the configured group estimator on each group alone, so every episode is compared with its own
- * prompt's mean (GRPO, Dr.GRPO, RLOO, CISPO, GSPO). A group of one gets 0 (GRPO: no spread);
- * RLOO refuses it, as for equal groups.
- * @param rewards [Σ sizes] group-major; @param sizes episodes per group.
- */
-export function unequalGroupAdvantages(
-  cfg: Pick<AlgoConfig, 'algo' | 'groupSize' | 'normalizeStd' | 'stdEps' | 'baseline' | 'baselineDecay'>,
-  rewards: Numbers,
-  sizes: readonly number[],
-): Float64Array {
-  const total = sizes.reduce((a, b) => a + b, 0);
-  if (total !== rewards.length) throw new RangeError(`unequalGroupAdvantages: group sizes sum to ${total}, but there are ${rewards.length} rewards`);
-  if (cfg.algo === 'reinforce') throw new RangeError('unequalGroupAdvantages: reinforce has no groups');
-  const out = new Float64Array(rewards.length);
-  let o = 0;
-  for (const n of sizes) {
-    const part = Array.prototype.slice.call(rewards, o, o + n) as number[];
-    out.set(sequenceAdvantages({ ...cfg, groupSize: n }, part).advantages, o);
-    o += n;
-  }
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allocateBudget, allocationValue, budgetStats, initPromptStats, selectPrompts, successEstimate, updatePromptStats } from './budget.ts';
-import { unequalGroupAdvantages } from './advantages.ts';
+import { unequalGroupAdvantages } from './registry/index.ts';
 import { DEFAULT_ALGO_CONFIG } from './config.ts';
 
 describe('adaptive rollout budget', () => {

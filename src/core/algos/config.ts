@@ -7,51 +7,24 @@
  * parsing, so `{ "algo": "drgrpo" }` alone is a valid Dr.GRPO config.
  */
 import { z } from 'zod';
+import type { Aggregation } from './advantages.ts';
+import { algoDescriptor, ALGOS, GROUP_ALGOS, STD_NORMALIZED, type Algo } from './registry/index.ts';
 
-/**
- * How the per-token losses are summed into one number (the loss is Σ_t weight_t · ℓ_t):
- * - 'token' (DAPO): every policy token in the batch counts the same, weight 1/N_tokens.
- *   Long sequences contribute more tokens, hence more gradient.
- * - 'sequence' (original GRPO): mean over each sequence's tokens, then mean over sequences:
- *   weight 1/(len_b · n_seqs), where n_seqs counts sequences with ≥ 1 policy token. A token of
- *   a long sequence counts less (length bias: long wrong answers are penalised less per token).
- * - 'constant' (Dr.GRPO): weight 1/(n_seqs · L) for a constant L (the generation budget, or T):
- *   no dependence on any sequence's length, so no length bias; the scale is fixed across batches.
- *   Here n_seqs = B (all sequences, fixed batch size).
- */
-export type Aggregation = 'token' | 'sequence' | 'constant';
+export type { Aggregation } from './advantages.ts';
+export { ALGOS, GROUP_ALGOS, type Algo } from './registry/index.ts';
 
 /** Which Monte-Carlo estimator of KL(π‖π_ref) per sampled token (Schulman, "Approximating KL"). */
 export type KlEstimator = 'k1' | 'k3';
 
-export type Algo = 'reinforce' | 'grpo' | 'drgrpo' | 'rloo' | 'ppo' | 'cispo' | 'gspo' | 'gigpo' | 'remax';
-export const ALGOS: readonly Algo[] = ['reinforce', 'grpo', 'drgrpo', 'rloo', 'ppo', 'cispo', 'gspo', 'gigpo', 'remax'];
-/** Algorithms whose advantages compare episodes within a group started from the same seed. */
-export const GROUP_ALGOS: readonly Algo[] = ['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo', 'remax'];
-/** Group algorithms that divide by the group's reward std by default (GRPO's advantages). */
-const STD_NORMALIZED: readonly Algo[] = ['grpo', 'cispo', 'gspo', 'gigpo'];
-
-/**
- * An algorithm's default aggregation: Dr.GRPO's constant normaliser; GSPO's objective
- * (1/G) Σ_i min(s_i·Â_i, clip(s_i)·Â_i), one term per sequence, which is 'sequence' (each
- * sequence weighs 1/G, its tokens 1/(G·|y_i|)); DAPO's 'token' for the rest.
- */
+/** An algorithm's default aggregation (its descriptor's loss options). */
 export function defaultAggregation(algo: Algo): Aggregation {
-  return algo === 'drgrpo' ? 'constant' : algo === 'gspo' ? 'sequence' : 'token';
+  return algoDescriptor(algo).loss.aggregation;
 }
 
 export interface AlgoConfig {
   /**
-   * Advantage estimator and loss: 'reinforce' (baseline), 'grpo', 'drgrpo', 'rloo' (groups), 'ppo'
-   * (critic + GAE) with the clipped surrogate; 'cispo' = GRPO's advantages with CISPO's loss (the
-   * importance weight clipped to [1 − clipLow, 1 + clipHigh] and detached, so every token keeps a
-   * gradient, MiniMax-M1); 'gspo' = GRPO's advantages with GSPO's loss (the clipped surrogate on
-   * the episode's length-normalised ratio, Qwen3; use clips near 3e-4 / 4e-4 as its paper does,
-   * since a sequence's ratio stays much closer to 1 than a token's); 'gigpo' = GRPO's episode
-   * advantage plus a step-level one from steps taken in the same state across the group (GiGPO;
-   * grid envs with the MLP policy); 'remax' = each episode's reward minus the reward of one greedy
-   * (argmax) episode from the group's start, played by the same policy (ReMax; grid + MLP,
-   * synchronous rollouts): a baseline that costs one rollout per group instead of a critic.
+   * Advantage estimator and loss: one of the registered algorithms (algos/registry/, one
+   * descriptor file each, whose help line says what it does and where it runs).
    */
   algo: Algo;
   /** Episodes per group, all from one start state (group algos); batch = groups × groupSize. */
@@ -64,7 +37,7 @@ export interface AlgoConfig {
   gamma: number;
   /** GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy). */
   lambda: number;
-  /** GRPO: divide group-relative advantages by the group's sample std. Default: true for grpo, cispo and gspo. */
+  /** GRPO: divide group-relative advantages by the group's sample std. Default and allowed: the algorithms whose descriptor has groupStd (grpo, cispo, gspo, gigpo). */
   normalizeStd: boolean;
   /** Added to the group std before dividing, so all-equal groups give 0 instead of 0/0. */
   stdEps: number;
@@ -174,9 +147,9 @@ export function defaultsFor(algo: Algo): AlgoConfig {
     dynamicSampling: { ...DEFAULT_ALGO_CONFIG.dynamicSampling },
     tis: { ...DEFAULT_ALGO_CONFIG.tis },
     algo,
-    normalizeStd: STD_NORMALIZED.includes(algo),
+    normalizeStd: algoDescriptor(algo).groupStd,
     aggregation: defaultAggregation(algo),
-    updateEpochs: algo === 'ppo' ? 4 : 1,
+    updateEpochs: algoDescriptor(algo).updateEpochs,
   };
 }
 
@@ -244,26 +217,23 @@ export interface ConfigIssue {
 /** Cross-field rules that a per-field schema cannot express. */
 export function crossCheck(c: AlgoConfig): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  if (GROUP_ALGOS.includes(c.algo) && c.groupSize < 2) {
-    const why = c.algo === 'rloo' ? 'a leave-one-out baseline needs another episode in the group' : 'a group of one has no spread, so every advantage is 0';
+  const d = algoDescriptor(c.algo);
+  if (d.group && c.groupSize < 2) {
+    const why = d.groupOfOne ?? 'a group of one has no spread, so every advantage is 0';
     out.push({ path: 'groupSize', message: `must be ≥ 2 for ${c.algo} (${why}), got ${c.groupSize}` });
   }
-  if (c.normalizeStd && !STD_NORMALIZED.includes(c.algo)) {
-    out.push({ path: 'normalizeStd', message: c.algo === 'drgrpo' ? "Dr.GRPO does not divide by the group std; use algo 'grpo' for that" : `only ${STD_NORMALIZED.join(', ')} divide by the group std (algo is '${c.algo}')` });
+  const own = d.check?.(c) ?? [];
+  if (c.normalizeStd && !d.groupStd && !own.some((i) => i.path === 'normalizeStd')) {
+    out.push({ path: 'normalizeStd', message: `only ${STD_NORMALIZED.join(', ')} divide by the group std (algo is '${c.algo}')` });
   }
-  if (c.algo === 'drgrpo' && c.aggregation === 'sequence') {
-    out.push({ path: 'aggregation', message: "Dr.GRPO removes per-sequence length normalisation; use 'constant' (or 'token')" });
-  }
+  out.push(...own);
   if (c.klCoef > 0 && c.klMode === 'loss' && c.klEstimator === 'k1') {
     out.push({
       path: 'klEstimator',
       message: "k1 as a loss term has a zero-mean gradient on samples from π (it adds only noise); use 'k3' with klMode 'loss', or klMode 'reward' for k1",
     });
   }
-  if (c.algo === 'remax' && c.dynamicSampling.enabled) {
-    out.push({ path: 'dynamicSampling.enabled', message: "ReMax's baseline is one greedy episode per group: a group with no spread can still beat or trail it, so there is nothing to resample; turn dynamic sampling off" });
-  }
-  if (c.dynamicSampling.enabled && !GROUP_ALGOS.includes(c.algo)) {
+  if (c.dynamicSampling.enabled && !d.group) {
     out.push({ path: 'dynamicSampling.enabled', message: `needs a group algorithm (${GROUP_ALGOS.join(', ')}); algo is '${c.algo}'` });
   }
   return out;
@@ -299,9 +269,9 @@ export function parseAlgoConfig(input: unknown): { ok: true; config: AlgoConfig 
     const config: AlgoConfig = {
       ...defaultsFor(d.algo),
       ...d,
-      normalizeStd: d.normalizeStd ?? STD_NORMALIZED.includes(d.algo),
+      normalizeStd: d.normalizeStd ?? algoDescriptor(d.algo).groupStd,
       aggregation: d.aggregation ?? defaultAggregation(d.algo),
-      updateEpochs: d.updateEpochs ?? (d.algo === 'ppo' ? 4 : 1),
+      updateEpochs: d.updateEpochs ?? algoDescriptor(d.algo).updateEpochs,
     };
     issues = crossCheck(config);
     if (issues.length === 0) return { ok: true, config };

@@ -8,6 +8,7 @@
  * call, cheap big matmuls) and the CPU (no dispatch cost, slower arithmetic).
  */
 import { GROUP_ALGOS } from '../algos/config.ts';
+import { algoDescriptor } from '../algos/registry/index.ts';
 import { makeEnv } from '../envs/index.ts';
 import type { TrainStepOptions } from '../update/trainStep.ts';
 import type { PolicyModel } from '../models/types.ts';
@@ -52,14 +53,15 @@ export function probeShapeFor(config: RunConfig): ProbeShape {
   const { algo, rollout } = config;
   const rows = GROUP_ALGOS.includes(algo.algo) ? rollout.groups * algo.groupSize : rollout.episodes;
   const trainStepsPerIteration = Math.max(1, algo.updateEpochs * algo.minibatches);
+  const critic = algoDescriptor(algo.algo).critic;
   const env = makeEnv(config.env.id, config.env.kwargs);
   if (config.model.kind === 'mlp') {
-    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' }, config.model.agents ?? 'shared');
+    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: critic }, config.model.agents ?? 'shared');
     const model = buildPoolModel(spec);
     const towers = spec.config.towers === 2 ? ' ×2 towers' : '';
     const dims = [spec.config.obsDim, ...(config.model.hidden ?? []), spec.config.numActions].join('→') + towers;
     return {
-      key: `mlp ${dims} ${config.model.activation}${algo.algo === 'ppo' ? '+v' : ''} | learn ${rollout.learnerBatch} | roll ${rollout.workers > 0 ? 'workers' : rows}`,
+      key: `mlp ${dims} ${config.model.activation}${critic ? '+v' : ''} | learn ${rollout.learnerBatch} | roll ${rollout.workers > 0 ? 'workers' : rows}`,
       label: `MLP ${dims} (${compact(paramCount(model))} params)`,
       model,
       train: trainStepOptions(algo, rollout.learnerBatch),
@@ -70,13 +72,13 @@ export function probeShapeFor(config: RunConfig): ProbeShape {
     };
   }
   const m = config.model;
-  const model = makeTokenModel(m, algo.algo === 'ppo');
+  const model = makeTokenModel(m, critic);
   const decodeRows = Math.max(1, rollout.kvRows > 0 ? Math.min(rollout.kvRows, rows) : rows);
   return {
     key: `transformer d${m.dModel} L${m.nLayers} h${m.nHeads} ff${m.dFF} ctx${m.context} | learn ${rollout.learnerBatch} | roll ${rollout.workers > 0 ? 'workers' : decodeRows}`,
     label: `transformer d ${m.dModel} × ${m.nLayers} layers, context ${m.context} (${compact(paramCount(model))} params)`,
     model,
-    train: trainStepOptions(algo.algo === 'ppo' ? algo : { ...algo, valueCoef: 0 }, rollout.learnerBatch),
+    train: trainStepOptions(critic ? algo : { ...algo, valueCoef: 0 }, rollout.learnerBatch),
     seqLen: m.context,
     rollout: { kind: 'decode', rows: decodeRows },
     trainStepsPerIteration,

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, GROUP_ALGOS, type Algo, type AlgoConfig } from '../algos/config.ts';
+import { algoDescriptor, algoTarget } from '../algos/registry/index.ts';
 import { ROLLOUT_BUDGET_DEFAULTS as BD } from '../algos/budget.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
 import { mixSeed } from '../util/rng.ts';
@@ -242,7 +243,7 @@ export function parseRunConfig(input: unknown): ParseResult {
     if (!messages.some((m) => m === 'env' || m.startsWith('env.') || m.startsWith('env:'))) messages.push(...envProblems(raw.env));
     return { ok: false, messages };
   }
-  if (algo.config.algo === 'ppo') {
+  if (algoDescriptor(algo.config.algo).advantage.kind === 'gae') {
     const usesPotential = shaping.config.potential.weight !== 0 || (schedule?.ok && schedule.schedule.stages.some((st) => (st.weights.potential ?? 0) !== 0));
     if (usesPotential && shaping.config.potential.gamma !== algo.config.gamma) {
       // F = γΦ(s′) − Φ(s) telescopes (and so keeps the optimal policy) only with the learner's γ.
@@ -452,18 +453,16 @@ function runnable(c: Parsed): string[] {
     if (c.rollout.workers === 1 && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.workers: a token rollout worker serves group algorithms (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}', use 0`);
     if (c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}'`);
   }
-  if (c.algo.algo === 'remax' && !(family === 'grid' && c.model.kind === 'mlp')) out.push("algo.algo: remax's greedy baseline episode is played by the grid trainer: it runs on grid envs with the 'mlp' policy");
-  if (c.algo.algo === 'remax' && c.rollout.mode === 'async') out.push("rollout.mode: remax compares each episode with a greedy one from the same policy version; use 'sync'");
-  if (c.algo.algo === 'gigpo' && !(family === 'grid' && c.model.kind === 'mlp')) {
-    out.push("algo.algo: gigpo groups steps by the grid observation they were taken in: it runs on grid envs with the 'mlp' policy");
-  }
+  // Where the algorithm itself does not run: its descriptor's reasons.
+  const d = algoDescriptor(c.algo.algo);
+  const target = algoTarget(family, c.model.kind);
+  const refusedTarget = d.refuses?.[target];
+  if (refusedTarget) out.push(`algo.algo: ${refusedTarget}`);
+  if (c.rollout.mode === 'async' && d.refuses?.async) out.push(`rollout.mode: ${d.refuses.async}`);
   if (c.model.kind === 'mlp' && c.model.agents === 'separate' && agentCount !== 2) {
     out.push(`model.agents: 'separate' gives each agent of a two-agent env (e.g. grid/switch-door) its own network; ${c.env.id} has ${agentCount === 1 ? 'one agent' : `${agentCount} agents`}, use 'shared'`);
   }
-  if (c.algo.algo === 'gspo' && family === 'grid' && c.model.kind === 'mlp' && c.rollout.learnerBatch < maxSteps) {
-    // An episode's steps are GSPO's sequence: its ratio is over all of them, in one train step.
-    out.push(`rollout.learnerBatch: gspo trains whole episodes per train step (its ratio is over every step of one), so it must hold the longest, ${maxSteps} steps (${c.env.id}'s maxSteps); got ${c.rollout.learnerBatch}`);
-  }
+  if (d.runCheck) out.push(...d.runCheck({ target, envId: c.env.id, maxSteps, learnerBatch: c.rollout.learnerBatch }));
   if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");
   return out;
 }

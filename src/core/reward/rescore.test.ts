@@ -47,6 +47,16 @@ describe('re-scoring statistics', () => {
     const r = groupAdvantages(defaultsFor('reinforce'), [ep(0, -1, 1, 1), ep(0, -1, 0, 1), ep(1, -1, 5, 1)], [1, 0, 5]);
     expect(Array.from(r)).toEqual([0.5, -0.5, 0]);
   });
+
+  it('REINFORCE++ normalises over the whole batch, each episode weighing its steps', () => {
+    // Iteration 0, groups [1, 0] and [1, 1] with 2, 3, 1, 4 steps: a = [0.5, −0.5, 0, 0];
+    // over the 10 steps μ = −0.05, σ² = 1.225/9. Iteration 1 is its own batch: [2, 0] → ±1 over 2 steps, σ² = 2 → ±1/√(2 + 1e-8).
+    const eps = [ep(0, 0, 1, 2), ep(0, 1, 1, 1), ep(1, 0, 2, 1), ep(0, 0, 0, 3), ep(0, 1, 1, 4), ep(1, 0, 0, 1)];
+    const a = groupAdvantages({ ...defaultsFor('reinforcepp'), groupSize: 2 }, eps, eps.map((e) => e.total));
+    const s = Math.sqrt(1.225 / 9 + 1e-8);
+    const s1 = Math.sqrt(2 + 1e-8);
+    [0.55 / s, 0.05 / s, 1 / s1, -0.45 / s, 0.05 / s, -1 / s1].forEach((w, i) => expect(a[i]).toBeCloseTo(w, 10));
+  });
 });
 
 describe('rescoreBuffer', () => {

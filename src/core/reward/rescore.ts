@@ -16,8 +16,9 @@
  * Advantages are recomputed from the totals with the run's own estimator (algos/advantages.ts),
  * old and new alike, so both sides of a comparison come from the same formula.
  */
-import { gae, sequenceAdvantages } from '../algos/advantages.ts';
-import type { AlgoConfig } from '../algos/config.ts';
+import { gae } from '../algos/advantages.ts';
+import { algoDescriptor, sequenceAdvantages } from '../algos/registry/index.ts';
+import { DEFAULT_ALGO_CONFIG, type AlgoConfig } from '../algos/config.ts';
 import { mean, std } from '../algos/stats.ts';
 
 /** One frozen episode: what replays it (env + seed + actions) and what the run scored it. */
@@ -146,30 +147,44 @@ const sumOf = (v: ArrayLike<number> | undefined) => {
 export type RescoreAlgo = Pick<AlgoConfig, 'algo' | 'groupSize' | 'normalizeStd' | 'stdEps' | 'baseline' | 'baselineDecay' | 'gamma' | 'lambda'>;
 
 /**
- * Per-episode advantages of `totals` with the run's sequence-level estimator, group by group:
- * a group is the episodes of one batch (iteration) with one `group` index (group −1, from
- * algorithms without groups, is the whole batch). Each group is passed to `sequenceAdvantages`
- * on its own with its own size, so a buffer holding part of a batch still gets its groups' math.
- * REINFORCE's EMA baseline is not replayed: its first-batch form (the batch mean) is used.
- * GiGPO: its episode-level part (GRPO's). A group RLOO cannot score (size 1) gets 0.
+ * Per-episode advantages of `totals` with the run's sequence-level estimator, batch by batch: a
+ * batch is the episodes of one iteration, split into its `group` indices (group −1, from
+ * algorithms without groups, is the whole batch), so a buffer holding part of a batch still gets
+ * its groups' math, and a batch-wide step (REINFORCE++'s normalisation over the batch's steps,
+ * each episode weighing its `actions` count) sees the batch. REINFORCE's EMA baseline is not
+ * replayed: its first-batch form (the batch mean) is used. GiGPO: its episode-level part (GRPO's).
+ * A group the estimator cannot score (RLOO's group of one) gets 0, the rest of its batch group by group.
  */
-export function groupAdvantages(algo: RescoreAlgo, episodes: readonly Pick<FrozenEpisode, 'iteration' | 'group'>[], totals: ArrayLike<number>): Float64Array {
+export function groupAdvantages(algo: RescoreAlgo, episodes: readonly (Pick<FrozenEpisode, 'iteration' | 'group'> & { actions?: readonly number[] })[], totals: ArrayLike<number>): Float64Array {
   const out = new Float64Array(episodes.length);
-  const groups = new Map<string, number[]>();
+  const batches = new Map<number, Map<number, number[]>>();
   episodes.forEach((ep, i) => {
-    const key = `${ep.iteration}:${ep.group}`;
-    const g = groups.get(key);
+    const groups = batches.get(ep.iteration) ?? new Map<number, number[]>();
+    batches.set(ep.iteration, groups);
+    const g = groups.get(ep.group);
     if (g) g.push(i);
-    else groups.set(key, [i]);
+    else groups.set(ep.group, [i]);
   });
-  const est = { ...algo, algo: algo.algo === 'gigpo' ? ('grpo' as const) : algo.algo };
-  for (const idx of groups.values()) {
-    const r = idx.map((i) => totals[i]);
+  // The fields a frozen buffer does not record are not read by episode-level estimators.
+  const est = { ...DEFAULT_ALGO_CONFIG, ...algo };
+  const score = (idx: readonly number[], sizes: readonly number[]): ArrayLike<number> => {
+    const positions = episodes.every((ep) => ep.actions) ? idx.map((i) => episodes[i].actions!.length) : undefined;
+    return sequenceAdvantages(est, idx.map((i) => totals[i]), undefined, positions, sizes, true).advantages;
+  };
+  for (const groups of batches.values()) {
+    const members = [...groups.values()];
+    const idx = members.flat();
     let adv: ArrayLike<number>;
     try {
-      adv = sequenceAdvantages({ ...est, groupSize: idx.length }, r).advantages;
+      adv = score(idx, members.map((g) => g.length));
     } catch {
-      adv = new Float64Array(idx.length);
+      adv = members.flatMap((g) => {
+        try {
+          return Array.from(score(g, [g.length]));
+        } catch {
+          return g.map(() => 0);
+        }
+      });
     }
     idx.forEach((i, k) => (out[i] = adv[k]));
   }
@@ -198,7 +213,8 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
   let oldAdv: ArrayLike<number>;
   let newAdv: ArrayLike<number>;
   let advantageNote: string;
-  if (algo.algo === 'ppo') {
+  const kind = algoDescriptor(algo.algo).advantage.kind;
+  if (kind === 'gae') {
     oldAdv = episodes.map((ep) => ep.advantage);
     newAdv = episodes.map((ep, i) => {
       const T = ep.actions.length;
@@ -210,7 +226,7 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
       return ep.advantage + (g.advantages[0] ?? 0);
     });
     advantageNote = `PPO: each episode's first-step GAE advantage (γ ${algo.gamma}, λ ${algo.lambda}) with the critic's values held fixed, before batch normalisation`;
-  } else if (algo.algo === 'remax') {
+  } else if (kind === 'greedy-baseline') {
     // The greedy baseline episodes are not in the frozen buffer: their reward is held at its old
     // value, so each advantage moves by exactly its return's change.
     oldAdv = episodes.map((ep) => ep.advantage);
@@ -220,9 +236,9 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
     oldAdv = groupAdvantages(algo, episodes, oldReturn);
     newAdv = groupAdvantages(algo, episodes, newReturn);
     advantageNote =
-      algo.algo === 'reinforce'
+      !algoDescriptor(algo.algo).group
         ? 'REINFORCE: return minus the mean return of its batch'
-        : `${algo.algo.toUpperCase()}: group-relative, within each batch's groups${algo.algo === 'gigpo' ? ' (the episode-level part only)' : ''}`;
+        : `${algo.algo.toUpperCase()}: group-relative, within each batch's groups${kind === 'step-groups' ? ' (the episode-level part only)' : ''}`;
   }
 
   const rescored: RescoredEpisode[] = episodes.map((_, i) => ({ oldReturn: oldReturn[i], newReturn: newReturn[i], oldAdv: oldAdv[i], newAdv: newAdv[i], flip: oldAdv[i] * newAdv[i] < 0 }));

@@ -184,7 +184,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     rewardLab?: RewardLab,
   ): Promise<AsyncTokenTrainer> {
     const { algo } = config;
-    if (!GROUP_ALGOS.includes(algo.algo)) throw new Error(`AsyncTokenTrainer trains group algorithms (grpo, drgrpo, rloo); got ${algo.algo}`);
+    if (!GROUP_ALGOS.includes(algo.algo)) throw new Error(`AsyncTokenTrainer trains group algorithms (${GROUP_ALGOS.join(', ')}); got ${algo.algo}`);
     if (!Number.isInteger(scheduling.maxStaleness) || scheduling.maxStaleness < 0) throw new RangeError(`maxStaleness must be a whole number ≥ 0, got ${scheduling.maxStaleness}`);
     const probe = makeEnv(config.env.id, config.env.kwargs);
     if (probe.spec.family !== 'tool') throw new Error(`AsyncTokenTrainer trains text (tool) envs; ${config.env.id} is a ${probe.spec.family} env`);

@@ -15,6 +15,7 @@
  * A stage's own trainer is made by the caller's factory (createTrainer's single-stage path), so
  * this file knows nothing of env families or policies.
  */
+import { algoDescriptor } from '../algos/registry/index.ts';
 import type { Weights } from '../models/types.ts';
 import { stageConfig, type RunConfig } from '../presets/schema.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
@@ -187,5 +188,5 @@ export class StagedTrainer implements Trainer {
 function startOf(run: RunConfig, k: number, prev: RunConfig, weights: Weights): StageStart {
   if (!run.stages[k].distill) return { initial: weights };
   if (prev.model.kind !== 'mlp') throw new Error('distillation needs an mlp teacher');
-  return { teacher: { model: { kind: 'mlp', hidden: prev.model.hidden, activation: prev.model.activation, agents: prev.model.agents }, valueHead: prev.algo.algo === 'ppo', weights } };
+  return { teacher: { model: { kind: 'mlp', hidden: prev.model.hidden, activation: prev.model.activation, agents: prev.model.agents }, valueHead: algoDescriptor(prev.algo.algo).critic, weights } };
 }

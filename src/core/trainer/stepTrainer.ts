@@ -23,6 +23,7 @@
  */
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
+import { algoDescriptor } from '../algos/registry/index.ts';
 import { agentCreditMetrics } from '../algos/agentCredit.ts';
 import { buildIterationMetrics, distinctRatio, referenceStats, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
 import { groupStats, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
@@ -131,7 +132,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
     const { algo } = config;
     // One lock over every session in this thread (an in-thread pool interleaves with the learner).
     const engine = serializeEngine(rawEngine);
-    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algo.algo === 'ppo' }, config.model.agents ?? 'shared');
+    const spec = gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algoDescriptor(algo.algo).critic }, config.model.agents ?? 'shared');
     const model = buildPoolModel(spec);
     const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
     const useRef = algo.klCoef > 0;
@@ -361,7 +362,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
       klRewardSteps(episodes, shaped, refLogp, algo);
     }
     const totals = Float64Array.from(shaped, (s) => s.total);
-    const greedy = algo.algo === 'remax' ? await this.greedyBaselines(it, episodes, shape) : null;
+    const greedy = algoDescriptor(algo.algo).advantage.kind === 'greedy-baseline' ? await this.greedyBaselines(it, episodes, shape) : null;
     if (greedy) c.envSteps += greedy.envSteps;
     const adv = stepAdvantages(algo, episodes, shaped, totals, rows.S, this.ema, greedy?.totals);
     this.ema = adv.ema;

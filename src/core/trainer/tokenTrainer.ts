@@ -19,6 +19,7 @@
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import type { RolloutBudgetConfig } from '../algos/budget.ts';
 import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
+import { algoDescriptor } from '../algos/registry/index.ts';
 import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState, type RewardGroup } from '../algos/sampling.ts';
 import type { EnvKwargs } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
@@ -131,7 +132,7 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
    */
   static async create(config: TokenTrainerConfig, engine: Engine, initial?: Weights, reference?: Weights, rewardLab?: RewardLab): Promise<TokenTrainer> {
     const { algo } = config;
-    const ppo = algo.algo === 'ppo';
+    const ppo = algoDescriptor(algo.algo).critic;
     if (ppo && algo.klCoef > 0 && algo.klMode === 'reward') throw new Error("TokenTrainer: PPO takes the KL to the reference as a loss term (klMode 'loss'), not as a reward penalty");
     // Throws, naming the env, when it has no text form.
     makeTextEnv(config.env.id, config.env.kwargs);

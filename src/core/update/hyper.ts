@@ -4,6 +4,7 @@
  * live edits that change the graph's scalar inputs between steps.
  */
 import type { AlgoConfig } from '../algos/config.ts';
+import { algoDescriptor } from '../algos/registry/index.ts';
 import type { ShapingWeights } from '../reward/shaping.ts';
 import { HYPER_INPUTS, type HyperInput, type TrainStepOptions } from './trainStep.ts';
 
@@ -32,7 +33,7 @@ export function trainStepOptions(algo: AlgoConfig, batch: number): TrainStepOpti
     batch,
     loss: {
       kind: 'policy-gradient',
-      objective: algo.algo === 'cispo' || algo.algo === 'gspo' ? algo.algo : 'clip',
+      objective: algoDescriptor(algo.algo).loss.objective,
       clipLow: algo.clipLow,
       clipHigh: algo.clipHigh,
       useReference: algo.klCoef > 0 && algo.klMode === 'loss',

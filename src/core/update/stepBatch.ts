@@ -5,7 +5,8 @@
  */
 import { remaxAdvantages } from '../algos/remax.ts';
 import { gigpoAdvantages } from '../algos/stepGroups.ts';
-import { gae, normalizeAdvantages, sequenceAdvantages, sequenceAggregationWeights, type EmaBaselineState } from '../algos/advantages.ts';
+import { gae, normalizeAdvantages, sequenceAggregationWeights, type EmaBaselineState } from '../algos/advantages.ts';
+import { algoDescriptor, sequenceAdvantages } from '../algos/registry/index.ts';
 import type { AlgoConfig } from '../algos/config.ts';
 import { klPenalizeSteps } from '../algos/losses.ts';
 import { truncatedIsWeights, type TisResult } from '../algos/offpolicy.ts';
@@ -115,7 +116,8 @@ export function stepAdvantages(
   const returns = new Float64Array(S);
   const episodeAdv = new Float64Array(episodes.length);
   let o = 0;
-  if (algo.algo === 'ppo') {
+  const kind = algoDescriptor(algo.algo).advantage.kind;
+  if (kind === 'gae') {
     episodes.forEach((ep, i) => {
       const g = { rewards: shaped[i].perStep, values: ep.values, terminated: ep.terminated, truncated: ep.truncated, bootstrapValue: ep.bootstrapValue };
       const r = gae(g, algo.gamma, algo.lambda);
@@ -127,7 +129,7 @@ export function stepAdvantages(
     if (algo.normalizeAdvantages) adv.set(normalizeAdvantages(adv));
     return { adv, returns, episodeAdv, ema };
   }
-  if (algo.algo === 'gigpo') {
+  if (kind === 'step-groups') {
     const steps = episodes.map((ep, i) => ({ stateKeys: stepStateKeys(ep), rewards: shaped[i].perStep }));
     const g = gigpoAdvantages(steps, totals, algo.groupSize, { gamma: algo.gamma, normalizeStd: algo.normalizeStd, eps: algo.stdEps, omega: algo.stepAdvantageWeight });
     episodes.forEach((ep, i) => {
@@ -137,8 +139,8 @@ export function stepAdvantages(
     });
     return { adv, returns, episodeAdv, ema, stepGroups: { perGroup: g.stepGroupsPerGroup, groupedShare: g.groupedStepShare } };
   }
-  if (algo.algo === 'remax') {
-    if (!greedyTotals) throw new Error('stepAdvantages: remax needs each group\'s greedy reward');
+  if (kind === 'greedy-baseline') {
+    if (!greedyTotals) throw new Error(`stepAdvantages: ${algo.algo} needs each group's greedy reward`);
     const a = remaxAdvantages(totals, greedyTotals, algo.groupSize);
     episodes.forEach((ep, i) => {
       episodeAdv[i] = a[i];
@@ -147,7 +149,7 @@ export function stepAdvantages(
     });
     return { adv, returns, episodeAdv, ema };
   }
-  const r = sequenceAdvantages(algo, totals, ema);
+  const r = sequenceAdvantages(algo, totals, ema, episodes.map((ep) => ep.actions.length));
   episodes.forEach((ep, i) => {
     episodeAdv[i] = r.advantages[i];
     adv.fill(r.advantages[i], o, o + ep.actions.length);

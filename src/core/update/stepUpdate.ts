@@ -4,6 +4,7 @@
  */
 import type { AlgoConfig } from '../algos/config.ts';
 import { logprobMismatch } from '../algos/offpolicy.ts';
+import { algoDescriptor } from '../algos/registry/index.ts';
 import type { Feed, Learner, PolicyRunner } from '../engine/types.ts';
 import type { Rng } from '../util/rng.ts';
 import type { StepRows } from './stepBatch.ts';
@@ -35,7 +36,12 @@ export interface StepUpdateResult {
  * only when all of an episode's rows are in one train step. Otherwise rows are shuffled one by one.
  */
 export function wholeEpisodes(algo: Pick<AlgoConfig, 'algo' | 'aggregation'>): boolean {
-  return algo.algo === 'gspo' || algo.aggregation === 'sequence';
+  return sequenceRatio(algo) || algo.aggregation === 'sequence';
+}
+
+/** The loss takes one ratio per episode (GSPO's objective), so an episode's rows must stay in one train step. */
+function sequenceRatio(algo: Pick<AlgoConfig, 'algo'>): boolean {
+  return algoDescriptor(algo.algo).loss.objective === 'gspo';
 }
 
 /**
@@ -112,7 +118,7 @@ export async function runStepUpdate(
   const oldValues = new Float32Array(B);
   const refLogp = new Float32Array(B);
   // GSPO: which rows of a minibatch belong to one episode (ids compacted below B, as the graph needs).
-  const seqIds = algo.algo === 'gspo' ? new Int32Array(B) : null;
+  const seqIds = sequenceRatio(algo) ? new Int32Array(B) : null;
   const sums: Record<string, number> = {};
   let steps = 0;
   let allApplied = true;
@@ -135,7 +141,7 @@ export async function runStepUpdate(
   const order = Array.from({ length: whole ? starts.length : S }, (_, i) => i);
   for (let epoch = 0; epoch < algo.updateEpochs; epoch++) {
     opts.rng.shuffle(order);
-    const minibatches = whole ? episodeMinibatches(order, starts, lengths, chunks, B, algo.algo !== 'gspo') : null;
+    const minibatches = whole ? episodeMinibatches(order, starts, lengths, chunks, B, !sequenceRatio(algo)) : null;
     const count = minibatches ? minibatches.length : chunks;
     for (let c = 0; c < count; c++) {
       const batchRows = minibatches ? minibatches[c] : order.slice(c * per, Math.min(S, (c + 1) * per));

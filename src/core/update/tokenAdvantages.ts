@@ -3,7 +3,8 @@
  * continuous token trainers. Per-token arrays are in training positions [n·T] (`shiftedBatch`):
  * the token at context index i is scored at position i − 1.
  */
-import { aggregationWeights, broadcastToTokens, normalizeAdvantages, sequenceAdvantages, unequalGroupAdvantages, type EmaBaselineState } from '../algos/advantages.ts';
+import { aggregationWeights, broadcastToTokens, normalizeAdvantages, policyTokenCounts, type EmaBaselineState } from '../algos/advantages.ts';
+import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from '../algos/registry/index.ts';
 import type { AlgoConfig } from '../algos/config.ts';
 import { klPenalizedRewards } from '../algos/losses.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
@@ -66,10 +67,12 @@ export function tokenAdvantages(
   ema: EmaBaselineState,
 ): TokenAdvantages {
   const n = episodes.length;
-  if (algo.algo !== 'ppo') {
+  if (algoDescriptor(algo.algo).advantage.kind !== 'gae') {
     if (n === 0) return { episodeAdv: new Float64Array(0), tokAdv: new Float64Array(0), tokRet: null, tokVal: null, ema };
-    const r = typeof groupSize === 'number' ? sequenceAdvantages({ ...algo, groupSize }, totals, ema) : { advantages: unequalGroupAdvantages(algo, totals, groupSize), ema };
-    const tokAdv = broadcastToTokens(r.advantages, { nSeqs: n, seqLen: T, lossMask: rows.mask });
+    const batch = { nSeqs: n, seqLen: T, lossMask: rows.mask };
+    const positions = policyTokenCounts(batch);
+    const r = typeof groupSize === 'number' ? sequenceAdvantages({ ...algo, groupSize }, totals, ema, positions) : { advantages: unequalGroupAdvantages(algo, totals, groupSize, positions), ema };
+    const tokAdv = broadcastToTokens(r.advantages, batch);
     return { episodeAdv: r.advantages, tokAdv, tokRet: null, tokVal: null, ema: r.ema };
   }
   const episodeAdv = new Float64Array(n);

@@ -48,6 +48,17 @@ describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
     await trainer.release();
   });
 
+  it('REINFORCE++ (group mean, batch-wide normalisation) solves grid/empty-5x5 from scratch', async () => {
+    const { trainer, first, last } = await emptyRoom('reinforcepp');
+    expect(first.metrics['episode/success_rate']).toBeLessThan(0.7);
+    expect(last.metrics['episode/success_rate']).toBeGreaterThanOrEqual(0.9);
+    expect(last.metrics['episode/length_mean']).toBeLessThan(first.metrics['episode/length_mean']! / 2);
+    // Whitened over the batch's steps: unit spread whenever any group has one (adv/std is over steps).
+    expect(first.metrics['adv/std']).toBeCloseTo(1, 2);
+    expect(last.allApplied).toBe(true);
+    await trainer.release();
+  });
+
   it('PPO with a value head improves on grid/empty-5x5', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const trainer = await StepTrainer.create(
