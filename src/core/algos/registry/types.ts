@@ -8,6 +8,7 @@
  */
 import type { Aggregation, EmaBaselineState } from '../advantages.ts';
 import type { Numbers } from '../stats.ts';
+import type { MetricKey } from '../../metrics/registry.ts';
 
 /** The hyperparameters descriptors read (AlgoConfig satisfies it; config.ts checks that). */
 export interface AlgoSettings {
@@ -77,7 +78,8 @@ export type AlgoTarget = 'grid-mlp' | 'grid-text' | 'tool';
 
 /** One line of an algorithm's extra chart; `tone` picks the dashboard's colour for it. */
 export interface AlgoChartLine {
-  key: string;
+  /** A declared metric key (the metric registry): charts read declared keys only. */
+  key: MetricKey;
   label: string;
   tone: 'primary' | 'secondary';
 }
@@ -95,7 +97,7 @@ export interface AlgoChart {
 
 /** A metric key only this algorithm emits, with what it means. */
 export interface AlgoMetric {
-  key: string;
+  key: MetricKey;
   doc: string;
 }
 
