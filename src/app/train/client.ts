@@ -1,6 +1,10 @@
 /**
- * The one training worker, seen from the main thread: created on first use, terminated on reset
- * (terminating is instant and frees every ONNX session, even mid-step on a slow GPU).
+ * The one training worker, seen from the main thread: created on first use (or adopted from the
+ * spare), retired when its run ends (Reset, a new Start): the worker stops and frees the run but
+ * keeps its engine and, idle, its sessions, and waits as the spare for the next Start with the
+ * same WASM threads, which then builds no worker, loads no runtime and compiles no session it
+ * had. A worker that does not stop within RETIRE_MS, or whose run failed, is terminated
+ * (instant, and it frees every ONNX session, even mid-step on a slow GPU).
  */
 import { wrap, type Remote } from 'comlink';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
@@ -8,6 +12,12 @@ import { isProgressMessage, seconds, Watchdog } from '../../runtime/liveness.ts'
 
 let worker: Worker | null = null;
 let remote: Remote<TrainWorkerApi> | null = null;
+/** The WASM threads the current worker's runtime was loaded with (null: not known). */
+let workerThreads: number | null = null;
+/** A retirement in progress: the next run waits for it, so the worker it frees can be adopted. */
+let retiring: Promise<void> | null = null;
+/** Longest a retiring worker may take to stop its run before it is terminated instead, ms. */
+const RETIRE_MS = 8000;
 let crashed: ((message: string) => void) | null = null;
 let watchdog: Watchdog | null = null;
 
@@ -56,7 +66,8 @@ const newWorker = () => new Worker(new URL('../../runtime/trainWorker/worker.ts'
  * these threads waits; a spare with other threads is replaced. Returns the new spare's API.
  */
 export function prewarmTrainWorker(threads: number): Remote<TrainWorkerApi> | null {
-  if (remote || spare?.threads === threads) return null;
+  // A worker being retired becomes the spare: warming another meanwhile would replace it.
+  if (remote || retiring || spare?.threads === threads) return null;
   spare?.worker.terminate();
   const w = newWorker();
   const r = wrap<TrainWorkerApi>(w);
@@ -83,6 +94,7 @@ export function trainWorker(onCrash: (message: string) => void, threads?: number
     spare = null;
     const w = adopt?.worker ?? newWorker();
     worker = w;
+    workerThreads = adopt?.threads ?? threads ?? null;
     const r = adopt?.remote ?? wrap<TrainWorkerApi>(w);
     remote = r;
     const limit = () => (starting ? STARTING_HEARTBEAT_TIMEOUT_MS : HEARTBEAT_TIMEOUT_MS);
@@ -95,27 +107,71 @@ export function trainWorker(onCrash: (message: string) => void, threads?: number
       },
     });
     watchdog = dog;
-    w.addEventListener('message', (e: MessageEvent) => {
-      if (isProgressMessage(e.data)) dog.progress(e.data.stage);
-    });
-    w.addEventListener('error', (e) => {
-      dog.stop();
-      if (worker === w) crashed?.(`the training worker crashed: ${e.message || 'script error (see the console)'}`);
-    });
-    w.addEventListener('messageerror', () => {
-      dog.stop();
-      if (worker === w) crashed?.('a message from the training worker could not be read (messageerror): the worker is stopped');
-    });
+    listen(w);
   }
   return remote;
 }
 
-export function terminateTrainWorker(): void {
+/** Workers whose events are already listened to (a retired worker adopted again keeps its listeners). */
+const listened = new WeakSet<Worker>();
+
+/** Progress and crash reports of `w`, acted on only while it is the current worker. */
+function listen(w: Worker): void {
+  if (listened.has(w)) return;
+  listened.add(w);
+  w.addEventListener('message', (e: MessageEvent) => {
+    if (worker === w && isProgressMessage(e.data)) watchdog?.progress(e.data.stage);
+  });
+  w.addEventListener('error', (e) => {
+    if (worker !== w) return;
+    watchdog?.stop();
+    crashed?.(`the training worker crashed: ${e.message || 'script error (see the console)'}`);
+  });
+  w.addEventListener('messageerror', () => {
+    if (worker !== w) return;
+    watchdog?.stop();
+    crashed?.('a message from the training worker could not be read (messageerror): the worker is stopped');
+  });
+}
+
+/** Lets go of the current worker (no more heartbeat or crash reports from it); returns it. */
+function detach(): { w: Worker; r: Remote<TrainWorkerApi>; threads: number | null } | null {
   watchdog?.stop();
   watchdog = null;
-  worker?.terminate();
+  const out = worker && remote ? { w: worker, r: remote, threads: workerThreads } : null;
   worker = null;
   remote = null;
+  workerThreads = null;
+  return out;
+}
+
+/** Ends the worker at once (a failed run: its state is unknown). */
+export function terminateTrainWorker(): void {
+  detach()?.w.terminate();
+}
+
+/**
+ * Ends the current run and keeps its worker as the spare for the next Start (see the top of this
+ * file); resolves once that is settled. A worker that does not stop cleanly within RETIRE_MS, or
+ * whose thread count is unknown, is terminated; so is the retired one when a spare already waits.
+ */
+export function retireTrainWorker(): Promise<void> {
+  const cur = detach();
+  const prev = retiring ?? Promise.resolve();
+  if (!cur) return prev;
+  const done = prev.then(async () => {
+    const clean = await Promise.race([cur.r.stop().catch(() => false), new Promise<boolean>((res) => setTimeout(() => res(false), RETIRE_MS))]);
+    if (!clean || cur.threads === null || spare) {
+      cur.w.terminate();
+      return;
+    }
+    spare = { worker: cur.w, remote: cur.r, threads: cur.threads };
+  });
+  const settled: Promise<void> = done.finally(() => {
+    if (retiring === settled) retiring = null;
+  });
+  retiring = settled;
+  return settled;
 }
 
 /** The worker if one exists (for optional requests such as overlays: they never create one). */

@@ -67,5 +67,10 @@ export function fakeTrainWorkerModule(hooks: () => FakeWorkerHooks) {
       control?.command('stop');
       control = null;
     },
+    // Retiring stops the run as terminating does; the fake keeps its (stateless) api for the next run.
+    retireTrainWorker: async () => {
+      control?.command('stop');
+      control = null;
+    },
   };
 }

@@ -18,7 +18,7 @@ import { rewardVersions } from '../../core/reward/versions.ts';
 import type { Store } from '../state/storeTypes.ts';
 import { messageLine, setAppliedCode, setOwnCode, useRewardLab } from '../rewardLab/rewardLab.ts';
 import { clearRecentBatches, noteBatch } from '../rewardLab/recentBatches.ts';
-import { terminateTrainWorker, trainWorker, withProbeWorker, workerStarting } from './client.ts';
+import { retireTrainWorker, terminateTrainWorker, trainWorker, withProbeWorker, workerStarting } from './client.ts';
 import { blockingFields, draftFromPreset, liveHyper, validate } from './config.ts';
 import { FIELD_BY_PATH, getPath, setPath, type DraftConfig } from './fields.ts';
 import { createChartFeed } from './chartFeed.ts';
@@ -204,7 +204,8 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       get().notify('warning', 'Fix the highlighted settings first; nothing was started.');
       return false;
     }
-    terminateTrainWorker();
+    // The previous run's worker stops and waits as the spare this run adopts (same threads).
+    await retireTrainWorker();
     recording.close('stopped');
     rested();
     const history = feed.reset(resume?.rows);
@@ -414,7 +415,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       cancelSeeds();
       run.id++;
       recording.close('stopped');
-      terminateTrainWorker();
+      void retireTrainWorker();
       feed.reset();
       clearRecentBatches();
       set({ status: 'idle', running: null, pendingRestart: [], liveChanges: [], history: [], latest: null, inspect: null, info: null, phase: null, warmStart: null, warmHistory: [], warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0, recordId: null });

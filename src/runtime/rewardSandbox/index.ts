@@ -41,6 +41,22 @@ export async function rewardLabFor(config: Pick<RunConfig, 'reward' | 'env' | 's
   return { scorer, onNonFinite: config.reward.onNonFinite, onProblem, version };
 }
 
+let warmed: Promise<void> | null = null;
+
+/**
+ * Loads the sandbox's WebAssembly once, off the training path (the training worker calls it
+ * after a run's first iteration), so the first Apply of reward code mid-run costs what later ones
+ * do: in the tab the first one fetched and compiled QuickJS inside a busy worker (14.7 s at load
+ * ~10, the second 1.2 s). Best effort: a failure here is left to Apply to report.
+ */
+export function warmRewardSandbox(): Promise<void> {
+  warmed ??= createRewardSandbox('export const warm = () => 0;').then(
+    (s) => s.close(),
+    () => undefined,
+  );
+  return warmed;
+}
+
 /** A few steps of a real episode of the run's env, recorded as its trainer would: grid steps for an mlp policy, text turns for a transformer (tool envs, grids as text). */
 function dryRunEpisode(config: Pick<RunConfig, 'env' | 'seed' | 'model'>): ScoreEpisode {
   const env = makeEnv(config.env.id, config.env.kwargs);

@@ -24,7 +24,7 @@ import type { Engine, PolicyRunner } from '../../core/engine/types.ts';
 import { serializeEngine } from '../../core/rollout/stepPool.ts';
 import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
 import type { Checkpoint } from '../../core/runs/checkpoint.ts';
-import { rewardLabFor } from '../rewardSandbox/index.ts';
+import { rewardLabFor, warmRewardSandbox } from '../rewardSandbox/index.ts';
 import { RunStore, writeCheckpoint, type CheckpointWrite } from '../storage/runStore.ts';
 import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
 import { progressBeacon, type ProgressMessage } from '../liveness.ts';
@@ -71,15 +71,27 @@ let markedSteps = 0;
 let firstStepDone = false;
 /** The running loop's commands (null between runs). */
 let control: RunControl | null = null;
+/** The running loop (run()), settled once it has stopped: release waits for it before freeing the trainer's sessions. */
+let looping: Promise<unknown> | null = null;
+/** Longest release() waits for a stopped loop's iteration in flight before freeing the trainer anyway, ms. */
+const LOOP_STOP_WAIT_MS = 5000;
 
 function need(): Trainer {
   if (!trainer) throw new Error('training worker: no run (call start first)');
   return trainer;
 }
 
-async function release(): Promise<void> {
+/**
+ * Frees the run. A loop still running is told to stop and awaited (its iteration in flight ends
+ * first), so no session is freed, or handed to the next run, while a step uses it. True when it
+ * stopped in time; false when it did not within LOOP_STOP_WAIT_MS (the page then terminates
+ * this worker instead of keeping it for the next run).
+ */
+async function release(): Promise<boolean> {
   control?.command('stop');
   control = null;
+  const loop = looping;
+  const clean = !loop || (await Promise.race([loop.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), LOOP_STOP_WAIT_MS))]));
   const t = trainer;
   const p = overlayPolicy;
   trainer = null;
@@ -92,6 +104,7 @@ async function release(): Promise<void> {
   await t?.release();
   lab?.scorer.close();
   await p?.then((x) => x.release()).catch(() => undefined);
+  return clean;
 }
 
 const api = {
@@ -257,6 +270,8 @@ const api = {
         if (k < MARKED_STEPS) mark(`step-begin:${k}`);
         const r = await t.step();
         firstStepDone = true;
+        // After the first iteration, not before it: the first Apply of reward code then finds the sandbox loaded.
+        if (k === 0) void warmRewardSandbox();
         if (k < MARKED_STEPS) {
           markedSteps++;
           const m = r.metrics;
@@ -265,7 +280,7 @@ const api = {
         return r;
       },
     };
-    const stopped = await runTraining(marked, events, {
+    const loop = runTraining(marked, events, {
       iterations: o.iterations,
       control: c,
       stopAtSuccess: o.stopAtSuccess,
@@ -278,6 +293,10 @@ const api = {
       onHold: async (reason) => {
         if (live()) await onEvent({ type: 'held', reason, iteration: t.iteration });
       },
+    });
+    looping = loop;
+    const stopped = await loop.finally(() => {
+      if (looping === loop) looping = null;
     });
     if (control === c) control = null;
     return stopped.reason;
@@ -339,9 +358,14 @@ const api = {
     need().setHyper(h);
   },
 
-  async stop(): Promise<void> {
+  /**
+   * Ends the run and frees it, keeping the engine and the sessions (idle, for the next run's
+   * graphs): the page keeps this worker for its next Start. False when the loop's iteration in
+   * flight did not end in time: the page should terminate the worker.
+   */
+  async stop(): Promise<boolean> {
     generation++;
-    await release();
+    return release();
   },
 };
 
