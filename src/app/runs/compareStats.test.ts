@@ -23,10 +23,14 @@ describe("Compare's statistics", () => {
     expect(s.groups[1].summary.mean.value).toBeCloseTo(0.3, 12);
     // Every run of lr=0.001 beats every run of lr=0.003.
     expect(s.improvement.find((p) => p.x === 'lr=0.001')!.p).toEqual({ value: 1, lo: 1, hi: 1 });
-    // Profile thresholds span the scores; at the lowest every run but those at it is above.
-    expect(s.profile[0].tau).toBeCloseTo(0.2, 12);
+    // Profile thresholds run from just below the lowest score (0.2 − 0.07) to the highest (0.9).
+    expect(s.profile[0].tau).toBeCloseTo(0.13, 12);
+    expect(s.profile.at(-1)!.tau).toBeCloseTo(0.9, 12);
     expect(s.profile[0].fractions['lr=0.001'].value).toBe(1);
-    expect(s.profile[0].fractions['lr=0.003'].value).toBe(0.5);
+    expect(s.profile[0].fractions['lr=0.003'].value).toBe(1);
+    // τ = 0.27 (the third threshold): lr=0.003's 0.2 is under it, its 0.4 above.
+    expect(s.profile[2].tau).toBeCloseTo(0.27, 12);
+    expect(s.profile[2].fractions['lr=0.003'].value).toBe(0.5);
   });
 
   it('one config: labelled by its run name without the seed; no pairs', () => {

@@ -56,7 +56,8 @@ export function compareStats(runs: readonly ChartRun[], metric: string): Compare
   const all = scored.flatMap((g) => g.scores.map((s) => s[0]));
   const lo = Math.min(...all);
   const hi = Math.max(...all);
-  const taus = all.length === 0 ? [] : lo < hi ? thresholdsBetween(lo, hi, 11) : [lo];
+  // From just below the lowest score (every config's curve starts at 1) to the highest (0).
+  const taus = all.length === 0 ? [] : lo < hi ? thresholdsBetween(lo - (hi - lo) / 10, hi, 12) : [lo];
   const perGroup = scored.map((g) => (g.scores.length ? performanceProfile(g.scores, taus, { reps: 500 }) : []));
   const profile = taus.map((tau, j) => ({ tau, fractions: Object.fromEntries(scored.flatMap((g, i) => (perGroup[i][j] ? [[g.label, perGroup[i][j].fraction]] : []))) }));
   return { metric, groups: scored.map(({ label, runs, summary }) => ({ label, runs, summary })), improvement, profile };
