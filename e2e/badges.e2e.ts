@@ -1,7 +1,9 @@
 /**
  * The badges see a policy being unlearnt: a solved empty-8×8 run gets a live entropy coef of 0.5
  * and a learning rate of 0.003, and the Outcome badge (or Exploration's high-entropy rule) turns
- * from ok to warning within a few iterations, while the invariants alone read healthy.
+ * from ok to warning within a few iterations, while the invariants alone read healthy. The
+ * hackable preset's farmed term turns the Reward badge 'gamed', and it stays so while the hack
+ * holds.
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -35,6 +37,33 @@ describe('health badges', () => {
     expect(after).toBeLessThanOrEqual(15);
     expect(errors).toEqual([]);
     page.on('dialog', (d) => void d.accept());
+    await page.close({ runBeforeUnload: false });
+  });
+
+  it("the hackable preset: the Reward badge turns 'gamed' and stays so for 20 more iterations while the hack holds", { timeout: 400_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = watchErrors(page);
+    page.on('dialog', (d) => void d.accept());
+    // The preset's own reward-lab term ('closer', farmed by walking back and forth); a link with
+    // code asks before replacing the person's, and this fresh profile has none.
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-hackable&iterations=200`);
+    await page.getByTestId('train-start').click();
+    const text = () => page.getByTestId('health-reward').textContent();
+    await expect.poll(text, { timeout: 240_000, interval: 250 }).toMatch(/gamed/);
+    const caught = await num(page, 'data-iteration');
+    // Every iteration from then on, for 20: still 'gamed' (bad), whether the shaped return keeps
+    // rising or has plateaued.
+    const seen = new Map<number, string>();
+    while ((seen.size === 0 ? caught : Math.max(...seen.keys())) < caught + 20) {
+      const it = await num(page, 'data-iteration');
+      seen.set(it, `${await level(page, 'reward')} ${await text()}`);
+      await page.waitForTimeout(100);
+    }
+    const held = [...seen.entries()].filter(([it]) => it > caught);
+    console.log(`hackable: gamed at iteration ${caught}; ${held.length} readings over the next 20 iterations; last: ${held.at(-1)?.[1]}`);
+    await page.getByTestId('health-reward').screenshot({ path: `${ARTIFACTS}/badges-hack-held.png` });
+    for (const [it, v] of held) expect(v, `iteration ${it}`).toMatch(/^bad .*gamed/);
+    expect(errors).toEqual([]);
     await page.close({ runBeforeUnload: false });
   });
 
