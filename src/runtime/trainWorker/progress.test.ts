@@ -71,6 +71,18 @@ describe('slicedScorer', () => {
     expect(sizes).toEqual([1, 2, 4, 8, 8]);
   });
 
+  it('interrupt() reaches the sandbox: a slow batch stops at its next slice with ScoringInterrupted', async () => {
+    // 4 ms a call, 23 episodes of 3–9 steps: seconds of scoring, in slices of ~60 ms.
+    const inner = await createRewardSandbox('export const slow = (s) => { const t = Date.now(); while (Date.now() - t < 4) {} return 0; };');
+    const sliced = slicedScorer(inner, () => undefined, { sliceMs: 60, firstSlice: 1 });
+    const t0 = performance.now();
+    const scoring = sliced.score(episodes);
+    setTimeout(() => sliced.interrupt?.(), 100);
+    await expect(scoring).rejects.toThrow(/scoring was interrupted/);
+    expect(performance.now() - t0).toBeLessThan(1500);
+    sliced.close();
+  });
+
   it('a failing slice fails the whole score with its error; progressLab passes null through', async () => {
     const inner = await createRewardSandbox('export const boom = (s) => { if (s.episode.seed === 110) throw new Error("bad seed"); return 0; };');
     const sliced = slicedScorer(inner, () => undefined, { firstSlice: 2 });

@@ -11,6 +11,7 @@ import type { RawTermScores, RewardTermsScorer } from '../../core/reward/rewardT
 import type { ScoreEpisode } from '../../core/reward/stepRecord.ts';
 import type { RewardLab } from '../../core/reward/userTerms.ts';
 import type { Progress } from '../liveness.ts';
+import { yieldToEvents } from '../pool/yield.ts';
 
 /**
  * `obj` with `progress(stage)` reported before and after each call of the methods named in
@@ -96,6 +97,8 @@ export function slicedScorer(scorer: RewardTermsScorer, progress: Progress, o: S
     },
     lineOf: (term) => scorer.lineOf(term),
     close: () => scorer.close(),
+    // A stop mid-batch (the worker's release) reaches the sandbox, which ends at its next slice.
+    interrupt: () => scorer.interrupt?.(),
     async score(episodes: readonly ScoreEpisode[]): Promise<RawTermScores[]> {
       const out: RawTermScores[] = [];
       for (let i = 0; i < episodes.length; ) {
@@ -108,6 +111,9 @@ export function slicedScorer(scorer: RewardTermsScorer, progress: Progress, o: S
         // Next slice: as many episodes as fit in sliceMs at this slice's pace (at most doubling).
         per = Math.max(1, Math.min(2 * n, Math.floor((n * sliceMs) / Math.max(ms, 1e-3))));
         i += n;
+        // A task boundary between slices: the worker's messages (stop, pause, a ping) are handled
+        // here, and a stop's interrupt() ends the batch at the next slice.
+        if (i < episodes.length) await yieldToEvents();
       }
       progress(`scored reward terms (${episodes.length} episodes)`);
       return out;

@@ -90,6 +90,9 @@ function need(): Trainer {
 async function release(): Promise<boolean> {
   control?.command('stop');
   control = null;
+  // A batch of user reward terms being scored stops at its next slice (≤ ~250 ms) instead of
+  // finishing: the iteration in flight is dropped, as the CLI drops it on Ctrl-C.
+  rewardLab?.scorer.interrupt?.();
   const loop = looping;
   const clean = !loop || (await Promise.race([loop.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), LOOP_STOP_WAIT_MS))]));
   const t = trainer;
