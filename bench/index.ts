@@ -15,6 +15,7 @@ import { runThreads } from './threads/suite.ts';
 import { runSoak } from './soak/suite.ts';
 import { runServe } from './serve/suite.ts';
 import { runTab } from './tab/suite.ts';
+import { runSweepBench } from './sweep/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
@@ -66,6 +67,17 @@ export const SUITES: Record<string, Suite> = {
       'browser-minutes': 'minutes of training in Chromium with storage on (default 10; --quick 1; 0 skips it)',
     },
     run: runSoak,
+  },
+  sweep: {
+    description: 'npm run sweep N at a time against one after another on this machine: both wall times, the speedup, and the per-config IQM',
+    flags: {
+      config: 'preset id or config file (default grid-empty-8x8-grpo)',
+      seeds: 'seeds (default 1-4; --quick 1-2)',
+      set: 'the field and its values (default algo.lr=1e-3,3e-3)',
+      iterations: 'iterations per run (default: the config\'s; --quick 5)',
+      parallel: 'runs at a time in the parallel sweep (default: the cores, at least 2)',
+    },
+    run: runSweepBench,
   },
   tab: {
     description: 'the first minute in the built app (Chromium): Start to the 1st and 10th iteration, steady it/s, bytes to the 1st iteration, vs the CLI on the same presets',
