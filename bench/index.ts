@@ -16,6 +16,7 @@ import { runSoak } from './soak/suite.ts';
 import { runServe } from './serve/suite.ts';
 import { runTab } from './tab/suite.ts';
 import { runSweepBench } from './sweep/suite.ts';
+import { runPairs } from './pairs/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
@@ -78,6 +79,15 @@ export const SUITES: Record<string, Suite> = {
       parallel: 'runs at a time in the parallel sweep (default: the cores, at least 2)',
     },
     run: runSweepBench,
+  },
+  pairs: {
+    description: 'every registered algorithm on a grid env (MLP) and a tool env (transformer), 3 seeds each through npm run sweep: the README\'s algorithm × family table',
+    flags: {
+      seeds: 'seeds per pair (default 1-3; --quick 1)',
+      targets: 'comma-separated subset of grid-mlp, tool (default both)',
+      parallel: 'runs at a time (default: the cores)',
+    },
+    run: runPairs,
   },
   tab: {
     description: 'the first minute in the built app (Chromium): Start to the 1st and 10th iteration, steady it/s, bytes to the 1st iteration, vs the CLI on the same presets',

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSeeds, parseSet, runFolder, summarizeSweep, sweepConfigs } from './sweep.ts';
-import { loadRunConfig } from './presets.ts';
+import { loadRunConfig, readRunConfigJson } from './presets.ts';
 
 const base = () => loadRunConfig('grid-empty-8x8-grpo') as unknown as Record<string, unknown>;
 
@@ -31,6 +31,17 @@ describe('npm run sweep: arguments', () => {
     expect((cs[3].config.algo as { lr: number; groupSize: number }).groupSize).toBe(8);
     expect(runFolder(cs[0].name, 2)).toBe('lr=0.001_groupSize=4_seed2');
     expect(() => sweepConfigs(base(), [parseSet('algo.lr=-1,abc')], 'x')).toThrow(/2 problem\(s\)[\s\S]*lr=-1: [\s\S]*lr=abc: /);
+  });
+
+  it('varying algo.algo gives each algorithm its own defaults (the config as written is overridden, not the parsed one)', () => {
+    const raw = readRunConfigJson('grid-empty-8x8-grpo').json as Record<string, unknown>;
+    const cs = sweepConfigs(raw, [parseSet('algo.algo=grpo,rloo,ppo')], 'g');
+    const algo = (i: number) => cs[i].config.algo as { normalizeStd: boolean; lr: number; epochs: number };
+    expect(cs.map((c) => c.name)).toEqual(['algo=grpo', 'algo=rloo', 'algo=ppo']);
+    expect([algo(0).normalizeStd, algo(1).normalizeStd, algo(2).normalizeStd]).toEqual([true, false, false]);
+    expect(algo(2).lr).toBe(0.001);
+    // The parsed base carries grpo's std division into rloo, which refuses it.
+    expect(() => sweepConfigs(base(), [parseSet('algo.algo=grpo,rloo')], 'g')).toThrow(/rloo: algo\.normalizeStd/);
   });
 
   it('summary: per-config IQM and mean with intervals, and P(X > Y) for each ordered pair', () => {

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseRunConfig } from '../core/presets/schema.ts';
 import { finalScore, probabilityOfImprovementInterval, summarize, type ConfigSummary, type Interval } from '../core/runs/stats.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
-import { loadRunConfig } from './presets.ts';
+import { loadRunConfig, readRunConfigJson } from './presets.ts';
 
 const USAGE = `usage: npm run sweep -- --config <preset id | file.json> [--seeds 1-4] [--set path=v1,v2] [--set path=v1,v2] [--iterations N] [--out DIR] [--parallel N] [--metric KEY] [--engine NAME] [--json]
   --seeds LIST      seeds: a range 1-4, a list 1,3,7, or both 1-3,9 (default 1-3)
@@ -219,7 +219,10 @@ export async function main(argv: string[]): Promise<number> {
   const metric = String(values.metric);
   let base: Record<string, unknown>;
   try {
-    base = loadRunConfig(String(values.config)) as unknown as Record<string, unknown>;
+    // Validated here (every problem reported before any run starts), but the sweep overrides the
+    // config as written, so fields the swept values own take their own defaults.
+    loadRunConfig(String(values.config));
+    base = readRunConfigJson(String(values.config)).json as Record<string, unknown>;
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
