@@ -109,7 +109,7 @@ function MovedTable({ frozen, episodes, moved }: { frozen: FrozenBuffer; episode
       <thead>
         <tr>
           <th>Episode</th>
-          <th>Steps</th>
+          <th>{frozen.episodes[0]?.text ? 'Turns' : 'Steps'}</th>
           <th>Return before → after</th>
           <th>Advantage before → after</th>
           <th />
@@ -124,7 +124,7 @@ function MovedTable({ frozen, episodes, moved }: { frozen: FrozenBuffer; episode
               <td>
                 it {f.iteration + 1} · {f.group >= 0 ? `group ${f.group + 1} · ` : ''}#{f.index + 1} <span className="muted">seed {f.seed}</span> {f.success ? '✓' : ''}
               </td>
-              <td>{f.actions.length}</td>
+              <td>{f.text ? f.text.actions.length : f.actions.length}</td>
               <td>
                 {fmt(e.oldReturn)} → {fmt(e.newReturn)}
               </td>
@@ -223,7 +223,7 @@ export function RescorePanel({ flush }: { flush: () => void }) {
               ? `${usableEpisodes} episodes from iteration${usable.length > 1 ? 's' : ''} ${iterationRange(usable.map((b) => b.iteration))}${latest ? ` (scored by v${latest.version})` : ''} can be frozen`
               : available
                 ? `no batch scored by v${latest?.version ?? 0} yet: train one more iteration`
-                : 'train a grid run to have episodes to freeze'}
+                : 'train a run to have episodes to freeze'}
         </span>
         <button
           type="button"

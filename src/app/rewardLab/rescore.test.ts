@@ -3,7 +3,7 @@
  * the current code version, and opening a frozen episode in the trajectory inspector.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { GridEpisodeView, IterationView } from '../../runtime/trainWorker/types.ts';
+import type { GridEpisodeView, IterationView, TokenEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { useStore } from '../state/store.ts';
 import { clearRecentBatches, noteBatch, RECENT_BATCHES, recentBatches, useRecentBatches } from './recentBatches.ts';
 import { freezeBuffer, openFrozenEpisode, useRescore } from './rescore.ts';
@@ -25,6 +25,29 @@ const gridEp = (seed: number, group: number, T: number): GridEpisodeView => ({
   versions: new Int32Array(T),
   rewards: new Float64Array(T),
 });
+const tokenEp = (seed: number, group: number): TokenEpisodeView => ({
+  kind: 'tokens',
+  seed,
+  group,
+  reward: 1,
+  advantage: 0.5,
+  terminated: true,
+  truncated: false,
+  success: true,
+  // <bos> <obs> q · 3 policy tokens · <obs> r · 2 policy tokens
+  tokens: new Int32Array(9),
+  lossMask: Uint8Array.from([0, 0, 0, 1, 1, 1, 0, 1, 1]),
+  logprobs: new Float32Array(9),
+  entropies: new Float32Array(9),
+  versions: new Int32Array(9),
+  rewards: Float64Array.from([0, 1]),
+  actions: ['calc(1+1)', 'answer(2)'],
+  infos: [{ toolCall: 'calc' }, { toolCall: 'answer' }],
+  observations: ['what is 1+1?', '2', ''],
+  transcript: '',
+  contextLimited: false,
+  forcedEnds: 0,
+});
 const batch = (iteration: number): IterationView => ({ iteration, metrics: {}, allApplied: true, wallS: 0, episodes: [gridEp(iteration * 10, 0, 3), gridEp(iteration * 10 + 1, 1, 4)] });
 
 beforeEach(() => {
@@ -42,9 +65,12 @@ describe('recent batches', () => {
     expect(useRecentBatches.getState().available).toEqual({ batches: RECENT_BATCHES, episodes: 2 * RECENT_BATCHES, first: 3, last: RECENT_BATCHES + 2 });
     noteBatch(batch(0));
     expect(recentBatches().map((b) => b.iteration)).toEqual([0]);
-    // Token batches and empty ones do not replay: ignored.
+    // Empty batches are ignored.
     noteBatch({ ...batch(1), episodes: [] });
     expect(recentBatches()).toHaveLength(1);
+    // A token batch after grid ones is another run's: the list starts over with it.
+    noteBatch({ ...batch(1), episodes: [tokenEp(1, 0)] });
+    expect(recentBatches().map((b) => [b.iteration, b.kind])).toEqual([[1, 'tokens']]);
   });
 });
 
@@ -68,6 +94,15 @@ describe('freezing', () => {
     expect(useStore.getState().tab).toBe('trajectories');
     expect(useStore.getState().inspect?.batch.iteration).toBe(4);
     expect(useStore.getState().inspect?.index).toBe(1);
+  });
+
+  it('freezes token batches with their turns (actions, infos, observations) and policy-token counts', () => {
+    noteBatch({ iteration: 0, metrics: {}, allApplied: true, wallS: 0, episodes: [tokenEp(7, 0), tokenEp(7, 0)] });
+    freezeBuffer(4);
+    const f = useRescore.getState().frozen!;
+    expect(f.episodes).toHaveLength(2);
+    expect(f.episodes[0]).toMatchObject({ iteration: 0, seed: 7, actions: [], rewards: [0, 1], total: 1, advantage: 0.5 });
+    expect(f.episodes[0].text).toEqual({ actions: ['calc(1+1)', 'answer(2)'], infos: [{ toolCall: 'calc' }, { toolCall: 'answer' }], observations: ['what is 1+1?', '2', ''], terminated: true, truncated: false, policyTokens: 5 });
   });
 
   it('says why when nothing can be frozen', () => {

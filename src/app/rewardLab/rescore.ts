@@ -1,8 +1,9 @@
 /**
  * Counterfactual re-scoring, the page side: the recent batches of the run (kept as the trainer
- * reports them), the frozen buffer, and the last re-score's answer. Freezing copies what a replay
- * needs (seed, actions, env rewards, the shaped return and advantage the run used) out of the
- * last few iterations' batches; re-scoring sends that and the editor's code to the re-score
+ * reports them), the frozen buffer, and the last re-score's answer. Freezing copies what scoring
+ * needs (a grid episode's seed, actions and env rewards, which replay; a token episode's turns:
+ * actions, infos, observations) and the shaped return and advantage the run used out of the last
+ * few iterations' batches; re-scoring sends that and the editor's code to the re-score
  * worker (runtime/rescoreWorker), which replays, scores in QuickJS and does the statistics, so
  * the page's thread only draws the answer. Nothing here touches the trainer: no training step is
  * taken, whether the run is running, paused, finished or gone.
@@ -12,8 +13,7 @@ import { wrap, type Remote } from 'comlink';
 import type { FrozenEpisode, RescoreResult } from '../../core/reward/rescore.ts';
 import type { RescoreReply, RescoreRequest } from '../../runtime/rewardSandbox/rescore.ts';
 import type { RescoreWorkerApi } from '../../runtime/rescoreWorker/worker.ts';
-import type { GridEpisodeView } from '../../runtime/trainWorker/types.ts';
-import { recentBatches, type GridBatch } from './recentBatches.ts';
+import { recentBatches, type KeptBatch } from './recentBatches.ts';
 import { useStore } from '../state/store.ts';
 import { messageLine, useRewardLab } from './rewardLab.ts';
 
@@ -24,7 +24,7 @@ const TOP_MOVED = 12;
 
 export interface FrozenBuffer {
   /** The batches frozen, oldest first (the trajectory inspector opens their episodes). */
-  batches: GridBatch[];
+  batches: KeptBatch[];
   episodes: FrozenEpisode[];
   /** Iterations frozen, 0-based, ascending. */
   iterations: number[];
@@ -64,17 +64,16 @@ export const useRescore = create<RescoreState>(() => ({ frozen: null, answer: nu
 /** Freezes so far (names each buffer). */
 let freezes = 0;
 
-const frozenEpisode = (b: GridBatch, ep: GridEpisodeView, index: number): FrozenEpisode => ({
-  iteration: b.iteration,
-  index,
-  seed: ep.seed,
-  group: ep.group,
-  actions: Array.from(ep.actions),
-  rewards: Array.from(ep.rewards),
-  total: ep.reward,
-  advantage: ep.advantage,
-  success: ep.success,
-});
+/** What re-scoring needs of a batch's episodes: a grid episode replays, a token episode brings its turns. */
+function frozenEpisodes(b: KeptBatch): FrozenEpisode[] {
+  const scored = (ep: KeptBatch['episodes'][number], index: number) => ({ iteration: b.iteration, index, seed: ep.seed, group: ep.group, rewards: Array.from(ep.rewards), total: ep.reward, advantage: ep.advantage, success: ep.success });
+  if (b.kind === 'grid') return b.episodes.map((ep, i) => ({ ...scored(ep, i), actions: Array.from(ep.actions) }));
+  return b.episodes.map((ep, i) => {
+    let policyTokens = 0;
+    for (let k = 0; k < ep.lossMask.length; k++) policyTokens += ep.lossMask[k];
+    return { ...scored(ep, i), actions: [], text: { actions: [...ep.actions], infos: ep.infos.map((x) => ({ ...x })), observations: [...ep.observations], terminated: ep.terminated, truncated: ep.truncated, policyTokens } };
+  });
+}
 
 /**
  * Freezes the episodes of the last `iterations` batches scored by the run's current code (a
@@ -83,7 +82,7 @@ const frozenEpisode = (b: GridBatch, ep: GridEpisodeView, index: number): Frozen
 export function freezeBuffer(iterations: number): void {
   const run = useStore.getState().running;
   if (!run) {
-    useRescore.setState({ note: 'No run to freeze: train a grid run for an iteration or two first.' });
+    useRescore.setState({ note: 'No run to freeze: train for an iteration or two first.' });
     return;
   }
   const versions = useRewardLab.getState().versions;
@@ -92,12 +91,12 @@ export function freezeBuffer(iterations: number): void {
   const recent = recentBatches();
   const batches = recent.filter((b) => b.iteration >= since).slice(-iterations);
   if (batches.length === 0) {
-    useRescore.setState({ note: recent.length === 0 ? 'No grid batch yet: train for an iteration or two first.' : `No batch scored by the current code (v${current?.version}) yet: train one more iteration.` });
+    useRescore.setState({ note: recent.length === 0 ? 'No batch yet: train for an iteration or two first.' : `No batch scored by the current code (v${current?.version}) yet: train one more iteration.` });
     return;
   }
   const frozen: FrozenBuffer = {
     batches,
-    episodes: batches.flatMap((b) => b.episodes.map((ep, i) => frozenEpisode(b, ep, i))),
+    episodes: batches.flatMap(frozenEpisodes),
     iterations: batches.map((b) => b.iteration),
     envId: run.env.id,
     envKwargs: { ...(run.env.kwargs ?? {}) },

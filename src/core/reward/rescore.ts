@@ -20,6 +20,24 @@ import { gae } from '../algos/advantages.ts';
 import { algoDescriptor, sequenceAdvantages } from '../algos/registry/index.ts';
 import { DEFAULT_ALGO_CONFIG, type AlgoConfig } from '../algos/config.ts';
 import { mean, std } from '../algos/stats.ts';
+import type { Info } from '../envs/types.ts';
+
+/**
+ * What a token episode (a tool env, or a grid played as text) recorded for its user terms: its
+ * step records are read off these, never replayed (rollout/tokenEpisode.ts, reward/stepRecord.ts).
+ */
+export interface FrozenText {
+  /** [turns] action texts as the env received them. */
+  actions: string[];
+  /** [turns] the env's info after each action. */
+  infos: Info[];
+  /** [turns + 1] the task, then the env's reply after each action. */
+  observations: string[];
+  terminated: boolean;
+  truncated: boolean;
+  /** Policy tokens sampled (the loss positions its advantage was broadcast onto). */
+  policyTokens: number;
+}
 
 /** One frozen episode: what replays it (env + seed + actions) and what the run scored it. */
 export interface FrozenEpisode {
@@ -31,10 +49,12 @@ export interface FrozenEpisode {
   seed: number;
   /** GRPO-style group within the batch (−1 for algorithms without groups). */
   group: number;
-  /** [T] action indices. */
+  /** [T] action indices of a grid episode; [] for a token episode (see `text`). */
   actions: number[];
-  /** [T] the env's reward per step (the replay is checked against it). */
+  /** [T] the env's reward per step, or per turn of a token episode (a grid replay is checked against it). */
   rewards: number[];
+  /** A token episode's record (absent for grid episodes, which replay from seed + actions). */
+  text?: FrozenText;
   /** The shaped return the run's advantage compared (env + shaping + the old user terms). */
   total: number;
   /** The advantage the run used (PPO: its first step's, before batch normalisation). */
@@ -137,6 +157,12 @@ export function histograms(name: string, before: readonly number[] | null, after
   return { name, edges, before: count(before), after: count(after), beforeSummary: before ? summarize(before) : null, afterSummary: after ? summarize(after) : null };
 }
 
+/** Env steps of an episode: grid steps, or a token episode's turns (PPO's GAE discounts per turn). */
+const stepsOf = (ep: { actions: readonly number[]; text?: FrozenText }) => (ep.text ? ep.text.actions.length : ep.actions.length);
+
+/** Loss positions of an episode: grid steps, or a token episode's policy tokens. */
+const positionsOf = (ep: { actions: readonly number[]; text?: FrozenText }) => (ep.text ? ep.text.policyTokens : ep.actions.length);
+
 const sumOf = (v: ArrayLike<number> | undefined) => {
   let s = 0;
   if (v) for (let i = 0; i < v.length; i++) s += v[i];
@@ -151,11 +177,11 @@ export type RescoreAlgo = Pick<AlgoConfig, 'algo' | 'groupSize' | 'normalizeStd'
  * batch is the episodes of one iteration, split into its `group` indices (group −1, from
  * algorithms without groups, is the whole batch), so a buffer holding part of a batch still gets
  * its groups' math, and a batch-wide step (REINFORCE++'s normalisation over the batch's steps,
- * each episode weighing its `actions` count) sees the batch. REINFORCE's EMA baseline is not
+ * each episode weighing its steps, or its policy tokens on a token episode) sees the batch. REINFORCE's EMA baseline is not
  * replayed: its first-batch form (the batch mean) is used. GiGPO: its episode-level part (GRPO's).
  * A group the estimator cannot score (RLOO's group of one) gets 0, the rest of its batch group by group.
  */
-export function groupAdvantages(algo: RescoreAlgo, episodes: readonly (Pick<FrozenEpisode, 'iteration' | 'group'> & { actions?: readonly number[] })[], totals: ArrayLike<number>): Float64Array {
+export function groupAdvantages(algo: RescoreAlgo, episodes: readonly (Pick<FrozenEpisode, 'iteration' | 'group'> & { actions?: readonly number[]; text?: FrozenText })[], totals: ArrayLike<number>): Float64Array {
   const out = new Float64Array(episodes.length);
   const batches = new Map<number, Map<number, number[]>>();
   episodes.forEach((ep, i) => {
@@ -168,7 +194,7 @@ export function groupAdvantages(algo: RescoreAlgo, episodes: readonly (Pick<Froz
   // The fields a frozen buffer does not record are not read by episode-level estimators.
   const est = { ...DEFAULT_ALGO_CONFIG, ...algo };
   const score = (idx: readonly number[], sizes: readonly number[]): ArrayLike<number> => {
-    const positions = episodes.every((ep) => ep.actions) ? idx.map((i) => episodes[i].actions!.length) : undefined;
+    const positions = episodes.every((ep) => ep.actions || ep.text) ? idx.map((i) => positionsOf({ actions: episodes[i].actions ?? [], text: episodes[i].text })) : undefined;
     return sequenceAdvantages(est, idx.map((i) => totals[i]), undefined, positions, sizes, true).advantages;
   };
   for (const groups of batches.values()) {
@@ -198,7 +224,9 @@ export function groupAdvantages(algo: RescoreAlgo, episodes: readonly (Pick<Froz
  *
  * Advantages: sequence-level algorithms recompute both sides from the totals (groupAdvantages).
  * PPO's episode advantage (GAE at step 0) is linear in the step rewards with the values fixed,
- * so its new value is the recorded one plus Σ_t (γλ)^t Δr_t (the terms' per-step change).
+ * so its new value is the recorded one plus Σ_t (γλ)^t Δr_t (the terms' per-step change). On a
+ * token episode t counts turns: token GAE discounts only across turn boundaries (update/tokenGae.ts),
+ * so the first policy token's advantage moves by the same sum over turns.
  */
 export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisode[], before: TermValues, after: TermValues, top = 10): RescoreResult {
   const n = episodes.length;
@@ -217,7 +245,7 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
   if (kind === 'gae') {
     oldAdv = episodes.map((ep) => ep.advantage);
     newAdv = episodes.map((ep, i) => {
-      const T = ep.actions.length;
+      const T = stepsOf(ep);
       const delta = new Float64Array(T);
       for (const t of after.terms) for (let s = 0; s < T; s++) delta[s] += after.values[i][t]?.[s] ?? 0;
       for (const t of before.terms) for (let s = 0; s < T; s++) delta[s] -= before.values[i][t]?.[s] ?? 0;

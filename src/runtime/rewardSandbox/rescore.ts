@@ -8,7 +8,7 @@ import { makeEnv } from '../../core/envs/index.ts';
 import type { GridEnv } from '../../core/envs/types.ts';
 import { rescoreBuffer, type FrozenEpisode, type RescoreAlgo, type RescoreResult, type TermValues } from '../../core/reward/rescore.ts';
 import { RewardTermError, resolveTermScores } from '../../core/reward/rewardTerms.ts';
-import { buildGridStepRecords, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
+import { buildGridStepRecords, buildTextStepRecords, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
 import { createRewardSandbox } from './quickjs.ts';
 
 export interface RescoreRequest {
@@ -51,6 +51,22 @@ export type RescoreReply =
     }
   | { ok: false; message: string; term: string | null; which: 'old' | 'new' | 'replay' };
 
+/**
+ * The step records the terms score: a token episode's read off what it recorded (as the token
+ * trainers score it), a grid episode's replayed from its seed and actions (checked against the
+ * recorded rewards). One buffer is one run, so all of one kind.
+ */
+function stepRecords(req: Pick<RescoreRequest, 'envId' | 'envKwargs' | 'episodes'>): ScoreEpisode[] {
+  const text = req.episodes.filter((ep) => ep.text).length;
+  if (text === req.episodes.length) {
+    return req.episodes.map((ep) => buildTextStepRecords({ envId: req.envId, seed: ep.seed, rewards: ep.rewards, ...ep.text! }));
+  }
+  if (text > 0) throw new Error(`re-scoring: ${text} of ${req.episodes.length} frozen episodes are token episodes; a buffer holds one run's episodes, all of one kind`);
+  const env = makeEnv(req.envId, req.envKwargs);
+  if (env.spec.family !== 'grid') throw new Error(`re-scoring replays grid episodes from their actions; ${req.envId} is not a grid env, and its episodes carry no token record`);
+  return req.episodes.map((ep) => buildGridStepRecords(env as GridEnv, { envId: req.envId, seed: ep.seed, actions: ep.actions, rewards: ep.rewards }));
+}
+
 /** Scores `records` with `code` in a fresh sandbox; non-finite values count 0 for that episode. */
 async function termValues(code: string, records: readonly ScoreEpisode[], callTimeoutMs: number, problems: string[]): Promise<TermValues> {
   if (code.trim() === '') return { terms: [], values: records.map(() => ({})) };
@@ -79,9 +95,7 @@ async function prepared(req: Omit<RescoreRequest, 'newCode'>, cache: RescoreCach
   if (cache) cache.current = null;
   let records: ScoreEpisode[];
   try {
-    const env = makeEnv(req.envId, req.envKwargs);
-    if (env.spec.family !== 'grid') return { ok: false, message: `re-scoring replays grid episodes; ${req.envId} is not a grid env`, term: null, which: 'replay' };
-    records = req.episodes.map((ep) => buildGridStepRecords(env as GridEnv, { envId: req.envId, seed: ep.seed, actions: ep.actions, rewards: ep.rewards }));
+    records = stepRecords(req);
   } catch (e) {
     return { ok: false, message: (e as Error).message, term: null, which: 'replay' };
   }

@@ -27,10 +27,13 @@ export interface GridEpisodeView
   kind: 'grid';
 }
 
-/** A tool-env episode: per-token arrays over the context (length L) and the env's view of each turn. */
+/**
+ * A tool-env episode: per-token arrays over the context (length L) and the env's view of each turn
+ * (actions, infos, observations: what the reward lab's re-scoring reads its step records from).
+ */
 export interface TokenEpisodeView
   extends Scored,
-    Pick<TokenEpisode, 'seed' | 'group' | 'tokens' | 'lossMask' | 'logprobs' | 'entropies' | 'versions' | 'rewards' | 'actions' | 'transcript' | 'terminated' | 'truncated' | 'contextLimited' | 'forcedEnds' | 'success'> {
+    Pick<TokenEpisode, 'seed' | 'group' | 'tokens' | 'lossMask' | 'logprobs' | 'entropies' | 'versions' | 'rewards' | 'actions' | 'infos' | 'observations' | 'transcript' | 'terminated' | 'truncated' | 'contextLimited' | 'forcedEnds' | 'success'> {
   kind: 'tokens';
 }
 

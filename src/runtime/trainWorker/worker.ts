@@ -398,8 +398,8 @@ function iterationEvent(iteration: number, m: Readonly<Record<string, number>>, 
   const episodes = r.episodes.map((ep, i): EpisodeView => {
     const common = { seed: ep.seed, group: ep.group, reward: r.episodeRewards[i], advantage: r.episodeAdvantages[i], terminated: ep.terminated, truncated: ep.truncated, success: ep.success };
     if ('tokens' in ep) {
-      const { tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript, contextLimited, forcedEnds } = ep;
-      return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, transcript, contextLimited, forcedEnds };
+      const { tokens, lossMask, logprobs, entropies, versions, rewards, actions, infos, observations, transcript, contextLimited, forcedEnds } = ep;
+      return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, infos, observations, transcript, contextLimited, forcedEnds };
     }
     const { actions, logprobs, entropies, values, versions, rewards } = ep;
     return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
