@@ -4,6 +4,8 @@
  */
 import type { ReactNode } from 'react';
 import { useStore } from '../state/store.ts';
+import { LessonBanner } from '../lessons/LessonBanner.tsx';
+import { isMapCheck } from '../lessons/schema.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
 import { MapTab } from './map/MapTab.tsx';
 import type { StudioTab } from './studioHash.ts';
@@ -16,6 +18,11 @@ const PANELS: Record<StudioTab, { title: string; blurb: string; render: () => Re
 export function StudioView() {
   const tab = useStore((s) => s.studioTab);
   const setTab = useStore((s) => s.setStudioTab);
+  // A lesson step about the map itself shows here, with its live check.
+  const mapLesson = useStore((s) => {
+    const step = s.armed && s.lessons.find((l) => l.id === s.armed?.lessonId)?.steps[s.armed.step];
+    return step ? isMapCheck(step.check) : false;
+  });
   const tabs = Object.entries(PANELS) as [StudioTab, (typeof PANELS)[StudioTab]][];
   return (
     <div className="studio">
@@ -30,6 +37,7 @@ export function StudioView() {
         </div>
         <p className="muted small">{PANELS[tab].blurb}</p>
       </header>
+      {mapLesson && <LessonBanner />}
       <div role="tabpanel" id={`studio-panel-${tab}`} aria-labelledby={`studio-tab-${tab}`}>
         <ErrorBoundary key={tab} what="The studio" onRetry={() => setTab(tab)}>
           {PANELS[tab].render()}

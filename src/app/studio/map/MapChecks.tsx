@@ -86,7 +86,7 @@ function TrainOnMap({ map, check }: { map: GridMap; check: MapCheck | null }) {
       <select id="map-preset" className="field-input" data-testid="map-preset" value={preset?.id ?? ''} onChange={(e) => setPresetId(e.target.value)}>
         {options.map((p) => (
           <option key={p.id} value={p.id}>
-            {p.config.algo.algo.toUpperCase()} · {p.title}
+            {p.title}
           </option>
         ))}
       </select>

@@ -31,7 +31,7 @@ function Palette({ tool, heading, onTool, onHeading }: { tool: Tool; heading: nu
       <label htmlFor="map-heading" className="field-label">
         Start faces
       </label>
-      <select id="map-heading" className="field-input" data-testid="map-heading" value={heading} onChange={(e) => onHeading(Number(e.target.value))}>
+      <select id="map-heading" className="field-input map-heading" data-testid="map-heading" value={heading} onChange={(e) => onHeading(Number(e.target.value))}>
         {DIR_NAMES.map((d, i) => (
           <option key={d} value={i}>
             {d}
