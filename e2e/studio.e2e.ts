@@ -3,6 +3,7 @@
  * keyboard, read "Solvable in 9 steps", play it by hand to the goal, run the random agent, and
  * train GRPO on it to success >= 0.9; the same map opened from its link in a fresh profile
  * trains too; an unsolvable map is refused with its reason; bad JSON is named and loses nothing;
+ * lesson 9 ticks its map step on the four-rooms example and its shaped step trains on it;
  * axe-core finds nothing serious, and at 390 px nothing scrolls sideways.
  */
 import { readFileSync } from 'node:fs';
@@ -121,7 +122,7 @@ describe('studio: maps', () => {
     await fresh.close({ runBeforeUnload: false });
   });
 
-  it('an unsolvable map is refused with the reason; bad JSON is named and the map kept; examples open; saves list', { timeout: 120_000 }, async () => {
+  it('an unsolvable map is refused with the reason; bad JSON is named and the map kept; examples open; saves list; lesson 9', { timeout: 420_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
     const errors = watchErrors(page);
     const walled = encodeURIComponent('######/#>.#G#/######');
@@ -160,8 +161,16 @@ describe('studio: maps', () => {
     await page.screenshot({ path: `${ARTIFACTS}/studio-lesson9.png`, fullPage: true });
     await page.getByTestId('lesson-back').click();
     expect(await page.getByTestId('lesson-step-1').getAttribute('data-done')).toBe('true');
+    // Step 3 trains on that map with potential shaping until its check ticks.
+    await page.getByTestId('lesson-step-3').click();
+    await page.getByTestId('lesson-setup').click();
+    expect(decodeURIComponent(page.url())).toContain('env.kwargs.name=Four rooms 11x11');
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => page.getByTestId('lesson-banner-status').getAttribute('data-state'), { timeout: 300_000, interval: 1000 }).toBe('done');
+    console.log(`lesson 9 step 3 on four rooms: done after ${await page.getByTestId('train-status').getAttribute('data-iteration')} iterations`);
     expect(errors).toEqual([]);
-    await page.close();
+    page.on('dialog', (d) => void d.accept());
+    await page.close({ runBeforeUnload: false });
   });
 
   it('axe-core clean (drawing and playing); 390 px: nothing scrolls sideways and the editor fits', { timeout: 120_000 }, async () => {
