@@ -13,7 +13,7 @@ import { useElementSize } from '../../ui/useElementSize.ts';
 import { TOOLS, describeCell, type Tool } from './tools.ts';
 
 /** Cell size bounds, CSS px. */
-const CELL = { min: 12, max: 40 } as const;
+const CELL = { min: 12, max: 56 } as const;
 
 export interface MapEditorProps {
   rows: readonly string[];
