@@ -29,3 +29,14 @@ describe('train on a map', () => {
     expect(validate(r.draft).ok).toBe(true);
   });
 });
+
+describe('leaving the map for another env on the Train view', () => {
+  it('keeps only the kwargs the new env reads, so Start is not blocked by the map', async () => {
+    const { setField } = await import('../../train/config.ts');
+    const preset = mapPresets(presets)[0];
+    const r = draftFromHash(parseTrainHash(trainHashForMap(preset, EXAMPLE_MAPS[0].map)), presets, 'auto');
+    const back = setField(r.draft, 'env.id', 'grid/empty-8x8');
+    expect(back.env).toEqual({ id: 'grid/empty-8x8', kwargs: { maxSteps: 100, viewSize: 7 } });
+    expect(validate(back).ok).toBe(true);
+  });
+});
