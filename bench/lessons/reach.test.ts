@@ -21,6 +21,8 @@ const QUICK: [string, number, number][] = [
   ['signal-degeneration', 1, 15],
   ['signal-degeneration', 2, 40],
   ['exploration-collapse', 1, 10],
+  // On the four-rooms example map (the setup's map where there is no Studio): sparse GRPO sees no reward.
+  ['design-the-room', 2, 10],
 ];
 
 const stepOf = (id: string, n: number) => LESSONS.lessons.find((l) => l.id === id)!.steps[n - 1];

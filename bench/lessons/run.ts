@@ -21,7 +21,7 @@ import { loadPresets } from '../../src/app/train/config.ts';
 import { LESSONS } from '../../src/app/lessons/index.ts';
 import { configForSetup } from '../../src/app/lessons/setup.ts';
 import { describeReading, evaluateCheck, type CheckStatus, type Metrics } from '../../src/app/lessons/check.ts';
-import type { Step } from '../../src/app/lessons/schema.ts';
+import { isMapCheck, type Step } from '../../src/app/lessons/schema.ts';
 
 export interface StepRun {
   lesson: string;
@@ -59,6 +59,8 @@ export async function runStep(
     full?: boolean;
   } = {},
 ): Promise<StepRun> {
+  const check = step.check;
+  if (isMapCheck(check)) throw new Error(`${lessonId} step ${index + 1}: a check on the Studio's map, read as the map is painted, not by training`);
   const r = configForSetup({ ...step.setup, overrides: [...step.setup.overrides, ...((o.extra ?? []) as Step['setup']['overrides'])] }, presetsFromDisk());
   if (!r.ok) throw new Error(`${lessonId} step ${index + 1}: ${r.problems.join('; ')}`);
   const engineName = o.engine ?? 'ort-web-wasm';
@@ -72,16 +74,16 @@ export async function runStep(
   });
   const stream: Metrics[] = [];
   const trace: Record<string, number>[] = [];
-  const max = step.check.within ?? o.max ?? 60;
-  let status = evaluateCheck(step.check, stream);
+  const max = check.within ?? o.max ?? 60;
+  let status = evaluateCheck(check, stream);
   try {
     for (let i = 0; i < max; i++) {
       const rep = await trainer.step();
       const m: Metrics = { ...(rep.metrics as Metrics), it: i + 1 };
       stream.push(m);
       o.observe?.(m);
-      trace.push(Object.fromEntries([['it', i + 1], ...step.check.all.map((c) => [c.metric, m[c.metric] ?? NaN]), ['episode/success_rate', m['episode/success_rate'] ?? NaN]]));
-      status = evaluateCheck(step.check, stream);
+      trace.push(Object.fromEntries([['it', i + 1], ...check.all.map((c) => [c.metric, m[c.metric] ?? NaN]), ['episode/success_rate', m['episode/success_rate'] ?? NaN]]));
+      status = evaluateCheck(check, stream);
       o.log?.(`  it ${i + 1}: ${status.readings.map(describeReading).join(', ')}; success ${(m['episode/success_rate'] ?? NaN).toFixed(2)}, entropy ${(m['actor/entropy'] ?? NaN).toFixed(2)} [${status.state} ${status.streak}/${status.need}]`);
       if ((status.state === 'done' && !o.full) || status.state === 'missed') break;
     }
@@ -116,6 +118,8 @@ async function main(): Promise<void> {
   for (const lesson of LESSONS.lessons) {
     for (const [i, step] of lesson.steps.entries()) {
       if (want.length && !want.some((w) => w.id === lesson.id && (w.step === null || w.step === i + 1))) continue;
+      // A check on the Studio's map is read as the map is painted: nothing to train.
+      if (isMapCheck(step.check)) continue;
       console.error(`${lesson.id} step ${i + 1}: ${step.title} — check: ${step.check.says}`);
       const row = await runStep(lesson.id, i, step, { engine: values.engine as NodeEngineName | undefined, max: values.max ? Number(values.max) : undefined, log: values.quiet ? undefined : (s) => console.error(s), extra });
       console.error(`${row.lesson}:${row.step} ${row.state}${row.doneAt ? ` at iteration ${row.doneAt}` : ''} after ${row.iterations} iterations, ${row.wallS} s: ${row.readings.join(', ')}`);

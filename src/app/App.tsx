@@ -6,12 +6,14 @@ import { EnvironmentsView } from './env/EnvironmentsView.tsx';
 import { TrainView } from './train/TrainView.tsx';
 import { RunsView } from './runs/RunsView.tsx';
 import { LessonsView } from './lessons/LessonsView.tsx';
+import { StudioView } from './studio/StudioView.tsx';
 import { useStore } from './state/store.ts';
 import type { ViewId } from './state/storeTypes.ts';
 
 /** The views in the header nav. */
 const VIEWS: readonly { id: ViewId; title: string }[] = [
   { id: 'environments', title: 'Environments' },
+  { id: 'studio', title: 'Studio' },
   { id: 'train', title: 'Train' },
   { id: 'runs', title: 'Runs' },
   { id: 'lessons', title: 'Lessons' },
@@ -84,6 +86,7 @@ export function App() {
         {/* Each view has one h1: Environments' is the env's title and Lessons' the lesson's; Train and Runs get theirs here. */}
         {(active === 'train' || active === 'runs') && <h1 className="visually-hidden">{title}</h1>}
         {active === 'environments' && <EnvironmentsView />}
+        {active === 'studio' && <StudioView />}
         {active === 'train' && <TrainView />}
         {active === 'runs' && <RunsView />}
         {active === 'lessons' && <LessonsView />}

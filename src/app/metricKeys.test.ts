@@ -84,7 +84,7 @@ describe('keys the app reads are declared', () => {
   });
 
   it('every lesson check reads a declared per-iteration key, and the lesson schema refuses one that is not', () => {
-    const read = LESSONS.lessons.flatMap((l) => l.steps.flatMap((s) => (s.check?.all ?? []).map((c) => c.metric)));
+    const read = LESSONS.lessons.flatMap((l) => l.steps.flatMap((s) => ('all' in s.check ? s.check.all : []).map((c) => c.metric)));
     expect(read.length).toBeGreaterThan(10);
     expect(read.filter((k) => k !== 'it' && metricDecl(k) === undefined)).toEqual([]);
     const lesson = JSON.parse(JSON.stringify(LESSONS.lessons[0])) as { steps: { check?: { all: { metric: string }[] } }[] };

@@ -1,5 +1,5 @@
 /**
- * npm run serve -- --env <id|all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
+ * npm run serve -- --env <id|all> | --env-file <map.json> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
  *
  * Serves registered envs to external trainers: OpenEnv's HTTP/WebSocket protocol for every env,
  * verl-tool's `POST /get_observation` for the tool envs (see src/server/server.ts for routes).
@@ -9,9 +9,11 @@
 import { envIds } from '../core/envs/index.ts';
 import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
+import { loadEnvFile, registerEnvFile } from './envFile.ts';
 
-const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
+const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file <map.json> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
   --env             env id to serve at the root, or several / all, each under /<env id>
+  --env-file        an env from a file (a map drawn in the studio, .json), served as file/<file name>; with --env, beside those envs, each under /<env id>
   --port            TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
   --host            interface (default ${SERVE_DEFAULTS.host}, loopback only)
   --latency         real: wait out each tool call's simulated latency before replying; skip: reply at once (default real)
@@ -24,11 +26,26 @@ const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [
   --verl-actions    get_observation: last-call plays the last name(...) call in the model's text, strict the text as is (default ${SERVE_DEFAULTS.verlActions})
 envs: ${envIds().join(', ')}`;
 
+/**
+ * The env ids `--env` and `--env-file` name, the file's env registered under its own id first.
+ * `all` means every built-in env (each under /<env id>).
+ */
+export function envsToServe(env: string | undefined, envFile: string | undefined): { envs: string[]; all: boolean } {
+  if (!env && !envFile) throw new UsageError(`--env or --env-file is required\n\n${USAGE}`);
+  const all = env === 'all';
+  const named = env === undefined ? [] : all ? envIds() : env.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = named.filter((id) => !envIds().includes(id));
+  if (unknown.length > 0) throw new UsageError(`unknown env ${unknown.map((u) => JSON.stringify(u)).join(', ')}; registered envs: ${envIds().join(', ')}`);
+  const file = envFile === undefined ? null : registerEnvFile(loadEnvFile(envFile));
+  return { envs: file ? [...named, file] : named, all };
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseCli(
     argv,
     {
       env: { type: 'string' },
+      'env-file': { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
       latency: { type: 'string', default: 'real' },
@@ -47,11 +64,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (!values.env) throw new UsageError(`--env is required\n\n${USAGE}`);
-  const all = values.env === 'all';
-  const envs = all ? envIds() : values.env.split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = envs.filter((id) => !envIds().includes(id));
-  if (unknown.length > 0) throw new UsageError(`unknown env ${unknown.map((u) => JSON.stringify(u)).join(', ')}; registered envs: ${envIds().join(', ')}`);
+  const { envs, all } = envsToServe(values.env, values['env-file']);
   if (values.latency !== 'real' && values.latency !== 'skip') throw new UsageError(`--latency must be real or skip, got ${JSON.stringify(values.latency)}`);
   const verlActions = values['verl-actions'];
   if (verlActions !== 'last-call' && verlActions !== 'strict') throw new UsageError(`--verl-actions must be last-call or strict, got ${JSON.stringify(verlActions)}`);

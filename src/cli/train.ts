@@ -1,6 +1,7 @@
 /**
  * npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--reward FILE]
  * npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR]
+ * npm run train -- --env-file <map.json> [--config <preset>] [...]
  *
  * Trains headless with the same core as the browser. Writes into DIR:
  *   config.json        the fully resolved configuration (defaults filled in)
@@ -32,6 +33,7 @@ import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 import { withRewardFile } from './reward.ts';
+import { DEFAULT_MAP_PRESET, loadEnvFile, type EnvFile } from './envFile.ts';
 import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
 import { CODE_HASH_CHARS, missingVersionProblem, rewardCodeHash, rewardVersions, versionsForResume, type CodeVersion } from '../core/reward/versions.ts';
 import { ScoringInterrupted } from '../core/reward/rewardTerms.ts';
@@ -39,6 +41,8 @@ import { detectNaming, METRIC_NAMINGS, renameRow, type MetricNaming } from '../c
 
 const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N] [--metric-names ours|trl|verl]
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
+       npm run train -- --env-file <map.json> [--config <preset id>] [...]
+  --env-file FILE   train on an env from a file: a map drawn in the studio (.json, "kind": "grid-map"; refused with the reason if it cannot be solved); the preset's algorithm and policy train on it (default preset ${DEFAULT_MAP_PRESET})
   --reward FILE   user reward terms: an ES module whose named exports (step) => number are added to each step's reward, run sandboxed (QuickJS); stored in config.json
   --force   write into an --out folder that already holds a run (its files are replaced)
   --checkpoint-every N   save checkpoint.json (the trainer's full state) every N iterations (default 10; 0 = only at the end and on Ctrl-C)
@@ -241,6 +245,15 @@ function listenForStop(onStop: (sig: StopSignal) => void): { dispose: () => void
   };
 }
 
+/** The config with its env replaced by the file's, checked again as a whole (the policy must fit the env). */
+export function withEnvFile(config: RunConfig, f: EnvFile): RunConfig {
+  if (config.stages.length > 0) throw new UsageError(`--env-file replaces the env of a one-stage run; preset ${config.id} is a pipeline of ${config.stages.length} stages, each with its own env`);
+  const r = parseRunConfig({ ...config, env: f.env });
+  if (!r.ok) throw new UsageError(`--env-file ${f.path} with preset ${config.id}:\n  - ${r.messages.join('\n  - ')}`);
+  console.log(`env file ${f.summary}`);
+  return r.config;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseCli(
     argv,
@@ -257,6 +270,7 @@ export async function main(argv: string[]): Promise<number> {
       resume: { type: 'string' },
       'checkpoint-every': { type: 'string', default: String(CHECKPOINT_EVERY) },
       reward: { type: 'string' },
+      'env-file': { type: 'string' },
       'metric-names': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -269,7 +283,9 @@ export async function main(argv: string[]): Promise<number> {
   if (values.resume !== undefined && (values.config !== undefined || values.seed !== undefined)) {
     throw new UsageError(`--resume continues a run with its own config: leave out --config and --seed (--iterations sets the new total)`);
   }
-  if (!values.config && values.resume === undefined) throw new UsageError(`--config (or --resume) is required\n\n${USAGE}`);
+  const envFile = values['env-file'] !== undefined ? loadEnvFile(values['env-file']) : null;
+  if (envFile && values.resume !== undefined) throw new UsageError('--resume continues a run on its own env: leave out --env-file');
+  if (!values.config && values.resume === undefined && !envFile) throw new UsageError(`--config (or --resume, or --env-file) is required\n\n${USAGE}`);
   if (values.resume !== undefined && values.resume.trim() === '') throw new UsageError('--resume must name a run folder or a .run.json file (got an empty string)');
   if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out must name a folder (got an empty string; it would have meant the current folder)');
   if (values.engine !== 'ort-web-wasm' && values.engine !== 'ort-node' && values.engine !== 'auto') throw new UsageError(`--engine must be ort-web-wasm, ort-node or auto, got ${values.engine}`);
@@ -280,7 +296,8 @@ export async function main(argv: string[]): Promise<number> {
   if (resume && values.reward !== undefined) throw new UsageError(`--resume keeps the reward code the run was trained with (its config and ${REWARD_VERSIONS_FILE} hold it): leave out --reward`);
   /** The names metrics.jsonl is written in; a resumed folder keeps its own unless told otherwise (the whole file is rewritten in it). */
   const naming: MetricNaming = (namingArg as MetricNaming | undefined) ?? resume?.metricNaming ?? 'ours';
-  let config = resume ? resume.config : loadRunConfig(values.config!);
+  let config = resume ? resume.config : loadRunConfig(values.config ?? envFile!.defaultPreset);
+  if (envFile) config = withEnvFile(config, envFile);
   if (values.reward !== undefined) config = withRewardFile(config, values.reward);
   if (!resume) config.seed = intArg(values.seed, 'seed') ?? config.seed;
   config.iterations = intArg(values.iterations, 'iterations', 1) ?? config.iterations;

@@ -100,7 +100,9 @@ const TARGETS: readonly Target[] = [
 ];
 
 /** Envs that ship no agent on purpose; the manifest carries the reason and the viewer shows it. */
-const NOT_SHIPPED: AgentManifest['notShipped'] = [];
+const NOT_SHIPPED: AgentManifest['notShipped'] = [
+  { env: 'grid/custom', reason: 'A map drawn in the studio: each map is its own task, so no one agent fits them all. Train one on your map with Train on this map.' },
+];
 
 const USAGE = `usage: npm run train-agents [-- --only SLUG[,SLUG...]]
   trains the shipped agents (grid MLPs, tool-env transformers) with npm run train and rewrites public/agents/ (manifest.json, <slug>.onnx, <slug>.config.json)

@@ -7,6 +7,7 @@ import { useStore } from '../state/store.ts';
 import { ClassroomLink } from './ClassroomLink.tsx';
 import { CheckStatusView } from './CheckStatusView.tsx';
 import { isDone } from './progress.ts';
+import { isMapCheck } from './schema.ts';
 import './lessons.css';
 
 const BADGE_TITLE = { outcome: 'Outcome', exploration: 'Exploration', signal: 'Signal', shift: 'Shift', reward: 'Reward' } as const;
@@ -89,11 +90,21 @@ function LessonPanel() {
           <b>Do:</b> {step.action}
         </p>
         <div className="lesson-setup-row">
+          {isMapCheck(step.check) ? (
+            <>
+              <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={setUpStep} title="Opens the Studio's Map tab; the check reads the map as you paint it">
+                Open the Studio
+              </button>
+              <span className="muted small">The check reads the map in the Studio as you paint it.</span>
+            </>
+          ) : (
+          <>
           <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={setUpStep} title="Puts this step's settings into the Train view and opens it; training starts only when you press Start">
             {isArmed ? 'Set up again on the Train view' : 'Set up on the Train view'}
           </button>
           <span className="muted small">
             Preset <code>{step.setup.preset}</code>
+            {step.setup.studioMap && ' on your Studio map'}
             {step.setup.overrides.length > 0 && (
               <>
                 {' with '}
@@ -102,6 +113,8 @@ function LessonPanel() {
             )}
             {hasRun && !isArmed ? '. Setting up discards the current run.' : '.'}
           </span>
+          </>
+          )}
         </div>
         <CheckStatusView lesson={lesson} step={stepIdx} />
         <div className="lesson-nav">

@@ -12,7 +12,7 @@ describe('lessons', () => {
   it('every lesson file validates, with a distinct id', () => {
     expect(LESSONS.problems).toEqual([]);
     expect(LESSONS.lessons.length).toBe(LESSON_FILES.length);
-    expect(LESSONS.lessons.map((l) => l.id)).toEqual(['sparse-vs-shaped', 'exploration-collapse', 'signal-degeneration', 'shift-staleness', 'rlvr-vs-agentic', 'grpo-vs-ppo', 'reward-hacking', 'warm-start-then-rl']);
+    expect(LESSONS.lessons.map((l) => l.id)).toEqual(['sparse-vs-shaped', 'exploration-collapse', 'signal-degeneration', 'shift-staleness', 'rlvr-vs-agentic', 'grpo-vs-ppo', 'reward-hacking', 'warm-start-then-rl', 'design-the-room']);
   });
 
   for (const lesson of LESSONS.lessons) {
@@ -36,7 +36,7 @@ describe('lessons', () => {
   });
 
   it('an unknown preset or an out-of-range override is named', () => {
-    const r = configForSetup({ preset: 'nope', overrides: [['algo.lr', 5]] }, presets);
+    const r = configForSetup({ preset: 'nope', studioMap: false, overrides: [['algo.lr', 5]] }, presets);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.problems.join('; ')).toMatch(/no preset "nope".*algo\.lr/);
   });

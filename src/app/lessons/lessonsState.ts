@@ -19,6 +19,8 @@ export interface LessonsSlice {
   setUpStep(): void;
   /** Re-reads the live metrics: marks the armed step done once its check holds. */
   checkArmed(): void;
+  /** Re-reads the Studio's map: marks the armed step done once its map check holds. */
+  checkArmedMap(): void;
   resetLesson(id: string): void;
   setClassroom(c: Classroom): void;
 }

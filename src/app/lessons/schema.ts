@@ -61,6 +61,8 @@ const overrideValue = z.union([z.number().finite(), z.boolean(), z.string().max(
 export const SetupSchema = z.strictObject({
   /** A preset id (presets/*.json). */
   preset: z.string().min(1),
+  /** Train on the map drawn in the Studio (grid/custom with the map as kwargs), set before the overrides. Default false. */
+  studioMap: z.boolean().default(false),
   /** Field path → value, applied in order after the preset (as a link's overrides are). */
   overrides: z
     .array(z.tuple([z.string(), overrideValue]))
@@ -74,14 +76,36 @@ export const SetupSchema = z.strictObject({
 });
 export type Setup = z.infer<typeof SetupSchema>;
 
+/**
+ * A check on the map drawn in the Studio, read live as the student paints: the map's shortest
+ * solution and a random agent's success over 100 seeds (the sparse reward it would ever see).
+ */
+export const MapCheckSchema = z.strictObject({
+  map: z.strictObject({
+    /** The shortest solution takes at least this many steps (and the map is solvable within its step limit). */
+    minSteps: z.number().int().min(1).max(1000),
+    /** A random agent reaches the goal in at most this share of 100 episodes. */
+    randomSuccessAtMost: z.number().min(0).max(1),
+  }),
+  /** The check in words, as the step shows it. */
+  says: z.string().min(1).max(200),
+});
+export type MapCheck = z.infer<typeof MapCheckSchema>;
+
+/** True for a check on the Studio's map (its step is done in the Studio, not on the Train view). */
+export function isMapCheck(c: Check | MapCheck): c is MapCheck {
+  return 'map' in c;
+}
+
 export const StepSchema = z.strictObject({
   title: z.string().min(1).max(80),
   /** What is going on and what to watch (a paragraph). */
   text: z.string().min(1).max(1200),
   /** What the student does, in one line ("Press Start"). */
   action: z.string().min(1).max(200),
+  /** What the step's button puts on the Train view (a map step opens the Studio and ignores it). */
   setup: SetupSchema,
-  check: CheckSchema,
+  check: z.union([CheckSchema, MapCheckSchema]),
 });
 export type Step = z.infer<typeof StepSchema>;
 

@@ -6,9 +6,21 @@ import { draftFromHash, validate, type Preset } from '../train/config.ts';
 import type { DraftConfig } from '../train/fields.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import type { Setup } from './schema.ts';
+import { EXAMPLE_MAPS } from '../../core/envs/grid/exampleMaps.ts';
+import { mapToKwargs, type GridMap } from '../../core/envs/grid/mapSpec.ts';
 
-export function draftForSetup(setup: Setup, presets: readonly Preset[], backend: DraftConfig['backend']): ReturnType<typeof draftFromHash> {
-  return draftFromHash({ presetId: setup.preset, backend: null, overrides: setup.overrides, problems: [] }, presets, backend);
+/**
+ * The overrides a setup applies: with `studioMap`, the env becomes the given map (the Studio's;
+ * the first example map where there is none, as in tests and classroom links) before the step's own.
+ */
+function overridesOf(setup: Setup, map: GridMap): [string, unknown][] {
+  if (!setup.studioMap) return setup.overrides;
+  const env: [string, unknown][] = [['env.id', 'grid/custom'], ...Object.entries(mapToKwargs(map)).map(([k, v]): [string, unknown] => [`env.kwargs.${k}`, v])];
+  return [...env, ...setup.overrides];
+}
+
+export function draftForSetup(setup: Setup, presets: readonly Preset[], backend: DraftConfig['backend'], map: GridMap = EXAMPLE_MAPS[0].map): ReturnType<typeof draftFromHash> {
+  return draftFromHash({ presetId: setup.preset, backend: null, overrides: overridesOf(setup, map), problems: [] }, presets, backend);
 }
 
 /** The setup's run config, or every problem (an unknown preset, a value out of bounds). */

@@ -14,7 +14,8 @@ import { evaluateCheck } from './check.ts';
 import { NO_CLASSROOM } from './classroom.ts';
 import { LESSONS } from './index.ts';
 import { forgetLesson, markDone, readProgress, writeProgress, type Progress } from './progress.ts';
-import type { Lesson } from './schema.ts';
+import { isMapCheck, type Lesson } from './schema.ts';
+import { evaluateMapCheck } from './mapCheck.ts';
 import { draftForSetup } from './setup.ts';
 import { adoptRewardCode } from '../rewardLab/rewardLab.ts';
 
@@ -83,9 +84,14 @@ export const lessonsSlice: StateCreator<Store, [], [], LessonsSlice> = (set, get
       const l = lessons.find((x) => x.id === lessonId);
       if (!l) return;
       const step = l.steps[lessonStep];
+      // A step about the map itself is done in the Studio: it watches the map as it is painted.
+      if (isMapCheck(step.check)) {
+        set({ armed: { lessonId: l.id, step: lessonStep }, view: 'studio', studioTab: 'map' });
+        return;
+      }
       const detected = backend.status === 'ready' ? backend.report.chosen : get().draft.backend;
       // A backend the person chose (or a ?backend= link) stays; the lesson sets the rest.
-      const r = draftForSetup(step.setup, presets, get().draft.backend === 'auto' ? detected : get().draft.backend);
+      const r = draftForSetup(step.setup, presets, get().draft.backend === 'auto' ? detected : get().draft.backend, get().studioMap);
       for (const p of r.problems) notify('warning', `Lesson "${l.title}", step ${lessonStep + 1}: ${p}.`);
       get().resetRun();
       adoptRewardCode(r.draft.reward?.code ?? '');
@@ -97,8 +103,16 @@ export const lessonsSlice: StateCreator<Store, [], [], LessonsSlice> = (set, get
       if (!armed || history.length === 0) return;
       const l = lessons.find((x) => x.id === armed.lessonId);
       const step = l?.steps[armed.step];
-      if (!l || !step || (lessonProgress.done[l.id] ?? []).includes(armed.step)) return;
+      if (!l || !step || isMapCheck(step.check) || (lessonProgress.done[l.id] ?? []).includes(armed.step)) return;
       if (evaluateCheck(step.check, history).state === 'done') save(markDone(lessonProgress, l.id, armed.step));
+    },
+
+    checkArmedMap: () => {
+      const { armed, lessons, lessonProgress, studioMap } = get();
+      const l = lessons.find((x) => x.id === armed?.lessonId);
+      const step = armed && l?.steps[armed.step];
+      if (!l || !step || !isMapCheck(step.check) || (lessonProgress.done[l.id] ?? []).includes(armed.step)) return;
+      if (evaluateMapCheck(step.check, studioMap).state === 'done') save(markDone(lessonProgress, l.id, armed.step));
     },
 
     resetLesson: (id) => {

@@ -6,6 +6,7 @@
 import { formatTrainHash, isTrainHash } from '../train/config.ts';
 import { formatHash, parseHash } from './hash.ts';
 import { useStore } from './store.ts';
+import { formatStudioHash, isStudioHash } from '../studio/studioHash.ts';
 import { formatClassroom, formatLessonHash, isLessonsHash, parseClassroomLink } from '../lessons/classroom.ts';
 
 /** True when the hash names the Runs view. */
@@ -19,6 +20,10 @@ function applyHash(full: string): void {
   useStore.getState().setClassroom(link.classroom);
   if (isLessonsHash(full)) {
     useStore.getState().openLesson(link.lesson, link.step);
+    return;
+  }
+  if (isStudioHash(hash)) {
+    useStore.getState().openStudio(hash);
     return;
   }
   if (isRunsHash(hash)) {
@@ -42,6 +47,7 @@ function currentHash(): string | null {
   // A classroom link's hidden and locked controls stay in the link through every view and reload.
   const classroom = formatClassroom(s.classroom);
   if (s.view === 'runs') return '#view=runs' + classroom;
+  if (s.view === 'studio') return formatStudioHash(s.studioTab, s.studioMap) + classroom;
   if (s.view === 'lessons') return formatLessonHash(s.lessonId, s.lessonId ? s.lessonStep : null, s.classroom);
   // The training link follows the form while it is valid, so a copied link reproduces it.
   if (s.view === 'train') return formatTrainHash(s.presetId, s.base, s.validation.ok ? s.draft : (s.running ?? s.base)) + classroom;
@@ -59,7 +65,7 @@ export function startHashSync(): () => void {
   write();
   const unsubscribe = useStore.subscribe((s, prev) => {
     if (s.view !== prev.view && s.view === 'environments' && !s.envId) s.open({ envId: null, seed: 0 });
-    if (s.view !== prev.view || s.draft !== prev.draft || s.envId !== prev.envId || s.seed !== prev.seed || s.kwargs !== prev.kwargs || s.lessonId !== prev.lessonId || s.lessonStep !== prev.lessonStep || s.classroom !== prev.classroom) write();
+    if (s.view !== prev.view || s.draft !== prev.draft || s.envId !== prev.envId || s.seed !== prev.seed || s.kwargs !== prev.kwargs || s.lessonId !== prev.lessonId || s.lessonStep !== prev.lessonStep || s.classroom !== prev.classroom || s.studioMap !== prev.studioMap || s.studioTab !== prev.studioTab) write();
   });
   const onHashChange = () => {
     if (window.location.hash !== currentHash()) applyHash(window.location.hash);

@@ -10,6 +10,7 @@ import { advance, isOver, rewind, startEpisode, type Episode } from './episode.t
 import { trainSlice } from '../train/slice.ts';
 import { runsSlice, saveSelected } from '../runs/slice.ts';
 import { lessonsSlice } from '../lessons/slice.ts';
+import { studioSlice } from '../studio/studioState.ts';
 import type { BackendSlice, CatalogEntry, NoticeSlice, Store, ViewerSlice, ViewSlice } from './storeTypes.ts';
 
 
@@ -253,6 +254,7 @@ export const useStore = create<Store>()((...a) => ({
   ...trainSlice(...a),
   ...runsSlice(...a),
   ...lessonsSlice(...a),
+  ...studioSlice(...a),
 }));
 
 useStore.subscribe((s, prev) => {

@@ -11,6 +11,7 @@ import type { RememberedChoice } from './engineCache.ts';
 import type { TrainSlice } from '../train/trainState.ts';
 import type { RunsSlice } from '../runs/runsState.ts';
 import type { LessonsSlice } from '../lessons/lessonsState.ts';
+import type { StudioSlice } from '../studio/studioState.ts';
 
 export interface Notice {
   id: number;
@@ -91,7 +92,7 @@ export interface ViewerSlice {
   setPlayRate(rate: number): void;
 }
 
-export type ViewId = 'environments' | 'train' | 'runs' | 'lessons';
+export type ViewId = 'environments' | 'studio' | 'train' | 'runs' | 'lessons';
 
 export interface ViewSlice {
   /** The view in the header nav that is showing. */
@@ -99,5 +100,5 @@ export interface ViewSlice {
   setView(view: ViewId): void;
 }
 
-export type Store = NoticeSlice & BackendSlice & ViewerSlice & ViewSlice & TrainSlice & RunsSlice & LessonsSlice;
+export type Store = NoticeSlice & BackendSlice & ViewerSlice & ViewSlice & TrainSlice & RunsSlice & LessonsSlice & StudioSlice;
 

@@ -7,6 +7,7 @@
  */
 import { defaultsFor, type Algo } from '../../core/algos/config.ts';
 import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
+import { kwargDocs } from '../../core/envs/kwargDocs.ts';
 import { SHAPING_TERMS, type ShapingTerm } from '../../core/reward/shaping.ts';
 import type { LiveHyper } from '../../core/update/hyper.ts';
 import { FIELDS, FIELD_BY_PATH, getPath, sameValue, setPath, type DraftConfig } from './fields.ts';
@@ -53,9 +54,25 @@ export function withAlgo(d: DraftConfig, algo: Algo): DraftConfig {
   return { ...d, algo: next as DraftConfig['algo'] };
 }
 
-/** Sets one field of the draft (the algorithm switch goes through withAlgo). */
+/**
+ * The kwargs another env keeps when the env changes: those it reads (a map's rows mean nothing to
+ * the empty room, and would block Start as unknown kwargs). An unknown env keeps them all; its
+ * validation names it.
+ */
+function kwargsFor(envId: string, kwargs: Record<string, unknown>): Record<string, unknown> {
+  let known: Set<string>;
+  try {
+    known = new Set(kwargDocs(envId).map((k) => k.name));
+  } catch {
+    return kwargs;
+  }
+  return Object.fromEntries(Object.entries(kwargs).filter(([k]) => known.has(k)));
+}
+
+/** Sets one field of the draft (the algorithm switch goes through withAlgo; another env keeps only the kwargs it reads). */
 export function setField(d: DraftConfig, path: string, value: unknown): DraftConfig {
   if (path === 'algo.algo') return withAlgo(d, value as Algo);
+  if (path === 'env.id' && value !== d.env.id) return { ...d, env: { id: value as string, kwargs: kwargsFor(value as string, d.env.kwargs ?? {}) } };
   const next = setPath(d, path, value);
   // A staged run lasts its stages' sum: keep `iterations` (the run's length everywhere else in
   // the app) in step with an edited stage. A sum that is not a number waits for validation.

@@ -11,6 +11,7 @@ const EXPECTED = [
   'grid/lava-crossing-9x9',
   'grid/memory',
   'grid/switch-door',
+  'grid/custom',
   'tools/calculator',
   'tools/kv-lookup',
   'tools/flaky-api',

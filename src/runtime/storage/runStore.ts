@@ -7,6 +7,7 @@
  * saved before exactly as it was.
  */
 import Dexie, { type DexieOptions, type Table } from 'dexie';
+import type { DesignRecord } from './designs.ts';
 import type { LiveEdit, MetricRow, RunData, RunInfo, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
 import { checkpointFloats, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import { bestSuccess } from '../../core/runs/format.ts';
@@ -82,6 +83,7 @@ class RunsDexie extends Dexie {
   metrics!: Table<MetricRecord, [string, number]>;
   trajectories!: Table<TrajectoryRecord, [string, number, number]>;
   checkpoints!: Table<CheckpointRecord, string>;
+  designs!: Table<DesignRecord, string>;
   constructor(name: string, options?: DexieOptions) {
     super(name, options);
     this.version(1).stores({
@@ -91,6 +93,8 @@ class RunsDexie extends Dexie {
     });
     // Version 2: one checkpoint per run (keyed by run id, so a save replaces the previous one).
     this.version(2).stores({ checkpoints: 'runId' });
+    // Version 3: envs a person made in the studio (designs.ts), beside the runs trained on them.
+    this.version(3).stores({ designs: 'id, updatedAt' });
   }
 }
 

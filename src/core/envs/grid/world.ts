@@ -18,7 +18,7 @@
  *   6 done             nothing happens (it still costs a step).
  *
  * Reward: `1 - 0.9 * steps / maxSteps` on the step that succeeds (steps counts that step),
- * 0 on every other step. Ending: success or failure -> `terminated`; reaching `maxSteps`
+ * 0 on every other step (an env may change the ending step's reward: `rewardFor`). Ending: success or failure -> `terminated`; reaching `maxSteps`
  * otherwise -> `truncated` (never both).
  */
 import { Rng } from '../../util/rng.ts';
@@ -109,6 +109,8 @@ export interface GridEnvMeta {
   id: string;
   title: string;
   description: string;
+  /** Smallest and largest reward of one step; default [0, 1] (see `rewardFor`). */
+  rewardRange?: [number, number];
 }
 
 export abstract class GridWorld implements GridEnv {
@@ -153,7 +155,7 @@ export abstract class GridWorld implements GridEnv {
         text: text(maxViewTextLength(v), CHARSET),
       }),
       actionSpace: discrete(ACTION_LABELS.length, ACTION_LABELS),
-      rewardRange: [0, 1],
+      rewardRange: meta.rewardRange ?? [0, 1],
       maxSteps: config.maxSteps,
     };
   }
@@ -166,6 +168,15 @@ export abstract class GridWorld implements GridEnv {
     if (type === OBJ.goal) return 'success';
     if (type === OBJ.lava) return 'failure';
     return null;
+  }
+
+  /**
+   * The reward of the step that ended the episode with `outcome` after `steps` steps (every other
+   * step earns 0): `1 - 0.9 * steps / maxSteps` for success, 0 for failure. Envs that change it
+   * declare their range in `GridEnvMeta.rewardRange`.
+   */
+  protected rewardFor(outcome: 'success' | 'failure', steps: number): number {
+    return outcome === 'success' ? 1 - (0.9 * steps) / this.maxSteps : 0;
   }
 
   /** Whether the object at (x, y) may be picked up (envs can glue objects down). */
@@ -223,7 +234,7 @@ export abstract class GridWorld implements GridEnv {
     const terminated = outcome !== null;
     const truncated = !terminated && this.steps >= this.maxSteps;
     const success = outcome === 'success';
-    const reward = success ? 1 - (0.9 * this.steps) / this.maxSteps : 0;
+    const reward = outcome === null ? 0 : this.rewardFor(outcome, this.steps);
     this.ended = terminated || truncated;
     const info: Info = this.ended ? { success } : NO_INFO;
     return { obs: this.observe(), reward, terminated, truncated, info };

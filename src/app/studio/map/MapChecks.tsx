@@ -1,0 +1,120 @@
+/**
+ * The map's checks and what to do with it: solvable or why not (the BFS expert), the env
+ * contract (checkEnv), a random agent's success over 100 seeds, and "Train on this map" with
+ * any fitting preset's algorithm (refused, with the reason, while the map cannot be solved).
+ */
+import { useEffect, useMemo, useState } from 'react';
+import { mapToKwargs, type GridMap } from '../../../core/envs/grid/mapSpec.ts';
+import { makeEnv } from '../../../core/envs/index.ts';
+import { firstSeeds, randomAgent, type RandomAgentReport } from '../../../core/envs/randomAgent.ts';
+import { useStore } from '../../state/store.ts';
+import { checkMap, type MapCheck } from './mapChecks.ts';
+import { mapPresets, trainHashForMap } from './trainLink.ts';
+
+/** Seeds the random agent plays (one episode each). */
+const RANDOM_SEEDS = 100;
+/** Quiet time after the last edit before checkEnv runs (it plays a dozen episodes), ms. */
+const CHECK_DELAY_MS = 150;
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** checkMap of the map, recomputed a moment after the last edit (null while it waits). */
+function useMapCheck(map: GridMap): MapCheck | null {
+  const [check, setCheck] = useState<{ map: GridMap; check: MapCheck } | null>(null);
+  useEffect(() => {
+    const t = setTimeout(() => setCheck({ map, check: checkMap(map) }), CHECK_DELAY_MS);
+    return () => clearTimeout(t);
+  }, [map]);
+  return check && check.map === map ? check.check : null;
+}
+
+function Verdict({ check }: { check: MapCheck | null }) {
+  if (!check) return <p className="badge badge-neutral" data-testid="map-verdict">Checking…</p>;
+  const v = check.verdict;
+  return (
+    <>
+      {v.solvable ? (
+        <p className="badge badge-good" data-testid="map-verdict">
+          Solvable in {v.steps} steps
+        </p>
+      ) : (
+        <p className="badge badge-bad" data-testid="map-verdict">
+          Not solvable: {v.reason}
+        </p>
+      )}
+      {check.contract.length === 0 ? (
+        <p className="muted small" data-testid="map-contract">
+          checkEnv: the env keeps the contract (same seed, same episode; observations in their space and never changed later; rewards in range; episodes end by the step limit).
+        </p>
+      ) : (
+        <ul className="field-msg" data-testid="map-contract">
+          {check.contract.slice(0, 3).map((c) => (
+            <li key={c}>{c}</li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function RandomAgent({ map }: { map: GridMap }) {
+  const [report, setReport] = useState<{ map: GridMap; r: RandomAgentReport } | null>(null);
+  const shown = report && report.map === map ? report.r : null;
+  return (
+    <div className="studio-row">
+      <button type="button" className="btn" data-testid="map-random" onClick={() => setReport({ map, r: randomAgent(makeEnv('grid/custom', mapToKwargs(map)), firstSeeds(RANDOM_SEEDS)) })}>
+        Random agent, {RANDOM_SEEDS} seeds
+      </button>
+      <span data-testid="map-random-result" aria-live="polite">
+        {shown ? `succeeds ${pct(shown.successRate)} of ${shown.episodes} episodes · ${shown.meanSteps.toFixed(1)} steps on average` : ''}
+      </span>
+    </div>
+  );
+}
+
+function TrainOnMap({ map, check }: { map: GridMap; check: MapCheck | null }) {
+  const presets = useStore((s) => s.presets);
+  const options = useMemo(() => mapPresets(presets), [presets]);
+  const [presetId, setPresetId] = useState(options[0]?.id ?? '');
+  const preset = options.find((p) => p.id === presetId) ?? options[0];
+  const refusal = check?.refusal ?? null;
+  return (
+    <div className="studio-train">
+      <label htmlFor="map-preset" className="field-label">
+        Algorithm (from a preset)
+      </label>
+      <select id="map-preset" className="field-input" data-testid="map-preset" value={preset?.id ?? ''} onChange={(e) => setPresetId(e.target.value)}>
+        {options.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.title}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        className="btn btn-primary"
+        data-testid="map-train"
+        disabled={!preset || !check || refusal !== null}
+        aria-describedby="map-train-why"
+        onClick={() => preset && useStore.getState().openTrain(trainHashForMap(preset, map))}
+      >
+        Train on this map
+      </button>
+      <p id="map-train-why" className="muted small" data-testid="map-train-why">
+        {refusal ?? (check ? 'Opens Train with this map as the environment; press Start there.' : 'Waiting for the checks…')}
+      </p>
+    </div>
+  );
+}
+
+export function MapChecks({ map }: { map: GridMap }) {
+  const check = useMapCheck(map);
+  return (
+    <section className="panel studio-panel" aria-labelledby="map-check-title">
+      <h2 id="map-check-title">Check and train</h2>
+      <Verdict check={check} />
+      <RandomAgent map={map} />
+      <TrainOnMap map={map} check={check} />
+    </section>
+  );
+}

@@ -1,0 +1,66 @@
+/**
+ * The studio's part of the URL: `#view=studio&tab=map&map=#####/#>.G#/#####&maxSteps=100&…`.
+ * A map is data (mapSpec.ts), so a link opens it straight away; it is checked by the same schema
+ * as a file, and a bad link is named and replaced by the default map (the page had nothing yet).
+ */
+import { DEFAULT_MAP, mapFromKwargs, mapToKwargs, type GridMap } from '../../core/envs/grid/mapSpec.ts';
+
+/** The studio's tabs; each tab's panel is listed in StudioView.tsx. */
+export const STUDIO_TABS = ['map'] as const;
+export type StudioTab = (typeof STUDIO_TABS)[number];
+
+/** True when the hash names the studio. */
+export function isStudioHash(hash: string): boolean {
+  return /(^#?|&)view=studio(&|$)/.test(hash);
+}
+
+/** Keeps `/` and `#`-free text readable; escapes what would break the `&`/`=` structure. */
+function encode(v: string | number): string {
+  return encodeURIComponent(String(v)).replace(/%2F/gi, '/');
+}
+
+export function formatStudioHash(tab: StudioTab, map: GridMap): string {
+  const parts = ['view=studio', `tab=${tab}`];
+  for (const [k, v] of Object.entries(mapToKwargs(map))) parts.push(`${k}=${encode(v)}`);
+  return '#' + parts.join('&');
+}
+
+export interface ParsedStudioHash {
+  tab: StudioTab;
+  /** The link's map, or null when it carries none (or a broken one: see problems). */
+  map: GridMap | null;
+  problems: string[];
+}
+
+const NUMERIC = new Set(['maxSteps', 'viewSize', 'goalReward', 'lavaReward']);
+
+export function parseStudioHash(hash: string): ParsedStudioHash {
+  const out: ParsedStudioHash = { tab: 'map', map: null, problems: [] };
+  const kwargs: Record<string, unknown> = {};
+  const body = hash.startsWith('#') ? hash.slice(1) : hash;
+  for (const part of body.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    let key: string, value: string;
+    try {
+      key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
+      value = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
+    } catch {
+      out.problems.push(`could not decode ${JSON.stringify(part.slice(0, 40))}`);
+      continue;
+    }
+    if (key === 'view') continue;
+    if (key === 'tab') {
+      if ((STUDIO_TABS as readonly string[]).includes(value)) out.tab = value as StudioTab;
+      else out.problems.push(`tab=${value.slice(0, 20)} is not one of ${STUDIO_TABS.join(', ')}`);
+    } else if (key === 'map' || key === 'name') kwargs[key] = value;
+    else if (NUMERIC.has(key)) kwargs[key] = value.trim() === '' ? value : Number(value);
+    else out.problems.push(`unknown setting ${JSON.stringify(key.slice(0, 40))}`);
+  }
+  if (kwargs.map !== undefined) {
+    const r = mapFromKwargs({ ...mapToKwargs(DEFAULT_MAP), ...kwargs });
+    if (r.ok) out.map = r.map;
+    else out.problems.push(`the map in the link is not a valid map (${r.messages.join('; ')}); opened the default map instead`);
+  }
+  return out;
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeEnv } from '../core/envs/index.ts';
+import { mapFromJson, mapToKwargs } from '../core/envs/grid/mapSpec.ts';
+import { startServer, type RunningServer } from '../server/server.ts';
+import { http, httpExpertEpisode, inProcessExpertEpisode, WsSession, wsExpertEpisode } from '../server/testClients.ts';
+import { loadEnvFile } from './envFile.ts';
+import { loadRunConfig } from './presets.ts';
+import { envsToServe } from './serve.ts';
+import { main as trainMain, withEnvFile } from './train.ts';
+
+const FOUR_ROOMS = 'examples/envs/four-rooms.json';
+const tmp = mkdtempSync(join(tmpdir(), 'env-file-'));
+const file = (name: string, text: string) => {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+describe('--env-file', () => {
+  it('reads a map into grid/custom with the map as kwargs, and says what it found', () => {
+    const f = loadEnvFile(FOUR_ROOMS);
+    const map = mapFromJson(readFileSync(FOUR_ROOMS, 'utf8'));
+    expect(map.ok && f.env).toEqual({ id: 'grid/custom', kwargs: map.ok ? mapToKwargs(map.map) : null });
+    expect(f.summary).toBe('examples/envs/four-rooms.json: map "Four rooms 11x11", 11x11, solvable in 19 steps (step limit 100)');
+  });
+
+  it('refuses what is not a trainable map, naming the file and the reason', () => {
+    expect(() => loadEnvFile(join(tmp, 'missing.json'))).toThrow(/missing\.json: cannot read it \(ENOENT\)/);
+    expect(() => loadEnvFile(file('bad.json', '{"kind": "grid-map", rows'))).toThrow(/bad\.json: not a valid map:\n {2}- not valid JSON/);
+    expect(() => loadEnvFile(file('walled.json', JSON.stringify({ kind: 'grid-map', rows: ['######', '#>.#G#', '######'] })))).toThrow(/walled\.json: this map cannot be solved: the goal is walled off/);
+    expect(() => loadEnvFile(file('env.txt', 'hello'))).toThrow(/unsupported kind of env file "\.txt"; supported: \.json/);
+    expect(() => withEnvFile(loadRunConfig('grid-door-key-pipeline'), loadEnvFile(FOUR_ROOMS))).toThrow(/preset grid-door-key-pipeline is a pipeline of 3 stages/);
+  });
+
+  it('npm run train -- --env-file four-rooms.json learns with the default preset (GRPO + potential shaping): success >= 0.9', { timeout: 300_000 }, async () => {
+    const out = join(tmp, 'run');
+    expect(await trainMain(['--env-file', FOUR_ROOMS, '--out', out, '--quiet'])).toBe(0);
+    const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
+    expect(config).toMatchObject({ id: 'grid-map-grpo-shaped', env: loadEnvFile(FOUR_ROOMS).env });
+    const rows = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+    const best = Math.max(...rows.slice(-5).map((r) => r['episode/success_rate']));
+    expect(best).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe('npm run serve -- --env-file', () => {
+  let server: RunningServer;
+  let id: string;
+  beforeAll(async () => {
+    ({ envs: [id] } = envsToServe(undefined, FOUR_ROOMS));
+    server = await startServer({ envs: [id], host: '127.0.0.1', port: 0, latency: 'skip' });
+  });
+  afterAll(() => server.close());
+
+  it('serves the map as file/<name> over HTTP and WebSocket, step for step as in process', async () => {
+    expect(id).toBe('file/four-rooms');
+    expect(makeEnv(id).spec.title).toBe('Four rooms 11x11');
+    const local = inProcessExpertEpisode(id, 3);
+    expect(local.results).toHaveLength(20); // reset + the 19 steps of the shortest path
+    expect(local.results[local.results.length - 1]).toMatchObject({ done: true, observation: { terminated: true, info: { success: true } } });
+    expect((await httpExpertEpisode(server.url, 3)).results).toEqual(local.results);
+    const ws = await WsSession.open(`${server.url.replace('http', 'ws')}/ws`);
+    expect((await wsExpertEpisode(ws, 3)).results).toEqual(local.results);
+    await ws.close();
+    // A client's reset kwargs go over the file's: a shorter step limit.
+    const r = await http('POST', `${server.url}/reset`, { seed: 1, maxSteps: 5, session_id: 'k' });
+    expect(r.status).toBe(200);
+  });
+
+  it('names a bad file or a missing flag', () => {
+    expect(() => envsToServe(undefined, undefined)).toThrow(/--env or --env-file is required/);
+    expect(() => envsToServe(undefined, join(tmp, 'nope.json'))).toThrow(/cannot read it/);
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * `--env-file FILE` for `npm run train` and `npm run serve`: an env a person made (in the studio
+ * or by hand) read from a file, dispatched on what the file is. A `.json` file holding a map
+ * (`"kind": "grid-map"`, mapSpec.ts) becomes `grid/custom` with the map as kwargs, so a config
+ * and its config.json carry the whole map and every trainer, worker and server takes it
+ * unchanged. Any other kind of file is refused with what is supported.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { mapFromJson, mapToKwargs, type GridMap } from '../core/envs/grid/mapSpec.ts';
+import { solveMap } from '../core/envs/grid/mapSolve.ts';
+import { envIds, makeEnv, registerEnv, type EnvKwargs } from '../core/envs/index.ts';
+import { UsageError } from './args.ts';
+
+/** The preset `npm run train -- --env-file map.json` uses without --config: GRPO with potential shaping (a sparse reward rarely reaches a far goal). */
+export const DEFAULT_MAP_PRESET = 'grid-map-grpo-shaped';
+
+export interface EnvFile {
+  kind: 'map';
+  path: string;
+  /** The env as a run config names it. */
+  env: { id: string; kwargs: EnvKwargs };
+  /** The preset that trains it when --config is not given. */
+  defaultPreset: string;
+  /** One line for the log: what was read and what the checks found. */
+  summary: string;
+}
+
+function readMap(path: string, text: string): EnvFile {
+  const r = mapFromJson(text);
+  if (!r.ok) throw new UsageError(`--env-file ${path}: not a valid map:\n  - ${r.messages.join('\n  - ')}`);
+  const map: GridMap = r.map;
+  const verdict = solveMap(map.rows, map.maxSteps);
+  if (!verdict.solvable) throw new UsageError(`--env-file ${path}: this map cannot be solved: ${verdict.reason}`);
+  const w = map.rows[0].length;
+  return {
+    kind: 'map',
+    path,
+    env: { id: 'grid/custom', kwargs: mapToKwargs(map) },
+    defaultPreset: DEFAULT_MAP_PRESET,
+    summary: `${path}: map "${map.name}", ${w}x${map.rows.length}, solvable in ${verdict.steps} steps (step limit ${map.maxSteps})`,
+  };
+}
+
+/** Reads and checks an env file; throws UsageError naming the file and every problem. */
+export function loadEnvFile(path: string): EnvFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--env-file ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  const ext = extname(path).toLowerCase();
+  if (ext === '.json') return readMap(path, text);
+  throw new UsageError(`--env-file ${path}: unsupported kind of env file "${ext || '(no extension)'}"; supported: .json (a map drawn in the studio, "kind": "grid-map")`);
+}
+
+/**
+ * Registers the file's env under an id of its own (`file/<name>`), for the server, which serves
+ * envs by id and builds each session's env with `makeEnv(id, kwargs)`. A client's reset kwargs
+ * are merged over the file's.
+ */
+export function registerEnvFile(f: EnvFile): string {
+  const stem = basename(f.path, extname(f.path)).toLowerCase().replace(/[^a-z0-9-]+/g, '-') || 'env';
+  let id = `file/${stem}`;
+  for (let i = 2; envIds().includes(id); i++) id = `file/${stem}-${i}`;
+  const { id: baseId, kwargs } = f.env;
+  registerEnv(id, (kw) => makeEnv(baseId, { ...kwargs, ...kw }));
+  return id;
+}
