@@ -147,6 +147,12 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
       await loadRows(selected);
     },
 
+    selectForCompare: async (ids) => {
+      // Only these runs, in this order; Runs shows them (its list is read again: a sweep's runs are new).
+      set({ selected: [...new Set(ids)], view: 'runs' });
+      await get().refreshRuns();
+    },
+
     setCompare: (patch) => {
       const c = { ...get().compare, ...patch };
       c.smoothing = Math.min(0.99, Math.max(0, Number.isFinite(c.smoothing) ? c.smoothing : 0));
