@@ -101,7 +101,7 @@ function SweepProgress() {
   if (!runs) return null;
   const count = (st: SweepRunView['state']) => runs.filter((r) => r.state === st).length;
   return (
-    <section className="sweep-progress" aria-label="Sweep progress" data-testid="sweep-progress" data-status={status} data-running={count('running')}>
+    <section className="sweep-progress" aria-label="Sweep progress" data-testid="sweep-progress" data-status={status} data-running={count('running')} data-wall-s={wallS ?? ''}>
       <div className="sweep-head">
         <h4>
           {status === 'done' ? 'Sweep ended' : status === 'stopping' ? 'Stopping…' : 'Sweep running'}: {count('done')} done, {count('running')} running, {count('queued')} queued

@@ -111,7 +111,7 @@ export interface SweepState {
 }
 
 export const useSweep = create<SweepState>((set, get) => ({
-  form: { fields: [{ path: 'algo.lr', values: '' }, { path: '', values: '' }], seeds: '1-4' },
+  form: { fields: [{ path: '', values: '' }, { path: '', values: '' }], seeds: '1-4' },
   runs: null,
   status: 'idle',
   tag: null,
