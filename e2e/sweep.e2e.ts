@@ -133,9 +133,11 @@ describe('Sweep in the browser', () => {
     const iteration = (name: string) => page.locator(`[data-testid=sweep-run][data-name="${name}"]`).getAttribute('data-iteration').then(Number);
     await expect.poll(() => iteration('lr=0.001 · seed 1'), { timeout: 120_000 }).toBeGreaterThanOrEqual(1);
     // Kill seed 1's worker from inside, without an error event (as an out-of-memory kill would).
-    let victim: Worker | undefined;
-    for (const w of page.workers()) if ((await w.evaluate(() => self.name).catch(() => '')).includes('lr=0.001 · seed 1')) victim = w;
-    expect(victim, page.workers().map((w) => w.url()).join(', ')).toBeDefined();
+    // Asked with a time limit: a WASM thread's worker blocked in Atomics.wait never answers.
+    const nameOf = (w: Worker) => Promise.race([w.evaluate(() => self.name).catch((e: Error) => `(${e.message})`), new Promise<string>((r) => setTimeout(() => r('(no answer)'), 15_000))]);
+    const names = await Promise.all(page.workers().map(nameOf));
+    const victim: Worker | undefined = page.workers()[names.findIndex((n) => n.includes('lr=0.001 · seed 1'))];
+    expect(victim, names.join(', ')).toBeDefined();
     await victim!.evaluate(() => self.close()).catch(() => undefined);
     // Silent for the heartbeat timeout (30 s): failed with that message; seed 3 takes its slot.
     await expect.poll(() => states(page), { timeout: 90_000, interval: 1000 }).toEqual([
