@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page, Worker } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, traceMainThread, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -86,7 +86,12 @@ describe('Sweep in the browser', () => {
     expect(await plan(page)).toMatch(/^2 configs × 2 seeds = 4 runs, 2 at a time/);
     await page.screenshot({ path: `${ARTIFACTS}/sweep-form.png` });
 
+    // The page's main thread while 2 runs train and report: no task of its own work past 50 ms.
+    const stopTrace = await traceMainThread(browser(), page);
     const { wallS, most } = await runSmallSweep(page);
+    const long = await stopTrace();
+    writeFileSync(`${ARTIFACTS}/sweep-main-thread.json`, JSON.stringify(long, null, 2));
+    expect(long.filter((t) => t.cpuMs > 50), JSON.stringify(long)).toEqual([]);
     timings['2 workers'] = wallS;
     expect(most).toBe(2);
     expect(await states(page)).toEqual(NAMES.map((n) => [n, 'done']));
@@ -182,7 +187,9 @@ describe('Sweep in the browser', () => {
       ['entropyCoef=0 · seed 5', 'done'],
       ['entropyCoef=0.01 · seed 5', 'done'],
     ]);
+    // Nothing scrolls sideways: not the page, not the Train view's main column (the four tabs wrap or fit).
     expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    expect(await page.locator('.train-main').evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0);
     expect(await axeProblems(page)).toEqual([]);
     await page.getByTestId('sweep-compare').focus();
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('sweep-compare');
