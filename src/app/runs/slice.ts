@@ -149,7 +149,10 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
 
     selectForCompare: async (ids) => {
       // Only these runs, in this order; Runs shows them (its list is read again: a sweep's runs are new).
-      set({ selected: [...new Set(ids)], view: 'runs' });
+      // Rows read while they trained are stale: read them again.
+      const rows = { ...get().compareRows };
+      for (const id of ids) delete rows[id];
+      set({ selected: [...new Set(ids)], compareRows: rows, view: 'runs' });
       await get().refreshRuns();
     },
 
