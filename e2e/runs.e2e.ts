@@ -77,16 +77,17 @@ describe('runs that last', () => {
     await page.getByTestId('train-status').waitFor();
     await expect.poll(() => page.getByTestId('backend-status').getAttribute('data-backend')).toBe('wasm');
 
-    // Two finished runs of one config on seeds 1 and 2, from "Run 2 seeds".
+    // Two finished runs of one config on seeds 1 and 2, from "Run 2 seeds" (a sweep of no field);
+    // "Compare these runs" ticks them in Runs.
     await page.getByTestId('field-seed').fill('1');
     await page.getByTestId('field-iterations').fill('3');
     await page.getByTestId('seeds-count').fill('2');
     await page.getByTestId('train-seeds').click();
-    await expect.poll(() => page.getByTestId('seed-run').textContent(), { timeout: 240_000, interval: 250 }).toMatch(/seed 2 · 2 of 2/);
-    await expect.poll(() => page.getByTestId('seed-run').count(), { timeout: 240_000, interval: 500 }).toBe(0);
-    expect(await attr(page, 'data-status')).toBe('finished');
-    expect(await num(page, 'data-iteration')).toBe(3);
-    await page.getByTestId('train-reset').click();
+    await expect.poll(() => page.getByTestId('sweep-progress').getAttribute('data-status'), { timeout: 240_000, interval: 500 }).toBe('done');
+    expect(await page.locator('[data-testid="sweep-run"][data-state="done"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))).toEqual([`${PRESET} · seed 1`, `${PRESET} · seed 2`]);
+    await page.getByTestId('sweep-compare').click();
+    await page.getByTestId('view-train').click();
+    await page.getByTestId('tab-dashboard').click();
 
     // A third run, reloaded mid-run (the page asks first; the person leaves) after its first
     // checkpoint (every 10 iterations) was saved.
@@ -126,11 +127,11 @@ describe('runs that last', () => {
     expect(new URL(page.url()).hash).toBe('#view=runs');
     await page.screenshot({ path: `${ARTIFACTS}/runs-list.png` });
 
-    // Compare seeds 1 and 2 (selected already by "Run 2 seeds", tagged alike): one group, drawn
+    // Compare seeds 1 and 2 (selected by the sweep's "Compare these runs", tagged alike): one group, drawn
     // as mean ± band; the configs differ only in the seed.
     for (const seed of [1, 2]) {
       expect(await rowOf(page, seed).getByTestId('run-select').isChecked()).toBe(true);
-      expect(await rowOf(page, seed).textContent()).toContain(`seeds 1–2 · ${PRESET}`);
+      expect(await rowOf(page, seed).textContent()).toMatch(new RegExp(`sweep [-\\d: ]+ · ${PRESET}`));
     }
     const chart = page.getByTestId('compare-chart');
     await expect.poll(() => chart.getAttribute('data-bands')).toBe('1');

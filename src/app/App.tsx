@@ -8,6 +8,7 @@ import { RunsView } from './runs/RunsView.tsx';
 import { LessonsView } from './lessons/LessonsView.tsx';
 import { StudioView } from './studio/StudioView.tsx';
 import { useStore } from './state/store.ts';
+import { useSweep } from './train/sweep.ts';
 import type { ViewId } from './state/storeTypes.ts';
 
 /** The views in the header nav. */
@@ -27,7 +28,9 @@ export function App() {
   const runStatus = useStore((s) => s.status);
   // Leaving (close, reload, navigate) stops the run: it is saved up to its last iteration and
   // listed as interrupted, but cannot go on yet, so the page asks first.
-  const holdsRun = ['starting', 'running', 'pausing', 'stepping', 'paused'].includes(runStatus);
+  // A sweep in progress counts too: its runs stop with the page.
+  const sweeping = useSweep((s) => s.status === 'running' || s.status === 'stopping');
+  const holdsRun = ['starting', 'running', 'pausing', 'stepping', 'paused'].includes(runStatus) || sweeping;
   useEffect(() => {
     if (!holdsRun) return;
     const ask = (e: BeforeUnloadEvent) => {

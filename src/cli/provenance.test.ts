@@ -4,7 +4,7 @@
  * CLI with the version in force at its checkpoint, and its folder imports back with every
  * version; a run whose code is gone is refused, never trained without it.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -85,6 +85,32 @@ describe('reward provenance: browser run file → CLI resume → import back', (
     // The folder resumes in place with v2 still in force.
     expect(await main(['--resume', b, '--iterations', '5', '--quiet'])).toBe(0);
     expect(rowsOf(b).map((r) => r['reward/version'])).toEqual([1, 1, 2, 2, 2]);
+
+    // checkpoint.json carries every version in force up to it, with the iteration it took effect;
+    // a folder that lost everything else but config.json (which holds only v1) resumes with v2.
+    const cp = JSON.parse(readFileSync(join(b, 'checkpoint.json'), 'utf8')) as { iteration: number; rewardCode: unknown };
+    expect(cp.iteration).toBe(5);
+    expect(cp.rewardCode).toEqual([
+      { version: 1, iteration: 0, code: V1 },
+      { version: 2, iteration: 2, code: V2 },
+    ]);
+    const c = join(dir, 'c');
+    mkdirSync(c);
+    for (const f of ['config.json', 'checkpoint.json']) copyFileSync(join(b, f), join(c, f));
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(await main(['--resume', c, '--iterations', '7', '--quiet'])).toBe(0);
+      expect(warn.mock.calls.map((x) => String(x[0])).join('\n')).toMatch(/rows of iterations 0–4 are lost/);
+    } finally {
+      warn.mockRestore();
+    }
+    const resumed = rowsOf(c);
+    expect(resumed.map((r) => [r.iteration, r['reward/version']])).toEqual([
+      [5, 2],
+      [6, 2],
+    ]);
+    for (const r of resumed) expect(r['reward/stepCost/mean'] / r['episode/length_mean']).toBeCloseTo(-0.1, 6);
+    expect(JSON.parse(readFileSync(join(c, 'reward-versions.json'), 'utf8'))).toEqual(cp.rewardCode);
   });
 
   it('a run file whose rows were scored by code it no longer carries is refused, and nothing is written', { timeout: 120_000 }, async () => {
@@ -97,8 +123,17 @@ describe('reward provenance: browser run file → CLI resume → import back', (
     expect(await main(['--config', cfg, '--reward', rewardFile, '--iterations', '2', '--out', a, '--quiet'])).toBe(0);
     const recorded = parseCliFolder(folder(a), null);
     if (!recorded.ok) throw new Error(recorded.messages.join('\n'));
-    // What older exports did: the code lived elsewhere and the file carried none of it.
-    const lost = { ...recorded.run, config: { ...recorded.run.config, reward: { ...recorded.run.config.reward, code: '' } } };
+    // What older exports did: the code lived elsewhere and the file carried none of it. A CLI
+    // checkpoint now carries the versions, so the run still resumes with v1...
+    const noCode = { ...recorded.run, config: { ...recorded.run.config, reward: { ...recorded.run.config.reward, code: '' } } };
+    expect(recorded.run.checkpoint?.rewardCode).toEqual([{ version: 1, iteration: 0, code: V1 }]);
+    const saved = join(dir, 'saved.run.json');
+    writeFileSync(saved, runToFile(noCode));
+    const kept = join(dir, 'kept');
+    expect(await main(['--resume', saved, '--iterations', '3', '--out', kept, '--quiet'])).toBe(0);
+    expect(rowsOf(kept).map((r) => r['reward/version'])).toEqual([1, 1, 1]);
+    // ...and is refused only when its checkpoint carries none either (written before they were kept).
+    const lost = { ...noCode, checkpoint: { ...recorded.run.checkpoint!, rewardCode: undefined } };
     const file = join(dir, 'lost.run.json');
     writeFileSync(file, runToFile(lost));
     const out = join(dir, 'never');

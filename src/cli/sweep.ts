@@ -18,9 +18,9 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, wr
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseRunConfig } from '../core/presets/schema.ts';
 import { finalScore, probabilityOfImprovementInterval, summarize, type ConfigSummary, type Interval } from '../core/runs/stats.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
+import { parseSeeds, parseSet, runFolder, sweepConfigs, sweepRunName, SweepError, type SweepConfig } from '../core/runs/sweep.ts';
 import { loadRunConfig, readRunConfigJson } from './presets.ts';
 
 const USAGE = `usage: npm run sweep -- --config <preset id | file.json> [--seeds 1-4] [--set path=v1,v2] [--set path=v1,v2] [--iterations N] [--out DIR] [--parallel N] [--metric KEY] [--engine NAME] [--json]
@@ -37,85 +37,17 @@ exit status: 0 every run finished; 1 a run failed (the summary covers the rest);
 
 const TRAIN = resolve(dirname(fileURLToPath(import.meta.url)), 'train.ts');
 
-/** Seeds from "1-4", "1,3,7" or "1-3,9": distinct, in the order given. */
-export function parseSeeds(text: string): number[] {
-  const out: number[] = [];
-  for (const part of text.split(',')) {
-    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
-    if (!m) throw new UsageError(`--seeds: ${JSON.stringify(part)} is neither a seed (7) nor a range (1-4)`);
-    const lo = Number(m[1]);
-    const hi = m[2] === undefined ? lo : Number(m[2]);
-    if (hi < lo) throw new UsageError(`--seeds: the range ${part.trim()} runs backwards`);
-    if (hi - lo >= 1000) throw new UsageError(`--seeds: ${part.trim()} is more than 1000 seeds`);
-    for (let s = lo; s <= hi; s++) if (!out.includes(s)) out.push(s);
+export { parseSeeds, parseSet, runFolder, sweepConfigs, type SweepConfig, type SweepField } from '../core/runs/sweep.ts';
+
+/** `fn`'s bad input as a usage error (exit 2), its message prefixed with the option it came from. */
+function usage<T>(option: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof SweepError) throw new UsageError(`${option}: ${e.message.replace(/^seeds: /, "")}`);
+    throw e;
   }
-  return out;
 }
-
-export interface SweepField {
-  path: string;
-  values: unknown[];
-}
-
-/** "algo.lr=1e-3,3e-3" → { path: 'algo.lr', values: [0.001, 0.003] }; a value that is not JSON stays a string. */
-export function parseSet(text: string): SweepField {
-  const eq = text.indexOf('=');
-  if (eq <= 0 || eq === text.length - 1) throw new UsageError(`--set: expected path=v1,v2 (e.g. algo.lr=1e-3,3e-3), got ${JSON.stringify(text)}`);
-  const path = text.slice(0, eq).trim();
-  if (!/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*$/.test(path) || path.split('.').some((k) => k === '__proto__' || k === 'constructor' || k === 'prototype')) {
-    throw new UsageError(`--set: ${JSON.stringify(path)} is not a config field path (e.g. algo.lr, rollout.groups)`);
-  }
-  const values = text
-    .slice(eq + 1)
-    .split(',')
-    .map((v) => v.trim())
-    .map((v) => {
-      try {
-        return JSON.parse(v) as unknown;
-      } catch {
-        return v;
-      }
-    });
-  if (new Set(values.map((v) => JSON.stringify(v))).size !== values.length) throw new UsageError(`--set ${path}: a value is listed twice`);
-  return { path, values };
-}
-
-/** A copy of `obj` with `path` set to `value` (objects along the path are created). */
-function withPath(obj: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
-  const [head, ...rest] = path.split('.');
-  const inner = (obj[head] ?? {}) as Record<string, unknown>;
-  return { ...obj, [head]: rest.length === 0 ? value : withPath(typeof inner === 'object' && inner !== null ? inner : {}, rest.join('.'), value) };
-}
-
-/** How a value reads in a run's name: numbers as written by JS, strings bare. */
-const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
-
-export interface SweepConfig {
-  /** "lr=0.001" (the last path segment = value, joined by " · "); the base config's name when nothing varies. */
-  name: string;
-  values: Record<string, unknown>;
-  config: Record<string, unknown>;
-}
-
-/** Every combination of the fields' values, each a validated config; all problems are reported at once. */
-export function sweepConfigs(base: Record<string, unknown>, fields: readonly SweepField[], baseName: string): SweepConfig[] {
-  let combos: Record<string, unknown>[] = [{}];
-  for (const f of fields) combos = combos.flatMap((c) => f.values.map((v) => ({ ...c, [f.path]: v })));
-  const problems: string[] = [];
-  const out = combos.map((values) => {
-    let config = base;
-    for (const [p, v] of Object.entries(values)) config = withPath(config, p, v);
-    const name = fields.length === 0 ? baseName : Object.entries(values).map(([p, v]) => `${p.split('.').pop()}=${show(v)}`).join(' · ');
-    const r = parseRunConfig(config);
-    if (!r.ok) problems.push(...r.messages.map((m) => `${name}: ${m}`));
-    return { name, values, config: r.ok ? (r.config as unknown as Record<string, unknown>) : config };
-  });
-  if (problems.length) throw new UsageError(`the sweep's configs have ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
-  return out;
-}
-
-/** A folder name for a run: its config name and seed, filesystem-safe. */
-export const runFolder = (config: string, seed: number) => `${config.replace(/ · /g, '_').replace(/[^\w.=+-]/g, '-')}_seed${seed}`;
 
 interface RunResult {
   config: string;
@@ -210,10 +142,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!values.config) throw new UsageError(`--config is required\n\n${USAGE}`);
-  const seeds = parseSeeds(String(values.seeds));
-  const sets = ((values as { set?: string[] }).set ?? []).map(parseSet);
-  if (sets.length > 2) throw new UsageError('--set: at most two fields per sweep (seeds are the third axis)');
-  if (new Set(sets.map((s) => s.path)).size !== sets.length) throw new UsageError('--set: the same field is set twice');
+  const seeds = usage('--seeds', () => parseSeeds(String(values.seeds)));
+  const sets = ((values as { set?: string[] }).set ?? []).map((t) => usage('--set', () => parseSet(t)));
   const iterations = intArg(values.iterations as string | undefined, 'iterations', 1, 1_000_000);
   const parallel = intArg(values.parallel as string | undefined, 'parallel', 1, 256) ?? availableParallelism();
   const metric = String(values.metric);
@@ -227,7 +157,7 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError((e as Error).message);
   }
   const baseName = String(values.config).replace(/^.*\//, '').replace(/\.json$/, '');
-  const configs = sweepConfigs(base, sets, baseName);
+  const configs = usage('--set', () => sweepConfigs(base, sets, baseName));
   const out = resolve(String(values.out ?? join('runs', `sweep-${new Date().toISOString().replace(/[:.]/g, '-')}`)));
   if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${out} is not empty: choose a new folder (a sweep never mixes its runs with others)`);
   mkdirSync(join(out, 'configs'), { recursive: true });
@@ -269,7 +199,7 @@ export async function main(argv: string[]): Promise<number> {
       const wallS = (performance.now() - started) / 1000;
       done++;
       const status = exit === 0 ? `${metric} ${f3(score)}` : `exit ${exit} (see ${join(folder, 'train.log')})`;
-      process.stderr.write(`[${done}/${total}] ${c.name} · seed ${seed}: ${wallS.toFixed(1)} s, ${status}\n`);
+      process.stderr.write(`[${done}/${total}] ${sweepRunName(c.name, seed)}: ${wallS.toFixed(1)} s, ${status}\n`);
       return { config: c.name, seed, folder, exit, wallS, score: exit === 0 ? score : NaN };
     }),
   );

@@ -35,7 +35,7 @@ import { loadRunConfig, presetIds } from './presets.ts';
 import { withRewardFile } from './reward.ts';
 import { DEFAULT_MAP_PRESET, loadEnvFile, type EnvFile } from './envFile.ts';
 import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
-import { CODE_HASH_CHARS, missingVersionProblem, rewardCodeHash, rewardVersions, versionsForResume, type CodeVersion } from '../core/reward/versions.ts';
+import { CODE_HASH_CHARS, missingVersionProblem, rewardCodeHash, rewardVersions, versionsForResume, withCheckpointVersions, type CodeVersion } from '../core/reward/versions.ts';
 import { ScoringInterrupted } from '../core/reward/rewardTerms.ts';
 import { detectNaming, METRIC_NAMINGS, renameRow, type MetricNaming } from '../core/metrics/lookup.ts';
 
@@ -104,8 +104,8 @@ export function loadResume(path: string): ResumeSource {
       throw new UsageError(`--resume ${path}: checkpoint.json: missing (the run saved no checkpoint: it predates them, or its trainer keeps none), so it cannot resume`);
     }
     const metricsText = files.find((f) => f.name === 'metrics.jsonl')?.text;
-    if (metricsText !== undefined && metricsText.trim() === '') {
-      const start = beforeFirstIteration(files, path);
+    if (metricsText === undefined || metricsText.trim() === '') {
+      const start = fromCheckpoint(files, path);
       if (start) return { ...start, dir };
     }
     parsed = parseCliFolder(files, null);
@@ -119,9 +119,11 @@ export function loadResume(path: string): ResumeSource {
   if (misfit.length > 0) throw new UsageError(`--resume ${path}: the checkpoint does not fit the run's config:\n  - ${misfit.join('\n  - ')}`);
   const k = run.checkpoint.iteration;
   const metrics = run.metrics.filter((r) => r.iteration < k);
-  // The reward code travels with the run (config + versions applied mid-run); a run whose rows
-  // were scored by a version it no longer carries is refused, never trained on without it.
-  const versions = runRewardVersions(run) ?? [];
+  // The reward code travels with the run (config + versions applied mid-run, and in a CLI
+  // checkpoint every version in force up to it); a run whose rows were scored by a version it no
+  // longer carries is refused, never trained on without it.
+  const versions = withCheckpointVersions(runRewardVersions(run) ?? [], run.checkpoint.rewardCode);
+  if (typeof versions === 'string') throw new UsageError(`--resume ${path}: ${versions}`);
   const missing = missingVersionProblem(versions, metrics);
   if (missing) throw new UsageError(`--resume ${path}: ${missing}`);
   const { kept, inForce } = versionsForResume(versions, k);
@@ -129,11 +131,14 @@ export function loadResume(path: string): ResumeSource {
 }
 
 /**
- * A folder whose run was stopped before its first iteration finished (e.g. by SIGTERM right after
- * a long imitation warm start): no metric rows yet, a checkpoint at iteration 0. It resumes from
- * there; anything else without rows is left to parseCliFolder's message.
+ * A folder with config.json and checkpoint.json but no metric rows: a run stopped before its first
+ * iteration finished (e.g. by SIGTERM right after a long imitation warm start: a checkpoint at
+ * iteration 0), or one whose metrics.jsonl was lost. It resumes from the checkpoint with the
+ * reward code the checkpoint carries (every version in force up to it); the rows before it are
+ * gone, and a warning says so. A checkpoint past iteration 0 that carries no versions (written
+ * before they were kept) is left to parseCliFolder's message: its code cannot be known.
  */
-function beforeFirstIteration(files: readonly { name: string; text: string }[], path: string): Omit<ResumeSource, 'dir'> | null {
+function fromCheckpoint(files: readonly { name: string; text: string }[], path: string): Omit<ResumeSource, 'dir'> | null {
   const read = (name: string) => {
     try {
       return JSON.parse(files.find((f) => f.name === name)?.text ?? 'null') as unknown;
@@ -147,9 +152,14 @@ function beforeFirstIteration(files: readonly { name: string; text: string }[], 
     const messages = [...(cfg.ok ? [] : cfg.messages.map((m) => `config.json: ${m}`)), ...(cp.ok ? [] : cp.messages)];
     throw new UsageError(`--resume ${path}: the run cannot be read:\n  - ${messages.join('\n  - ')}`);
   }
-  if (cp.checkpoint.iteration !== 0) return null;
-  // Nothing was scored yet: the run starts with the code in its config (v1), as a fresh one does.
-  const { kept, inForce } = versionsForResume(rewardVersions(cfg.config.reward.code, []), 0);
+  const k = cp.checkpoint.iteration;
+  const carried = cp.checkpoint.rewardCode;
+  if (k !== 0 && !carried) return null;
+  const misfit = checkpointFitProblems(cfg.config, cp.checkpoint);
+  if (misfit.length > 0) throw new UsageError(`--resume ${path}: the checkpoint does not fit the run's config:\n  - ${misfit.join('\n  - ')}`);
+  if (k > 0) console.warn(`warning: --resume ${path}: metrics.jsonl is missing or empty, so the rows of iterations 0–${k - 1} are lost; the run continues from its checkpoint at iteration ${k} with the reward code the checkpoint carries`);
+  // Nothing scored yet and no versions carried: the run starts with the code in its config (v1), as a fresh one does.
+  const { kept, inForce } = versionsForResume(carried ?? rewardVersions(cfg.config.reward.code, []), k);
   return { config: cfg.config, checkpoint: cp.checkpoint, metrics: [], trajectories: [], dropped: 0, rewardVersions: kept, rewardInForce: inForce, metricNaming: 'ours' };
 }
 
@@ -330,6 +340,8 @@ export async function main(argv: string[]): Promise<number> {
     const checkpointPath = join(out, 'checkpoint.json');
     /** Every reward-code version the run trained with, each with the iteration it took effect (config.json holds v1). */
     const versions = resume ? resume.rewardVersions : rewardVersions(config.reward.code, []);
+    /** checkpoint.json's text: the trainer's state and every reward-code version in force up to it. */
+    const checkpointText = (cp: Checkpoint) => JSON.stringify(checkpointToJson({ ...cp, rewardCode: versionsForResume(versions, cp.iteration).kept }));
     /** Written once the trainer exists (and took the checkpoint): a refused resume leaves a folder as it was. */
     const writeStart = () => {
       started = true;
@@ -339,7 +351,7 @@ export async function main(argv: string[]): Promise<number> {
       // A resumed run's files start with the iterations before its checkpoint.
       writeFileSync(metricsPath, resume ? metricsToJsonl(resume.metrics.map((r) => renameRow(r, naming) as Record<string, number>)) : '');
       writeFileSync(trajPath, resume ? trajectoriesToJsonl(resume.trajectories) : '');
-      if (resume && !inPlace) writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(resume.checkpoint)));
+      if (resume && !inPlace) writeAtomic(checkpointPath, checkpointText(resume.checkpoint));
     };
     if (!resume) writeStart();
     const lastWall = resume?.metrics.at(-1)?.wall_s;
@@ -379,7 +391,7 @@ export async function main(argv: string[]): Promise<number> {
       const dropped = resume.dropped > 0 ? ` (${resume.dropped} later metric rows dropped: they are trained again)` : '';
       console.log(`resuming ${values.resume} from its checkpoint at iteration ${startAt}${dropped}`);
     } else if (!trainer.canCheckpoint && !values.quiet) console.log('note: this trainer keeps no checkpoints, so this run cannot be resumed');
-    const saveCheckpoint = async () => writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(await trainer.checkpoint())));
+    const saveCheckpoint = async () => writeAtomic(checkpointPath, checkpointText(await trainer.checkpoint()));
     const sched = config.rollout.mode === 'async' ? `async, staleness ≤ ${config.rollout.maxStaleness}` : 'sync';
     const pool = config.rollout.workers > 0 ? `${config.rollout.workers} rollout workers` : 'in-thread rollouts';
     console.log(`training ${config.id} (${makeEnv(config.env.id, config.env.kwargs).spec.title} [${config.env.id}], ${config.algo.algo}; ${sched}, ${pool}) on ${engine.name} for ${config.iterations} iterations -> ${out}`);
@@ -454,14 +466,14 @@ export async function main(argv: string[]): Promise<number> {
           if (!periodic && !keepLastGood) return;
           const cp = await trainer.checkpoint();
           if (keepLastGood) lastGood = cp;
-          if (periodic) writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(cp)));
+          if (periodic) writeAtomic(checkpointPath, checkpointText(cp));
         },
       });
       if (droppedIteration !== null) {
         // The signal stopped the scoring of an iteration: the run is as the last finished one left it
         // (scoring comes before any update), and that is what the outputs hold.
         stopped = { ...stopped, reason: 'requested' as const };
-        if (lastGood) writeAtomic(checkpointPath, JSON.stringify(checkpointToJson(lastGood)));
+        if (lastGood) writeAtomic(checkpointPath, checkpointText(lastGood));
       } else if (stopped.reason !== 'error' && trainer.canCheckpoint) {
         // At the end and on a stop signal; after an error the last periodic checkpoint stays (the failed step's state is not one to resume from).
         await saveCheckpoint();

@@ -43,6 +43,8 @@ export interface RunsSlice {
   deleteRun(id: string): Promise<void>;
   undoDelete(): Promise<void>;
   toggleSelected(id: string): Promise<void>;
+  /** Ticks exactly `ids` for Compare and opens Runs (a sweep's "Compare these runs"). */
+  selectForCompare(ids: readonly string[]): Promise<void>;
   setCompare(patch: Partial<CompareSettings>): void;
   openSavedRun(id: string | null): Promise<void>;
   importRunFiles(files: ImportFile[]): Promise<boolean>;

@@ -147,6 +147,15 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
       await loadRows(selected);
     },
 
+    selectForCompare: async (ids) => {
+      // Only these runs, in this order; Runs shows them (its list is read again: a sweep's runs are new).
+      // Rows read while they trained are stale: read them again.
+      const rows = { ...get().compareRows };
+      for (const id of ids) delete rows[id];
+      set({ selected: [...new Set(ids)], compareRows: rows, view: 'runs' });
+      await get().refreshRuns();
+    },
+
     setCompare: (patch) => {
       const c = { ...get().compare, ...patch };
       c.smoothing = Math.min(0.99, Math.max(0, Number.isFinite(c.smoothing) ? c.smoothing : 0));

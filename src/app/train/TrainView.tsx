@@ -13,7 +13,8 @@ import { GroupView } from './GroupView.tsx';
 import { fmt } from './MetricChart.tsx';
 import type { RunStatus, TrainTab } from './trainState.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
-import { MAX_SEEDS } from './slice.ts';
+import { MAX_SEEDS, planSweep, useSweep } from './sweep.ts';
+import { startSweep, SweepPanel } from './SweepPanel.tsx';
 import './train.css';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
 import { RewardLabPanel } from '../rewardLab/RewardLabPanel.tsx';
@@ -50,7 +51,7 @@ function RunBar() {
   const skipped = useStore((s) => s.skippedUpdates);
   const warm = useStore((s) => s.warmStart);
   const warmPaused = useStore((s) => s.warmPaused);
-  const seedRun = useStore((s) => s.seedRun);
+  const sweeping = useSweep((s) => s.status === 'running' || s.status === 'stopping');
   const { startRun: start, pauseRun: pause, stepOnce, resetRun: reset, toggleWarmPause } = useStore.getState();
   const last = history[history.length - 1];
   const maxSuccess = history.reduce((m, p) => Math.max(m, p['episode/success_rate'] ?? 0), 0);
@@ -106,7 +107,7 @@ function RunBar() {
         <button type="button" className="btn" data-testid="train-reset" onClick={reset} disabled={status === 'idle' && history.length === 0} title="Drop the run and its charts; the settings stay">
           Reset
         </button>
-        <SeedsButton disabled={busy || isRunning || !valid || seedRun !== null} />
+        <SeedsButton disabled={!valid || sweeping} />
       </div>
       <div className="run-facts">
         <span className={`run-state run-${status}`}>
@@ -135,11 +136,6 @@ function RunBar() {
             {info.engine.replace('ort-web-', '').toUpperCase()} · {info.params.toLocaleString()} params
           </span>
         )}
-        {seedRun && (
-          <span className="chip" data-testid="seed-run" title={`Seeds ${seedRun.seeds.join(', ')}, one after another; each is saved as a run of its own, tagged alike`}>
-            seed {seedRun.seeds[seedRun.index]} · {seedRun.index + 1} of {seedRun.total}
-          </span>
-        )}
         {!valid && (
           <span className="chip chip-warn" data-testid="train-blocked" title={blockers.join('\n')}>
             blocked by {blockers.map((b) => b.split(':')[0]).join(', ')}
@@ -156,8 +152,9 @@ function RunBar() {
 }
 
 /**
- * "Run N seeds": the draft trained on N seeds one after another, each saved as its own run and
- * tagged alike, so Runs compares them as mean ± band (how much of a curve is the seed's luck).
+ * "Run N seeds": a sweep of no field (the Sweep tab shows it), the draft on N seeds from its own,
+ * each saved as its own run and tagged alike, so Runs compares them as mean ± band (how much of a
+ * curve is the seed's luck) with their statistics.
  */
 function SeedsButton({ disabled }: { disabled: boolean }) {
   const [n, setN] = useState(3);
@@ -170,8 +167,12 @@ function SeedsButton({ disabled }: { disabled: boolean }) {
         className="btn"
         data-testid="train-seeds"
         disabled={disabled || !ok}
-        onClick={() => void useStore.getState().runSeeds(n)}
-        title={ok ? `Trains this config on seeds ${seed}–${seed + n - 1}, one after another, each saved as a run; Runs compares them as mean ± band` : `Choose 2 to ${MAX_SEEDS} seeds`}
+        onClick={() => {
+          const plan = planSweep(useStore.getState().draft, { fields: [], seeds: `${seed}-${seed + n - 1}` });
+          if (plan.ok) void startSweep(plan, useStore.getState().draft.id);
+          else useStore.getState().notify('warning', plan.message);
+        }}
+        title={ok ? `Trains this config on seeds ${seed}–${seed + n - 1} as a sweep (the Sweep tab), several at a time, each saved as a run; Runs compares them as mean ± band` : `Choose 2 to ${MAX_SEEDS} seeds`}
       >
         Run
       </button>
@@ -257,6 +258,7 @@ const TABS: { id: TrainTab; title: string }[] = [
   { id: 'dashboard', title: 'Dashboard' },
   { id: 'groups', title: 'Groups' },
   { id: 'trajectories', title: 'Trajectories' },
+  { id: 'sweep', title: 'Sweep' },
 ];
 
 function ErrorNote() {
@@ -314,6 +316,7 @@ export function TrainView() {
           {tab === 'dashboard' && <Dashboard />}
           {tab === 'groups' && <GroupView />}
           {tab === 'trajectories' && <TrajectoryInspector />}
+          {tab === 'sweep' && <SweepPanel />}
         </ErrorBoundary>
       </main>
     </div>

@@ -9,6 +9,7 @@
 import { wrap, type Remote } from 'comlink';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 import { isProgressMessage, seconds, Watchdog } from '../../runtime/liveness.ts';
+import type { SweepWorker } from './sweepRunner.ts';
 
 let worker: Worker | null = null;
 let remote: Remote<TrainWorkerApi> | null = null;
@@ -190,4 +191,34 @@ export async function withProbeWorker<T>(fn: (w: Remote<TrainWorkerApi>) => Prom
   } finally {
     w.terminate();
   }
+}
+
+/**
+ * A training worker of its own for one run of a sweep (app/train/sweepRunner.ts): not the tab's
+ * training worker, never a spare. Watched like it: a script error, an unreadable message, or
+ * silence past the heartbeat timeout (longer while it builds its run) rejects `died`.
+ */
+export function sweepWorker(name: string): SweepWorker {
+  const w = new Worker(new URL('../../runtime/trainWorker/worker.ts', import.meta.url), { type: 'module', name });
+  const r = wrap<TrainWorkerApi>(w);
+  let building = false;
+  let die: (e: Error) => void = () => undefined;
+  const died = new Promise<never>((_, reject) => (die = reject));
+  died.catch(() => undefined);
+  const limit = () => (building ? STARTING_HEARTBEAT_TIMEOUT_MS : HEARTBEAT_TIMEOUT_MS);
+  const dog = new Watchdog({ everyMs: HEARTBEAT_EVERY_MS, limitMs: limit, probe: () => r.ping(), onSilent: (silentMs, stage) => die(new Error(silentWorkerMessage(limit(), silentMs, stage))) });
+  w.addEventListener('message', (e: MessageEvent) => {
+    if (isProgressMessage(e.data)) dog.progress(e.data.stage);
+  });
+  w.addEventListener('error', (e) => die(new Error(`the training worker crashed: ${e.message || 'script error (see the console)'}`)));
+  w.addEventListener('messageerror', () => die(new Error('a message from the training worker could not be read (messageerror)')));
+  return {
+    api: r,
+    died,
+    setStarting: (on) => (building = on),
+    terminate: () => {
+      dog.stop();
+      w.terminate();
+    },
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * The run state of the training slice: starting a run in the training worker, the commands the
- * person gives it (start, pause, step, reset, resume, "Run N seeds") and what its events change
+ * person gives it (start, pause, step, reset, resume) and what its events change
  * on the page. The loop itself runs in the worker (core's runTraining, as in the CLI): this file
  * sends commands and renders the worker's reports.
  */
@@ -11,7 +11,6 @@ import type { IterationView, PhaseReport, RunEvent, WarmStartProgress } from '..
 import type { WebBackend } from '../../runtime/engine/web.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { resumable } from './resumable.ts';
-import { SeedPlan } from './seedPlan.ts';
 import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
 import { rewardVersions } from '../../core/reward/versions.ts';
@@ -25,8 +24,6 @@ import { createChartFeed } from './chartFeed.ts';
 import { recording, type RecordLabel } from './recording.ts';
 import { MEASURE_AGAIN_BUDGET_MS, resolveBackend, threadsFor } from './backendChoice.ts';
 import type { TrainSlice } from './trainState.ts';
-
-export { MAX_SEEDS } from './seedPlan.ts';
 
 type Get = StoreApi<Store>['getState'];
 type Set = StoreApi<Store>['setState'];
@@ -44,8 +41,6 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     canCheckpoint: false,
     /** Resumes a paused warm start (the promise its last progress report waits on). */
     releaseWarm: null as (() => void) | null,
-    /** "Run N seeds" in progress, else null. */
-    seedPlan: null as SeedPlan | null,
     /** The trainer's iterations when the worker's loop started: the loop's budget counts from there. */
     base: 0,
     /** Callers waiting for the run to come to rest (held, failed, reset): what an awaited startRun waits on. */
@@ -74,18 +69,17 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     if (w) await recording.saveCheckpoint(w);
   };
 
-  /** How the run's record is named: after a lesson step, or the preset and seed (and its place in a seed plan). */
+  /** How the run's record is named: after a lesson step, or the preset and seed. */
   const label = (): RecordLabel | null => {
     const r = get().running;
     const valid = r ? validate(r) : null;
     if (!valid?.ok) return null;
     const c = valid.config;
-    const plan = run.seedPlan;
     const { armed, lessons } = get();
     const li = armed ? lessons.findIndex((l) => l.id === armed.lessonId) : -1;
     const step = li >= 0 ? lessons[li].steps[armed!.step] : undefined;
-    const name = step ? `Lesson ${li + 1} · step ${armed!.step + 1} · ${step.title} · seed ${c.seed}` : `${c.id} · seed ${c.seed}` + (plan ? plan.place : '');
-    const tags = [...(plan ? [plan.tag] : []), ...(step ? [`lesson ${li + 1}`] : [])];
+    const name = step ? `Lesson ${li + 1} · step ${armed!.step + 1} · ${step.title} · seed ${c.seed}` : `${c.id} · seed ${c.seed}`;
+    const tags = step ? [`lesson ${li + 1}`] : [];
     return { config: c, name, tags };
   };
   const hooks = { onProblem: (m: string) => get().notify('warning', m), onRecovered: (m: string) => get().notify('info', m) };
@@ -97,10 +91,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
 
   const ingest = (v: IterationView) => {
     const started = recording.add(v, get().running?.env.id ?? '', label, hooks, reopenWith);
-    if (started) {
-      run.seedPlan?.ids.push(started);
-      set({ recordId: started });
-    }
+    if (started) set({ recordId: started });
     noteBatch(v);
     if (v.rewardProblems?.length) {
       useRewardLab.setState({ problems: v.rewardProblems.slice(0, 5) });
@@ -129,8 +120,6 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       if (run.id !== id) return;
       set({ status: 'finished', phase: null });
       if (reason === 'success') get().notify('info', `Stopped at iteration ${run.trained}: success ≥ ${Math.round((get().running?.stopAtSuccess ?? 0) * 100)}% over the last 3 iterations (the config's stopAtSuccess), as the CLI stops.`);
-      // Not awaited: the next seed's boot replaces the worker that waits on this answer.
-      if (run.seedPlan) void nextSeed();
     }
     rested();
   };
@@ -253,35 +242,6 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     }
   };
 
-  /** Seeds not yet started are dropped (the person reset, started something else or resumed a run). */
-  const cancelSeeds = () => {
-    const plan = run.seedPlan;
-    if (!plan) return;
-    run.seedPlan = null;
-    set({ seedRun: null });
-    plan.finish();
-  };
-
-  /** The current seed of a "Run N seeds" finished: start the next, or say where to compare them. */
-  const nextSeed = async () => {
-    const plan = run.seedPlan;
-    if (!plan) return;
-    const draft = plan.next();
-    if (!draft) {
-      cancelSeeds();
-      // Selected in Runs, so Compare shows them at once (as one mean ± band group).
-      const selected = [...new Set([...get().selected, ...plan.ids])];
-      set({ selected });
-      get().notify('info', `All ${plan.seeds.length} seeds finished (tag "${plan.tag}"). They are selected in Runs, where Compare draws them as mean ± band.`);
-      return;
-    }
-    set({ draft, validation: validate(draft), pendingRestart: [], seedRun: { index: plan.index, total: plan.seeds.length, seeds: plan.seeds } });
-    if (await boot()) {
-      set({ status: 'running' });
-      await go('play');
-    } else cancelSeeds();
-  };
-
   const applyLive = (r: DraftConfig, live: string[]) => {
     recording.liveEdit(live.map((p) => ({ iteration: run.trained, path: p, value: getPath(r, p) })));
     set({ liveChanges: [...get().liveChanges, ...live.map((p) => ({ iteration: run.trained, path: p }))] });
@@ -311,10 +271,8 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     renderLive: true,
     inspect: null,
     recordId: null,
-    seedRun: null,
 
     applyRestart: async () => {
-      cancelSeeds();
       if (await boot()) {
         set({ status: 'running' });
         await go('play');
@@ -343,20 +301,9 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
         send(budget(r.iterations + more));
         return command('play');
       }
-      cancelSeeds();
       if (!(await boot())) return;
       set({ status: 'running' });
       await go('play');
-    },
-
-    runSeeds: async (n) => {
-      const s = get().status;
-      if (s === 'running' || s === 'starting' || s === 'stepping' || s === 'pausing') return;
-      if (blocked()) return;
-      const plan = new SeedPlan(structuredClone(get().draft), n);
-      run.seedPlan = plan;
-      await nextSeed();
-      await plan.ended;
     },
 
     pauseRun: () => {
@@ -371,8 +318,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       if (blocked()) return;
       const r = get().running;
       if (!r || s === 'error' || s === 'idle') {
-        cancelSeeds();
-        if (!(await boot())) return;
+          if (!(await boot())) return;
         set({ status: 'stepping' });
         return go('step');
       }
@@ -397,7 +343,6 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       const p = get().presets.find((x) => x.id === meta.config.id);
       set({ view: 'train', draft, validation, pendingRestart: [], ...(p ? { presetId: p.id, base: draftFromPreset(p, draft.backend) } : {}) });
       const before = (await store.getMetrics(id)).filter((r) => r.iteration < checkpoint.iteration);
-      cancelSeeds();
       if (!(await boot({ checkpoint, rows: before }))) return;
       // Only once the worker took the checkpoint: rows past it are trained again (identically, for
       // synchronous runs); a refused checkpoint leaves the saved run as it was.
@@ -412,7 +357,6 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     },
 
     resetRun: () => {
-      cancelSeeds();
       run.id++;
       recording.close('stopped');
       void retireTrainWorker();

@@ -114,30 +114,6 @@ describe('training run state machine', () => {
     expect(calls.start).toHaveLength(1);
   });
 
-  it('Run N seeds trains the draft on consecutive seeds, one after another, then says where to compare them; Reset cancels the rest', async () => {
-    s().editField('iterations', 2);
-    s().editField('seed', 7);
-    await s().runSeeds(3);
-    expect(calls.start.map((a) => (a[0] as { seed: number }).seed)).toEqual([7, 8, 9]);
-    expect(calls.start.every((a) => (a[0] as { iterations: number }).iterations === 2)).toBe(true);
-    expect(calls.step).toBe(6);
-    expect(s().status).toBe('finished');
-    expect(s().seedRun).toBeNull();
-    expect(s().notices.at(-1)?.text).toMatch(/All 3 seeds finished/);
-
-    calls.start = [];
-    stepDelay = 5;
-    s().editField('iterations', 50);
-    const plan = s().runSeeds(4);
-    await until(() => calls.step >= 8);
-    expect(s().seedRun).toMatchObject({ index: 0, total: 4 });
-    s().resetRun();
-    await plan;
-    expect(s().seedRun).toBeNull();
-    expect(calls.start).toHaveLength(1);
-    expect(s().status).toBe('idle');
-  });
-
   it('a link to a preset that carries reward code applies it; a link to one without keeps the code the person applied', async () => {
     const { useRewardLab } = await import('../rewardLab/rewardLab.ts');
     useRewardLab.getState().setText('export const mine = (s) => 0;\n');

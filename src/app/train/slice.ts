@@ -9,7 +9,6 @@ import type { TrainSlice } from './trainState.ts';
 import { formSlice } from './form.ts';
 import { runSlice } from './run.ts';
 
-export { MAX_SEEDS } from './run.ts';
 export { flushRunRecord, forgetRunRecord, recordingRunId } from './recording.ts';
 
 export const trainSlice: StateCreator<Store, [], [], TrainSlice> = (set, get) => {

@@ -5,7 +5,7 @@ import { type DraftConfig } from './fields.ts';
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stepping' | 'finished' | 'error';
 
-export type TrainTab = 'dashboard' | 'groups' | 'trajectories';
+export type TrainTab = 'dashboard' | 'groups' | 'trajectories' | 'sweep';
 
 /** One iteration's metrics plus the x value and the reward band, as the charts read them. */
 export type MetricPoint = Record<string, number> & { it: number };
@@ -54,8 +54,6 @@ export interface TrainSlice {
   inspect: { batch: IterationView; index: number } | null;
   /** Id of the saved record of the current run (Runs view), null before its first iteration or without storage. */
   recordId: string | null;
-  /** "Run N seeds" in progress: which of them trains now (0-based) and how many in all; null otherwise. */
-  seedRun: { index: number; total: number; seeds: number[] } | null;
 
   /** Opens the view from a `#view=train&...` hash. */
   openTrain(hash: string): void;
@@ -73,12 +71,6 @@ export interface TrainSlice {
    * and checkpoint go to a fresh training worker, and the same record trains on.
    */
   resumeSavedRun(id: string): Promise<void>;
-  /**
-   * Trains the draft on `n` seeds, one after another (the draft's seed, then the next ones): each
-   * is a run of its own, tagged alike so Runs compares them as one group (mean ± band). Reset,
-   * Start on a new config or a resumed run cancels the seeds not yet started.
-   */
-  runSeeds(n: number): Promise<void>;
   /** Drops the run and its charts (the settings stay). */
   resetRun(): void;
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { editsForVersions, lineChanges, missingVersionProblem, rewardCodeHash, rewardVersions, versionAt, versionMarkers, versionsForResume } from './versions.ts';
+import { editsForVersions, lineChanges, missingVersionProblem, rewardCodeHash, rewardVersions, versionAt, versionMarkers, versionsForResume, withCheckpointVersions } from './versions.ts';
 
 describe('reward-code versions of a run', () => {
   it('reads v1 from the start code and each reward.code live edit as the next version', () => {
@@ -103,5 +103,17 @@ describe('reward-code versions on resume and import', () => {
     expect(editsForVersions(B, v)).toBeNull(); // v1 is not the start code
     expect(editsForVersions(A, [v[0], { ...v[1], version: 3 }])).toBeNull(); // numbered out of order
     expect(editsForVersions(A, [v[0], v[2], { ...v[1], version: 3 }])).toBeNull(); // iterations out of order
+  });
+});
+
+describe("a run's versions with its checkpoint's", () => {
+  const v1 = { version: 1, iteration: 0, code: 'a' };
+  const v2 = { version: 2, iteration: 4, code: 'b' };
+  it('the longer list wins where they agree; a disagreement is named; no checkpoint list leaves the run’s', () => {
+    expect(withCheckpointVersions([v1], [v1, v2])).toEqual([v1, v2]);
+    expect(withCheckpointVersions([v1, v2], [v1])).toEqual([v1, v2]);
+    expect(withCheckpointVersions([v1], undefined)).toEqual([v1]);
+    expect(withCheckpointVersions([], [v1])).toEqual([v1]);
+    expect(withCheckpointVersions([v1, { ...v2, code: 'c' }], [v1, v2])).toMatch(/the checkpoint's reward-code v2 \(from iteration 4\) differs from the run's v2/);
   });
 });

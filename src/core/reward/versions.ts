@@ -134,3 +134,21 @@ export function missingVersionProblem(versions: readonly CodeVersion[], rows: re
   }
   return null;
 }
+
+/**
+ * A run's versions with those its checkpoint carries (a CLI checkpoint.json lists every version
+ * in force up to it): the two must agree where both speak; the longer list wins (the run's can
+ * add a version applied at the checkpoint; the checkpoint's fills in a lost versions file).
+ * A string says where they disagree.
+ */
+export function withCheckpointVersions(run: readonly CodeVersion[], checkpoint: readonly CodeVersion[] | undefined): CodeVersion[] | string {
+  if (!checkpoint) return [...run];
+  for (let i = 0; i < Math.min(run.length, checkpoint.length); i++) {
+    const a = run[i];
+    const b = checkpoint[i];
+    if (a.version !== b.version || a.iteration !== b.iteration || a.code !== b.code) {
+      return `the checkpoint's reward-code v${b.version} (from iteration ${b.iteration}) differs from the run's v${a.version} (from iteration ${a.iteration}): the checkpoint belongs to another run, or a file was edited`;
+    }
+  }
+  return [...(run.length >= checkpoint.length ? run : checkpoint)];
+}

@@ -29,6 +29,7 @@ import type { LearnerState } from '../engine/types.ts';
 import type { EmaBaselineState } from '../algos/advantages.ts';
 import { SHAPING_TERMS, type ScheduleState, type ShapingWeights } from '../reward/shaping.ts';
 import { base64ToFloat32, float32ToBase64 } from '../util/base64.ts';
+import type { CodeVersion } from '../reward/versions.ts';
 
 /** The `format` field of a checkpoint. */
 export const CHECKPOINT_FORMAT = 'agentic-rl-playground/checkpoint';
@@ -85,6 +86,13 @@ export interface Checkpoint {
    * holds the weights the stage started from when it needs them (a distill stage's teacher).
    */
   pipeline?: CheckpointPipeline;
+  /**
+   * Every reward-code version in force up to this checkpoint, oldest first, each with the first
+   * iteration it scored (core/reward/versions.ts): a CLI folder that lost its config's code or
+   * reward-versions.json still resumes with the right code. Absent for runs without user terms
+   * (and in checkpoints written before it was kept).
+   */
+  rewardCode?: CodeVersion[];
 }
 
 export interface CheckpointPipeline {
@@ -144,6 +152,10 @@ const checkpointJsonSchema = z.strictObject({
     .refine((p) => p.successes.length === p.failures.length, { message: 'successes and failures must have one count per prompt each' })
     .optional(),
   pipeline: z.strictObject({ stage: z.int().min(0), offset: z.int().min(0), versionOffset: z.int().min(0) }).optional(),
+  rewardCode: z
+    .array(z.strictObject({ version: z.int().min(1), iteration: z.int().min(0), code: z.string() }))
+    .refine((vs) => vs.every((v, i) => v.version === i + 1 && (i === 0 || v.iteration >= vs[i - 1].iteration)), { message: 'versions must be numbered 1, 2, … in the order of the iterations they took effect' })
+    .optional(),
 });
 
 /** What a checkpoint looks like inside a JSON file (run file, CLI checkpoint.json). */
@@ -174,6 +186,7 @@ export function checkpointToJson(cp: Checkpoint): CheckpointJson {
     ...(cp.groups ? { groups: { next: cp.groups.next, pending: [...cp.groups.pending] } } : {}),
     ...(cp.prompts ? { prompts: { successes: [...cp.prompts.successes], failures: [...cp.prompts.failures] } } : {}),
     ...(cp.pipeline ? { pipeline: { ...cp.pipeline } } : {}),
+    ...(cp.rewardCode?.length ? { rewardCode: cp.rewardCode.map((v) => ({ ...v })) } : {}),
   };
 }
 
@@ -235,6 +248,7 @@ export function checkpointFromJson(value: unknown, prefix = 'checkpoint'): Check
       ...(j.groups ? { groups: j.groups } : {}),
       ...(j.prompts ? { prompts: j.prompts } : {}),
       ...(j.pipeline ? { pipeline: j.pipeline } : {}),
+      ...(j.rewardCode?.length ? { rewardCode: j.rewardCode } : {}),
     },
   };
 }
