@@ -12,12 +12,12 @@
  *               episodes all finished), with the reward version current then: setRewardLab
  *               applies between iterations, so every group of one batch has one version, even
  *               a group sampled partly under an older policy version.
- *   advantages  group advantages, broadcast onto the policy tokens (update/tokenAdvantages.ts)
- *   weights/TIS stale tokens get π_old from the proximal policy and a TIS weight (update/tokenOffPolicy.ts)
+ *   advantages  group advantages, broadcast onto the policy tokens (update/advantages.ts)
+ *   weights/TIS stale tokens get π_old from the proximal policy and a TIS weight (update/offPolicy.ts)
  *   update      epochs × minibatches of the ONNX train step on the recorded ids (TITO)
  *   sync        version V + 1 goes to the decoder; episodes in flight continue under it (partial
  *               rollouts), and groups that could no longer be trained within the bound are aborted
- *   metrics     update/tokenMetrics.ts plus `async/episodes_aborted`, `async/kv_evictions`,
+ *   metrics     update/metrics.ts plus `async/episodes_aborted`, `async/kv_evictions`,
  *               `async/in_flight`, `perf/tool_wait_s` (time no row could decode),
  *               `perf/episodes_per_s` (trained episodes per second of wall time)
  *
@@ -39,7 +39,6 @@
  */
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
-import { partialRatio, truncatedIsWeights } from '../algos/offpolicy.ts';
 import { allocateBudget, budgetStats, initPromptStats, selectPrompts, successEstimate, updatePromptStats, type PromptStats } from '../algos/budget.ts';
 import { hasSpread, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Clock } from '../envs/clock.ts';
@@ -52,22 +51,22 @@ import { mixSeed, Rng } from '../util/rng.ts';
 import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
 import { HYPER_INPUTS } from '../update/trainStep.ts';
 import type { Engine, Learner } from '../engine/types.ts';
-import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { sampledTokenEpisode, shapeTokenEpisode, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
 import { LocalTokenSource, type TokenEpisodeSource } from '../rollout/tokenSource.ts';
 import { TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
 import type { IterationReport, Trainer } from './trainer.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
 import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
-import { shapeTokenEpisode, shiftedBatch, shiftedVersions } from '../update/tokenBatch.ts';
+import { tokenRolloutBatch } from '../update/batch.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
 import { buildTextStepRecords } from '../reward/stepRecord.ts';
 import { keepApplicable } from '../metrics/lookup.ts';
 import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
-import { referenceAndKlReward, tokenAdvantages, tokenWeights } from '../update/tokenAdvantages.ts';
-import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
-import { learnerIsProximal, tokenOffPolicy } from '../update/tokenOffPolicy.ts';
-import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
+import { batchMetrics } from '../update/metrics.ts';
+import { learnerIsProximal } from '../update/offPolicy.ts';
+import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
+import { scoreBatch, trainBatch } from './phases.ts';
 
 export interface AsyncTokenScheduling {
   /** Most policy versions between sampling a token and training on it (0 = synchronous). */
@@ -216,7 +215,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       seed: mixSeed(config.seed, 0x70c),
     };
     // A group's episodes start from one prompt: with whole groups per minibatch, the learner runs
-    // each group's prompt once (Learner.prefixGroups; runTokenUpdate's groupSize).
+    // each group's prompt once (Learner.prefixGroups; the sequence feed's groupSize).
     // Groups of unequal size (adaptive budget) do not fill minibatches of whole groups: no sharing.
     const budget = config.budget;
     if (budget && budget.pool > 0 && (scheduling.maxStaleness !== 0 || algo.dynamicSampling.enabled)) {
@@ -445,34 +444,18 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     this.termsSkipped = 0;
     const c = await this.collect();
     const episodes = c.batch.flatMap((g) => g.episodes);
-    const shaped = c.batch.flatMap((g) => g.shaped);
-    const totals = Float64Array.from(shaped, (x) => x.total);
     const t1 = performance.now();
 
-    const T = this.model.config.context;
-    const V = this.model.numActions;
     const n = episodes.length;
-    const rows = shiftedBatch(episodes, T);
-    const ver = shiftedVersions(episodes, T);
     // Adaptive budget: groups of unequal size; the scorers then run every sequence whole.
     const sizes = c.batch.map((g) => g.size);
     const equal = sizes.every((x) => x === N);
-    const refLogp = await referenceAndKlReward(this.reference, algo, rows, totals, { n, T, V, groupSize: equal ? N : undefined });
-    const adv = tokenAdvantages(algo, episodes, shaped, totals, rows, T, equal ? N : sizes, this.ema);
-    this.ema = adv.ema;
-    const weights = tokenWeights(algo, rows, n, T);
+    const batch = tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, equal ? N : undefined);
+    const sc = await scoreBatch(algo, batch, c.batch.flatMap((g) => g.shaped), this.reference, this.ema, { groupSize: equal ? N : sizes });
+    this.ema = sc.adv.ema;
     if (!this.proximal && !learnerIsProximal(algo, n, this.config.learnerBatch)) throw new Error(`AsyncTokenTrainer: ${n} sequences take more than one train step, and the learner serves as π_prox only for one`);
-    const off = await tokenOffPolicy(algo, this.version, rows, ver, adv.tokAdv, this.proximal, { n, T, V });
-    const t2 = performance.now();
-    const upd = await runTokenUpdate(
-      this.learner,
-      algo,
-      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: off.oldLogp, advantages: off.advUsed, weights, refLogprobs: refLogp, extra: off.extra, groupSize: equal ? N : undefined },
-      this.rng,
-      { logprobs: rows.oldLogprobs, mask: off.fresh },
-    );
-    // IS ratios π_prox/μ for the metrics: the learner's pre-step log-probs are π_prox.
-    const tis = truncatedIsWeights(this.proximal ? off.proxLogp : upd.stepLogprobs, rows.oldLogprobs, rows.mask, algo.tis.cap);
+    const tr = await trainBatch(this.learner, algo, sc, this.version, this.proximal ?? 'learner', this.rng);
+    const upd = tr.upd;
     const t3 = performance.now();
     const st = await this.sync(upd.steps > 0);
     const budget = this.budgetMetrics(c.batch);
@@ -485,21 +468,17 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const iterS = (t4 - t0) / 1000;
     const contextTok = d('contextTokens');
     const metrics = {
-      ...tokenIterationMetrics({
-        sampled: c.sampled,
-        sampledShaped: c.sampledShaped,
-        episodes,
-        mask: rows.mask,
-        adv,
-        learner: upd.metrics,
+      ...batchMetrics({
+        sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
+        batch,
+        trainedSuccess: episodes.map((e) => e.success),
+        adv: sc.adv,
+        off: tr.off,
+        tis: tr.tis,
+        upd,
         lr: this.learner.hyper.lr,
-        updates: upd.steps,
         version: this.version,
         groups: samplingStats(c.ds),
-        mismatch: upd.mismatch,
-        staleness: off.stale,
-        tis,
-        partialRatio: partialRatio(ver, rows.mask, n, T),
         perf: {
           envStepsPerS: d('envSteps') / Math.max(1e-9, rolloutS),
           tokensPerS: d('policyTokens') / Math.max(1e-9, rolloutS),
@@ -516,7 +495,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       'async/in_flight': st.inFlight,
       'perf/tool_wait_s': d('toolWaitMs') / 1000,
       'perf/episodes_per_s': n / Math.max(1e-9, iterS),
-      'perf/tis_s': (t2 - t1) / 1000,
+      'perf/tis_s': tr.offS,
       'perf/iteration_s': iterS,
       ...budget,
     } as IterationReport<TokenEpisode>['metrics'];
@@ -524,7 +503,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     keepApplicable(metrics, { family: 'tool', policy: 'token' });
     this.lastStats = { ...st };
     this.lateAborted = 0;
-    return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
+    return { iteration: it, metrics, episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: upd.allApplied };
   }
 
   /**

@@ -8,10 +8,10 @@
  *               seeds, and the decoder's value head records V beside every sampled token
  *   score       env reward + named shaping terms + user reward terms (reward lab: one step
  *               record per env step, scored in the sandbox); KL to the reference as a reward penalty
- *   advantages  per episode, broadcast to policy tokens; PPO: token GAE (update/tokenAdvantages.ts)
+ *   advantages  per episode, broadcast to policy tokens; PPO: GAE over policy tokens (update/advantages.ts)
  *   update      minibatches of the ONNX train step on exactly the recorded ids (TITO)
  *   sync        the learner's weights become the decoder's, version + 1
- *   metrics     update/tokenMetrics.ts, plus `perf/iteration_s`
+ *   metrics     update/metrics.ts, plus `perf/iteration_s`
  *
  * Staleness is 0: every token in a batch was sampled by the version being trained, so before the
  * first update the learner's log-probs must equal the rollout's (`mismatch/*`, ≤ 1e-4 on WASM).
@@ -34,15 +34,15 @@ import type { IterationReport, Trainer } from './trainer.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
 import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
 import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
-import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
-import { shapeTokenEpisode, shiftedBatch } from '../update/tokenBatch.ts';
-import { referenceAndKlReward, tokenAdvantages, tokenWeights, valueTargets } from '../update/tokenAdvantages.ts';
-import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
+import { sampledTokenEpisode, shapeTokenEpisode, type TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { scoreBatch, trainBatch } from './phases.ts';
+import { tokenRolloutBatch } from '../update/batch.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
 import { buildTextStepRecords } from '../reward/stepRecord.ts';
 import { keepApplicable } from '../metrics/lookup.ts';
 import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
-import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
+import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
+import { batchMetrics } from '../update/metrics.ts';
 
 export interface TokenTrainerConfig {
   /** Env registry id (a tool env, or a grid env played as text) and its kwargs. */
@@ -290,24 +290,14 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     this.termsSkipped = 0;
     const c = await this.collect(it);
     const episodes = c.batch.flatMap((g) => g.episodes);
-    const shaped = c.batch.flatMap((g) => g.shaped);
-    const totals = Float64Array.from(shaped, (s) => s.total);
     const t1 = performance.now();
 
-    const T = this.model.config.context;
-    const n = episodes.length;
-    const rows = shiftedBatch(episodes, T);
     const groupSize = c.ds ? algo.groupSize : undefined;
-    const refLogp = await referenceAndKlReward(this.reference, algo, rows, totals, { n, T, V: this.model.numActions, groupSize });
-    const adv = tokenAdvantages(algo, episodes, shaped, totals, rows, T, groupSize ?? n, this.ema);
-    this.ema = adv.ema;
-    const weights = tokenWeights(algo, rows, n, T);
-    const upd = await runTokenUpdate(
-      this.learner,
-      algo,
-      { n, T, ...rows, advantages: adv.tokAdv, weights, refLogprobs: refLogp, groupSize, extra: valueTargets(adv, algo.valueClip) },
-      this.rng,
-    );
+    const batch = tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, groupSize);
+    const sc = await scoreBatch(algo, batch, c.batch.flatMap((g) => g.shaped), this.reference, this.ema, { groupSize: groupSize ?? episodes.length });
+    this.ema = sc.adv.ema;
+    const tr = await trainBatch(this.learner, algo, sc, this.version, null, this.rng);
+    const upd = tr.upd;
     const t2 = performance.now();
 
     if (upd.steps > 0) {
@@ -320,19 +310,17 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     const rolloutS = (t1 - t0) / 1000;
     const trainS = (t2 - t1) / 1000;
     const metrics = {
-      ...tokenIterationMetrics({
-        sampled: c.sampled,
-        sampledShaped: c.sampledShaped,
-        episodes,
-        mask: rows.mask,
-        adv,
-        learner: upd.metrics,
+      ...batchMetrics({
+        sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
+        batch: sc.batch,
+        trainedSuccess: episodes.map((e) => e.success),
+        adv: sc.adv,
+        off: tr.off,
+        tis: tr.tis,
+        upd,
         lr: this.learner.hyper.lr,
-        updates: upd.steps,
         version: this.version,
         groups: c.ds ? samplingStats(c.ds) : undefined,
-        mismatch: upd.mismatch,
-        staleness: { mean: 0, max: 0 },
         perf: {
           envStepsPerS: c.envSteps / Math.max(1e-9, rolloutS),
           tokensPerS: c.policyTokens / Math.max(1e-9, rolloutS),
@@ -348,7 +336,7 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     } as IterationReport<TokenEpisode>['metrics'];
     addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
     keepApplicable(metrics, { family: this.envs[0].spec.family, policy: 'token' });
-    return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
+    return { iteration: it, metrics, episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: upd.allApplied };
   }
 
   readonly canCheckpoint = true;
