@@ -21,7 +21,6 @@
  * they get weights at least as new and the bound holds; an empty batch skips the update without a
  * new version. Not here: `keepObservations` replays (call the pool directly).
  */
-import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import { agentCreditMetrics } from '../algos/agentCredit.ts';
@@ -34,9 +33,9 @@ import { gridGoalDistance } from '../reward/potentials.ts';
 import { shapeEpisode, stageWeights, stepSchedule, weightsOf, withShapingWeights, SCHEDULE_START, type EpisodeRecord, type ScheduleState, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner } from '../engine/types.ts';
-import { buildPoolModel, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from '../rollout/stepPool.ts';
+import { buildPoolModel, collectGreedyBaselines, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from '../rollout/stepPool.ts';
 import { stepStateKeys, type StepEpisode } from '../rollout/stepEpisode.ts';
-import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
+import { trainStepOptions } from '../update/hyper.ts';
 import { stepRolloutBatch } from '../update/batch.ts';
 import { RowScorer } from '../update/offPolicy.ts';
 import { batchMetrics } from '../update/metrics.ts';
@@ -44,11 +43,12 @@ import { scoreBatch, trainBatch, type ScoredBatch, type TrainedBatch } from './p
 import type { StepTrainerConfig } from './stepConfig.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
 import { keepApplicable, type MetricRun } from '../metrics/lookup.ts';
-import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
+import { addRewardLabMetrics, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { buildGridStepRecords } from '../reward/stepRecord.ts';
 import type { GridEnv } from '../envs/types.ts';
-import type { IterationReport, Trainer } from './trainer.ts';
-import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
+import type { IterationReport } from './trainer.ts';
+import type { Checkpoint } from '../runs/checkpoint.ts';
+import { TrainerBase } from './base.ts';
 
 /** Makes the rollout pool for a model and its initial weights (version 0). Default: in-thread serial pool. */
 export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engine) => Promise<RolloutPool>;
@@ -78,11 +78,9 @@ function recordOf(ep: StepEpisode): EpisodeRecord {
   return { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials };
 }
 
-export class StepTrainer implements Trainer<StepEpisode> {
-  iteration = 0;
-  /** The learner's policy version: number of iterations trained. */
-  version = 0;
-  private ema: EmaBaselineState = EMA_BASELINE_INIT;
+export class StepTrainer extends TrainerBase<StepEpisode> {
+  protected readonly kind = 'step';
+  protected readonly label = 'StepTrainer';
   private scheduleState: ScheduleState = SCHEDULE_START;
   private shapingWeights: ShapingWeights;
   /** The base shaping config: `config.shaping` with live weight edits (setHyper) applied. */
@@ -99,10 +97,6 @@ export class StepTrainer implements Trainer<StepEpisode> {
   private running = 0;
   private idleMs = 0;
   private idleSince = performance.now();
-  /** User reward terms, if any (setRewardLab swaps them between iterations). */
-  private rewardLab: RewardLab | null = null;
-  /** (episode, term) pairs skipped for a non-finite value in the iteration being trained. */
-  private termsSkipped = 0;
   /** A fresh env for replaying episodes into step records (user terms only). */
   private replayEnv: GridEnv | null = null;
 
@@ -110,15 +104,16 @@ export class StepTrainer implements Trainer<StepEpisode> {
     readonly config: StepTrainerConfig,
     readonly model: MlpPolicy,
     readonly pool: RolloutPool,
-    private readonly learner: Learner,
+    protected readonly learner: Learner,
     /** π at the learner's current version, for stale steps' π_old (batch = learnerBatch). */
-    private readonly proximal: RowScorer,
-    private readonly reference: RowScorer | null,
+    protected readonly proximal: RowScorer,
+    protected readonly reference: RowScorer | null,
     /** The env's time limit (steps), for 'constant' aggregation's default length. */
     private readonly maxSteps: number,
     /** Multi-agent envs: the agents' names (per-agent credit metrics); null for one agent. */
     private readonly agentNames: readonly string[] | null = null,
   ) {
+    super();
     this.rng = new Rng(mixSeed(config.seed, 0x5a3));
     this.shaping = config.shaping;
     this.shapingWeights = config.schedule ? stageWeights(config.schedule, 0, config.shaping) : weightsOf(config.shaping);
@@ -155,14 +150,6 @@ export class StepTrainer implements Trainer<StepEpisode> {
     const trainer = new StepTrainer(config, model, pool, learner, new RowScorer(proximal, A), reference ? new RowScorer(reference, A) : null, maxSteps, envSpec.agents && envSpec.agents.length > 1 ? envSpec.agents : null);
     if (rewardLab) trainer.setRewardLab(rewardLab);
     return trainer;
-  }
-
-  /**
-   * Score with these user reward terms from the next batch scored on (null = none). The caller
-   * owns the scorer: it closes the one it replaces. Batches already scored keep their values.
-   */
-  setRewardLab(lab: RewardLab | null): void {
-    this.rewardLab = installRewardLab(lab);
   }
 
   /**
@@ -228,23 +215,10 @@ export class StepTrainer implements Trainer<StepEpisode> {
     return this.idleMs + (this.running === 0 ? now - this.idleSince : 0);
   }
 
-  /** Live hyperparameters (lr, entropy_coef, clip_low, clip_high, kl_coef) as the learner sees them. */
-  get hyper(): Record<string, number> {
-    return this.learner.hyper;
-  }
-
-  /** Change live hyperparameters; they apply from the next train step. */
-  setHyper(h: LiveHyper): void {
-    if (h.rewardWeights) {
-      // Validate before touching anything: a refused edit leaves the run as it was.
-      this.shaping = withShapingWeights(this.shaping, h.rewardWeights, this.needsPotential);
-      this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
-    }
-    applyLiveHyper(this.learner.hyper, h);
-  }
-
-  getWeights(): Promise<Weights> {
-    return this.learner.getWeights();
+  protected setRewardWeights(w: Partial<ShapingWeights>): void {
+    const shaping = withShapingWeights(this.shaping, w, this.needsPotential);
+    this.shaping = shaping;
+    this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
   }
 
   /**
@@ -263,14 +237,9 @@ export class StepTrainer implements Trainer<StepEpisode> {
    * a KL-as-reward penalty is not charged to it). Its env steps count in the iteration's compute.
    */
   private async greedyBaselines(iteration: number, episodes: readonly StepEpisode[], shape: (ep: StepEpisode) => ShapedReward): Promise<{ totals: Float64Array; envSteps: number; success: number }> {
-    const G = this.config.algo.groupSize;
-    const seeds = Array.from({ length: Math.floor(episodes.length / G) }, (_, g) => episodes[g * G].seed);
-    const r = await this.pool.collect({
+    const r = await collectGreedyBaselines(this.pool, episodes, this.config.algo.groupSize, {
       env: this.config.env,
-      seeds,
-      groups: seeds.map(() => -1),
       samplingSeed: mixSeed(this.config.seed, 0x4e3a, iteration),
-      temperature: 0,
       potential: this.needsPotential ? gridGoalDistance.id : undefined,
     });
     await this.scoreUserTerms(r.episodes);
@@ -472,29 +441,14 @@ export class StepTrainer implements Trainer<StepEpisode> {
     return metrics as IterationReport<StepEpisode>['metrics'];
   }
 
-  readonly canCheckpoint = true;
-
   /**
    * The full state after the last finished iteration. Call between steps: with staleness ≥ 1,
    * batches already launched for later iterations are not part of it (a resumed run collects
    * them again with the restored weights, so async resumes are valid but not bit-identical;
    * synchronous ones are).
    */
-  async checkpoint(): Promise<Checkpoint> {
-    if (!this.learner.exportState) throw new Error('StepTrainer.checkpoint: this engine\'s learner cannot export its optimizer state');
-    return {
-      format: CHECKPOINT_FORMAT,
-      version: CHECKPOINT_VERSION,
-      trainer: 'step',
-      iteration: this.iteration,
-      policyVersion: this.version,
-      learner: await this.learner.exportState(),
-      hyper: { ...this.learner.hyper },
-      rng: { minibatch: this.rng.getState() },
-      ema: { ...this.ema },
-      schedule: this.config.schedule ? { ...this.scheduleState } : null,
-      rewardWeights: weightsOf(this.shaping),
-    };
+  checkpoint(): Promise<Checkpoint> {
+    return this.checkpointWith({ rng: { minibatch: this.rng.getState() }, schedule: this.config.schedule ? { ...this.scheduleState } : null, rewardWeights: weightsOf(this.shaping) });
   }
 
   /**
@@ -506,7 +460,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
   async restore(cp: Checkpoint): Promise<void> {
     if (cp.trainer !== 'step') throw new Error(`StepTrainer.restore: the checkpoint was written by the '${cp.trainer}' trainer`);
     if (this.iteration !== 0 || this.nextLaunch !== 0) throw new Error('StepTrainer.restore: only a fresh trainer can be restored (it has trained or launched batches)');
-    if (!this.learner.importState) throw new Error('StepTrainer.restore: this engine\'s learner cannot import optimizer state');
+    this.checkImportable();
     const unknown = Object.keys(cp.hyper).filter((k) => !(k in this.learner.hyper));
     if (unknown.length > 0) throw new Error(`StepTrainer.restore: hyper.${unknown[0]} is not a hyperparameter of this run's train step (another algorithm?)`);
     if (!cp.rng.minibatch) throw new Error('StepTrainer.restore: rng.minibatch is missing');
@@ -514,17 +468,12 @@ export class StepTrainer implements Trainer<StepEpisode> {
     if ((cp.schedule === null) !== (stages === 0)) throw new Error(`StepTrainer.restore: schedule: the checkpoint ${cp.schedule ? 'has' : 'has no'} reward schedule state, this run ${stages ? 'has' : 'has no'} schedule`);
     if (cp.schedule && cp.schedule.stage >= stages) throw new Error(`StepTrainer.restore: schedule.stage ${cp.schedule.stage} does not exist (this run's schedule has ${stages} stages)`);
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, this.needsPotential);
-    // The learner checks every tensor's name and size before it replaces any.
-    this.learner.importState(cp.learner);
+    this.importCommon(cp);
     this.rng.setState(cp.rng.minibatch);
-    for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
     this.shaping = shaping;
-    this.ema = { ...cp.ema };
     if (cp.schedule) this.scheduleState = { ...cp.schedule };
     this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
-    this.iteration = cp.iteration;
     this.nextLaunch = cp.iteration;
-    this.version = cp.policyVersion;
     const w = await this.learner.getWeights();
     this.proximal.setWeights(w, this.version);
     // At version 0 nothing was trained, so the pool already holds these weights (create's initial
@@ -532,11 +481,11 @@ export class StepTrainer implements Trainer<StepEpisode> {
     await this.pool.setWeights(w, this.version);
   }
 
-  /** Waits for batches in flight (their results are dropped), then releases everything. */
-  async release(): Promise<void> {
+  /** Waits for batches in flight (their results are dropped), then closes the pool. */
+  protected async releaseRollout(): Promise<void> {
     await Promise.allSettled(this.inflight.values());
     this.inflight.clear();
-    await Promise.all([this.pool.close(), this.learner.release(), this.proximal.release(), this.reference?.release()]);
+    await this.pool.close();
   }
 }
 
