@@ -117,6 +117,18 @@ export interface EpisodeSummary {
   toolRecoveries?: number;
 }
 
+/** What the metrics read of one sampled episode, whichever family it is from. */
+export interface SampledEpisode {
+  summary: EpisodeSummary;
+  /** Behaviour entropies at its trained positions (steps, policy tokens). */
+  entropies: ArrayLike<number>;
+  /** Its action sequence as one string (equal strings = the same behaviour). */
+  actionKey: string;
+  /** Token episodes: an action cut at maxActionTokens, and the context running out. */
+  forcedEnd?: boolean;
+  contextLimited?: boolean;
+}
+
 /** Summarise an episode record (and its shaped reward, if shaping ran). Success = last step's info.success. */
 export function summarizeEpisode(rec: EpisodeRecord, shaped?: ShapedReward): EpisodeSummary {
   let toolCalls = 0, toolFailures = 0, toolFailureRuns = 0, toolRecoveries = 0, envReward = 0;

@@ -105,7 +105,7 @@ export const METRICS = [
   { key: 'episode/length_mean', doc: 'policy tokens per episode (grids: one per step)', unit: 'tokens', families: BOTH, policies: ANY, trl: 'completions/mean_length', verl: 'response_length/mean', anchorNote: 'the anchors count one completion; an episode here is every action of a multi-turn episode' },
   { key: 'episode/turns_mean', doc: 'env steps (turns) per episode', unit: 'turns', families: BOTH, policies: ANY, verl: 'num_turns/mean' },
   { key: 'episode/truncated_ratio', doc: "share of episodes cut by the env's step limit before terminating", unit: 'share', families: BOTH, policies: ANY, trl: 'completions/clipped_ratio', verl: 'response_length/clip_ratio', anchorNote: "the anchors' completion cut at the maximum length is our episode cut at the step limit" },
-  { key: 'episode/distinct_ratio', doc: 'share of distinct action sequences among the trained (step) or sampled (token) episodes', unit: 'share', families: BOTH, policies: ANY },
+  { key: 'episode/distinct_ratio', doc: 'share of distinct action sequences among the sampled episodes', unit: 'share', families: BOTH, policies: ANY },
   { key: 'episode/forced_end_ratio', doc: 'share of sampled episodes with an action cut at maxActionTokens', unit: 'share', families: BOTH, policies: TOKEN },
   { key: 'episode/context_limited_ratio', doc: "share of sampled episodes ended by the model's context length", unit: 'share', families: BOTH, policies: TOKEN },
 
@@ -146,10 +146,10 @@ export const METRICS = [
   // async: off-policy shift
   { key: 'async/staleness_mean', doc: 'policy versions between behaviour and learner, mean per token (step)', unit: 'versions', families: BOTH, policies: ANY },
   { key: 'async/staleness_max', doc: 'largest staleness in the batch', unit: 'versions', families: BOTH, policies: ANY },
-  { key: 'async/is_ratio_mean', doc: 'importance ratio π_learner / μ_behaviour, mean over policy tokens (steps)', unit: 'ratio', families: BOTH, policies: ANY, when: ASYNC_TOKEN, trl: 'sampling/importance_sampling_ratio/mean' },
-  { key: 'async/is_ratio_max', doc: 'largest importance ratio in the batch', unit: 'ratio', families: BOTH, policies: ANY, when: ASYNC_TOKEN, trl: 'sampling/importance_sampling_ratio/max' },
-  { key: 'async/is_clipfrac', doc: 'share of importance ratios truncated at the TIS cap', unit: 'share', families: BOTH, policies: ANY, when: ASYNC_TOKEN },
-  { key: 'async/partial_ratio', doc: 'share of episodes generated under more than one policy version', unit: 'share', families: BOTH, policies: ANY, when: ASYNC_TOKEN },
+  { key: 'async/is_ratio_mean', doc: 'importance ratio π_learner / μ_behaviour, mean over policy tokens (steps)', unit: 'ratio', families: BOTH, policies: ANY, trl: 'sampling/importance_sampling_ratio/mean' },
+  { key: 'async/is_ratio_max', doc: 'largest importance ratio in the batch', unit: 'ratio', families: BOTH, policies: ANY, trl: 'sampling/importance_sampling_ratio/max' },
+  { key: 'async/is_clipfrac', doc: 'share of importance ratios truncated at the TIS cap', unit: 'share', families: BOTH, policies: ANY },
+  { key: 'async/partial_ratio', doc: 'share of episodes generated under more than one policy version', unit: 'share', families: BOTH, policies: ANY },
   { key: 'async/episodes_aborted', doc: 'episodes dropped this iteration as too stale', unit: 'count', families: TOOL, policies: TOKEN, when: 'AsyncTokenTrainer' },
   { key: 'async/kv_evictions', doc: 'KV-cache rows evicted this iteration', unit: 'count', families: TOOL, policies: TOKEN, when: 'AsyncTokenTrainer' },
   { key: 'async/in_flight', doc: 'episodes still being decoded when the iteration ended', unit: 'count', families: TOOL, policies: TOKEN, when: 'AsyncTokenTrainer' },

@@ -53,3 +53,18 @@ export function stepFeatures(ep: Pick<StepEpisode, 'images' | 'directions'>, t: 
   const K = ep.images.length / ep.directions.length;
   encodeGridImage(ep.images, t * K, K / 3, ep.directions[t], out, offset);
 }
+
+/**
+ * GiGPO's anchor state of each step: the observation the action was taken in (heading and
+ * egocentric view, FNV-1a hashed). States that look alike share a key: in open rooms two cells
+ * with the same view alias, which merges their step groups.
+ */
+export function stepStateKeys(ep: Pick<StepEpisode, 'images' | 'directions'>): string[] {
+  const T = ep.directions.length;
+  const K = T ? ep.images.length / T : 0;
+  return Array.from({ length: T }, (_, t) => {
+    let h = 0x811c9dc5;
+    for (let i = t * K; i < (t + 1) * K; i++) h = Math.imul(h ^ ep.images[i], 0x01000193);
+    return `${ep.directions[t]}:${(h >>> 0).toString(36)}:${K}`;
+  });
+}

@@ -335,3 +335,13 @@ function lockedEngine(engine: Engine): Engine {
     createDecoder: (...args) => locked(() => engine.createDecoder(...args)),
   };
 }
+
+/**
+ * ReMax's baseline episodes, a collector option of the step pool: one greedy (temperature 0)
+ * episode per group of `groupSize` from the group's start seed (the seed of its first episode),
+ * played by the pool's current policy.
+ */
+export function collectGreedyBaselines(pool: RolloutPool, episodes: readonly StepEpisode[], groupSize: number, req: Pick<CollectRequest, 'env' | 'samplingSeed' | 'potential'>): Promise<CollectResult> {
+  const seeds = Array.from({ length: Math.floor(episodes.length / groupSize) }, (_, g) => episodes[g * groupSize].seed);
+  return pool.collect({ ...req, seeds, groups: seeds.map(() => -1), temperature: 0 });
+}

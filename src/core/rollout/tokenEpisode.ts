@@ -12,6 +12,8 @@
  */
 import type { Info, StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
 import { BOS, EOA, OBS, decode, encode } from '../text/codec.ts';
+import { summarizeEpisode, type SampledEpisode } from '../algos/metrics.ts';
+import { shapeEpisode, type EpisodeRecord as ShapingRecord, type ShapedReward, type ShapingConfig } from '../reward/shaping.ts';
 
 export interface TokenEpisode {
   envId: string;
@@ -198,4 +200,28 @@ export function truncateToContext(r: EpisodeRecord, context: number): void {
   for (const a of [r.ctx, r.mask, r.logp, r.ent, r.ver, r.val]) if (a) a.length = Math.min(a.length, context);
   r.truncated = true;
   r.contextLimited = true;
+}
+
+/** Policy tokens of an episode (its loss-mask sum). */
+export function policyTokenCount(ep: Pick<TokenEpisode, 'lossMask'>): number {
+  let n = 0;
+  for (let i = 0; i < ep.lossMask.length; i++) n += ep.lossMask[i];
+  return n;
+}
+
+/** What the shaper and the episode metrics read from a token episode. */
+export function tokenEpisodeRecord(ep: TokenEpisode): ShapingRecord {
+  return { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: policyTokenCount(ep) };
+}
+
+/** The score phase for one token episode: env reward + the named shaping terms. */
+export function shapeTokenEpisode(ep: TokenEpisode, shaping: ShapingConfig): ShapedReward {
+  return shapeEpisode(tokenEpisodeRecord(ep), shaping);
+}
+
+/** The metrics' view of a sampled token episode (update/metrics.ts). */
+export function sampledTokenEpisode(ep: TokenEpisode, shaped: ShapedReward): SampledEpisode {
+  const entropies: number[] = [];
+  for (let i = 0; i < ep.lossMask.length; i++) if (ep.lossMask[i]) entropies.push(ep.entropies[i]);
+  return { summary: summarizeEpisode(tokenEpisodeRecord(ep), shaped), entropies, actionKey: ep.actions.join('\u0000'), forcedEnd: ep.forcedEnds > 0, contextLimited: ep.contextLimited };
 }

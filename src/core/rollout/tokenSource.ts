@@ -4,6 +4,12 @@
  * decodes while the learner trains.
  */
 import type { Weights } from '../models/types.ts';
+import type { Engine } from '../engine/types.ts';
+import type { Clock } from '../envs/clock.ts';
+import { makeEnv, type EnvKwargs } from '../envs/index.ts';
+import type { ToolEnv } from '../envs/types.ts';
+import { makeTokenModel, type TransformerModelConfig } from '../models/transformer.ts';
+import { Rng } from '../util/rng.ts';
 import type { TokenEpisode } from './tokenEpisode.ts';
 import { TokenSlotGenerator, type SlotEpisodeSpec, type TokenSlotOptions, type TokenSlotStats } from './tokenContinuous.ts';
 
@@ -82,4 +88,36 @@ export function dropGroups(gen: TokenSlotGenerator, groups: readonly number[], m
   const doomed = new Set([...groups, ...gen.groupsSampledBefore(minVersion)]);
   gen.abort((spec) => doomed.has(spec.group));
   return [...doomed];
+}
+
+/** What a rollout worker needs to build the same generator as the training thread would. */
+export interface TokenSourceInit {
+  model: TransformerModelConfig;
+  env: { id: string; kwargs?: EnvKwargs };
+  weights: Weights;
+  version: number;
+  /** Decoder rows (the KV budget). */
+  rows: number;
+  prefillStep: number;
+  temperature: number;
+  maxActionTokens: number;
+  /** Seed of the sampling stream. */
+  seed: number;
+}
+
+/** Builds the episode source in a rollout worker (platform-specific; see src/runtime/tokenWorker). */
+export type TokenSourceFactory = (init: TokenSourceInit) => Promise<TokenEpisodeSource>;
+
+/** The generator in the training thread, on a decoder of `init.rows` rows. */
+export async function localTokenSource(engine: Engine, init: TokenSourceInit, clock: Clock): Promise<TokenEpisodeSource> {
+  const decoder = await engine.createDecoder(makeTokenModel(init.model), init.rows, init.weights, init.prefillStep);
+  decoder.version = init.version;
+  return new LocalTokenSource({
+    decoder,
+    makeEnv: () => makeEnv(init.env.id, init.env.kwargs) as ToolEnv,
+    clock,
+    rng: new Rng(init.seed),
+    temperature: init.temperature,
+    maxActionTokens: init.maxActionTokens,
+  });
 }

@@ -12,12 +12,12 @@
  *               episodes all finished), with the reward version current then: setRewardLab
  *               applies between iterations, so every group of one batch has one version, even
  *               a group sampled partly under an older policy version.
- *   advantages  group advantages, broadcast onto the policy tokens (update/tokenAdvantages.ts)
- *   weights/TIS stale tokens get π_old from the proximal policy and a TIS weight (update/tokenOffPolicy.ts)
+ *   advantages  group advantages, broadcast onto the policy tokens (update/advantages.ts)
+ *   weights/TIS stale tokens get π_old from the proximal policy and a TIS weight (update/offPolicy.ts)
  *   update      epochs × minibatches of the ONNX train step on the recorded ids (TITO)
  *   sync        version V + 1 goes to the decoder; episodes in flight continue under it (partial
  *               rollouts), and groups that could no longer be trained within the bound are aborted
- *   metrics     update/tokenMetrics.ts plus `async/episodes_aborted`, `async/kv_evictions`,
+ *   metrics     update/metrics.ts plus `async/episodes_aborted`, `async/kv_evictions`,
  *               `async/in_flight`, `perf/tool_wait_s` (time no row could decode),
  *               `perf/episodes_per_s` (trained episodes per second of wall time)
  *
@@ -37,37 +37,35 @@
  * uninterrupted one; in sync mode (staleness 0: nothing is in flight between iterations) with
  * the in-thread source on a virtual clock it is bit-identical.
  */
-import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
-import { partialRatio, truncatedIsWeights } from '../algos/offpolicy.ts';
-import { allocateBudget, budgetStats, initPromptStats, selectPrompts, successEstimate, updatePromptStats, type PromptStats } from '../algos/budget.ts';
-import { hasSpread, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
+import { PromptPool, type PlannedGroup } from '../rollout/promptPool.ts';
+import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Clock } from '../envs/clock.ts';
 import { makeEnv } from '../envs/index.ts';
-import type { ToolEnv } from '../envs/types.ts';
 import { makeTokenModel, type TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import { weightsOf, withShapingWeights, type ShapedReward } from '../reward/shaping.ts';
+import { weightsOf, withShapingWeights, type ShapedReward, type ShapingWeights } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
-import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
+import { trainStepOptions } from '../update/hyper.ts';
 import { HYPER_INPUTS } from '../update/trainStep.ts';
 import type { Engine, Learner } from '../engine/types.ts';
-import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { sampledTokenEpisode, shapeTokenEpisode, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
-import { LocalTokenSource, type TokenEpisodeSource } from '../rollout/tokenSource.ts';
+import { localTokenSource, type TokenEpisodeSource, type TokenSourceFactory, type TokenSourceInit } from '../rollout/tokenSource.ts';
 import { TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
-import type { IterationReport, Trainer } from './trainer.ts';
-import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
+import type { IterationReport } from './trainer.ts';
+import type { Checkpoint } from '../runs/checkpoint.ts';
+import { TrainerBase } from './base.ts';
 import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
-import { shapeTokenEpisode, shiftedBatch, shiftedVersions } from '../update/tokenBatch.ts';
+import { tokenRolloutBatch } from '../update/batch.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
 import { buildTextStepRecords } from '../reward/stepRecord.ts';
 import { keepApplicable } from '../metrics/lookup.ts';
-import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
-import { referenceAndKlReward, tokenAdvantages, tokenWeights } from '../update/tokenAdvantages.ts';
-import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
-import { learnerIsProximal, tokenOffPolicy } from '../update/tokenOffPolicy.ts';
-import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
+import { addRewardLabMetrics, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
+import { batchMetrics } from '../update/metrics.ts';
+import { learnerIsProximal } from '../update/offPolicy.ts';
+import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
+import { scoreBatch, trainBatch } from './phases.ts';
 
 export interface AsyncTokenScheduling {
   /** Most policy versions between sampling a token and training on it (0 = synchronous). */
@@ -82,23 +80,7 @@ export interface AsyncTokenScheduling {
 
 export const DEFAULT_ASYNC_TOKEN_SCHEDULING: AsyncTokenScheduling = { maxStaleness: 2, kvRows: 0 };
 
-/** What a rollout worker needs to build the same generator as the training thread would. */
-export interface TokenSourceInit {
-  model: TokenTrainerConfig['model'];
-  env: TokenTrainerConfig['env'];
-  weights: Weights;
-  version: number;
-  /** Decoder rows (the KV budget). */
-  rows: number;
-  prefillStep: number;
-  temperature: number;
-  maxActionTokens: number;
-  /** Seed of the sampling stream. */
-  seed: number;
-}
-
-/** Builds the episode source in a rollout worker (platform-specific; see src/runtime/tokenWorker). */
-export type TokenSourceFactory = (init: TokenSourceInit) => Promise<TokenEpisodeSource>;
+export type { TokenSourceFactory, TokenSourceInit } from '../rollout/tokenSource.ts';
 
 interface GroupRec {
   id: number;
@@ -108,12 +90,6 @@ interface GroupRec {
   size: number;
   /** Index in the prompt pool (rollout.budget.pool > 0), else −1 (a fresh prompt). */
   prompt: number;
-}
-
-/** One group to admit: a prompt of the pool and its episodes. */
-interface PlannedGroup {
-  prompt: number;
-  size: number;
 }
 
 type Scored = GroupRec & { rewards: number[]; shaped: ShapedReward[] };
@@ -127,10 +103,9 @@ interface Collected {
   rounds: number;
 }
 
-export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
-  iteration = 0;
-  version = 0;
-  private ema: EmaBaselineState = EMA_BASELINE_INIT;
+export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
+  protected readonly kind = 'async-token';
+  protected readonly label = 'AsyncTokenTrainer';
   private readonly rng: Rng;
   /** Groups admitted and not yet trained or dropped, by id. */
   private readonly open = new Map<number, GroupRec>();
@@ -142,12 +117,8 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
   /** Finished episodes thrown away this iteration with their group, as too stale (see collectEpisodes). */
   private lateAborted = 0;
   private lastStats: TokenSlotStats;
-  /** User reward terms, if any (setRewardLab swaps them between iterations). */
-  private rewardLab: (RewardLab & { version: number }) | null = null;
-  /** (episode, term) pairs skipped for a non-finite value in the iteration being collected. */
-  private termsSkipped = 0;
   /** Per-prompt success evidence over the pool (rollout.budget.pool > 0), else null. */
-  private prompts: PromptStats | null;
+  private readonly prompts: PromptPool | null;
 
   private constructor(
     readonly config: TokenTrainerConfig,
@@ -155,20 +126,21 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     readonly model: TransformerPolicy,
     private readonly engine: Engine,
     private readonly source: TokenEpisodeSource,
-    private readonly learner: Learner,
+    protected readonly learner: Learner,
     /**
      * π at the learner's version, for stale tokens' π_old (batch = learnerBatch); null when
      * the learner takes π_old from its own forward pass (an update of one optimizer step: see create()).
      */
-    private readonly proximal: SequenceScorer | null,
-    private readonly reference: SequenceScorer | null,
+    protected readonly proximal: SequenceScorer | null,
+    protected readonly reference: SequenceScorer | null,
     /** The KL reference policy's weights (what `reference` scores with); null without one. */
     private referenceWeights: Weights | null,
     stats: TokenSlotStats,
   ) {
+    super();
     this.rng = new Rng(mixSeed(config.seed, 0xa5c));
     this.lastStats = stats;
-    this.prompts = config.budget && config.budget.pool > 0 ? initPromptStats(config.budget.pool) : null;
+    this.prompts = config.budget && config.budget.pool > 0 ? new PromptPool(config.budget, config.seed) : null;
   }
 
   static async create(
@@ -216,7 +188,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       seed: mixSeed(config.seed, 0x70c),
     };
     // A group's episodes start from one prompt: with whole groups per minibatch, the learner runs
-    // each group's prompt once (Learner.prefixGroups; runTokenUpdate's groupSize).
+    // each group's prompt once (Learner.prefixGroups; the sequence feed's groupSize).
     // Groups of unequal size (adaptive budget) do not fill minibatches of whole groups: no sharing.
     const budget = config.budget;
     if (budget && budget.pool > 0 && (scheduling.maxStaleness !== 0 || algo.dynamicSampling.enabled)) {
@@ -238,31 +210,13 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
   }
 
   /**
-   * Score with these user reward terms from the next iteration's collect (null = none): groups
-   * that finished earlier but are collected from then on are scored with it too (see the file
-   * comment). The caller owns the scorer: it closes the one it replaces.
+   * Reward weights from the next episodes scored (groups that finished earlier but are collected
+   * from then on are scored with them too, as with setRewardLab; see the file comment). Tool envs
+   * record no potentials, so the potential weight must stay 0.
    */
-  setRewardLab(lab: RewardLab | null): void {
-    this.rewardLab = installRewardLab(lab);
+  protected setRewardWeights(w: Partial<ShapingWeights>): void {
+    this.config.shaping = withShapingWeights(this.config.shaping, w, false);
   }
-
-  get hyper(): Record<string, number> {
-    return this.learner.hyper;
-  }
-
-  /**
-   * Change live hyperparameters (from the next train step) and reward weights (from the next
-   * episodes scored; tool envs record no potentials, so the potential weight must stay 0).
-   */
-  setHyper(h: LiveHyper): void {
-    if (h.rewardWeights) this.config.shaping = withShapingWeights(this.config.shaping, h.rewardWeights, false);
-    applyLiveHyper(this.learner.hyper, h);
-  }
-
-  getWeights(): Promise<Weights> {
-    return this.learner.getWeights();
-  }
-
 
   /**
    * Plays `seeds` with the current weights without training (temperature 0 = greedy), on a
@@ -287,7 +241,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     if (plan) {
       for (const p of plan) {
         const id = this.nextGroup++;
-        const seed = this.promptSeed(p.prompt);
+        const seed = this.prompts!.promptSeed(p.prompt);
         this.open.set(id, { id, seed, episodes: [], size: p.size, prompt: p.prompt });
         for (let k = 0; k < p.size; k++) specs.push({ seed, group: id });
       }
@@ -299,32 +253,6 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       for (let k = 0; k < N; k++) specs.push({ seed, group: id });
     }
     return specs.length > 0 ? this.source.enqueue(specs) : Promise.resolve();
-  }
-
-  /** Env seed of prompt `i` of the pool: fixed for the run, so outcomes on it can be counted. */
-  private promptSeed(i: number): number {
-    return mixSeed(this.config.seed, 0xb0d, i);
-  }
-
-  /**
-   * This iteration's groups with a prompt pool. Uniform: the next `groups` prompts in pool
-   * order (cycling), algo.groupSize episodes each. Adaptive: the `groups` most uncertain
-   * prompts of the pool (selectPrompts), groups × groupSize episodes split among them by their
-   * success estimates (allocateBudget; a prompt may get none).
-   */
-  private plan(): PlannedGroup[] {
-    const b = this.config.budget!;
-    const G = this.config.groups;
-    const N = this.config.algo.groupSize;
-    if (b.mode === 'uniform') return Array.from({ length: G }, (_, g) => ({ prompt: (this.iteration * G + g) % b.pool, size: N }));
-    const p = Array.from({ length: b.pool }, (_, i) => successEstimate(this.prompts!, i));
-    const chosen = selectPrompts(p, G);
-    const n = allocateBudget(chosen.map((i) => p[i]), G * N, b.minPerPrompt, b.maxPerPrompt);
-    const out: PlannedGroup[] = [];
-    n.forEach((size, j) => {
-      if (size > 0) out.push({ prompt: chosen[j], size });
-    });
-    return out;
   }
 
   /**
@@ -367,7 +295,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const sampledShaped: ShapedReward[] = [];
     let rounds = 0;
     // With a prompt pool (sync, no dynamic sampling: one round) the groups are planned up front.
-    const plan = this.prompts ? this.plan() : undefined;
+    const plan = this.prompts?.plan(this.iteration, G, this.config.algo.groupSize);
     const sampleRound = async (_round: number, need: number): Promise<Scored[]> => {
       // Not awaited alone: next() is answered after the enqueue (call order), one round trip.
       let admitted = this.admit(s === 0 ? need : (1 + s) * G, plan);
@@ -445,34 +373,18 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     this.termsSkipped = 0;
     const c = await this.collect();
     const episodes = c.batch.flatMap((g) => g.episodes);
-    const shaped = c.batch.flatMap((g) => g.shaped);
-    const totals = Float64Array.from(shaped, (x) => x.total);
     const t1 = performance.now();
 
-    const T = this.model.config.context;
-    const V = this.model.numActions;
     const n = episodes.length;
-    const rows = shiftedBatch(episodes, T);
-    const ver = shiftedVersions(episodes, T);
     // Adaptive budget: groups of unequal size; the scorers then run every sequence whole.
     const sizes = c.batch.map((g) => g.size);
     const equal = sizes.every((x) => x === N);
-    const refLogp = await referenceAndKlReward(this.reference, algo, rows, totals, { n, T, V, groupSize: equal ? N : undefined });
-    const adv = tokenAdvantages(algo, episodes, shaped, totals, rows, T, equal ? N : sizes, this.ema);
-    this.ema = adv.ema;
-    const weights = tokenWeights(algo, rows, n, T);
+    const batch = tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, equal ? N : undefined);
+    const sc = await scoreBatch(algo, batch, c.batch.flatMap((g) => g.shaped), this.reference, this.ema, { groupSize: equal ? N : sizes });
+    this.ema = sc.adv.ema;
     if (!this.proximal && !learnerIsProximal(algo, n, this.config.learnerBatch)) throw new Error(`AsyncTokenTrainer: ${n} sequences take more than one train step, and the learner serves as π_prox only for one`);
-    const off = await tokenOffPolicy(algo, this.version, rows, ver, adv.tokAdv, this.proximal, { n, T, V });
-    const t2 = performance.now();
-    const upd = await runTokenUpdate(
-      this.learner,
-      algo,
-      { n, T, tokens: rows.tokens, actions: rows.actions, mask: rows.mask, oldLogprobs: off.oldLogp, advantages: off.advUsed, weights, refLogprobs: refLogp, extra: off.extra, groupSize: equal ? N : undefined },
-      this.rng,
-      { logprobs: rows.oldLogprobs, mask: off.fresh },
-    );
-    // IS ratios π_prox/μ for the metrics: the learner's pre-step log-probs are π_prox.
-    const tis = truncatedIsWeights(this.proximal ? off.proxLogp : upd.stepLogprobs, rows.oldLogprobs, rows.mask, algo.tis.cap);
+    const tr = await trainBatch(this.learner, algo, sc, this.version, this.proximal ?? 'learner', this.rng);
+    const upd = tr.upd;
     const t3 = performance.now();
     const st = await this.sync(upd.steps > 0);
     const budget = this.budgetMetrics(c.batch);
@@ -485,21 +397,17 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     const iterS = (t4 - t0) / 1000;
     const contextTok = d('contextTokens');
     const metrics = {
-      ...tokenIterationMetrics({
-        sampled: c.sampled,
-        sampledShaped: c.sampledShaped,
-        episodes,
-        mask: rows.mask,
-        adv,
-        learner: upd.metrics,
+      ...batchMetrics({
+        sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
+        batch,
+        trainedSuccess: episodes.map((e) => e.success),
+        adv: sc.adv,
+        off: tr.off,
+        tis: tr.tis,
+        upd,
         lr: this.learner.hyper.lr,
-        updates: upd.steps,
         version: this.version,
         groups: samplingStats(c.ds),
-        mismatch: upd.mismatch,
-        staleness: off.stale,
-        tis,
-        partialRatio: partialRatio(ver, rows.mask, n, T),
         perf: {
           envStepsPerS: d('envSteps') / Math.max(1e-9, rolloutS),
           tokensPerS: d('policyTokens') / Math.max(1e-9, rolloutS),
@@ -516,7 +424,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
       'async/in_flight': st.inFlight,
       'perf/tool_wait_s': d('toolWaitMs') / 1000,
       'perf/episodes_per_s': n / Math.max(1e-9, iterS),
-      'perf/tis_s': (t2 - t1) / 1000,
+      'perf/tis_s': tr.offS,
       'perf/iteration_s': iterS,
       ...budget,
     } as IterationReport<TokenEpisode>['metrics'];
@@ -524,55 +432,30 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     keepApplicable(metrics, { family: 'tool', policy: 'token' });
     this.lastStats = { ...st };
     this.lateAborted = 0;
-    return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
+    return { iteration: it, metrics, episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: upd.allApplied };
   }
 
-  /**
-   * With a prompt pool: counts this batch's outcomes into the prompts' estimates (episode
-   * success, decayed by rollout.budget.decay) and returns the `budget/*` metrics; {} without one.
-   */
+  /** With a prompt pool: counts this batch's outcomes into the pool and returns the `budget/*` metrics; {} without one. */
   private budgetMetrics(batch: readonly Scored[]): Record<string, number> {
     if (!this.prompts) return {};
-    const before = this.prompts;
-    const outcomes = batch.map((g) => ({ prompt: g.prompt, successes: g.episodes.filter((e) => e.success).length, episodes: g.episodes.length }));
-    this.prompts = updatePromptStats(before, outcomes, this.config.budget!.decay);
-    const spreadTol = this.config.algo.dynamicSampling.spreadTol;
-    const b = budgetStats(batch.map((g) => ({ prompt: g.prompt, size: g.size, spread: hasSpread(g.rewards, spreadTol) })), before, this.prompts);
-    return {
-      'budget/prompts': b.prompts,
-      'budget/episodes_per_group_max': b.episodesPerGroupMax,
-      'budget/episodes_per_group_min': b.episodesPerGroupMin,
-      'budget/uncertain_share': b.uncertainShare,
-      'budget/zero_std_episode_share': b.zeroStdEpisodeShare,
-      'budget/pool_success_est': b.poolSuccessEst,
-    };
+    const outcomes = batch.map((g) => ({ prompt: g.prompt, size: g.size, successes: g.episodes.filter((e) => e.success).length, episodes: g.episodes.length, rewards: g.rewards }));
+    return this.prompts.record(outcomes, this.config.algo.dynamicSampling.spreadTol);
   }
-
-  readonly canCheckpoint = true;
 
   /**
    * The state after the last finished iteration (call between steps; see the file comment for
    * what a resume from it reproduces). Groups in flight are listed as pending, not saved.
    */
   async checkpoint(): Promise<Checkpoint> {
-    if (!this.learner.exportState) throw new Error("AsyncTokenTrainer.checkpoint: this engine's learner cannot export its optimizer state");
-    const [learner, sampling] = await Promise.all([this.learner.exportState(), this.source.samplingState()]);
-    return {
-      format: CHECKPOINT_FORMAT,
-      version: CHECKPOINT_VERSION,
-      trainer: 'async-token',
-      iteration: this.iteration,
-      policyVersion: this.version,
-      learner,
-      hyper: { ...this.learner.hyper },
+    const sampling = await this.source.samplingState();
+    return this.checkpointWith({
       rng: { minibatch: this.rng.getState(), sampling },
-      ema: { ...this.ema },
       schedule: null,
       rewardWeights: weightsOf(this.config.shaping),
       ...(this.referenceWeights ? { reference: copyWeights(this.referenceWeights) } : {}),
       groups: { next: this.nextGroup, pending: [...this.readmit, ...this.open.keys()].sort((a, b) => a - b) },
-      ...(this.prompts ? { prompts: { successes: [...this.prompts.successes], failures: [...this.prompts.failures] } } : {}),
-    };
+      ...(this.prompts ? { prompts: this.prompts.state() } : {}),
+    });
   }
 
   /**
@@ -601,23 +484,16 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     });
     if (!cp.groups) throw new Error(`${who}: groups is missing (the continuous trainer's group counter)`);
     if (this.nextGroup !== 0) throw new Error(`${who}: only a fresh trainer can be restored (it has admitted groups)`);
-    if (!this.learner.importState) throw new Error(`${who}: this engine's learner cannot import optimizer state`);
-    if (this.prompts && cp.prompts?.successes.length !== this.prompts.successes.length) {
-      throw new Error(`${who}: prompts must hold ${this.prompts.successes.length} counts each (rollout.budget.pool), got ${cp.prompts?.successes.length ?? 'none'}`);
-    }
+    this.checkImportable();
+    this.prompts?.checkState(cp.prompts, who);
     // As setHyper: token episodes record no potentials Φ, so the potential weight must be 0.
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, false);
-    // The learner checks every tensor's name and size before it replaces any.
-    this.learner.importState(cp.learner);
+    this.importCommon(cp);
     this.rng.setState(cp.rng.minibatch);
-    for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
     this.config.shaping = shaping;
-    this.ema = { ...cp.ema };
-    this.iteration = cp.iteration;
-    this.version = cp.policyVersion;
     this.nextGroup = cp.groups.next;
     this.readmit = [...cp.groups.pending];
-    if (this.prompts && cp.prompts) this.prompts = { successes: Float64Array.from(cp.prompts.successes), failures: Float64Array.from(cp.prompts.failures) };
+    if (this.prompts && cp.prompts) this.prompts.setState(cp.prompts);
     const w = await this.learner.getWeights();
     // Also at version 0: createTrainer may have skipped the warm start for a resume (CreateTrainerOptions.resume).
     await Promise.all([this.source.setWeights(w, this.version), this.source.setSamplingState(cp.rng.sampling), this.proximal?.setWeights(w, this.version)]);
@@ -627,21 +503,7 @@ export class AsyncTokenTrainer implements Trainer<TokenEpisode> {
     }
   }
 
-  async release(): Promise<void> {
-    await Promise.all([this.source.release(), this.learner.release(), this.proximal?.release(), this.reference?.release()]);
+  protected releaseRollout(): Promise<void> {
+    return this.source.release();
   }
-}
-
-/** The generator in the training thread, on a decoder of `init.rows` rows. */
-async function localTokenSource(engine: Engine, init: TokenSourceInit, clock: Clock): Promise<TokenEpisodeSource> {
-  const decoder = await engine.createDecoder(makeTokenModel(init.model), init.rows, init.weights, init.prefillStep);
-  decoder.version = init.version;
-  return new LocalTokenSource({
-    decoder,
-    makeEnv: () => makeEnv(init.env.id, init.env.kwargs) as ToolEnv,
-    clock,
-    rng: new Rng(init.seed),
-    temperature: init.temperature,
-    maxActionTokens: init.maxActionTokens,
-  });
 }

@@ -7,7 +7,7 @@
  * episodes: no epochs, no overfitting to a fixed set; held-out evaluation uses seeds outside
  * the training stream.
  */
-import { bucketFor, lengthBuckets, neededLengths, truncateRows } from '../update/tokenUpdate.ts';
+import { bucketFor, lengthBuckets, neededLengths, truncateRows } from '../update/sequenceScorer.ts';
 import { aggregationWeights } from '../algos/advantages.ts';
 import type { EnvKwargs } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
@@ -18,7 +18,7 @@ import { EOA, encode } from '../text/codec.ts';
 import type { Engine } from '../engine/types.ts';
 import { mixSeed } from '../util/rng.ts';
 import { initialContext, observationTokens, type TokenEpisode } from '../rollout/tokenEpisode.ts';
-import { shiftedBatch } from '../update/tokenBatch.ts';
+import { shiftedBatch } from '../update/batch.ts';
 
 /** An expert episode as the policy would have produced it (log-probs 0, versions −1). */
 export type ExpertEpisode = Pick<TokenEpisode, 'seed' | 'tokens' | 'lossMask' | 'success' | 'turns'> & {
@@ -154,7 +154,7 @@ export async function trainImitation(
   onStep?: (r: ImitationReport) => void | Promise<void>,
 ): Promise<{ weights: Weights; curve: ImitationReport[]; clippedEpisodes: number }> {
   const T = model.config.context;
-  // Each step runs at the shortest length bucket that holds its episodes (tokenUpdate.ts).
+  // Each step runs at the shortest length bucket that holds its episodes (update/sequenceScorer.ts).
   const lens = lengthBuckets(T);
   const learner = await engine.createLearner(model, { batch: cfg.batch, loss: { kind: 'imitation', entropyCoef: 0 }, adam: { lr: cfg.lr, maxGradNorm: cfg.maxGradNorm } }, initial, lens);
   const env = makeTextEnv(cfg.env.id, cfg.env.kwargs);

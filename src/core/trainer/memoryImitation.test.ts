@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { aggregationWeights } from '../algos/advantages.ts';
 import { imitationRows } from './imitation.ts';
-import { shiftedBatch } from '../update/tokenBatch.ts';
+import { shiftedBatch } from '../update/batch.ts';
 
 // Token ids are arbitrary; lossMask marks the expert's action tokens (mask of token t + 1 sits
 // at row position t after the shift).

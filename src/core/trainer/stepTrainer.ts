@@ -7,10 +7,10 @@
  *   collect     wait for batch k (perf/learner_idle_ratio is this wait's share of the iteration);
  *               dynamic sampling collects refill rounds right away
  *   score       env reward + shaping; KL to the reference as a per-step reward penalty
- *   advantages  GAE (PPO) or per-episode estimators (update/stepBatch.ts)
+ *   advantages  GAE (PPO) or per-episode estimators (update/advantages.ts, over the rollout batch)
  *   weights/TIS aggregation weights; stale steps' π_old recomputed at version k and, with TIS,
  *               their advantage weighted by min(π_old/μ, cap)
- *   update      epochs × minibatches of the ONNX train step (update/stepUpdate.ts)
+ *   update      epochs × minibatches of the ONNX train step (update/update.ts; rows: update/rowFeed.ts)
  *   sync        version k + 1 to the pool (episodes in flight continue under it: partial rollouts)
  *   metrics
  *
@@ -21,34 +21,34 @@
  * they get weights at least as new and the bound holds; an empty batch skips the update without a
  * new version. Not here: `keepObservations` replays (call the pool directly).
  */
-import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import { agentCreditMetrics } from '../algos/agentCredit.ts';
-import { buildIterationMetrics, distinctRatio, referenceStats, summarizeEpisode, type IterationMetrics } from '../algos/metrics.ts';
+import { buildIterationMetrics, referenceStats, summarizeEpisode } from '../algos/metrics.ts';
 import { groupStats, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
-import { partialRatio, staleness } from '../algos/offpolicy.ts';
-import { mean } from '../algos/stats.ts';
 import { makeEnv } from '../envs/index.ts';
 import { MlpPolicy } from '../models/mlp.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import { gridGoalDistance } from '../reward/potentials.ts';
 import { shapeEpisode, stageWeights, stepSchedule, weightsOf, withShapingWeights, SCHEDULE_START, type EpisodeRecord, type ScheduleState, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
-import type { Engine, Learner, PolicyRunner } from '../engine/types.ts';
-import { buildPoolModel, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from '../rollout/stepPool.ts';
-import type { StepEpisode } from '../rollout/stepEpisode.ts';
-import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
-import { flattenSteps, klRewardSteps, rowLogprobs, stepAdvantages, stepOffPolicy, stepWeights, type StepAdvantages, type StepRows } from '../update/stepBatch.ts';
-import { runStepUpdate, type StepUpdateResult } from '../update/stepUpdate.ts';
+import type { Engine, Learner } from '../engine/types.ts';
+import { buildPoolModel, collectGreedyBaselines, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from '../rollout/stepPool.ts';
+import { stepStateKeys, type StepEpisode } from '../rollout/stepEpisode.ts';
+import { trainStepOptions } from '../update/hyper.ts';
+import { stepRolloutBatch } from '../update/batch.ts';
+import { RowScorer } from '../update/offPolicy.ts';
+import { batchMetrics } from '../update/metrics.ts';
+import { scoreBatch, trainBatch, type ScoredBatch, type TrainedBatch } from './phases.ts';
 import type { StepTrainerConfig } from './stepConfig.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
 import { keepApplicable, type MetricRun } from '../metrics/lookup.ts';
-import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
+import { addRewardLabMetrics, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { buildGridStepRecords } from '../reward/stepRecord.ts';
 import type { GridEnv } from '../envs/types.ts';
-import type { IterationReport, Trainer } from './trainer.ts';
-import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
+import type { IterationReport } from './trainer.ts';
+import type { Checkpoint } from '../runs/checkpoint.ts';
+import { TrainerBase } from './base.ts';
 
 /** Makes the rollout pool for a model and its initial weights (version 0). Default: in-thread serial pool. */
 export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engine) => Promise<RolloutPool>;
@@ -78,11 +78,9 @@ function recordOf(ep: StepEpisode): EpisodeRecord {
   return { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials };
 }
 
-export class StepTrainer implements Trainer<StepEpisode> {
-  iteration = 0;
-  /** The learner's policy version: number of iterations trained. */
-  version = 0;
-  private ema: EmaBaselineState = EMA_BASELINE_INIT;
+export class StepTrainer extends TrainerBase<StepEpisode> {
+  protected readonly kind = 'step';
+  protected readonly label = 'StepTrainer';
   private scheduleState: ScheduleState = SCHEDULE_START;
   private shapingWeights: ShapingWeights;
   /** The base shaping config: `config.shaping` with live weight edits (setHyper) applied. */
@@ -99,10 +97,6 @@ export class StepTrainer implements Trainer<StepEpisode> {
   private running = 0;
   private idleMs = 0;
   private idleSince = performance.now();
-  /** User reward terms, if any (setRewardLab swaps them between iterations). */
-  private rewardLab: RewardLab | null = null;
-  /** (episode, term) pairs skipped for a non-finite value in the iteration being trained. */
-  private termsSkipped = 0;
   /** A fresh env for replaying episodes into step records (user terms only). */
   private replayEnv: GridEnv | null = null;
 
@@ -110,15 +104,16 @@ export class StepTrainer implements Trainer<StepEpisode> {
     readonly config: StepTrainerConfig,
     readonly model: MlpPolicy,
     readonly pool: RolloutPool,
-    private readonly learner: Learner,
+    protected readonly learner: Learner,
     /** π at the learner's current version, for stale steps' π_old (batch = learnerBatch). */
-    private readonly proximal: PolicyRunner,
-    private readonly reference: PolicyRunner | null,
+    protected readonly proximal: RowScorer,
+    protected readonly reference: RowScorer | null,
     /** The env's time limit (steps), for 'constant' aggregation's default length. */
     private readonly maxSteps: number,
     /** Multi-agent envs: the agents' names (per-agent credit metrics); null for one agent. */
     private readonly agentNames: readonly string[] | null = null,
   ) {
+    super();
     this.rng = new Rng(mixSeed(config.seed, 0x5a3));
     this.shaping = config.shaping;
     this.shapingWeights = config.schedule ? stageWeights(config.schedule, 0, config.shaping) : weightsOf(config.shaping);
@@ -151,17 +146,10 @@ export class StepTrainer implements Trainer<StepEpisode> {
           ? engine.createPolicy(model, config.learnerBatch, weights)
           : Promise.resolve(null),
     ]);
-    const trainer = new StepTrainer(config, model, pool, learner, proximal, reference, maxSteps, envSpec.agents && envSpec.agents.length > 1 ? envSpec.agents : null);
+    const A = model.numActions;
+    const trainer = new StepTrainer(config, model, pool, learner, new RowScorer(proximal, A), reference ? new RowScorer(reference, A) : null, maxSteps, envSpec.agents && envSpec.agents.length > 1 ? envSpec.agents : null);
     if (rewardLab) trainer.setRewardLab(rewardLab);
     return trainer;
-  }
-
-  /**
-   * Score with these user reward terms from the next batch scored on (null = none). The caller
-   * owns the scorer: it closes the one it replaces. Batches already scored keep their values.
-   */
-  setRewardLab(lab: RewardLab | null): void {
-    this.rewardLab = installRewardLab(lab);
   }
 
   /**
@@ -227,23 +215,10 @@ export class StepTrainer implements Trainer<StepEpisode> {
     return this.idleMs + (this.running === 0 ? now - this.idleSince : 0);
   }
 
-  /** Live hyperparameters (lr, entropy_coef, clip_low, clip_high, kl_coef) as the learner sees them. */
-  get hyper(): Record<string, number> {
-    return this.learner.hyper;
-  }
-
-  /** Change live hyperparameters; they apply from the next train step. */
-  setHyper(h: LiveHyper): void {
-    if (h.rewardWeights) {
-      // Validate before touching anything: a refused edit leaves the run as it was.
-      this.shaping = withShapingWeights(this.shaping, h.rewardWeights, this.needsPotential);
-      this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
-    }
-    applyLiveHyper(this.learner.hyper, h);
-  }
-
-  getWeights(): Promise<Weights> {
-    return this.learner.getWeights();
+  protected setRewardWeights(w: Partial<ShapingWeights>): void {
+    const shaping = withShapingWeights(this.shaping, w, this.needsPotential);
+    this.shaping = shaping;
+    this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
   }
 
   /**
@@ -262,14 +237,9 @@ export class StepTrainer implements Trainer<StepEpisode> {
    * a KL-as-reward penalty is not charged to it). Its env steps count in the iteration's compute.
    */
   private async greedyBaselines(iteration: number, episodes: readonly StepEpisode[], shape: (ep: StepEpisode) => ShapedReward): Promise<{ totals: Float64Array; envSteps: number; success: number }> {
-    const G = this.config.algo.groupSize;
-    const seeds = Array.from({ length: Math.floor(episodes.length / G) }, (_, g) => episodes[g * G].seed);
-    const r = await this.pool.collect({
+    const r = await collectGreedyBaselines(this.pool, episodes, this.config.algo.groupSize, {
       env: this.config.env,
-      seeds,
-      groups: seeds.map(() => -1),
       samplingSeed: mixSeed(this.config.seed, 0x4e3a, iteration),
-      temperature: 0,
       potential: this.needsPotential ? gridGoalDistance.id : undefined,
     });
     await this.scoreUserTerms(r.episodes);
@@ -348,35 +318,16 @@ export class StepTrainer implements Trainer<StepEpisode> {
     const episodes = c.episodes;
     if (episodes.length === 0) return this.skipEmpty(c, shape);
 
-    const rows = flattenSteps(episodes, this.model.config.obsDim);
-    const A = this.model.numActions;
-    // Bookkeeping check of the bound (a violation is a scheduler bug, not a data property).
-    const stale = staleness(this.version, rows.versions, new Float32Array(rows.S).fill(1));
-    if (stale.max > this.maxStaleness) throw new Error(`StepTrainer: batch ${it} has a step ${stale.max} versions old (max ${this.maxStaleness})`);
-
-    const shaped = episodes.map(shape);
-    // [S] log π_ref of each row's action, in row (= episode-step) order; KL-as-reward only.
-    let refLogp: Float32Array | null = null;
-    if (this.reference && algo.klMode === 'reward') {
-      refLogp = await rowLogprobs(this.reference, rows, Array.from({ length: rows.S }, (_, r) => r), A);
-      klRewardSteps(episodes, shaped, refLogp, algo);
-    }
-    const totals = Float64Array.from(shaped, (s) => s.total);
-    const greedy = algoDescriptor(algo.algo).advantage.kind === 'greedy-baseline' ? await this.greedyBaselines(it, episodes, shape) : null;
+    const batch = stepRolloutBatch(episodes, this.model.config.obsDim, this.maxSteps);
+    const kind = algoDescriptor(algo.algo).advantage.kind;
+    const greedy = kind === 'greedy-baseline' ? await this.greedyBaselines(it, episodes, shape) : null;
     if (greedy) c.envSteps += greedy.envSteps;
-    const adv = stepAdvantages(algo, episodes, shaped, totals, rows.S, this.ema, greedy?.totals);
-    this.ema = adv.ema;
-    const weights = stepWeights(episodes, algo, this.maxSteps);
-    const off = await stepOffPolicy(algo, this.version, rows, adv.adv, this.proximal, A);
-    const t2 = performance.now();
-
-    const upd = await runStepUpdate(
-      this.learner,
-      algo,
-      rows,
-      { oldLogp: off.oldLogp, advantages: off.advUsed, weights, returns: adv.returns },
-      { rng: this.rng, version: this.version, valueHead: this.model.hasValueHead, reference: algo.klMode === 'loss' ? this.reference : null, numActions: A },
-    );
+    const ctx = { groupSize: algo.groupSize, greedyTotals: greedy?.totals, stateKeys: kind === 'step-groups' ? episodes.map(stepStateKeys) : undefined };
+    const sc = await scoreBatch(algo, batch, episodes.map(shape), this.reference, this.ema, ctx);
+    this.ema = sc.adv.ema;
+    const tr = await trainBatch(this.learner, algo, sc, this.version, this.proximal, this.rng);
+    // Bookkeeping check of the bound (a violation is a scheduler bug, not a data property).
+    if (tr.off.stale.max > this.maxStaleness) throw new Error(`StepTrainer: batch ${it} has a step ${tr.off.stale.max} versions old (max ${this.maxStaleness})`);
     const t3 = performance.now();
 
     this.version++;
@@ -386,16 +337,16 @@ export class StepTrainer implements Trainer<StepEpisode> {
     this.iteration++;
     const t4 = performance.now();
 
-    const times = { t0, t1, t2, t3, t4, idle0 };
-    const metrics = this.iterationMetrics(c, shape, shaping, rows, adv, upd, { stale, tis: off.tis, staleRows: off.staleRows.length }, times);
+    const times = { t0, t1, t2: t1 + tr.offS * 1000, t3, t4, idle0 };
+    const metrics = this.iterationMetrics(c, shape, shaping, sc, tr, times);
     this.rewardLabMetrics(metrics, rewardVersion);
-    if (refLogp) this.referenceMetrics(metrics, episodes, refLogp, totals);
+    if (sc.refLogp && algo.klMode === 'reward') this.referenceMetrics(metrics, episodes, sc.refLogp, sc.totals);
     if (greedy) {
       metrics['remax/greedy_reward_mean'] = greedy.totals.reduce((a, b) => a + b, 0) / Math.max(1, greedy.totals.length);
       metrics['remax/greedy_success_rate'] = greedy.success;
     }
     keepApplicable(metrics, GRID_STEP_RUN);
-    return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
+    return { iteration: it, metrics, episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: tr.upd.allApplied };
   }
 
   /** Every group had zero spread and the round cap was hit: nothing to learn from, no new version. */
@@ -444,60 +395,43 @@ export class StepTrainer implements Trainer<StepEpisode> {
     shape: (ep: StepEpisode) => ShapedReward,
     /** The shaping config this iteration was scored with (a live edit may have replaced this.shaping since). */
     shaping: ShapingConfig,
-    rows: StepRows,
-    adv: StepAdvantages,
-    upd: StepUpdateResult,
-    off: { stale: ReturnType<typeof staleness>; tis: Awaited<ReturnType<typeof stepOffPolicy>>['tis']; staleRows: number },
+    sc: ScoredBatch,
+    tr: TrainedBatch,
     t: { t0: number; t1: number; t2: number; t3: number; t4: number; idle0: number },
   ): IterationReport<StepEpisode>['metrics'] {
     const { episodes, ds } = c;
+    const { batch, adv } = sc;
     const iterS = (t.t4 - t.t0) / 1000;
     const waitS = (t.t1 - t.t0) / 1000;
     const trainS = (t.t4 - t.t1) / 1000;
-    const maxT = Math.max(1, ...episodes.map((ep) => ep.versions.length));
-    const padVer = new Int32Array(episodes.length * maxT);
-    const padMask = new Float32Array(episodes.length * maxT);
-    episodes.forEach((ep, e) => {
-      padVer.set(ep.versions, e * maxT);
-      padMask.fill(1, e * maxT, e * maxT + ep.versions.length);
-    });
-    const metrics: IterationMetrics & Record<string, number> = {
-      ...buildIterationMetrics({
-        episodes: c.sampled.map((ep) => summarizeEpisode(recordOf(ep), shape(ep))),
-        advantages: { values: adv.adv },
+    const metrics = {
+      ...batchMetrics({
+        sampled: c.sampled.map((ep) => ({ summary: summarizeEpisode(recordOf(ep), shape(ep)), entropies: ep.entropies, actionKey: ep.actions.join(',') })),
+        batch,
+        trainedSuccess: episodes.map((ep) => ep.success),
+        adv,
+        off: tr.off,
+        tis: tr.tis,
+        upd: tr.upd,
+        lr: this.learner.hyper.lr,
+        version: this.version,
         groups: ds ? samplingStats(ds) : undefined,
         extra: ds ? { groupsDropped: ds.droppedGroups, samplingRounds: ds.rounds } : undefined,
-        critic: this.model.hasValueHead ? { valueLoss: upd.metrics['critic/value_loss'] ?? NaN, values: rows.values, returns: adv.returns } : undefined,
-        mismatch: upd.mismatch,
-        staleness: off.stale,
-        tis: off.tis,
-        partialRatio: partialRatio(padVer, padMask, episodes.length, maxT),
         perf: {
           envStepsPerS: c.envSteps / Math.max(1e-9, c.busyS),
-          tokensPerS: rows.S / Math.max(1e-9, c.busyS),
+          tokensPerS: batch.size / Math.max(1e-9, c.busyS),
           rolloutS: c.busyS,
           trainS,
           learnerIdleRatio: waitS / Math.max(1e-9, iterS),
           rolloutIdleRatio: Math.min(1, (this.poolIdleMs(t.t4) - t.idle0) / Math.max(1e-9, t.t4 - t.t0)),
         },
       }),
-      ...upd.metrics,
-      'actor/lr': this.learner.hyper.lr,
-      'actor/rollout_entropy': mean(episodes.flatMap((ep) => Array.from(ep.entropies))),
-      'episode/distinct_ratio': distinctRatio(episodes),
-      'train/updates': upd.steps,
-      'train/policy_version': this.version,
-      'train/stale_rows': off.staleRows,
       'perf/iteration_s': iterS,
       'perf/episodes_per_s': episodes.length / Math.max(1e-9, iterS),
       'perf/tis_s': (t.t2 - t.t1) / 1000,
       'perf/update_s': (t.t3 - t.t2) / 1000,
     };
     if (this.agentNames) Object.assign(metrics, agentCreditMetrics(this.agentNames, episodes, adv.adv, c.sampled));
-    if (adv.stepGroups) {
-      metrics['groups/step_groups_mean'] = adv.stepGroups.perGroup;
-      metrics['groups/grouped_step_share'] = adv.stepGroups.groupedShare;
-    }
     if (this.config.schedule) {
       metrics['schedule/stage'] = this.scheduleState.stage;
       const next = stepSchedule(this.config.schedule, this.scheduleState, { successRate: metrics['episode/success_rate'] ?? 0 }, shaping);
@@ -507,29 +441,14 @@ export class StepTrainer implements Trainer<StepEpisode> {
     return metrics as IterationReport<StepEpisode>['metrics'];
   }
 
-  readonly canCheckpoint = true;
-
   /**
    * The full state after the last finished iteration. Call between steps: with staleness ≥ 1,
    * batches already launched for later iterations are not part of it (a resumed run collects
    * them again with the restored weights, so async resumes are valid but not bit-identical;
    * synchronous ones are).
    */
-  async checkpoint(): Promise<Checkpoint> {
-    if (!this.learner.exportState) throw new Error('StepTrainer.checkpoint: this engine\'s learner cannot export its optimizer state');
-    return {
-      format: CHECKPOINT_FORMAT,
-      version: CHECKPOINT_VERSION,
-      trainer: 'step',
-      iteration: this.iteration,
-      policyVersion: this.version,
-      learner: await this.learner.exportState(),
-      hyper: { ...this.learner.hyper },
-      rng: { minibatch: this.rng.getState() },
-      ema: { ...this.ema },
-      schedule: this.config.schedule ? { ...this.scheduleState } : null,
-      rewardWeights: weightsOf(this.shaping),
-    };
+  checkpoint(): Promise<Checkpoint> {
+    return this.checkpointWith({ rng: { minibatch: this.rng.getState() }, schedule: this.config.schedule ? { ...this.scheduleState } : null, rewardWeights: weightsOf(this.shaping) });
   }
 
   /**
@@ -541,7 +460,7 @@ export class StepTrainer implements Trainer<StepEpisode> {
   async restore(cp: Checkpoint): Promise<void> {
     if (cp.trainer !== 'step') throw new Error(`StepTrainer.restore: the checkpoint was written by the '${cp.trainer}' trainer`);
     if (this.iteration !== 0 || this.nextLaunch !== 0) throw new Error('StepTrainer.restore: only a fresh trainer can be restored (it has trained or launched batches)');
-    if (!this.learner.importState) throw new Error('StepTrainer.restore: this engine\'s learner cannot import optimizer state');
+    this.checkImportable();
     const unknown = Object.keys(cp.hyper).filter((k) => !(k in this.learner.hyper));
     if (unknown.length > 0) throw new Error(`StepTrainer.restore: hyper.${unknown[0]} is not a hyperparameter of this run's train step (another algorithm?)`);
     if (!cp.rng.minibatch) throw new Error('StepTrainer.restore: rng.minibatch is missing');
@@ -549,17 +468,12 @@ export class StepTrainer implements Trainer<StepEpisode> {
     if ((cp.schedule === null) !== (stages === 0)) throw new Error(`StepTrainer.restore: schedule: the checkpoint ${cp.schedule ? 'has' : 'has no'} reward schedule state, this run ${stages ? 'has' : 'has no'} schedule`);
     if (cp.schedule && cp.schedule.stage >= stages) throw new Error(`StepTrainer.restore: schedule.stage ${cp.schedule.stage} does not exist (this run's schedule has ${stages} stages)`);
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, this.needsPotential);
-    // The learner checks every tensor's name and size before it replaces any.
-    this.learner.importState(cp.learner);
+    this.importCommon(cp);
     this.rng.setState(cp.rng.minibatch);
-    for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
     this.shaping = shaping;
-    this.ema = { ...cp.ema };
     if (cp.schedule) this.scheduleState = { ...cp.schedule };
     this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
-    this.iteration = cp.iteration;
     this.nextLaunch = cp.iteration;
-    this.version = cp.policyVersion;
     const w = await this.learner.getWeights();
     this.proximal.setWeights(w, this.version);
     // At version 0 nothing was trained, so the pool already holds these weights (create's initial
@@ -567,11 +481,11 @@ export class StepTrainer implements Trainer<StepEpisode> {
     await this.pool.setWeights(w, this.version);
   }
 
-  /** Waits for batches in flight (their results are dropped), then releases everything. */
-  async release(): Promise<void> {
+  /** Waits for batches in flight (their results are dropped), then closes the pool. */
+  protected async releaseRollout(): Promise<void> {
     await Promise.allSettled(this.inflight.values());
     this.inflight.clear();
-    await Promise.all([this.pool.close(), this.learner.release(), this.proximal.release(), this.reference?.release()]);
+    await this.pool.close();
   }
 }
 

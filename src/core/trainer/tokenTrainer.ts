@@ -8,15 +8,14 @@
  *               seeds, and the decoder's value head records V beside every sampled token
  *   score       env reward + named shaping terms + user reward terms (reward lab: one step
  *               record per env step, scored in the sandbox); KL to the reference as a reward penalty
- *   advantages  per episode, broadcast to policy tokens; PPO: token GAE (update/tokenAdvantages.ts)
+ *   advantages  per episode, broadcast to policy tokens; PPO: GAE over policy tokens (update/advantages.ts)
  *   update      minibatches of the ONNX train step on exactly the recorded ids (TITO)
  *   sync        the learner's weights become the decoder's, version + 1
- *   metrics     update/tokenMetrics.ts, plus `perf/iteration_s`
+ *   metrics     update/metrics.ts, plus `perf/iteration_s`
  *
  * Staleness is 0: every token in a batch was sampled by the version being trained, so before the
  * first update the learner's log-probs must equal the rollout's (`mismatch/*`, ≤ 1e-4 on WASM).
  */
-import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import type { RolloutBudgetConfig } from '../algos/budget.ts';
 import { GROUP_ALGOS, type AlgoConfig } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
@@ -26,23 +25,24 @@ import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { DEFAULT_TOKEN_MODEL, makeTokenModel, type TransformerModelConfig, type TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import { DEFAULT_SHAPING, weightsOf, withShapingWeights, type ShapedReward, type ShapingConfig } from '../reward/shaping.ts';
+import { DEFAULT_SHAPING, weightsOf, withShapingWeights, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner, TokenDecoder } from '../engine/types.ts';
-import { applyLiveHyper, trainStepOptions, type LiveHyper } from '../update/hyper.ts';
-import type { IterationReport, Trainer } from './trainer.ts';
-import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
+import { trainStepOptions } from '../update/hyper.ts';
+import type { IterationReport } from './trainer.ts';
+import type { Checkpoint } from '../runs/checkpoint.ts';
+import { TrainerBase } from './base.ts';
 import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
 import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
-import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
-import { shapeTokenEpisode, shiftedBatch } from '../update/tokenBatch.ts';
-import { referenceAndKlReward, tokenAdvantages, tokenWeights, valueTargets } from '../update/tokenAdvantages.ts';
-import { tokenIterationMetrics } from '../update/tokenMetrics.ts';
+import { sampledTokenEpisode, shapeTokenEpisode, type TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { scoreBatch, trainBatch } from './phases.ts';
+import { tokenRolloutBatch } from '../update/batch.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
 import { buildTextStepRecords } from '../reward/stepRecord.ts';
 import { keepApplicable } from '../metrics/lookup.ts';
-import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
-import { lengthBuckets, runTokenUpdate, SequenceScorer } from '../update/tokenUpdate.ts';
+import { addRewardLabMetrics, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
+import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
+import { batchMetrics } from '../update/metrics.ts';
 
 export interface TokenTrainerConfig {
   /** Env registry id (a tool env, or a grid env played as text) and its kwargs. */
@@ -101,26 +101,24 @@ interface Collected {
   rounds: number;
 }
 
-export class TokenTrainer implements Trainer<TokenEpisode> {
-  iteration = 0;
-  version = 0;
-  private ema: EmaBaselineState = EMA_BASELINE_INIT;
+export class TokenTrainer extends TrainerBase<TokenEpisode> {
+  protected readonly kind = 'token';
+  protected readonly label = 'TokenTrainer';
+  /** Lockstep rollouts sample with the learner's version: nothing is ever stale. */
+  protected readonly proximal = null;
   private readonly rng: Rng;
-  /** User reward terms, if any (setRewardLab swaps them between iterations). */
-  private rewardLab: (RewardLab & { version: number }) | null = null;
-  /** (episode, term) pairs skipped for a non-finite value in the iteration being collected. */
-  private termsSkipped = 0;
 
   private constructor(
     readonly config: TokenTrainerConfig,
     readonly model: TransformerPolicy,
     private readonly envs: ToolEnv[],
     private readonly decoder: TokenDecoder,
-    private readonly learner: Learner,
-    private readonly reference: SequenceScorer | null,
+    protected readonly learner: Learner,
+    protected readonly reference: SequenceScorer | null,
     /** The KL reference policy's weights (what `reference` scores with); null without one. */
     private referenceWeights: Weights | null,
   ) {
+    super();
     // One stream for sampling tokens and for shuffling minibatches (a checkpoint saves it as rng.sampling).
     this.rng = new Rng(mixSeed(config.seed, 0x70c));
   }
@@ -159,14 +157,6 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
   }
 
   /**
-   * Score with these user reward terms from the next iteration (null = none). The caller owns the
-   * scorer: it closes the one it replaces.
-   */
-  setRewardLab(lab: RewardLab | null): void {
-    this.rewardLab = installRewardLab(lab);
-  }
-
-  /**
    * Env reward + shaping + user terms of a round's episodes. The user terms score one step record
    * per env step (a tool call or the answer turn) in the sandbox, and each term's per-step values
    * join the shaped reward's perStep, total and terms (so `reward/<term>/mean` is the mean
@@ -181,23 +171,9 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     return shaped.map((s, i) => addTermRewards(s, r.values[i]));
   }
 
-  /** Live hyperparameters (lr, entropy_coef, clip_low, clip_high, kl_coef): edit between iterations. */
-  get hyper(): Record<string, number> {
-    return this.learner.hyper;
-  }
-
-  /**
-   * Change live hyperparameters; they apply from the next train step. Reward weights replace
-   * `config.shaping` (a new object, read by the next iteration's shaping); tool envs record no
-   * potentials, so the potential weight must stay 0.
-   */
-  setHyper(h: LiveHyper): void {
-    if (h.rewardWeights) this.config.shaping = withShapingWeights(this.config.shaping, h.rewardWeights, false);
-    applyLiveHyper(this.learner.hyper, h);
-  }
-
-  getWeights(): Promise<Weights> {
-    return this.learner.getWeights();
+  /** Reward weights replace `config.shaping` (read by the next iteration's shaping); token episodes record no potentials, so the potential weight must stay 0. */
+  protected setRewardWeights(w: Partial<ShapingWeights>): void {
+    this.config.shaping = withShapingWeights(this.config.shaping, w, false);
   }
 
   /** Rows of the rollout decoder (episodes per sampling round). */
@@ -290,24 +266,14 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     this.termsSkipped = 0;
     const c = await this.collect(it);
     const episodes = c.batch.flatMap((g) => g.episodes);
-    const shaped = c.batch.flatMap((g) => g.shaped);
-    const totals = Float64Array.from(shaped, (s) => s.total);
     const t1 = performance.now();
 
-    const T = this.model.config.context;
-    const n = episodes.length;
-    const rows = shiftedBatch(episodes, T);
     const groupSize = c.ds ? algo.groupSize : undefined;
-    const refLogp = await referenceAndKlReward(this.reference, algo, rows, totals, { n, T, V: this.model.numActions, groupSize });
-    const adv = tokenAdvantages(algo, episodes, shaped, totals, rows, T, groupSize ?? n, this.ema);
-    this.ema = adv.ema;
-    const weights = tokenWeights(algo, rows, n, T);
-    const upd = await runTokenUpdate(
-      this.learner,
-      algo,
-      { n, T, ...rows, advantages: adv.tokAdv, weights, refLogprobs: refLogp, groupSize, extra: valueTargets(adv, algo.valueClip) },
-      this.rng,
-    );
+    const batch = tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, groupSize);
+    const sc = await scoreBatch(algo, batch, c.batch.flatMap((g) => g.shaped), this.reference, this.ema, { groupSize: groupSize ?? episodes.length });
+    this.ema = sc.adv.ema;
+    const tr = await trainBatch(this.learner, algo, sc, this.version, null, this.rng);
+    const upd = tr.upd;
     const t2 = performance.now();
 
     if (upd.steps > 0) {
@@ -320,19 +286,17 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     const rolloutS = (t1 - t0) / 1000;
     const trainS = (t2 - t1) / 1000;
     const metrics = {
-      ...tokenIterationMetrics({
-        sampled: c.sampled,
-        sampledShaped: c.sampledShaped,
-        episodes,
-        mask: rows.mask,
-        adv,
-        learner: upd.metrics,
+      ...batchMetrics({
+        sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
+        batch: sc.batch,
+        trainedSuccess: episodes.map((e) => e.success),
+        adv: sc.adv,
+        off: tr.off,
+        tis: tr.tis,
+        upd,
         lr: this.learner.hyper.lr,
-        updates: upd.steps,
         version: this.version,
         groups: c.ds ? samplingStats(c.ds) : undefined,
-        mismatch: upd.mismatch,
-        staleness: { mean: 0, max: 0 },
         perf: {
           envStepsPerS: c.envSteps / Math.max(1e-9, rolloutS),
           tokensPerS: c.policyTokens / Math.max(1e-9, rolloutS),
@@ -348,10 +312,8 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     } as IterationReport<TokenEpisode>['metrics'];
     addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
     keepApplicable(metrics, { family: this.envs[0].spec.family, policy: 'token' });
-    return { iteration: it, metrics, episodes, episodeRewards: totals, episodeAdvantages: adv.episodeAdv, allApplied: upd.allApplied };
+    return { iteration: it, metrics, episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: upd.allApplied };
   }
-
-  readonly canCheckpoint = true;
 
   /**
    * The full state after the last finished iteration (call between steps). The envs need none
@@ -362,22 +324,13 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
    * imitation result, when klCoef > 0) are all a resumed run needs to compute what an
    * uninterrupted one would (bit for bit on the same engine).
    */
-  async checkpoint(): Promise<Checkpoint> {
-    if (!this.learner.exportState) throw new Error("TokenTrainer.checkpoint: this engine's learner cannot export its optimizer state");
-    return {
-      format: CHECKPOINT_FORMAT,
-      version: CHECKPOINT_VERSION,
-      trainer: 'token',
-      iteration: this.iteration,
-      policyVersion: this.version,
-      learner: await this.learner.exportState(),
-      hyper: { ...this.learner.hyper },
+  checkpoint(): Promise<Checkpoint> {
+    return this.checkpointWith({
       rng: { sampling: this.rng.getState() },
-      ema: { ...this.ema },
       schedule: null,
       rewardWeights: weightsOf(this.config.shaping),
       ...(this.referenceWeights ? { reference: copyWeights(this.referenceWeights) } : {}),
-    };
+    });
   }
 
   /**
@@ -397,17 +350,12 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
       model: this.model,
       hasReference: this.reference !== null,
     });
-    if (!this.learner.importState) throw new Error("TokenTrainer.restore: this engine's learner cannot import optimizer state");
+    this.checkImportable();
     // As setHyper: token episodes record no potentials Φ, so the potential weight must be 0.
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, false);
-    // The learner checks every tensor's name and size before it replaces any.
-    this.learner.importState(cp.learner);
+    this.importCommon(cp);
     this.rng.setState(cp.rng.sampling);
-    for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
     this.config.shaping = shaping;
-    this.ema = { ...cp.ema };
-    this.iteration = cp.iteration;
-    this.version = cp.policyVersion;
     // Also at version 0: createTrainer may have skipped the warm start for a resume (CreateTrainerOptions.resume).
     this.decoder.setWeights(await this.learner.getWeights(), this.version);
     if (cp.reference && this.reference) {
@@ -416,7 +364,7 @@ export class TokenTrainer implements Trainer<TokenEpisode> {
     }
   }
 
-  async release(): Promise<void> {
-    await Promise.all([this.decoder.release(), this.learner.release(), this.reference?.release()]);
+  protected releaseRollout(): Promise<void> {
+    return this.decoder.release();
   }
 }

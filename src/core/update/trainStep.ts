@@ -81,7 +81,7 @@ export interface PolicyGradientLoss {
    * (stop-gradient: decoupled PPO's proximal policy without a second forward pass), `old_logprobs`
    * holds the behaviour μ, and the advantage is multiplied by min(π_old/μ, tis_cap) (truncated
    * importance sampling). Decoupled PPO's π_prox is the weights before the update, fixed for all
-   * of it: 'self' is that only when the update is this one step (update/tokenOffPolicy.ts
+   * of it: 'self' is that only when the update is this one step (update/offPolicy.ts
    * `learnerIsProximal`). Default 'fed'.
    */
   proximal: 'fed' | 'self';

@@ -15,10 +15,10 @@ import { AsyncTokenTrainer, type TokenSourceFactory } from '../../core/trainer/a
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenTrainer.ts';
 import { makeTokenModel } from '../../core/models/transformer.ts';
-import { shiftedBatch } from '../../core/update/tokenBatch.ts';
+import { shiftedBatch } from '../../core/update/batch.ts';
 import { TokenSlotGenerator } from '../../core/rollout/tokenContinuous.ts';
 import { LocalTokenSource } from '../../core/rollout/tokenSource.ts';
-import { sequenceLogprobs } from '../../core/update/tokenUpdate.ts';
+import { sequenceLogprobs } from '../../core/update/sequenceScorer.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
 import { nodeTokenWorker } from '../tokenWorker/node.ts';

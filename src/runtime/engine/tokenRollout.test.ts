@@ -15,7 +15,7 @@ import type { TokenDecoder } from '../../core/engine/types.ts';
 import { expertEpisode } from '../../core/trainer/imitation.ts';
 import { collectTokenEpisodes } from '../../core/rollout/tokenLockstep.ts';
 import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
-import { shiftedBatch } from '../../core/update/tokenBatch.ts';
+import { shiftedBatch } from '../../core/update/batch.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
 

@@ -14,7 +14,38 @@ import { initWeights, type Weights } from '../../core/models/types.ts';
 import { PAD, VOCAB_SIZE } from '../../core/text/codec.ts';
 import { trainStepOptions } from '../../core/update/hyper.ts';
 import type { Feed, Learner, LearnerStep } from '../../core/engine/types.ts';
-import { lengthBuckets, neededLengths, runTokenUpdate, sequenceLogprobs, SequenceScorer, sharedPrefixes, type TokenUpdateBatch } from '../../core/update/tokenUpdate.ts';
+import { lengthBuckets, neededLengths, sequenceLogprobs, SequenceScorer, sharedPrefixes } from '../../core/update/sequenceScorer.ts';
+import type { AlgoConfig } from '../../core/algos/config.ts';
+import type { RolloutBatch } from '../../core/update/batch.ts';
+import { runUpdate } from '../../core/update/update.ts';
+
+/** Per-token rows of n sequences × T positions, as the cases below build them. */
+interface TokenUpdateBatch {
+  n: number;
+  T: number;
+  tokens: Int32Array;
+  actions: Int32Array;
+  mask: Float32Array;
+  oldLogprobs: Float32Array;
+  advantages: Float64Array;
+  weights: Float64Array;
+  refLogprobs: Float32Array | null;
+  /** Equal groups of this many sequences sharing a prompt. */
+  groupSize?: number;
+  /** Further per-token train-graph inputs (e.g. `prox_mask`). */
+  extra?: Record<string, Float32Array>;
+}
+
+/** The update phase on those sequences (a rollout batch fed as padded sequences). */
+function runTokenUpdate(learner: Learner, algo: AlgoConfig, b: TokenUpdateBatch, rng: Rng) {
+  const { n, T } = b;
+  const batch: RolloutBatch = {
+    n, starts: Int32Array.from({ length: n }, (_, s) => s * T), lengths: new Int32Array(n).fill(T), size: n * T, mask: b.mask, mu: b.oldLogprobs,
+    versions: new Int32Array(n * T), values: new Float32Array(n * T), turnEnd: new Uint8Array(n * T), bootstrap: new Float64Array(n), terminated: new Uint8Array(n),
+    groups: new Int32Array(n).fill(-1), horizon: T, feed: { kind: 'sequences', T, V: VOCAB_SIZE, tokens: b.tokens, actions: b.actions, groupSize: b.groupSize },
+  };
+  return runUpdate(learner, algo, batch, { oldLogp: b.oldLogprobs, advantages: b.advantages, weights: b.weights, refLogp: b.refLogprobs, extra: b.extra }, rng, { logprobs: b.oldLogprobs, mask: b.mask });
+}
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
 

@@ -6,7 +6,7 @@
  * - GSPO on grid steps (Zheng et al. 2025): an episode is the sequence y_i, and a minibatch of k
  *   episodes is trained on −J(θ) = −(1/k) Σ_i min(s_i·Â_i, clip(s_i, 1 − ε_low, 1 + ε_high)·Â_i),
  *   s_i(θ) = exp((1/|y_i|) Σ_t log(π_θ(y_i,t)/π_old(y_i,t))) over all of the episode's steps.
- *   The feeds come from runStepUpdate (update/stepUpdate.ts) with GSPO's default aggregation.
+ *   The feeds come from runUpdate (update/update.ts, packed rows: update/rowFeed.ts) with GSPO's default aggregation.
  * - Decoupled PPO (Hilton et al. 2022; AReaL): −J(θ) = −Σ_t w_t·min(r_t·A′_t, clip(r_t)·A′_t),
  *   r_t = π_θ/π_prox, A′_t = A_t·min(π_prox/μ_t, cap) on stale steps, π_prox the weights before
  *   the update for every minibatch. Checked at the second minibatch, after one step has moved
@@ -19,9 +19,9 @@ import type { Feed, Learner } from '../../core/engine/types.ts';
 import { buildPolicyGraph } from '../../core/models/policyGraph.ts';
 import { MlpPolicy } from '../../core/models/mlp.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
-import type { StepEpisode } from '../../core/rollout/stepEpisode.ts';
-import { stepWeights, type StepRows } from '../../core/update/stepBatch.ts';
-import { runStepUpdate } from '../../core/update/stepUpdate.ts';
+import { packedRowsBatch } from '../../core/update/batch.ts';
+import { aggregationWeightsOf } from '../../core/update/advantages.ts';
+import { runUpdate } from '../../core/update/update.ts';
 import { buildTrainStep, next } from '../../core/update/trainStep.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { PolicySession, type OrtModule } from './session.ts';
@@ -96,9 +96,9 @@ describe('GSPO on grid steps: the paper objective, whole episodes', () => {
     const epAdv = [1, -1, 0.5, -0.8, 1.2, -0.7];
     const oldLogp = Float32Array.from(lp0, (x, r) => x + shifts[episode[r]] + 0.02 * rng.normal());
     const advantages = Float64Array.from({ length: S }, (_, r) => epAdv[episode[r]]);
-    const rows: StepRows = { S, D, obs, actions, mu: oldLogp, values: new Float32Array(S), versions: new Int32Array(S), episode };
+    const batch = packedRowsBatch(lengths, { D, obs, actions }, oldLogp, 100);
     const algo = { ...defaultsFor('gspo'), clipLow: clip.low, clipHigh: clip.high, entropyCoef: 0 };
-    const weights = stepWeights(lengths.map((T) => ({ actions: new Int32Array(T) }) as StepEpisode), algo, 100);
+    const weights = aggregationWeightsOf(batch, algo);
     const feeds: Record<string, Feed>[] = [];
     const recorder: Learner = {
       batch: B, hyper: {},
@@ -110,7 +110,7 @@ describe('GSPO on grid steps: the paper objective, whole episodes', () => {
       setWeights() {},
       async release() {},
     };
-    await runStepUpdate(recorder, algo, rows, { oldLogp, advantages, weights, returns: new Float64Array(S) }, { rng: new Rng(7), version: 0, valueHead: false, reference: null, numActions: A });
+    await runUpdate(recorder, algo, batch, { oldLogp, advantages, weights, refLogp: null }, new Rng(7), { logprobs: oldLogp, mask: new Float32Array(S) });
     expect(feeds.length).toBeGreaterThanOrEqual(3);
 
     const spec = buildTrainStep(m, { batch: B, loss: { kind: 'policy-gradient', objective: 'gspo', clipLow: clip.low, clipHigh: clip.high, entropyCoef: 0 }, exposeGradients: true });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { tokenAdvantages } from '../../update/tokenAdvantages.ts';
+import { computeAdvantages } from '../../update/advantages.ts';
+import type { RolloutBatch } from '../../update/batch.ts';
 import { defaultsFor } from '../config.ts';
 import { EMA_BASELINE_INIT } from '../advantages.ts';
 import { sequenceAdvantages, unequalGroupAdvantages } from './index.ts';
@@ -78,9 +79,9 @@ describe('REINFORCE++ (group baseline, batch-normalised) advantages', () => {
   it('on a token batch, weighs each episode by its policy tokens', () => {
     // Two sequences of T = 3 training positions: 2 and 1 policy tokens; rewards 1, 0 in one group.
     // a = [0.5, −0.5] over 3 positions: μ = 1/6, σ² = (2·(1/3)² + (2/3)²)/2 = 1/3.
-    const rows = { mask: Float32Array.from([1, 1, 0, 0, 1, 0]) } as unknown as Parameters<typeof tokenAdvantages>[4];
-    const r = tokenAdvantages(cfg, [{}, {}] as unknown as Parameters<typeof tokenAdvantages>[1], [], Float64Array.from([1, 0]), rows, 3, 2, EMA_BASELINE_INIT);
+    const b = { n: 2, starts: Int32Array.from([0, 3]), lengths: Int32Array.from([3, 3]), size: 6, mask: Float32Array.from([1, 1, 0, 0, 1, 0]) } as unknown as RolloutBatch;
+    const r = computeAdvantages(cfg, b, [], Float64Array.from([1, 0]), EMA_BASELINE_INIT, { groupSize: 2 });
     const s = Math.sqrt(1 / 3 + 1e-8);
-    close(r.tokAdv, [1 / 3 / s, 1 / 3 / s, 0, 0, -2 / 3 / s, 0]);
+    close(r.adv, [1 / 3 / s, 1 / 3 / s, 0, 0, -2 / 3 / s, 0]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The grid update's minibatches (update/stepUpdate.ts). GSPO's objective is derived here from the
+ * The MLP's minibatches (update/rowFeed.ts, through runUpdate). GSPO's objective is derived here from the
  * paper, independently of the code under test:
  *
  *   s_i(θ) = exp((1/|y_i|) Σ_t log(π_θ(y_i,t) / π_old(y_i,t)))
@@ -14,10 +14,55 @@ import { describe, expect, it } from 'vitest';
 import { defaultsFor, type AlgoConfig } from '../algos/config.ts';
 import type { Feed, Learner } from '../engine/types.ts';
 import { Rng } from '../util/rng.ts';
-import type { StepRows } from './stepBatch.ts';
-import { stepWeights } from './stepBatch.ts';
-import { episodeMinibatches, runStepUpdate, wholeEpisodes } from './stepUpdate.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
+import { aggregationWeightsOf } from './advantages.ts';
+import type { RolloutBatch } from './batch.ts';
+import { episodeMinibatches, wholeEpisodes } from './rowFeed.ts';
+import { runUpdate } from './update.ts';
+
+/** Packed rows of a grid batch, as the tests below build them (D = 1). */
+interface StepRows {
+  S: number;
+  D: number;
+  obs: Float32Array;
+  actions: Int32Array;
+  mu: Float32Array;
+  values: Float32Array;
+  versions: Int32Array;
+  /** [S] each row's episode (rows in episode order). */
+  episode: Int32Array;
+}
+
+/** The rollout batch of those rows (one sequence per episode, packed). */
+function toBatch(rows: StepRows, lengths: readonly number[], horizon: number): RolloutBatch {
+  const n = lengths.length;
+  const starts = new Int32Array(n);
+  lengths.reduce((o, T, e) => ((starts[e] = o), o + T), 0);
+  return {
+    n, starts, lengths: Int32Array.from(lengths), size: rows.S, mask: new Float32Array(rows.S).fill(1), mu: rows.mu, versions: rows.versions, values: rows.values,
+    turnEnd: new Uint8Array(rows.S).fill(1), bootstrap: new Float64Array(n), terminated: new Uint8Array(n).fill(1), groups: new Int32Array(n).fill(-1), horizon,
+    feed: { kind: 'rows', D: rows.D, obs: rows.obs, actions: rows.actions },
+  };
+}
+function lengthsOf(rows: StepRows): number[] {
+  const out: number[] = [];
+  rows.episode.forEach((e) => (out[e] = (out[e] ?? 0) + 1));
+  return out;
+}
+/** Aggregation weights of episodes of these lengths (time limit `horizon`). */
+function stepWeights(eps: readonly StepEpisode[], algo: Pick<AlgoConfig, 'aggregation' | 'aggregationLen'>, horizon: number): Float64Array {
+  const lengths = eps.map((e) => e.actions.length);
+  const S = lengths.reduce((a, b) => a + b, 0);
+  const episode = new Int32Array(S);
+  lengths.reduce((o, T, e) => (episode.fill(e, o, o + T), o + T), 0);
+  const rows: StepRows = { S, D: 1, obs: new Float32Array(S), actions: new Int32Array(S), mu: new Float32Array(S), values: new Float32Array(S), versions: new Int32Array(S), episode };
+  return aggregationWeightsOf(toBatch(rows, lengths, horizon), algo);
+}
+/** The update phase on those rows (no reference, no critic). */
+function runStepUpdate(learner: Learner, algo: AlgoConfig, rows: StepRows, t: { oldLogp: Float32Array; advantages: Float64Array; weights: Float64Array; returns: Float64Array }, opts: { rng: Rng; version: number }) {
+  const b = toBatch(rows, lengthsOf(rows), 100);
+  return runUpdate(learner, algo, b, { oldLogp: t.oldLogp, advantages: t.advantages, weights: t.weights, refLogp: null }, opts.rng, { logprobs: rows.mu, mask: new Float32Array(rows.S) });
+}
 
 /** A learner that records every feed (copied) and applies nothing. */
 function recordingLearner(batch: number): Learner & { feeds: Record<string, Float32Array | Int32Array>[] } {
@@ -125,7 +170,7 @@ describe('GSPO on grids: whole episodes per minibatch', () => {
       const { rows, lp, oldLogp, advantages, epAdv } = batchOf(lengths, B + minibatches);
       const weights = stepWeights(lengths.map(stepEp), algo, 100);
       const learner = recordingLearner(B);
-      await runStepUpdate(learner, algo, rows, { oldLogp, advantages, weights, returns: new Float64Array(S) }, { rng: new Rng(5), version: 0, valueHead: false, reference: null, numActions: 4 });
+      await runStepUpdate(learner, algo, rows, { oldLogp, advantages, weights, returns: new Float64Array(S) }, { rng: new Rng(5), version: 0 });
       const s = paperRatios(lengths, lp, oldLogp);
       const J = (eps: number[]) => eps.reduce((acc, i) => acc + Math.min(s[i] * epAdv[i], Math.min(Math.max(s[i], 1 - clip.low), 1 + clip.high) * epAdv[i]), 0) / eps.length;
       const chunks = Math.max(minibatches, Math.ceil(S / B));
@@ -158,7 +203,7 @@ describe('GSPO on grids: whole episodes per minibatch', () => {
     const algo = defaultsFor('gspo');
     const { rows, oldLogp, advantages } = batchOf([3, 9, 2], 1);
     const weights = stepWeights([3, 9, 2].map(stepEp), algo, 100);
-    await expect(runStepUpdate(recordingLearner(8), algo, rows, { oldLogp, advantages, weights, returns: new Float64Array(14) }, { rng: new Rng(1), version: 0, valueHead: false, reference: null, numActions: 4 })).rejects.toThrow(/does not fit one train step of 8 rows/);
+    await expect(runStepUpdate(recordingLearner(8), algo, rows, { oldLogp, advantages, weights, returns: new Float64Array(14) }, { rng: new Rng(1), version: 0 })).rejects.toThrow(/does not fit one train step of 8 rows/);
   });
 });
 
@@ -202,7 +247,7 @@ describe('the other algorithms keep row-by-row minibatches', () => {
     const { rows, oldLogp, advantages } = batchOf(lengths, 2);
     const weights = stepWeights(lengths.map(stepEp), algo, 100);
     const learner = recordingLearner(16);
-    await runStepUpdate(learner, algo, rows, { oldLogp, advantages, weights, returns: new Float64Array(S) }, { rng: new Rng(9), version: 0, valueHead: false, reference: null, numActions: 4 });
+    await runStepUpdate(learner, algo, rows, { oldLogp, advantages, weights, returns: new Float64Array(S) }, { rng: new Rng(9), version: 0 });
     const rng = new Rng(9);
     const order = Array.from({ length: S }, (_, i) => i);
     const want: number[][] = [];

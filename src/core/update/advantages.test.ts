@@ -1,6 +1,6 @@
 /**
- * The grid trainer's phases (advantages, weights, off-policy correction, reference scoring)
- * against hand-worked batches.
+ * The phases over a rollout batch (advantages, weights, off-policy correction, reference scoring)
+ * against hand-worked grid batches (packed rows); update/tokenPhases.test.ts has the token ones.
  */
 import { describe, expect, it } from 'vitest';
 import { defaultsFor } from '../algos/config.ts';
@@ -8,7 +8,10 @@ import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
 import type { PolicyRunner } from '../engine/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
-import { klRewardSteps, rowLogprobs, stepAdvantages, stepOffPolicy, stepStateKeys, stepWeights, type StepRows } from './stepBatch.ts';
+import { stepStateKeys } from '../rollout/stepEpisode.ts';
+import { aggregationWeightsOf, computeAdvantages, klRewardPenalty } from './advantages.ts';
+import type { RolloutBatch } from './batch.ts';
+import { isRatios, offPolicyWeights, RowScorer } from './offPolicy.ts';
 
 /** An episode of T steps with the given values (the fields these phases read). */
 function ep(T: number, over: Partial<StepEpisode> = {}): StepEpisode {
@@ -36,63 +39,84 @@ function fakeRunner(batch: number, D: number, A: number): PolicyRunner & { calls
     async release() {},
   };
 }
-function rowsOf(obs0: number[], actions: number[], mu: number[], versions: number[]): StepRows {
+/** A batch of one-position-per-row sequences of the given lengths (D = 1: row r's observation obs0[r]). */
+function rowsOf(obs0: number[], actions: number[], mu: number[], versions: number[], lengths: number[] = [obs0.length], horizon = 10): RolloutBatch {
   const S = obs0.length;
-  return { S, D: 1, obs: Float32Array.from(obs0), actions: Int32Array.from(actions), mu: Float32Array.from(mu), values: new Float32Array(S), versions: Int32Array.from(versions), episode: new Int32Array(S) };
+  const starts = new Int32Array(lengths.length);
+  lengths.reduce((o, T, e) => ((starts[e] = o), o + T), 0);
+  return {
+    n: lengths.length, starts, lengths: Int32Array.from(lengths), size: S, mask: new Float32Array(S).fill(1), mu: Float32Array.from(mu),
+    versions: Int32Array.from(versions), values: new Float32Array(S), turnEnd: new Uint8Array(S).fill(1), bootstrap: new Float64Array(lengths.length),
+    terminated: new Uint8Array(lengths.length).fill(1), groups: new Int32Array(lengths.length).fill(-1), horizon,
+    feed: { kind: 'rows', D: 1, obs: Float32Array.from(obs0), actions: Int32Array.from(actions) },
+  };
 }
+/** The batch of episodes `eps` (their values and lengths; observations unused). */
+const batchOf = (eps: StepEpisode[], horizon = 10): RolloutBatch => {
+  const lengths = eps.map((e) => e.actions.length);
+  const S = lengths.reduce((a, b) => a + b, 0);
+  const b = rowsOf(new Array<number>(S).fill(0), new Array<number>(S).fill(0), new Array<number>(S).fill(0), new Array<number>(S).fill(0), lengths, horizon);
+  let o = 0;
+  for (const e of eps) {
+    b.values.set(e.values, o);
+    o += e.actions.length;
+  }
+  return b;
+};
+const ctx = { groupSize: 2 };
 
-describe('stepAdvantages', () => {
+describe('computeAdvantages on grid batches', () => {
   it('GRPO: each episode advantage (r − mean)/(std + eps) on all its steps', () => {
     const algo = { ...defaultsFor('grpo'), groupSize: 2 };
     const eps = [ep(2), ep(1)];
-    const r = stepAdvantages(algo, eps, [shapedOf([0, 1]), shapedOf([0])], Float64Array.from([1, 0]), 3, EMA_BASELINE_INIT);
+    const r = computeAdvantages(algo, batchOf(eps), [shapedOf([0, 1]), shapedOf([0])], Float64Array.from([1, 0]), EMA_BASELINE_INIT, ctx);
     const a = 0.5 / (Math.SQRT1_2 + algo.stdEps);
     expect(Array.from(r.episodeAdv).map((x) => +x.toFixed(9))).toEqual([+a.toFixed(9), +(-a).toFixed(9)]);
     expect(r.adv[0]).toBe(r.episodeAdv[0]);
     expect(r.adv[1]).toBe(r.episodeAdv[0]);
     expect(r.adv[2]).toBe(r.episodeAdv[1]);
-    expect(Array.from(r.returns)).toEqual([0, 0, 0]);
+    expect(r.returns).toBeNull();
   });
   it('ReMax: reward minus its group greedy reward, on all its steps; refuses to run without the greedy rewards', () => {
     const algo = { ...defaultsFor('remax'), groupSize: 2 };
     const eps = [ep(2), ep(1), ep(1), ep(3)];
     const shaped = [shapedOf([0, 1]), shapedOf([0]), shapedOf([0.5]), shapedOf([0, 0, 0])];
     // Group 0 greedy 0.25: 1 → +0.75, 0 → −0.25. Group 1 greedy 0.5: 0.5 → 0, 0 → −0.5.
-    const r = stepAdvantages(algo, eps, shaped, Float64Array.from([1, 0, 0.5, 0]), 7, EMA_BASELINE_INIT, Float64Array.from([0.25, 0.5]));
+    const r = computeAdvantages(algo, batchOf(eps), shaped, Float64Array.from([1, 0, 0.5, 0]), EMA_BASELINE_INIT, { ...ctx, greedyTotals: Float64Array.from([0.25, 0.5]) });
     expect(Array.from(r.episodeAdv)).toEqual([0.75, -0.25, 0, -0.5]);
     expect(Array.from(r.adv)).toEqual([0.75, 0.75, -0.25, 0, -0.5, -0.5, -0.5]);
-    expect(() => stepAdvantages(algo, eps, shaped, Float64Array.from([1, 0, 0.5, 0]), 7, EMA_BASELINE_INIT)).toThrow(/greedy/);
+    expect(() => computeAdvantages(algo, batchOf(eps), shaped, Float64Array.from([1, 0, 0.5, 0]), EMA_BASELINE_INIT, ctx)).toThrow(/greedy/);
   });
   it('PPO: GAE per episode on the shaped per-step rewards; episode advantage = first step', () => {
     const algo = { ...defaultsFor('ppo'), gamma: 0.5, lambda: 1, normalizeAdvantages: false };
     const e = ep(2, { values: Float32Array.from([0.5, 0.25]) });
-    const r = stepAdvantages(algo, [e], [shapedOf([0, 1])], Float64Array.from([1]), 2, EMA_BASELINE_INIT);
+    const r = computeAdvantages(algo, batchOf([e]), [shapedOf([0, 1])], Float64Array.from([1]), EMA_BASELINE_INIT, ctx);
     // A_1 = 1 − 0.25 = 0.75; A_0 = 0 + 0.5·0.25 − 0.5 + 0.5·0.75 = 0
     expect(Array.from(r.adv)).toEqual([0, 0.75]);
-    expect(Array.from(r.returns)).toEqual([0.5, 1]);
+    expect(Array.from(r.returns!)).toEqual([0.5, 1]);
     expect(r.episodeAdv[0]).toBe(0);
   });
 });
 
-describe('stepWeights', () => {
+describe('aggregationWeightsOf on grid batches', () => {
   const eps = [ep(1), ep(3)];
   it('token: 1/S per row; sequence: 1/(T·n); constant: 1/(n·L), L = aggregationLen or the time limit', () => {
-    expect(Array.from(stepWeights(eps, { aggregation: 'token', aggregationLen: null }, 10))).toEqual([0.25, 0.25, 0.25, 0.25]);
-    expect(Array.from(stepWeights(eps, { aggregation: 'sequence', aggregationLen: null }, 10))).toEqual([0.5, 1 / 6, 1 / 6, 1 / 6]);
-    expect(Array.from(stepWeights(eps, { aggregation: 'constant', aggregationLen: null }, 10))).toEqual([0.05, 0.05, 0.05, 0.05]);
-    expect(Array.from(stepWeights(eps, { aggregation: 'constant', aggregationLen: 4 }, 10))).toEqual([0.125, 0.125, 0.125, 0.125]);
+    expect(Array.from(aggregationWeightsOf(batchOf(eps), { aggregation: 'token', aggregationLen: null }))).toEqual([0.25, 0.25, 0.25, 0.25]);
+    expect(Array.from(aggregationWeightsOf(batchOf(eps), { aggregation: 'sequence', aggregationLen: null }))).toEqual([0.5, 1 / 6, 1 / 6, 1 / 6]);
+    expect(Array.from(aggregationWeightsOf(batchOf(eps), { aggregation: 'constant', aggregationLen: null }))).toEqual([0.05, 0.05, 0.05, 0.05]);
+    expect(Array.from(aggregationWeightsOf(batchOf(eps), { aggregation: 'constant', aggregationLen: 4 }))).toEqual([0.125, 0.125, 0.125, 0.125]);
   });
 });
 
-describe('rowLogprobs and klRewardSteps', () => {
+describe('RowScorer and klRewardPenalty', () => {
   it('scores the listed rows in calls of the runner batch; the KL lands on each step', async () => {
     const runner = fakeRunner(2, 1, 3);
     const rows = rowsOf([0, 1, 2], [0, 1, 2], [-1, -1, -1], [0, 0, 0]);
-    const lp = await rowLogprobs(runner, rows, [0, 1, 2], 3);
+    const lp = await new RowScorer(runner, 3).logprobsAt(rows);
     expect(Array.from(lp)).toEqual([-0, -2, -4]);
     expect(runner.calls).toBe(2);
     const shaped = [shapedOf([0, 0]), shapedOf([1])];
-    klRewardSteps([ep(2), ep(1)].map((e, i) => ({ ...e, logprobs: Float32Array.from(i === 0 ? [-1, -1] : [-1]) })), shaped, lp, { klCoef: 0.5, klEstimator: 'k1' });
+    klRewardPenalty(rowsOf([0, 1, 2], [0, 1, 2], [-1, -1, -1], [0, 0, 0], [2, 1]), shaped, lp, { klCoef: 0.5, klEstimator: 'k1' });
     // k1 = μ − π_ref: −1 − 0 = −1, −1 + 2 = 1, −1 + 4 = 3
     expect(Array.from(shaped[0].perStep)).toEqual([0.5, -0.5]);
     expect(shaped[0].total).toBe(0);
@@ -100,12 +124,13 @@ describe('rowLogprobs and klRewardSteps', () => {
   });
 });
 
-describe('stepOffPolicy', () => {
+describe('offPolicyWeights on grid batches', () => {
   const rows = rowsOf([0, 1, 2], [0, 0, 0], [-0.5, -0.5, -3], [2, 1, 1]);
   const adv = Float64Array.from([1, 1, 1]);
   it('fresh rows keep μ; stale rows get π_old from the proximal policy and, with TIS, min(π_old/μ, cap) on their advantage', async () => {
-    const r = await stepOffPolicy({ tis: { enabled: true, cap: 2 } }, 2, rows, adv, fakeRunner(4, 1, 1), 1);
-    expect(r.staleRows).toEqual([1, 2]);
+    const r = await offPolicyWeights({ tis: { enabled: true, cap: 2 } }, 2, rows, adv, new RowScorer(fakeRunner(4, 1, 1), 1));
+    expect(r.staleCount).toBe(2);
+    expect(Array.from(r.fresh)).toEqual([1, 0, 0]);
     expect(Array.from(r.oldLogp)).toEqual([-0.5, -1, -2]);
     // row 1: exp(−1 + 0.5) ≈ 0.607; row 2: exp(−2 + 3) = e, capped at 2
     expect(r.advUsed[0]).toBe(1);
@@ -113,10 +138,10 @@ describe('stepOffPolicy', () => {
     expect(r.advUsed[2]).toBe(2);
   });
   it('without TIS stale rows keep μ as π_old and their advantage, and the ratios are still reported', async () => {
-    const r = await stepOffPolicy({ tis: { enabled: false, cap: 2 } }, 2, rows, adv, fakeRunner(4, 1, 1), 1);
+    const r = await offPolicyWeights({ tis: { enabled: false, cap: 2 } }, 2, rows, adv, new RowScorer(fakeRunner(4, 1, 1), 1));
     expect(Array.from(r.oldLogp)).toEqual([-0.5, -0.5, -3]);
     expect(Array.from(r.advUsed)).toEqual([1, 1, 1]);
-    expect(r.tis.ratioMax).toBeCloseTo(Math.E, 5);
+    expect(isRatios(rows, r, new Float32Array(3), 2).ratioMax).toBeCloseTo(Math.E, 5);
   });
 });
 

@@ -1,10 +1,31 @@
 /**
- * Token GAE (PPO for token policies) against a hand-worked example and against the step-level
- * `gae` of algos/advantages.ts where the two must agree (one token per action).
+ * GAE over a token batch (PPO for token policies: `computeAdvantages` → algos/gae.ts
+ * `sequenceGae`) against a hand-worked example and against the textbook step-level `gae` of
+ * algos/advantages.ts where the two must agree (one token per action).
  */
 import { describe, expect, it } from 'vitest';
-import { gae } from '../algos/advantages.ts';
-import { tokenGae } from './tokenGae.ts';
+import { EMA_BASELINE_INIT, gae } from '../algos/advantages.ts';
+import { defaultsFor } from '../algos/config.ts';
+import type { ShapedReward } from '../reward/shaping.ts';
+import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { computeAdvantages } from './advantages.ts';
+import { tokenRolloutBatch } from './batch.ts';
+
+/** GAE of one token episode (context index i ↔ training position i − 1), in context indices. */
+function tokenGae(ep: { lossMask: Uint8Array; values: Float32Array; terminated: boolean }, turnRewards: number[], gamma: number, lambda: number): { advantages: Float64Array; returns: Float64Array } {
+  const L = ep.lossMask.length;
+  const none = new Float32Array(L);
+  const e: TokenEpisode = {
+    envId: 'x', seed: 0, group: -1, tokens: new Int32Array(L), lossMask: ep.lossMask, logprobs: none, entropies: none, versions: new Int32Array(L), values: ep.values,
+    rewards: Float64Array.from(turnRewards), infos: [], actions: [], observations: [], forcedEnds: 0, turns: turnRewards.length,
+    terminated: ep.terminated, truncated: !ep.terminated, contextLimited: false, success: false, transcript: '',
+  };
+  const algo = { ...defaultsFor('ppo'), gamma, lambda, normalizeAdvantages: false };
+  const shaped = { total: 0, perStep: Float64Array.from(turnRewards), terms: {}, raw: {} } as unknown as ShapedReward;
+  const r = computeAdvantages(algo, tokenRolloutBatch([e], L, 8), [shaped], new Float64Array(1), EMA_BASELINE_INIT, { groupSize: 1 });
+  const toContext = (a: ArrayLike<number>) => Float64Array.from({ length: L }, (_, i) => (i === 0 ? 0 : a[i - 1]));
+  return { advantages: toContext(r.adv), returns: toContext(r.returns!) };
+}
 
 // Values are float32 (as the decoder returns them): agree to 1e-6.
 const close = (a: ArrayLike<number>, b: ArrayLike<number>) => {
@@ -12,7 +33,7 @@ const close = (a: ArrayLike<number>, b: ArrayLike<number>) => {
   for (let i = 0; i < a.length; i++) expect(a[i]).toBeCloseTo(b[i], 6);
 };
 
-describe('tokenGae', () => {
+describe('GAE over policy tokens', () => {
   it('matches a hand-worked two-turn episode (two tokens per action, env tokens skipped)', () => {
     // context: <bos> <obs> | a0 <eoa> | <obs> x | a1 <eoa>     reward 0 after turn 0, 1 after turn 1 (terminated)
     const lossMask = Uint8Array.from([0, 0, 1, 1, 0, 0, 1, 1]);

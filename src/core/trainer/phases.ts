@@ -1,0 +1,76 @@
+/**
+ * Everything after collect, sequenced once for every trainer: score (KL reward) → advantages →
+ * aggregation weights, then off-policy weights/TIS → update → IS ratios. Each phase is a function
+ * over the rollout batch (update/); the trainers only build the batch from their episodes and
+ * decide timing.
+ */
+import type { AlgoConfig } from '../algos/config.ts';
+import type { EmaBaselineState } from '../algos/advantages.ts';
+import type { TisResult } from '../algos/offpolicy.ts';
+import type { Learner } from '../engine/types.ts';
+import type { ShapedReward } from '../reward/shaping.ts';
+import type { Rng } from '../util/rng.ts';
+import { aggregationWeightsOf, computeAdvantages, klRewardPenalty, valueTargets, type AdvantageContext, type BatchAdvantages } from '../update/advantages.ts';
+import type { RolloutBatch } from '../update/batch.ts';
+import { isRatios, offPolicyWeights, type OffPolicy, type PositionScorer } from '../update/offPolicy.ts';
+import { runUpdate, type UpdateResult } from '../update/update.ts';
+
+export interface ScoredBatch {
+  batch: RolloutBatch;
+  /** [n] episode rewards after the KL penalty (klMode 'reward'). */
+  totals: Float64Array;
+  /** [size] the reference's log-probs (klCoef > 0), else null. */
+  refLogp: Float32Array | null;
+  adv: BatchAdvantages;
+  /** [size] aggregation weights. */
+  weights: Float64Array;
+}
+
+/** A copy the KL penalty may change without touching the shaped rewards the metrics read. */
+function copyShaped(s: ShapedReward): ShapedReward {
+  return { ...s, perStep: s.perStep.slice() };
+}
+
+/**
+ * Score → advantages → weights. `shaped` (env reward + shaping + user terms, one per sequence) is
+ * copied first: the KL penalty lands on the copies.
+ * @param ctx what the estimator needs beyond rewards (group sizes, ReMax's greedy rewards, GiGPO's states).
+ */
+export async function scoreBatch(
+  algo: AlgoConfig,
+  batch: RolloutBatch,
+  shapedIn: readonly ShapedReward[],
+  reference: PositionScorer | null,
+  ema: EmaBaselineState,
+  ctx: AdvantageContext,
+): Promise<ScoredBatch> {
+  const shaped = shapedIn.map(copyShaped);
+  const refLogp = reference && algo.klCoef > 0 && batch.n > 0 ? await reference.logprobsAt(batch) : null;
+  if (refLogp && algo.klMode === 'reward') klRewardPenalty(batch, shaped, refLogp, algo);
+  const totals = Float64Array.from(shaped, (s) => s.total);
+  const adv = computeAdvantages(algo, batch, shaped, totals, ema, ctx);
+  return { batch, totals, refLogp, adv, weights: aggregationWeightsOf(batch, algo) };
+}
+
+export interface TrainedBatch {
+  off: OffPolicy;
+  upd: UpdateResult;
+  /** IS ratios π_prox/μ for the metrics. */
+  tis: TisResult;
+  /** Seconds spent on the off-policy weights (a proximal forward pass over stale sequences). */
+  offS: number;
+}
+
+/**
+ * Off-policy weights/TIS → update. `proximal`: the scorer of π_prox, 'learner' when the train
+ * graph computes it (one optimizer step with TIS), or null when nothing can be stale (lockstep).
+ */
+export async function trainBatch(learner: Learner, algo: AlgoConfig, sc: ScoredBatch, version: number, proximal: PositionScorer | 'learner' | null, rng: Rng): Promise<TrainedBatch> {
+  const { batch } = sc;
+  const t0 = performance.now();
+  const off = await offPolicyWeights(algo, version, batch, sc.adv.adv, proximal);
+  const offS = (performance.now() - t0) / 1000;
+  const targets = { oldLogp: off.oldLogp, advantages: off.advUsed, weights: sc.weights, refLogp: sc.refLogp, extra: { ...valueTargets(batch, sc.adv.returns, algo.valueClip), ...off.extra } };
+  const upd = await runUpdate(learner, algo, batch, targets, rng, { logprobs: batch.mu, mask: off.fresh });
+  return { off, upd, tis: isRatios(batch, off, upd.stepLogprobs, algo.tis.cap), offS };
+}

@@ -1,0 +1,159 @@
+/**
+ * The score (KL reward), advantages and aggregation-weight phases over a rollout batch
+ * (update/batch.ts), once for every env family: per-position arrays are [batch.size].
+ */
+import { normalizeAdvantages, sequenceAggregationWeights, type EmaBaselineState } from '../algos/advantages.ts';
+import type { AlgoConfig } from '../algos/config.ts';
+import { sequenceGae } from '../algos/gae.ts';
+import { klK1, klK3 } from '../algos/losses.ts';
+import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from '../algos/registry/index.ts';
+import { remaxAdvantages } from '../algos/remax.ts';
+import { gigpoAdvantages } from '../algos/stepGroups.ts';
+import type { ShapedReward } from '../reward/shaping.ts';
+import { broadcast, positionCounts, type RolloutBatch } from './batch.ts';
+
+/**
+ * Each trained position's turn (env step) index within its sequence, [size] (−1 off the mask or
+ * after the last turn the rewards cover: a half-written action cut by the context has no env
+ * step). Checks that the sequence has as many turns as `turns` (one unfinished more is allowed
+ * when the episode did not terminate).
+ */
+function turnIndex(b: RolloutBatch, s: number, turns: number, strict = true): Int32Array {
+  const idx = new Int32Array(b.lengths[s]).fill(-1);
+  let turn = 0;
+  for (let k = 0; k < b.lengths[s]; k++) {
+    const i = b.starts[s] + k;
+    if (b.mask[i] === 0) continue;
+    if (turn < turns) idx[k] = turn;
+    if (b.turnEnd[i]) turn++;
+  }
+  if (strict && !(turn === turns || (turn === turns + 1 && !b.terminated[s]))) {
+    throw new RangeError(`sequence ${s}: ${turn} actions but ${turns} turn rewards (the context may hold one unfinished action more)`);
+  }
+  return idx;
+}
+
+/**
+ * The score phase's KL penalty (klMode 'reward'): each trained position's β·KL(μ ‖ π_ref) (the
+ * configured estimator) is subtracted from its turn's shaped reward and from the episode total,
+ * in place, before advantages. Both families take it per position, so a grid step and a policy
+ * token are charged alike.
+ * @param refLogp [size] the reference's log-probs of the actions.
+ */
+export function klRewardPenalty(b: RolloutBatch, shaped: readonly ShapedReward[], refLogp: Float32Array, algo: Pick<AlgoConfig, 'klCoef' | 'klEstimator'>): void {
+  const f = algo.klEstimator === 'k1' ? klK1 : klK3;
+  for (let s = 0; s < b.n; s++) {
+    const r = shaped[s];
+    const turn = turnIndex(b, s, r.perStep.length, false);
+    for (let k = 0; k < b.lengths[s]; k++) {
+      const i = b.starts[s] + k;
+      if (b.mask[i] === 0) continue;
+      const kl = algo.klCoef * f(b.mu[i], refLogp[i]);
+      if (turn[k] >= 0) r.perStep[turn[k]] -= kl;
+      r.total -= kl;
+    }
+  }
+}
+
+export interface BatchAdvantages {
+  /** [size] advantage per position, 0 off the mask. */
+  adv: Float64Array;
+  /** [size] value targets (GAE returns) with a critic; null otherwise. */
+  returns: Float64Array | null;
+  /** [n] each sequence's advantage (GAE: its first position's), for trajectories and charts. */
+  episodeAdv: Float64Array;
+  /** The REINFORCE EMA baseline after this batch. */
+  ema: EmaBaselineState;
+  /** GiGPO: mean step groups per group and the share of steps in one. */
+  stepGroups?: { perGroup: number; groupedShare: number };
+}
+
+/** What some estimators need beyond rewards, supplied by the rollout side. */
+export interface AdvantageContext {
+  /** Episodes per group: one size (equal groups) or each group's (the adaptive budget). */
+  groupSize: number | readonly number[];
+  /** ReMax: each group's greedy episode reward ([groups]). */
+  greedyTotals?: Float64Array;
+  /** GiGPO: each sequence's anchor-state key per turn (the observation the action was taken in). */
+  stateKeys?: readonly (readonly string[])[];
+}
+
+/**
+ * Advantages per position, by the descriptor's estimator kind. 'gae': GAE over each sequence's
+ * turns from its shaped per-turn rewards, optionally normalised over the batch's trained
+ * positions. 'step-groups' (GiGPO): per-turn advantages from anchor states. 'greedy-baseline'
+ * (ReMax) and 'episode': one advantage per sequence from `totals`, on every trained position.
+ */
+export function computeAdvantages(
+  algo: AlgoConfig,
+  b: RolloutBatch,
+  shaped: readonly ShapedReward[],
+  totals: Float64Array,
+  ema: EmaBaselineState,
+  ctx: AdvantageContext,
+): BatchAdvantages {
+  const kind = algoDescriptor(algo.algo).advantage.kind;
+  if (kind === 'gae') return gaeAdvantages(algo, b, shaped, ema);
+  if (kind === 'step-groups') {
+    if (!ctx.stateKeys) throw new Error(`computeAdvantages: ${algo.algo} needs each step's anchor state (grid episodes)`);
+    const steps = ctx.stateKeys.map((keys, s) => ({ stateKeys: keys, rewards: shaped[s].perStep }));
+    const g = gigpoAdvantages(steps, totals, algo.groupSize, { gamma: algo.gamma, normalizeStd: algo.normalizeStd, eps: algo.stdEps, omega: algo.stepAdvantageWeight });
+    const adv = new Float64Array(b.size);
+    for (let s = 0; s < b.n; s++) {
+      const turn = turnIndex(b, s, steps[s].rewards.length);
+      for (let k = 0; k < b.lengths[s]; k++) if (turn[k] >= 0) adv[b.starts[s] + k] = g.advantages[s][turn[k]];
+    }
+    return { adv, returns: null, episodeAdv: g.episodeAdvantages, ema, stepGroups: { perGroup: g.stepGroupsPerGroup, groupedShare: g.groupedStepShare } };
+  }
+  if (kind === 'greedy-baseline') {
+    if (!ctx.greedyTotals) throw new Error(`computeAdvantages: ${algo.algo} needs each group's greedy reward`);
+    const a = remaxAdvantages(totals, ctx.greedyTotals, algo.groupSize);
+    return { adv: broadcast(b, a), returns: null, episodeAdv: a, ema };
+  }
+  if (b.n === 0) return { adv: new Float64Array(0), returns: null, episodeAdv: new Float64Array(0), ema };
+  const positions = positionCounts(b);
+  const r =
+    typeof ctx.groupSize === 'number'
+      ? sequenceAdvantages({ ...algo, groupSize: ctx.groupSize }, totals, ema, positions)
+      : { advantages: unequalGroupAdvantages(algo, totals, ctx.groupSize, positions), ema };
+  return { adv: broadcast(b, r.advantages), returns: null, episodeAdv: r.advantages, ema: r.ema };
+}
+
+/** PPO: GAE per sequence over its per-turn shaped rewards, then (optionally) normalised over the mask. */
+function gaeAdvantages(algo: AlgoConfig, b: RolloutBatch, shaped: readonly ShapedReward[], ema: EmaBaselineState): BatchAdvantages {
+  let adv: Float64Array<ArrayBufferLike> = new Float64Array(b.size);
+  const returns = new Float64Array(b.size);
+  const rewards = new Float64Array(b.size);
+  const episodeAdv = new Float64Array(b.n);
+  for (let s = 0; s < b.n; s++) {
+    const turn = turnIndex(b, s, shaped[s].perStep.length);
+    for (let k = 0; k < b.lengths[s]; k++) {
+      const i = b.starts[s] + k;
+      if (turn[k] >= 0 && b.turnEnd[i]) rewards[i] = shaped[s].perStep[turn[k]];
+    }
+    sequenceGae({ start: b.starts[s], length: b.lengths[s], mask: b.mask, turnEnd: b.turnEnd, rewards, values: b.values, bootstrap: b.bootstrap[s] }, algo.gamma, algo.lambda, adv, returns);
+    for (let i = b.starts[s]; i < b.starts[s] + b.lengths[s]; i++) {
+      if (b.mask[i] === 0) continue;
+      episodeAdv[s] = adv[i];
+      break;
+    }
+  }
+  if (algo.normalizeAdvantages && b.n > 0) adv = normalizeAdvantages(adv, b.mask);
+  return { adv, returns, episodeAdv, ema };
+}
+
+/**
+ * Aggregation weights per position (`sequenceAggregationWeights` over each sequence's trained
+ * positions); 'constant' divides by `aggregationLen`, default the batch's horizon (the env's time
+ * limit for grids, the context for tokens).
+ */
+export function aggregationWeightsOf(b: RolloutBatch, algo: Pick<AlgoConfig, 'aggregation' | 'aggregationLen'>): Float64Array {
+  if (b.n === 0) return new Float64Array(0);
+  return broadcast(b, sequenceAggregationWeights(positionCounts(b), algo.aggregation, algo.aggregationLen ?? b.horizon));
+}
+
+/** A critic's extra train-graph inputs [size]: the value targets, and the rollout's V when the value loss is clipped; undefined without a critic. */
+export function valueTargets(b: RolloutBatch, returns: Float64Array | null, valueClip: number | null): Record<string, Float32Array> | undefined {
+  if (!returns) return undefined;
+  return { returns: Float32Array.from(returns), ...(valueClip !== null ? { old_values: b.values.slice() } : {}) };
+}
