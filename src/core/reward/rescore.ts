@@ -225,7 +225,7 @@ export function groupAdvantages(algo: RescoreAlgo, episodes: readonly (Pick<Froz
  * Advantages: sequence-level algorithms recompute both sides from the totals (groupAdvantages).
  * PPO's episode advantage (GAE at step 0) is linear in the step rewards with the values fixed,
  * so its new value is the recorded one plus Σ_t (γλ)^t Δr_t (the terms' per-step change). On a
- * token episode t counts turns: token GAE discounts only across turn boundaries (update/tokenGae.ts),
+ * token episode t counts turns: token GAE discounts only across turn boundaries (algos/gae.ts),
  * so the first policy token's advantage moves by the same sum over turns.
  */
 export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisode[], before: TermValues, after: TermValues, top = 10): RescoreResult {
