@@ -32,6 +32,8 @@ import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 import { withRewardFile } from './reward.ts';
+import { codeEnvFromFile, DEFAULT_CODE_ENV_PRESET, withCodeEnv } from './codeEnvFile.ts';
+import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
 import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
 import { CODE_HASH_CHARS, missingVersionProblem, rewardCodeHash, rewardVersions, versionsForResume, type CodeVersion } from '../core/reward/versions.ts';
 import { ScoringInterrupted } from '../core/reward/rewardTerms.ts';
@@ -39,6 +41,7 @@ import { detectNaming, METRIC_NAMINGS, renameRow, type MetricNaming } from '../c
 
 const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N] [--metric-names ours|trl|verl]
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
+  --env-file FILE.js   train on a code env (a JavaScript module exporting env, reset(seed), step(action); examples/envs/), run sandboxed (QuickJS) and checked first; without --config the preset is ${DEFAULT_CODE_ENV_PRESET}
   --reward FILE   user reward terms: an ES module whose named exports (step) => number are added to each step's reward, run sandboxed (QuickJS); stored in config.json
   --force   write into an --out folder that already holds a run (its files are replaced)
   --checkpoint-every N   save checkpoint.json (the trainer's full state) every N iterations (default 10; 0 = only at the end and on Ctrl-C)
@@ -257,6 +260,7 @@ export async function main(argv: string[]): Promise<number> {
       resume: { type: 'string' },
       'checkpoint-every': { type: 'string', default: String(CHECKPOINT_EVERY) },
       reward: { type: 'string' },
+      'env-file': { type: 'string' },
       'metric-names': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -269,6 +273,10 @@ export async function main(argv: string[]): Promise<number> {
   if (values.resume !== undefined && (values.config !== undefined || values.seed !== undefined)) {
     throw new UsageError(`--resume continues a run with its own config: leave out --config and --seed (--iterations sets the new total)`);
   }
+  const envFileArg = values['env-file'];
+  if (envFileArg !== undefined && values.resume !== undefined) throw new UsageError('--resume keeps the env the run was trained on (config.json holds it): leave out --env-file');
+  const envFile = envFileArg !== undefined ? await codeEnvFromFile(envFileArg) : null;
+  if (envFile && !values.config) values.config = DEFAULT_CODE_ENV_PRESET;
   if (!values.config && values.resume === undefined) throw new UsageError(`--config (or --resume) is required\n\n${USAGE}`);
   if (values.resume !== undefined && values.resume.trim() === '') throw new UsageError('--resume must name a run folder or a .run.json file (got an empty string)');
   if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out must name a folder (got an empty string; it would have meant the current folder)');
@@ -276,11 +284,14 @@ export async function main(argv: string[]): Promise<number> {
   const namingArg = values['metric-names'];
   if (namingArg !== undefined && !METRIC_NAMINGS.includes(namingArg as MetricNaming)) throw new UsageError(`--metric-names must be ${METRIC_NAMINGS.join(', ')}, got ${namingArg}`);
   const checkpointEvery = intArg(values['checkpoint-every'], 'checkpoint-every', 0) ?? CHECKPOINT_EVERY;
+  // A run's config may name a code env (config.json of an --env-file run): its sandbox must be loaded before the config is validated.
+  if (values.resume !== undefined || values.config?.endsWith('.json')) await loadCodeEnvs();
   const resume = values.resume !== undefined ? loadResume(values.resume) : null;
   if (resume && values.reward !== undefined) throw new UsageError(`--resume keeps the reward code the run was trained with (its config and ${REWARD_VERSIONS_FILE} hold it): leave out --reward`);
   /** The names metrics.jsonl is written in; a resumed folder keeps its own unless told otherwise (the whole file is rewritten in it). */
   const naming: MetricNaming = (namingArg as MetricNaming | undefined) ?? resume?.metricNaming ?? 'ours';
   let config = resume ? resume.config : loadRunConfig(values.config!);
+  if (envFile) config = withCodeEnv(config, envFile, envFileArg!);
   if (values.reward !== undefined) config = withRewardFile(config, values.reward);
   if (!resume) config.seed = intArg(values.seed, 'seed') ?? config.seed;
   config.iterations = intArg(values.iterations, 'iterations', 1) ?? config.iterations;
