@@ -6,7 +6,8 @@
  * re-creates the run and rollout workers load the same code.
  */
 import { readFileSync } from 'node:fs';
-import { CODE_ENV_ID, checkCodeEnv, MAX_CODE_CHARS } from '../core/envs/code/index.ts';
+import { basename } from 'node:path';
+import { CODE_ENV_ID, checkCodeEnv, MAX_CODE_CHARS, registerCodeEnv } from '../core/envs/code/index.ts';
 import type { EnvSpec } from '../core/envs/types.ts';
 import { parseRunConfig, type RunConfig } from '../core/presets/schema.ts';
 import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
@@ -44,4 +45,16 @@ export function withCodeEnv(config: RunConfig, file: CodeEnvFile, path: string):
   const r = parseRunConfig({ ...config, env: file.env });
   if (!r.ok) throw new UsageError(`--env-file ${path} with config ${config.id}: ${r.messages.join('; ')}`);
   return r.config;
+}
+
+/**
+ * Reads and checks the file, then registers it as `code/<file name>` (e.g. `code/empty-room`), so
+ * the server serves it like a built-in env; returns the id.
+ */
+export async function registerCodeEnvFile(path: string): Promise<string> {
+  const file = await codeEnvFromFile(path);
+  const name = basename(path).replace(/\.m?js$/, '').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '') || 'env';
+  const id = `code/${name}`;
+  registerCodeEnv(id, file.env.kwargs.code);
+  return id;
 }

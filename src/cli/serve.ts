@@ -9,9 +9,11 @@
 import { envIds } from '../core/envs/index.ts';
 import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
+import { registerCodeEnvFile } from './codeEnvFile.ts';
 
-const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
+const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> [--env-file FILE.js] [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
   --env             env id to serve at the root, or several / all, each under /<env id>
+  --env-file FILE.js  also serve a code env (a JavaScript module, examples/envs/), checked first, as code/<file name>; alone, it is served at the root
   --port            TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
   --host            interface (default ${SERVE_DEFAULTS.host}, loopback only)
   --latency         real: wait out each tool call's simulated latency before replying; skip: reply at once (default real)
@@ -29,6 +31,7 @@ export async function main(argv: string[]): Promise<number> {
     argv,
     {
       env: { type: 'string' },
+      'env-file': { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
       latency: { type: 'string', default: 'real' },
@@ -47,9 +50,11 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (!values.env) throw new UsageError(`--env is required\n\n${USAGE}`);
+  if (!values.env && !values['env-file']) throw new UsageError(`--env (or --env-file) is required\n\n${USAGE}`);
+  const fileId = values['env-file'] !== undefined ? await registerCodeEnvFile(values['env-file']) : null;
   const all = values.env === 'all';
-  const envs = all ? envIds() : values.env.split(',').map((s) => s.trim()).filter(Boolean);
+  const named = !values.env ? [] : all ? envIds() : values.env.split(',').map((s) => s.trim()).filter(Boolean);
+  const envs = fileId !== null && !named.includes(fileId) ? [...named, fileId] : named;
   const unknown = envs.filter((id) => !envIds().includes(id));
   if (unknown.length > 0) throw new UsageError(`unknown env ${unknown.map((u) => JSON.stringify(u)).join(', ')}; registered envs: ${envIds().join(', ')}`);
   if (values.latency !== 'real' && values.latency !== 'skip') throw new UsageError(`--latency must be real or skip, got ${JSON.stringify(values.latency)}`);

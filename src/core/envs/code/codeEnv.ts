@@ -56,20 +56,29 @@ export function codeEnvEngineLoaded(): boolean {
   return engine !== null;
 }
 
-/** The env of `kwargs.code` (the only kwarg). */
-export function makeCodeEnv(kwargs: EnvKwargs): CodeEnv {
+/**
+ * The env of `kwargs.code` (the only kwarg). `id` is the spec's id: `code/custom`, or the id a
+ * file was registered under (`npm run serve -- --env-file`).
+ */
+export function makeCodeEnv(kwargs: EnvKwargs, id = CODE_ENV_ID): CodeEnv {
   const extra = Object.keys(kwargs).filter((k) => k !== 'code');
-  if (extra.length > 0) throw new Error(`${CODE_ENV_ID}: unknown kwarg ${extra.map((k) => JSON.stringify(k)).join(', ')}; the only kwarg is "code" (the module's source)`);
+  if (extra.length > 0) throw new Error(`${id}: unknown kwarg ${extra.map((k) => JSON.stringify(k)).join(', ')}; the only kwarg is "code" (the module's source)`);
   const code = kwargs.code;
-  if (typeof code !== 'string' || code.trim() === '') throw new Error(`${CODE_ENV_ID}: kwargs.code must be the env module's source (a non-empty string)`);
-  if (code.length > MAX_CODE_CHARS) throw new Error(`${CODE_ENV_ID}: the module has ${code.length} characters, over the ${MAX_CODE_CHARS} limit`);
-  if (engine === null) throw new Error(`${CODE_ENV_ID}: the code env sandbox is not loaded in this thread (await loadCodeEnvs() from src/runtime/codeEnv first)`);
+  if (typeof code !== 'string' || code.trim() === '') throw new Error(`${id}: kwargs.code must be the env module's source (a non-empty string)`);
+  if (code.length > MAX_CODE_CHARS) throw new Error(`${id}: the module has ${code.length} characters, over the ${MAX_CODE_CHARS} limit`);
+  if (engine === null) throw new Error(`${id}: the code env sandbox is not loaded in this thread (await loadCodeEnvs() from src/runtime/codeEnv first)`);
   const guest = engine.load(code);
-  return new CodeEnv(code, parseMeta(guest.meta, code), guest.instance());
+  return new CodeEnv(code, parseMeta(guest.meta, code), guest.instance(), id);
 }
 
-function specOf(meta: CodeEnvMeta): EnvSpec {
-  const base = { id: CODE_ENV_ID, title: meta.title, description: meta.description, rewardRange: meta.rewardRange, maxSteps: meta.maxSteps } as const;
+/** Registers `code` under its own id (listed: served, named in menus), e.g. `code/empty-room`; the code is its default kwarg. */
+export function registerCodeEnv(id: string, code: string): void {
+  if (!/^code\/[a-z0-9][a-z0-9._-]*$/.test(id) || id === CODE_ENV_ID) throw new Error(`code env id ${JSON.stringify(id)}: use code/<name> (lower-case letters, digits, . _ -), not ${CODE_ENV_ID}`);
+  registerEnv(id, (kwargs) => makeCodeEnv(kwargs, id), { code });
+}
+
+function specOf(meta: CodeEnvMeta, id: string): EnvSpec {
+  const base = { id, title: meta.title, description: meta.description, rewardRange: meta.rewardRange, maxSteps: meta.maxSteps } as const;
   if (meta.observation.kind === 'grid') {
     const v = meta.observation.view;
     return {
@@ -100,8 +109,9 @@ export class CodeEnv implements Env {
     readonly code: string,
     readonly meta: CodeEnvMeta,
     readonly guest: CodeEnvInstance,
+    id = CODE_ENV_ID,
   ) {
-    this.spec = specOf(meta);
+    this.spec = specOf(meta, id);
     this.resetLine = exportLine(code, 'reset');
     this.stepLine = exportLine(code, 'step');
   }
