@@ -28,6 +28,8 @@ const RANDOM_EPISODES = 100;
 export interface CodeEnvPanelProps {
   /** Code that arrived from outside (a link, a file): shown read-only until Run. Null: the person's own code. */
   incoming?: { code: string; from: 'link' | 'file' } | null;
+  /** Called once "Train on this env" has set up the run (the host shows the Train view). */
+  onTrain?: () => void;
 }
 
 function ownCode(): string {
@@ -38,7 +40,7 @@ function ownCode(): string {
   }
 }
 
-export function CodeEnvPanel({ incoming = null }: CodeEnvPanelProps) {
+export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
   const [text, setText] = useState(() => incoming?.code ?? ownCode());
   const [pending, setPending] = useState<'link' | 'file' | null>(incoming?.from ?? null);
   const [check, setCheck] = useState<(StudioCheck & { code: string }) | null>(null);
@@ -208,7 +210,7 @@ export function CodeEnvPanel({ incoming = null }: CodeEnvPanelProps) {
                   ))}
                 </select>
               </label>
-              <button type="button" className="btn btn-primary" disabled={presetId === '' || busy !== null} onClick={() => void trainOnCode(checked.code, presetId)} data-testid="code-env-train">
+              <button type="button" className="btn btn-primary" disabled={presetId === '' || busy !== null} onClick={() => void trainOnCode(checked.code, presetId, onTrain)} data-testid="code-env-train">
                 Train on this env
               </button>
               {trainable.length === 0 && <span>No preset trains a {checked.spec.family} code env yet.</span>}

@@ -21,7 +21,7 @@ export function presetsFor(presets: readonly Preset[], family: 'grid' | 'tool'):
 }
 
 /** Sets up `preset` on the code env and starts it (the page validates the config, so it loads the sandbox too). */
-export async function trainOnCode(code: string, presetId: string): Promise<void> {
+export async function trainOnCode(code: string, presetId: string, onSetUp?: () => void): Promise<void> {
   const { loadCodeEnvs } = await import('../../../runtime/codeEnv/index.ts');
   await loadCodeEnvs();
   const s = useStore.getState();
@@ -30,6 +30,7 @@ export async function trainOnCode(code: string, presetId: string): Promise<void>
   const draft = { ...base, env: { id: CODE_ENV_ID, kwargs: { code } } };
   const validation = validate(draft);
   useStore.setState({ draft, base: draft, validation, view: 'train' });
+  onSetUp?.();
   if (!validation.ok) {
     s.notify('error', `This env cannot train with ${presetId}: ${[...validation.other, ...Object.values(validation.byField).flat()].join('; ')}`);
     return;
