@@ -8,6 +8,12 @@ import { RunsView } from './runs/RunsView.tsx';
 import { LessonsView } from './lessons/LessonsView.tsx';
 import { useStore } from './state/store.ts';
 import type { ViewId } from './state/storeTypes.ts';
+import { CodeEnvPanel } from './studio/code/CodeEnvPanel.tsx';
+import { readCodeLink } from './studio/code/link.ts';
+
+// Read before the hash sync rewrites the hash (main.tsx starts it after importing this module).
+// Temporary mount for the code tab until the studio shell hosts it: `#studio-code[&code=…]`.
+const CODE_LINK = readCodeLink(window.location.hash);
 
 /** The views in the header nav. */
 const VIEWS: readonly { id: ViewId; title: string }[] = [
@@ -37,6 +43,7 @@ export function App() {
   }, [holdsRun]);
   // Below ~900 px the view tabs fold into a menu (styles.css).
   const [menuOpen, setMenuOpen] = useState(false);
+  const [codeStudio, setCodeStudio] = useState(CODE_LINK.kind !== 'none');
   const title = VIEWS.find((v) => v.id === active)?.title ?? '';
   /** The skip link: on Train, to the run button (Start / Pause); elsewhere, to the view itself. */
   const skip = (e: React.MouseEvent) => {
@@ -68,25 +75,35 @@ export function App() {
               type="button"
               className="view-tab"
               data-testid={`view-${v.id}`}
-              aria-current={v.id === active ? 'page' : undefined}
+              aria-current={v.id === active && !codeStudio ? 'page' : undefined}
               onClick={() => {
                 setMenuOpen(false);
+                setCodeStudio(false);
                 setView(v.id);
               }}
             >
               {v.title}
             </button>
           ))}
+          <button type="button" className="view-tab" data-testid="view-studio-code" aria-current={codeStudio ? 'page' : undefined} onClick={() => (setMenuOpen(false), setCodeStudio(true))}>
+            Code env
+          </button>
         </nav>
       </header>
       <Notices />
       <div className="app-body" id="view-content" tabIndex={-1}>
         {/* Each view has one h1: Environments' is the env's title and Lessons' the lesson's; Train and Runs get theirs here. */}
-        {(active === 'train' || active === 'runs') && <h1 className="visually-hidden">{title}</h1>}
-        {active === 'environments' && <EnvironmentsView />}
-        {active === 'train' && <TrainView />}
-        {active === 'runs' && <RunsView />}
-        {active === 'lessons' && <LessonsView />}
+        {codeStudio && (
+          <>
+            <h1 className="code-env-title">Code env</h1>
+            <CodeEnvPanel incoming={CODE_LINK.kind === 'code' ? { code: CODE_LINK.code, from: 'link' } : null} onTrain={() => setCodeStudio(false)} />
+          </>
+        )}
+        {!codeStudio && (active === 'train' || active === 'runs') && <h1 className="visually-hidden">{title}</h1>}
+        {!codeStudio && active === 'environments' && <EnvironmentsView />}
+        {!codeStudio && active === 'train' && <TrainView />}
+        {!codeStudio && active === 'runs' && <RunsView />}
+        {!codeStudio && active === 'lessons' && <LessonsView />}
       </div>
       <footer className="status-bar">
         <BackendStatus />
