@@ -9,13 +9,13 @@ import { CODE_ENV_ID } from '../../../core/envs/code/codeEnv.ts';
 
 /**
  * Presets that can train a code env of `family`: grid envs with an MLP, text envs with a token
- * policy; not pipelines (distillation is a stage), two-agent setups or terms that read a built-in grid's
- * full state (goal distance), which a code env does not expose.
+ * policy; not pipelines (distillation is a stage), two-agent setups, or shaping and reward-lab terms
+ * that read a built-in grid's full state (goal distance), which a code env does not expose.
  */
 export function presetsFor(presets: readonly Preset[], family: 'grid' | 'tool'): Preset[] {
   return presets.filter((p) => {
     const c = p.config;
-    const plain = c.stages === null && !p.id.includes('coop') && c.shaping.potential.weight === 0 && c.shaping.progress.weight === 0;
+    const plain = c.stages.length === 0 && !p.id.includes('coop') && c.shaping.potential.weight === 0 && c.shaping.progress.weight === 0 && c.reward.code.trim() === '';
     return plain && (family === 'grid' ? c.model.kind === 'mlp' : c.model.kind === 'transformer' && c.warmStart === null);
   });
 }
