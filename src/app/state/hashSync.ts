@@ -12,6 +12,8 @@ import { formatClassroom, formatLessonHash, isLessonsHash, parseClassroomLink } 
 const isRunsHash = (hash: string) => /(^#?|&)view=runs(&|$)/.test(hash);
 
 function applyHash(full: string): void {
+  // A studio link (`#studio-code…`) is read by the studio itself (App.tsx), never as env settings.
+  if (full.startsWith('#studio')) return;
   // The classroom part (hide/lock, lesson, step) first: it applies to every view.
   const link = parseClassroomLink(full);
   const hash = link.rest;
