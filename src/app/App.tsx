@@ -94,10 +94,10 @@ export function App() {
       <div className="app-body" id="view-content" tabIndex={-1}>
         {/* Each view has one h1: Environments' is the env's title and Lessons' the lesson's; Train and Runs get theirs here. */}
         {codeStudio && (
-          <>
+          <div className="code-env-view">
             <h1 className="code-env-title">Code env</h1>
             <CodeEnvPanel incoming={CODE_LINK.kind === 'code' ? { code: CODE_LINK.code, from: 'link' } : null} onTrain={() => setCodeStudio(false)} />
-          </>
+          </div>
         )}
         {!codeStudio && (active === 'train' || active === 'runs') && <h1 className="visually-hidden">{title}</h1>}
         {!codeStudio && active === 'environments' && <EnvironmentsView />}
