@@ -34,7 +34,7 @@ export async function codeEnvFromFile(path: string): Promise<CodeEnvFile> {
   await loadCodeEnvs();
   const check = checkCodeEnv(code);
   if (check.problems.length > 0 || check.spec === null) {
-    const lines = check.problems.map((p) => `  - ${path}${p.line ? `:${p.line}` : ''}: [${p.rule}] ${p.message.replace(/ \(line \d+\)$/, '')}`);
+    const lines = check.problems.map((p) => `  - ${path}${p.line ? `:${p.line}` : ''}: [${p.rule}] ${p.message.replace(/ \((near )?line \d+\)$/, '')}`);
     throw new UsageError(`--env-file ${path}: the env fails its check (${check.problems.length} problem${check.problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`);
   }
   return { env: { id: CODE_ENV_ID, kwargs: { code } }, spec: check.spec };

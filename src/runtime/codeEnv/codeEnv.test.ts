@@ -66,7 +66,7 @@ describe('code envs', () => {
     ['importScripts', 'importScripts("https://example.com/x.js");', /'importScripts' is not defined/],
     ['postMessage', 'postMessage({ leak: 1 });', /'postMessage' is not defined/],
     ['Function', 'Function("return this")();', /code generation from strings is disabled/],
-    ['an endless loop', 'while (true) {}', /ran past its 1000 ms limit and was stopped \(an infinite loop\?\) \(line \d+\)/],
+    ['an endless loop', 'while (true) {}', /ran past its 1000 ms limit and was stopped \(an infinite loop\?\) \(near line \d+\)/],
   ])('escape attempt: %s fails at its line with a clear message', (_what, stmt, message) => {
     const code = ROOM.replace('  steps++;', `  steps++;\n  ${stmt}`);
     const t0 = performance.now();

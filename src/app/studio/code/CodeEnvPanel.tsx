@@ -176,7 +176,7 @@ export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
         <ul className="code-env-problems" data-testid="code-env-problems">
           {problems.map((p, i) => (
             <li key={i}>
-              {p.line ? <strong>Line {p.line}</strong> : <strong>Module</strong>} <span className="code-env-rule">[{p.rule}]</span> {p.message.replace(/ \(line \d+\)$/, '')}
+              {p.line ? <strong>{p.rule === 'timeout' ? 'Near line' : 'Line'} {p.line}</strong> : <strong>Module</strong>} <span className="code-env-rule">[{p.rule}]</span> {p.message.replace(/ \((near )?line \d+\)$/, '')}
             </li>
           ))}
         </ul>

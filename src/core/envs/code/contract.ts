@@ -49,7 +49,9 @@ export class CodeEnvError extends Error {
     /** Which rule: 'load', 'contract', 'exception', 'timeout', 'memory'. */
     readonly rule: string,
   ) {
-    super(line === null ? message : `${message} (line ${line})`);
+    // A loop is interrupted wherever it was: QuickJS files an empty loop's back jump under the
+    // statement before it, so a timeout's line is "near", not exact.
+    super(line === null ? message : `${message} (${rule === 'timeout' ? 'near line' : 'line'} ${line})`);
     this.name = 'CodeEnvError';
   }
 }
