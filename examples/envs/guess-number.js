@@ -4,7 +4,8 @@
 //
 // Contract: export `env`, `reset(seed)` returning the first observation (a string) and
 // `step(action)` (the agent's text) returning { observation, reward, terminated, truncated, info }.
-// A text env must answer a malformed action with an observation, never an exception.
+// A text env must answer a malformed action with an observation, never an exception. The optional
+// `expert()` says what a good player would write next (the token policy imitates it first).
 export const env = {
   title: 'Guess the number (code)',
   description: 'Find a secret whole number from 1 to 100 by calling guess(n); the env answers higher, lower or correct. Binary search finds it in at most 7 calls; the reward falls with each call after the first.',
@@ -26,12 +27,13 @@ function seeded(seed) {
   };
 }
 
-let secret = 0, calls = 0;
+// What the answers so far leave open: the expert's binary search reads only these.
+let secret = 0, calls = 0, lo = 1, hi = 100;
 
 export function reset(seed) {
   secret = 1 + Math.floor(seeded(seed)() * 100);
-  calls = 0;
-  return 'I picked a whole number from 1 to 100. Call guess(n) to find it.';
+  calls = 0; lo = 1; hi = 100;
+  return 'Find my number in 1..100 with guess(n).';
 }
 
 export function step(action) {
@@ -44,5 +46,11 @@ export function step(action) {
   const n = Number(m[1]);
   if (n < 1 || n > 100) return out(`error: ${n} is outside 1..100`, 0, false, { malformed: true });
   if (n === secret) return out(`correct: it was ${n}`, Math.max(0.1, 1 - 0.1 * (calls - 1)), true, { success: true, toolCall: 'guess' });
-  return out(n < secret ? `higher than ${n}` : `lower than ${n}`, 0, false, { toolCall: 'guess' });
+  if (n < secret) lo = Math.max(lo, n + 1);
+  else hi = Math.min(hi, n - 1);
+  return out(n < secret ? 'higher' : 'lower', 0, false, { toolCall: 'guess' });
+}
+
+export function expert() {
+  return `guess(${(lo + hi) >> 1})`;
 }

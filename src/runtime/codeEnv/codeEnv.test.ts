@@ -90,3 +90,24 @@ describe('code envs', () => {
     }
   });
 });
+
+describe('the text example (examples/envs/guess-number.js)', () => {
+  const GUESS = readFileSync(new URL('../../../examples/envs/guess-number.js', import.meta.url), 'utf8');
+  it('passes checkEnv, answers malformed calls with an error observation, and its expert (binary search) wins every seed within 7 calls', () => {
+    expect(checkCodeEnv(GUESS).problems).toEqual([]);
+    const env = makeCodeEnv({ code: GUESS });
+    env.reset({ seed: 1 });
+    expect(env.step('guess(')).toMatchObject({ obs: { text: 'error: write guess(n) with a whole number n from 1 to 100' }, reward: 0, terminated: false, info: { malformed: true } });
+    for (let seed = 0; seed < 40; seed++) {
+      env.reset({ seed });
+      let last;
+      for (let t = 0; t < 10; t++) {
+        last = env.step(env.expertAction()!);
+        if (last.terminated || last.truncated) break;
+      }
+      expect(last!.info.success, `seed ${seed}`).toBe(true);
+      expect(env.stepCount).toBeLessThanOrEqual(7);
+      expect(env.expertAction()).toBeNull();
+    }
+  });
+});

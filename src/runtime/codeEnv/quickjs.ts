@@ -91,6 +91,7 @@ globalThis.__drv = (() => {
       if (s.checking) { s.prev = r.observation; s.snap = stringify({ observation: r.observation === undefined ? null : r.observation }); }
       return out;
     },
+    expert: (id) => { const m = insts[id].m; if (typeof m.expert !== 'function') return 'null'; const a = m.expert(); return stringify(a === undefined ? null : a); },
     mutation: (id) => { const s = insts[id], m = s.mutated; s.mutated = null; return m === null ? -1 : m; },
     clock: () => { const out = clock.join(','); clock.length = 0; return out; },
   };
@@ -107,7 +108,7 @@ export function wrapModule(code: string): string {
   }
   const body = code.replace(/^(\s*)export\s+(?=(?:async\s+)?(?:function|const|let|var|class)\b)/gm, '$1');
   const pick = (n: string) => `${n}: typeof ${n} === 'undefined' ? undefined : ${n}`;
-  return `globalThis.__mk = function () { 'use strict'; ${body}\n;return { ${pick('env')}, ${pick('reset')}, ${pick('step')} }; };`;
+  return `globalThis.__mk = function () { 'use strict'; ${body}\n;return { ${pick('env')}, ${pick('reset')}, ${pick('step')}, ${pick('expert')} }; };`;
 }
 
 interface GuestError {
@@ -137,7 +138,7 @@ class Loaded implements CodeEnvGuest {
   meta: unknown;
   live = 0;
   evicted = false;
-  private readonly fns: Record<'meta' | 'make' | 'free' | 'check' | 'reset' | 'step' | 'mutation' | 'clock', QuickJSHandle>;
+  private readonly fns: Record<'meta' | 'make' | 'free' | 'check' | 'reset' | 'step' | 'expert' | 'mutation' | 'clock', QuickJSHandle>;
   private readonly deadline = { at: Infinity };
   private disposed = false;
   private readonly registry = new FinalizationRegistry<number>((id) => this.release(id));
@@ -152,7 +153,7 @@ class Loaded implements CodeEnvGuest {
     this.evalScript(PRELUDE, 'prelude.js');
     this.evalScript(wrapModule(code), FILE);
     const drv = vm.getProp(vm.global, '__drv');
-    const names = ['meta', 'make', 'free', 'check', 'reset', 'step', 'mutation', 'clock'] as const;
+    const names = ['meta', 'make', 'free', 'check', 'reset', 'step', 'expert', 'mutation', 'clock'] as const;
     this.fns = Object.fromEntries(names.map((n) => [n, vm.getProp(drv, n)])) as Loaded['fns'];
     drv.dispose();
     const metaJson = this.call('meta', [], 'evaluating the module', this.opts.loadTimeoutMs);
@@ -171,6 +172,7 @@ class Loaded implements CodeEnvGuest {
         else if (r.rewardKind !== 'number') r.reward = r.rewardKind === 'undefined' ? undefined : `(${r.rewardKind})`;
         return r;
       },
+      expert: () => JSON.parse(this.call('expert', [id], 'expert()')) as unknown,
       setChecking: (on) => void this.call('check', [id, on], 'check'),
       takeMutation: () => {
         const s = Number(this.call('mutation', [id], 'check'));

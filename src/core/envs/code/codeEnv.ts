@@ -4,7 +4,8 @@
  * checks what it returns and enforces the mechanics every env shares, so a module cannot break
  * them: step before reset or after the end throws, a grid action outside the declared set throws
  * a RangeError naming the set, and an episode still running at `maxSteps` is truncated (and
- * counted in `forcedTruncations`, which checkCodeEnv reports with the line of `step`).
+ * counted in `forcedTruncations`, which checkCodeEnv reports with the line of `step`). An optional
+ * `export function expert()` gives the next action of a good policy (imitation warm starts).
  */
 import { CHARSET } from '../../text/codec.ts';
 import { MAX_CELL_VALUE } from '../grid/objects.ts';
@@ -21,6 +22,8 @@ export const CODE_ENV_ID = 'code/custom';
 export interface CodeEnvInstance {
   reset(seed: number): RawStep;
   step(action: number | string): RawStep;
+  /** The module's optional `expert()`: the next action of a good policy from the current state (null: none, or no expert). */
+  expert(): unknown;
   /**
    * Check mode: the guest keeps a copy of each observation it returned and reports (in
    * `mutatedLine`) when a later call changed it.
@@ -171,9 +174,18 @@ export class CodeEnv implements Env {
     return { kind: 'grid', width: v, height: v, cells: this.last.image.slice(), agent: { x: (v - 1) >> 1, y: v - 1, dir: 3, carrying: null }, visible, mission: this.meta.title };
   }
 
-  /** Code envs have no expert. */
-  expertAction(): null {
-    return null;
+  /**
+   * The module's `expert()` when it exports one (demos, the token policy's imitation warm start),
+   * checked like an action; null when it has none, returns null, or the episode is over.
+   */
+  expertAction(): number | string | null {
+    if (!this.started || this.ended) return null;
+    const a = this.guest.expert();
+    if (a === null) return null;
+    const n = this.meta.actions.length;
+    const ok = this.meta.observation.kind === 'grid' ? typeof a === 'number' && Number.isInteger(a) && a >= 0 && a < n : typeof a === 'string';
+    if (!ok) throw new CodeEnvError(`expert() returned ${JSON.stringify(a)}, not an action (${this.meta.observation.kind === 'grid' ? `0..${n - 1}` : 'a string'})`, exportLine(this.code, 'expert'), 'contract');
+    return a as number | string;
   }
 
   /** Steps taken in this episode. */
