@@ -200,6 +200,7 @@ export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
           <section aria-labelledby="code-env-train-h">
             <h2 id="code-env-train-h">Train</h2>
             <div className="code-env-row">
+              {trainable.length > 0 && (
               <label>
                 Algorithm (preset){' '}
                 <select value={presetId} onChange={(e) => setPresetId(e.target.value)} data-testid="code-env-preset">
@@ -210,10 +211,11 @@ export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
                   ))}
                 </select>
               </label>
+              )}
               <button type="button" className="btn btn-primary" disabled={presetId === '' || busy !== null} onClick={() => void trainOnCode(checked.code, presetId, onTrain)} data-testid="code-env-train">
                 Train on this env
               </button>
-              {trainable.length === 0 && <span>No preset trains a {checked.spec.family} code env yet.</span>}
+              {trainable.length === 0 && <span>No preset trains a {checked.spec.family === 'grid' ? 'grid' : 'text'} code env here yet (the CLI does: see examples/envs/guess-number.run.json).</span>}
             </div>
           </section>
         </>
