@@ -201,16 +201,16 @@ export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
             <h2 id="code-env-train-h">Train</h2>
             <div className="code-env-row">
               {trainable.length > 0 && (
-              <label>
-                Algorithm (preset){' '}
-                <select value={presetId} onChange={(e) => setPresetId(e.target.value)} data-testid="code-env-preset">
-                  {trainable.map((p) => (
-                    <option key={p.id} value={p.id}>
-                      {p.title}
-                    </option>
-                  ))}
-                </select>
-              </label>
+                <label>
+                  Algorithm (preset){' '}
+                  <select value={presetId} onChange={(e) => setPresetId(e.target.value)} data-testid="code-env-preset">
+                    {trainable.map((p) => (
+                      <option key={p.id} value={p.id}>
+                        {p.title}
+                      </option>
+                    ))}
+                  </select>
+                </label>
               )}
               <button type="button" className="btn btn-primary" disabled={presetId === '' || busy !== null} onClick={() => void trainOnCode(checked.code, presetId, onTrain)} data-testid="code-env-train">
                 Train on this env
