@@ -17,6 +17,7 @@ import { runServe } from './serve/suite.ts';
 import { runTab } from './tab/suite.ts';
 import { runSweepBench } from './sweep/suite.ts';
 import { runPairs } from './pairs/suite.ts';
+import { runEnvStudio } from './env-studio/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
@@ -101,6 +102,11 @@ export const SUITES: Record<string, Suite> = {
       dist: 'serve this built app instead of building dist/ (e.g. an older build, for before/after)',
     },
     run: runTab,
+  },
+  'env-studio': {
+    description: 'env steps/s: grid/empty-8x8 built in vs its port as a code env (examples/envs/empty-room.js) in the code-env sandbox, one run; ratio = code ÷ built-in',
+    flags: {},
+    run: runEnvStudio,
   },
   gemm: {
     description: 'one MatMul at the train-step models\' dominant shapes per runtime: the kernel floor under the ratios',

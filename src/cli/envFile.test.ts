@@ -20,26 +20,27 @@ const file = (name: string, text: string) => {
 };
 
 describe('--env-file', () => {
-  it('reads a map into grid/custom with the map as kwargs, and says what it found', () => {
-    const f = loadEnvFile(FOUR_ROOMS);
+  it('reads a map into grid/custom with the map as kwargs, and says what it found', async () => {
+    const f = await loadEnvFile(FOUR_ROOMS);
     const map = mapFromJson(readFileSync(FOUR_ROOMS, 'utf8'));
     expect(map.ok && f.env).toEqual({ id: 'grid/custom', kwargs: map.ok ? mapToKwargs(map.map) : null });
     expect(f.summary).toBe('examples/envs/four-rooms.json: map "Four rooms 11x11", 11x11, solvable in 19 steps (step limit 100)');
   });
 
-  it('refuses what is not a trainable map, naming the file and the reason', () => {
-    expect(() => loadEnvFile(join(tmp, 'missing.json'))).toThrow(/missing\.json: cannot read it \(ENOENT\)/);
-    expect(() => loadEnvFile(file('bad.json', '{"kind": "grid-map", rows'))).toThrow(/bad\.json: not a valid map:\n {2}- not valid JSON/);
-    expect(() => loadEnvFile(file('walled.json', JSON.stringify({ kind: 'grid-map', rows: ['######', '#>.#G#', '######'] })))).toThrow(/walled\.json: this map cannot be solved: the goal is walled off/);
-    expect(() => loadEnvFile(file('env.txt', 'hello'))).toThrow(/unsupported kind of env file "\.txt"; supported: \.json/);
-    expect(() => withEnvFile(loadRunConfig('grid-door-key-pipeline'), loadEnvFile(FOUR_ROOMS))).toThrow(/preset grid-door-key-pipeline is a pipeline of 3 stages/);
+  it('refuses what is not a trainable map, naming the file and the reason', async () => {
+    await expect(loadEnvFile(join(tmp, 'missing.json'))).rejects.toThrow(/missing\.json: cannot read it \(ENOENT\)/);
+    await expect(loadEnvFile(file('bad.json', '{"kind": "grid-map", rows'))).rejects.toThrow(/bad\.json: not a valid map:\n {2}- not valid JSON/);
+    await expect(loadEnvFile(file('walled.json', JSON.stringify({ kind: 'grid-map', rows: ['######', '#>.#G#', '######'] })))).rejects.toThrow(/walled\.json: this map cannot be solved: the goal is walled off/);
+    await expect(loadEnvFile(file('env.txt', 'hello'))).rejects.toThrow(/unsupported kind of env file "\.txt"; supported: \.json .*and \.js/);
+    const fourRooms = await loadEnvFile(FOUR_ROOMS);
+    expect(() => withEnvFile(loadRunConfig('grid-door-key-pipeline'), fourRooms)).toThrow(/preset grid-door-key-pipeline is a pipeline of 3 stages/);
   });
 
   it('npm run train -- --env-file four-rooms.json learns with the default preset (GRPO + potential shaping): success >= 0.9', { timeout: 300_000 }, async () => {
     const out = join(tmp, 'run');
     expect(await trainMain(['--env-file', FOUR_ROOMS, '--out', out, '--quiet'])).toBe(0);
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
-    expect(config).toMatchObject({ id: 'grid-map-grpo-shaped', env: loadEnvFile(FOUR_ROOMS).env });
+    expect(config).toMatchObject({ id: 'grid-map-grpo-shaped', env: (await loadEnvFile(FOUR_ROOMS)).env });
     const rows = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
     const best = Math.max(...rows.slice(-5).map((r) => r['episode/success_rate']));
     expect(best).toBeGreaterThanOrEqual(0.9);
@@ -50,7 +51,7 @@ describe('npm run serve -- --env-file', () => {
   let server: RunningServer;
   let id: string;
   beforeAll(async () => {
-    ({ envs: [id] } = envsToServe(undefined, FOUR_ROOMS));
+    ({ envs: [id] } = await envsToServe(undefined, FOUR_ROOMS));
     server = await startServer({ envs: [id], host: '127.0.0.1', port: 0, latency: 'skip' });
   });
   afterAll(() => server.close());
@@ -70,8 +71,8 @@ describe('npm run serve -- --env-file', () => {
     expect(r.status).toBe(200);
   });
 
-  it('names a bad file or a missing flag', () => {
-    expect(() => envsToServe(undefined, undefined)).toThrow(/--env or --env-file is required/);
-    expect(() => envsToServe(undefined, join(tmp, 'nope.json'))).toThrow(/cannot read it/);
+  it('names a bad file or a missing flag', async () => {
+    await expect(envsToServe(undefined, undefined)).rejects.toThrow(/--env or --env-file is required/);
+    await expect(envsToServe(undefined, join(tmp, 'nope.json'))).rejects.toThrow(/cannot read it/);
   });
 });

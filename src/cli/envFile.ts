@@ -1,8 +1,10 @@
 /**
  * `--env-file FILE` for `npm run train` and `npm run serve`: an env a person made (in the studio
- * or by hand) read from a file, dispatched on what the file is. A `.json` file holding a map
- * (`"kind": "grid-map"`, mapSpec.ts) becomes `grid/custom` with the map as kwargs, so a config
- * and its config.json carry the whole map and every trainer, worker and server takes it
+ * or by hand) read from a file, dispatched on what the file is:
+ * - a `.json` map (`"kind": "grid-map"`, mapSpec.ts) becomes `grid/custom` with the map as kwargs;
+ * - a `.js`/`.mjs` code env (core/envs/code/contract.ts) becomes `code/custom` with its source as
+ *   kwargs, loaded into the sandbox and checked (checkCodeEnv) first (codeEnvFile.ts).
+ * Either way config.json carries the whole env, and every trainer, worker and server takes it
  * unchanged. Any other kind of file is refused with what is supported.
  */
 import { readFileSync } from 'node:fs';
@@ -10,13 +12,16 @@ import { basename, extname } from 'node:path';
 import { mapFromJson, mapToKwargs, type GridMap } from '../core/envs/grid/mapSpec.ts';
 import { solveMap } from '../core/envs/grid/mapSolve.ts';
 import { envIds, makeEnv, registerEnv, type EnvKwargs } from '../core/envs/index.ts';
+import { registerCodeEnv } from '../core/envs/code/index.ts';
 import { UsageError } from './args.ts';
+import { codeEnvFromFile, DEFAULT_CODE_ENV_PRESET } from './codeEnvFile.ts';
 
 /** The preset `npm run train -- --env-file map.json` uses without --config: GRPO with potential shaping (a sparse reward rarely reaches a far goal). */
 export const DEFAULT_MAP_PRESET = 'grid-map-grpo-shaped';
 
 export interface EnvFile {
-  kind: 'map';
+  /** A map drawn in the studio (.json) or a code env (.js). */
+  kind: 'map' | 'code';
   path: string;
   /** The env as a run config names it. */
   env: { id: string; kwargs: EnvKwargs };
@@ -42,17 +47,21 @@ function readMap(path: string, text: string): EnvFile {
   };
 }
 
-/** Reads and checks an env file; throws UsageError naming the file and every problem. */
-export function loadEnvFile(path: string): EnvFile {
+/** Reads and checks an env file (a code env is loaded into its sandbox first); throws UsageError naming the file and every problem. */
+export async function loadEnvFile(path: string): Promise<EnvFile> {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.js' || ext === '.mjs') {
+    const f = await codeEnvFromFile(path);
+    return { kind: 'code', path, env: f.env, defaultPreset: DEFAULT_CODE_ENV_PRESET, summary: `${path}: code env "${f.spec.title}", ${f.spec.family === 'grid' ? 'grid observations' : 'text observations'}, checked` };
+  }
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     throw new UsageError(`--env-file ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  const ext = extname(path).toLowerCase();
   if (ext === '.json') return readMap(path, text);
-  throw new UsageError(`--env-file ${path}: unsupported kind of env file "${ext || '(no extension)'}"; supported: .json (a map drawn in the studio, "kind": "grid-map")`);
+  throw new UsageError(`--env-file ${path}: unsupported kind of env file "${ext || '(no extension)'}"; supported: .json (a map drawn in the studio, "kind": "grid-map") and .js (a code env: env, reset(seed), step(action))`);
 }
 
 /**
@@ -62,8 +71,14 @@ export function loadEnvFile(path: string): EnvFile {
  */
 export function registerEnvFile(f: EnvFile): string {
   const stem = basename(f.path, extname(f.path)).toLowerCase().replace(/[^a-z0-9-]+/g, '-') || 'env';
-  let id = `file/${stem}`;
-  for (let i = 2; envIds().includes(id); i++) id = `file/${stem}-${i}`;
+  // A code env under code/<name>, a map under file/<name>: the prefix says which kind it is.
+  const prefix = f.kind === 'code' ? 'code' : 'file';
+  let id = `${prefix}/${stem}`;
+  for (let i = 2; envIds().includes(id); i++) id = `${prefix}/${stem}-${i}`;
+  if (f.kind === 'code') {
+    registerCodeEnv(id, String(f.env.kwargs.code));
+    return id;
+  }
   const { id: baseId, kwargs } = f.env;
   registerEnv(id, (kw) => makeEnv(baseId, { ...kwargs, ...kw }));
   return id;

@@ -11,9 +11,9 @@ import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { loadEnvFile, registerEnvFile } from './envFile.ts';
 
-const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file <map.json> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
+const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file <map.json | env.js> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
   --env             env id to serve at the root, or several / all, each under /<env id>
-  --env-file        an env from a file (a map drawn in the studio, .json), served as file/<file name>; with --env, beside those envs, each under /<env id>
+  --env-file        an env from a file, checked first: a map drawn in the studio (.json), served as file/<file name>, or a code env (.js, examples/envs/), served as code/<file name>; alone, at the root; with --env, beside those envs, each under /<env id>
   --port            TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
   --host            interface (default ${SERVE_DEFAULTS.host}, loopback only)
   --latency         real: wait out each tool call's simulated latency before replying; skip: reply at once (default real)
@@ -30,13 +30,13 @@ envs: ${envIds().join(', ')}`;
  * The env ids `--env` and `--env-file` name, the file's env registered under its own id first.
  * `all` means every built-in env (each under /<env id>).
  */
-export function envsToServe(env: string | undefined, envFile: string | undefined): { envs: string[]; all: boolean } {
+export async function envsToServe(env: string | undefined, envFile: string | undefined): Promise<{ envs: string[]; all: boolean }> {
   if (!env && !envFile) throw new UsageError(`--env or --env-file is required\n\n${USAGE}`);
   const all = env === 'all';
   const named = env === undefined ? [] : all ? envIds() : env.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = named.filter((id) => !envIds().includes(id));
   if (unknown.length > 0) throw new UsageError(`unknown env ${unknown.map((u) => JSON.stringify(u)).join(', ')}; registered envs: ${envIds().join(', ')}`);
-  const file = envFile === undefined ? null : registerEnvFile(loadEnvFile(envFile));
+  const file = envFile === undefined ? null : registerEnvFile(await loadEnvFile(envFile));
   return { envs: file ? [...named, file] : named, all };
 }
 
@@ -64,7 +64,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const { envs, all } = envsToServe(values.env, values['env-file']);
+  const { envs, all } = await envsToServe(values.env, values['env-file']);
   if (values.latency !== 'real' && values.latency !== 'skip') throw new UsageError(`--latency must be real or skip, got ${JSON.stringify(values.latency)}`);
   const verlActions = values['verl-actions'];
   if (verlActions !== 'last-call' && verlActions !== 'strict') throw new UsageError(`--verl-actions must be last-call or strict, got ${JSON.stringify(verlActions)}`);

@@ -34,6 +34,8 @@ import { intArg, parseCli, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 import { withRewardFile } from './reward.ts';
 import { DEFAULT_MAP_PRESET, loadEnvFile, type EnvFile } from './envFile.ts';
+import { DEFAULT_CODE_ENV_PRESET } from './codeEnvFile.ts';
+import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
 import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
 import { CODE_HASH_CHARS, missingVersionProblem, rewardCodeHash, rewardVersions, versionsForResume, withCheckpointVersions, type CodeVersion } from '../core/reward/versions.ts';
 import { ScoringInterrupted } from '../core/reward/rewardTerms.ts';
@@ -41,8 +43,8 @@ import { detectNaming, METRIC_NAMINGS, renameRow, type MetricNaming } from '../c
 
 const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N] [--metric-names ours|trl|verl]
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
-       npm run train -- --env-file <map.json> [--config <preset id>] [...]
-  --env-file FILE   train on an env from a file: a map drawn in the studio (.json, "kind": "grid-map"; refused with the reason if it cannot be solved); the preset's algorithm and policy train on it (default preset ${DEFAULT_MAP_PRESET})
+       npm run train -- --env-file <map.json | env.js> [--config <preset id>] [...]
+  --env-file FILE   train on an env from a file: a map drawn in the studio (.json, "kind": "grid-map"; refused with the reason if it cannot be solved; default preset ${DEFAULT_MAP_PRESET}) or a code env (.js: a JavaScript module exporting env, reset(seed), step(action); examples/envs/; run sandboxed (QuickJS) and checked first, problems named FILE:LINE; default preset ${DEFAULT_CODE_ENV_PRESET}); the preset's algorithm and policy train on it
   --reward FILE   user reward terms: an ES module whose named exports (step) => number are added to each step's reward, run sandboxed (QuickJS); stored in config.json
   --force   write into an --out folder that already holds a run (its files are replaced)
   --checkpoint-every N   save checkpoint.json (the trainer's full state) every N iterations (default 10; 0 = only at the end and on Ctrl-C)
@@ -293,8 +295,8 @@ export async function main(argv: string[]): Promise<number> {
   if (values.resume !== undefined && (values.config !== undefined || values.seed !== undefined)) {
     throw new UsageError(`--resume continues a run with its own config: leave out --config and --seed (--iterations sets the new total)`);
   }
-  const envFile = values['env-file'] !== undefined ? loadEnvFile(values['env-file']) : null;
-  if (envFile && values.resume !== undefined) throw new UsageError('--resume continues a run on its own env: leave out --env-file');
+  if (values['env-file'] !== undefined && values.resume !== undefined) throw new UsageError('--resume keeps the env the run was trained on (config.json holds it): leave out --env-file');
+  const envFile = values['env-file'] !== undefined ? await loadEnvFile(values['env-file']) : null;
   if (!values.config && values.resume === undefined && !envFile) throw new UsageError(`--config (or --resume, or --env-file) is required\n\n${USAGE}`);
   if (values.resume !== undefined && values.resume.trim() === '') throw new UsageError('--resume must name a run folder or a .run.json file (got an empty string)');
   if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out must name a folder (got an empty string; it would have meant the current folder)');
@@ -302,6 +304,8 @@ export async function main(argv: string[]): Promise<number> {
   const namingArg = values['metric-names'];
   if (namingArg !== undefined && !METRIC_NAMINGS.includes(namingArg as MetricNaming)) throw new UsageError(`--metric-names must be ${METRIC_NAMINGS.join(', ')}, got ${namingArg}`);
   const checkpointEvery = intArg(values['checkpoint-every'], 'checkpoint-every', 0) ?? CHECKPOINT_EVERY;
+  // A run's config may name a code env (config.json of an --env-file run): its sandbox must be loaded before the config is validated.
+  if (values.resume !== undefined || values.config?.endsWith('.json')) await loadCodeEnvs();
   const resume = values.resume !== undefined ? loadResume(values.resume) : null;
   if (resume && values.reward !== undefined) throw new UsageError(`--resume keeps the reward code the run was trained with (its config and ${REWARD_VERSIONS_FILE} hold it): leave out --reward`);
   /** The names metrics.jsonl is written in; a resumed folder keeps its own unless told otherwise (the whole file is rewritten in it). */

@@ -1,12 +1,13 @@
 /**
- * The studio's part of the URL: `#view=studio&tab=map&map=#####/#>.G#/#####&maxSteps=100&…`.
+ * The studio's part of the URL: `#view=studio&tab=map&map=#####/#>.G#/#####&maxSteps=100&…`
+ * (the Code tab's links, `#view=studio&tab=code&code=…`, are read by code/link.ts).
  * A map is data (mapSpec.ts), so a link opens it straight away; it is checked by the same schema
  * as a file, and a bad link is named and replaced by the default map (the page had nothing yet).
  */
 import { DEFAULT_MAP, mapFromKwargs, mapToKwargs, type GridMap } from '../../core/envs/grid/mapSpec.ts';
 
 /** The studio's tabs; each tab's panel is listed in StudioView.tsx. */
-export const STUDIO_TABS = ['map'] as const;
+export const STUDIO_TABS = ['map', 'code'] as const;
 export type StudioTab = (typeof STUDIO_TABS)[number];
 
 /** True when the hash names the studio. */
@@ -54,6 +55,8 @@ export function parseStudioHash(hash: string): ParsedStudioHash {
       if ((STUDIO_TABS as readonly string[]).includes(value)) out.tab = value as StudioTab;
       else out.problems.push(`tab=${value.slice(0, 20)} is not one of ${STUDIO_TABS.join(', ')}`);
     } else if (key === 'map' || key === 'name') kwargs[key] = value;
+    // A code link's code is read by the Code tab (code/link.ts), once, and never run unasked.
+    else if (key === 'code') continue;
     else if (NUMERIC.has(key)) kwargs[key] = value.trim() === '' ? value : Number(value);
     else out.problems.push(`unknown setting ${JSON.stringify(key.slice(0, 40))}`);
   }

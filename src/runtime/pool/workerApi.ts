@@ -11,6 +11,7 @@ import type { Engine } from '../../core/engine/types.ts';
 import { episodeBuffers, SerialRolloutPool, type CollectRequest, type PoolModelSpec } from '../../core/rollout/stepPool.ts';
 import { packInfos, type WireResult } from './wire.ts';
 import { yieldToEvents } from './yield.ts';
+import { ensureCodeEnvs } from '../codeEnv/index.ts';
 
 export interface WorkerInit {
   model: PoolModelSpec;
@@ -38,6 +39,8 @@ export function createWorkerApi(loadEngine: () => Promise<Engine>) {
       return need().applyWeights(weights, version);
     },
     async collect(req: CollectRequest): Promise<WireResult> {
+      // A code env's sandbox loads in this thread the first time one is asked for.
+      await ensureCodeEnvs(req.env.id);
       const r = await need().collect(req);
       // Episode arrays move to the main thread (no second copy); see packInfos for the infos.
       return transfer({ ...r, episodes: r.episodes.map(packInfos) }, episodeBuffers(r.episodes));

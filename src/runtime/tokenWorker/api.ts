@@ -7,6 +7,7 @@
 import { transfer } from 'comlink';
 import '../../core/envs/index.ts';
 import { makeEnv } from '../../core/envs/index.ts';
+import { ensureCodeEnvs } from '../codeEnv/index.ts';
 import { RealClock } from '../../core/envs/clock.ts';
 import type { ToolEnv } from '../../core/envs/types.ts';
 import type { Weights } from '../../core/models/types.ts';
@@ -70,6 +71,7 @@ export function createTokenWorkerApi(loadEngine: (name?: string) => Promise<Engi
     async init(o: TokenSourceInit, engineName?: string): Promise<void> {
       if (gen) throw new Error('token rollout worker: init() called twice');
       const engine = await loadEngine(engineName);
+      await ensureCodeEnvs(o.env.id);
       decoder = await engine.createDecoder(makeTokenModel(o.model), o.rows, o.weights, o.prefillStep);
       decoder.version = o.version;
       gen = new TokenSlotGenerator({

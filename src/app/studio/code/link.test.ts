@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { codeEnvLink, readCodeLink } from './link.ts';
+
+describe('code env links', () => {
+  it('round-trips code with every awkward character', () => {
+    const code = "export const env = { title: 'a & b = c?' };\n// 100% #hash ü\n";
+    expect(readCodeLink(codeEnvLink(code))).toEqual({ kind: 'code', code });
+  });
+  it('tells a plain hash, an empty code link and a broken one apart', () => {
+    expect(readCodeLink('#view=train')).toEqual({ kind: 'none' });
+    expect(readCodeLink('#view=studio&tab=map&map=###')).toEqual({ kind: 'none' });
+    expect(readCodeLink('#tab=code&view=studio&code=1')).toEqual({ kind: 'code', code: '1' });
+    expect(readCodeLink('#view=studio&tab=code')).toEqual({ kind: 'empty' });
+    expect(readCodeLink('#view=studio&tab=code&code=%E0%A4%A')).toMatchObject({ kind: 'bad', message: expect.stringMatching(/not valid URI encoding/) });
+    expect(readCodeLink(`#view=studio&tab=code&code=${'x'.repeat(70_000)}`)).toMatchObject({ kind: 'bad', message: expect.stringMatching(/over the 65536 limit/) });
+  });
+});

@@ -1,0 +1,41 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from './train.ts';
+
+const ROOM = readFileSync(new URL('../../examples/envs/empty-room.js', import.meta.url), 'utf8');
+/** The example shrunk to a 5×5 room (3×3 inside, 64 steps) so a test run learns in seconds. */
+const SMALL_ROOM = ROOM.replace('const SIZE = 8,', 'const SIZE = 5,').replace('maxSteps: 256,', 'maxSteps: 64,').replace("title: 'Empty room 8x8 (code)'", "title: 'Empty room 5x5 (code)'");
+
+describe('npm run train -- --env-file FILE.js', () => {
+  it('trains GRPO on a code env to success >= 0.9, and config.json carries the code', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-env-'));
+    const file = join(dir, 'room.js');
+    writeFileSync(file, SMALL_ROOM);
+    const config = join(dir, 'run.json');
+    writeFileSync(config, JSON.stringify({ env: { id: 'grid/empty-8x8' }, model: { kind: 'mlp', hidden: [64, 64], activation: 'tanh' }, algo: { algo: 'grpo', groupSize: 8, lr: 0.003, entropyCoef: 0.01 }, rollout: { groups: 8, learnerBatch: 512 }, seed: 1 }));
+    const out = join(dir, 'run');
+    expect(await main(['--env-file', file, '--config', config, '--iterations', '12', '--out', out, '--quiet'])).toBe(0);
+    const saved = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
+    expect(saved.env).toEqual({ id: 'code/custom', kwargs: { code: SMALL_ROOM } });
+    const rows = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number>);
+    expect(rows).toHaveLength(12);
+    const last = rows.slice(-2).map((r) => r['episode/success_rate']);
+    expect(Math.min(...last)).toBeGreaterThanOrEqual(0.9);
+    expect(rows[0]['episode/success_rate']).toBeLessThan(0.9);
+  });
+
+  it('refuses a code env that fails its check, naming FILE:LINE and the rule; nothing trains', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-env-bad-'));
+    const file = join(dir, 'room.js');
+    const bad = ROOM.replace('x = 1; y = 1; dir = 0;', 'x = 1; y = 1;\n  dir = Math.floor(Math.random() * 4);');
+    writeFileSync(file, bad);
+    const line = bad.split('\n').findIndex((l) => l.includes('Math.random')) + 1;
+    await expect(main(['--env-file', file, '--iterations', '1', '--out', join(dir, 'run'), '--quiet'])).rejects.toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${line}: \\[determinism\\] the same seed must give the same episode`));
+  });
+
+  it('refuses a file that is not a .js module', async () => {
+    await expect(main(['--env-file', 'presets/grid-empty-8x8-grpo.json', '--iterations', '1', '--quiet'])).rejects.toThrow(/a code env is a \.js module/);
+  });
+});

@@ -1,0 +1,207 @@
+/**
+ * A code env as an `Env`: the host side of the contract (contract.ts). The module runs in a
+ * sandbox supplied by the runtime (`CodeEnvEngine`, QuickJS: src/runtime/codeEnv); this class
+ * checks what it returns and enforces the mechanics every env shares, so a module cannot break
+ * them: step before reset or after the end throws, a grid action outside the declared set throws
+ * a RangeError naming the set, and an episode still running at `maxSteps` is truncated (and
+ * counted in `forcedTruncations`, which checkCodeEnv reports with the line of `step`). An optional
+ * `export function expert()` gives the next action of a good policy (imitation warm starts).
+ */
+import { CHARSET } from '../../text/codec.ts';
+import { MAX_CELL_VALUE } from '../grid/objects.ts';
+import { DIR_NAMES, maxViewTextLength, renderView } from '../grid/view.ts';
+import { hasEnv, registerEnv, type EnvKwargs } from '../registry.ts';
+import { box, dict, discrete, text } from '../spaces.ts';
+import type { Env, EnvSpec, GridFrame, GridObs, Info, ResetOptions, ResetResult, StepResult, ToolObs, TranscriptFrame } from '../types.ts';
+import { CodeEnvError, exportLine, MAX_CODE_CHARS, parseMeta, readGridObservation, readTextObservation, type CodeEnvMeta, type RawStep } from './contract.ts';
+
+/** The registry id of a code env; its module is `kwargs.code`. */
+export const CODE_ENV_ID = 'code/custom';
+
+/** One instance of the module's state inside the sandbox. */
+export interface CodeEnvInstance {
+  reset(seed: number): RawStep;
+  step(action: number | string): RawStep;
+  /** The module's optional `expert()`: the next action of a good policy from the current state (null: none, or no expert). */
+  expert(): unknown;
+  /**
+   * Check mode: the guest keeps a copy of each observation it returned and reports (in
+   * `mutatedLine`) when a later call changed it.
+   */
+  setChecking(on: boolean): void;
+  /** Check mode: the line of the call that changed an earlier observation, once; null when none did. */
+  takeMutation(): { step: number; line: number | null } | null;
+  /** Lines where the module read Math.random, Date.now, new Date() or performance.now since the last take. */
+  takeClockLines(): number[];
+}
+
+/** A loaded module: its `env` export and a way to make instances. */
+export interface CodeEnvGuest {
+  meta: unknown;
+  instance(): CodeEnvInstance;
+}
+
+/** The sandbox a runtime installs (synchronous: envs step inside the rollout loop). */
+export interface CodeEnvEngine {
+  /** Loads `code` (or reuses it, loaded before); throws a CodeEnvError naming the line. */
+  load(code: string): CodeEnvGuest;
+}
+
+let engine: CodeEnvEngine | null = null;
+
+/** Installs the sandbox and registers `code/custom` (idempotent). */
+export function installCodeEnvEngine(e: CodeEnvEngine): void {
+  engine = e;
+  if (!hasEnv(CODE_ENV_ID)) registerEnv(CODE_ENV_ID, (kwargs) => makeCodeEnv(kwargs), { code: '' }, { listed: false });
+}
+
+export function codeEnvEngineLoaded(): boolean {
+  return engine !== null;
+}
+
+/**
+ * The env of `kwargs.code` (the only kwarg). `id` is the spec's id: `code/custom`, or the id a
+ * file was registered under (`npm run serve -- --env-file`).
+ */
+export function makeCodeEnv(kwargs: EnvKwargs, id = CODE_ENV_ID): CodeEnv {
+  const extra = Object.keys(kwargs).filter((k) => k !== 'code');
+  if (extra.length > 0) throw new Error(`${id}: unknown kwarg ${extra.map((k) => JSON.stringify(k)).join(', ')}; the only kwarg is "code" (the module's source)`);
+  const code = kwargs.code;
+  if (typeof code !== 'string' || code.trim() === '') throw new Error(`${id}: kwargs.code must be the env module's source (a non-empty string)`);
+  if (code.length > MAX_CODE_CHARS) throw new Error(`${id}: the module has ${code.length} characters, over the ${MAX_CODE_CHARS} limit`);
+  if (engine === null) throw new Error(`${id}: the code env sandbox is not loaded in this thread (await loadCodeEnvs() from src/runtime/codeEnv first)`);
+  const guest = engine.load(code);
+  return new CodeEnv(code, parseMeta(guest.meta, code), guest.instance(), id);
+}
+
+/** Registers `code` under its own id (listed: served, named in menus), e.g. `code/empty-room`; the code is its default kwarg. */
+export function registerCodeEnv(id: string, code: string): void {
+  if (!/^code\/[a-z0-9][a-z0-9._-]*$/.test(id) || id === CODE_ENV_ID) throw new Error(`code env id ${JSON.stringify(id)}: use code/<name> (lower-case letters, digits, . _ -), not ${CODE_ENV_ID}`);
+  registerEnv(id, (kwargs) => makeCodeEnv(kwargs, id), { code });
+}
+
+function specOf(meta: CodeEnvMeta, id: string): EnvSpec {
+  const base = { id, title: meta.title, description: meta.description, rewardRange: meta.rewardRange, maxSteps: meta.maxSteps } as const;
+  if (meta.observation.kind === 'grid') {
+    const v = meta.observation.view;
+    return {
+      ...base,
+      family: 'grid',
+      observationSpace: dict({ image: box([v, v, 3], 0, MAX_CELL_VALUE, 'uint8'), direction: discrete(4, DIR_NAMES), text: text(maxViewTextLength(v), CHARSET) }),
+      actionSpace: discrete(meta.actions.length, meta.actions),
+    };
+  }
+  return { ...base, family: 'tool', observationSpace: dict({ text: text(meta.observation.maxLength, CHARSET) }), actionSpace: text(200, CHARSET) };
+}
+
+const NO_CARRY = { type: 0, color: 0 };
+
+export class CodeEnv implements Env {
+  readonly spec: EnvSpec;
+  /** Episodes the host had to truncate at maxSteps because step() did not. */
+  forcedTruncations = 0;
+  private steps = 0;
+  private started = false;
+  private ended = false;
+  private last: GridObs | ToolObs | null = null;
+  private transcript: { role: 'task' | 'agent' | 'tool' | 'result'; text: string }[] = [];
+  private readonly resetLine: number | null;
+  private readonly stepLine: number | null;
+
+  constructor(
+    readonly code: string,
+    readonly meta: CodeEnvMeta,
+    readonly guest: CodeEnvInstance,
+    id = CODE_ENV_ID,
+  ) {
+    this.spec = specOf(meta, id);
+    this.resetLine = exportLine(code, 'reset');
+    this.stepLine = exportLine(code, 'step');
+  }
+
+  reset(opts: ResetOptions = {}): ResetResult<GridObs | ToolObs> {
+    const seed = opts.seed ?? 0;
+    const raw = this.guest.reset(seed);
+    this.last = this.observation(raw.observation, 'reset', this.resetLine);
+    this.steps = 0;
+    this.started = true;
+    this.ended = false;
+    this.transcript = 'text' in this.last && !('image' in this.last) ? [{ role: 'task', text: this.last.text }] : [];
+    return { obs: this.last, info: {} };
+  }
+
+  step(action: unknown): StepResult<GridObs | ToolObs> {
+    if (!this.started) throw new Error(`${CODE_ENV_ID}: step() before reset(); call reset() first`);
+    if (this.ended) throw new Error(`${CODE_ENV_ID}: step() after the episode ended (terminated or truncated); call reset() first`);
+    const n = this.meta.actions.length;
+    if (this.meta.observation.kind === 'grid') {
+      if (typeof action !== 'number' || !Number.isInteger(action) || action < 0 || action >= n) {
+        throw new RangeError(`${CODE_ENV_ID}: action ${String(action)} is not one of 0..${n - 1} (${this.meta.actions.join(', ')})`);
+      }
+    } else if (typeof action !== 'string') throw new TypeError(`${CODE_ENV_ID}: a text env's action is a string, got ${typeof action}`);
+    const raw = this.guest.step(action as number | string);
+    const obs = this.observation(raw.observation, 'step', this.stepLine);
+    const where = (what: string) => new CodeEnvError(`step() returned ${what}`, this.stepLine, 'contract');
+    if (typeof raw.reward !== 'number') throw where(`reward ${raw.reward === undefined ? 'undefined' : typeof raw.reward}; it must be a number`);
+    if (typeof raw.terminated !== 'boolean' || typeof raw.truncated !== 'boolean') throw where('terminated/truncated that are not booleans (return { observation, reward, terminated, truncated, info })');
+    const info: Info = raw.info === undefined ? {} : typeof raw.info === 'object' && raw.info !== null && !Array.isArray(raw.info) ? (raw.info as Info) : (() => { throw where('an info that is not an object'); })();
+    this.steps++;
+    let truncated = raw.truncated;
+    if (!raw.terminated && !truncated && this.steps >= this.spec.maxSteps) {
+      truncated = true;
+      this.forcedTruncations++;
+    }
+    this.ended = raw.terminated || truncated;
+    this.last = obs;
+    if (typeof action === 'string') {
+      this.transcript.push({ role: 'agent', text: action }, { role: this.ended ? 'result' : 'tool', text: (obs as ToolObs).text });
+    }
+    return { obs, reward: raw.reward, terminated: raw.terminated, truncated, info };
+  }
+
+  renderText(): string {
+    if (this.last === null) throw new Error(`${CODE_ENV_ID}: renderText() before reset()`);
+    return 'image' in this.last ? `${this.last.text}\nstep ${this.steps}/${this.spec.maxSteps}` : this.transcript.map((m) => `${m.role}: ${m.text}`).join('\n');
+  }
+
+  /** The agent's own view (a code env's full state is its module's business): grid envs draw the view with the agent at the bottom centre facing up. */
+  frame(): GridFrame | TranscriptFrame {
+    if (this.last === null) throw new Error(`${CODE_ENV_ID}: frame() before reset()`);
+    if (!('image' in this.last)) return { kind: 'transcript', messages: this.transcript.slice() };
+    const v = this.meta.observation.kind === 'grid' ? this.meta.observation.view : 0;
+    const visible: [number, number][] = [];
+    for (let i = 0; i < v * v; i++) if (this.last.image[i * 3] !== 0) visible.push([i % v, Math.floor(i / v)]);
+    return { kind: 'grid', width: v, height: v, cells: this.last.image.slice(), agent: { x: (v - 1) >> 1, y: v - 1, dir: 3, carrying: null }, visible, mission: this.meta.title };
+  }
+
+  /**
+   * The module's `expert()` when it exports one (demos, the token policy's imitation warm start),
+   * checked like an action; null when it has none, returns null, or the episode is over.
+   */
+  expertAction(): number | string | null {
+    if (!this.started || this.ended) return null;
+    const a = this.guest.expert();
+    if (a === null) return null;
+    const n = this.meta.actions.length;
+    const ok = this.meta.observation.kind === 'grid' ? typeof a === 'number' && Number.isInteger(a) && a >= 0 && a < n : typeof a === 'string';
+    if (!ok) throw new CodeEnvError(`expert() returned ${JSON.stringify(a)}, not an action (${this.meta.observation.kind === 'grid' ? `0..${n - 1}` : 'a string'})`, exportLine(this.code, 'expert'), 'contract');
+    return a as number | string;
+  }
+
+  /** Steps taken in this episode. */
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  private observation(o: unknown, call: 'reset' | 'step', line: number | null): GridObs | ToolObs {
+    const ob = this.meta.observation;
+    if (ob.kind === 'grid') {
+      const g = readGridObservation(o, ob.view);
+      if (typeof g === 'string') throw new CodeEnvError(`${call}() returned a bad observation: ${g}`, line, 'contract');
+      return { image: g.image, direction: g.direction, text: renderView(g.image, ob.view, NO_CARRY) };
+    }
+    const t = readTextObservation(o, ob.maxLength);
+    if (typeof t !== 'string') throw new CodeEnvError(`${call}() returned a bad observation: ${t.problem}`, line, 'contract');
+    return { text: t };
+  }
+}

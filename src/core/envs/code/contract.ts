@@ -1,0 +1,118 @@
+/**
+ * Code envs: an environment written by a person as a plain JavaScript module (ARCHITECTURE.md,
+ * 'Code envs'). The module exports
+ *
+ *   export const env = { title, description, actions, observation, maxSteps, rewardRange };
+ *   export function reset(seed) { return observation; }
+ *   export function step(action) { return { observation, reward, terminated, truncated, info }; }
+ *
+ * `observation` in `env` is `{ kind: 'grid', view }` (the observation is `{ image, direction }`:
+ * view×view×3 cell codes as in grid/objects.ts and the heading 0..3, so the MLP reads it with the
+ * built-in grid features) or `{ kind: 'text', maxLength }` (the observation is a string and an
+ * action is the text the token policy writes; `actions` then names the calls it may make).
+ * This file is the host side's reading of what the module hands back; it never runs the code.
+ */
+import { z } from 'zod';
+import { MAX_CELL_VALUE } from '../grid/objects.ts';
+import { MAX_EPISODE_STEPS, MAX_VIEW_SIZE } from '../grid/world.ts';
+
+/** Largest module a code env may be, characters (it travels in configs and links). */
+export const MAX_CODE_CHARS = 64 * 1024;
+/** Most discrete actions a grid code env may declare. */
+export const MAX_ACTIONS = 32;
+
+const metaSchema = z.strictObject({
+  /** Short title for menus. */
+  title: z.string().min(1).max(80),
+  /** One paragraph: the task and what success means. */
+  description: z.string().min(1).max(2000),
+  /** Action names: a grid env's action i is `actions[i]`; a text env's are the calls it understands (documentation). */
+  actions: z.array(z.string().min(1).max(40)).min(1).max(MAX_ACTIONS),
+  observation: z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('grid'), view: z.int().min(3).max(MAX_VIEW_SIZE).refine((v) => v % 2 === 1, 'view must be odd') }),
+    z.strictObject({ kind: z.literal('text'), maxLength: z.int().min(1).max(4000).default(240) }),
+  ]),
+  /** Time limit: the episode must be truncated at this step (terminated earlier when it ends for real). */
+  maxSteps: z.int().min(1).max(MAX_EPISODE_STEPS),
+  /** Inclusive bounds on one step's reward. */
+  rewardRange: z.tuple([z.number(), z.number()]).refine(([lo, hi]) => lo <= hi, 'rewardRange must be [low, high] with low <= high'),
+});
+
+export type CodeEnvMeta = z.infer<typeof metaSchema>;
+
+/** A problem with a code env, at a line of its source when one is known. */
+export class CodeEnvError extends Error {
+  constructor(
+    message: string,
+    /** 1-based line of the user's module, or null. */
+    readonly line: number | null,
+    /** Which rule: 'load', 'contract', 'exception', 'timeout', 'memory'. */
+    readonly rule: string,
+  ) {
+    // A loop is interrupted wherever it was: QuickJS files an empty loop's back jump under the
+    // statement before it, so a timeout's line is "near", not exact.
+    super(line === null ? message : `${message} (${rule === 'timeout' ? 'near line' : 'line'} ${line})`);
+    this.name = 'CodeEnvError';
+  }
+}
+
+/** The line of `export … name` in the source (1-based), or null. */
+export function exportLine(code: string, name: string): number | null {
+  const re = new RegExp(`^\\s*export\\s+(?:async\\s+)?(?:function\\*?|const|let|var|class)\\s+${name}\\b`);
+  const lines = code.split('\n');
+  for (let i = 0; i < lines.length; i++) if (re.test(lines[i])) return i + 1;
+  return null;
+}
+
+/** Reads the module's `env` export, or throws a CodeEnvError naming the field and the line. */
+export function parseMeta(value: unknown, code: string): CodeEnvMeta {
+  const line = exportLine(code, 'env');
+  if (value === undefined) throw new CodeEnvError("the module exports no `env` (export const env = { title, description, actions, observation, maxSteps, rewardRange })", null, 'contract');
+  const r = metaSchema.safeParse(value);
+  if (r.success) return r.data;
+  const first = r.error.issues.map((i) => `env.${i.path.join('.')}: ${i.message}`).join('; ');
+  throw new CodeEnvError(`export env: ${first}`, line, 'contract');
+}
+
+/** What one guest call hands back (parsed from the guest's JSON). */
+export interface RawStep {
+  observation: unknown;
+  reward?: unknown;
+  terminated?: unknown;
+  truncated?: unknown;
+  info?: unknown;
+}
+
+/** A grid observation as the guest returned it, checked; or a reason it is not one. */
+export function readGridObservation(o: unknown, view: number): { image: Uint8Array; direction: number } | string {
+  if (typeof o !== 'object' || o === null) return `the observation must be { image, direction }, got ${describe(o)}`;
+  const { image, direction } = o as { image?: unknown; direction?: unknown };
+  const n = view * view * 3;
+  if (!Array.isArray(image)) return `observation.image must be an array of ${n} numbers (view ${view} × ${view} × 3), got ${describe(image)}`;
+  if (image.length !== n) return `observation.image has ${image.length} numbers; a view of ${view} needs ${n} (view × view × 3)`;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = image[i] as unknown;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_CELL_VALUE) return `observation.image[${i}] is ${describe(v)}; cell codes are integers 0..${MAX_CELL_VALUE}`;
+    out[i] = v;
+  }
+  if (typeof direction !== 'number' || !Number.isInteger(direction) || direction < 0 || direction > 3) return `observation.direction must be 0..3 (east, south, west, north), got ${describe(direction)}`;
+  return { image: out, direction };
+}
+
+/** A text observation as the guest returned it, checked. */
+export function readTextObservation(o: unknown, maxLength: number): string | { problem: string } {
+  if (typeof o !== 'string') return { problem: `the observation must be a string, got ${describe(o)}` };
+  if (o.length > maxLength) return { problem: `the observation has ${o.length} characters, over env.observation.maxLength ${maxLength}` };
+  return o;
+}
+
+/** A short description of a value for messages. */
+export function describe(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (v === null) return 'null';
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'string') return JSON.stringify(v.length > 24 ? `${v.slice(0, 24)}…` : v);
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  return typeof v === 'object' ? 'an object' : typeof v;
+}

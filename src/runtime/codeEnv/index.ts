@@ -1,0 +1,24 @@
+/**
+ * Code envs in this thread: `await loadCodeEnvs()` once (it loads QuickJS's WebAssembly and
+ * registers `code/custom`), then `makeEnv('code/custom', { code })` works synchronously like
+ * any env. Every place that makes envs from a config (CLI, training and rollout workers, the
+ * server) calls `ensureCodeEnvs(envId)` first.
+ */
+import { CODE_ENV_ID, installCodeEnvEngine } from '../../core/envs/code/codeEnv.ts';
+import { loadQuickJs, quickJsEngine, type CodeEnvSandboxOptions } from './quickjs.ts';
+
+let loaded: Promise<void> | null = null;
+
+/** Loads the sandbox and registers `code/custom` in this thread (once). */
+export function loadCodeEnvs(options: CodeEnvSandboxOptions = {}): Promise<void> {
+  loaded ??= loadQuickJs().then(() => installCodeEnvEngine(quickJsEngine(options)));
+  return loaded;
+}
+
+/** Loads the sandbox when `envId` is a code env; nothing otherwise. */
+export async function ensureCodeEnvs(envId: string): Promise<void> {
+  if (envId === CODE_ENV_ID || envId.startsWith('code/')) await loadCodeEnvs();
+}
+
+export { CODE_ENV_ID } from '../../core/envs/code/codeEnv.ts';
+export { wrapModule } from './quickjs.ts';
