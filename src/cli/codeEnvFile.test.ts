@@ -35,7 +35,8 @@ describe('npm run train -- --env-file FILE.js', () => {
     await expect(main(['--env-file', file, '--iterations', '1', '--out', join(dir, 'run'), '--quiet'])).rejects.toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${line}: \\[determinism\\] the same seed must give the same episode`));
   });
 
-  it('refuses a file that is not a .js module', async () => {
-    await expect(main(['--env-file', 'presets/grid-empty-8x8-grpo.json', '--iterations', '1', '--quiet'])).rejects.toThrow(/a code env is a \.js module/);
+  it('refuses a file that is neither a code env nor a map, saying what it expected', async () => {
+    await expect(main(['--env-file', 'presets/grid-empty-8x8-grpo.json', '--iterations', '1', '--quiet'])).rejects.toThrow(/not a valid map:\n {2}- kind: must be "grid-map"/);
+    await expect(main(['--env-file', 'README.md', '--iterations', '1', '--quiet'])).rejects.toThrow(/unsupported kind of env file "\.md"; supported: \.json .* and \.js/);
   });
 });
