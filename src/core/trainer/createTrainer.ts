@@ -25,6 +25,7 @@ import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from './tokenTrainer.ts';
 import { makeTokenModel } from '../models/transformer.ts';
 import { AsyncTokenTrainer, type TokenSourceFactory } from './asyncTokenTrainer.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
+import { algoDescriptor } from '../algos/registry/index.ts';
 import { RealClock, type Clock } from '../envs/clock.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { StagedTrainer, type StageStart } from './stagedTrainer.ts';
@@ -122,8 +123,9 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     };
     const ref = config.algo.klCoef > 0 ? reference : undefined;
     // Group algorithms run on continuous batching, sync being staleness 0 (as for grids): both
-    // modes then wait for tool latency the same way, so a sync/async comparison is fair.
-    if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo)) {
+    // modes then wait for tool latency the same way, so a sync/async comparison is fair. ReMax
+    // plays its greedy baseline episodes by the version that sampled the batch: lockstep.
+    if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo) && algoDescriptor(config.algo.algo).advantage.kind !== 'greedy-baseline') {
       const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
       const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
       return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);

@@ -203,6 +203,22 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
   }
 
   /**
+   * ReMax's baselines: one greedy (temperature 0) episode per trained group from the group's
+   * seed, played by the version that sampled the batch (the lockstep trainer is synchronous) and
+   * scored as the sampled episodes are (shaping and user terms). Its env steps count in the
+   * iteration's compute, as on grids.
+   */
+  private async greedyBaselines(groups: readonly Group[]): Promise<{ totals: Float64Array; envSteps: number; success: number }> {
+    const eps = await this.evaluate(groups.map((g) => g.episodes[0].seed), 0);
+    const shaped = await this.shapeRound(eps);
+    return {
+      totals: Float64Array.from(shaped, (s) => s.total),
+      envSteps: eps.reduce((n, ep) => n + ep.turns, 0),
+      success: eps.filter((ep) => ep.success).length / Math.max(1, eps.length),
+    };
+  }
+
+  /**
    * The collect phase: rounds of one decoder batch each (every round plays all rows); group
    * algorithms run dynamic sampling over them. Every episode sampled is kept for the metrics.
    */
@@ -270,7 +286,9 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
 
     const groupSize = c.ds ? algo.groupSize : undefined;
     const batch = tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, groupSize);
-    const sc = await scoreBatch(algo, batch, c.batch.flatMap((g) => g.shaped), this.reference, this.ema, { groupSize: groupSize ?? episodes.length });
+    const greedy = algoDescriptor(algo.algo).advantage.kind === 'greedy-baseline' ? await this.greedyBaselines(c.batch) : null;
+    if (greedy) c.envSteps += greedy.envSteps;
+    const sc = await scoreBatch(algo, batch, c.batch.flatMap((g) => g.shaped), this.reference, this.ema, { groupSize: groupSize ?? episodes.length, greedyTotals: greedy?.totals });
     this.ema = sc.adv.ema;
     const tr = await trainBatch(this.learner, algo, sc, this.version, null, this.rng);
     const upd = tr.upd;
@@ -310,6 +328,10 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
       }),
       'perf/iteration_s': (t3 - t0) / 1000,
     } as IterationReport<TokenEpisode>['metrics'];
+    if (greedy) {
+      metrics['remax/greedy_reward_mean'] = greedy.totals.reduce((a, b) => a + b, 0) / Math.max(1, greedy.totals.length);
+      metrics['remax/greedy_success_rate'] = greedy.success;
+    }
     addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
     keepApplicable(metrics, { family: this.envs[0].spec.family, policy: 'token' });
     return { iteration: it, metrics, episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: upd.allApplied };

@@ -8,12 +8,10 @@ import { defineAlgo } from './types.ts';
 export const remax = defineAlgo({
   name: 'remax',
   label: 'ReMax (greedy baseline)',
-  help: "'remax': each episode's reward minus that of one greedy episode from the same start: one extra rollout per group instead of a critic; grid + MLP.",
+  help: "'remax': each episode's reward minus that of one greedy episode from the same start: one extra rollout per group instead of a critic.",
   advantage: { kind: 'greedy-baseline' },
   group: true,
   refuses: {
-    'grid-text': "remax's greedy baseline episode is played by the grid trainer: it runs on grid envs with the 'mlp' policy",
-    tool: "remax's greedy baseline episode is played by the grid trainer: it runs on grid envs with the 'mlp' policy",
     async: "remax compares each episode with a greedy one from the same policy version; use 'sync'",
   },
   check: (c) =>
