@@ -124,8 +124,8 @@ export const METRICS = [
   { key: 'groups/reward_std_mean', doc: 'mean over groups of the in-group reward std', unit: 'reward', families: BOTH, policies: ANY, when: GROUP, trl: 'reward_std', anchorNote: "TRL's reward_std is this under its default scale_rewards='group'" },
   { key: 'groups/dropped', doc: 'zero-spread groups dropped by dynamic sampling this iteration', unit: 'count', families: BOTH, policies: ANY, when: GROUP },
   { key: 'groups/sampling_rounds', doc: 'sampling rounds used this iteration (1 without dynamic sampling)', unit: 'count', families: BOTH, policies: ANY, when: `${GROUP}; every token run` },
-  { key: 'groups/step_groups_mean', doc: 'GiGPO: distinct anchor states per group of episodes', unit: 'count', families: GRID, policies: STEP, when: 'GiGPO' },
-  { key: 'groups/grouped_step_share', doc: 'GiGPO: share of steps whose anchor state was visited by another episode of the group', unit: 'share', families: GRID, policies: STEP, when: 'GiGPO' },
+  { key: 'groups/step_groups_mean', doc: 'GiGPO: distinct anchor states per group of episodes', unit: 'count', families: BOTH, policies: ANY, when: 'GiGPO' },
+  { key: 'groups/grouped_step_share', doc: 'GiGPO: share of steps whose anchor state was visited by another episode of the group', unit: 'share', families: BOTH, policies: ANY, when: 'GiGPO' },
 
   // actor
   { key: 'actor/entropy', doc: 'mean policy entropy over policy tokens (steps) under the learner', unit: 'nats', families: BOTH, policies: ANY, trl: 'entropy', verl: 'actor/entropy' },

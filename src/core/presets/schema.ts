@@ -393,6 +393,8 @@ function budgetRules(c: Parsed, algo: AlgoConfig): string[] {
   if (family !== 'tool' || c.model.kind !== 'transformer' || !GROUP_ALGOS.includes(algo.algo)) out.push(`rollout.budget.pool: a prompt pool runs on tool envs with a group algorithm (${GROUP_ALGOS.join(', ')}); use 0`);
   if (c.rollout.mode !== 'sync') out.push("rollout.budget.pool: a prompt pool is allocated once per iteration, before it is sampled: use rollout.mode 'sync'");
   if (algo.dynamicSampling.enabled) out.push('algo.dynamicSampling.enabled: a prompt pool fixes the episodes per iteration (the budget), so it does not resample; turn dynamic sampling off');
+  // GiGPO compares a group's episodes turn by turn in groups of algo.groupSize; adaptive groups differ in size.
+  if (b.mode === 'adaptive' && algoDescriptor(algo.algo).advantage.kind === 'step-groups') out.push(`rollout.budget.mode: ${algo.algo} compares each group's episodes step by step in groups of algo.groupSize; adaptive allocation gives groups of unequal size: use 'uniform'`);
   const total = c.rollout.groups * algo.groupSize;
   if (b.mode === 'adaptive' && b.pool * b.maxPerPrompt < total) out.push(`rollout.budget.pool: pool × maxPerPrompt (${b.pool * b.maxPerPrompt}) must hold the ${total} episodes of an iteration (rollout.groups × algo.groupSize)`);
   return out;

@@ -59,6 +59,17 @@ export interface TokenEpisode {
   transcript: string;
 }
 
+/**
+ * GiGPO's anchor state of each of an episode's first `turns` actions, for a token episode: the
+ * observation text the action answered (the task, then the env's reply to the previous action),
+ * as the grid's anchor is the observation the step was taken in (stepStateKeys). Episodes of a
+ * group that meet the same reply are compared by their returns from there.
+ */
+export function tokenStateKeys(ep: Pick<TokenEpisode, 'observations'>, turns: number): string[] {
+  if (ep.observations.length < turns) throw new RangeError(`tokenStateKeys: ${turns} turns but ${ep.observations.length} observations`);
+  return ep.observations.slice(0, turns);
+}
+
 /** Context ids an episode starts with: <bos> <obs> task. */
 export function initialContext(firstObservation: string): number[] {
   return [BOS, OBS, ...encode(firstObservation, { unknown: 'unk' })];

@@ -38,6 +38,7 @@
  * the in-thread source on a virtual clock it is bit-identical.
  */
 import { GROUP_ALGOS } from '../algos/config.ts';
+import { algoDescriptor } from '../algos/registry/index.ts';
 import { PromptPool, type PlannedGroup } from '../rollout/promptPool.ts';
 import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Clock } from '../envs/clock.ts';
@@ -49,7 +50,7 @@ import { mixSeed, Rng } from '../util/rng.ts';
 import { trainStepOptions } from '../update/hyper.ts';
 import { HYPER_INPUTS } from '../update/trainStep.ts';
 import type { Engine, Learner } from '../engine/types.ts';
-import { sampledTokenEpisode, shapeTokenEpisode, type TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { sampledTokenEpisode, shapeTokenEpisode, tokenStateKeys, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
 import { localTokenSource, type TokenEpisodeSource, type TokenSourceFactory, type TokenSourceInit } from '../rollout/tokenSource.ts';
 import { TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
@@ -380,7 +381,9 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
     const sizes = c.batch.map((g) => g.size);
     const equal = sizes.every((x) => x === N);
     const batch = tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, equal ? N : undefined);
-    const sc = await scoreBatch(algo, batch, c.batch.flatMap((g) => g.shaped), this.reference, this.ema, { groupSize: equal ? N : sizes });
+    const shaped = c.batch.flatMap((g) => g.shaped);
+    const stateKeys = algoDescriptor(algo.algo).advantage.kind === 'step-groups' ? episodes.map((ep, i) => tokenStateKeys(ep, shaped[i].perStep.length)) : undefined;
+    const sc = await scoreBatch(algo, batch, shaped, this.reference, this.ema, { groupSize: equal ? N : sizes, stateKeys });
     this.ema = sc.adv.ema;
     if (!this.proximal && !learnerIsProximal(algo, n, this.config.learnerBatch)) throw new Error(`AsyncTokenTrainer: ${n} sequences take more than one train step, and the learner serves as π_prox only for one`);
     const tr = await trainBatch(this.learner, algo, sc, this.version, this.proximal ?? 'learner', this.rng);

@@ -30,9 +30,8 @@ describe('ReMax on token policies', () => {
     const groups = [...new Set(eps.map((ep) => ep.group))];
     expect(groups).toHaveLength(3);
     const seeds = groups.map((g) => eps.find((ep) => ep.group === g)!.seed);
-    const greedy = await twin.evaluate(seeds, 0);
+    const greedy = (await twin.evaluate(seeds, 0)) as TokenEpisode[];
     const baselines = greedy.map((ep) => shapeTokenEpisode(ep, r.config.shaping).total);
-    console.log(`greedy baselines ${baselines.map((b) => b.toFixed(3)).join(', ')}; sampled rewards ${Array.from(rep.episodeRewards, (x) => x.toFixed(2)).join(' ')}`);
     // Not a vacuous batch: some episodes beat or trail their baseline.
     expect(Array.from(rep.episodeAdvantages).some((a) => Math.abs(a) > 1e-6)).toBe(true);
     groups.forEach((g, k) => {

@@ -23,7 +23,7 @@ const EXPECTED: Record<string, [group: boolean, std: boolean, aggregation: strin
 };
 
 /** Where an algorithm itself refuses to run (absent: grid MLP, grid as text and tool envs, sync and async). */
-const REFUSED: Record<string, string[]> = { remax: ['async'], gigpo: ['grid-text', 'tool'] };
+const REFUSED: Record<string, string[]> = { remax: ['async'] };
 
 const RUNS = {
   'grid-mlp': { env: { id: 'grid/empty-5x5' }, model: { kind: 'mlp' } },
