@@ -183,7 +183,7 @@ export const METRICS = [
   // algorithm- and feature-specific
   { key: 'pipeline/stage', doc: 'staged runs: the stage (1-based) the iteration trained in', unit: 'index', families: BOTH, policies: ANY, when: 'staged runs' },
   { key: 'distill/teacher_prob', doc: "the teacher's mean probability of the action the student took", unit: 'share', families: GRID, policies: STEP, when: 'distill stages' },
-  { key: 'schedule/stage', doc: 'progressive shaping: the schedule stage in force', unit: 'index', families: GRID, policies: STEP, when: 'a progressive shaping schedule' },
+  { key: 'schedule/stage', doc: 'progressive shaping: the schedule stage in force', unit: 'index', families: BOTH, policies: ANY, when: 'a progressive shaping schedule' },
   { key: 'remax/greedy_reward_mean', doc: "ReMax: mean reward of the groups' greedy baseline episodes", unit: 'reward', families: BOTH, policies: ANY, when: 'ReMax' },
   { key: 'remax/greedy_success_rate', doc: 'ReMax: success rate of the greedy baseline episodes', unit: 'share', families: BOTH, policies: ANY, when: 'ReMax' },
   { key: 'budget/prompts', doc: 'prompts (groups) sampled this iteration', unit: 'count', families: TOOL, policies: TOKEN, when: 'a prompt pool (rollout.budget)' },

@@ -250,6 +250,14 @@ export function parseRunConfig(input: unknown): ParseResult {
       messages.push(`shaping.potential.gamma: must equal algo.gamma (${algo.config.gamma}) for PPO, or the shaping changes which policy is optimal (got ${shaping.config.potential.gamma})`);
     }
   }
+  // Token episodes record no potentials Φ (the grid's goal distance is not in a transcript).
+  if (r.data.model.kind === 'transformer') {
+    if (shaping.config.potential.weight !== 0) messages.push('shaping.potential.weight: potential-based shaping reads the grid goal distance Φ, which token episodes do not record; use 0 (or the mlp policy on a grid env)');
+    const stages = schedule?.ok ? schedule.schedule.stages : [];
+    stages.forEach((st, i) => {
+      if ((st.weights.potential ?? 0) !== 0) messages.push(`schedule.stages.${i}.weights.potential: potential-based shaping reads the grid goal distance Φ, which token episodes do not record; use 0`);
+    });
+  }
   const rawRollout = (input as { rollout?: { learnerBatch?: unknown } }).rollout;
   if (rawRollout?.learnerBatch === undefined && r.data.model.kind === 'transformer') r.data.rollout.learnerBatch = 16;
   messages.push(...runnable(r.data), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config));
@@ -446,11 +454,9 @@ function runnable(c: Parsed): string[] {
     // Played as text by the synchronous token trainer (envs/grid/textAdapter.ts).
     if (c.rollout.mode === 'async') out.push("rollout.mode: grid envs played as text (transformer) train synchronously; use 'sync'");
     if (c.rollout.workers > 0) out.push('rollout.workers: grid envs played as text decode in the training thread; use 0');
-    if (c.schedule !== null) out.push('schedule: progressive shaping runs with the mlp policy only for now');
   }
   if (family === 'tool') {
     if (c.model.kind !== 'transformer') out.push(`model.kind: tool envs train a 'transformer' over tokens (got '${c.model.kind}')`);
-    if (c.schedule !== null) out.push('schedule: progressive shaping runs on grid envs only for now');
     if (c.rollout.workers > 1) out.push('rollout.workers: tool envs decode in the training thread (0) or in one rollout worker (1) over one KV cache; use 0 or 1');
     if (c.rollout.workers === 1 && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.workers: a token rollout worker serves group algorithms (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}', use 0`);
     if (c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}'`);

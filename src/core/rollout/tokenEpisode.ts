@@ -13,7 +13,7 @@
 import type { Info, StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
 import { BOS, EOA, OBS, decode, encode } from '../text/codec.ts';
 import { summarizeEpisode, type SampledEpisode } from '../algos/metrics.ts';
-import { shapeEpisode, type EpisodeRecord as ShapingRecord, type ShapedReward, type ShapingConfig } from '../reward/shaping.ts';
+import { shapeEpisode, weightsOf, type EpisodeRecord as ShapingRecord, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
 
 export interface TokenEpisode {
   envId: string;
@@ -226,8 +226,8 @@ export function tokenEpisodeRecord(ep: TokenEpisode): ShapingRecord {
 }
 
 /** The score phase for one token episode: env reward + the named shaping terms. */
-export function shapeTokenEpisode(ep: TokenEpisode, shaping: ShapingConfig): ShapedReward {
-  return shapeEpisode(tokenEpisodeRecord(ep), shaping);
+export function shapeTokenEpisode(ep: TokenEpisode, shaping: ShapingConfig, weights: ShapingWeights = weightsOf(shaping)): ShapedReward {
+  return shapeEpisode(tokenEpisodeRecord(ep), shaping, weights);
 }
 
 /** The metrics' view of a sampled token episode (update/metrics.ts). */

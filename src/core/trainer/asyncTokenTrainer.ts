@@ -121,6 +121,9 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
   /** Per-prompt success evidence over the pool (rollout.budget.pool > 0), else null. */
   private readonly prompts: PromptPool | null;
 
+  /** The shaping weights in force (the schedule's stage over config.shaping, or its own). */
+  private shapingWeights: ShapingWeights;
+
   private constructor(
     readonly config: TokenTrainerConfig,
     readonly scheduling: AsyncTokenScheduling,
@@ -140,6 +143,8 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
   ) {
     super();
     this.rng = new Rng(mixSeed(config.seed, 0xa5c));
+    this.schedule = config.schedule ?? null;
+    this.shapingWeights = this.scheduledWeights(config.shaping);
     this.lastStats = stats;
     this.prompts = config.budget && config.budget.pool > 0 ? new PromptPool(config.budget, config.seed) : null;
   }
@@ -217,6 +222,7 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
    */
   protected setRewardWeights(w: Partial<ShapingWeights>): void {
     this.config.shaping = withShapingWeights(this.config.shaping, w, false);
+    this.shapingWeights = this.scheduledWeights(this.config.shaping);
   }
 
   /**
@@ -320,7 +326,7 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
       if (terms) this.termsSkipped += terms.skipped;
       let e = 0;
       return taken.map((g) => {
-        const shaped = g.episodes.map((ep) => addTermRewards(shapeTokenEpisode(ep, this.config.shaping), terms?.values[e++]));
+        const shaped = g.episodes.map((ep) => addTermRewards(shapeTokenEpisode(ep, this.config.shaping, this.shapingWeights), terms?.values[e++]));
         sampled.push(...g.episodes);
         sampledShaped.push(...shaped);
         this.open.delete(g.id);
@@ -431,6 +437,7 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
       'perf/iteration_s': iterS,
       ...budget,
     } as IterationReport<TokenEpisode>['metrics'];
+    if (this.schedule) this.shapingWeights = this.advanceSchedule(metrics, this.config.shaping);
     addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
     keepApplicable(metrics, { family: 'tool', policy: 'token' });
     this.lastStats = { ...st };
@@ -453,7 +460,7 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
     const sampling = await this.source.samplingState();
     return this.checkpointWith({
       rng: { minibatch: this.rng.getState(), sampling },
-      schedule: null,
+      schedule: this.scheduleCheckpoint(),
       rewardWeights: weightsOf(this.config.shaping),
       ...(this.referenceWeights ? { reference: copyWeights(this.referenceWeights) } : {}),
       groups: { next: this.nextGroup, pending: [...this.readmit, ...this.open.keys()].sort((a, b) => a - b) },
@@ -488,12 +495,14 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
     if (!cp.groups) throw new Error(`${who}: groups is missing (the continuous trainer's group counter)`);
     if (this.nextGroup !== 0) throw new Error(`${who}: only a fresh trainer can be restored (it has admitted groups)`);
     this.checkImportable();
+    this.checkSchedule(cp);
     this.prompts?.checkState(cp.prompts, who);
     // As setHyper: token episodes record no potentials Φ, so the potential weight must be 0.
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, false);
     this.importCommon(cp);
     this.rng.setState(cp.rng.minibatch);
     this.config.shaping = shaping;
+    this.shapingWeights = this.scheduledWeights(shaping);
     this.nextGroup = cp.groups.next;
     this.readmit = [...cp.groups.pending];
     if (this.prompts && cp.prompts) this.prompts.setState(cp.prompts);

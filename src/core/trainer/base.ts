@@ -9,7 +9,7 @@
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
 import type { Learner } from '../engine/types.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
-import type { ShapingWeights } from '../reward/shaping.ts';
+import { SCHEDULE_START, stageWeights, stepSchedule, weightsOf, type ScheduleState, type ShapingConfig, type ShapingSchedule, type ShapingWeights } from '../reward/shaping.ts';
 import { installRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
@@ -30,6 +30,10 @@ export abstract class TrainerBase<E extends StepEpisode | TokenEpisode> implemen
   protected rewardLab: (RewardLab & { version: number }) | null = null;
   /** (episode, term) pairs skipped for a non-finite value in the iteration being scored. */
   protected termsSkipped = 0;
+  /** The progressive reward schedule (config.schedule), null without one. */
+  protected schedule: ShapingSchedule | null = null;
+  /** Where the schedule stands (its stage, and how long in it). */
+  protected scheduleState: ScheduleState = SCHEDULE_START;
 
   abstract readonly model: PolicyModel;
   protected abstract readonly learner: Learner;
@@ -74,6 +78,35 @@ export abstract class TrainerBase<E extends StepEpisode | TokenEpisode> implemen
     return this.learner.getWeights();
   }
 
+  /** The shaping weights in force: the schedule's stage over `base`'s, or `base`'s own. */
+  protected scheduledWeights(base: ShapingConfig): ShapingWeights {
+    return this.schedule ? stageWeights(this.schedule, this.scheduleState.stage, base) : weightsOf(base);
+  }
+
+  /**
+   * The metrics phase's schedule step: reports the stage this iteration was shaped by
+   * (`schedule/stage`), then advances on its success rate; returns the weights for the next one.
+   */
+  protected advanceSchedule(metrics: Record<string, number>, base: ShapingConfig): ShapingWeights {
+    if (!this.schedule) return weightsOf(base);
+    metrics['schedule/stage'] = this.scheduleState.stage;
+    const next = stepSchedule(this.schedule, this.scheduleState, { successRate: metrics['episode/success_rate'] ?? 0 }, base);
+    this.scheduleState = next.state;
+    return next.weights;
+  }
+
+  /** Throws unless `cp`'s schedule state fits this run's schedule (both or neither, a stage it has). */
+  protected checkSchedule(cp: Checkpoint): void {
+    const stages = this.schedule?.stages.length ?? 0;
+    if ((cp.schedule === null) !== (stages === 0)) throw new Error(`${this.label}.restore: schedule: the checkpoint ${cp.schedule ? 'has' : 'has no'} reward schedule state, this run ${stages ? 'has' : 'has no'} schedule`);
+    if (cp.schedule && cp.schedule.stage >= stages) throw new Error(`${this.label}.restore: schedule.stage ${cp.schedule.stage} does not exist (this run's schedule has ${stages} stages)`);
+  }
+
+  /** The schedule's state as a checkpoint holds it (null without a schedule). */
+  protected scheduleCheckpoint(): ScheduleState | null {
+    return this.schedule ? { ...this.scheduleState } : null;
+  }
+
   /** The fields every trainer's checkpoint holds, plus the trainer's own (`own`). */
   protected async checkpointWith(own: Pick<Checkpoint, 'rng' | 'schedule' | 'rewardWeights'> & Partial<Checkpoint>): Promise<Checkpoint> {
     if (!this.learner.exportState) throw new Error(`${this.label}.checkpoint: this engine's learner cannot export its optimizer state`);
@@ -105,6 +138,7 @@ export abstract class TrainerBase<E extends StepEpisode | TokenEpisode> implemen
     this.learner.importState!(cp.learner);
     for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
     this.ema = { ...cp.ema };
+    if (cp.schedule) this.scheduleState = { ...cp.schedule };
     this.iteration = cp.iteration;
     this.version = cp.policyVersion;
   }

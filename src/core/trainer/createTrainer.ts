@@ -120,6 +120,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
       maxActionTokens: rollout.maxActionTokens,
       seed: config.seed,
       budget: rollout.budget,
+      schedule: config.schedule,
     };
     const ref = config.algo.klCoef > 0 ? reference : undefined;
     // Group algorithms run on continuous batching, sync being staleness 0 (as for grids): both

@@ -30,7 +30,7 @@ import { makeEnv } from '../envs/index.ts';
 import { MlpPolicy } from '../models/mlp.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import { gridGoalDistance } from '../reward/potentials.ts';
-import { shapeEpisode, stageWeights, stepSchedule, weightsOf, withShapingWeights, SCHEDULE_START, type EpisodeRecord, type ScheduleState, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
+import { shapeEpisode, weightsOf, withShapingWeights, type EpisodeRecord, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner } from '../engine/types.ts';
 import { buildPoolModel, collectGreedyBaselines, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from '../rollout/stepPool.ts';
@@ -81,7 +81,6 @@ function recordOf(ep: StepEpisode): EpisodeRecord {
 export class StepTrainer extends TrainerBase<StepEpisode> {
   protected readonly kind = 'step';
   protected readonly label = 'StepTrainer';
-  private scheduleState: ScheduleState = SCHEDULE_START;
   private shapingWeights: ShapingWeights;
   /** The base shaping config: `config.shaping` with live weight edits (setHyper) applied. */
   private shaping: ShapingConfig;
@@ -116,7 +115,8 @@ export class StepTrainer extends TrainerBase<StepEpisode> {
     super();
     this.rng = new Rng(mixSeed(config.seed, 0x5a3));
     this.shaping = config.shaping;
-    this.shapingWeights = config.schedule ? stageWeights(config.schedule, 0, config.shaping) : weightsOf(config.shaping);
+    this.schedule = config.schedule ?? null;
+    this.shapingWeights = this.scheduledWeights(config.shaping);
     this.needsPotential =
       weightsOf(config.shaping).potential !== 0 || (config.schedule?.stages.some((st) => (st.weights.potential ?? 0) !== 0) ?? false);
     this.maxStaleness = config.scheduling?.maxStaleness ?? 0;
@@ -218,7 +218,7 @@ export class StepTrainer extends TrainerBase<StepEpisode> {
   protected setRewardWeights(w: Partial<ShapingWeights>): void {
     const shaping = withShapingWeights(this.shaping, w, this.needsPotential);
     this.shaping = shaping;
-    this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
+    this.shapingWeights = this.scheduledWeights(this.shaping);
   }
 
   /**
@@ -432,12 +432,7 @@ export class StepTrainer extends TrainerBase<StepEpisode> {
       'perf/update_s': (t.t3 - t.t2) / 1000,
     };
     if (this.agentNames) Object.assign(metrics, agentCreditMetrics(this.agentNames, episodes, adv.adv, c.sampled));
-    if (this.config.schedule) {
-      metrics['schedule/stage'] = this.scheduleState.stage;
-      const next = stepSchedule(this.config.schedule, this.scheduleState, { successRate: metrics['episode/success_rate'] ?? 0 }, shaping);
-      this.scheduleState = next.state;
-      this.shapingWeights = next.weights;
-    }
+    if (this.schedule) this.shapingWeights = this.advanceSchedule(metrics, shaping);
     return metrics as IterationReport<StepEpisode>['metrics'];
   }
 
@@ -448,7 +443,7 @@ export class StepTrainer extends TrainerBase<StepEpisode> {
    * synchronous ones are).
    */
   checkpoint(): Promise<Checkpoint> {
-    return this.checkpointWith({ rng: { minibatch: this.rng.getState() }, schedule: this.config.schedule ? { ...this.scheduleState } : null, rewardWeights: weightsOf(this.shaping) });
+    return this.checkpointWith({ rng: { minibatch: this.rng.getState() }, schedule: this.scheduleCheckpoint(), rewardWeights: weightsOf(this.shaping) });
   }
 
   /**
@@ -464,15 +459,12 @@ export class StepTrainer extends TrainerBase<StepEpisode> {
     const unknown = Object.keys(cp.hyper).filter((k) => !(k in this.learner.hyper));
     if (unknown.length > 0) throw new Error(`StepTrainer.restore: hyper.${unknown[0]} is not a hyperparameter of this run's train step (another algorithm?)`);
     if (!cp.rng.minibatch) throw new Error('StepTrainer.restore: rng.minibatch is missing');
-    const stages = this.config.schedule?.stages.length ?? 0;
-    if ((cp.schedule === null) !== (stages === 0)) throw new Error(`StepTrainer.restore: schedule: the checkpoint ${cp.schedule ? 'has' : 'has no'} reward schedule state, this run ${stages ? 'has' : 'has no'} schedule`);
-    if (cp.schedule && cp.schedule.stage >= stages) throw new Error(`StepTrainer.restore: schedule.stage ${cp.schedule.stage} does not exist (this run's schedule has ${stages} stages)`);
+    this.checkSchedule(cp);
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, this.needsPotential);
     this.importCommon(cp);
     this.rng.setState(cp.rng.minibatch);
     this.shaping = shaping;
-    if (cp.schedule) this.scheduleState = { ...cp.schedule };
-    this.shapingWeights = this.config.schedule ? stageWeights(this.config.schedule, this.scheduleState.stage, this.shaping) : weightsOf(this.shaping);
+    this.shapingWeights = this.scheduledWeights(this.shaping);
     this.nextLaunch = cp.iteration;
     const w = await this.learner.getWeights();
     this.proximal.setWeights(w, this.version);

@@ -37,7 +37,6 @@ export function checkTokenCheckpoint(cp: Checkpoint, t: TokenRestoreTarget): voi
   const unknown = Object.keys(cp.hyper).filter((k) => !(k in t.hyper));
   if (unknown.length > 0) throw new Error(`${who}: hyper.${unknown[0]} is not a hyperparameter of this run's train step (another algorithm?)`);
   for (const name of t.rng) if (!cp.rng[name]) throw new Error(`${who}: rng.${name} is missing`);
-  if (cp.schedule !== null) throw new Error(`${who}: schedule: token runs have no reward schedule, but the checkpoint holds a schedule state`);
   if (!!cp.reference !== t.hasReference) {
     throw new Error(`${who}: reference: the checkpoint ${cp.reference ? 'has' : 'has no'} KL reference weights, this run ${t.hasReference ? 'has' : 'has no'} KL reference (klCoef ${t.hasReference ? '> 0' : '= 0'})`);
   }

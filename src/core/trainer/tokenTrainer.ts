@@ -25,7 +25,7 @@ import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { DEFAULT_TOKEN_MODEL, makeTokenModel, type TransformerModelConfig, type TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import { DEFAULT_SHAPING, weightsOf, withShapingWeights, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
+import { DEFAULT_SHAPING, weightsOf, withShapingWeights, type ShapedReward, type ShapingConfig, type ShapingSchedule, type ShapingWeights } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner, TokenDecoder } from '../engine/types.ts';
 import { trainStepOptions } from '../update/hyper.ts';
@@ -67,6 +67,8 @@ export interface TokenTrainerConfig {
   seed: number;
   /** How episodes are split over prompts (AsyncTokenTrainer only; default uniform, fresh prompts). */
   budget?: RolloutBudgetConfig;
+  /** A progressive reward schedule: stages of shaping weights, advanced by success (null: the shaping's own weights throughout). */
+  schedule?: ShapingSchedule | null;
 }
 
 export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {
@@ -108,6 +110,9 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
   protected readonly proximal = null;
   private readonly rng: Rng;
 
+  /** The shaping weights in force (the schedule's stage over config.shaping, or its own). */
+  private shapingWeights: ShapingWeights;
+
   private constructor(
     readonly config: TokenTrainerConfig,
     readonly model: TransformerPolicy,
@@ -121,6 +126,8 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
     super();
     // One stream for sampling tokens and for shuffling minibatches (a checkpoint saves it as rng.sampling).
     this.rng = new Rng(mixSeed(config.seed, 0x70c));
+    this.schedule = config.schedule ?? null;
+    this.shapingWeights = this.scheduledWeights(config.shaping);
   }
 
   /**
@@ -164,7 +171,7 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
    */
   private async shapeRound(eps: readonly TokenEpisode[]): Promise<ShapedReward[]> {
     const lab = this.rewardLab;
-    const shaped = eps.map((ep) => shapeTokenEpisode(ep, this.config.shaping));
+    const shaped = eps.map((ep) => shapeTokenEpisode(ep, this.config.shaping, this.shapingWeights));
     if (!lab) return shaped;
     const r = await scoreWithRewardLab(lab, eps.map(buildTextStepRecords));
     this.termsSkipped += r.skipped;
@@ -174,6 +181,7 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
   /** Reward weights replace `config.shaping` (read by the next iteration's shaping); token episodes record no potentials, so the potential weight must stay 0. */
   protected setRewardWeights(w: Partial<ShapingWeights>): void {
     this.config.shaping = withShapingWeights(this.config.shaping, w, false);
+    this.shapingWeights = this.scheduledWeights(this.config.shaping);
   }
 
   /** Rows of the rollout decoder (episodes per sampling round). */
@@ -334,6 +342,7 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
       metrics['remax/greedy_reward_mean'] = greedy.totals.reduce((a, b) => a + b, 0) / Math.max(1, greedy.totals.length);
       metrics['remax/greedy_success_rate'] = greedy.success;
     }
+    if (this.schedule) this.shapingWeights = this.advanceSchedule(metrics, this.config.shaping);
     addRewardLabMetrics(metrics, rewardVersion, this.termsSkipped);
     keepApplicable(metrics, { family: this.envs[0].spec.family, policy: 'token' });
     return { iteration: it, metrics, episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: upd.allApplied };
@@ -351,7 +360,7 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
   checkpoint(): Promise<Checkpoint> {
     return this.checkpointWith({
       rng: { sampling: this.rng.getState() },
-      schedule: null,
+      schedule: this.scheduleCheckpoint(),
       rewardWeights: weightsOf(this.config.shaping),
       ...(this.referenceWeights ? { reference: copyWeights(this.referenceWeights) } : {}),
     });
@@ -375,11 +384,13 @@ export class TokenTrainer extends TrainerBase<TokenEpisode> {
       hasReference: this.reference !== null,
     });
     this.checkImportable();
+    this.checkSchedule(cp);
     // As setHyper: token episodes record no potentials Φ, so the potential weight must be 0.
     const shaping = withShapingWeights(this.config.shaping, cp.rewardWeights, false);
     this.importCommon(cp);
     this.rng.setState(cp.rng.sampling);
     this.config.shaping = shaping;
+    this.shapingWeights = this.scheduledWeights(shaping);
     // Also at version 0: createTrainer may have skipped the warm start for a resume (CreateTrainerOptions.resume).
     this.decoder.setWeights(await this.learner.getWeights(), this.version);
     if (cp.reference && this.reference) {
