@@ -35,7 +35,7 @@ const modelSchema = z.discriminatedUnion('kind', [
 const warmStartSchema = z.strictObject({
   /** Cross-entropy train steps on fresh expert episodes. */
   steps: z.int().min(1).max(100_000),
-  /** Expert sequences per step. */
+  /** Expert episodes per step (token policies: sequences; the grid MLP: their steps, up to rollout.learnerBatch rows). */
   batch: z.int().min(1).max(1024).default(16),
   /** Adam learning rate at the first step (decays linearly to 0.1×). */
   lr: z.number().positive().max(1).default(3e-3),
@@ -471,6 +471,10 @@ function runnable(c: Parsed): string[] {
     out.push(`model.agents: 'separate' gives each agent of a two-agent env (e.g. grid/switch-door) its own network; ${c.env.id} has ${agentCount === 1 ? 'one agent' : `${agentCount} agents`}, use 'shared'`);
   }
   if (d.runCheck) out.push(...d.runCheck({ target, envId: c.env.id, maxSteps, learnerBatch: c.rollout.learnerBatch }));
-  if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) out.push("warmStart: imitation warm start is for token policies (transformer); mlp grid runs train from scratch");
+  if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) {
+    // Behaviour cloning of the env's expert (trainer/gridImitation.ts): one agent, and no auxiliary observation loss (an MLP predicts no tokens).
+    if (agentCount > 1) out.push(`warmStart: the grid warm start imitates one expert; ${c.env.id} has ${agentCount} agents`);
+    if (c.warmStart.observationWeight !== 0) out.push('warmStart.observationWeight: an mlp policy predicts actions, not the observation tokens; use 0');
+  }
   return out;
 }

@@ -15,7 +15,7 @@ import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
 import type { PoolFactory, RewardLab } from './stepTrainer.ts';
-import { SerialRolloutPool } from '../rollout/stepPool.ts';
+import { buildPoolModel, gridMlpSpec, SerialRolloutPool } from '../rollout/stepPool.ts';
 import { mixSeed } from '../util/rng.ts';
 import type { Trainer } from './trainer.ts';
 import type { Engine } from '../engine/types.ts';
@@ -29,6 +29,7 @@ import { algoDescriptor } from '../algos/registry/index.ts';
 import { RealClock, type Clock } from '../envs/clock.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { StagedTrainer, type StageStart } from './stagedTrainer.ts';
+import { trainGridImitation } from './gridImitation.ts';
 
 
 export interface CreateTrainerOptions {
@@ -76,7 +77,9 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
   const { rollout, model } = config;
   if (family === 'grid' && model.kind === 'mlp') {
     if (rollout.workers > 0 && !options.workerPool) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no worker pool; use 0`);
-    if (config.warmStart) throw new Error('warmStart is for tool envs (imitation of the expert\'s tool calls); grid runs train from scratch');
+    // The warm start is deterministic (expert episodes from the run's seed), so a resumed run
+    // plays it again: its result is the KL reference the checkpoint does not carry for grids.
+    const initial = start.initial ?? (config.warmStart ? await gridWarmStart(config, engine, options.onWarmStart) : undefined);
     return StepTrainer.create(
       {
         env: config.env,
@@ -93,7 +96,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
       },
       engine,
       rollout.workers > 0 ? options.workerPool!(rollout.workers) : options.onEpisode ? async (m, w, e) => new SerialRolloutPool({ engine: e, model: m, weights: w, onEpisode: options.onEpisode }) : undefined,
-      start.initial,
+      initial,
       options.rewardLab,
     );
   }
@@ -134,6 +137,24 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     return TokenTrainer.create(tokenConfig, engine, weights, ref, options.rewardLab);
   }
   throw new Error(`no trainer for ${family} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp or a transformer, tool envs a transformer`);
+}
+
+/**
+ * A grid MLP's warm start: behaviour cloning of the env's expert (trainer/gridImitation.ts) from
+ * the weights StepTrainer would start from; they become its initial weights and KL reference.
+ */
+async function gridWarmStart(config: RunConfig, engine: Engine, onWarmStart?: CreateTrainerOptions['onWarmStart']): Promise<Weights> {
+  const ws = config.warmStart!;
+  if (config.model.kind !== 'mlp') throw new Error('gridWarmStart: an mlp policy');
+  const model = buildPoolModel(gridMlpSpec(config.env, { hidden: config.model.hidden, activation: config.model.activation, valueHead: algoDescriptor(config.algo.algo).critic }, config.model.agents ?? 'shared'));
+  const r = await trainGridImitation(
+    engine,
+    model,
+    initWeights(model, mixSeed(config.seed, 0x1e1)),
+    { env: config.env, steps: ws.steps, batch: ws.batch, rows: config.rollout.learnerBatch, lr: ws.lr, seed: mixSeed(config.seed, 0x1a1) },
+    onWarmStart ? (rep) => onWarmStart(rep, ws.steps) : undefined,
+  );
+  return r.weights;
 }
 
 /**

@@ -30,7 +30,7 @@ describe('a progressive reward schedule on token runs', () => {
       const stages: number[] = [];
       for (let k = 0; k < 3; k++) {
         const rep = await t.step();
-        stages.push(rep.metrics['schedule/stage']);
+        stages.push(rep.metrics['schedule/stage'] ?? -1);
         const w = { ...weightsOf(r.config.shaping), format: k < 2 ? 0.5 : 0 };
         // The untrained tiny policy writes malformed calls: the format term is what moves.
         (rep.episodes as TokenEpisode[]).forEach((ep, i) => expect(rep.episodeRewards[i]).toBeCloseTo(shapeTokenEpisode(ep, r.config.shaping, w).total, 12));
