@@ -22,7 +22,7 @@ describe('grid warm start', () => {
     const tw = await createTrainer(warm.config, engine, { onWarmStart: (r) => void curve.push(r) });
     const tc = await createTrainer(cold.config, engine);
     const [w1, c1] = [await tw.step(), await tc.step()];
-    const [sw, sc] = [w1.metrics['episode/success_rate'], c1.metrics['episode/success_rate']];
+    const [sw, sc] = [w1.metrics['episode/success_rate'] ?? NaN, c1.metrics['episode/success_rate'] ?? NaN];
     console.log(`door-key 6x6: first-iteration success ${sw.toFixed(2)} warm-started vs ${sc.toFixed(2)} from scratch; CE ${curve[0].ceLoss.toFixed(3)} → ${curve[curve.length - 1].ceLoss.toFixed(3)}`);
     expect(curve).toHaveLength(150);
     expect(curve[curve.length - 1].ceLoss).toBeLessThan(curve[0].ceLoss * 0.5);
