@@ -10,7 +10,7 @@ import { advance, isOver, rewind, startEpisode, type Episode } from './episode.t
 import { trainSlice } from '../train/slice.ts';
 import { runsSlice, saveSelected } from '../runs/slice.ts';
 import { lessonsSlice } from '../lessons/slice.ts';
-import { studioSlice } from '../studio/studioState.ts';
+import { studioSlice } from '../studio/studioSlice.ts';
 import type { BackendSlice, CatalogEntry, NoticeSlice, Store, ViewerSlice, ViewSlice } from './storeTypes.ts';
 
 

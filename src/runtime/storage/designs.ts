@@ -4,18 +4,10 @@
  * parsed again on every load, so a record written by an older version is checked, not trusted.
  */
 import type { RunStore } from './runStore.ts';
+import type { DesignRecord } from './designRecord.ts';
 
-export interface DesignRecord {
-  /** Chosen by the saver; saving under the same id replaces the record. */
-  id: string;
-  /** What `data` is: 'map' is a GridMap (mapSpec.ts). */
-  kind: 'map';
-  /** Shown in the list. */
-  name: string;
-  /** ms since epoch. */
-  updatedAt: number;
-  data: unknown;
-}
+export type { DesignRecord } from './designRecord.ts';
+
 
 /** Saves (or replaces) a design. */
 export async function saveDesign(store: RunStore, rec: DesignRecord): Promise<void> {

@@ -7,7 +7,7 @@
  * saved before exactly as it was.
  */
 import Dexie, { type DexieOptions, type Table } from 'dexie';
-import type { DesignRecord } from './designs.ts';
+import type { DesignRecord } from './designRecord.ts';
 import type { LiveEdit, MetricRow, RunData, RunInfo, RunStatus, TrajectoryLine } from '../../core/runs/format.ts';
 import { checkpointFloats, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import { bestSuccess } from '../../core/runs/format.ts';

@@ -1,0 +1,13 @@
+/** A design record's shape, apart from designs.ts so the database (runStore.ts) declares its table without importing the functions that use it. */
+
+export interface DesignRecord {
+  /** Chosen by the saver; saving under the same id replaces the record. */
+  id: string;
+  /** What `data` is: 'map' is a GridMap (mapSpec.ts). */
+  kind: 'map';
+  /** Shown in the list. */
+  name: string;
+  /** ms since epoch. */
+  updatedAt: number;
+  data: unknown;
+}
