@@ -5,30 +5,16 @@
  * keeps the focus when it becomes Pause; at 390×844 nothing scrolls sideways, Start is inside
  * the viewport, and a chart draws after Start.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, useBrowser, watchErrors, axeProblems, sideways } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const num = async (page: Page, name: string) => Number((await page.getByTestId('train-status').getAttribute(name)) ?? 'NaN');
 
-/** Serious and critical axe violations on the page as it is now, one line each (rule, count, first targets). */
-async function axeProblems(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) × ${v.targets.length}: ${v.targets.slice(0, 3).join(' | ')}`);
-}
 
-/** The page scrolls sideways: its content is wider than the viewport. */
-const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 describe('accessibility and small screens', () => {
   it('axe-core: no serious or critical violation on every view, idle and while training', { timeout: 300_000 }, async () => {

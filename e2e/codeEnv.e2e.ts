@@ -8,14 +8,12 @@
  * axe-core, 390 px width and the keyboard on the tab.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, useBrowser, watchErrors, axeProblems } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const ROOM = readFileSync(new URL('../examples/envs/empty-room.js', import.meta.url), 'utf8');
 /** The example shrunk to a 5×5 room (64 steps), so a run learns it in a few iterations. */
 const SMALL = ROOM.replace('const SIZE = 8,', 'const SIZE = 5,').replace('maxSteps: 256,', 'maxSteps: 64,').replace("title: 'Empty room 8x8 (code)'", "title: 'Empty room 5x5 (code)'");
@@ -42,15 +40,6 @@ async function saveAndWait(page: Page): Promise<string> {
   return (await checkStatus(page))!;
 }
 
-async function axeProblems(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) × ${v.targets.length}: ${v.targets.slice(0, 3).join(' | ')}`);
-}
 
 describe('env studio: code envs', () => {
   it('refuses a nondeterministic env at its line; the fixed one plays, runs a random agent and trains GRPO to success >= 0.9', { timeout: 400_000 }, async () => {

@@ -5,15 +5,13 @@
  * fails its run only; Stop keeps what was recorded; the form at phone width by keyboard, with
  * axe-core. Also times the same sweep on 1 worker (hardwareConcurrency 2).
  */
-import { createRequire } from 'node:module';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page, Worker } from 'playwright-core';
-import { ARTIFACTS, traceMainThread, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, traceMainThread, useBrowser, watchErrors, axeProblems } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PRESET = 'grid-empty-8x8-grpo';
 const NAMES = ['lr=0.001 · seed 1', 'lr=0.001 · seed 2', 'lr=0.003 · seed 1', 'lr=0.003 · seed 2'];
 
@@ -31,16 +29,6 @@ const plan = (page: Page) => page.getByTestId('sweep-plan').textContent();
 const progress = (page: Page) => page.getByTestId('sweep-progress');
 const states = (page: Page) => page.getByTestId('sweep-run').evaluateAll((els) => els.map((e) => [e.getAttribute('data-name'), e.getAttribute('data-state')]));
 
-/** Serious and critical axe violations, one line each. */
-async function axeProblems(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) × ${v.targets.length}: ${v.targets.slice(0, 3).join(' | ')}`);
-}
 
 /** Fills the form (2 learning rates, seeds 1-2) and starts it; resolves with the sweep's wall time once it ended, and the most runs seen at once. */
 async function runSmallSweep(page: Page): Promise<{ wallS: number; most: number }> {

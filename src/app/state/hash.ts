@@ -92,3 +92,23 @@ export function formatHash(state: { env: string; seed: number; kwargs?: EnvKwarg
   }
   return '#' + parts.join('&');
 }
+
+/**
+ * A hash's `key=value` parts, URI-decoded, in order (`#` and empty parts skipped; a part without
+ * `=` has the value ''); a part that does not decode is a problem, not a pair.
+ */
+export function hashPairs(hash: string): { pairs: [string, string][]; problems: string[] } {
+  const pairs: [string, string][] = [];
+  const problems: string[] = [];
+  const body = hash.startsWith('#') ? hash.slice(1) : hash;
+  for (const part of body.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    try {
+      pairs.push([decodeURIComponent(eq < 0 ? part : part.slice(0, eq)), decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1))]);
+    } catch {
+      problems.push(`could not decode ${JSON.stringify(part.slice(0, 40))}`);
+    }
+  }
+  return { pairs, problems };
+}

@@ -4,6 +4,7 @@
  * A map is data (mapSpec.ts), so a link opens it straight away; it is checked by the same schema
  * as a file, and a bad link is named and replaced by the default map (the page had nothing yet).
  */
+import { hashPairs } from '../state/hash.ts';
 import { DEFAULT_MAP, mapFromKwargs, mapToKwargs, type GridMap } from '../../core/envs/grid/mapSpec.ts';
 
 /** The studio's tabs; each tab's panel is listed in StudioView.tsx. */
@@ -38,18 +39,9 @@ const NUMERIC = new Set(['maxSteps', 'viewSize', 'goalReward', 'lavaReward']);
 export function parseStudioHash(hash: string): ParsedStudioHash {
   const out: ParsedStudioHash = { tab: 'map', map: null, problems: [] };
   const kwargs: Record<string, unknown> = {};
-  const body = hash.startsWith('#') ? hash.slice(1) : hash;
-  for (const part of body.split('&')) {
-    if (!part) continue;
-    const eq = part.indexOf('=');
-    let key: string, value: string;
-    try {
-      key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
-      value = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
-    } catch {
-      out.problems.push(`could not decode ${JSON.stringify(part.slice(0, 40))}`);
-      continue;
-    }
+  const { pairs, problems } = hashPairs(hash);
+  out.problems.push(...problems);
+  for (const [key, value] of pairs) {
     if (key === 'view') continue;
     if (key === 'tab') {
       if ((STUDIO_TABS as readonly string[]).includes(value)) out.tab = value as StudioTab;

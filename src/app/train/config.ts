@@ -5,6 +5,7 @@
  *
  * Everything here is pure (no store, no DOM) and unit-tested.
  */
+import { hashPairs } from '../state/hash.ts';
 import { defaultsFor, type Algo } from '../../core/algos/config.ts';
 import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
 import { kwargDocs } from '../../core/envs/kwargDocs.ts';
@@ -207,18 +208,9 @@ export interface ParsedTrainHash {
 
 export function parseTrainHash(hash: string): ParsedTrainHash {
   const out: ParsedTrainHash = { presetId: null, backend: null, overrides: [], problems: [] };
-  const body = hash.startsWith('#') ? hash.slice(1) : hash;
-  for (const part of body.split('&')) {
-    if (!part) continue;
-    const eq = part.indexOf('=');
-    let key: string, value: string;
-    try {
-      key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
-      value = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
-    } catch {
-      out.problems.push(`could not decode ${JSON.stringify(part)}`);
-      continue;
-    }
+  const { pairs, problems } = hashPairs(hash);
+  out.problems.push(...problems);
+  for (const [key, value] of pairs) {
     if (key === 'view') continue;
     if (key === 'preset') out.presetId = value || null;
     else if (key === 'backend') {
