@@ -62,6 +62,7 @@ import { tokenRolloutBatch } from '../update/batch.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
 import { buildTextStepRecords } from '../reward/stepRecord.ts';
 import { keepApplicable } from '../metrics/lookup.ts';
+import { continuousMetrics } from './continuousMetrics.ts';
 import { addRewardLabMetrics, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import { batchMetrics } from '../update/metrics.ts';
 import { learnerIsProximal } from '../update/offPolicy.ts';
@@ -400,11 +401,7 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
     this.iteration++;
     const t4 = performance.now();
 
-    const d = (k: keyof TokenSlotStats): number => st[k] - this.lastStats[k];
-    const rolloutS = (t1 - t0) / 1000;
-    const trainS = (t3 - t1) / 1000;
-    const iterS = (t4 - t0) / 1000;
-    const contextTok = d('contextTokens');
+    const loop = continuousMetrics({ prev: this.lastStats, now: st, lateAborted: this.lateAborted, episodes: n, rolloutS: (t1 - t0) / 1000, trainS: (t3 - t1) / 1000, iterS: (t4 - t0) / 1000, tisS: tr.offS });
     const metrics = {
       ...batchMetrics({
         sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
@@ -417,24 +414,10 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
         lr: this.learner.hyper.lr,
         version: this.version,
         groups: samplingStats(c.ds),
-        perf: {
-          envStepsPerS: d('envSteps') / Math.max(1e-9, rolloutS),
-          tokensPerS: d('policyTokens') / Math.max(1e-9, rolloutS),
-          rolloutS,
-          trainS,
-          learnerIdleRatio: rolloutS / Math.max(1e-9, iterS),
-          rolloutIdleRatio: trainS / Math.max(1e-9, iterS),
-          kvCacheHitRate: contextTok > 0 ? d('cachedTokens') / contextTok : 0,
-        },
+        perf: loop.perf,
         extra: { groupsDropped: c.ds.droppedGroups, samplingRounds: c.rounds },
       }),
-      'async/episodes_aborted': d('aborted') + this.lateAborted,
-      'async/kv_evictions': d('evictions'),
-      'async/in_flight': st.inFlight,
-      'perf/tool_wait_s': d('toolWaitMs') / 1000,
-      'perf/episodes_per_s': n / Math.max(1e-9, iterS),
-      'perf/tis_s': tr.offS,
-      'perf/iteration_s': iterS,
+      ...loop.keys,
       ...budget,
     } as IterationReport<TokenEpisode>['metrics'];
     if (this.schedule) this.shapingWeights = this.advanceSchedule(metrics, this.config.shaping);
