@@ -69,8 +69,12 @@ describe('the sweep form', () => {
   });
 });
 
-/** A training worker of the sweep: the real loop over a step that takes `stepMs`; `die(i)` kills job i's at its 2nd iteration. */
-function fakeWorkers(stepMs: number, dies: (name: string) => boolean = () => false) {
+/**
+ * A training worker of the sweep: the real loop over a step that takes `stepMs`; `dies(name)`
+ * kills that job's worker at its 2nd iteration ('step'), or while the page waits on its first
+ * checkpoint ('checkpoint': a call to a dead worker that never answers, as comlink's do).
+ */
+function fakeWorkers(stepMs: number, dies: (name: string) => boolean = () => false, where: 'step' | 'checkpoint' = 'step') {
   const live = { now: 0, max: 0, started: [] as string[] };
   const newWorker = (name: string): SweepWorker => {
     let control: RunControl | null = null;
@@ -78,6 +82,12 @@ function fakeWorkers(stepMs: number, dies: (name: string) => boolean = () => fal
     const died = new Promise<never>((_, reject) => (kill = reject));
     died.catch(() => undefined);
     let gone = false;
+    const die = () => {
+      gone = true;
+      live.now--;
+      kill(new Error('the training worker stopped answering for 30 s and made no progress'));
+      return new Promise<never>(() => undefined);
+    };
     const api = {
       start: async () => {
         live.started.push(name);
@@ -94,12 +104,7 @@ function fakeWorkers(stepMs: number, dies: (name: string) => boolean = () => fal
           async step() {
             await new Promise((r) => setTimeout(r, stepMs));
             const i = it++;
-            if (i === 1 && dies(name)) {
-              gone = true;
-              live.now--;
-              kill(new Error('the training worker stopped answering for 30 s and made no progress'));
-              await new Promise(() => undefined);
-            }
+            if (i === 1 && where === 'step' && dies(name)) await die();
             const metrics = { 'episode/success_rate': i / 10, 'reward/mean': i };
             answered = onEvent({ type: 'iteration', view: { iteration: i, metrics, allApplied: true, wallS: 0, episodes: [] } });
             return { iteration: i, metrics, episodes: [], episodeRewards: [], episodeAdvantages: [], allApplied: true };
@@ -109,7 +114,7 @@ function fakeWorkers(stepMs: number, dies: (name: string) => boolean = () => fal
         return r.reason;
       },
       command: async (cmd: RunCommand) => control?.command(cmd),
-      saveCheckpoint: async () => null,
+      saveCheckpoint: async () => (where === 'checkpoint' && dies(name) ? die() : null),
       stop: async () => true,
     };
     return {
@@ -158,6 +163,20 @@ describe('the sweep runner', () => {
     ]);
     expect((await store.getMetrics(r.views[0].recordId!)).map((m) => m.iteration)).toEqual([0, 1, 2, 3]);
     expect(saved.find((m) => m.status === 'error')?.error).toMatch(/stopped answering/);
+  });
+
+  it('a worker that dies while the page waits on its checkpoint fails its run, and its slot takes the next run', async () => {
+    const store = new RunStore(`sweep-test-${Math.random()}`);
+    const { live, newWorker } = fakeWorkers(3, (name) => name.includes('lr=0.001 · seed 1'), 'checkpoint');
+    const r = new SweepRunner('sweep c', jobs(4, [1, 2, 3], [0.001]), { newWorker, store, hooks, slots: 2, schedule: (fn) => fn() }, () => undefined);
+    await r.run();
+    expect(r.views.map((v) => [v.name, v.state])).toEqual([
+      ['lr=0.001 · seed 1', 'failed'],
+      ['lr=0.001 · seed 2', 'done'],
+      ['lr=0.001 · seed 3', 'done'],
+    ]);
+    expect(live.max).toBe(2);
+    expect((await store.listRuns()).map((m) => m.status).sort()).toEqual(['error', 'finished', 'finished']);
   });
 
   it('Stop stops the runs in flight after their iteration, drops the queue, and keeps what they recorded', async () => {

@@ -138,7 +138,9 @@ export class SweepRunner {
     let looping = false;
     const checkpoint = async () => {
       const rec = recorder;
-      if (rec) await rec.saveCheckpoint(() => w.api.saveCheckpoint(rec.id));
+      // A dead worker never answers (comlink): without the race the record's write queue, and with
+      // it this run's finish() and its lane's next run, would wait forever.
+      if (rec) await rec.saveCheckpoint(() => Promise.race([w.api.saveCheckpoint(rec.id), w.died]));
     };
     const onEvent = proxy(async (e: RunEvent) => {
       if (e.type === 'iteration') {
