@@ -29,7 +29,7 @@ import type { EnvKwargs } from '../registry.ts';
 import { Grid } from './grid.ts';
 import { KwargReader } from './kwargs.ts';
 import { COLOR, DOOR, OBJ } from './objects.ts';
-import { DEFAULT_VIEW_SIZE, MAX_EPISODE_STEPS, MAX_VIEW_SIZE, GridWorld, type GridWorldConfig, type Layout } from './world.ts';
+import { GridWorld, type GridWorldConfig, type Layout } from './world.ts';
 
 export interface DoorKeyConfig extends GridWorldConfig {
   /** Outer side length in cells, walls included. Default 6. */
@@ -41,8 +41,8 @@ export function doorKeyConfig(id: string, kwargs: EnvKwargs): DoorKeyConfig {
   const size = r.int('size', 6, { min: 5, max: 64 });
   const config: DoorKeyConfig = {
     size,
-    maxSteps: r.int('maxSteps', 10 * size * size, { min: 1, max: MAX_EPISODE_STEPS }),
-    viewSize: r.int('viewSize', DEFAULT_VIEW_SIZE, { min: 3, max: MAX_VIEW_SIZE, odd: true }),
+    maxSteps: r.maxSteps(10 * size * size),
+    viewSize: r.viewSize(),
   };
   r.done();
   return config;

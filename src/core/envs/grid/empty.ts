@@ -29,7 +29,7 @@ import type { EnvKwargs } from '../registry.ts';
 import { Grid } from './grid.ts';
 import { KwargReader } from './kwargs.ts';
 import { OBJ } from './objects.ts';
-import { DEFAULT_VIEW_SIZE, MAX_EPISODE_STEPS, MAX_VIEW_SIZE, GridWorld, type GridWorldConfig, type Layout } from './world.ts';
+import { GridWorld, type GridWorldConfig, type Layout } from './world.ts';
 
 export interface EmptyConfig extends GridWorldConfig {
   /** Outer side length of the room in cells, walls included (interior is size-2). Default 8. */
@@ -44,8 +44,8 @@ export function emptyConfig(id: string, kwargs: EnvKwargs): EmptyConfig {
   const config: EmptyConfig = {
     size,
     randomStart: r.bool('randomStart', false),
-    maxSteps: r.int('maxSteps', 4 * size * size, { min: 1, max: MAX_EPISODE_STEPS }),
-    viewSize: r.int('viewSize', DEFAULT_VIEW_SIZE, { min: 3, max: MAX_VIEW_SIZE, odd: true }),
+    maxSteps: r.maxSteps(4 * size * size),
+    viewSize: r.viewSize(),
   };
   r.done();
   return config;

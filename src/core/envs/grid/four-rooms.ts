@@ -28,7 +28,7 @@ import type { EnvKwargs } from '../registry.ts';
 import { Grid } from './grid.ts';
 import { KwargReader } from './kwargs.ts';
 import { OBJ } from './objects.ts';
-import { DEFAULT_VIEW_SIZE, MAX_EPISODE_STEPS, MAX_VIEW_SIZE, GridWorld, type GridWorldConfig, type Layout } from './world.ts';
+import { GridWorld, type GridWorldConfig, type Layout } from './world.ts';
 
 export interface FourRoomsConfig extends GridWorldConfig {
   /** Outer side length in cells, walls included; the dividing walls run through the middle. Default 19. */
@@ -39,8 +39,8 @@ export function fourRoomsConfig(id: string, kwargs: EnvKwargs): FourRoomsConfig 
   const r = new KwargReader(id, kwargs);
   const config: FourRoomsConfig = {
     size: r.int('size', 19, { min: 7, max: 64 }),
-    maxSteps: r.int('maxSteps', 100, { min: 1, max: MAX_EPISODE_STEPS }),
-    viewSize: r.int('viewSize', DEFAULT_VIEW_SIZE, { min: 3, max: MAX_VIEW_SIZE, odd: true }),
+    maxSteps: r.maxSteps(100),
+    viewSize: r.viewSize(),
   };
   r.done();
   return config;

@@ -4,6 +4,7 @@
  */
 import type { EnvKwargs } from '../registry.ts';
 import { documentKwarg } from '../kwargDocs.ts';
+import { DEFAULT_VIEW_SIZE, MAX_EPISODE_STEPS, MAX_VIEW_SIZE } from './world.ts';
 
 export class KwargReader {
   private readonly used = new Set<string>();
@@ -31,6 +32,16 @@ export class KwargReader {
     documentKwarg({ name, default: v, range: 'true/false' });
     if (typeof v !== 'boolean') throw new TypeError(`${this.envId}: kwarg ${name} must be true or false, got ${JSON.stringify(v)}`);
     return v;
+  }
+
+  /** `maxSteps`, the episode's step limit: at least `min` (1), at most MAX_EPISODE_STEPS. */
+  maxSteps(fallback: number, min = 1): number {
+    return this.int('maxSteps', fallback, { min, max: MAX_EPISODE_STEPS });
+  }
+
+  /** `viewSize`, the side of the agent's square egocentric view, cells (odd: the agent sits in the centre column). */
+  viewSize(): number {
+    return this.int('viewSize', DEFAULT_VIEW_SIZE, { min: 3, max: MAX_VIEW_SIZE, odd: true });
   }
 
   /** Throws on kwargs nobody read (usually a typo), listing the known ones. */

@@ -30,7 +30,7 @@ import type { EnvKwargs } from '../registry.ts';
 import { Grid } from './grid.ts';
 import { KwargReader } from './kwargs.ts';
 import { OBJ } from './objects.ts';
-import { DEFAULT_VIEW_SIZE, MAX_EPISODE_STEPS, MAX_VIEW_SIZE, GridWorld, type GridWorldConfig, type Layout } from './world.ts';
+import { GridWorld, type GridWorldConfig, type Layout } from './world.ts';
 
 export interface LavaCrossingConfig extends GridWorldConfig {
   /** Outer side length in cells, walls included (odd, so rivers sit on even lines). Default 9. */
@@ -48,8 +48,8 @@ export function lavaCrossingConfig(id: string, kwargs: EnvKwargs): LavaCrossingC
   const config: LavaCrossingConfig = {
     size,
     rivers: r.int('rivers', 1, { min: 1, max: maxRivers(size) }),
-    maxSteps: r.int('maxSteps', 4 * size * size, { min: 1, max: MAX_EPISODE_STEPS }),
-    viewSize: r.int('viewSize', DEFAULT_VIEW_SIZE, { min: 3, max: MAX_VIEW_SIZE, odd: true }),
+    maxSteps: r.maxSteps(4 * size * size),
+    viewSize: r.viewSize(),
   };
   r.done();
   return config;

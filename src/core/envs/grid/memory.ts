@@ -42,7 +42,7 @@ import type { EnvKwargs } from '../registry.ts';
 import { Grid } from './grid.ts';
 import { KwargReader } from './kwargs.ts';
 import { COLOR, OBJ } from './objects.ts';
-import { DEFAULT_VIEW_SIZE, MAX_EPISODE_STEPS, MAX_VIEW_SIZE, GridWorld, type GridWorldConfig, type Layout, type Outcome } from './world.ts';
+import { GridWorld, type GridWorldConfig, type Layout, type Outcome } from './world.ts';
 
 export interface MemoryConfig extends GridWorldConfig {
   /** Width in cells, walls included (the height is always 7); the hallway is size-6 cells long. Default 13. */
@@ -55,11 +55,11 @@ const HALL_Y = 3;
 
 export function memoryConfig(id: string, kwargs: EnvKwargs): MemoryConfig {
   const r = new KwargReader(id, kwargs);
-  const viewSize = r.int('viewSize', DEFAULT_VIEW_SIZE, { min: 3, max: MAX_VIEW_SIZE, odd: true });
+  const viewSize = r.viewSize();
   // From the junction (x = size-2) the cue (x = 1) is size-3 cells ahead; the view reaches
   // viewSize-1 cells ahead, so size >= viewSize + 3 keeps the cue out of sight there.
   const size = r.int('size', 13, { min: Math.max(8, viewSize + 3), max: 64 });
-  const config: MemoryConfig = { size, maxSteps: r.int('maxSteps', 5 * size * size, { min: 1, max: MAX_EPISODE_STEPS }), viewSize };
+  const config: MemoryConfig = { size, maxSteps: r.maxSteps(5 * size * size), viewSize };
   r.done();
   return config;
 }

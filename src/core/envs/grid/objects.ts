@@ -114,30 +114,8 @@ export const AGENT_CHARS = '>v<^';
 
 /** The legend character of one encoded cell. */
 export function cellChar(type: number, state: number): string {
-  switch (type) {
-    case OBJ.unseen:
-      return LEGEND.unseen;
-    case OBJ.empty:
-      return LEGEND.empty;
-    case OBJ.floor:
-      return LEGEND.floor;
-    case OBJ.wall:
-      return LEGEND.wall;
-    case OBJ.goal:
-      return LEGEND.goal;
-    case OBJ.lava:
-      return LEGEND.lava;
-    case OBJ.key:
-      return LEGEND.key;
-    case OBJ.ball:
-      return LEGEND.ball;
-    case OBJ.box:
-      return LEGEND.box;
-    case OBJ.agent:
-      return LEGEND.agent;
-    case OBJ.door:
-      return state === DOOR.open ? LEGEND.doorOpen : state === DOOR.locked ? LEGEND.doorLocked : LEGEND.doorClosed;
-    default:
-      throw new RangeError(`no legend character for object type ${type}`);
-  }
+  if (type === OBJ.door) return state === DOOR.open ? LEGEND.doorOpen : state === DOOR.locked ? LEGEND.doorLocked : LEGEND.doorClosed;
+  const name = OBJ_NAMES[type] as Exclude<(typeof OBJ_NAMES)[number], 'door'> | undefined;
+  if (name === undefined) throw new RangeError(`no legend character for object type ${type}`);
+  return LEGEND[name];
 }

@@ -54,7 +54,7 @@ import { Grid } from './grid.ts';
 import { KwargReader } from './kwargs.ts';
 import { AGENT_CHARS, COLOR, DOOR, MAX_CELL_VALUE, OBJ, canOverlap } from './objects.ts';
 import { DIR_NAMES, DIR_VEC, maxViewTextLength, renderCells, renderView, viewCoords, writeEgocentricView } from './view.ts';
-import { ACTION, ACTION_LABELS, DEFAULT_VIEW_SIZE, MAX_EPISODE_STEPS, MAX_VIEW_SIZE } from './world.ts';
+import { ACTION, ACTION_LABELS } from './world.ts';
 
 /** The agents' names in turn order, and their colours (the own-cell colour tells a policy who acts). */
 export const SWITCH_DOOR_AGENTS = ['a', 'b'] as const;
@@ -75,8 +75,8 @@ export interface SwitchDoorConfig {
 export function switchDoorConfig(id: string, kwargs: EnvKwargs): SwitchDoorConfig {
   const r = new KwargReader(id, kwargs);
   const config = {
-    maxSteps: r.int('maxSteps', 96, { min: 2, max: MAX_EPISODE_STEPS }),
-    viewSize: r.int('viewSize', DEFAULT_VIEW_SIZE, { min: 3, max: MAX_VIEW_SIZE, odd: true }),
+    maxSteps: r.maxSteps(96, 2),
+    viewSize: r.viewSize(),
   };
   r.done();
   return config;
