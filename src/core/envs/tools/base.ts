@@ -267,6 +267,17 @@ export const numIn = (lo: number, hi: number): KwargRule =>
 
 export const isBool: KwargRule = rule('true/false', (v) => (typeof v === 'boolean' ? null : `must be true or false, got ${JSON.stringify(v)}`));
 
+/** The simulated service's latency, kwargs of every tool env that calls one (drawn log-normal per call). */
+export interface ToolLatencyConfig {
+  /** Median simulated duration of one call, ms. */
+  latencyMedianMs: number;
+  /** Log-space standard deviation of the call duration (1.7 puts p99 near 50 x the median). */
+  latencySigma: number;
+}
+
+/** The rules of ToolLatencyConfig's kwargs. */
+export const LATENCY_RULES = { latencyMedianMs: numIn(0, 60_000), latencySigma: numIn(0, 5) } as const;
+
 /**
  * Merges `kwargs` over `defaults` after checking every key against `rules`. Throws an Error
  * naming the env, the kwarg and the problem (unknown key, wrong type, out of range).

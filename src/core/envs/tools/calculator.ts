@@ -35,20 +35,20 @@ import type { EnvKwargs } from '../registry.ts';
 import { calculate } from './arith.ts';
 import {
   ACTION_MAX_LENGTH,
+  LATENCY_RULES,
   ToolEnvBase,
   intIn,
   isBool,
-  numIn,
   parseWholeNumber,
   readKwargs,
   toolActionSpace,
   toolObservationSpace,
 } from './base.ts';
-import type { Outcome, ToolCall, ToolDef } from './base.ts';
+import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig } from './base.ts';
 
 export const CALCULATOR_ID = 'tools/calculator';
 
-export interface CalculatorConfig {
+export interface CalculatorConfig extends ToolLatencyConfig {
   /** Turns before truncation; each call (malformed ones too) and the answer is one turn. */
   maxTurns: number;
   /** Fewest digits in a generated operand. */
@@ -65,10 +65,6 @@ export interface CalculatorConfig {
   terms: number;
   /** Enable `/` in calc() (exact division only) and put exact quotients in questions. */
   division: boolean;
-  /** Median simulated duration of a calc() call, ms. */
-  latencyMedianMs: number;
-  /** Log-space standard deviation of the calc() duration. */
-  latencySigma: number;
 }
 
 export const CALCULATOR_DEFAULTS: CalculatorConfig = {
@@ -200,8 +196,7 @@ export function makeCalculator(kwargs: EnvKwargs = {}): CalculatorEnv {
       mixedDigits: isBool,
       terms: intIn(1, 4),
       division: isBool,
-      latencyMedianMs: numIn(0, 60_000),
-      latencySigma: numIn(0, 5),
+      ...LATENCY_RULES,
     }),
   );
 }

@@ -38,6 +38,7 @@ import type { EnvSpec } from '../types.ts';
 import type { EnvKwargs } from '../registry.ts';
 import {
   ToolEnvBase,
+  LATENCY_RULES,
   intIn,
   normalizeArg,
   numIn,
@@ -47,11 +48,11 @@ import {
   toolActionSpace,
   toolObservationSpace,
 } from './base.ts';
-import type { Outcome, ToolCall, ToolDef } from './base.ts';
+import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig } from './base.ts';
 
 export const FLAKY_API_ID = 'tools/flaky-api';
 
-export interface FlakyApiConfig {
+export interface FlakyApiConfig extends ToolLatencyConfig {
   /** Turns before truncation; each call (malformed ones too) and the answer is one turn. */
   maxTurns: number;
   /** Probability that one call(key) or retry() fails, independently per call. */
@@ -60,10 +61,6 @@ export interface FlakyApiConfig {
   callCost: number;
   /** Keys the service holds (`k0` .. `k<keys-1>`); the task asks for one of them. */
   keys: number;
-  /** Median simulated duration of one call, ms. */
-  latencyMedianMs: number;
-  /** Log-space standard deviation of the call duration (1.7 puts p99 near 50 x the median). */
-  latencySigma: number;
 }
 
 export const FLAKY_API_DEFAULTS: FlakyApiConfig = {
@@ -180,8 +177,7 @@ export function makeFlakyApi(kwargs: EnvKwargs = {}): FlakyApiEnv {
       failureProb: numIn(0, 1),
       callCost: numIn(0, 1),
       keys: intIn(1, 1000),
-      latencyMedianMs: numIn(0, 60_000),
-      latencySigma: numIn(0, 5),
+      ...LATENCY_RULES,
     }),
   );
 }

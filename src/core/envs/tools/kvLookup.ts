@@ -37,20 +37,20 @@ import type { EnvSpec } from '../types.ts';
 import type { EnvKwargs } from '../registry.ts';
 import {
   ToolEnvBase,
+  LATENCY_RULES,
   intIn,
   isBool,
   normalizeArg,
-  numIn,
   quote,
   readKwargs,
   toolActionSpace,
   toolObservationSpace,
 } from './base.ts';
-import type { Outcome, ToolCall, ToolDef } from './base.ts';
+import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig } from './base.ts';
 
 export const KV_LOOKUP_ID = 'tools/kv-lookup';
 
-export interface KvLookupConfig {
+export interface KvLookupConfig extends ToolLatencyConfig {
   /** Turns before truncation; each call (malformed ones too) and the answer is one turn. */
   maxTurns: number;
   /** Lookups the question needs: 2 (team -> manager -> city) or 3 (project -> team -> ...). */
@@ -59,10 +59,6 @@ export interface KvLookupConfig {
   teams: number;
   /** Add fields that are not on the chain (home city, birthplace, ...) to every entry. */
   distractors: boolean;
-  /** Median simulated duration of a lookup() call, ms. */
-  latencyMedianMs: number;
-  /** Log-space standard deviation of the lookup() duration. */
-  latencySigma: number;
 }
 
 export const KV_LOOKUP_DEFAULTS: KvLookupConfig = {
@@ -230,8 +226,7 @@ export function makeKvLookup(kwargs: EnvKwargs = {}): KvLookupEnv {
       hops: intIn(2, 3),
       teams: intIn(2, Math.min(COLOURS.length, PROJECTS.length, PEOPLE.length / 2)),
       distractors: isBool,
-      latencyMedianMs: numIn(0, 60_000),
-      latencySigma: numIn(0, 5),
+      ...LATENCY_RULES,
     }),
   );
 }
