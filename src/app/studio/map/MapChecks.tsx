@@ -4,32 +4,48 @@
  * any fitting preset's algorithm (refused, with the reason, while the map cannot be solved).
  */
 import { useEffect, useMemo, useState } from 'react';
-import { mapToKwargs, type GridMap } from '../../../core/envs/grid/mapSpec.ts';
-import { makeEnv } from '../../../core/envs/index.ts';
-import { firstSeeds, randomAgent, type RandomAgentReport } from '../../../core/envs/randomAgent.ts';
+import type { GridMap } from '../../../core/envs/grid/mapSpec.ts';
+import type { MapCheck } from '../../../core/envs/grid/mapCheck.ts';
+import type { RandomAgentReport } from '../../../core/envs/randomAgent.ts';
 import { useStore } from '../../state/store.ts';
-import { checkMap, type MapCheck } from './mapChecks.ts';
+import { checkMapOffPage, randomAgentOffPage } from './mapClient.ts';
 import { mapPresets, trainHashForMap } from './trainLink.ts';
 
 /** Seeds the random agent plays (one episode each). */
 const RANDOM_SEEDS = 100;
-/** Quiet time after the last edit before checkEnv runs (it plays a dozen episodes), ms. */
+/** Quiet time after the last edit before the check runs (in a worker; checkEnv plays a dozen episodes), ms. */
 const CHECK_DELAY_MS = 150;
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
-/** checkMap of the map, recomputed a moment after the last edit (null while it waits). */
-function useMapCheck(map: GridMap): MapCheck | null {
-  const [check, setCheck] = useState<{ map: GridMap; check: MapCheck } | null>(null);
+/** A map's check, or why there is none (`failed`: the worker that checks maps stopped). */
+type Checked = MapCheck & { failed?: string };
+
+/**
+ * checkMap of the map, recomputed in the map-check worker a moment after the last edit (null
+ * while it waits; a check for a map edited since is dropped).
+ */
+function useMapCheck(map: GridMap): Checked | null {
+  const [check, setCheck] = useState<{ map: GridMap; check: Checked } | null>(null);
   useEffect(() => {
-    const t = setTimeout(() => setCheck({ map, check: checkMap(map) }), CHECK_DELAY_MS);
-    return () => clearTimeout(t);
+    let live = true;
+    const t = setTimeout(() => {
+      checkMapOffPage(map).then(
+        (c) => live && setCheck({ map, check: c }),
+        (e: Error) => live && setCheck({ map, check: { verdict: { solvable: false, reason: 'not checked' }, contract: [], refusal: `The map could not be checked: ${e.message}`, failed: e.message } }),
+      );
+    }, CHECK_DELAY_MS);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
   }, [map]);
   return check && check.map === map ? check.check : null;
 }
 
-function Verdict({ check }: { check: MapCheck | null }) {
+function Verdict({ check }: { check: Checked | null }) {
   if (!check) return <p className="badge badge-neutral" data-testid="map-verdict">Checking…</p>;
+  if (check.failed !== undefined) return <p className="badge badge-bad" data-testid="map-verdict">Not checked: {check.failed}</p>;
   const v = check.verdict;
   return (
     <>
@@ -58,15 +74,22 @@ function Verdict({ check }: { check: MapCheck | null }) {
 }
 
 function RandomAgent({ map }: { map: GridMap }) {
-  const [report, setReport] = useState<{ map: GridMap; r: RandomAgentReport } | null>(null);
+  const [report, setReport] = useState<{ map: GridMap; r: RandomAgentReport | string } | null>(null);
+  const [busy, setBusy] = useState(false);
   const shown = report && report.map === map ? report.r : null;
+  const play = () => {
+    setBusy(true);
+    randomAgentOffPage(map, RANDOM_SEEDS)
+      .then((r) => setReport({ map, r }), (e: Error) => setReport({ map, r: `The random agent could not play: ${e.message}` }))
+      .finally(() => setBusy(false));
+  };
   return (
     <div className="studio-row">
-      <button type="button" className="btn" data-testid="map-random" onClick={() => setReport({ map, r: randomAgent(makeEnv('grid/custom', mapToKwargs(map)), firstSeeds(RANDOM_SEEDS)) })}>
+      <button type="button" className="btn" data-testid="map-random" disabled={busy} onClick={play}>
         Random agent, {RANDOM_SEEDS} seeds
       </button>
       <span data-testid="map-random-result" aria-live="polite">
-        {shown ? `succeeds ${pct(shown.successRate)} of ${shown.episodes} episodes · ${shown.meanSteps.toFixed(1)} steps on average` : ''}
+        {busy ? 'playing…' : typeof shown === 'string' ? shown : shown ? `succeeds ${pct(shown.successRate)} of ${shown.episodes} episodes · ${shown.meanSteps.toFixed(1)} steps on average` : ''}
       </span>
     </div>
   );
