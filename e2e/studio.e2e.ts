@@ -88,6 +88,8 @@ describe('studio: maps', () => {
     await page.getByTestId('train-status').waitFor();
     expect(decodeURIComponent(page.url())).toContain(`env.id=grid/custom`);
     expect(decodeURIComponent(page.url())).toContain(`env.kwargs.map=${PAINTED}`);
+    // The blurb names the map, not the preset's empty room.
+    expect(await page.getByTestId('preset-blurb').textContent()).toMatch(/^The map "[^"]+", trained with the setup of the preset /);
     const it1 = await trainToSuccess(page);
     console.log(`painted map: GRPO success >= 0.9 by iteration ${it1}`);
     await page.screenshot({ path: `${ARTIFACTS}/studio-trained.png` });

@@ -2,7 +2,9 @@
  * The "Train" view: configuration on the left; on the right the run controls, a prompt when an
  * edit needs a restart, and three tabs (dashboard, GRPO groups, trajectory inspector).
  */
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
+import { makeEnv } from '../../core/envs/index.ts';
+import type { RunConfig } from '../../core/presets/schema.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
 import { useStore } from '../state/store.ts';
 import { ConfigPanel } from './ConfigPanel.tsx';
@@ -278,6 +280,8 @@ export function TrainView() {
   const setTab = useStore((s) => s.setTab);
   const presetId = useStore((s) => s.presetId);
   const preset = useStore((s) => s.presets.find((p) => p.id === s.presetId));
+  const env = useStore((s) => s.draft.env);
+  const otherEnv = useMemo(() => (preset ? otherEnvTitle(preset.config.env, env) : null), [preset, env]);
   // Below ~900 px the presets and settings are a drawer over the charts (train.css).
   const [drawer, setDrawer] = useState(false);
   const rewardHidden = useStore((s) => isHidden(s.classroom, 'panel.reward') || isLocked(s.classroom, 'panel.reward'));
@@ -302,7 +306,15 @@ export function TrainView() {
         {tab === 'dashboard' && !rewardHidden && <RewardLabPanel />}
         {preset && tab === 'dashboard' && (
           <p className="preset-blurb" data-testid="preset-blurb" key={presetId}>
-            <b>{preset.title}.</b> {preset.description}
+            {otherEnv === null ? (
+              <>
+                <b>{preset.title}.</b> {preset.description}
+              </>
+            ) : (
+              <>
+                <b>{otherEnv}</b>, trained with the setup of the preset <b>{preset.title}</b> (its algorithm, model and settings; not its env).
+              </>
+            )}
           </p>
         )}
         <div className="train-tabs" role="tablist" aria-label="Training views">
@@ -321,4 +333,22 @@ export function TrainView() {
       </main>
     </div>
   );
+}
+
+/**
+ * The env's title when the draft trains on another env than its preset's ("Train on this map",
+ * a code env, another built-in env), null when it is the preset's own (kwargs edits included). A code env is named, never
+ * loaded: its module runs only when the run starts.
+ */
+function otherEnvTitle(presetEnv: RunConfig['env'], env: RunConfig['env']): string | null {
+  // The same built-in env with edited kwargs is still the preset's env; a map or a module in the kwargs is another env.
+  const contentInKwargs = env.id === 'grid/custom' || env.id.startsWith('code/');
+  if (env.id === presetEnv.id && (!contentInKwargs || JSON.stringify(env.kwargs) === JSON.stringify(presetEnv.kwargs))) return null;
+  if (env.id.startsWith('code/')) return 'Your code env';
+  if (env.id === 'grid/custom' && typeof env.kwargs.name === 'string') return `The map "${env.kwargs.name}"`;
+  try {
+    return makeEnv(env.id, env.kwargs).spec.title;
+  } catch {
+    return env.id;
+  }
 }
