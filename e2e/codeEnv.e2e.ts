@@ -75,7 +75,23 @@ describe('env studio: code envs', () => {
     console.log(`code env (5x5 room) trained with GRPO in the tab: success >= 0.9 by iteration ${it}`);
     await page.screenshot({ path: `${ARTIFACTS}/code-env-trained.png` });
     expect(errors).toEqual([]);
-    await page.close();
+    // The Train view's link carries the module: opened again (a reload, a copy), it shows the code
+    // in the Studio under the banner, and runs nothing (no worker) until Run.
+    const trainLink = page.url();
+    expect(decodeURIComponent(trainLink)).toContain('env.id=code/custom');
+    page.on('dialog', (d) => void d.accept());
+    await page.close({ runBeforeUnload: false });
+    const again = await browser().newPage();
+    const started: string[] = [];
+    again.on('worker', (w) => started.push(w.url()));
+    await again.goto(trainLink);
+    await again.getByTestId('code-env-banner').waitFor();
+    expect(await again.getByTestId('studio-tab-code').getAttribute('aria-selected')).toBe('true');
+    expect(await again.locator('[data-testid=code-env-editor] .cm-content').textContent()).toContain('export');
+    await again.waitForTimeout(1500);
+    expect(started).toEqual([]);
+    await again.screenshot({ path: `${ARTIFACTS}/code-env-train-link.png` });
+    await again.close();
   });
 
   it('escape attempts fail visibly at their line and leave the page untouched', { timeout: 240_000 }, async () => {

@@ -7,6 +7,7 @@ import { formatTrainHash, isTrainHash } from '../train/config.ts';
 import { formatHash, parseHash } from './hash.ts';
 import { useStore } from './store.ts';
 import { formatStudioHash, isStudioHash } from '../studio/studioHash.ts';
+import { CODE_LINK_PREFIX, isTrainCodeLink } from '../studio/code/link.ts';
 import { formatClassroom, formatLessonHash, isLessonsHash, parseClassroomLink } from '../lessons/classroom.ts';
 
 /** True when the hash names the Runs view. */
@@ -28,6 +29,13 @@ function applyHash(full: string): void {
   }
   if (isRunsHash(hash)) {
     useStore.getState().setView('runs');
+    return;
+  }
+  // A Train link on a code env opens its module in the Code tab (read-only under the banner; the
+  // Studio read the code as the page opened): checking the config would load the module first.
+  if (isTrainCodeLink(hash)) {
+    useStore.getState().openStudio(CODE_LINK_PREFIX);
+    useStore.getState().notify('info', 'This training link carries env code: review it here, press Run, then "Train on this env" with the algorithm you want.');
     return;
   }
   // `#view=train&...` opens the training view; anything else is the env viewer's.

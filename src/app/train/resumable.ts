@@ -27,6 +27,12 @@ export async function resumable(store: RunStore, id: string, liveId: string | nu
   const codeEdit = meta.liveEdits.filter((e) => e.path === 'reward.code' && e.iteration <= checkpoint.iteration).at(-1);
   const config = codeEdit ? { ...meta.config, reward: { ...meta.config.reward, code: String(codeEdit.value) } } : meta.config;
   const draft: DraftConfig = { ...structuredClone(config), backend } as DraftConfig;
+  // A code env's config is checked by loading its module in the sandbox, which a page that opened
+  // on the Runs view has not loaded yet (Resume is the user's ask to run it again).
+  if (config.env.id.startsWith('code/')) {
+    const { loadCodeEnvs } = await import('../../runtime/codeEnv/index.ts');
+    await loadCodeEnvs();
+  }
   const validation = validate(draft);
   if (!validation.ok) return { ok: false, level: 'error', message: `"${meta.name}" has a config this playground no longer accepts: ${blockingFields(validation, (p) => p).join('; ')}` };
   return { ok: true, meta, checkpoint, draft, validation };

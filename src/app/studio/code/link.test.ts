@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { codeEnvLink, readCodeLink } from './link.ts';
+import emptyPreset from '../../../../presets/grid-empty-8x8-grpo.json';
+import { draftFromPreset, formatTrainHash, loadPresets } from '../../train/config.ts';
+import { codeEnvLink, isTrainCodeLink, readCodeLink } from './link.ts';
 
 describe('code env links', () => {
   it('round-trips code with every awkward character', () => {
@@ -13,5 +15,14 @@ describe('code env links', () => {
     expect(readCodeLink('#view=studio&tab=code')).toEqual({ kind: 'empty' });
     expect(readCodeLink('#view=studio&tab=code&code=%E0%A4%A')).toMatchObject({ kind: 'bad', message: expect.stringMatching(/not valid URI encoding/) });
     expect(readCodeLink(`#view=studio&tab=code&code=${'x'.repeat(70_000)}`)).toMatchObject({ kind: 'bad', message: expect.stringMatching(/over the 65536 limit/) });
+  });
+  it("reads the Train view's own link on a code env (a reload, a copied link) as a code link", () => {
+    const p = loadPresets([emptyPreset]).presets[0];
+    const base = draftFromPreset(p, 'wasm');
+    const code = "export const env = { title: 'a & b' };\n// 100% #x\n";
+    const hash = formatTrainHash(p.id, base, { ...base, env: { id: 'code/custom', kwargs: { code } } });
+    expect(isTrainCodeLink(hash)).toBe(true);
+    expect(readCodeLink(hash)).toEqual({ kind: 'code', code });
+    expect(isTrainCodeLink(formatTrainHash(p.id, base, base))).toBe(false);
   });
 });

@@ -29,7 +29,9 @@ export async function trainOnCode(code: string, presetId: string, onSetUp?: () =
   const base = useStore.getState().draft;
   const draft = { ...base, env: { id: CODE_ENV_ID, kwargs: { code } } };
   const validation = validate(draft);
-  useStore.setState({ draft, base: draft, validation, view: 'train' });
+  // The preset stays the form's base, so the env shows as changed and the Train view's link
+  // carries the module (opened again, it lands in the Code tab to be reviewed: link.ts).
+  useStore.setState({ draft, validation, view: 'train' });
   onSetUp?.();
   if (!validation.ok) {
     s.notify('error', `This env cannot train with ${presetId}: ${[...validation.other, ...Object.values(validation.byField).flat()].join('; ')}`);
