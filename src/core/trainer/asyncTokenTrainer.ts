@@ -54,7 +54,7 @@ import { sampledTokenEpisode, shapeTokenEpisode, tokenStateKeys, type TokenEpiso
 import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
 import { localTokenSource, type TokenEpisodeSource, type TokenSourceFactory, type TokenSourceInit } from '../rollout/tokenSource.ts';
 import { TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
-import type { IterationReport } from './trainer.ts';
+import type { IterationReport } from './api.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { TrainerBase } from './base.ts';
 import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';

@@ -16,9 +16,9 @@ import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint, type CheckpointTrainer } from '../runs/checkpoint.ts';
 import type { PositionScorer } from '../update/offPolicy.ts';
 import { applyLiveHyper, type LiveHyper } from '../update/hyper.ts';
-import type { IterationReport, Trainer } from './trainer.ts';
+import type { IterationReport, RunTrainer } from './api.ts';
 
-export abstract class TrainerBase<E extends StepEpisode | TokenEpisode> implements Trainer<E> {
+export abstract class TrainerBase<E extends StepEpisode | TokenEpisode> implements RunTrainer<E> {
   /** Iterations trained so far. */
   iteration = 0;
   /** The learner's policy version (updates applied). */

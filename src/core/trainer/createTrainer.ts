@@ -3,7 +3,7 @@
  * env family and the rollout scheduling, so the CLI and the browser worker start runs the same
  * way. Worker pools are platform-specific, so the caller passes a factory for them.
  *
- *   grid env + MLP          → StepTrainer (sync, or async with bounded staleness; pools)
+ *   grid env + MLP          → Trainer over the step pool (sync, or async with bounded staleness; pools)
  *   tool env + transformer  → [imitation warm start →] AsyncTokenTrainer for group algorithms
  *                             (continuous batching; tool latency waited on `clock`; sync =
  *                             staleness 0), TokenTrainer (lockstep rollouts) for the others
@@ -14,13 +14,13 @@
 import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
-import type { PoolFactory, RewardLab } from './stepTrainer.ts';
+import type { RewardLab } from '../reward/userTerms.ts';
+import { createStepTrainer, type PoolFactory } from './stepCollector.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool } from '../rollout/stepPool.ts';
 import { mixSeed } from '../util/rng.ts';
-import type { Trainer } from './trainer.ts';
+import type { RunTrainer } from './api.ts';
 import type { Engine } from '../engine/types.ts';
 import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imitation.ts';
-import { StepTrainer } from './stepTrainer.ts';
 import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from './tokenTrainer.ts';
 import { makeTokenModel } from '../models/transformer.ts';
 import { AsyncTokenTrainer, type TokenSourceFactory } from './asyncTokenTrainer.ts';
@@ -63,7 +63,7 @@ export interface CreateTrainerOptions {
   onEpisode?: (done: number, total: number) => void;
 }
 
-export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<Trainer> {
+export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<RunTrainer> {
   if (config.stages.length > 0) {
     // Each stage is a single-stage run of its own config; a resume starts in the checkpoint's stage.
     return StagedTrainer.create(config, (stage, start, lab) => createStageTrainer(stage, engine, { ...options, rewardLab: lab ?? undefined }, start), options.rewardLab ?? null, options.resume);
@@ -72,7 +72,7 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
 }
 
 /** The trainer of a run without stages (or of one stage), from `start`'s weights when given. */
-async function createStageTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions, start: StageStart): Promise<Trainer> {
+async function createStageTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions, start: StageStart): Promise<RunTrainer> {
   const family = makeEnv(config.env.id, config.env.kwargs).spec.family;
   const { rollout, model } = config;
   if (family === 'grid' && model.kind === 'mlp') {
@@ -80,7 +80,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     // The warm start is deterministic (expert episodes from the run's seed), so a resumed run
     // plays it again: its result is the KL reference the checkpoint does not carry for grids.
     const initial = start.initial ?? (config.warmStart ? await gridWarmStart(config, engine, options.onWarmStart) : undefined);
-    return StepTrainer.create(
+    return createStepTrainer(
       {
         env: config.env,
         model,
@@ -141,7 +141,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
 
 /**
  * A grid MLP's warm start: behaviour cloning of the env's expert (trainer/gridImitation.ts) from
- * the weights StepTrainer would start from; they become its initial weights and KL reference.
+ * the weights the step trainer would start from; they become its initial weights and KL reference.
  */
 async function gridWarmStart(config: RunConfig, engine: Engine, onWarmStart?: CreateTrainerOptions['onWarmStart']): Promise<Weights> {
   const ws = config.warmStart!;

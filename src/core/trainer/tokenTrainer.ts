@@ -29,7 +29,7 @@ import { DEFAULT_SHAPING, weightsOf, withShapingWeights, type ShapedReward, type
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner, TokenDecoder } from '../engine/types.ts';
 import { trainStepOptions } from '../update/hyper.ts';
-import type { IterationReport } from './trainer.ts';
+import type { IterationReport } from './api.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { TrainerBase } from './base.ts';
 import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';

@@ -11,7 +11,7 @@ import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { checkpointFromJson, checkpointToJson, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import { policyOnnxFromCheckpoint } from '../../core/runs/policyExport.ts';
 import { exportPolicyOnnx } from '../../core/models/export.ts';
-import type { Trainer } from '../../core/trainer/trainer.ts';
+import type { RunTrainer } from '../../core/trainer/api.ts';
 import type { Engine } from '../../core/engine/types.ts';
 import { VirtualClock } from '../../core/envs/clock.ts';
 import { loadNodeEngine } from './node.ts';
@@ -44,7 +44,7 @@ function roundTrip(cp: Checkpoint): Checkpoint {
 }
 
 /** Async token runs wait for tool latency on a virtual clock here (no real waiting, reproducible). */
-const make = (cfg: RunConfig, engine: Engine, resume?: Checkpoint): Promise<Trainer> => createTrainer(cfg, engine, { clock: new VirtualClock(), resume });
+const make = (cfg: RunConfig, engine: Engine, resume?: Checkpoint): Promise<RunTrainer> => createTrainer(cfg, engine, { clock: new VirtualClock(), resume });
 
 async function run(cfg: RunConfig, n: number, k: number) {
   const engine = await loadNodeEngine('ort-web-wasm');
@@ -96,7 +96,7 @@ describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () =>
     const cfg = config({ algo: { algo: 'ppo', lr: 0.003, klCoef: 0.01, klMode: 'loss' }, shaping: { format: { weight: 0.1 } } });
     const engine = await loadNodeEngine('ort-web-wasm');
     // Live edits before the checkpoint must survive it: both runs make them after iteration 1.
-    const edit = (t: Trainer) => t.setHyper({ lr: 0.002, rewardWeights: { format: 0.3 } });
+    const edit = (t: RunTrainer) => t.setHyper({ lr: 0.002, rewardWeights: { format: 0.3 } });
     const straight = await make(cfg, engine);
     const ref: Record<string, number>[] = [];
     for (let i = 0; i < 4; i++) {
