@@ -19,7 +19,7 @@ import { RealClock } from '../../src/core/envs/clock.ts';
 import { AsyncTokenTrainer } from '../../src/core/trainer/asyncTokenTrainer.ts';
 import { initialTokenWeights } from '../../src/core/trainer/createTrainer.ts';
 import { mixSeed } from '../../src/core/util/rng.ts';
-import { DEFAULT_TOKEN_TRAINER } from '../../src/core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../src/core/trainer/tokenConfig.ts';
 import { loadRunConfig } from '../../src/cli/presets.ts';
 import type { NodeEngineName } from '../../src/runtime/engine/node.ts';
 import { nodeTokenWorkerOn } from '../../src/runtime/tokenWorker/node.ts';

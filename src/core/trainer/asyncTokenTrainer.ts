@@ -53,7 +53,8 @@ import type { Engine, Learner } from '../engine/types.ts';
 import { sampledTokenEpisode, shapeTokenEpisode, tokenStateKeys, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
 import { localTokenSource, type TokenEpisodeSource, type TokenSourceFactory, type TokenSourceInit } from '../rollout/tokenSource.ts';
-import { TokenTrainer, type TokenTrainerConfig } from './tokenTrainer.ts';
+import type { TokenTrainerConfig } from './tokenConfig.ts';
+import { createLockstepTrainer } from './lockstepCollector.ts';
 import type { IterationReport } from './api.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { TrainerBase } from './base.ts';
@@ -231,7 +232,7 @@ export class AsyncTokenTrainer extends TrainerBase<TokenEpisode> {
    * separate synchronous trainer's decoder, so episodes in flight keep their caches.
    */
   async evaluate(seeds: readonly number[], temperature = 0): Promise<TokenEpisode[]> {
-    const t = await TokenTrainer.create({ ...this.config, groups: 1, algo: { ...this.config.algo, groupSize: Math.min(16, seeds.length), klCoef: 0 } }, this.engine, await this.learner.getWeights());
+    const t = await createLockstepTrainer({ ...this.config, groups: 1, algo: { ...this.config.algo, groupSize: Math.min(16, seeds.length), klCoef: 0 } }, this.engine, await this.learner.getWeights());
     try {
       return await t.evaluate(seeds, temperature);
     } finally {

@@ -21,7 +21,8 @@ import { mixSeed } from '../util/rng.ts';
 import type { RunTrainer } from './api.ts';
 import type { Engine } from '../engine/types.ts';
 import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imitation.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from './tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from './tokenConfig.ts';
+import { createLockstepTrainer } from './lockstepCollector.ts';
 import { makeTokenModel } from '../models/transformer.ts';
 import { AsyncTokenTrainer, type TokenSourceFactory } from './asyncTokenTrainer.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
@@ -134,7 +135,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
       const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
       return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);
     }
-    return TokenTrainer.create(tokenConfig, engine, weights, ref, options.rewardLab);
+    return createLockstepTrainer(tokenConfig, engine, weights, ref, options.rewardLab);
   }
   throw new Error(`no trainer for ${family} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp or a transformer, tool envs a transformer`);
 }

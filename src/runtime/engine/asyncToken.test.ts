@@ -13,7 +13,7 @@ import { initWeights, type Weights } from '../../core/models/types.ts';
 import { EOA, VOCAB_SIZE, encode } from '../../core/text/codec.ts';
 import { AsyncTokenTrainer, type TokenSourceFactory } from '../../core/trainer/asyncTokenTrainer.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
-import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenConfig.ts';
 import { makeTokenModel } from '../../core/models/transformer.ts';
 import { shiftedBatch } from '../../core/update/batch.ts';
 import { TokenSlotGenerator } from '../../core/rollout/tokenContinuous.ts';

@@ -11,7 +11,8 @@ import { DEFAULT_SHAPING } from '../../core/reward/shaping.ts';
 import { withShapingWeights } from '../../core/reward/shaping.ts';
 import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
 import { createStepTrainer } from '../../core/trainer/stepCollector.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenConfig.ts';
+import { createLockstepTrainer } from '../../core/trainer/lockstepCollector.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 
 describe('withShapingWeights', () => {
@@ -62,8 +63,8 @@ describe('live reward weights change the next iteration', () => {
       maxActionTokens: 8,
       seed: 5,
     };
-    const edited = await TokenTrainer.create(config, engine);
-    const twin = await TokenTrainer.create({ ...config, shaping: structuredClone(config.shaping) }, engine);
+    const edited = await createLockstepTrainer(config, engine);
+    const twin = await createLockstepTrainer({ ...config, shaping: structuredClone(config.shaping) }, engine);
     await edited.step();
     await twin.step();
     edited.setHyper({ rewardWeights: { format: 0.5 } });
