@@ -24,7 +24,8 @@ import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imita
 import { DEFAULT_TOKEN_TRAINER } from './tokenConfig.ts';
 import { createLockstepTrainer } from './lockstepCollector.ts';
 import { makeTokenModel } from '../models/transformer.ts';
-import { AsyncTokenTrainer, type TokenSourceFactory } from './asyncTokenTrainer.ts';
+import { createContinuousTrainer } from './continuousCollector.ts';
+import type { TokenSourceFactory } from '../rollout/tokenSource.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import { RealClock, type Clock } from '../envs/clock.ts';
@@ -133,7 +134,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo) && algoDescriptor(config.algo.algo).advantage.kind !== 'greedy-baseline') {
       const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
       const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
-      return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);
+      return createContinuousTrainer(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);
     }
     return createLockstepTrainer(tokenConfig, engine, weights, ref, options.rewardLab);
   }
