@@ -1,13 +1,15 @@
 /**
- * From a validated run configuration to a trainer: the one place that picks the trainer for an
+ * From a validated run configuration to a trainer: the one place that picks the collector for an
  * env family and the rollout scheduling, so the CLI and the browser worker start runs the same
  * way. Worker pools are platform-specific, so the caller passes a factory for them.
  *
- *   grid env + MLP          → Trainer over the step pool (sync, or async with bounded staleness; pools)
- *   tool env + transformer  → [imitation warm start →] AsyncTokenTrainer for group algorithms
+ * Every run gets the one Trainer (trainer.ts); what differs is its collector:
+ *
+ *   grid env + MLP          → the step pool (sync, or async with bounded staleness; pools)
+ *   tool env + transformer  → [imitation warm start →] the continuous token loop for group algorithms
  *                             (continuous batching; tool latency waited on `clock`; sync =
- *                             staleness 0), TokenTrainer (lockstep rollouts) for the others
- *   grid env + transformer  → [imitation warm start →] TokenTrainer on the grid played as text
+ *                             staleness 0), the lockstep token loop for the others
+ *   grid env + transformer  → [imitation warm start →] the lockstep token loop on the grid played as text
  *                             (envs/grid/textAdapter.ts), any algorithm incl. PPO
  *   any, with `stages`      → StagedTrainer over one of the above per stage (stagedTrainer.ts)
  */
