@@ -21,7 +21,7 @@ async function emptyRoom(algo: Algo) {
   return { trainer, first, last };
 }
 
-describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
+describe('the step-pool Trainer learns grid worlds (ort-web WASM in Node)', () => {
   it('GRPO solves grid/empty-5x5 from scratch, with rollout and trainer log-probs equal', async () => {
     const { trainer, first, last } = await emptyRoom('grpo');
     // A random policy succeeds ~40% of the time within 100 steps, and slowly.
@@ -81,7 +81,7 @@ describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
   });
 });
 
-describe('StepTrainer knobs', () => {
+describe('step-pool Trainer knobs', () => {
   it('dynamic sampling drops zero-spread groups and reports it; potential shaping and KL-as-reward run', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const algo = { ...defaultsFor('grpo'), lr: 1e-3, groupSize: 4, klCoef: 0.01, klMode: 'reward' as const, dynamicSampling: { enabled: true, maxRounds: 3, spreadTol: 1e-9 } };
