@@ -8,7 +8,7 @@
  * whole run (wall clock, pool start-up excluded), mean learner/rollout idle ratios, staleness.
  */
 import { defaultsFor } from '../../src/core/algos/config.ts';
-import { StepTrainer } from '../../src/core/trainer/stepTrainer.ts';
+import { createStepTrainer } from '../../src/core/trainer/stepCollector.ts';
 import { DEFAULT_STEP_TRAINER } from '../../src/core/trainer/stepConfig.ts';
 import { loadNodeEngine } from '../../src/runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
@@ -28,7 +28,7 @@ export async function compareSchedules(o: { env?: string; iterations?: number; w
   const engine = await loadNodeEngine('ort-web-wasm');
   const rows: AsyncCompareRow[] = [];
   for (const s of o.staleness ?? [0, 1, 2]) {
-    const trainer = await StepTrainer.create(
+    const trainer = await createStepTrainer(
       {
         ...DEFAULT_STEP_TRAINER,
         env: { id: o.env ?? 'grid/empty-5x5' },
@@ -42,7 +42,7 @@ export async function compareSchedules(o: { env?: string; iterations?: number; w
       (model, weights) => createNodeWorkerPool({ size: o.workers ?? 1, model, weights }),
     );
     // Warm the worker's session (its first batch) outside the timed run.
-    await trainer.pool.collect({ ...trainer.requestFor(0), samplingSeed: 999 });
+    await trainer.collector.pool.collect({ ...trainer.collector.requestFor(0), samplingSeed: 999 });
     const n = o.iterations ?? 20;
     const t0 = performance.now();
     const ms: Record<string, number>[] = [];

@@ -19,7 +19,7 @@
 import { loadavg } from 'node:os';
 import { heldOutSeeds } from '../../src/core/util/rng.ts';
 import { createTrainer } from '../../src/core/trainer/createTrainer.ts';
-import type { Trainer } from '../../src/core/trainer/trainer.ts';
+import type { RunTrainer } from '../../src/core/trainer/api.ts';
 import { loadNodeEngine, type NodeEngineName } from '../../src/runtime/engine/node.ts';
 import { createNodeWorkerPool } from '../../src/runtime/pool/node.ts';
 import { compareSchedules } from './asyncCompare.ts';
@@ -84,7 +84,7 @@ export interface LearnRow {
   };
 }
 
-async function heldOutOutcomes(trainer: Trainer, seeds: readonly number[]): Promise<HeldOutOutcomes> {
+async function heldOutOutcomes(trainer: RunTrainer, seeds: readonly number[]): Promise<HeldOutOutcomes> {
   const wins = (eps: readonly { success: boolean }[]) => eps.map((e) => e.success);
   return { greedy: wins(await trainer.evaluate(seeds, 0)), sampled: wins(await trainer.evaluate(seeds, 1)) };
 }

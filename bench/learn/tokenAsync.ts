@@ -16,10 +16,10 @@ import { dirname, join } from 'node:path';
 import type { Weights } from '../../src/core/models/types.ts';
 import type { Engine } from '../../src/core/engine/types.ts';
 import { RealClock } from '../../src/core/envs/clock.ts';
-import { AsyncTokenTrainer } from '../../src/core/trainer/asyncTokenTrainer.ts';
+import { createContinuousTrainer } from '../../src/core/trainer/continuousCollector.ts';
 import { initialTokenWeights } from '../../src/core/trainer/createTrainer.ts';
 import { mixSeed } from '../../src/core/util/rng.ts';
-import { DEFAULT_TOKEN_TRAINER } from '../../src/core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../src/core/trainer/tokenConfig.ts';
 import { loadRunConfig } from '../../src/cli/presets.ts';
 import type { NodeEngineName } from '../../src/runtime/engine/node.ts';
 import { nodeTokenWorkerOn } from '../../src/runtime/tokenWorker/node.ts';
@@ -88,7 +88,7 @@ export async function compareTokenSchedules(o: {
   const evalSeeds = Array.from({ length: o.evalSeeds }, (_, i) => mixSeed(config.seed, 0xe7a1, i));
   const rows: TokenScheduleRow[] = [];
   for (const s of [0, o.staleness]) {
-    const trainer = await AsyncTokenTrainer.create(
+    const trainer = await createContinuousTrainer(
       {
         ...DEFAULT_TOKEN_TRAINER,
         env: config.env,

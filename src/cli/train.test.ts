@@ -316,7 +316,7 @@ describe('npm run train', () => {
     const dir = mkdtempSync(join(tmpdir(), 'resume-token-'));
     const timeless = (m: Record<string, unknown>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== 'wall_s'));
     const read = (d: string) => readFileSync(join(d, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    // REINFORCE trains on the lockstep TokenTrainer (no tool latency waited on: reproducible).
+    // REINFORCE trains on the lockstep token loop (no tool latency waited on: reproducible).
     const config = join(dir, 'calc-tiny.json');
     writeFileSync(
       config,

@@ -3,7 +3,7 @@
  * its panel, its input kind, a tooltip (what it does, units, why: the doc comments of
  * AlgoConfig / the run-config schema, reused), and whether it can change while a run goes on.
  *
- * Live fields are exactly those StepTrainer.setHyper applies between train steps; changing
+ * Live fields are exactly those Trainer.setHyper applies between train steps; changing
  * anything else builds new sessions, so it restarts the run (after a prompt).
  */
 import { ALGO_DESCRIPTORS, isAlgo, algoDescriptor, isGroupAlgo } from '../../core/algos/registry/index.ts';

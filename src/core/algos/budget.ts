@@ -20,7 +20,7 @@
  * so handing out episodes greedily by marginal value per episode is optimal; a prompt starts
  * at `minPerPrompt` episodes (a group of 1 has no spread) or gets none.
  *
- * Everything here is pure; the trainer (trainer/asyncTokenTrainer.ts) owns the state.
+ * Everything here is pure; the scheduler's prompt pool (rollout/promptPool.ts) owns the state.
  */
 
 export interface RolloutBudgetConfig {

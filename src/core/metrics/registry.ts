@@ -74,7 +74,7 @@ const STEP: readonly PolicyKind[] = ['step'];
 const TOKEN: readonly PolicyKind[] = ['token'];
 
 const GROUP = 'group algorithms (GRPO, Dr. GRPO, GSPO, CISPO, GiGPO, RLOO, ReMax)';
-const ASYNC_TOKEN = 'step runs, and token runs of group algorithms on tool envs (AsyncTokenTrainer)';
+const ASYNC_TOKEN = 'step runs, and token runs of group algorithms on tool envs (the continuous token loop)';
 const USER_TERMS = 'runs with reward-lab code (user reward terms)';
 
 export const METRICS = [
@@ -150,9 +150,9 @@ export const METRICS = [
   { key: 'async/is_ratio_max', doc: 'largest importance ratio in the batch', unit: 'ratio', families: BOTH, policies: ANY, trl: 'sampling/importance_sampling_ratio/max' },
   { key: 'async/is_clipfrac', doc: 'share of importance ratios truncated at the TIS cap', unit: 'share', families: BOTH, policies: ANY },
   { key: 'async/partial_ratio', doc: 'share of episodes generated under more than one policy version', unit: 'share', families: BOTH, policies: ANY },
-  { key: 'async/episodes_aborted', doc: 'episodes dropped this iteration as too stale', unit: 'count', families: TOOL, policies: TOKEN, when: 'AsyncTokenTrainer' },
-  { key: 'async/kv_evictions', doc: 'KV-cache rows evicted this iteration', unit: 'count', families: TOOL, policies: TOKEN, when: 'AsyncTokenTrainer' },
-  { key: 'async/in_flight', doc: 'episodes still being decoded when the iteration ended', unit: 'count', families: TOOL, policies: TOKEN, when: 'AsyncTokenTrainer' },
+  { key: 'async/episodes_aborted', doc: 'episodes dropped this iteration as too stale', unit: 'count', families: TOOL, policies: TOKEN, when: 'the continuous token loop' },
+  { key: 'async/kv_evictions', doc: 'KV-cache rows evicted this iteration', unit: 'count', families: TOOL, policies: TOKEN, when: 'the continuous token loop' },
+  { key: 'async/in_flight', doc: 'episodes still being decoded when the iteration ended', unit: 'count', families: TOOL, policies: TOKEN, when: 'the continuous token loop' },
 
   // mismatch
   { key: 'mismatch/logprob_abs_diff_mean', doc: 'mean |rollout − learner| log-prob of the same tokens at one policy version', unit: 'nats', families: BOTH, policies: ANY, trl: 'sampling/sampling_logp_difference/mean' },
@@ -170,7 +170,7 @@ export const METRICS = [
   { key: 'perf/tis_s', doc: 'time spent on off-policy weights (importance sampling) this iteration', unit: 's', families: BOTH, policies: ANY, when: ASYNC_TOKEN },
   { key: 'perf/update_s', doc: 'time spent in gradient steps this iteration', unit: 's', families: GRID, policies: STEP, verl: 'timing_s/update_actor' },
   { key: 'perf/kv_cache_hit_rate', doc: 'share of context tokens served from the KV cache, not recomputed', unit: 'share', families: BOTH, policies: TOKEN },
-  { key: 'perf/tool_wait_s', doc: 'time no row could decode because every episode waited on a tool', unit: 's', families: TOOL, policies: TOKEN, when: 'AsyncTokenTrainer' },
+  { key: 'perf/tool_wait_s', doc: 'time no row could decode because every episode waited on a tool', unit: 's', families: TOOL, policies: TOKEN, when: 'the continuous token loop' },
 
   // train: learner bookkeeping
   { key: 'train/updates', doc: 'gradient steps this iteration', unit: 'count', families: BOTH, policies: ANY },

@@ -1,6 +1,6 @@
 /**
- * The user-terms part of a trainer's score phase, shared by the grid trainer (StepTrainer) and the
- * token trainers (TokenTrainer, AsyncTokenTrainer): the run's `RewardLab`, scoring a batch of
+ * The user-terms part of a trainer's score phase, shared by every collector (the grid step pool,
+ * the lockstep and the continuous token loops; trainer/rewards.ts holds it): the run's `RewardLab`, scoring a batch of
  * episodes' step records in its sandbox with the non-finite policy applied, and the
  * `reward/version` / `reward/terms_skipped` metrics. Each trainer builds the records its own way
  * (grids: replay from the seed; text envs: read off the token episode) and adds the returned

@@ -12,7 +12,7 @@
  *
  * Partial rollouts: the policy version is read per step, just before that step's inference
  * call, so an episode in flight when `setWeights` lands continues under the new weights and
- * its `versions` array shows where (the scheduler in trainer/stepTrainer.ts relies on this).
+ * its `versions` array shows where (the scheduler in trainer/stepCollector.ts relies on this).
  */
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
 import type { Env, Frame, GridObs } from '../envs/types.ts';

@@ -37,15 +37,15 @@ export const CHECKPOINT_FORMAT = 'agentic-rl-playground/checkpoint';
 export const CHECKPOINT_VERSION = 1;
 
 /**
- * Which trainer wrote a checkpoint; only that trainer restores it: 'step' the grid StepTrainer,
- * 'token' the lockstep TokenTrainer, 'async-token' the continuous AsyncTokenTrainer.
+ * Which trainer wrote a checkpoint; only that trainer restores it: 'step' the Trainer over the
+ * grid step pool, 'token' over the lockstep token loop, 'async-token' over the continuous one.
  */
 export type CheckpointTrainer = 'step' | 'token' | 'async-token';
 
 /** The trainers that write checkpoints (a file naming another is refused). */
 export const CHECKPOINT_TRAINERS: readonly CheckpointTrainer[] = ['step', 'token', 'async-token'];
 
-/** The continuous token trainer's group bookkeeping (AsyncTokenTrainer). */
+/** The continuous token trainer's group bookkeeping (the continuous token loop's). */
 export interface CheckpointGroups {
   /** Id of the next group to admit (group g plays env seed mixSeed(seed, 0x9e, g)). */
   next: number;
@@ -76,9 +76,9 @@ export interface Checkpoint {
   rewardWeights: ShapingWeights;
   /** Token trainers with klCoef > 0: the KL reference policy's parameters (float32, by name). */
   reference?: Record<string, Float32Array>;
-  /** AsyncTokenTrainer only: which groups come next. */
+  /** The continuous token loop only: which groups come next. */
   groups?: CheckpointGroups;
-  /** AsyncTokenTrainer with a prompt pool (rollout.budget.pool): each prompt's decayed success and failure counts, [pool] each. */
+  /** A run whose scheduler has a prompt pool (rollout.budget.pool): each prompt's decayed success and failure counts, [pool] each. */
   prompts?: { successes: number[]; failures: number[] };
   /**
    * Staged runs (trainer/stagedTrainer.ts): the running stage (0-based) and the iterations and

@@ -1,29 +1,33 @@
 /**
- * From a validated run configuration to a trainer: the one place that picks the trainer for an
+ * From a validated run configuration to a trainer: the one place that picks the collector for an
  * env family and the rollout scheduling, so the CLI and the browser worker start runs the same
  * way. Worker pools are platform-specific, so the caller passes a factory for them.
  *
- *   grid env + MLP          → StepTrainer (sync, or async with bounded staleness; pools)
- *   tool env + transformer  → [imitation warm start →] AsyncTokenTrainer for group algorithms
+ * Every run gets the one Trainer (trainer.ts); what differs is its collector:
+ *
+ *   grid env + MLP          → the step pool (sync, or async with bounded staleness; pools)
+ *   tool env + transformer  → [imitation warm start →] the continuous token loop for group algorithms
  *                             (continuous batching; tool latency waited on `clock`; sync =
- *                             staleness 0), TokenTrainer (lockstep rollouts) for the others
- *   grid env + transformer  → [imitation warm start →] TokenTrainer on the grid played as text
+ *                             staleness 0), the lockstep token loop for the others
+ *   grid env + transformer  → [imitation warm start →] the lockstep token loop on the grid played as text
  *                             (envs/grid/textAdapter.ts), any algorithm incl. PPO
  *   any, with `stages`      → StagedTrainer over one of the above per stage (stagedTrainer.ts)
  */
 import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
-import type { PoolFactory, RewardLab } from './stepTrainer.ts';
+import type { RewardLab } from '../reward/userTerms.ts';
+import { createStepTrainer, type PoolFactory } from './stepCollector.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool } from '../rollout/stepPool.ts';
 import { mixSeed } from '../util/rng.ts';
-import type { Trainer } from './trainer.ts';
+import type { RunTrainer } from './api.ts';
 import type { Engine } from '../engine/types.ts';
 import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imitation.ts';
-import { StepTrainer } from './stepTrainer.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from './tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from './tokenConfig.ts';
+import { createLockstepTrainer } from './lockstepCollector.ts';
 import { makeTokenModel } from '../models/transformer.ts';
-import { AsyncTokenTrainer, type TokenSourceFactory } from './asyncTokenTrainer.ts';
+import { createContinuousTrainer } from './continuousCollector.ts';
+import type { TokenSourceFactory } from '../rollout/tokenSource.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import { RealClock, type Clock } from '../envs/clock.ts';
@@ -63,7 +67,7 @@ export interface CreateTrainerOptions {
   onEpisode?: (done: number, total: number) => void;
 }
 
-export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<Trainer> {
+export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<RunTrainer> {
   if (config.stages.length > 0) {
     // Each stage is a single-stage run of its own config; a resume starts in the checkpoint's stage.
     return StagedTrainer.create(config, (stage, start, lab) => createStageTrainer(stage, engine, { ...options, rewardLab: lab ?? undefined }, start), options.rewardLab ?? null, options.resume);
@@ -72,7 +76,7 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
 }
 
 /** The trainer of a run without stages (or of one stage), from `start`'s weights when given. */
-async function createStageTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions, start: StageStart): Promise<Trainer> {
+async function createStageTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions, start: StageStart): Promise<RunTrainer> {
   const family = makeEnv(config.env.id, config.env.kwargs).spec.family;
   const { rollout, model } = config;
   if (family === 'grid' && model.kind === 'mlp') {
@@ -80,7 +84,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     // The warm start is deterministic (expert episodes from the run's seed), so a resumed run
     // plays it again: its result is the KL reference the checkpoint does not carry for grids.
     const initial = start.initial ?? (config.warmStart ? await gridWarmStart(config, engine, options.onWarmStart) : undefined);
-    return StepTrainer.create(
+    return createStepTrainer(
       {
         env: config.env,
         model,
@@ -132,16 +136,16 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo) && algoDescriptor(config.algo.algo).advantage.kind !== 'greedy-baseline') {
       const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
       const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
-      return AsyncTokenTrainer.create(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);
+      return createContinuousTrainer(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);
     }
-    return TokenTrainer.create(tokenConfig, engine, weights, ref, options.rewardLab);
+    return createLockstepTrainer(tokenConfig, engine, weights, ref, options.rewardLab);
   }
   throw new Error(`no trainer for ${family} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp or a transformer, tool envs a transformer`);
 }
 
 /**
  * A grid MLP's warm start: behaviour cloning of the env's expert (trainer/gridImitation.ts) from
- * the weights StepTrainer would start from; they become its initial weights and KL reference.
+ * the weights the step trainer would start from; they become its initial weights and KL reference.
  */
 async function gridWarmStart(config: RunConfig, engine: Engine, onWarmStart?: CreateTrainerOptions['onWarmStart']): Promise<Weights> {
   const ws = config.warmStart!;

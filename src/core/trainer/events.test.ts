@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runTraining, TrainerEvents, type TrainerEvent } from './events.ts';
-import type { SteppableTrainer } from './trainer.ts';
+import type { SteppableTrainer } from './api.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 
 /** A scripted trainer: success rates per iteration, an optional NaN-skip and a failing step. */

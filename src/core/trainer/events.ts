@@ -17,7 +17,7 @@
  */
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
-import type { SteppableTrainer } from './trainer.ts';
+import type { SteppableTrainer } from './api.ts';
 import type { HoldReason, RunControl } from './runControl.ts';
 
 export interface SampledEpisode {

@@ -4,7 +4,7 @@ import { parseRunConfig, type RunConfig } from '../presets/schema.ts';
 import type { Weights } from '../models/types.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { StagedTrainer, type StageFactory, type StageStart } from './stagedTrainer.ts';
-import type { Trainer } from './trainer.ts';
+import type { RunTrainer as Trainer } from './api.ts';
 
 function run(): RunConfig {
   const r = parseRunConfig({

@@ -22,7 +22,7 @@ import type { Checkpoint } from '../runs/checkpoint.ts';
 import type { LiveHyper } from '../update/hyper.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import type { TeacherPolicy } from './stepConfig.ts';
-import type { IterationReport, Trainer } from './trainer.ts';
+import type { IterationReport, RunTrainer as Trainer } from './api.ts';
 
 /** Where a stage's trainer starts: the previous stage's weights, or (distill) its teacher. */
 export interface StageStart {

@@ -1,5 +1,5 @@
 /**
- * What the two token trainers' checkpoint()/restore() share: checks that a checkpoint fits this
+ * What the two token collectors' checkpoint()/restore() share: checks that a checkpoint fits this
  * trainer before anything changes (so a refused one leaves the trainer fresh), and copies of
  * weights that a checkpoint may hand away as transferables. Pure.
  */
@@ -13,7 +13,7 @@ export function copyWeights(w: Weights): Record<string, Float32Array> {
 
 /** What a token trainer is, for the checks of `checkTokenCheckpoint`. */
 export interface TokenRestoreTarget {
-  /** e.g. 'TokenTrainer.restore', the prefix of every message. */
+  /** e.g. 'Trainer.restore', the prefix of every message. */
   who: string;
   trainer: CheckpointTrainer;
   /** The trainer's iteration and version: both 0 on a fresh trainer. */

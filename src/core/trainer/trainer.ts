@@ -1,74 +1,213 @@
 /**
- * What every trainer offers its callers (the CLI, the browser's training worker, benches and
- * tests), whichever env family, policy and rollout scheduling it runs: one iteration at a time,
- * held-out evaluation, live hyperparameters, the current weights, and cleanup. Callers never
- * need to know which trainer they hold; `runTraining` (events.ts) turns `step()` into events.
+ * The one trainer: a learner, a collector (the rollout source of the run's env family: grid step
+ * pool, lockstep token loop, continuous token loop; collector.ts) and a scheduler (the staleness
+ * bound, sync = 0; the prompt pool as its option). Each iteration at learner version V:
+ *
+ *   collect     the collector's batch for V, every position ≤ maxStaleness versions old
+ *               (dynamic sampling, user reward terms and ReMax's greedy episodes included)
+ *   score       the KL reward penalty, advantages, aggregation weights (phases.ts: scoreBatch)
+ *   weights/TIS stale positions' π_old from the proximal policy, TIS (phases.ts: trainBatch)
+ *   update      epochs × minibatches of the ONNX train step
+ *   sync        version V + 1 to the collector when the update stepped
+ *   metrics     update/metrics.ts over the batch, the collector's perf and own keys, the prompt
+ *               pool's `budget/*`, ReMax's `remax/*`, the reward schedule's step, the lab's keys
+ *
+ * Written once here for every family: setHyper, the reward lab, checkpoint/restore of the learner,
+ * counters, EMA baseline and rewards, and release.
  */
-import type { IterationMetrics } from '../algos/metrics.ts';
-import type { PolicyModel, Weights } from '../models/types.ts';
+import { EMA_BASELINE_INIT, type EmaBaselineState } from '../algos/advantages.ts';
+import type { AlgoConfig } from '../algos/config.ts';
+import type { Learner } from '../engine/types.ts';
+import { keepApplicable } from '../metrics/lookup.ts';
+import type { Weights } from '../models/types.ts';
+import type { RewardLab } from '../reward/userTerms.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
-import type { LiveHyper } from '../update/hyper.ts';
-import type { Checkpoint } from '../runs/checkpoint.ts';
-import type { RewardLab } from '../reward/userTerms.ts';
+import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
+import { applyLiveHyper, type LiveHyper } from '../update/hyper.ts';
+import { batchMetrics } from '../update/metrics.ts';
+import type { IterationReport, RunTrainer } from './api.ts';
+import { greedyMetrics, type Collector, type Scheduler, type Skipped } from './collector.ts';
+import { scoreBatch, trainBatch } from './phases.ts';
+import type { RewardScoring } from './rewards.ts';
 
-/** One trained iteration, as every trainer reports it. */
-export interface IterationReport<E extends StepEpisode | TokenEpisode = StepEpisode | TokenEpisode> {
-  iteration: number;
-  metrics: IterationMetrics & Record<string, number>;
-  /** The trained batch's episodes (group-major for group algorithms). */
-  episodes: E[];
-  /** Per-episode total (shaped) reward and advantage, parallel to `episodes`. */
-  episodeRewards: Float64Array;
-  episodeAdvantages: Float64Array<ArrayBufferLike>;
-  /** False when the NaN guard skipped at least one update this iteration. */
-  allApplied: boolean;
+/** What a Trainer is made of (the create functions of the collectors build them). */
+export interface TrainerParts<E extends StepEpisode | TokenEpisode, C extends Collector<E>> {
+  algo: AlgoConfig;
+  collector: C;
+  scheduler: Scheduler;
+  learner: Learner;
+  rewards: RewardScoring;
 }
 
-export interface Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenEpisode> {
-  /** The policy being trained (an MLP over grid features, or a token transformer). */
-  readonly model: PolicyModel;
+export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenEpisode, C extends Collector<E> = Collector<E>> implements RunTrainer<E> {
   /** Iterations trained so far. */
-  readonly iteration: number;
-  /** The learner's policy version (updates applied); rollouts record the version that acted. */
-  readonly version: number;
-  /** Collects (or takes) one batch, updates the policy, and reports the iteration. */
-  step(): Promise<IterationReport<E>>;
-  /** Plays one episode per seed with the current weights, without training (temperature 0 = greedy). */
-  evaluate(seeds: readonly number[], temperature?: number): Promise<E[]>;
-  /** Applies live hyperparameter edits from the next train step on; throws on an invalid edit. */
-  setHyper(h: LiveHyper): void;
-  /**
-   * User reward terms (reward lab) from the next iteration on, null = none: the live Apply of new
-   * reward code. The caller owns the scorer and closes the one it replaces.
-   */
-  setRewardLab(lab: RewardLab | null): void;
-  /** A copy of the learner's current weights. */
-  getWeights(): Promise<Weights>;
-  /**
-   * True when checkpoint() and restore() work: every trainer here (StepTrainer, TokenTrainer,
-   * AsyncTokenTrainer); a stand-in without them says false, and the CLI and the tab then keep none.
-   */
-  readonly canCheckpoint: boolean;
-  /** The full state after the last finished iteration (runs/checkpoint.ts); call between steps. */
-  checkpoint(): Promise<Checkpoint>;
-  /**
-   * Continues from `checkpoint` (written by a trainer of the same config): only on a fresh
-   * trainer, before its first step(). Throws, changing nothing, on a checkpoint of another model.
-   */
-  restore(checkpoint: Checkpoint): Promise<void>;
-  /** Frees sessions, workers and pools; the trainer is unusable afterwards. */
-  release(): Promise<void>;
-}
+  iteration = 0;
+  /** The learner's policy version (updates applied). */
+  version = 0;
+  readonly canCheckpoint = true;
+  readonly algo: AlgoConfig;
+  readonly collector: C;
+  readonly scheduler: Scheduler;
+  readonly rewards: RewardScoring;
+  private readonly learner: Learner;
+  /** The REINFORCE EMA baseline (advantages of 'ema' estimators). */
+  private ema: EmaBaselineState = EMA_BASELINE_INIT;
 
-/** What `runTraining` needs of a trainer (any Trainer, or a scripted stand-in in tests). */
-export interface SteppableTrainer {
-  step(): Promise<{
-    iteration: number;
-    metrics: Record<string, number>;
-    episodes: readonly (StepEpisode | TokenEpisode)[];
-    episodeRewards: ArrayLike<number>;
-    episodeAdvantages: ArrayLike<number>;
-    allApplied: boolean;
-  }>;
+  constructor(parts: TrainerParts<E, C>) {
+    this.algo = parts.algo;
+    this.collector = parts.collector;
+    this.scheduler = parts.scheduler;
+    this.learner = parts.learner;
+    this.rewards = parts.rewards;
+  }
+
+  get model() {
+    return this.collector.model;
+  }
+
+  /** Live hyperparameters (lr, entropy_coef, clip_low, clip_high, kl_coef) as the learner sees them. */
+  get hyper(): Record<string, number> {
+    return this.learner.hyper;
+  }
+
+  /** Change live hyperparameters (from the next train step) and reward weights (from the next episodes scored). */
+  setHyper(h: LiveHyper): void {
+    // Validate before touching anything: a refused edit leaves the run as it was.
+    if (h.rewardWeights) this.rewards.setWeights(h.rewardWeights);
+    applyLiveHyper(this.learner.hyper, h);
+  }
+
+  /**
+   * Score with these user reward terms from the next batch scored on (null = none). The caller
+   * owns the scorer: it closes the one it replaces. Batches already scored keep their values.
+   */
+  setRewardLab(lab: RewardLab | null): void {
+    this.rewards.setLab(lab);
+  }
+
+  getWeights(): Promise<Weights> {
+    return this.learner.getWeights();
+  }
+
+  evaluate(seeds: readonly number[], temperature = 0): Promise<E[]> {
+    return this.collector.evaluate(seeds, temperature);
+  }
+
+  /** One iteration: collect → score → advantages → weights/TIS → update → sync → metrics. */
+  async step(): Promise<IterationReport<E>> {
+    const it = this.iteration;
+    const start = performance.now();
+    // The shaping config this iteration is scored with (a live edit may replace it meanwhile), and
+    // the lab's version: it is swapped only between iterations, so it scores the whole batch.
+    const base = this.rewards.shaping;
+    const labVersion = this.rewards.begin();
+    const c = await this.collector.collect(it, this.version);
+    if ('skipped' in c) return this.skip(c, labVersion);
+    const collected = performance.now();
+
+    const sc = await scoreBatch(this.algo, c.batch, c.shaped, this.collector.reference, this.ema, c.ctx);
+    this.ema = sc.adv.ema;
+    const tr = await trainBatch(this.learner, this.algo, sc, this.version, this.collector.proximal, this.collector.rng);
+    // Bookkeeping check of the bound (a violation is a scheduler bug, not a data property).
+    const s = this.scheduler.maxStaleness;
+    if (tr.off.stale.max > s) throw new Error(`Trainer: batch ${it} has a position ${tr.off.stale.max} versions old (max ${s})`);
+    const trained = performance.now();
+
+    const stepped = tr.upd.steps > 0;
+    if (stepped) this.version++;
+    await this.collector.sync(stepped ? await this.learner.getWeights() : null, this.version);
+    const budget = this.scheduler.prompts && c.outcomes ? this.scheduler.prompts.record(c.outcomes, this.algo.dynamicSampling.spreadTol) : {};
+    this.iteration++;
+    const own = c.metrics(sc, tr, { start, collected, trained, synced: performance.now() });
+
+    const metrics = {
+      ...batchMetrics({
+        sampled: c.sampled,
+        batch: c.batch,
+        trainedSuccess: c.episodes.map((ep) => ep.success),
+        adv: sc.adv,
+        off: tr.off,
+        tis: tr.tis,
+        upd: tr.upd,
+        lr: this.learner.hyper.lr,
+        version: this.version,
+        groups: c.groups,
+        perf: own.perf,
+        extra: c.extra,
+      }),
+      ...own.keys,
+      ...budget,
+      ...(c.greedy ? greedyMetrics(c.greedy) : {}),
+    };
+    this.rewards.advance(metrics, base);
+    this.rewards.labMetrics(metrics, labVersion);
+    keepApplicable(metrics, this.collector.metricRun);
+    return { iteration: it, metrics, episodes: c.episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: tr.upd.allApplied };
+  }
+
+  /** Every group had zero spread and the round cap was hit: nothing to learn from, no new version. */
+  private skip(c: Skipped, labVersion: number): IterationReport<E> {
+    const it = this.iteration++;
+    const m = c.skipped;
+    this.rewards.labMetrics(m, labVersion);
+    keepApplicable(m, this.collector.metricRun);
+    return { iteration: it, metrics: m as IterationReport<E>['metrics'], episodes: [], episodeRewards: new Float64Array(0), episodeAdvantages: new Float64Array(0), allApplied: true };
+  }
+
+  /**
+   * The full state after the last finished iteration (call between steps): the learner's
+   * parameters and optimizer state, counters, live hyper, the EMA baseline, the rewards' state,
+   * the prompt pool's counts, and the collector's own part (see each collector for what a resume
+   * from it reproduces).
+   */
+  async checkpoint(): Promise<Checkpoint> {
+    if (!this.learner.exportState) throw new Error('Trainer.checkpoint: this engine\'s learner cannot export its optimizer state');
+    const own = await this.collector.checkpoint();
+    const learner = await this.learner.exportState();
+    const prompts = this.scheduler.prompts;
+    return {
+      format: CHECKPOINT_FORMAT,
+      version: CHECKPOINT_VERSION,
+      trainer: this.collector.kind,
+      iteration: this.iteration,
+      policyVersion: this.version,
+      learner,
+      hyper: { ...this.learner.hyper },
+      ema: { ...this.ema },
+      ...this.rewards.checkpoint(),
+      ...own,
+      ...(prompts ? { prompts: prompts.state() } : {}),
+    };
+  }
+
+  /**
+   * Continues from `cp` on this fresh trainer (before its first step): the learner takes the
+   * parameters and Adam state (it checks every tensor's name and size before it replaces any),
+   * the collector the weights at the checkpoint's version and its own state, and every counter,
+   * stream and schedule its saved value. Everything is checked first; a refused checkpoint leaves
+   * the trainer fresh.
+   */
+  async restore(checkpoint: Checkpoint): Promise<void> {
+    const who = 'Trainer.restore';
+    if (this.iteration !== 0 || this.version !== 0) throw new Error(`${who}: only a fresh trainer can be restored (it has trained)`);
+    const cp = this.collector.checkRestore(checkpoint, this.learner, who);
+    if (!this.learner.importState) throw new Error(`${who}: this engine's learner cannot import optimizer state`);
+    const installRewards = this.rewards.prepareRestore(cp, who);
+    this.scheduler.prompts?.checkState(cp.prompts, who);
+    this.learner.importState(cp.learner);
+    for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
+    this.ema = { ...cp.ema };
+    installRewards();
+    if (this.scheduler.prompts && cp.prompts) this.scheduler.prompts.setState(cp.prompts);
+    this.iteration = cp.iteration;
+    this.version = cp.policyVersion;
+    await this.collector.restore(cp, await this.learner.getWeights());
+  }
+
+  /** Frees the collector first (it may wait for collects in flight), then the learner. */
+  async release(): Promise<void> {
+    await this.collector.release();
+    await this.learner.release();
+  }
 }

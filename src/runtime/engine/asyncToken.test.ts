@@ -11,9 +11,10 @@ import type { EnvSpec, ResetResult, StepResult, ToolEnv, ToolObs, TranscriptFram
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { EOA, VOCAB_SIZE, encode } from '../../core/text/codec.ts';
-import { AsyncTokenTrainer, type TokenSourceFactory } from '../../core/trainer/asyncTokenTrainer.ts';
+import { createContinuousTrainer } from '../../core/trainer/continuousCollector.ts';
+import type { TokenSourceFactory } from '../../core/rollout/tokenSource.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
-import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenConfig.ts';
 import { makeTokenModel } from '../../core/models/transformer.ts';
 import { shiftedBatch } from '../../core/update/batch.ts';
 import { TokenSlotGenerator } from '../../core/rollout/tokenContinuous.ts';
@@ -181,7 +182,7 @@ describe('continuous token rollouts with tool latency (ort-web WASM, virtual clo
 describe('asynchronous token trainer (ort-web WASM, virtual clock)', () => {
   async function train(maxStaleness: number, iterations: number) {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await AsyncTokenTrainer.create(
+    const trainer = await createContinuousTrainer(
       {
         ...DEFAULT_TOKEN_TRAINER,
         env: { id: 'test/slow-digit' },
@@ -222,7 +223,7 @@ describe('asynchronous token trainer (ort-web WASM, virtual clock)', () => {
 
   it('a token rollout worker decodes while the learner trains: weights sync by version, TITO holds', { timeout: 60_000 }, async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await AsyncTokenTrainer.create(
+    const trainer = await createContinuousTrainer(
       {
         ...DEFAULT_TOKEN_TRAINER,
         env: { id: 'tools/flaky-api', kwargs: { latencyMedianMs: 5 } },
@@ -301,7 +302,7 @@ describe('asynchronous token trainer (ort-web WASM, virtual clock)', () => {
         release: () => inner.release(),
       };
     };
-    const trainer = await AsyncTokenTrainer.create(
+    const trainer = await createContinuousTrainer(
       {
         ...DEFAULT_TOKEN_TRAINER,
         env: { id: 'test/slow-digit' },

@@ -11,7 +11,8 @@ import { initWeights } from '../../core/models/types.ts';
 import { mixSeed } from '../../core/util/rng.ts';
 import { DEFAULT_IMITATION, trainImitation } from '../../core/trainer/imitation.ts';
 import { collectTokenEpisodes } from '../../core/rollout/tokenLockstep.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenConfig.ts';
+import { createLockstepTrainer } from '../../core/trainer/lockstepCollector.ts';
 import { makeTokenModel } from '../../core/models/transformer.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
@@ -56,7 +57,7 @@ describe('grid envs as text, PPO on tokens (ort-web WASM)', () => {
     // A few imitation steps teach the answer format (one letter, then <eoa>), not the task.
     const w0 = initWeights(makeTokenModel(modelCfg), 1);
     const warm = await trainImitation(engine, makeTokenModel(modelCfg), w0, { ...DEFAULT_IMITATION, env, steps: WARM_STEPS, batch: 8, lr: 3e-3, seed: mixSeed(1, 0x1a1) });
-    const trainer = await TokenTrainer.create(
+    const trainer = await createLockstepTrainer(
       {
         ...DEFAULT_TOKEN_TRAINER,
         env,

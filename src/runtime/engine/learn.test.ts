@@ -5,13 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { defaultsFor, type Algo } from '../../core/algos/config.ts';
 import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
-import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
+import { createStepTrainer } from '../../core/trainer/stepCollector.ts';
 import { loadNodeEngine } from './node.ts';
 
 /** 20 iterations of `algo` on grid/empty-5x5 (8 groups, lr 1e-3, seed 1): the trainer, its first and last reports. */
 async function emptyRoom(algo: Algo) {
   const engine = await loadNodeEngine('ort-web-wasm');
-  const trainer = await StepTrainer.create(
+  const trainer = await createStepTrainer(
     { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor(algo), lr: 1e-3 }, groups: 8, learnerBatch: 512, seed: 1 },
     engine,
   );
@@ -21,7 +21,7 @@ async function emptyRoom(algo: Algo) {
   return { trainer, first, last };
 }
 
-describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
+describe('the step-pool Trainer learns grid worlds (ort-web WASM in Node)', () => {
   it('GRPO solves grid/empty-5x5 from scratch, with rollout and trainer log-probs equal', async () => {
     const { trainer, first, last } = await emptyRoom('grpo');
     // A random policy succeeds ~40% of the time within 100 steps, and slowly.
@@ -61,7 +61,7 @@ describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
 
   it('PPO with a value head improves on grid/empty-5x5', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await StepTrainer.create(
+    const trainer = await createStepTrainer(
       { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor('ppo'), lr: 1e-3 }, episodes: 32, learnerBatch: 512, seed: 2 },
       engine,
     );
@@ -81,12 +81,12 @@ describe('StepTrainer learns grid worlds (ort-web WASM in Node)', () => {
   });
 });
 
-describe('StepTrainer knobs', () => {
+describe('step-pool Trainer knobs', () => {
   it('dynamic sampling drops zero-spread groups and reports it; potential shaping and KL-as-reward run', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const algo = { ...defaultsFor('grpo'), lr: 1e-3, groupSize: 4, klCoef: 0.01, klMode: 'reward' as const, dynamicSampling: { enabled: true, maxRounds: 3, spreadTol: 1e-9 } };
     const shaping = { ...DEFAULT_STEP_TRAINER.shaping, potential: { weight: 0.05, gamma: 1 } };
-    const trainer = await StepTrainer.create(
+    const trainer = await createStepTrainer(
       // lava-crossing: most random groups all fail (zero spread), so dynamic sampling has work.
       { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/lava-crossing-9x9' }, algo, shaping, groups: 4, learnerBatch: 512, seed: 3 },
       engine,
@@ -113,7 +113,7 @@ describe('StepTrainer knobs', () => {
         { name: 'outcome only', weights: { potential: 0 } },
       ],
     };
-    const trainer = await StepTrainer.create(
+    const trainer = await createStepTrainer(
       { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor('grpo'), lr: 1e-3 }, schedule, groups: 2, learnerBatch: 256, seed: 4 },
       engine,
     );

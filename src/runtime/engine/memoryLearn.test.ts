@@ -11,7 +11,8 @@ import { defaultsFor } from '../../core/algos/config.ts';
 import { initWeights } from '../../core/models/types.ts';
 import { makeTokenModel } from '../../core/models/transformer.ts';
 import { DEFAULT_IMITATION, trainImitation } from '../../core/trainer/imitation.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenConfig.ts';
+import { createLockstepTrainer } from '../../core/trainer/lockstepCollector.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import { mixSeed } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
@@ -34,7 +35,7 @@ describe('tools/memory learns (ort-web WASM)', () => {
     const heldOut = Array.from({ length: 32 }, (_, i) => mixSeed(0x3e30, i));
     const cfg = { ...DEFAULT_TOKEN_TRAINER, env, model: modelCfg, algo: defaultsFor('grpo'), groups: 4, maxActionTokens: 24 };
     const share = async (weights: typeof w0) => {
-      const t = await TokenTrainer.create(cfg, engine, weights);
+      const t = await createLockstepTrainer(cfg, engine, weights);
       const eps = await t.evaluate(heldOut);
       await t.release();
       return eps.filter(followsProtocol).length / eps.length;

@@ -16,9 +16,9 @@ const TINY = { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, 
 
 /** `logs`: keys the feature under test must have logged (so the run exercised what it names). */
 const RUNS: { name: string; run: MetricRun; config: Record<string, unknown>; logs?: string[] }[] = [
-  { name: 'grid GRPO (StepTrainer)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-8x8' }, model: MLP, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } } },
-  { name: 'grid PPO (StepTrainer, value head)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-8x8' }, model: MLP, algo: { algo: 'ppo' }, rollout: { groups: 2, learnerBatch: 64 } } },
-  { name: 'tool GRPO (AsyncTokenTrainer)', run: { family: 'tool', policy: 'token' }, config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'grpo', groupSize: 2 }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 } }, logs: ['async/kv_evictions', 'tools/call_frequency', 'reward/toolCost/mean'] },
+  { name: 'grid GRPO (step pool)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-8x8' }, model: MLP, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } } },
+  { name: 'grid PPO (step pool, value head)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-8x8' }, model: MLP, algo: { algo: 'ppo' }, rollout: { groups: 2, learnerBatch: 64 } } },
+  { name: 'tool GRPO (continuous token loop)', run: { family: 'tool', policy: 'token' }, config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'grpo', groupSize: 2 }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 } }, logs: ['async/kv_evictions', 'tools/call_frequency', 'reward/toolCost/mean'] },
   {
     name: 'tool GRPO with an adaptive prompt pool and a warm start',
     run: { family: 'tool', policy: 'token' },
@@ -31,7 +31,7 @@ const RUNS: { name: string; run: MetricRun; config: Record<string, unknown>; log
     config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 }, schedule: { stages: [{ name: 'early', weights: { progress: 0.5 } }] } },
     logs: ['schedule/stage'],
   },
-  { name: 'tool PPO (TokenTrainer)', run: { family: 'tool', policy: 'token' }, config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'ppo' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 } } },
+  { name: 'tool PPO (lockstep token loop)', run: { family: 'tool', policy: 'token' }, config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'ppo' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 } } },
   { name: 'grid GiGPO', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'gigpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } }, logs: ['groups/step_groups_mean', 'groups/grouped_step_share'] },
   { name: 'grid ReMax', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'remax', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } }, logs: ['remax/greedy_reward_mean', 'remax/greedy_success_rate'] },
   { name: 'two agents (grid/switch-door, shared network)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/switch-door' }, model: { ...MLP, agents: 'shared' }, algo: { algo: 'ppo' }, rollout: { episodes: 8, learnerBatch: 64 } }, logs: ['agents/a/subgoal_rate', 'agents/b/adv_share', 'critic/value_loss'] },
@@ -41,7 +41,7 @@ const RUNS: { name: string; run: MetricRun; config: Record<string, unknown>; log
     config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 }, stages: [{ name: 'rl', iterations: 1 }, { name: 'distill', iterations: 1, distill: { student: { kind: 'mlp', hidden: [8] } } }] },
     logs: ['pipeline/stage', 'distill/teacher_prob', 'actor/kl_ref'],
   },
-  { name: 'grid as text, REINFORCE (TokenTrainer)', run: { family: 'grid', policy: 'token' }, config: { env: { id: 'grid/memory', kwargs: { size: 8, viewSize: 3, maxSteps: 6 } }, model: { ...TINY, context: 256 }, algo: { algo: 'reinforce' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 2 } } },
+  { name: 'grid as text, REINFORCE (lockstep token loop)', run: { family: 'grid', policy: 'token' }, config: { env: { id: 'grid/memory', kwargs: { size: 8, viewSize: 3, maxSteps: 6 } }, model: { ...TINY, context: 256 }, algo: { algo: 'reinforce' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 2 } } },
 ];
 
 /** The keys the registry says every iteration of such a run logs. */

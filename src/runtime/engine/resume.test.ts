@@ -90,7 +90,7 @@ describe('resume from a checkpoint (ort-web WASM in Node, serial rollouts)', () 
       await expect(t.restore(gridCp), algo).rejects.toThrow(/the checkpoint was written by the 'step' trainer/);
       const tokenCp = await t.checkpoint();
       await t.release();
-      await expect(grid.restore(tokenCp), algo).rejects.toThrow(/StepTrainer.restore: the checkpoint was written by the '(async-)?token' trainer/);
+      await expect(grid.restore(tokenCp), algo).rejects.toThrow(/Trainer.restore: the checkpoint was written by the '(async-)?token' trainer/);
     }
     await grid.release();
   });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
 import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { checkpointFromJson, checkpointToJson, type Checkpoint } from '../../core/runs/checkpoint.ts';
-import type { Trainer } from '../../core/trainer/trainer.ts';
+import type { RunTrainer } from '../../core/trainer/api.ts';
 import type { Engine } from '../../core/engine/types.ts';
 import { VirtualClock } from '../../core/envs/clock.ts';
 import { loadNodeEngine } from './node.ts';
@@ -29,7 +29,7 @@ function config(mode: 'uniform' | 'adaptive'): RunConfig {
 }
 
 const timeless = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/')));
-const make = (cfg: RunConfig, engine: Engine, resume?: Checkpoint): Promise<Trainer> => createTrainer(cfg, engine, { clock: new VirtualClock(), resume });
+const make = (cfg: RunConfig, engine: Engine, resume?: Checkpoint): Promise<RunTrainer> => createTrainer(cfg, engine, { clock: new VirtualClock(), resume });
 
 describe('rollout budget', () => {
   it('the config refuses a pool with dynamic sampling, async scheduling, or adaptive without a pool', () => {

@@ -15,7 +15,8 @@ import { heldOutSeeds } from '../../core/util/rng.ts';
 import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { DEFAULT_IMITATION, trainImitation } from '../../core/trainer/imitation.ts';
 import { mixSeed } from '../../core/util/rng.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenConfig.ts';
+import { createLockstepTrainer } from '../../core/trainer/lockstepCollector.ts';
 import { makeTokenModel } from '../../core/models/transformer.ts';
 import { loadNodeEngine } from './node.ts';
 
@@ -64,7 +65,7 @@ const WARM_RL = { d: 48, warmSteps: 300, lr: 3e-4, iterations: 60, minGain: 0.07
 describe('token policies learn (ort-web WASM)', () => {
   it('GRPO on tokens learns a one-turn text bandit from scratch', { timeout: 60_000 }, async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await TokenTrainer.create(
+    const trainer = await createLockstepTrainer(
       {
         ...DEFAULT_TOKEN_TRAINER,
         env: { id: 'test/first-digit' },
@@ -100,7 +101,7 @@ describe('token policies learn (ort-web WASM)', () => {
     const heldOut = Array.from({ length: 64 }, (_, i) => mixSeed(0x4e1d, i));
     const cfg = { ...DEFAULT_TOKEN_TRAINER, env, model: modelCfg, algo: defaultsFor('grpo'), groups: 4, maxActionTokens: 16 };
     const rate = async (weights: typeof w0) => {
-      const t = await TokenTrainer.create(cfg, engine, weights);
+      const t = await createLockstepTrainer(cfg, engine, weights);
       const eps = await t.evaluate(heldOut);
       await t.release();
       return eps.filter((e) => e.success).length / eps.length;

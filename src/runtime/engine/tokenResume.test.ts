@@ -1,8 +1,8 @@
 /**
  * Resume for the token trainers (the sibling of resume.test.ts, which covers the grid trainer):
- * a lockstep TokenTrainer run checkpointed after k iterations, serialised to JSON text, restored
+ * a run on the lockstep token loop checkpointed after k iterations, serialised to JSON text, restored
  * into a fresh trainer and continued gives the same metrics and weights, bit for bit, as the run
- * that never stopped. The continuous AsyncTokenTrainer resumes validly and trains on. A tiny
+ * that never stopped. A run on the continuous loop resumes validly and trains on. A tiny
  * transformer (d 16, 1 layer, context 128) on the calculator tool env keeps each case to seconds.
  */
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { checkpointFromJson, checkpointToJson, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import { policyOnnxFromCheckpoint } from '../../core/runs/policyExport.ts';
 import { exportPolicyOnnx } from '../../core/models/export.ts';
-import type { Trainer } from '../../core/trainer/trainer.ts';
+import type { RunTrainer } from '../../core/trainer/api.ts';
 import type { Engine } from '../../core/engine/types.ts';
 import { VirtualClock } from '../../core/envs/clock.ts';
 import { loadNodeEngine } from './node.ts';
@@ -44,7 +44,7 @@ function roundTrip(cp: Checkpoint): Checkpoint {
 }
 
 /** Async token runs wait for tool latency on a virtual clock here (no real waiting, reproducible). */
-const make = (cfg: RunConfig, engine: Engine, resume?: Checkpoint): Promise<Trainer> => createTrainer(cfg, engine, { clock: new VirtualClock(), resume });
+const make = (cfg: RunConfig, engine: Engine, resume?: Checkpoint): Promise<RunTrainer> => createTrainer(cfg, engine, { clock: new VirtualClock(), resume });
 
 async function run(cfg: RunConfig, n: number, k: number) {
   const engine = await loadNodeEngine('ort-web-wasm');
@@ -80,7 +80,7 @@ function expectSameWeights(a: Record<string, Float32Array>, b: Record<string, Fl
 }
 
 describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () => {
-  it('TokenTrainer REINFORCE (EMA baseline) on tools/calculator: 2 + checkpoint → fresh trainer → 2 more equals 4 uninterrupted, bit for bit', { timeout: 120_000 }, async () => {
+  it('lockstep token loop REINFORCE (EMA baseline) on tools/calculator: 2 + checkpoint → fresh trainer → 2 more equals 4 uninterrupted, bit for bit', { timeout: 120_000 }, async () => {
     const { ref, refWeights, after, weights, cp } = await run(config(), 4, 2);
     expect(cp.trainer).toBe('token');
     expect(cp.ema.initialized).toBe(true);
@@ -92,11 +92,11 @@ describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () =>
     expect(after[1]['train/policy_version']).toBe(4);
   });
 
-  it('TokenTrainer PPO with a value head, a KL reference and edited live hyper/reward weights: bit for bit', { timeout: 120_000 }, async () => {
+  it('lockstep token loop PPO with a value head, a KL reference and edited live hyper/reward weights: bit for bit', { timeout: 120_000 }, async () => {
     const cfg = config({ algo: { algo: 'ppo', lr: 0.003, klCoef: 0.01, klMode: 'loss' }, shaping: { format: { weight: 0.1 } } });
     const engine = await loadNodeEngine('ort-web-wasm');
     // Live edits before the checkpoint must survive it: both runs make them after iteration 1.
-    const edit = (t: Trainer) => t.setHyper({ lr: 0.002, rewardWeights: { format: 0.3 } });
+    const edit = (t: RunTrainer) => t.setHyper({ lr: 0.002, rewardWeights: { format: 0.3 } });
     const straight = await make(cfg, engine);
     const ref: Record<string, number>[] = [];
     for (let i = 0; i < 4; i++) {
@@ -121,7 +121,7 @@ describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () =>
     expect(ref[3]['train/policy_version']).toBe(4);
   });
 
-  it('TokenTrainer on a grid played as text (grid/empty-5x5, PPO with token GAE, 2 epochs × 2 minibatches): bit for bit', { timeout: 120_000 }, async () => {
+  it('lockstep token loop on a grid played as text (grid/empty-5x5, PPO with token GAE, 2 epochs × 2 minibatches): bit for bit', { timeout: 120_000 }, async () => {
     const cfg = config({
       env: { id: 'grid/empty-5x5', kwargs: { viewSize: 3, maxSteps: 8 } },
       model: { ...TINY, context: 160 },
@@ -154,7 +154,7 @@ describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () =>
     await grpo.release();
   });
 
-  it('AsyncTokenTrainer (GRPO, staleness 1): checkpoint between iterations, resume, and train on', { timeout: 120_000 }, async () => {
+  it('continuous token loop (GRPO, staleness 1): checkpoint between iterations, resume, and train on', { timeout: 120_000 }, async () => {
     const cfg = config({ algo: { algo: 'grpo', groupSize: 4, lr: 0.003, klCoef: 0.01 }, rollout: { groups: 2, learnerBatch: 8, maxActionTokens: 12, mode: 'async', maxStaleness: 1 } });
     const { after, cp, last } = await run(cfg, 4, 2);
     expect(cp.trainer).toBe('async-token');
@@ -167,7 +167,7 @@ describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () =>
     expect(last.learner.updates).toBeGreaterThan(cp.learner.updates);
   });
 
-  it('AsyncTokenTrainer in sync mode (staleness 0, in-thread source, virtual clock) resumes bit for bit', { timeout: 120_000 }, async () => {
+  it('continuous token loop in sync mode (staleness 0, in-thread source, virtual clock) resumes bit for bit', { timeout: 120_000 }, async () => {
     const cfg = config({ algo: { algo: 'grpo', groupSize: 4, lr: 0.003 }, rollout: { groups: 2, learnerBatch: 8, maxActionTokens: 12 } });
     const { ref, refWeights, after, weights, cp } = await run(cfg, 4, 2);
     expect(cp.groups!.pending).toEqual([]);
@@ -176,7 +176,7 @@ describe('token trainers resume from a checkpoint (ort-web WASM in Node)', () =>
     expect(after[1]['train/policy_version']).toBe(4);
   });
 
-  it('AsyncTokenTrainer with a rollout worker: the sampling stream is read from and restored into the worker; the resumed run trains on', { timeout: 120_000 }, async () => {
+  it('continuous token loop with a rollout worker: the sampling stream is read from and restored into the worker; the resumed run trains on', { timeout: 120_000 }, async () => {
     const cfg = config({ algo: { algo: 'grpo', groupSize: 4, lr: 0.003 }, rollout: { groups: 2, learnerBatch: 8, maxActionTokens: 12, mode: 'async', maxStaleness: 1, workers: 1 } });
     const engine = await loadNodeEngine('ort-web-wasm');
     const first = await createTrainer(cfg, engine, { tokenWorker: nodeTokenWorker });

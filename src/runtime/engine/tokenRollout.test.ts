@@ -14,7 +14,8 @@ import { BOS, EOA, OBS, VOCAB_SIZE, decode, encode } from '../../core/text/codec
 import type { TokenDecoder } from '../../core/engine/types.ts';
 import { expertEpisode } from '../../core/trainer/imitation.ts';
 import { collectTokenEpisodes } from '../../core/rollout/tokenLockstep.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenConfig.ts';
+import { createLockstepTrainer } from '../../core/trainer/lockstepCollector.ts';
 import { shiftedBatch } from '../../core/update/batch.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadNodeEngine } from './node.ts';
@@ -188,9 +189,9 @@ describe('token agent loop (ort-web WASM)', () => {
     await Promise.all([dec.release(), full.release(), fresh.release()]);
   });
 
-  it('TokenTrainer: first-iteration mismatch ≤ 1e-4 (TITO), §7 keys present, expert episodes use the same format', async () => {
+  it('lockstep token trainer: first-iteration mismatch ≤ 1e-4 (TITO), §7 keys present, expert episodes use the same format', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await TokenTrainer.create(
+    const trainer = await createLockstepTrainer(
       {
         ...DEFAULT_TOKEN_TRAINER,
         model: { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: CTX },

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultsFor } from '../../core/algos/config.ts';
-import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
+import { createStepTrainer } from '../../core/trainer/stepCollector.ts';
 import type { StepTrainerConfig } from '../../core/trainer/stepConfig.ts';
 import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
@@ -31,16 +31,17 @@ function sameWeights(a: Weights, b: Weights): boolean {
   return Object.keys(a).every((k) => a[k].length === b[k].length && a[k].every((x, i) => x === b[k][i]));
 }
 
-describe('StepTrainer scheduling', () => {
+describe('step pool collector scheduling', () => {
   it('with max staleness 0 equals collect-then-train (synchronous), and s = 1 does not', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const cfg = { ...config(0), groups: 2 };
-    const scheduled = await StepTrainer.create(cfg, engine);
-    const manual = await StepTrainer.create(cfg, engine);
-    const overlapped = await StepTrainer.create({ ...cfg, scheduling: { maxStaleness: 1 } }, engine);
+    const scheduled = await createStepTrainer(cfg, engine);
+    const manual = await createStepTrainer(cfg, engine);
+    const overlapped = await createStepTrainer({ ...cfg, scheduling: { maxStaleness: 1 } }, engine);
     for (let k = 0; k < 3; k++) {
       const a = await scheduled.step();
-      const b = await manual.trainOn(await manual.pool.collect(manual.requestFor(k)));
+      manual.collector.supply(k, await manual.collector.pool.collect(manual.collector.requestFor(k)));
+      const b = await manual.step();
       await overlapped.step();
       expect(a.episodes.map((e) => e.actions.join())).toEqual(b.episodes.map((e) => e.actions.join()));
       for (const key of ['reward/mean', 'actor/pg_loss', 'actor/entropy', 'episode/length_mean'] as const) expect(a.metrics[key]).toBe(b.metrics[key]);
@@ -56,7 +57,7 @@ describe('StepTrainer scheduling', () => {
 
   it('with s = 2 (in-thread pool) staleness never exceeds 2, stale steps get IS ratios, and it learns grid/empty-5x5', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await StepTrainer.create(config(2), engine);
+    const trainer = await createStepTrainer(config(2), engine);
     const reports = [];
     for (let k = 0; k < 20; k++) reports.push(await trainer.step());
     const m = reports.map((r) => r.metrics);
@@ -83,7 +84,7 @@ describe('StepTrainer scheduling', () => {
   it('dynamic sampling refills zero-spread groups within the staleness bound', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const base = config(1, { groups: 4 });
-    const trainer = await StepTrainer.create({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 3, spreadTol: 1e-9 } } }, engine);
+    const trainer = await createStepTrainer({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 3, spreadTol: 1e-9 } } }, engine);
     for (let k = 0; k < 3; k++) {
       const r = await trainer.step();
       const rounds = r.metrics['groups/sampling_rounds']!;
@@ -107,7 +108,7 @@ describe('StepTrainer scheduling', () => {
     const turner = initWeights(model, 3);
     turner['pi.b'] = new Float32Array(model.numActions);
     turner['pi.b'][0] = 30;
-    const stuck = await StepTrainer.create({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 2, spreadTol: 1e-9 } } }, engine, undefined, turner);
+    const stuck = await createStepTrainer({ ...base, algo: { ...base.algo, dynamicSampling: { enabled: true, maxRounds: 2, spreadTol: 1e-9 } } }, engine, undefined, turner);
     const r = await stuck.step();
     expect(r.metrics['groups/sampling_rounds']).toBe(2);
     expect(r.metrics['groups/dropped']).toBe(2 * base.groups);
@@ -119,7 +120,7 @@ describe('StepTrainer scheduling', () => {
 
   it('with a worker pool and s = 1, rollouts overlap the learner and the bound holds', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
-    const trainer = await StepTrainer.create(config(1, { groups: 4 }), engine, (model, weights) => createNodeWorkerPool({ size: 1, model, weights }));
+    const trainer = await createStepTrainer(config(1, { groups: 4 }), engine, (model, weights) => createNodeWorkerPool({ size: 1, model, weights }));
     const reports = [];
     for (let k = 0; k < 6; k++) reports.push(await trainer.step());
     for (const r of reports) {

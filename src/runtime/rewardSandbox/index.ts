@@ -7,7 +7,7 @@ import type { GridEnv } from '../../core/envs/types.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { sampleGridEpisode, sampleTextEpisode, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
 import { makeTextEnv } from '../../core/envs/grid/textAdapter.ts';
-import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
+import type { RewardLab } from '../../core/reward/userTerms.ts';
 import { createRewardSandbox } from './quickjs.ts';
 
 export { createRewardSandbox, DEFAULT_SANDBOX, type SandboxOptions } from './quickjs.ts';

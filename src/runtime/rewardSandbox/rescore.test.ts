@@ -7,7 +7,7 @@ import { defaultsFor } from '../../core/algos/config.ts';
 import '../../core/envs/index.ts';
 import type { FrozenEpisode } from '../../core/reward/rescore.ts';
 import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
-import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
+import { createStepTrainer } from '../../core/trainer/stepCollector.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { createRewardSandbox } from './quickjs.ts';
 import { prepareRescore, rescoreEpisodes, type RescoreCache, type RescoreRequest } from './rescore.ts';
@@ -20,7 +20,7 @@ const OLD = 'export const forward = (s) => (s.actionName === "forward" ? 0.01 : 
 async function frozenRun(): Promise<FrozenEpisode[]> {
   const engine = await loadNodeEngine('ort-web-wasm');
   const scorer = await createRewardSandbox(OLD);
-  const t = await StepTrainer.create(config, engine, undefined, undefined, { scorer, onNonFinite: 'skip' });
+  const t = await createStepTrainer(config, engine, undefined, undefined, { scorer, onNonFinite: 'skip' });
   const out: FrozenEpisode[] = [];
   for (let k = 0; k < 3; k++) {
     const r = await t.step();

@@ -57,7 +57,7 @@ async function pair(cfg: RunConfig, lab: RewardLab) {
 describe('user reward terms in the token trainers', () => {
   // PPO: the terms' per-step values also reach token GAE through the shaped reward's perStep.
   const PPO = { algo: { algo: 'ppo', lr: 0.003 } };
-  for (const [name, extra] of [['TokenTrainer (reinforce)', {}], ['TokenTrainer (ppo)', PPO], ['AsyncTokenTrainer (grpo)', GRPO], ['TokenTrainer (grid as text)', { env: { id: 'grid/empty-5x5' } }]] as const) {
+  for (const [name, extra] of [['lockstep token loop (reinforce)', {}], ['lockstep token loop (ppo)', PPO], ['continuous token loop (grpo)', GRPO], ['lockstep token loop (grid as text)', { env: { id: 'grid/empty-5x5' } }]] as const) {
     it(`${name}: each episode's reward moves by exactly the summed terms, reported as reward/<term>/mean`, { timeout: 60_000 }, async () => {
       const cfg = config(TERMS, extra);
       const lab = (await rewardLabFor(cfg))!;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultsFor } from '../../core/algos/config.ts';
 import '../../core/envs/index.ts';
 import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
-import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
+import { createStepTrainer } from '../../core/trainer/stepCollector.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { createRewardSandbox } from './quickjs.ts';
 
@@ -17,8 +17,8 @@ describe('user reward terms in the grid trainer', () => {
   it('adds each term to the reward and reports reward/<term>/mean as the mean episode sum', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const scorer = await createRewardSandbox('export const stepCost = () => -0.01;\nexport const forward = (s) => (s.actionName === "forward" ? 0.1 : 0);');
-    const lab = await StepTrainer.create(config, engine, undefined, undefined, { scorer, onNonFinite: 'skip' });
-    const twin = await StepTrainer.create(config, engine);
+    const lab = await createStepTrainer(config, engine, undefined, undefined, { scorer, onNonFinite: 'skip' });
+    const twin = await createStepTrainer(config, engine);
     const [r, t] = [await lab.step(), await twin.step()];
     expect(Array.from(r.episodes[0].actions)).toEqual(Array.from(t.episodes[0].actions)); // same episodes
     const lengths = r.episodes.map((ep) => ep.actions.length);
@@ -46,7 +46,7 @@ describe('user reward terms in the grid trainer', () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const scorer = await createRewardSandbox('export const ok = () => 0.5;\nexport const bad = (s) => (s.t === 0 ? NaN : 1);');
     const problems: string[] = [];
-    const lab = await StepTrainer.create(config, engine, undefined, undefined, { scorer, onNonFinite: 'skip', onProblem: (m) => problems.push(m) });
+    const lab = await createStepTrainer(config, engine, undefined, undefined, { scorer, onNonFinite: 'skip', onProblem: (m) => problems.push(m) });
     const r = await lab.step();
     expect(r.metrics['reward/bad/mean']).toBe(0);
     expect(r.metrics['reward/terms_skipped']).toBe(r.episodes.length);
@@ -60,7 +60,7 @@ describe('user reward terms in the grid trainer', () => {
   it('stops the iteration when a term loops forever, naming the term and the seed', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const scorer = await createRewardSandbox('export const spin = () => { for (;;) {} };', { callTimeoutMs: 50 });
-    const lab = await StepTrainer.create(config, engine, undefined, undefined, { scorer, onNonFinite: 'skip' });
+    const lab = await createStepTrainer(config, engine, undefined, undefined, { scorer, onNonFinite: 'skip' });
     await expect(lab.step()).rejects.toThrow(/reward term 'spin' \(line 1\) ran past its 50 ms limit per call at step 0 of the episode with seed \d+/);
     scorer.close();
     await lab.release();

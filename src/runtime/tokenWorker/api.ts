@@ -11,7 +11,7 @@ import { ensureCodeEnvs } from '../codeEnv/index.ts';
 import { RealClock } from '../../core/envs/clock.ts';
 import type { ToolEnv } from '../../core/envs/types.ts';
 import type { Weights } from '../../core/models/types.ts';
-import type { TokenSourceInit } from '../../core/trainer/asyncTokenTrainer.ts';
+import type { TokenSourceInit } from '../../core/rollout/tokenSource.ts';
 import type { Engine, TokenDecoder } from '../../core/engine/types.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import { TokenSlotGenerator, type SlotEpisodeSpec, type TokenSlotStats } from '../../core/rollout/tokenContinuous.ts';

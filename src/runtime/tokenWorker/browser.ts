@@ -1,5 +1,5 @@
 /** A token rollout worker as a module Web Worker (Vite bundles the entry from this `new URL` pattern). */
-import type { TokenSourceFactory } from '../../core/trainer/asyncTokenTrainer.ts';
+import type { TokenSourceFactory } from '../../core/rollout/tokenSource.ts';
 import { remoteTokenSource, type TokenWorkerHandle } from './source.ts';
 import { DeathSignal } from '../workerDeath.ts';
 

@@ -1,5 +1,5 @@
 /** A token rollout worker on node:worker_threads (CLI, tests, benchmarks). */
-import type { TokenSourceFactory } from '../../core/trainer/asyncTokenTrainer.ts';
+import type { TokenSourceFactory } from '../../core/rollout/tokenSource.ts';
 import type { NodeEngineName } from '../engine/node.ts';
 import { spawnNodeThread } from '../pool/node.ts';
 import { remoteTokenSource } from './source.ts';

@@ -4,7 +4,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { nodeEndpoint } from '../pool/nodeEndpoint.ts';
 import { DeathSignal } from '../workerDeath.ts';
 import { remoteTokenSource, type TokenWorkerHandle } from './source.ts';
-import type { TokenSourceInit } from '../../core/trainer/asyncTokenTrainer.ts';
+import type { TokenSourceInit } from '../../core/rollout/tokenSource.ts';
 
 /**
  * The trainer's side of a token worker against a stand-in worker on a MessageChannel: `next()`

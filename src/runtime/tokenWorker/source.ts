@@ -1,6 +1,6 @@
 /** The trainer's side of a token rollout worker: a TokenEpisodeSource over comlink. */
 import { wrap, type Remote } from 'comlink';
-import type { TokenSourceInit } from '../../core/trainer/asyncTokenTrainer.ts';
+import type { TokenSourceInit } from '../../core/rollout/tokenSource.ts';
 import type { TokenEpisodeSource } from '../../core/rollout/tokenSource.ts';
 import type { TokenWorkerApi } from './api.ts';
 import type { WorkerHandle } from '../pool/workerPool.ts';

@@ -10,8 +10,9 @@ import '../../core/envs/index.ts';
 import { DEFAULT_SHAPING } from '../../core/reward/shaping.ts';
 import { withShapingWeights } from '../../core/reward/shaping.ts';
 import { DEFAULT_STEP_TRAINER } from '../../core/trainer/stepConfig.ts';
-import { StepTrainer } from '../../core/trainer/stepTrainer.ts';
-import { DEFAULT_TOKEN_TRAINER, TokenTrainer } from '../../core/trainer/tokenTrainer.ts';
+import { createStepTrainer } from '../../core/trainer/stepCollector.ts';
+import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenConfig.ts';
+import { createLockstepTrainer } from '../../core/trainer/lockstepCollector.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 
 describe('withShapingWeights', () => {
@@ -33,8 +34,8 @@ describe('live reward weights change the next iteration', () => {
   it('grid trainer: outcome weight 1 → 3 triples reward/outcome/mean against an unedited twin', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const config = { ...DEFAULT_STEP_TRAINER, env: { id: 'grid/empty-5x5' }, algo: { ...defaultsFor('grpo'), lr: 1e-3, groupSize: 4 }, groups: 2, learnerBatch: 256, seed: 4 };
-    const edited = await StepTrainer.create(config, engine);
-    const twin = await StepTrainer.create(config, engine);
+    const edited = await createStepTrainer(config, engine);
+    const twin = await createStepTrainer(config, engine);
     const [e0, t0] = [await edited.step(), await twin.step()];
     expect(e0.metrics['reward/outcome/mean']).toBe(t0.metrics['reward/outcome/mean']);
     edited.setHyper({ rewardWeights: { outcome: 3 } });
@@ -62,8 +63,8 @@ describe('live reward weights change the next iteration', () => {
       maxActionTokens: 8,
       seed: 5,
     };
-    const edited = await TokenTrainer.create(config, engine);
-    const twin = await TokenTrainer.create({ ...config, shaping: structuredClone(config.shaping) }, engine);
+    const edited = await createLockstepTrainer(config, engine);
+    const twin = await createLockstepTrainer({ ...config, shaping: structuredClone(config.shaping) }, engine);
     await edited.step();
     await twin.step();
     edited.setHyper({ rewardWeights: { format: 0.5 } });

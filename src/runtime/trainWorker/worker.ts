@@ -14,7 +14,7 @@ import { countParams } from '../../core/models/types.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { ensureCodeEnvs } from '../codeEnv/index.ts';
-import type { Trainer } from '../../core/trainer/trainer.ts';
+import type { RunTrainer } from '../../core/trainer/api.ts';
 import type { LiveHyper } from '../../core/update/hyper.ts';
 import { loadWebEngine, measureWebBackends, type WebBackend, type WebMeasureOptions } from '../engine/web.ts';
 import type { EngineDecision } from '../../core/engine/choose.ts';
@@ -27,7 +27,7 @@ import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
 import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import { rewardLabFor, warmRewardSandbox } from '../rewardSandbox/index.ts';
 import { RunStore, writeCheckpoint, type CheckpointWrite } from '../storage/runStore.ts';
-import type { RewardLab } from '../../core/trainer/stepTrainer.ts';
+import type { RewardLab } from '../../core/reward/userTerms.ts';
 import { progressBeacon, type ProgressMessage } from '../liveness.ts';
 import { progressEngine, progressLab } from './progress.ts';
 import type { EpisodeView, GridOverlay, GridOverlayRequest, IterationView, PhaseReport, RunEvent, RunOptions, StartInfo, WarmStartProgress } from './types.ts';
@@ -37,7 +37,7 @@ import { mark } from '../marks.ts';
 
 mark('worker-ready');
 
-let trainer: Trainer | null = null;
+let trainer: RunTrainer | null = null;
 let runConfig: RunConfig | null = null;
 let runEngine: Engine | null = null;
 /** Policy session for grid overlays (built on first use per run; rows per call). */
@@ -77,7 +77,7 @@ let looping: Promise<unknown> | null = null;
 /** Longest release() waits for a stopped loop's iteration in flight before freeing the trainer anyway, ms. */
 const LOOP_STOP_WAIT_MS = 5000;
 
-function need(): Trainer {
+function need(): RunTrainer {
   if (!trainer) throw new Error('training worker: no run (call start first)');
   return trainer;
 }

@@ -1,0 +1,260 @@
+/**
+ * The lockstep collector for multi-turn text envs with a token policy (tiny transformer): tool
+ * envs with REINFORCE, PPO or ReMax, and grid envs played as text (envs/grid/textAdapter.ts) with
+ * any algorithm. Each collect:
+ *
+ *   rounds      groups of episodes (same seed per group) in lockstep on a KV-cached decoder
+ *               (rollout/tokenLockstep.ts), dynamic sampling for group algorithms; PPO: distinct
+ *               seeds, and the decoder's value head records V beside every sampled token
+ *   shape       env reward + named shaping terms + user reward terms (tokenConfig.ts)
+ *   greedy      ReMax (the collector option): one greedy episode per trained group from its seed,
+ *               played by the version that sampled the batch, shaped as the sampled episodes
+ *   sync        the learner's weights become the decoder's, version + 1
+ *
+ * Staleness is 0: every token in a batch was sampled by the version being trained, so before the
+ * first update the learner's log-probs must equal the rollout's (`mismatch/*`, ≤ 1e-4 on WASM).
+ */
+import { GROUP_ALGOS } from '../algos/config.ts';
+import { algoDescriptor } from '../algos/registry/index.ts';
+import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState, type RewardGroup } from '../algos/sampling.ts';
+import { makeTextEnv } from '../envs/grid/textAdapter.ts';
+import type { ToolEnv } from '../envs/types.ts';
+import { makeTokenModel, type TransformerPolicy } from '../models/transformer.ts';
+import { initWeights, type Weights } from '../models/types.ts';
+import type { ShapedReward } from '../reward/shaping.ts';
+import type { RewardLab } from '../reward/userTerms.ts';
+import { mixSeed, Rng } from '../util/rng.ts';
+import type { Engine, Learner, TokenDecoder } from '../engine/types.ts';
+import type { MetricRun } from '../metrics/lookup.ts';
+import { trainStepOptions } from '../update/hyper.ts';
+import type { Checkpoint } from '../runs/checkpoint.ts';
+import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
+import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
+import { sampledTokenEpisode, tokenStateKeys, type TokenEpisode } from '../rollout/tokenEpisode.ts';
+import { tokenRolloutBatch } from '../update/batch.ts';
+import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
+import { makeScheduler, type Collected, type Collector, type GreedyBaselines } from './collector.ts';
+import { RewardScoring } from './rewards.ts';
+import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
+import { Trainer } from './trainer.ts';
+
+interface Group extends RewardGroup {
+  episodes: TokenEpisode[];
+  shaped: ShapedReward[];
+}
+
+/** What the rounds of one collect hand on: the batch to train on and what the metrics need of every round. */
+interface Rounds {
+  batch: Group[];
+  /** Dynamic-sampling state (group algorithms only). */
+  ds: DynamicSamplingState<Group> | null;
+  sampled: TokenEpisode[];
+  sampledShaped: ShapedReward[];
+  envSteps: number;
+  policyTokens: number;
+  /** Σ over rounds of each round's KV-cache hit rate. */
+  cacheHit: number;
+  rounds: number;
+}
+
+export class LockstepCollector implements Collector<TokenEpisode> {
+  readonly kind = 'token';
+  /** Lockstep rollouts sample with the learner's version: nothing is ever stale. */
+  readonly proximal = null;
+  readonly metricRun: MetricRun;
+  /** One stream for sampling tokens and for shuffling minibatches (a checkpoint saves it as rng.sampling). */
+  readonly rng: Rng;
+
+  constructor(
+    readonly config: TokenTrainerConfig,
+    readonly model: TransformerPolicy,
+    private readonly envs: ToolEnv[],
+    private readonly decoder: TokenDecoder,
+    readonly reference: SequenceScorer | null,
+    /** The KL reference policy's weights (what `reference` scores with); null without one. */
+    private referenceWeights: Weights | null,
+    private readonly rewards: RewardScoring,
+    /** ReMax: play one greedy baseline episode per group (the collector option). */
+    private readonly greedy: boolean,
+  ) {
+    this.rng = new Rng(mixSeed(config.seed, 0x70c));
+    this.metricRun = { family: envs[0].spec.family, policy: 'token' };
+  }
+
+  /** Rows of the rollout decoder (episodes per sampling round). */
+  get rolloutBatch(): number {
+    return this.envs.length;
+  }
+
+  evaluate(seeds: readonly number[], temperature: number): Promise<TokenEpisode[]> {
+    return playTokenSeeds(this.envs, this.decoder, seeds, temperature, this.config);
+  }
+
+  /**
+   * ReMax's baselines: one greedy (temperature 0) episode per trained group from the group's
+   * seed, played by the version that sampled the batch and scored as the sampled episodes are
+   * (shaping and user terms). Its env steps count in the iteration's compute, as on grids.
+   */
+  private async greedyBaselines(groups: readonly Group[]): Promise<GreedyBaselines> {
+    const eps = await this.evaluate(groups.map((g) => g.episodes[0].seed), 0);
+    const shaped = await shapeTokenEpisodes(this.rewards, eps);
+    return {
+      totals: Float64Array.from(shaped, (s) => s.total),
+      envSteps: eps.reduce((n, ep) => n + ep.turns, 0),
+      success: eps.filter((ep) => ep.success).length / Math.max(1, eps.length),
+    };
+  }
+
+  /**
+   * The sampling rounds: one decoder batch each (every round plays all rows); group algorithms
+   * run dynamic sampling over them. Every episode sampled is kept for the metrics.
+   */
+  private async rounds(it: number): Promise<Rounds> {
+    const { algo } = this.config;
+    const grouped = GROUP_ALGOS.includes(algo.algo);
+    const G = grouped ? this.config.groups : 1;
+    const N = grouped ? algo.groupSize : this.envs.length;
+    const c: Rounds = { batch: [], ds: null, sampled: [], sampledShaped: [], envSteps: 0, policyTokens: 0, cacheHit: 0, rounds: 0 };
+    const sampleRound = async (round: number): Promise<Group[]> => {
+      const seeds: number[] = [];
+      const groups: number[] = [];
+      for (let g = 0; g < G; g++) {
+        const s = mixSeed(this.config.seed, it, round, g);
+        for (let k = 0; k < N; k++) {
+          seeds.push(grouped ? s : mixSeed(this.config.seed, it, round, g, k));
+          groups.push(grouped ? g : -1);
+        }
+      }
+      const ro = await collectTokenEpisodes({ envs: this.envs, seeds, groups, decoder: this.decoder, rng: this.rng, temperature: this.config.temperature, maxActionTokens: this.config.maxActionTokens });
+      c.rounds++;
+      c.envSteps += ro.envSteps;
+      c.policyTokens += ro.policyTokens;
+      c.cacheHit += ro.kvCacheHitRate;
+      const roundShaped = await shapeTokenEpisodes(this.rewards, ro.episodes.slice(0, G * N));
+      return Array.from({ length: G }, (_, g) => {
+        const eps = ro.episodes.slice(g * N, (g + 1) * N);
+        const shaped = roundShaped.slice(g * N, (g + 1) * N);
+        c.sampled.push(...eps);
+        c.sampledShaped.push(...shaped);
+        return { episodes: eps, shaped, rewards: shaped.map((x) => x.total) };
+      });
+    };
+    if (!grouped) {
+      c.batch = await sampleRound(0);
+      return c;
+    }
+    const r = await sampleWithDynamicSampling(sampleRound, G, algo.dynamicSampling);
+    c.ds = r.state;
+    c.batch = r.batch;
+    return c;
+  }
+
+  async collect(it: number): Promise<Collected<TokenEpisode>> {
+    const { algo } = this.config;
+    const c = await this.rounds(it);
+    const episodes = c.batch.flatMap((g) => g.episodes);
+    const groupSize = c.ds ? algo.groupSize : undefined;
+    const batch = tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, groupSize);
+    const greedy = this.greedy ? await this.greedyBaselines(c.batch) : null;
+    if (greedy) c.envSteps += greedy.envSteps;
+    const shaped = c.batch.flatMap((g) => g.shaped);
+    const stateKeys = algoDescriptor(algo.algo).advantage.kind === 'step-groups' ? episodes.map((ep, i) => tokenStateKeys(ep, shaped[i].perStep.length)) : undefined;
+    return {
+      episodes,
+      batch,
+      shaped,
+      ctx: { groupSize: groupSize ?? episodes.length, greedyTotals: greedy?.totals, stateKeys },
+      greedy,
+      sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
+      groups: c.ds ? samplingStats(c.ds) : undefined,
+      extra: c.ds ? { groupsDropped: c.ds.droppedGroups, samplingRounds: c.rounds } : { samplingRounds: c.rounds },
+      metrics: (_sc, _tr, t) => {
+        const rolloutS = (t.collected - t.start) / 1000;
+        const trainS = (t.trained - t.collected) / 1000;
+        const perf = {
+          envStepsPerS: c.envSteps / Math.max(1e-9, rolloutS),
+          tokensPerS: c.policyTokens / Math.max(1e-9, rolloutS),
+          rolloutS,
+          trainS,
+          learnerIdleRatio: rolloutS / Math.max(1e-9, rolloutS + trainS),
+          rolloutIdleRatio: trainS / Math.max(1e-9, rolloutS + trainS),
+          kvCacheHitRate: c.cacheHit / c.rounds,
+        };
+        return { perf, keys: { 'perf/iteration_s': (t.synced - t.start) / 1000 } };
+      },
+    };
+  }
+
+  async sync(w: Weights | null, version: number): Promise<void> {
+    if (w) this.decoder.setWeights(w, version);
+  }
+
+  /**
+   * The lockstep part of a checkpoint. The envs need none (every episode resets with its seed),
+   * the decoder holds the learner's weights at `policyVersion` and resets its KV cache per
+   * episode, and the episodes' seeds are a function of (seed, iteration, round, group): so the one
+   * sampling/minibatch stream and the KL reference's weights (a warm start's imitation result,
+   * when klCoef > 0) complete what a resumed run needs to compute what an uninterrupted one would
+   * (bit for bit on the same engine).
+   */
+  async checkpoint(): Promise<Pick<Checkpoint, 'rng' | 'reference'>> {
+    return { rng: { sampling: this.rng.getState() }, ...(this.referenceWeights ? { reference: copyWeights(this.referenceWeights) } : {}) };
+  }
+
+  checkRestore(cp: Checkpoint, learner: Learner, who: string): Checkpoint {
+    checkTokenCheckpoint(cp, { who, trainer: 'token', iteration: 0, version: 0, hyper: learner.hyper, rng: ['sampling'], model: this.model, hasReference: this.reference !== null });
+    return cp;
+  }
+
+  /** The decoder takes the weights at the checkpoint's version (also at version 0: createTrainer may have skipped the warm start for a resume), the KL reference its saved weights. */
+  async restore(cp: Checkpoint, w: Weights): Promise<void> {
+    this.rng.setState(cp.rng.sampling!);
+    this.decoder.setWeights(w, cp.policyVersion);
+    if (cp.reference && this.reference) {
+      this.referenceWeights = copyWeights(cp.reference);
+      await this.reference.setWeights(this.referenceWeights, 0);
+    }
+  }
+
+  async release(): Promise<void> {
+    await this.decoder.release();
+    await this.reference?.release();
+  }
+}
+
+/**
+ * The Trainer of the lockstep token loop (always synchronous).
+ * @param initial starting weights (e.g. the imitation warm start); default a fresh init.
+ * @param reference weights of the KL reference policy (default `initial`); used when algo.klCoef > 0.
+ * @param rewardLab user reward terms (the reward lab), scored on every sampled episode.
+ */
+export async function createLockstepTrainer(config: TokenTrainerConfig, engine: Engine, initial?: Weights, reference?: Weights, rewardLab?: RewardLab): Promise<Trainer<TokenEpisode, LockstepCollector>> {
+  const { algo } = config;
+  const descriptor = algoDescriptor(algo.algo);
+  const ppo = descriptor.critic;
+  if (ppo && algo.klCoef > 0 && algo.klMode === 'reward') throw new Error("createLockstepTrainer: PPO takes the KL to the reference as a loss term (klMode 'loss'), not as a reward penalty");
+  // Throws, naming the env, when it has no text form.
+  makeTextEnv(config.env.id, config.env.kwargs);
+  const model = makeTokenModel(config.model, ppo);
+  // Fresh init for whatever `initial` lacks (a warm start without a value head gets a fresh one).
+  const fresh = initWeights(model, mixSeed(config.seed, 0x1e1));
+  const weights = { ...fresh, ...initial };
+  const grouped = GROUP_ALGOS.includes(algo.algo);
+  const n = grouped ? config.groups * algo.groupSize : config.episodes;
+  const envs = Array.from({ length: n }, () => makeTextEnv(config.env.id, config.env.kwargs));
+  // The value term exists only with the value head (PPO).
+  const opts = trainStepOptions(ppo ? algo : { ...algo, valueCoef: 0 }, config.learnerBatch);
+  const lens = lengthBuckets(model.config.context);
+  // A group's episodes start from one prompt: the learner runs it once per group when a
+  // minibatch holds whole groups (Learner.prefixGroups).
+  const prefixGroups = grouped && config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
+  const [decoder, learner] = await Promise.all([engine.createDecoder(model, n, weights, config.prefillStep), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
+  const refWeights = algo.klCoef > 0 ? { ...fresh, ...(reference ?? initial) } : null;
+  const ref = refWeights ? new SequenceScorer(engine, model, config.learnerBatch, refWeights, lens) : null;
+  // Token episodes record no potentials Φ, so the potential weight must stay 0.
+  const rewards = new RewardScoring(config.shaping, config.schedule ?? null, false);
+  const collector = new LockstepCollector(config, model, envs, decoder, ref, refWeights, rewards, descriptor.advantage.kind === 'greedy-baseline');
+  const trainer = new Trainer<TokenEpisode, LockstepCollector>({ algo, collector, scheduler: makeScheduler(0), learner, rewards });
+  if (rewardLab) trainer.setRewardLab(rewardLab);
+  return trainer;
+}
