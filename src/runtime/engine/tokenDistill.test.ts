@@ -17,6 +17,7 @@ import { policyOnnxFromCheckpoint } from '../../core/runs/policyExport.ts';
 import { exportPolicyOnnx } from '../../core/models/export.ts';
 import { heldOutSeeds } from '../../core/util/rng.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
+import { VirtualClock } from '../../core/envs/clock.ts';
 import { loadNodeEngine } from './node.ts';
 
 function config(input: Record<string, unknown>): RunConfig {
@@ -46,7 +47,9 @@ describe('distilling a token policy into a smaller transformer', () => {
     const DISTILL = 90;
     const cfg = calc([{ name: 'GRPO', iterations: 2 }, { name: 'distill', iterations: DISTILL, algo: { lr: 0.003 }, distill: { student: STUDENT } }], 300);
     const engine = await loadNodeEngine('ort-web-wasm');
-    const t = await createTrainer(cfg, engine);
+    // The GRPO stage runs on continuous batching, which waits for tool latency on a clock: a
+    // virtual one makes the teacher, and so the whole run, the same every time.
+    const t = await createTrainer(cfg, engine, { clock: new VirtualClock() });
     const seeds = heldOutSeeds(200);
     for (let i = 0; i < 2; i++) await t.step();
     // Still the teacher: the hand-over happens at the next step.
@@ -84,7 +87,7 @@ describe('distilling a token policy into a smaller transformer', () => {
     const tiny = { kind: 'transformer', dModel: 16, nLayers: 2, nHeads: 2, dFF: 32, context: 96 };
     const cfg = calc([{ name: 'GRPO', iterations: 1 }, { name: 'distill', iterations: 3, distill: { student: { ...tiny, nLayers: 1 } } }], 20, tiny);
     const engine = await loadNodeEngine('ort-web-wasm');
-    const straight = await createTrainer(cfg, engine);
+    const straight = await createTrainer(cfg, engine, { clock: new VirtualClock() });
     const ref: Record<string, number>[] = [];
     for (let i = 0; i < 4; i++) ref.push(timeless((await straight.step()).metrics));
     const refWeights = await straight.getWeights();
@@ -92,7 +95,7 @@ describe('distilling a token policy into a smaller transformer', () => {
     expect(ref.map((m) => m['pipeline/stage'])).toEqual([1, 2, 2, 2]);
     expect(ref.map((m) => m['train/policy_version'])).toEqual([1, 2, 3, 4]);
 
-    const first = await createTrainer(cfg, engine);
+    const first = await createTrainer(cfg, engine, { clock: new VirtualClock() });
     for (let i = 0; i < 2; i++) await first.step();
     const text = JSON.stringify(checkpointToJson(await first.checkpoint()));
     const direct = exportPolicyOnnx(first.model, await first.getWeights(), { batch: 1, graph: 'decode' });
@@ -107,7 +110,7 @@ describe('distilling a token policy into a smaller transformer', () => {
     expect(cp.learner.tensors['h1.ln1.g']).toBeUndefined();
     expect(Buffer.from(policyOnnxFromCheckpoint(cfg, cp)).equals(Buffer.from(direct))).toBe(true);
 
-    const resumed = await createTrainer(cfg, engine, { resume: cp });
+    const resumed = await createTrainer(cfg, engine, { resume: cp, clock: new VirtualClock() });
     await resumed.restore(cp);
     expect(resumed.iteration).toBe(2);
     for (let i = 2; i < 4; i++) {
@@ -118,7 +121,7 @@ describe('distilling a token policy into a smaller transformer', () => {
     const weights = await resumed.getWeights();
     for (const [name, w] of Object.entries(refWeights)) expect(new Uint32Array(weights[name].buffer), name).toEqual(new Uint32Array(w.buffer));
     // A checkpoint of another trainer is refused with its name, leaving the trainer fresh.
-    const other = await createTrainer(cfg, engine, { resume: cp });
+    const other = await createTrainer(cfg, engine, { resume: cp, clock: new VirtualClock() });
     await expect(other.restore({ ...cp, trainer: 'token' })).rejects.toThrow("written by the 'token' trainer, this run's is 'token-distill'");
     await resumed.release();
     await other.release();
