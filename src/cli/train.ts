@@ -22,6 +22,7 @@ import { checkpointFitProblems } from '../core/runs/policyExport.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
 import { createTrainer } from '../core/trainer/createTrainer.ts';
 import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
+import { studentLabel } from '../core/trainer/stagedTrainer.ts';
 import { trajectoryLine } from '../core/runs/trajectoryLine.ts';
 import { chooseNodeEngine, loadNodeEngine, type NodeEngineName } from '../runtime/engine/node.ts';
 import { summarize } from '../core/engine/choose.ts';
@@ -443,7 +444,7 @@ export async function main(argv: string[]): Promise<number> {
       if (stage !== undefined && stage !== shownStage && !values.quiet) {
         shownStage = stage;
         const st = config.stages[stage - 1];
-        console.log(`== stage ${stage}/${config.stages.length}: ${st.name} (iterations ${starts[stage - 1] - 1}–${starts[stage - 1] + st.iterations - 2}${st.distill ? `; distilling into an mlp of ${JSON.stringify(st.distill.student.hidden)}` : ''})`);
+        console.log(`== stage ${stage}/${config.stages.length}: ${st.name} (iterations ${starts[stage - 1] - 1}–${starts[stage - 1] + st.iterations - 2}${st.distill ? `; distilling into ${studentLabel(st.distill.student)}` : ''})`);
       }
       if (!values.quiet) {
         console.log(

@@ -398,7 +398,7 @@ const BUDGET: ChartSpec = {
 const DISTILL: ChartSpec = {
   id: 'distill',
   title: 'Distillation: agreement with the teacher',
-  help: "distill/teacher_prob: the teacher's mean probability of the action the student took (1 = the teacher would always have chosen the same; a new student starts near 1/7 on a grid). Its reward is the per-step reverse KL, so this rises while 'KL to reference' (the KL to the teacher, in the Shift section) falls. Drawn in the distill stage only.",
+  help: "distill/teacher_prob: the teacher's mean probability of the action (or token) the student took (1 = the teacher would always have chosen the same; a new student starts near 1/7 on a grid, near 1/V for tokens). An MLP student's reward is the per-step reverse KL; a transformer student's loss is the exact reverse KL per token (distill/kl in the run's metrics). Either way this rises while 'KL to reference' (the KL to the teacher, in the Shift section) falls. Drawn in the distill stage only.",
   lines: [{ key: 'distill/teacher_prob', label: 'p(teacher)', color: C.orange }],
   domain: [0, 1],
   format: pct,

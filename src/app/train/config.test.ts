@@ -156,7 +156,7 @@ describe('staged runs in the form', () => {
     const r = draftFromHash(parseTrainHash('#view=train&preset=grid-door-key-pipeline&stages.0.iterations=3&stages.2.distill.student.hidden=8'), loadPresets([pipelinePreset]).presets, 'wasm');
     expect(r.problems).toEqual([]);
     expect(r.draft.iterations).toBe(63);
-    expect(r.draft.stages[2].distill?.student.hidden).toEqual([8]);
+    expect((r.draft.stages[2].distill?.student as { hidden?: number[] } | undefined)?.hidden).toEqual([8]);
   });
   it('a bad stage value is filed under its field', () => {
     const v = validate(setField(staged, 'stages.2.distill.klCoef', -1));

@@ -3,9 +3,10 @@
  * on the charts' x axis, and what the stage strip says about each stage. Pure, for tests.
  */
 import { stageStarts, type Stage } from '../../core/presets/schema.ts';
+import { studentLabel } from '../../core/trainer/stagedTrainer.ts';
 import type { ChartMarker } from './MetricChart.tsx';
 
-type StageLike = Pick<Stage, 'name' | 'iterations'> & { distill?: { student: { hidden: readonly number[] } } };
+type StageLike = Pick<Stage, 'name' | 'iterations'> & { distill?: { student: Parameters<typeof studentLabel>[0] } };
 
 /**
  * A marker at the first iteration of every stage after the first (x = iterations done, 1-based),
@@ -36,7 +37,7 @@ export function stageRows(stages: readonly StageLike[], at: number | undefined):
     name: st.name,
     from: starts[k],
     to: starts[k] + st.iterations - 1,
-    kind: st.distill ? `distill into an MLP of ${st.distill.student.hidden.join('×')}` : 'RL',
+    kind: st.distill ? `distill into ${studentLabel(st.distill.student)}` : 'RL',
     state: at === undefined ? 'next' : k + 1 < at ? 'done' : k + 1 === at ? 'running' : 'next',
   }));
 }

@@ -182,7 +182,8 @@ export const METRICS = [
 
   // algorithm- and feature-specific
   { key: 'pipeline/stage', doc: 'staged runs: the stage (1-based) the iteration trained in', unit: 'index', families: BOTH, policies: ANY, when: 'staged runs' },
-  { key: 'distill/teacher_prob', doc: "the teacher's mean probability of the action the student took", unit: 'share', families: GRID, policies: STEP, when: 'distill stages' },
+  { key: 'distill/teacher_prob', doc: "the teacher's mean probability of the action (token) the student took", unit: 'share', families: BOTH, policies: ANY, when: 'distill stages' },
+  { key: 'distill/kl', doc: "exact reverse KL(π_student‖π_teacher) over the vocabulary, mean over the student's policy tokens, at the weights before the update (the loss per token)", unit: 'nats', families: BOTH, policies: TOKEN, when: 'distill stages with a transformer student' },
   { key: 'schedule/stage', doc: 'progressive shaping: the schedule stage in force', unit: 'index', families: BOTH, policies: ANY, when: 'a progressive shaping schedule' },
   { key: 'remax/greedy_reward_mean', doc: "ReMax: mean reward of the groups' greedy baseline episodes", unit: 'reward', families: BOTH, policies: ANY, when: 'ReMax' },
   { key: 'remax/greedy_success_rate', doc: 'ReMax: success rate of the greedy baseline episodes', unit: 'share', families: BOTH, policies: ANY, when: 'ReMax' },

@@ -12,6 +12,15 @@ import { makeEnv, type EnvKwargs } from '../envs/index.ts';
 import { mixSeed } from '../util/rng.ts';
 import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
+const transformerSchema = z.strictObject({
+  kind: z.literal('transformer'),
+  dModel: z.int().min(8).max(1024).default(64),
+  nLayers: z.int().min(1).max(12).default(2),
+  nHeads: z.int().min(1).max(16).default(4),
+  dFF: z.int().min(8).max(4096).default(256),
+  context: z.int().min(8).max(1024).default(128),
+});
+
 const modelSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('mlp'),
@@ -21,14 +30,7 @@ const modelSchema = z.discriminatedUnion('kind', [
     /** Multi-agent envs: one network for every agent ('shared') or one per agent without shared parameters ('separate'). */
     agents: z.enum(['shared', 'separate']).default('shared'),
   }),
-  z.strictObject({
-    kind: z.literal('transformer'),
-    dModel: z.int().min(8).max(1024).default(64),
-    nLayers: z.int().min(1).max(12).default(2),
-    nHeads: z.int().min(1).max(16).default(4),
-    dFF: z.int().min(8).max(4096).default(256),
-    context: z.int().min(8).max(1024).default(128),
-  }),
+  transformerSchema,
 ]);
 
 /** Imitation warm start on expert episodes before RL (tool envs); it also becomes the KL reference. */
@@ -128,23 +130,28 @@ const stageSchema = z.strictObject({
   algo: z.record(z.string(), z.unknown()).optional(),
   /**
    * Distillation: this stage trains a new, smaller `student` policy to act like the policy the
-   * stages before it trained (the teacher), on the student's own episodes: each step's reward is
-   * klCoef × (log π_teacher(a|s) − log π_student(a|s)), the per-step reverse KL (on-policy
-   * distillation), plus outcomeWeight × the env's reward.
+   * stages before it trained (the teacher), on the student's own episodes (on-policy
+   * distillation). An mlp student gets each step's reward klCoef × (log π_teacher(a|s) −
+   * log π_student(a|s)), the per-step reverse KL, plus outcomeWeight × the env's reward; a
+   * transformer student minimises klCoef × the exact reverse KL to the teacher's next-token
+   * distribution at each of its policy tokens (trainer/tokenDistill.ts).
    */
   distill: z
     .strictObject({
-      /** The student's MLP: smaller than the teacher's to be worth distilling. */
-      student: z.strictObject({
-        kind: z.literal('mlp'),
-        hidden: z.array(z.int().min(1).max(4096)).min(1).max(8),
-        activation: z.enum(['tanh', 'relu']).default('tanh'),
-        /** Two-agent envs: one network for both agents or one each (as the run's model.agents). */
-        agents: z.enum(['shared', 'separate']).default('shared'),
-      }),
-      /** Weight of the reverse-KL reward (nats per step): 1 = pure distillation's scale. */
+      /** The student (the run's model kind): smaller than the teacher to be worth distilling. */
+      student: z.discriminatedUnion('kind', [
+        z.strictObject({
+          kind: z.literal('mlp'),
+          hidden: z.array(z.int().min(1).max(4096)).min(1).max(8),
+          activation: z.enum(['tanh', 'relu']).default('tanh'),
+          /** Two-agent envs: one network for both agents or one each (as the run's model.agents). */
+          agents: z.enum(['shared', 'separate']).default('shared'),
+        }),
+        transformerSchema,
+      ]),
+      /** Weight of the reverse KL (nats per step or token): 1 = pure distillation's scale. */
       klCoef: z.number().positive().max(100).default(1),
-      /** Weight of the env's own reward during distillation (0 = imitate the teacher only). */
+      /** Weight of the env's own reward during distillation (0 = imitate the teacher only; mlp students only). */
       outcomeWeight: z.number().min(0).max(100).default(0),
     })
     .optional(),
@@ -339,7 +346,7 @@ function stageRules(c: RunConfig, rawIterations: unknown): string[] {
     if (st.distill) {
       if (k === 0) out.push(`${at}.distill: distillation needs a teacher, so it cannot be the first stage`);
       if (k !== c.stages.length - 1) out.push(`${at}.distill: distillation ends a pipeline (the stages after it would train the student, whose shape differs from the run's model); make it the last stage`);
-      if (!(base.family === 'grid' && c.model.kind === 'mlp')) out.push(`${at}.distill: distillation runs on grid envs with the 'mlp' policy for now`);
+      out.push(...distillRules(c, st.distill, at, base.family));
     }
     if (st.env) {
       let shape: ReturnType<typeof shapeOf> | null = null;
@@ -355,6 +362,18 @@ function stageRules(c: RunConfig, rawIterations: unknown): string[] {
     const r = parseRunConfig(stageInput(c, k));
     if (!r.ok) out.push(...r.messages.map((m) => `${at} (${st.name}): ${m}`));
   });
+  return out;
+}
+
+/** A distill stage's student against the run's model: the same kind, and what each kind supports. */
+function distillRules(c: RunConfig, d: NonNullable<Stage['distill']>, at: string, family: string): string[] {
+  const s = d.student;
+  if (s.kind !== c.model.kind) return [`${at}.distill.student.kind: the student must be the run's kind of policy ('${c.model.kind}'), got '${s.kind}'`];
+  if (s.kind === 'mlp') return family === 'grid' ? [] : [`${at}.distill: an mlp student needs a grid env`];
+  const out: string[] = [];
+  const teacher = c.model as Extract<RunConfig['model'], { kind: 'transformer' }>;
+  if (s.context > teacher.context) out.push(`${at}.distill.student.context: at most the teacher's context (${teacher.context}), which scores every position of the student's episodes (got ${s.context})`);
+  if (d.outcomeWeight !== 0) out.push(`${at}.distill.outcomeWeight: a transformer student trains on the KL to the teacher alone (the loss has no reward term); use 0`);
   return out;
 }
 

@@ -84,13 +84,18 @@ describe('staged run configs', () => {
     expect(m(Array.from({ length: 9 }, (_, k) => ({ name: `s${k}`, iterations: 1 })))[0]).toMatch(/^stages: at most 8 stages/);
   });
 
-  it('distillation runs on grid envs with the mlp policy for now', () => {
-    const r = messages({
-      env: { id: 'tools/kv-lookup' },
-      model: { kind: 'transformer' },
-      algo: { algo: 'grpo' },
-      stages: [{ name: 'a', iterations: 2 }, { name: 'd', iterations: 2, distill: { student: { kind: 'mlp', hidden: [8] } } }],
-    });
-    expect(r).toContain("stages.1.distill: distillation runs on grid envs with the 'mlp' policy for now");
+  it('a token policy distils into a smaller transformer; the student must be the run\'s kind, fit its context, and train on the KL alone', () => {
+    const tokens = { env: { id: 'tools/kv-lookup' }, model: { kind: 'transformer', dModel: 32, nLayers: 2, nHeads: 4, dFF: 64, context: 96 }, algo: { algo: 'grpo' } };
+    const student = { kind: 'transformer', dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, context: 96 };
+    const c = ok({ ...tokens, stages: [{ name: 'a', iterations: 2 }, { name: 'd', iterations: 3, algo: { lr: 0.003 }, distill: { student, klCoef: 0.5 } }] });
+    const s2 = stageConfig(c, 1);
+    expect(s2.model).toEqual(student);
+    expect(s2.algo.klCoef).toBe(0.5);
+    expect(s2.algo.lr).toBe(0.003);
+    const m = (d: unknown) => messages({ ...tokens, stages: [{ name: 'a', iterations: 2 }, { name: 'd', iterations: 2, distill: d }] });
+    expect(m({ student: { kind: 'mlp', hidden: [8] } })).toEqual(["stages.1.distill.student.kind: the student must be the run's kind of policy ('transformer'), got 'mlp'"]);
+    expect(m({ student: { ...student, context: 128 } })).toEqual(["stages.1.distill.student.context: at most the teacher's context (96), which scores every position of the student's episodes (got 128)"]);
+    expect(m({ student, outcomeWeight: 1 })).toEqual(['stages.1.distill.outcomeWeight: a transformer student trains on the KL to the teacher alone (the loss has no reward term); use 0']);
+    expect(messages({ ...base, stages: [pipeline[0], { name: 'd', iterations: 2, distill: { student } }] })).toEqual(["stages.1.distill.student.kind: the student must be the run's kind of policy ('mlp'), got 'transformer'"]);
   });
 });

@@ -38,12 +38,13 @@ export const CHECKPOINT_VERSION = 1;
 
 /**
  * Which trainer wrote a checkpoint; only that trainer restores it: 'step' the Trainer over the
- * grid step pool, 'token' over the lockstep token loop, 'async-token' over the continuous one.
+ * grid step pool, 'token' over the lockstep token loop, 'async-token' over the continuous one,
+ * 'token-distill' over a distill stage's transformer student.
  */
-export type CheckpointTrainer = 'step' | 'token' | 'async-token';
+export type CheckpointTrainer = 'step' | 'token' | 'async-token' | 'token-distill';
 
 /** The trainers that write checkpoints (a file naming another is refused). */
-export const CHECKPOINT_TRAINERS: readonly CheckpointTrainer[] = ['step', 'token', 'async-token'];
+export const CHECKPOINT_TRAINERS: readonly CheckpointTrainer[] = ['step', 'token', 'async-token', 'token-distill'];
 
 /** The continuous token trainer's group bookkeeping (the continuous token loop's). */
 export interface CheckpointGroups {
@@ -127,7 +128,7 @@ const tensorJsonSchema = z.strictObject({
 const checkpointJsonSchema = z.strictObject({
   format: z.literal(CHECKPOINT_FORMAT),
   version: z.literal(CHECKPOINT_VERSION, { error: `expected ${CHECKPOINT_VERSION} (this playground reads checkpoint version ${CHECKPOINT_VERSION})` }),
-  trainer: z.enum(CHECKPOINT_TRAINERS as ['step', 'token', 'async-token'], { error: `expected one of ${CHECKPOINT_TRAINERS.map((t) => `"${t}"`).join(', ')}` }),
+  trainer: z.enum(CHECKPOINT_TRAINERS as [CheckpointTrainer, ...CheckpointTrainer[]], { error: `expected one of ${CHECKPOINT_TRAINERS.map((t) => `"${t}"`).join(', ')}` }),
   iteration: z.int().min(0),
   policyVersion: z.int().min(0),
   learner: z.strictObject({

@@ -8,6 +8,7 @@
  *   and what the advantage estimator needs, takes each new version, evaluates, and checkpoints,
  *   restores and releases its own state. ReMax's greedy baseline episodes are a collector option.
  * - a **scheduler**: the staleness bound (0 = synchronous) and, as its option, the prompt pool.
+ * - optionally an **objective** replacing the policy gradient (a distill stage's teacher KL).
  */
 import type { IterationMetricInputs, SampledEpisode } from '../algos/metrics.ts';
 import type { Learner } from '../engine/types.ts';
@@ -81,8 +82,23 @@ export interface Collected<E extends StepEpisode | TokenEpisode> {
   extra: IterationMetricInputs['extra'];
   /** With a prompt pool: each trained group's outcome, for its success estimates. */
   outcomes?: PoolOutcome[];
-  /** The collector's perf figures and own keys, once trained and synced. */
-  metrics(sc: ScoredBatch, tr: TrainedBatch, t: IterationTimes): { perf: IterationMetricInputs['perf']; keys: Record<string, number> };
+  /**
+   * The collector's perf figures and own keys, once trained and synced; `sc`/`tr` are null when
+   * an objective other than the policy gradient trained the batch (no phases ran).
+   */
+  metrics(sc: ScoredBatch | null, tr: TrainedBatch | null, t: IterationTimes): { perf: IterationMetricInputs['perf']; keys: Record<string, number> };
+}
+
+/**
+ * A training objective other than the policy gradient that phases.ts runs: distillation onto a
+ * teacher's distributions (tokenDistill.ts). It updates the learner on the collected batch and
+ * reports its own keys; no advantages, no off-policy weights.
+ */
+export interface Objective<E extends StepEpisode | TokenEpisode> {
+  /** The update of one iteration: train steps taken, whether all applied, the objective's metrics. */
+  train(learner: Learner, c: Collected<E>): Promise<{ steps: number; allApplied: boolean; metrics: Record<string, number> }>;
+  /** Frees what it holds (teacher runners). */
+  release(): Promise<void>;
 }
 
 /**

@@ -285,6 +285,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
       extra: { groupsDropped: c.ds.droppedGroups, samplingRounds: c.rounds },
       outcomes: this.scheduler.prompts ? c.batch.map((g) => ({ prompt: g.prompt, size: g.size, successes: g.episodes.filter((ep) => ep.success).length, episodes: g.episodes.length, rewards: g.rewards })) : undefined,
       metrics: (_sc, tr, t) => {
+        if (!tr) throw new Error('ContinuousCollector: its metrics need the policy-gradient phases, which did not run');
         const st = this.syncStats;
         const loop = continuousMetrics({ prev: this.lastStats, now: st, lateAborted: this.lateAborted, episodes: n, rolloutS: (t.collected - t.start) / 1000, trainS: (t.trained - t.collected) / 1000, iterS: (t.synced - t.start) / 1000, tisS: tr.offS });
         this.lastStats = { ...st };

@@ -34,6 +34,7 @@ import { RealClock, type Clock } from '../envs/clock.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { StagedTrainer, type StageStart } from './stagedTrainer.ts';
 import { trainGridImitation } from './gridImitation.ts';
+import { createTokenDistillTrainer } from './tokenDistill.ts';
 
 
 export interface CreateTrainerOptions {
@@ -110,7 +111,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     if (family === 'grid' && rollout.mode === 'async') throw new Error('grid envs played as text train synchronously: set rollout.mode "sync"');
     // A token checkpoint carries every weight the warm start would give (learner, reference).
     const skipWarmStart = options.resume !== undefined && options.resume.trainer !== 'step';
-    if (start.teacher) throw new Error('distillation runs on grid envs with the mlp policy for now');
+    if (start.tokenTeacher) return createTokenDistillTrainer(config, start.tokenTeacher, engine, options.rewardLab);
     // A later stage continues the stage before it: those weights are also its KL reference.
     const { weights, reference } = start.initial
       ? { weights: start.initial, reference: start.initial }

@@ -58,7 +58,6 @@ interface Rounds {
 }
 
 export class LockstepCollector implements Collector<TokenEpisode> {
-  readonly kind = 'token';
   /** Lockstep rollouts sample with the learner's version: nothing is ever stale. */
   readonly proximal = null;
   readonly metricRun: MetricRun;
@@ -76,6 +75,8 @@ export class LockstepCollector implements Collector<TokenEpisode> {
     private readonly rewards: RewardScoring,
     /** ReMax: play one greedy baseline episode per group (the collector option). */
     private readonly greedy: boolean,
+    /** 'token', or 'token-distill' under a distill stage's objective (checkpoints of one do not restore into the other). */
+    readonly kind: 'token' | 'token-distill' = 'token',
   ) {
     this.rng = new Rng(mixSeed(config.seed, 0x70c));
     this.metricRun = { family: envs[0].spec.family, policy: 'token' };
@@ -202,7 +203,7 @@ export class LockstepCollector implements Collector<TokenEpisode> {
   }
 
   checkRestore(cp: Checkpoint, learner: Learner, who: string): Checkpoint {
-    checkTokenCheckpoint(cp, { who, trainer: 'token', iteration: 0, version: 0, hyper: learner.hyper, rng: ['sampling'], model: this.model, hasReference: this.reference !== null });
+    checkTokenCheckpoint(cp, { who, trainer: this.kind, iteration: 0, version: 0, hyper: learner.hyper, rng: ['sampling'], model: this.model, hasReference: this.reference !== null });
     return cp;
   }
 

@@ -22,14 +22,17 @@ import type { Checkpoint } from '../runs/checkpoint.ts';
 import type { LiveHyper } from '../update/hyper.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import type { TeacherPolicy } from './stepConfig.ts';
+import type { TokenTeacher } from './tokenDistill.ts';
 import type { IterationReport, RunTrainer as Trainer } from './api.ts';
 
 /** Where a stage's trainer starts: the previous stage's weights, or (distill) its teacher. */
 export interface StageStart {
   /** The weights to continue from (RL stages after the first); undefined = the config's own start. */
   initial?: Weights;
-  /** Distill stages: the policy to imitate. */
+  /** Distill stages with an mlp student: the policy to imitate. */
   teacher?: TeacherPolicy;
+  /** Distill stages with a transformer student: the token policy to imitate (trainer/tokenDistill.ts). */
+  tokenTeacher?: TokenTeacher;
 }
 
 /** Makes the trainer of one stage (a config with no stages) with the run's current reward lab. */
@@ -184,9 +187,15 @@ export class StagedTrainer implements Trainer {
   }
 }
 
+/** A distill stage's student in a few words: 'an MLP of 16×16', 'a transformer of 1 layer, d 32'. */
+export function studentLabel(s: { kind?: 'mlp'; hidden: readonly number[] } | { kind: 'transformer'; nLayers: number; dModel: number }): string {
+  return 'hidden' in s ? `an MLP of ${s.hidden.join('×')}` : `a transformer of ${s.nLayers} layer${s.nLayers === 1 ? '' : 's'}, d ${s.dModel}`;
+}
+
 /** How stage `k` starts from the weights `prev` (the config of the stage before it) ended with. */
 function startOf(run: RunConfig, k: number, prev: RunConfig, weights: Weights): StageStart {
   if (!run.stages[k].distill) return { initial: weights };
-  if (prev.model.kind !== 'mlp') throw new Error('distillation needs an mlp teacher');
-  return { teacher: { model: { kind: 'mlp', hidden: prev.model.hidden, activation: prev.model.activation, agents: prev.model.agents }, valueHead: algoDescriptor(prev.algo.algo).critic, weights } };
+  const valueHead = algoDescriptor(prev.algo.algo).critic;
+  if (prev.model.kind === 'transformer') return { tokenTeacher: { model: prev.model, valueHead, weights } };
+  return { teacher: { model: { kind: 'mlp', hidden: prev.model.hidden, activation: prev.model.activation, agents: prev.model.agents }, valueHead, weights } };
 }

@@ -247,7 +247,10 @@ export class StepCollector implements Collector<StepEpisode> {
       sampled,
       groups: ds ? samplingStats(ds) : undefined,
       extra: ds ? { groupsDropped: ds.droppedGroups, samplingRounds: ds.rounds } : undefined,
-      metrics: (sc, tr, t) => this.iterationMetrics(c, sc, tr, { ...t, start: t0 }, t1, idle0),
+      metrics: (sc, tr, t) => {
+        if (!sc || !tr) throw new Error('StepCollector: its metrics need the policy-gradient phases, which did not run');
+        return this.iterationMetrics(c, sc, tr, { ...t, start: t0 }, t1, idle0);
+      },
     };
   }
 

@@ -20,14 +20,16 @@ import type { AlgoConfig } from '../algos/config.ts';
 import type { Learner } from '../engine/types.ts';
 import { keepApplicable } from '../metrics/lookup.ts';
 import type { Weights } from '../models/types.ts';
+import type { ShapingConfig } from '../reward/shaping.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
 import { applyLiveHyper, type LiveHyper } from '../update/hyper.ts';
-import { batchMetrics } from '../update/metrics.ts';
+import { buildIterationMetrics } from '../algos/metrics.ts';
+import { batchMetrics, sampledMetrics } from '../update/metrics.ts';
 import type { IterationReport, RunTrainer } from './api.ts';
-import { greedyMetrics, type Collector, type Scheduler, type Skipped } from './collector.ts';
+import { greedyMetrics, type Collected, type Collector, type Objective, type Scheduler, type Skipped } from './collector.ts';
 import { scoreBatch, trainBatch } from './phases.ts';
 import type { RewardScoring } from './rewards.ts';
 
@@ -38,6 +40,8 @@ export interface TrainerParts<E extends StepEpisode | TokenEpisode, C extends Co
   scheduler: Scheduler;
   learner: Learner;
   rewards: RewardScoring;
+  /** In place of the policy gradient (score, advantages, off-policy, update): a distill stage's objective. */
+  objective?: Objective<E>;
 }
 
 export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenEpisode, C extends Collector<E> = Collector<E>> implements RunTrainer<E> {
@@ -51,6 +55,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
   readonly scheduler: Scheduler;
   readonly rewards: RewardScoring;
   private readonly learner: Learner;
+  private readonly objective: Objective<E> | null;
   /** The REINFORCE EMA baseline (advantages of 'ema' estimators). */
   private ema: EmaBaselineState = EMA_BASELINE_INIT;
 
@@ -60,6 +65,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     this.scheduler = parts.scheduler;
     this.learner = parts.learner;
     this.rewards = parts.rewards;
+    this.objective = parts.objective ?? null;
   }
 
   get model() {
@@ -105,6 +111,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     const c = await this.collector.collect(it, this.version);
     if ('skipped' in c) return this.skip(c, labVersion);
     const collected = performance.now();
+    if (this.objective) return this.objectiveStep(this.objective, c, { start, collected, base, labVersion });
 
     const sc = await scoreBatch(this.algo, c.batch, c.shaped, this.collector.reference, this.ema, c.ctx);
     this.ema = sc.adv.ema;
@@ -144,6 +151,34 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     this.rewards.labMetrics(metrics, labVersion);
     keepApplicable(metrics, this.collector.metricRun);
     return { iteration: it, metrics, episodes: c.episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: tr.upd.allApplied };
+  }
+
+  /**
+   * The iteration under an objective (a distill stage): it trains the batch, the version moves
+   * on when it stepped, and the metrics are the sampled episodes', the collector's perf and the
+   * objective's own keys; the episodes' advantages are 0 (none is computed).
+   */
+  private async objectiveStep(objective: Objective<E>, c: Collected<E>, t: { start: number; collected: number; base: ShapingConfig; labVersion: number }): Promise<IterationReport<E>> {
+    const it = this.iteration;
+    const r = await objective.train(this.learner, c);
+    const trained = performance.now();
+    if (r.steps > 0) this.version++;
+    await this.collector.sync(r.steps > 0 ? await this.learner.getWeights() : null, this.version);
+    this.iteration++;
+    const own = c.metrics(null, null, { start: t.start, collected: t.collected, trained, synced: performance.now() });
+    const metrics = {
+      ...buildIterationMetrics({ episodes: c.sampled.map((e) => e.summary), perf: own.perf, extra: c.extra }),
+      ...r.metrics,
+      'actor/lr': this.learner.hyper.lr,
+      ...sampledMetrics(c.sampled),
+      'train/updates': r.steps,
+      'train/policy_version': this.version,
+      ...own.keys,
+    };
+    this.rewards.advance(metrics, t.base);
+    this.rewards.labMetrics(metrics, t.labVersion);
+    keepApplicable(metrics, this.collector.metricRun);
+    return { iteration: it, metrics, episodes: c.episodes, episodeRewards: Float64Array.from(c.shaped, (x) => x.total), episodeAdvantages: new Float64Array(c.episodes.length), allApplied: r.allApplied };
   }
 
   /** Every group had zero spread and the round cap was hit: nothing to learn from, no new version. */
@@ -208,6 +243,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
   /** Frees the collector first (it may wait for collects in flight), then the learner. */
   async release(): Promise<void> {
     await this.collector.release();
+    await this.objective?.release();
     await this.learner.release();
   }
 }

@@ -33,6 +33,18 @@ export interface BatchMetricInputs extends Pick<IterationMetricInputs, 'groups' 
   version: number;
 }
 
+/** What every sampled episode of an iteration says of the policy: its behaviour entropy, distinct action sequences, forced ends and context limits. */
+export function sampledMetrics(sampled: readonly SampledEpisode[]): Record<'actor/rollout_entropy' | 'episode/distinct_ratio' | 'episode/forced_end_ratio' | 'episode/context_limited_ratio', number> {
+  const entropies: number[] = [];
+  for (const ep of sampled) for (let i = 0; i < ep.entropies.length; i++) entropies.push(ep.entropies[i]);
+  return {
+    'actor/rollout_entropy': entropies.length ? mean(entropies) : 0,
+    'episode/distinct_ratio': sampled.length ? new Set(sampled.map((e) => e.actionKey)).size / sampled.length : 0,
+    'episode/forced_end_ratio': sampled.filter((e) => e.forcedEnd).length / Math.max(1, sampled.length),
+    'episode/context_limited_ratio': sampled.filter((e) => e.contextLimited).length / Math.max(1, sampled.length),
+  };
+}
+
 /** One iteration's metric object (key order: the standard keys, the learner's, then the extras above). */
 export function batchMetrics(inp: BatchMetricInputs): IterationMetrics & Record<string, number> {
   const { batch: b, adv, sampled } = inp;
@@ -47,8 +59,6 @@ export function batchMetrics(inp: BatchMetricInputs): IterationMetrics & Record<
       returns.push(adv.returns[i]);
     }
   }
-  const entropies: number[] = [];
-  for (const ep of sampled) for (let i = 0; i < ep.entropies.length; i++) entropies.push(ep.entropies[i]);
   const n = b.n;
   const m: IterationMetrics & Record<string, number> = {
     ...buildIterationMetrics({
@@ -65,10 +75,7 @@ export function batchMetrics(inp: BatchMetricInputs): IterationMetrics & Record<
     }),
     ...inp.upd.metrics,
     'actor/lr': inp.lr,
-    'actor/rollout_entropy': entropies.length ? mean(entropies) : 0,
-    'episode/distinct_ratio': sampled.length ? new Set(sampled.map((e) => e.actionKey)).size / sampled.length : 0,
-    'episode/forced_end_ratio': sampled.filter((e) => e.forcedEnd).length / Math.max(1, sampled.length),
-    'episode/context_limited_ratio': sampled.filter((e) => e.contextLimited).length / Math.max(1, sampled.length),
+    ...sampledMetrics(sampled),
     'train/batch_success_rate': n ? inp.trainedSuccess.filter(Boolean).length / n : 0,
     'train/updates': inp.upd.steps,
     'train/policy_version': inp.version,

@@ -17,6 +17,7 @@ import { Graph, type Tensor } from '../graph/builder.ts';
 import { entropyFromLogp, indicator, logSoftmax, maskedMean, selectLogprob } from '../graph/nn.ts';
 import { declareParams, type PolicyModel } from '../models/types.ts';
 import type { DType } from '../graph/proto.ts';
+import { DISTILL_LOSS_DEFAULTS, reverseKl, TEACHER_LOGPROBS, type DistillLoss } from './distillLoss.ts';
 
 /**
  * The train-step graph's scalar inputs (fed as `hp.<name>` each step, so they can change while
@@ -96,7 +97,7 @@ export interface ImitationLoss {
   entropyCoef: number;
 }
 
-export type LossSpec = PolicyGradientLoss | ImitationLoss;
+export type LossSpec = PolicyGradientLoss | ImitationLoss | DistillLoss;
 
 export const PG_LOSS_DEFAULTS: PolicyGradientLoss = {
   kind: 'policy-gradient',
@@ -170,7 +171,7 @@ export interface TrainStepOptions {
    * tokens, run once per group; seqLen is then each sequence's suffix (PolicyModel.withSharedPrefix).
    */
   prefix?: { groups: number; length: number };
-  loss?: Partial<PolicyGradientLoss> & { kind: 'policy-gradient' } | Partial<ImitationLoss> & { kind: 'imitation' };
+  loss?: (Partial<PolicyGradientLoss> & { kind: 'policy-gradient' }) | (Partial<ImitationLoss> & { kind: 'imitation' }) | (Partial<DistillLoss> & { kind: 'distill' });
   adam?: Partial<AdamConfig>;
   /** Also output the raw (unclipped) gradients as `grad.<param>` (for gradient checks). Default false. */
   exposeGradients?: boolean;
@@ -186,7 +187,12 @@ export const STEP = 'adam.step';
 export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): TrainStepGraph {
   if (opts.prefix && !base.withSharedPrefix) throw new TypeError(`buildTrainStep: a '${base.kind}' model cannot share prefixes`);
   const model = opts.prefix ? base.withSharedPrefix!(opts.prefix.groups, opts.prefix.length) : base;
-  const loss: LossSpec = opts.loss?.kind === 'imitation' ? { ...IMITATION_LOSS_DEFAULTS, ...opts.loss } : { ...PG_LOSS_DEFAULTS, ...(opts.loss ?? {}), kind: 'policy-gradient' };
+  const loss: LossSpec =
+    opts.loss?.kind === 'imitation'
+      ? { ...IMITATION_LOSS_DEFAULTS, ...opts.loss }
+      : opts.loss?.kind === 'distill'
+        ? { ...DISTILL_LOSS_DEFAULTS, ...opts.loss }
+        : { ...PG_LOSS_DEFAULTS, ...(opts.loss ?? {}), kind: 'policy-gradient' };
   const adam: AdamConfig = { ...ADAM_DEFAULTS, ...opts.adam };
   const B = opts.batch;
   const g = new Graph(`train_${model.kind}_${loss.kind}`);
@@ -195,9 +201,9 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
   const lead = model.leadShape(B, opts.seqLen);
   const batchInputs: IoSpec[] = Object.values(obs).map((t) => ({ name: t.name, shape: [...t.shape], dtype: t.dtype }));
   const hyper: Partial<Record<HyperInput, number>> = {};
-  const inp = (name: string, dtype: DType = 'float32'): Tensor => {
-    const t = g.input(name, lead, dtype);
-    batchInputs.push({ name, shape: [...lead], dtype });
+  const inp = (name: string, dtype: DType = 'float32', last: number[] = []): Tensor => {
+    const t = g.input(name, [...lead, ...last], dtype);
+    batchInputs.push({ name, shape: [...lead, ...last], dtype });
     return t;
   };
   const hp = (name: HyperInput, value: number): Tensor => {
@@ -222,7 +228,7 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
   const wsum = (x: Tensor) => g.reduceSum(g.mul(x, weights));
 
   const pos: Positions = { lp, ent, mask, wsum, value: out.value };
-  const total = loss.kind === 'policy-gradient' ? policyGradientLoss(b, loss, pos) : imitationLoss(b, loss, pos);
+  const total = loss.kind === 'policy-gradient' ? policyGradientLoss(b, loss, pos) : loss.kind === 'imitation' ? imitationLoss(b, loss, pos) : distillLoss(b, loss, logp, pos);
   metric(total, 'loss', 'actor/loss');
   metric(maskedMean(g, ent, mask), 'entropy', 'actor/entropy');
   g.output(lp, 'logprobs');
@@ -258,8 +264,8 @@ function sequenceMeanLogRatio(g: Graph, logRatio: Tensor, mask: Tensor, lead: re
 interface StepBuild {
   g: Graph;
   lead: readonly number[];
-  /** Declares a per-position batch input of shape [...lead]. */
-  inp: (name: string, dtype?: DType) => Tensor;
+  /** Declares a per-position batch input of shape [...lead, ...last] (default [...lead]). */
+  inp: (name: string, dtype?: DType, last?: number[]) => Tensor;
   /** Declares a scalar hyperparameter input with its configured value. */
   hp: (name: HyperInput, value: number) => Tensor;
   /** Outputs a scalar under `name`, reported as metric `key`. */
@@ -371,6 +377,15 @@ function imitationLoss(b: StepBuild, loss: ImitationLoss, { lp, ent, mask, wsum 
   const total = g.sub(ce, g.mul(wsum(ent), entCoef));
   metric(maskedMean(g, g.exp(lp), mask), 'target_prob', 'imitation/target_prob_mean');
   return total;
+}
+
+/** klCoef · Σ w · KL(π‖π_teacher) over the full vocabulary (update/distillLoss.ts), and its per-token mean. */
+function distillLoss(b: StepBuild, loss: DistillLoss, logp: Tensor, { mask, wsum }: Positions): Tensor {
+  const { g, inp, hp, metric } = b;
+  const teacher = inp(TEACHER_LOGPROBS, 'float32', [logp.shape[logp.shape.length - 1]]);
+  const kl = reverseKl(g, logp, teacher);
+  metric(maskedMean(g, kl, mask), 'distill_kl', 'distill/kl');
+  return g.mul(wsum(kl), hp(HYPER_INPUTS.klCoef, loss.klCoef));
 }
 
 /**

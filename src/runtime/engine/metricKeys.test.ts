@@ -41,6 +41,12 @@ const RUNS: { name: string; run: MetricRun; config: Record<string, unknown>; log
     config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'grpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 }, stages: [{ name: 'rl', iterations: 1 }, { name: 'distill', iterations: 1, distill: { student: { kind: 'mlp', hidden: [8] } } }] },
     logs: ['pipeline/stage', 'distill/teacher_prob', 'actor/kl_ref'],
   },
+  {
+    name: 'staged: tool RL, then distill into a smaller transformer',
+    run: { family: 'tool', policy: 'token' },
+    config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'grpo', groupSize: 2 }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 }, stages: [{ name: 'rl', iterations: 1 }, { name: 'distill', iterations: 1, distill: { student: { ...TINY, dModel: 8, nHeads: 2 } } }] },
+    logs: ['pipeline/stage', 'distill/teacher_prob', 'distill/kl', 'actor/kl_ref'],
+  },
   { name: 'grid as text, REINFORCE (lockstep token loop)', run: { family: 'grid', policy: 'token' }, config: { env: { id: 'grid/memory', kwargs: { size: 8, viewSize: 3, maxSteps: 6 } }, model: { ...TINY, context: 256 }, algo: { algo: 'reinforce' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 2 } } },
 ];
 

@@ -28,25 +28,28 @@ const MAX_DIGITS = 15;
 class ParseError extends Error {}
 class MathError extends Error {}
 
+/** What is wrong at character `at` of `src` (0-based), with a hint for the usual slips. */
+function unexpectedAt(src: string, at: number): string {
+  if (at >= src.length) return 'the expression ends too early: a number is missing';
+  const ch = src[at];
+  const hint =
+    ch === 'x' || ch === 'X'
+      ? ' (use * to multiply)'
+      : ch === '.' || ch === ','
+        ? ' (whole numbers only, no separators)'
+        : ch === '^'
+          ? ' (no powers: multiply it out)'
+          : '';
+  return `unexpected ${JSON.stringify(ch)} at character ${at + 1}${hint}`;
+}
+
 export function parseExpr(src: string): ParseExprResult {
   let i = 0;
   let depth = 0;
   const skip = () => {
     while (i < src.length && src[i] === ' ') i++;
   };
-  const describe = (at: number): string => {
-    if (at >= src.length) return 'the expression ends too early: a number is missing';
-    const ch = src[at];
-    const hint =
-      ch === 'x' || ch === 'X'
-        ? ' (use * to multiply)'
-        : ch === '.' || ch === ','
-          ? ' (whole numbers only, no separators)'
-          : ch === '^'
-            ? ' (no powers: multiply it out)'
-            : '';
-    return `unexpected ${JSON.stringify(ch)} at character ${at + 1}${hint}`;
-  };
+  const describe = (at: number) => unexpectedAt(src, at);
   const fail = (msg: string): never => {
     throw new ParseError(msg);
   };
@@ -83,27 +86,19 @@ export function parseExpr(src: string): ParseExprResult {
     return primary();
   };
 
-  const term = (): Expr => {
-    let left = unary();
+  // A left-associative chain of `operand`s joined by `ops` (term: * /, expr: + -).
+  const chain = (ops: readonly ('+' | '-' | '*' | '/')[], operand: () => Expr) => (): Expr => {
+    let left = operand();
     for (;;) {
       skip();
-      const op = src[i];
-      if (op !== '*' && op !== '/') return left;
+      const op = ops.find((o) => o === src[i]);
+      if (!op) return left;
       i++;
-      left = { kind: 'bin', op, left, right: unary() };
+      left = { kind: 'bin', op, left, right: operand() };
     }
   };
-
-  const expr = (): Expr => {
-    let left = term();
-    for (;;) {
-      skip();
-      const op = src[i];
-      if (op !== '+' && op !== '-') return left;
-      i++;
-      left = { kind: 'bin', op, left, right: term() };
-    }
-  };
+  const term = chain(['*', '/'], unary);
+  const expr: () => Expr = chain(['+', '-'], term);
 
   try {
     skip();
