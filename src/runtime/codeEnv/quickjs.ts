@@ -40,7 +40,7 @@ const WASM_MEMORY_BYTES = 512 * 1024 * 1024;
 /** Loaded modules kept per thread (a studio session saves many versions; the oldest unused go). */
 const MAX_LOADED = 8;
 
-const PRELUDE = `
+export const PRELUDE = `
 globalThis.__drv = (() => {
   const stringify = JSON.stringify, isFinite = Number.isFinite, ErrorC = Error;
   const lineOf = () => { const m = /env\\.js:(\\d+)/.exec(new ErrorC().stack || ''); return m ? +m[1] : 0; };
@@ -72,6 +72,7 @@ globalThis.__drv = (() => {
       return insts.length - 1;
     },
     free: (id) => { insts[id] = null; },
+    inst: (id) => insts[id],
     check: (id, on) => { insts[id].checking = on; },
     reset: (id, seed) => {
       const s = insts[id];
@@ -168,8 +169,9 @@ class Loaded implements CodeEnvGuest {
       step: (action) => {
         const r = JSON.parse(this.call('step', [id, action], 'step()')) as RawStep & { bad?: string; rewardKind?: string };
         if (r.bad !== undefined) throw new CodeEnvError(`step() returned ${r.bad}, not { observation, reward, terminated, truncated, info }`, lineOfExport(this.code, 'step'), 'contract');
-        if (typeof r.reward === 'string') r.reward = Number(r.reward);
-        else if (r.rewardKind !== 'number') r.reward = r.rewardKind === 'undefined' ? undefined : `(${r.rewardKind})`;
+        // Non-finite numbers cross as strings ('NaN'); any other kind is named for the host's message.
+        if (r.rewardKind !== 'number') r.reward = r.rewardKind === 'undefined' ? undefined : `(${r.rewardKind})`;
+        else if (typeof r.reward === 'string') r.reward = Number(r.reward);
         return r;
       },
       expert: () => JSON.parse(this.call('expert', [id], 'expert()')) as unknown,
