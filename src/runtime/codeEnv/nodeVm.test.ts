@@ -4,6 +4,9 @@ import { makeEnv } from '../../core/envs/index.ts';
 import { CodeEnvError, makeCodeEnv, resetEnvs, stepEnvs, type CodeEnv } from '../../core/envs/code/index.ts';
 import type { Env, GridObs } from '../../core/envs/types.ts';
 import { Rng } from '../../core/util/rng.ts';
+import { initWeights } from '../../core/models/types.ts';
+import { buildPoolModel, gridMlpSpec, SerialRolloutPool } from '../../core/rollout/stepPool.ts';
+import { loadNodeEngine } from '../engine/node.ts';
 import './node.ts';
 import { loadCodeEnvs } from './index.ts';
 import { MAX_BATCH } from './nodeVm.ts';
@@ -54,6 +57,31 @@ describe('code envs in the V8 sandbox (Node)', () => {
         live = live.filter((_, k) => !(a[k].terminated || a[k].truncated));
       }
       expect(steps).toBeGreaterThan(n * 10);
+    }
+  });
+
+  it('a rollout pool (playSlots) plays the same 32 episodes on the code env as on the built-in env, stepping the code env in batches', async () => {
+    const built = { id: 'grid/empty-8x8', kwargs: { maxSteps: 256 } };
+    const code = { id: 'code/custom', kwargs: { code: ROOM } };
+    const spec = gridMlpSpec(built, { hidden: [16] });
+    expect(gridMlpSpec(code, { hidden: [16] })).toEqual(spec);
+    const pool = new SerialRolloutPool({ engine: await loadNodeEngine('ort-web-wasm'), model: spec, weights: initWeights(buildPoolModel(spec), 3) });
+    const loaded = makeCodeEnv({ code: ROOM }).guest.batch as unknown as { stepMany: (...a: unknown[]) => unknown };
+    const stepMany = loaded.stepMany.bind(loaded);
+    let calls = 0;
+    loaded.stepMany = (...a: unknown[]) => (calls++, stepMany(...a));
+    try {
+      const req = { seeds: Array.from({ length: 32 }, (_, i) => i >> 3), groups: Array.from({ length: 32 }, (_, i) => i >> 3), samplingSeed: 11 };
+      const a = await pool.collect({ ...req, env: built });
+      const b = await pool.collect({ ...req, env: code });
+      expect(b.envSteps).toBe(a.envSteps);
+      const view = (r: typeof a) => r.episodes.map((e) => [Array.from(e.actions), Array.from(e.rewards), Array.from(e.images), e.terminated, e.truncated, e.success]);
+      expect(view(b)).toEqual(view(a));
+      // One sandbox call per lockstep step (not per env): as many calls as the longest episode has steps.
+      expect(calls).toBe(Math.max(...b.episodes.map((e) => e.actions.length)));
+    } finally {
+      loaded.stepMany = stepMany;
+      await pool.close();
     }
   });
 
