@@ -154,6 +154,14 @@ describe('code envs in the V8 sandbox (Node)', () => {
     expect(thrown(() => nan.step(2)).message).toMatch(/step\(\) returned reward string; it must be a number/);
   });
 
+  it('a module may declare its own Map, Math or JSON (the globals handed to its factory are shadowed, not clashed with)', () => {
+    const code = ROOM.replace('const SIZE = 8,', "const Map = 'mine', Math = { twice: (v) => 2 * v };\nconst JSON = null;\nconst SIZE = Math.twice(4) / 2 + 4 + (Map === 'mine' && JSON === null ? 0 : 1),");
+    const env = makeCodeEnv({ code });
+    expect(env.guest.batch).toBeDefined();
+    const built = makeEnv('grid/empty-8x8', { maxSteps: 256 });
+    expect(Array.from((env.reset({ seed: 0 }).obs as GridObs).image)).toEqual(Array.from((built.reset({ seed: 0 }).obs as GridObs).image));
+  });
+
   it('modules with async or import are left to QuickJS (a promise rejection would reach the host)', () => {
     const code = inStep('const later = async () => 1;');
     expect(makeCodeEnv({ code }).guest.batch).toBeUndefined();

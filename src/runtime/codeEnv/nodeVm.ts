@@ -39,6 +39,21 @@ const MAX_LOADED = 8;
 /** Modules the fast sandbox leaves to QuickJS: anything that could make a promise or import. */
 const NEEDS_QUICKJS = /\b(?:async|import)\b/;
 
+/**
+ * Standard globals handed to the module's factory as parameters: in a vm context every global
+ * read goes through Node's interceptor on the context's global object (~0.7 µs of the empty-room
+ * port's 2.4 µs step); a parameter reads at main-realm speed (1.7 µs). Only names every context has.
+ */
+const FAST_GLOBALS = 'Object, Array, Number, Boolean, String, Symbol, Date, RegExp, Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError, JSON, Math, Map, Set, WeakMap, WeakSet, Reflect, BigInt, ArrayBuffer, DataView, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, parseInt, parseFloat, isFinite, isNaN';
+
+/** wrapModule's factory, closed over FAST_GLOBALS (same lines: all of it on line 1). */
+export function wrapModuleFast(code: string): string {
+  const src = wrapModule(code);
+  const head = 'globalThis.__mk = function () {';
+  if (!src.startsWith(head) || !src.endsWith('};')) throw new Error('wrapModuleFast: wrapModule changed shape');
+  return `globalThis.__mk = ((${FAST_GLOBALS}) => function () {${src.slice(head.length, -2)}})(${FAST_GLOBALS});`;
+}
+
 const CALL = { meta: 0, make: 1, free: 2, check: 3, reset: 4, step: 5, expert: 6, mutation: 7, clock: 8 } as const;
 const STRING_AT = (imgBytes: number) => Math.ceil(batchBytes(MAX_BATCH, imgBytes) / 8) * 8;
 /** Cells a slot may need: the largest view a grid env may declare. */
@@ -144,7 +159,7 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
     if (NEEDS_QUICKJS.test(code)) return null;
     let ch: Channel;
     try {
-      ch = new Channel(`${HARDEN}\n${PRELUDE}\n${DRIVER}`, wrapModule(code), opts);
+      ch = new Channel(`${HARDEN}\n${PRELUDE}\n${DRIVER}`, wrapModuleFast(code), opts);
     } catch {
       return null;
     }
