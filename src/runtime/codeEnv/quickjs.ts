@@ -4,9 +4,9 @@
  * (`fetch`, `indexedDB`, `localStorage`, `importScripts`, `postMessage`, `process`, `require`
  * are simply not defined), an interrupt handler stops a call at its deadline, and a memory
  * limit stops runaway allocation. Synchronous, so an env steps inside the rollout loop like a
- * built-in one, in Node (CLI, tests) and in a Web Worker alike. Why not V8-speed options
- * (measured in ARCHITECTURE.md, 'Code envs'): `node:vm` shares the host's engine (prototypes
- * leak; a timeout costs ~180 µs a call) and a browser worker has `fetch` and IndexedDB.
+ * built-in one, in Node (CLI, tests) and in a Web Worker alike. It runs every check
+ * (checkCodeEnv), everything in the browser, and in Node the modules the V8 sandbox leaves to it
+ * (nodeVm.ts: grid modules run there; ARCHITECTURE.md, 'Code envs').
  *
  * The module is evaluated as a script: its `export` keywords are stripped and its body wrapped
  * in a factory on the same first line, so the factory makes independent instances (one per env)

@@ -1,6 +1,7 @@
 /**
  * A code env as an `Env`: the host side of the contract (contract.ts). The module runs in a
- * sandbox supplied by the runtime (`CodeEnvEngine`, QuickJS: src/runtime/codeEnv); this class
+ * sandbox supplied by the runtime (`CodeEnvEngine`: QuickJS, plus a `FastCodeEnvEngine` in Node,
+ * src/runtime/codeEnv; vector stepping through `CodeEnvBatch`, stepMany.ts); this class
  * checks what it returns and enforces the mechanics every env shares, so a module cannot break
  * them: step before reset or after the end throws, a grid action outside the declared set throws
  * a RangeError naming the set, and an episode still running at `maxSteps` is truncated (and
