@@ -109,7 +109,7 @@ export async function playSlots(req: PlaySlots): Promise<{ episodes: StepEpisode
   let envSteps = 0;
   let inferenceCalls = 0;
   let live = N;
-  const live_: number[] = [];
+  const liveSlots: number[] = [];
   const acts: number[] = [];
   while (live > 0) {
     if (req.betweenSteps && inferenceCalls > 0) await req.betweenSteps();
@@ -125,16 +125,16 @@ export async function playSlots(req: PlaySlots): Promise<{ episodes: StepEpisode
     inferenceCalls++;
     // Sample every live slot's action, then step all their envs in one go (stepEnvs: a code env
     // sandbox steps its whole share in one call; other envs step one by one, in slot order).
-    live_.length = 0;
+    liveSlots.length = 0;
     acts.length = 0;
     for (let i = 0; i < N; i++) {
       if (!st.active[i]) continue;
-      live_.push(i);
+      liveSlots.push(i);
       acts.push(sampleSlot(req, st, i, out, version, scratch));
     }
-    const results = stepEnvs(live_.map((i) => req.envs[i]), acts);
-    for (let k = 0; k < live_.length; k++) {
-      const i = live_[k];
+    const results = stepEnvs(liveSlots.map((i) => req.envs[i]), acts);
+    for (let k = 0; k < liveSlots.length; k++) {
+      const i = liveSlots[k];
       envSteps++;
       if (!recordStep(req, st, i, results[k])) continue;
       st.active[i] = false;
