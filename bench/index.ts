@@ -104,8 +104,8 @@ export const SUITES: Record<string, Suite> = {
     run: runTab,
   },
   'env-studio': {
-    description: 'env steps/s: grid/empty-8x8 built in vs its port as a code env (examples/envs/empty-room.js) in the code-env sandbox, one run; ratio = code ÷ built-in',
-    flags: {},
+    description: 'env steps/s: grid/empty-8x8 built in vs its port as a code env (examples/envs/empty-room.js) stepped as training steps it (V8 sandbox, batched), one run; ratio = code ÷ built-in',
+    flags: { slots: 'envs stepped in lockstep (default 64: the grid-empty-8x8-grpo preset\'s 8 groups × 8)' },
     run: runEnvStudio,
   },
   gemm: {

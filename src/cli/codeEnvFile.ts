@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { CODE_ENV_ID, checkCodeEnv, MAX_CODE_CHARS } from '../core/envs/code/index.ts';
 import type { EnvSpec } from '../core/envs/types.ts';
 import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
+import '../runtime/codeEnv/node.ts';
 import { UsageError } from './args.ts';
 
 /** Preset a code env trains with when no --config is given: grid envs train the MLP with GRPO. */

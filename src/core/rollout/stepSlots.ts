@@ -3,7 +3,8 @@
  * over one policy runner, one inference call per step for every live slot, recording each step
  * into per-slot columns.
  */
-import type { Env, GridObs, Info } from '../envs/types.ts';
+import type { Env, GridObs, Info, StepResult } from '../envs/types.ts';
+import { resetEnvs, stepEnvs } from '../envs/code/stepMany.ts';
 import type { PolicyRunner } from '../engine/types.ts';
 import type { Rng } from '../util/rng.ts';
 import { sampleRow } from './categorical.ts';
@@ -108,6 +109,8 @@ export async function playSlots(req: PlaySlots): Promise<{ episodes: StepEpisode
   let envSteps = 0;
   let inferenceCalls = 0;
   let live = N;
+  const liveSlots: number[] = [];
+  const acts: number[] = [];
   while (live > 0) {
     if (req.betweenSteps && inferenceCalls > 0) await req.betweenSteps();
     for (let i = 0; i < N; i++) {
@@ -120,10 +123,20 @@ export async function playSlots(req: PlaySlots): Promise<{ episodes: StepEpisode
     const version = req.policy.version;
     const out = await req.policy.run({ obs: input });
     inferenceCalls++;
+    // Sample every live slot's action, then step all their envs in one go (stepEnvs: a code env
+    // sandbox steps its whole share in one call; other envs step one by one, in slot order).
+    liveSlots.length = 0;
+    acts.length = 0;
     for (let i = 0; i < N; i++) {
       if (!st.active[i]) continue;
+      liveSlots.push(i);
+      acts.push(sampleSlot(req, st, i, out, version, scratch));
+    }
+    const results = stepEnvs(liveSlots.map((i) => req.envs[i]), acts);
+    for (let k = 0; k < liveSlots.length; k++) {
+      const i = liveSlots[k];
       envSteps++;
-      if (!stepSlot(req, st, i, out, version, scratch)) continue;
+      if (!recordStep(req, st, i, results[k])) continue;
       st.active[i] = false;
       input.fill(0, i * D, (i + 1) * D);
       live--;
@@ -160,8 +173,9 @@ function startSlots(req: PlaySlots): SlotState {
   const cols = req.scratch ?? [];
   while (cols.length < N) cols.push(new SlotColumns());
   const st: SlotState = { current: new Array<GridObs>(N), active: new Array<boolean>(N).fill(true), steps: new Int32Array(N), infos: [], observations: [], ends: [], cols };
+  const starts = resetEnvs(req.envs, req.seeds);
   for (let i = 0; i < N; i++) {
-    st.current[i] = req.envs[i].reset({ seed: req.seeds[i] }).obs;
+    st.current[i] = starts[i].obs;
     // Room for a whole episode up front when it is short enough (no growth mid-batch).
     cols[i].reserve(Math.min(req.envs[i].spec.maxSteps || 64, 1024), st.current[i].image.length);
     if (req.potential) cols[i].potentials[0] = req.potential(req.envs[i]);
@@ -172,17 +186,23 @@ function startSlots(req: PlaySlots): SlotState {
   return st;
 }
 
-/** Samples slot i's action from the call's output and steps its env; true when the episode ended. */
-function stepSlot(req: PlaySlots, st: SlotState, i: number, out: Record<string, Float32Array>, version: number, scratch: Float64Array): boolean {
+/** Samples slot i's action from the call's output and records it (the env steps later, in stepEnvs). */
+function sampleSlot(req: PlaySlots, st: SlotState, i: number, out: Record<string, Float32Array>, version: number, scratch: Float64Array): number {
   const s = sampleRow(out.logprobs, i, req.numActions, req.rngs[i], scratch, req.temperature);
   const c = st.cols[i];
-  const t = st.steps[i]++;
+  const t = st.steps[i];
   c.actions[t] = s.action;
   c.logprobs[t] = s.logprob;
   c.entropies[t] = s.entropy;
   c.values[t] = out.value ? out.value[i] : 0;
   c.versions[t] = version;
-  const r = req.envs[i].step(s.action);
+  return s.action;
+}
+
+/** Records what slot i's env returned for its sampled action; true when the episode ended. */
+function recordStep(req: PlaySlots, st: SlotState, i: number, r: StepResult<GridObs>): boolean {
+  const c = st.cols[i];
+  const t = st.steps[i]++;
   c.rewards[t] = r.reward;
   st.infos[i].push(r.info);
   st.current[i] = r.obs;

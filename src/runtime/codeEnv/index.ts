@@ -2,16 +2,25 @@
  * Code envs in this thread: `await loadCodeEnvs()` once (it loads QuickJS's WebAssembly and
  * registers `code/custom`), then `makeEnv('code/custom', { code })` works synchronously like
  * any env. Every place that makes envs from a config (CLI, training and rollout workers, the
- * server) calls `ensureCodeEnvs(envId)` first.
+ * server) calls `ensureCodeEnvs(envId)` first. Node entry points import `./node.ts` first, which
+ * adds the V8 sandbox (nodeVm.ts) as the fast engine: grid modules then train, play and serve
+ * at V8 speed, and QuickJS runs the checks and every other module.
  */
-import { CODE_ENV_ID, installCodeEnvEngine } from '../../core/envs/code/codeEnv.ts';
+import { CODE_ENV_ID, installCodeEnvEngine, type FastCodeEnvEngine } from '../../core/envs/code/codeEnv.ts';
 import { loadQuickJs, quickJsEngine, type CodeEnvSandboxOptions } from './quickjs.ts';
 
 let loaded: Promise<void> | null = null;
+let fastEngine: ((options: CodeEnvSandboxOptions) => FastCodeEnvEngine) | null = null;
+
+/** Adds a faster sandbox for the modules it accepts (call before loadCodeEnvs; Node: ./node.ts). */
+export function useFastCodeEnvEngine(make: (options: CodeEnvSandboxOptions) => FastCodeEnvEngine): void {
+  if (loaded !== null) throw new Error('useFastCodeEnvEngine: call it before loadCodeEnvs()');
+  fastEngine = make;
+}
 
 /** Loads the sandbox and registers `code/custom` in this thread (once). */
 export function loadCodeEnvs(options: CodeEnvSandboxOptions = {}): Promise<void> {
-  loaded ??= loadQuickJs().then(() => installCodeEnvEngine(quickJsEngine(options)));
+  loaded ??= loadQuickJs().then(() => installCodeEnvEngine(quickJsEngine(options), fastEngine?.(options) ?? null));
   return loaded;
 }
 

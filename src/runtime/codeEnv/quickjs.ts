@@ -4,9 +4,9 @@
  * (`fetch`, `indexedDB`, `localStorage`, `importScripts`, `postMessage`, `process`, `require`
  * are simply not defined), an interrupt handler stops a call at its deadline, and a memory
  * limit stops runaway allocation. Synchronous, so an env steps inside the rollout loop like a
- * built-in one, in Node (CLI, tests) and in a Web Worker alike. Why not V8-speed options
- * (measured in ARCHITECTURE.md, 'Code envs'): `node:vm` shares the host's engine (prototypes
- * leak; a timeout costs ~180 µs a call) and a browser worker has `fetch` and IndexedDB.
+ * built-in one, in Node (CLI, tests) and in a Web Worker alike. It runs every check
+ * (checkCodeEnv), everything in the browser, and in Node the modules the V8 sandbox leaves to it
+ * (nodeVm.ts: grid modules run there; ARCHITECTURE.md, 'Code envs').
  *
  * The module is evaluated as a script: its `export` keywords are stripped and its body wrapped
  * in a factory on the same first line, so the factory makes independent instances (one per env)
@@ -40,7 +40,7 @@ const WASM_MEMORY_BYTES = 512 * 1024 * 1024;
 /** Loaded modules kept per thread (a studio session saves many versions; the oldest unused go). */
 const MAX_LOADED = 8;
 
-const PRELUDE = `
+export const PRELUDE = `
 globalThis.__drv = (() => {
   const stringify = JSON.stringify, isFinite = Number.isFinite, ErrorC = Error;
   const lineOf = () => { const m = /env\\.js:(\\d+)/.exec(new ErrorC().stack || ''); return m ? +m[1] : 0; };
@@ -72,6 +72,7 @@ globalThis.__drv = (() => {
       return insts.length - 1;
     },
     free: (id) => { insts[id] = null; },
+    inst: (id) => insts[id],
     check: (id, on) => { insts[id].checking = on; },
     reset: (id, seed) => {
       const s = insts[id];
@@ -168,8 +169,9 @@ class Loaded implements CodeEnvGuest {
       step: (action) => {
         const r = JSON.parse(this.call('step', [id, action], 'step()')) as RawStep & { bad?: string; rewardKind?: string };
         if (r.bad !== undefined) throw new CodeEnvError(`step() returned ${r.bad}, not { observation, reward, terminated, truncated, info }`, lineOfExport(this.code, 'step'), 'contract');
-        if (typeof r.reward === 'string') r.reward = Number(r.reward);
-        else if (r.rewardKind !== 'number') r.reward = r.rewardKind === 'undefined' ? undefined : `(${r.rewardKind})`;
+        // Non-finite numbers cross as strings ('NaN'); any other kind is named for the host's message.
+        if (r.rewardKind !== 'number') r.reward = r.rewardKind === 'undefined' ? undefined : `(${r.rewardKind})`;
+        else if (typeof r.reward === 'string') r.reward = Number(r.reward);
         return r;
       },
       expert: () => JSON.parse(this.call('expert', [id], 'expert()')) as unknown,

@@ -4,7 +4,8 @@
  * agent over 100 seeds, and train on it with any preset's algorithm.
  *
  * The code never runs on the page: checks, play and the random agent run in the code worker's
- * QuickJS sandbox (runtime/codeEnv/studioWorker.ts), training in the training worker's. Code
+ * QuickJS sandbox (runtime/codeEnv/studioWorker.ts), training in the training worker's (also
+ * QuickJS: the V8 sandbox with batched stepping exists only in Node, runtime/codeEnv/nodeVm.ts). Code
  * that arrives in a link or a file opens read-only under a banner, and nothing runs — not even
  * the check — until the person has read it and pressed Run.
  */
@@ -217,6 +218,16 @@ export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
               </button>
               {trainable.length === 0 && <span>No preset trains a {checked.spec.family === 'grid' ? 'grid' : 'text'} code env here yet (the CLI does: see examples/envs/guess-number.run.json).</span>}
             </div>
+            <p className="muted" data-testid="code-env-where">
+              In this tab the env runs in the QuickJS sandbox, which interprets it (about 1/70 of a built-in env's speed).{' '}
+              {checked.spec.family === 'grid' ? (
+                <>
+                  <code>npm run train -- --env-file env.js</code> runs it at V8 speed in Node&apos;s sandbox, all envs of a step in one call.
+                </>
+              ) : (
+                'The CLI runs text envs in QuickJS too.'
+              )}
+            </p>
           </section>
         </>
       )}

@@ -7,6 +7,9 @@
  * changed by a later call, and a text env must answer malformed actions (grid actions out of
  * range never reach the module: the host refuses them).
  *
+ * It always runs in the checking sandbox (QuickJS: the clock-read lines and a loop's line), never
+ * in a faster one the runtime may install for training.
+ *
  * Lines: an exception's own line (from the sandbox's stack); a divergence names the lines that
  * read Math.random, Date.now or new Date() (the usual cause), else the line of `step`/`reset`.
  */
@@ -47,7 +50,7 @@ function fromError(e: unknown): CodeEnvProblem {
 export function checkCodeEnv(code: string): CodeEnvCheck {
   const made: CodeEnv[] = [];
   const make = (): CodeEnv => {
-    const env = makeCodeEnv({ code });
+    const env = makeCodeEnv({ code }, undefined, { checking: true });
     env.guest.setChecking(true);
     made.push(env);
     return env;

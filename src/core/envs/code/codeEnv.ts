@@ -1,6 +1,7 @@
 /**
  * A code env as an `Env`: the host side of the contract (contract.ts). The module runs in a
- * sandbox supplied by the runtime (`CodeEnvEngine`, QuickJS: src/runtime/codeEnv); this class
+ * sandbox supplied by the runtime (`CodeEnvEngine`: QuickJS, plus a `FastCodeEnvEngine` in Node,
+ * src/runtime/codeEnv; vector stepping through `CodeEnvBatch`, stepMany.ts); this class
  * checks what it returns and enforces the mechanics every env shares, so a module cannot break
  * them: step before reset or after the end throws, a grid action outside the declared set throws
  * a RangeError naming the set, and an episode still running at `maxSteps` is truncated (and
@@ -9,7 +10,8 @@
  */
 import { CHARSET } from '../../text/codec.ts';
 import { MAX_CELL_VALUE } from '../grid/objects.ts';
-import { DIR_NAMES, maxViewTextLength, renderView } from '../grid/view.ts';
+import { DIR_NAMES, maxViewTextLength } from '../grid/view.ts';
+import { lazyGridObs } from '../grid/world.ts';
 import { hasEnv, registerEnv, type EnvKwargs } from '../registry.ts';
 import { box, dict, discrete, text } from '../spaces.ts';
 import type { Env, EnvSpec, GridFrame, GridObs, Info, ResetOptions, ResetResult, StepResult, ToolObs, TranscriptFrame } from '../types.ts';
@@ -33,6 +35,18 @@ export interface CodeEnvInstance {
   takeMutation(): { step: number; line: number | null } | null;
   /** Lines where the module read Math.random, Date.now, new Date() or performance.now since the last take. */
   takeClockLines(): number[];
+  /** Present when the sandbox can step many instances of this module in one call (CodeEnvBatch). */
+  readonly batch?: CodeEnvBatch;
+}
+
+/**
+ * Vector stepping: several instances of one loaded module reset or stepped in one sandbox call,
+ * so the cost of crossing into the sandbox (and arming its deadline) is paid once per batch, not
+ * once per env. A call's deadline covers the whole batch. Grid envs only (numeric actions).
+ */
+export interface CodeEnvBatch {
+  resetMany(instances: readonly CodeEnvInstance[], seeds: readonly number[]): RawStep[];
+  stepMany(instances: readonly CodeEnvInstance[], actions: readonly number[]): RawStep[];
 }
 
 /** A loaded module: its `env` export and a way to make instances. */
@@ -47,11 +61,22 @@ export interface CodeEnvEngine {
   load(code: string): CodeEnvGuest;
 }
 
-let engine: CodeEnvEngine | null = null;
+/** A faster sandbox that runs only some modules (e.g. grid envs at V8 speed): null = not this one, use the checking engine. */
+export interface FastCodeEnvEngine {
+  load(code: string): CodeEnvGuest | null;
+}
 
-/** Installs the sandbox and registers `code/custom` (idempotent). */
-export function installCodeEnvEngine(e: CodeEnvEngine): void {
+let engine: CodeEnvEngine | null = null;
+let fast: FastCodeEnvEngine | null = null;
+
+/**
+ * Installs the sandbox and registers `code/custom` (idempotent). `e` runs every module and is
+ * the one checkCodeEnv uses; `fastEngine`, when given, runs the modules it accepts everywhere
+ * else (training, play, serving).
+ */
+export function installCodeEnvEngine(e: CodeEnvEngine, fastEngine: FastCodeEnvEngine | null = null): void {
   engine = e;
+  fast = fastEngine;
   if (!hasEnv(CODE_ENV_ID)) registerEnv(CODE_ENV_ID, (kwargs) => makeCodeEnv(kwargs), { code: '' }, { listed: false });
 }
 
@@ -63,14 +88,14 @@ export function codeEnvEngineLoaded(): boolean {
  * The env of `kwargs.code` (the only kwarg). `id` is the spec's id: `code/custom`, or the id a
  * file was registered under (`npm run serve -- --env-file`).
  */
-export function makeCodeEnv(kwargs: EnvKwargs, id = CODE_ENV_ID): CodeEnv {
+export function makeCodeEnv(kwargs: EnvKwargs, id = CODE_ENV_ID, opts: { checking?: boolean } = {}): CodeEnv {
   const extra = Object.keys(kwargs).filter((k) => k !== 'code');
   if (extra.length > 0) throw new Error(`${id}: unknown kwarg ${extra.map((k) => JSON.stringify(k)).join(', ')}; the only kwarg is "code" (the module's source)`);
   const code = kwargs.code;
   if (typeof code !== 'string' || code.trim() === '') throw new Error(`${id}: kwargs.code must be the env module's source (a non-empty string)`);
   if (code.length > MAX_CODE_CHARS) throw new Error(`${id}: the module has ${code.length} characters, over the ${MAX_CODE_CHARS} limit`);
   if (engine === null) throw new Error(`${id}: the code env sandbox is not loaded in this thread (await loadCodeEnvs() from src/runtime/codeEnv first)`);
-  const guest = engine.load(code);
+  const guest = (opts.checking ? null : fast?.load(code)) ?? engine.load(code);
   return new CodeEnv(code, parseMeta(guest.meta, code), guest.instance(), id);
 }
 
@@ -120,8 +145,11 @@ export class CodeEnv implements Env {
   }
 
   reset(opts: ResetOptions = {}): ResetResult<GridObs | ToolObs> {
-    const seed = opts.seed ?? 0;
-    const raw = this.guest.reset(seed);
+    return this.finishReset(this.guest.reset(opts.seed ?? 0));
+  }
+
+  /** Checks what the module's reset() returned and starts the episode. */
+  finishReset(raw: RawStep): ResetResult<GridObs | ToolObs> {
     this.last = this.observation(raw.observation, 'reset', this.resetLine);
     this.steps = 0;
     this.started = true;
@@ -131,6 +159,12 @@ export class CodeEnv implements Env {
   }
 
   step(action: unknown): StepResult<GridObs | ToolObs> {
+    this.checkAction(action);
+    return this.finishStep(this.guest.step(action as number | string), action);
+  }
+
+  /** Throws when `action` may not be stepped now (before reset, after the end, outside the declared set). */
+  checkAction(action: unknown): void {
     if (!this.started) throw new Error(`${CODE_ENV_ID}: step() before reset(); call reset() first`);
     if (this.ended) throw new Error(`${CODE_ENV_ID}: step() after the episode ended (terminated or truncated); call reset() first`);
     const n = this.meta.actions.length;
@@ -139,7 +173,10 @@ export class CodeEnv implements Env {
         throw new RangeError(`${CODE_ENV_ID}: action ${String(action)} is not one of 0..${n - 1} (${this.meta.actions.join(', ')})`);
       }
     } else if (typeof action !== 'string') throw new TypeError(`${CODE_ENV_ID}: a text env's action is a string, got ${typeof action}`);
-    const raw = this.guest.step(action as number | string);
+  }
+
+  /** Checks what the module's step() returned for `action` (checked by checkAction) and applies the shared mechanics. */
+  finishStep(raw: RawStep, action: unknown): StepResult<GridObs | ToolObs> {
     const obs = this.observation(raw.observation, 'step', this.stepLine);
     const where = (what: string) => new CodeEnvError(`step() returned ${what}`, this.stepLine, 'contract');
     if (typeof raw.reward !== 'number') throw where(`reward ${raw.reward === undefined ? 'undefined' : typeof raw.reward}; it must be a number`);
@@ -198,7 +235,8 @@ export class CodeEnv implements Env {
     if (ob.kind === 'grid') {
       const g = readGridObservation(o, ob.view);
       if (typeof g === 'string') throw new CodeEnvError(`${call}() returned a bad observation: ${g}`, line, 'contract');
-      return { image: g.image, direction: g.direction, text: renderView(g.image, ob.view, NO_CARRY) };
+      // The text renders on first read, as the built-in grids' does (image policies never read it).
+      return lazyGridObs(g.image, g.direction, ob.view, NO_CARRY.type, NO_CARRY.color);
     }
     const t = readTextObservation(o, ob.maxLength);
     if (typeof t !== 'string') throw new CodeEnvError(`${call}() returned a bad observation: ${t.problem}`, line, 'contract');

@@ -88,6 +88,13 @@ export function readGridObservation(o: unknown, view: number): { image: Uint8Arr
   if (typeof o !== 'object' || o === null) return `the observation must be { image, direction }, got ${describe(o)}`;
   const { image, direction } = o as { image?: unknown; direction?: unknown };
   const n = view * view * 3;
+  if (image instanceof Uint8Array) {
+    // A batching sandbox hands the cells over as fresh bytes it no longer holds, already checked; checked again (cheap).
+    if (image.length !== n) return `observation.image has ${image.length} numbers; a view of ${view} needs ${n} (view × view × 3)`;
+    for (let i = 0; i < n; i++) if (image[i] > MAX_CELL_VALUE) return `observation.image[${i}] is ${image[i]}; cell codes are integers 0..${MAX_CELL_VALUE}`;
+    if (typeof direction !== 'number' || !Number.isInteger(direction) || direction < 0 || direction > 3) return `observation.direction must be 0..3 (east, south, west, north), got ${describe(direction)}`;
+    return { image, direction };
+  }
   if (!Array.isArray(image)) return `observation.image must be an array of ${n} numbers (view ${view} × ${view} × 3), got ${describe(image)}`;
   if (image.length !== n) return `observation.image has ${image.length} numbers; a view of ${view} needs ${n} (view × view × 3)`;
   const out = new Uint8Array(n);

@@ -5,3 +5,5 @@ export { CodeEnvError, MAX_CODE_CHARS, exportLine, parseMeta } from './contract.
 export type { CodeEnvMeta } from './contract.ts';
 export { checkCodeEnv } from './checkCodeEnv.ts';
 export type { CodeEnvCheck, CodeEnvProblem, CodeEnvRule } from './checkCodeEnv.ts';
+export { resetEnvs, stepEnvs } from './stepMany.ts';
+export type { CodeEnvBatch, FastCodeEnvEngine } from './codeEnv.ts';

@@ -50,6 +50,14 @@ function lazyText(this: LazyObs): string {
 }
 const TEXT_PROPERTY: PropertyDescriptor = Object.freeze({ get: lazyText, enumerable: true, configurable: true });
 
+/** A grid observation over `image` (a `size`-cell view; the agent carries `type`/`color`) whose text renders on first read. */
+export function lazyGridObs(image: Uint8Array, direction: number, size: number, type: number, color: number): GridObs {
+  const obs = { image, direction } as LazyObs;
+  Object.defineProperty(obs, 'text', TEXT_PROPERTY);
+  obs[TEXT_STATE] = (size << 16) | (type << 8) | color;
+  return obs;
+}
+
 /**
  * Observation images are views into chunks of this many images (one chunk per env, a fresh one
  * when it is full): a typed array that owns a buffer of its own costs ~0.3 µs to create and
@@ -336,10 +344,7 @@ export abstract class GridWorld implements GridEnv {
     writeEgocentricView(grid, x, y, dir, size, type, color, image, (this.visibleScratch ??= new Uint8Array(size * size)));
     // The text reads only values fixed here (this observation's own image, the carry as it is
     // now), so it never changes after the fact.
-    const obs = { image, direction: dir } as LazyObs;
-    Object.defineProperty(obs, 'text', TEXT_PROPERTY);
-    obs[TEXT_STATE] = (size << 16) | (type << 8) | color;
-    return obs;
+    return lazyGridObs(image, dir, size, type, color);
   }
 
   /** Applies one action to `s` in place; returns how the episode ends, if it does. */

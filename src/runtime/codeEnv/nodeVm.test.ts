@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeEnv } from '../../core/envs/index.ts';
+import { CodeEnvError, makeCodeEnv, resetEnvs, stepEnvs, type CodeEnv } from '../../core/envs/code/index.ts';
+import type { Env, GridObs } from '../../core/envs/types.ts';
+import { Rng } from '../../core/util/rng.ts';
+import { initWeights } from '../../core/models/types.ts';
+import { buildPoolModel, gridMlpSpec, SerialRolloutPool } from '../../core/rollout/stepPool.ts';
+import { loadNodeEngine } from '../engine/node.ts';
+import './node.ts';
+import { loadCodeEnvs } from './index.ts';
+import { MAX_BATCH } from './nodeVm.ts';
+
+const ROOM = readFileSync(new URL('../../../examples/envs/empty-room.js', import.meta.url), 'utf8');
+const lineOf = (code: string, text: string) => code.split('\n').findIndex((l) => l.includes(text)) + 1;
+/** The room with `stmt` run at the start of every step(). */
+const inStep = (stmt: string) => ROOM.replace('export function step(action) {', `export function step(action) {\n  ${stmt}`);
+const thrown = (f: () => unknown): Error => {
+  try {
+    f();
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('it did not throw');
+};
+
+beforeAll(() => loadCodeEnvs({ callTimeoutMs: 300 }));
+
+describe('code envs in the V8 sandbox (Node)', () => {
+  it('grid modules run in it (vector stepping), text modules and checks do not', () => {
+    expect(makeCodeEnv({ code: ROOM }).guest.batch).toBeDefined();
+    expect(makeCodeEnv({ code: ROOM }, undefined, { checking: true }).guest.batch).toBeUndefined();
+    const guess = readFileSync(new URL('../../../examples/envs/guess-number.js', import.meta.url), 'utf8');
+    expect(makeCodeEnv({ code: guess }).guest.batch).toBeUndefined();
+  });
+
+  it('batched episodes equal the built-in env: 70 slots (one call each step) and a batch over MAX_BATCH split in calls', () => {
+    for (const n of [70, MAX_BATCH + 3]) {
+      const code = Array.from({ length: n }, () => makeCodeEnv({ code: ROOM }) as Env<GridObs, number>);
+      const built = Array.from({ length: n }, () => makeEnv('grid/empty-8x8', { maxSteps: 256 }) as Env<GridObs, number>);
+      const seeds = code.map((_, i) => i);
+      const ra = resetEnvs(code, seeds);
+      const rb = resetEnvs(built, seeds);
+      for (let k = 0; k < n; k++) expect(Array.from(ra[k].obs.image)).toEqual(Array.from(rb[k].obs.image));
+      const rng = new Rng(n);
+      let live = code.map((_, i) => i);
+      let steps = 0;
+      while (live.length > 0) {
+        const acts = live.map(() => (rng.random() < 0.6 ? 2 : rng.int(0, 7)));
+        const a = stepEnvs(live.map((i) => code[i]), acts);
+        const b = stepEnvs(live.map((i) => built[i]), acts);
+        for (let k = 0; k < live.length; k++) {
+          expect(Array.from(a[k].obs.image)).toEqual(Array.from(b[k].obs.image));
+          expect([a[k].obs.direction, a[k].obs.text, a[k].reward, a[k].terminated, a[k].truncated, a[k].info]).toEqual([b[k].obs.direction, b[k].obs.text, b[k].reward, b[k].terminated, b[k].truncated, b[k].info]);
+        }
+        steps += live.length;
+        live = live.filter((_, k) => !(a[k].terminated || a[k].truncated));
+      }
+      expect(steps).toBeGreaterThan(n * 10);
+    }
+  });
+
+  it('a rollout pool (playSlots) plays the same 32 episodes on the code env as on the built-in env, stepping the code env in batches', async () => {
+    const built = { id: 'grid/empty-8x8', kwargs: { maxSteps: 256 } };
+    const code = { id: 'code/custom', kwargs: { code: ROOM } };
+    const spec = gridMlpSpec(built, { hidden: [16] });
+    expect(gridMlpSpec(code, { hidden: [16] })).toEqual(spec);
+    const pool = new SerialRolloutPool({ engine: await loadNodeEngine('ort-web-wasm'), model: spec, weights: initWeights(buildPoolModel(spec), 3) });
+    const loaded = makeCodeEnv({ code: ROOM }).guest.batch as unknown as { stepMany: (...a: unknown[]) => unknown };
+    const stepMany = loaded.stepMany.bind(loaded);
+    let calls = 0;
+    loaded.stepMany = (...a: unknown[]) => (calls++, stepMany(...a));
+    try {
+      const req = { seeds: Array.from({ length: 32 }, (_, i) => i >> 3), groups: Array.from({ length: 32 }, (_, i) => i >> 3), samplingSeed: 11 };
+      const a = await pool.collect({ ...req, env: built });
+      const b = await pool.collect({ ...req, env: code });
+      expect(b.envSteps).toBe(a.envSteps);
+      const view = (r: typeof a) => r.episodes.map((e) => [Array.from(e.actions), Array.from(e.rewards), Array.from(e.images), e.terminated, e.truncated, e.success]);
+      expect(view(b)).toEqual(view(a));
+      // One sandbox call per lockstep step (not per env): as many calls as the longest episode has steps.
+      expect(calls).toBe(Math.max(...b.episodes.map((e) => e.actions.length)));
+    } finally {
+      loaded.stepMany = stepMany;
+      await pool.close();
+    }
+  });
+
+  it('an infinite loop in one env of a batch is stopped at the deadline and fails the call', () => {
+    const code = inStep('if (steps === 3 && this_is_slot_9()) while (true) {}').replace('let x = 1,', 'let slot = -1;\nconst this_is_slot_9 = () => slot === 9;\nlet x = 1,').replace('export function reset(_seed) {', 'export function reset(_seed) {\n  slot = _seed;');
+    const envs = Array.from({ length: 16 }, () => makeCodeEnv({ code }));
+    resetEnvs(envs, envs.map((_, i) => i));
+    for (let t = 0; t < 3; t++) stepEnvs(envs, envs.map(() => 1));
+    const t0 = performance.now();
+    const e = thrown(() => stepEnvs(envs, envs.map(() => 1)));
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(e).toBeInstanceOf(CodeEnvError);
+    expect((e as CodeEnvError).rule).toBe('timeout');
+    expect(e.message).toMatch(/step\(\) ran past its 300 ms limit/);
+  });
+
+  it('runaway allocation ends at the heap cap (the worker stops), and the module loads again in a fresh worker', () => {
+    const code = inStep('const hog = []; while (true) hog.push(new Array(100000).fill(steps));');
+    const env = makeCodeEnv({ code });
+    env.reset({ seed: 0 });
+    const e = thrown(() => env.step(2)) as CodeEnvError;
+    expect(e.rule).toBe('timeout');
+    expect(e.message).toMatch(/out of its 64 MiB of memory/);
+    expect(thrown(() => env.reset({ seed: 0 })).message).toMatch(/sandbox was stopped earlier/);
+    const again = makeCodeEnv({ code });
+    expect(again.reset({ seed: 0 }).obs).toBeDefined();
+  });
+
+  it('a loop left in a promise job, a microtask or a timer cannot outlive the call', () => {
+    for (const stmt of ['Promise.resolve().then(() => { while (true) {} });', 'queueMicrotask(() => { while (true) {} });', 'setTimeout(() => { while (true) {} }, 0);']) {
+      const env = makeCodeEnv({ code: inStep(stmt) });
+      env.reset({ seed: 0 });
+      const e = thrown(() => env.step(2)) as CodeEnvError;
+      expect(e.rule).toBe('exception');
+      expect(e.line).toBe(lineOf(inStep(stmt), stmt));
+      expect(e.message).toMatch(/ReferenceError: (Promise|queueMicrotask|setTimeout) is not defined/);
+    }
+  });
+
+  it.each([
+    ['this.constructor.constructor', "this.constructor.constructor('return process')();"],
+    ['a function constructor', "(function () {}).constructor('return process')();"],
+    ['an arrow function constructor', "(() => 0).constructor('return globalThis.process')();"],
+    ['the global object constructor', "globalThis.constructor.constructor('return process')();"],
+    ['Function', "Function('return process')();"],
+    ['eval', "eval('process');"],
+    ['process', 'process.exit(1);'],
+    ['require', "require('fs');"],
+    ['fetch', "fetch('http://example.com');"],
+    ['a stack-trace hook', "Error.prepareStackTrace = (e, frames) => frames.map((f) => f.getThis()); new Error().stack;"],
+    ['WebAssembly', 'new WebAssembly.Memory({ initial: 1 });'],
+    ['SharedArrayBuffer', 'new SharedArrayBuffer(8);'],
+  ])('no host object is reachable: %s throws inside the sandbox at its line', (_what, stmt) => {
+    const code = inStep(stmt);
+    const env = makeCodeEnv({ code });
+    expect(env.guest.batch).toBeDefined();
+    env.reset({ seed: 0 });
+    const e = thrown(() => env.step(2)) as CodeEnvError;
+    expect(e).toBeInstanceOf(CodeEnvError);
+    expect(e.line).toBe(lineOf(code, stmt));
+    expect(e.message).toMatch(/threw (EvalError|ReferenceError|TypeError)/);
+  });
+
+  it('what the module returns is checked as in QuickJS (a bad image names the index; a non-number reward)', () => {
+    const bad = makeCodeEnv({ code: ROOM.replace('return { image, direction: dir };', 'image[5] = 99; return { image, direction: dir };') });
+    expect(thrown(() => bad.reset({ seed: 0 })).message).toMatch(/observation.image\[5\] is 99/);
+    const nan = makeCodeEnv({ code: ROOM.replace('const reward = success ?', 'const reward = steps > 1 ? "one" : success ?') }) as CodeEnv;
+    nan.reset({ seed: 0 });
+    nan.step(2);
+    expect(thrown(() => nan.step(2)).message).toMatch(/step\(\) returned reward string; it must be a number/);
+  });
+
+  it('a module may declare its own Map, Math or JSON (the globals handed to its factory are shadowed, not clashed with)', () => {
+    const code = ROOM.replace('const SIZE = 8,', "const Map = 'mine', Math = { twice: (v) => 2 * v };\nconst JSON = null;\nconst SIZE = Math.twice(4) / 2 + 4 + (Map === 'mine' && JSON === null ? 0 : 1),");
+    const env = makeCodeEnv({ code });
+    expect(env.guest.batch).toBeDefined();
+    const built = makeEnv('grid/empty-8x8', { maxSteps: 256 });
+    expect(Array.from((env.reset({ seed: 0 }).obs as GridObs).image)).toEqual(Array.from((built.reset({ seed: 0 }).obs as GridObs).image));
+  });
+
+  it('modules with async or import are left to QuickJS (a promise rejection would reach the host)', () => {
+    const code = inStep('const later = async () => 1;');
+    expect(makeCodeEnv({ code }).guest.batch).toBeUndefined();
+  });
+});

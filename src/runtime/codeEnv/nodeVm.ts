@@ -1,0 +1,314 @@
+/**
+ * The code envs' fast sandbox in Node (CLI train/serve, the Node rollout workers, the bench): the
+ * module runs at V8 speed in a `node:vm` context inside a worker thread of its own (one per
+ * loaded module). The context holds nothing of Node's (no `process`, `require`, `fetch`, timers
+ * or `console`; code generation from strings off; `Promise`, `Atomics`, `SharedArrayBuffer`,
+ * `WebAssembly`, `WeakRef` and `FinalizationRegistry` removed, so nothing the guest starts runs
+ * after a call returns); the worker has a heap cap (`resourceLimits`, QuickJS's 64 MiB plus its
+ * own); and the host enforces each call's deadline itself: it waits for the answer in
+ * `Atomics.wait` with a timeout and, past it, terminates the worker, which stops
+ * `while (true) {}` wherever it is. Calls are synchronous (the `Env` interface), through shared
+ * memory: ~10 µs a round trip, against ~180 µs for arming a `runInContext` timeout in the host's
+ * own thread (measured, ARCHITECTURE.md 'Code envs'). Grid envs only, and only modules with no
+ * `async` / `import` in the source; the rest stay in QuickJS (`load` returns null), as does every
+ * check (checkCodeEnv).
+ *
+ * Nobody touches a guest object: the worker calls fixed scripts (`__vec.call(n)`,
+ * `__vec.stepMany(n)`), keeps only primitive string answers, and copies numbers between the
+ * guest's own ArrayBuffer (made before any user code ran, read through the worker's views) and
+ * the shared buffer; no host object is ever put into the context (a host object's
+ * `constructor.constructor` is a Function whose code generation is on: the classic vm escape).
+ *
+ * Vector stepping (CodeEnvBatch): `stepMany` steps up to MAX_BATCH instances in one request, the
+ * guest writing each valid step straight into the numbers (cells, heading, reward, flags); a step
+ * with a non-empty info, or anything the fast path does not accept, comes back as JSON for the
+ * host's usual checks. One request's deadline covers the whole batch.
+ */
+import { Worker } from 'node:worker_threads';
+import { CodeEnvError, exportLine, type RawStep } from '../../core/envs/code/contract.ts';
+import type { CodeEnvBatch, CodeEnvGuest, CodeEnvInstance, FastCodeEnvEngine } from '../../core/envs/code/codeEnv.ts';
+import { MAX_CELL_VALUE } from '../../core/envs/grid/objects.ts';
+import { MAX_VIEW_SIZE } from '../../core/envs/grid/world.ts';
+import { batchBytes, batchViews, DRIVER, HARDEN, OP, STATE, STRING_BYTES, WORKER } from './nodeGuest.ts';
+import { DEFAULT_CODE_ENV_SANDBOX, PRELUDE, wrapModule, type CodeEnvSandboxOptions } from './quickjs.ts';
+
+/** Most instances one sandbox call steps; a bigger batch is split into calls of this size. */
+export const MAX_BATCH = 256;
+/** Loaded modules kept per thread (as in QuickJS). */
+const MAX_LOADED = 8;
+/** Modules the fast sandbox leaves to QuickJS: anything that could make a promise or import. */
+const NEEDS_QUICKJS = /\b(?:async|import)\b/;
+
+/**
+ * Standard globals handed to the module's factory as parameters: in a vm context every global
+ * read goes through Node's interceptor on the context's global object (~0.7 µs of the empty-room
+ * port's 2.4 µs step); a parameter reads at main-realm speed (1.7 µs). Only names every context has.
+ */
+const FAST_GLOBALS = 'Object, Array, Number, Boolean, String, Symbol, Date, RegExp, Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError, JSON, Math, Map, Set, WeakMap, WeakSet, Reflect, BigInt, ArrayBuffer, DataView, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, parseInt, parseFloat, isFinite, isNaN';
+
+/** wrapModule's factory, closed over FAST_GLOBALS (same lines: all of it on line 1). */
+export function wrapModuleFast(code: string): string {
+  const src = wrapModule(code);
+  const head = 'globalThis.__mk = function () {';
+  if (!src.startsWith(head) || !src.endsWith('};')) throw new Error('wrapModuleFast: wrapModule changed shape');
+  return `globalThis.__mk = ((${FAST_GLOBALS}) => function () {${src.slice(head.length, -2)}})(${FAST_GLOBALS});`;
+}
+
+const CALL = { meta: 0, make: 1, free: 2, check: 3, reset: 4, step: 5, expert: 6, mutation: 7, clock: 8 } as const;
+const STRING_AT = (imgBytes: number) => Math.ceil(batchBytes(MAX_BATCH, imgBytes) / 8) * 8;
+/** Cells a slot may need: the largest view a grid env may declare. */
+const MAX_IMG = MAX_VIEW_SIZE * MAX_VIEW_SIZE * 3;
+
+interface GuestError {
+  k?: number;
+  name?: string;
+  message?: string;
+  stack?: string;
+}
+
+/**
+ * The host's end of one worker: requests through shared memory, answered synchronously (the
+ * host sleeps in Atomics.wait until the answer or the deadline; at the deadline it stops the
+ * thread and the module is gone).
+ */
+class Channel {
+  readonly ctl = new Int32Array(new SharedArrayBuffer(16));
+  readonly data = new SharedArrayBuffer(STRING_AT(MAX_IMG) + 4 + STRING_BYTES);
+  readonly v = batchViews(this.data, MAX_BATCH, MAX_IMG);
+  private readonly strLen = new Int32Array(this.data, STRING_AT(MAX_IMG), 1);
+  private readonly str = new Uint8Array(this.data, STRING_AT(MAX_IMG) + 4, STRING_BYTES);
+  private readonly worker: Worker;
+  /** Why the worker is gone (null while it answers). */
+  dead: string | null = null;
+
+  constructor(prelude: string, module: string, private readonly opts: Required<CodeEnvSandboxOptions>) {
+    this.worker = new Worker(WORKER, {
+      eval: true,
+      workerData: { ctl: this.ctl, data: this.data, cap: MAX_BATCH, maxImg: MAX_IMG, strAt: STRING_AT(MAX_IMG), strBytes: STRING_BYTES, sources: { prelude, module }, maxCell: MAX_CELL_VALUE },
+      // The module's heap cap (QuickJS's, plus the worker's own ~16 MiB); past it the thread ends.
+      resourceLimits: { maxOldGenerationSizeMb: Math.ceil(opts.memoryBytes / 1048576) + 16, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+      stdout: true,
+      stderr: true,
+    });
+    this.worker.unref();
+    this.worker.on('error', (e) => (this.dead ??= /memory/i.test(String(e)) ? `ran out of memory (limit ${Math.round(opts.memoryBytes / 1048576)} MiB)` : 'crashed'));
+    this.worker.on('exit', () => (this.dead ??= 'stopped'));
+    if (!this.wait(STATE.booting, opts.loadTimeoutMs + 5000)) {
+      this.close('did not start');
+      throw new CodeEnvError('the code env sandbox (a worker thread) did not start in time', null, 'load');
+    }
+  }
+
+  /** Sends a request and waits for its answer: the answer string, or null when the worker could not answer it; throws at the deadline. */
+  request(op: number, n: number, arg: number, what: string, limitMs: number): string | null {
+    if (this.dead !== null) throw new CodeEnvError(`${what}: the module's sandbox was stopped earlier (it ${this.dead}); make the env again`, null, 'exception');
+    const c = this.ctl;
+    c[1] = op;
+    c[2] = n;
+    c[3] = arg;
+    Atomics.store(c, 0, STATE.request);
+    Atomics.notify(c, 0);
+    if (!this.wait(STATE.request, limitMs)) {
+      this.close('was stopped at its deadline');
+      throw new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped (an infinite loop, or out of its ${Math.round(this.opts.memoryBytes / 1048576)} MiB of memory)`, null, 'timeout');
+    }
+    const len = this.strLen[0];
+    if (len === -2) throw new CodeEnvError(`${what} returned more than ${STRING_BYTES >> 20} MiB of JSON in one call`, null, 'contract');
+    return len < 0 ? null : Buffer.from(this.str.buffer, this.str.byteOffset, len).toString('utf8');
+  }
+
+  /** Waits while the control word is `from`; false at the deadline. */
+  private wait(from: number, limitMs: number): boolean {
+    const end = performance.now() + limitMs;
+    for (;;) {
+      if (Atomics.load(this.ctl, 0) !== from) return true;
+      const left = end - performance.now();
+      if (left <= 0) return false;
+      Atomics.wait(this.ctl, 0, from, left);
+    }
+  }
+
+  close(why: string): void {
+    this.dead ??= why;
+    void this.worker.terminate();
+  }
+}
+
+/** One module in a worker thread of its own (its vm context inside); instances share it. */
+class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
+  live = 0;
+  evicted = false;
+  private readonly imgBytes: number;
+  private readonly registry = new FinalizationRegistry<number>((id) => this.release(id));
+
+  private constructor(
+    readonly code: string,
+    private readonly opts: Required<CodeEnvSandboxOptions>,
+    private readonly ch: Channel,
+    readonly meta: { observation: { view: number } },
+  ) {
+    this.imgBytes = meta.observation.view ** 2 * 3;
+  }
+
+  get dead(): boolean {
+    return this.ch.dead !== null;
+  }
+
+  /** The module in a fresh worker, or null when it is not one this sandbox runs (then QuickJS loads it, and names any problem with its line). */
+  static load(code: string, opts: Required<CodeEnvSandboxOptions>): WorkerLoaded | null {
+    if (NEEDS_QUICKJS.test(code)) return null;
+    let ch: Channel;
+    try {
+      ch = new Channel(`${HARDEN}\n${PRELUDE}\n${DRIVER}`, wrapModuleFast(code), opts);
+    } catch {
+      return null;
+    }
+    try {
+      const json = ch.request(OP.load, 0, 0, 'evaluating the module', opts.loadTimeoutMs);
+      const meta = json === null || json.startsWith('E') ? null : (JSON.parse(json) as { observation?: { kind?: unknown; view?: unknown } } | null);
+      const obs = meta?.observation;
+      if (obs?.kind !== 'grid' || typeof obs.view !== 'number' || !Number.isInteger(obs.view) || obs.view < 1 || obs.view > MAX_VIEW_SIZE) {
+        ch.close('not a grid module');
+        return null;
+      }
+      if (ch.request(OP.init, obs.view ** 2 * 3, 0, 'starting the sandbox', opts.loadTimeoutMs) !== '') throw new Error('init');
+      return new WorkerLoaded(code, opts, ch, meta as { observation: { view: number } });
+    } catch {
+      ch.close('failed to load');
+      return null;
+    }
+  }
+
+  instance(): CodeEnvInstance {
+    const id = Number(this.call(CALL.make, 0, 0, 'making an instance', this.opts.loadTimeoutMs));
+    this.live++;
+    const inst: CodeEnvInstance & { id: number } = {
+      id,
+      batch: this,
+      reset: (seed) => JSON.parse(this.call(CALL.reset, id, seed, 'reset()')) as RawStep,
+      step: (action) => {
+        if (typeof action !== 'number') throw new TypeError('code env: the V8 sandbox runs grid envs (numeric actions)');
+        return this.stepMany([inst], [action])[0];
+      },
+      expert: () => JSON.parse(this.call(CALL.expert, id, 0, 'expert()')) as unknown,
+      setChecking: (c) => void this.call(CALL.check, id, c ? 1 : 0, 'check'),
+      takeMutation: () => {
+        const s = Number(this.call(CALL.mutation, id, 0, 'check'));
+        return s < 0 ? null : { step: s, line: exportLine(this.code, 'step') };
+      },
+      takeClockLines: () => {
+        const s = this.call(CALL.clock, id, 0, 'check');
+        return s === '' ? [] : s.split(',').map(Number).filter((n) => n > 0);
+      },
+    };
+    this.registry.register(inst, id);
+    return inst;
+  }
+
+  resetMany(instances: readonly CodeEnvInstance[], seeds: readonly number[]): RawStep[] {
+    return this.many(instances, seeds, OP.reset, 'reset()');
+  }
+
+  stepMany(instances: readonly CodeEnvInstance[], actions: readonly number[]): RawStep[] {
+    return this.many(instances, actions, OP.step, 'step()');
+  }
+
+  private many(instances: readonly CodeEnvInstance[], nums: readonly number[], op: number, what: string): RawStep[] {
+    const out: RawStep[] = [];
+    const { ids, img, dirs, rew, flags } = this.ch.v;
+    const B = this.imgBytes;
+    for (let from = 0; from < instances.length; from += MAX_BATCH) {
+      const n = Math.min(MAX_BATCH, instances.length - from);
+      for (let j = 0; j < n; j++) {
+        ids[j] = (instances[from + j] as CodeEnvInstance & { id: number }).id;
+        this.ch.v.nums[j] = nums[from + j];
+      }
+      const r = this.answer(this.ch.request(op, n, 0, what, this.opts.callTimeoutMs), what);
+      const slow = new Map<number, RawStep>();
+      const infos = new Map<number, unknown>();
+      if (r !== '') {
+        const o = JSON.parse(r) as { slow: [number, RawStep][]; info: [number, unknown][] };
+        for (const [j, raw] of o.slow) slow.set(j, readSlow(raw, this.code));
+        for (const [j, info] of o.info) infos.set(j, info);
+      }
+      // One fresh copy of the batch's cells (the shared bytes are rewritten by the next call); each observation is a view of it.
+      const cells = img.slice(0, n * B);
+      for (let j = 0; j < n; j++) {
+        const s = slow.get(j);
+        if (s) out.push(s);
+        else {
+          const observation = { image: cells.subarray(j * B, (j + 1) * B), direction: dirs[j] };
+          out.push(op === OP.reset ? { observation } : { observation, reward: rew[j], terminated: (flags[j] & 1) !== 0, truncated: (flags[j] & 2) !== 0, info: infos.get(j) });
+        }
+      }
+    }
+    return out;
+  }
+
+  /** One driver call (CALL.*) for instance `id` with one number. */
+  private call(fn: number, id: number, num: number, what: string, limitMs = this.opts.callTimeoutMs): string {
+    this.ch.v.ids[0] = id;
+    this.ch.v.nums[0] = num;
+    return this.answer(this.ch.request(OP.call, 1, fn, what, limitMs), what);
+  }
+
+  private answer(r: string | null, what: string): string {
+    if (r === null) throw new CodeEnvError(`the sandbox failed during ${what}`, null, 'exception');
+    if (r.startsWith('E')) throw describe(JSON.parse(r.slice(1)) as GuestError, what);
+    return r;
+  }
+
+  private release(id: number): void {
+    this.live--;
+    if (this.dead) return;
+    try {
+      this.call(CALL.free, id, 0, 'free');
+    } catch {
+      // Freeing a finished instance cannot fail in a way that matters: the worker goes with the module.
+    }
+    if (this.evicted && this.live === 0) this.ch.close('closed');
+  }
+
+  close(): void {
+    this.ch.close('closed');
+  }
+}
+
+/** A slow-path step (JSON) as the host's checks expect it (rewards as in the QuickJS engine). */
+function readSlow(raw: RawStep & { bad?: string; rewardKind?: string }, code: string): RawStep {
+  if (raw.bad !== undefined) throw new CodeEnvError(`step() returned ${raw.bad}, not { observation, reward, terminated, truncated, info }`, exportLine(code, 'step'), 'contract');
+  if (raw.rewardKind !== 'number') raw.reward = raw.rewardKind === 'undefined' ? undefined : `(${raw.rewardKind})`;
+  else if (typeof raw.reward === 'string') raw.reward = Number(raw.reward);
+  return raw;
+}
+
+function describe(e: GuestError, what: string): CodeEnvError {
+  const line = /env\.js:(\d+)/.exec(e.stack ?? '');
+  const msg = e.message ?? '';
+  if (e.name === 'RangeError' && /call stack size/i.test(msg)) return new CodeEnvError(`${what} overflowed the sandbox's stack: recursion too deep`, line ? Number(line[1]) : null, 'exception');
+  return new CodeEnvError(`${what} threw ${e.name ?? 'an error'}: ${msg}`, line ? Number(line[1]) : null, 'exception');
+}
+
+/** The V8 engine: grid modules at V8 speed in a worker each, cached by source; null for modules QuickJS must run. */
+export function nodeVmEngine(options: CodeEnvSandboxOptions = {}): FastCodeEnvEngine {
+  const opts = { ...DEFAULT_CODE_ENV_SANDBOX, ...options };
+  const cache = new Map<string, WorkerLoaded | null>();
+  return {
+    load(code: string): CodeEnvGuest | null {
+      const hit = cache.get(code);
+      if (hit !== undefined) cache.delete(code);
+      // A module whose worker was stopped (deadline, memory) is loaded again in a fresh one.
+      const loaded = hit === undefined || hit?.dead ? WorkerLoaded.load(code, opts) : hit;
+      cache.set(code, loaded);
+      while (cache.size > MAX_LOADED) {
+        const [oldest, old] = cache.entries().next().value as [string, WorkerLoaded | null];
+        cache.delete(oldest);
+        if (old) {
+          old.evicted = true;
+          if (old.live === 0) old.close();
+        }
+      }
+      return loaded;
+    },
+  };
+}
