@@ -31,9 +31,11 @@ describe('token distillation in the tab', () => {
     expect(await page.getByTestId('stage-2').getAttribute('class')).toMatch(/pipe-stage-(done|running)/);
     const chart = page.getByTestId('chart-distill');
     await chart.scrollIntoViewIfNeeded();
-    expect(await chart.locator('.chart-empty').count()).toBe(0);
+    // Charts take new points through a per-frame queue (MetricChart's useStaggered), so the last
+    // iterations may land a few frames after the run says finished: wait for them.
+    await expect.poll(() => chart.locator('.chart-empty').count(), { timeout: 15_000 }).toBe(0);
     // Three distill iterations drew p(teacher): the student's tokens under the teacher, a share.
-    expect(Number(await chart.getAttribute('data-points'))).toBeGreaterThanOrEqual(3);
+    await expect.poll(async () => Number(await chart.getAttribute('data-points')), { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
     const pTeacher = Number(await chart.getAttribute('data-latest'));
     expect(pTeacher).toBeGreaterThan(0);
     expect(pTeacher).toBeLessThan(1);
