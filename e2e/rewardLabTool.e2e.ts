@@ -36,6 +36,10 @@ describe('reward lab on a tool run', () => {
     await expect.poll(() => latestTerm(page), { timeout: 60_000, interval: 250 }).toBeLessThan(0);
     console.log(`tool run: reward/formatBonus/mean ${(await latestTerm(page)).toFixed(3)} at iteration ${await num(page, 'data-iteration')}`);
     expect(await status(page).getAttribute('data-status')).toBe('running');
+    // A trained batch scored by v1 to freeze: with every episode malformed (-1 each), a group's
+    // rewards are all equal and dynamic sampling drops it, so an iteration can end with no
+    // trained episodes (nothing kept for re-scoring); wait for one that has some.
+    await expect.poll(() => page.getByTestId('rescore-freeze').isEnabled(), { timeout: 120_000, interval: 250 }).toBe(true);
     await page.getByTestId('train-pause').click();
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 30_000 }).toBe('paused');
     const trained = await num(page, 'data-iteration');
