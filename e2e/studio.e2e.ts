@@ -156,7 +156,8 @@ describe('studio: maps', () => {
     await expect.poll(() => page.getByTestId('lesson-banner-status').getAttribute('data-state'), { timeout: 20_000 }).toBe('done');
     await page.screenshot({ path: `${ARTIFACTS}/studio-lesson9.png`, fullPage: true });
     await page.getByTestId('lesson-back').click();
-    expect(await page.getByTestId('lesson-step-1').getAttribute('data-done')).toBe('true');
+    // The step's tick is saved with the lesson's progress as the banner turns done; the list reads it back.
+    await expect.poll(() => page.getByTestId('lesson-step-1').getAttribute('data-done'), { timeout: 10_000 }).toBe('true');
     // Step 3 trains on that map with potential shaping until its check ticks.
     await page.getByTestId('lesson-step-3').click();
     await page.getByTestId('lesson-setup').click();
