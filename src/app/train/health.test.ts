@@ -50,6 +50,16 @@ describe('health verdicts', () => {
     expect(signalHealth(Array(3).fill({ 'adv/std': 0 }), false).level).toBe('bad');
   });
 
+  it('signal: a distill stage after a grouped RL stage is not applicable, not the RL stage\'s verdict', () => {
+    const rl = Array(3).fill({ 'groups/frac_zero_std': 1, 'episode/success_rate': 0, 'pipeline/stage': 1 });
+    expect(signalHealth(rl, true).level).toBe('bad');
+    const distill = [...rl, { 'distill/teacher_prob': 0.4, 'episode/success_rate': 0.1, 'pipeline/stage': 2 }];
+    const v = signalHealth(distill, true);
+    expect(v.level).toBe('idle');
+    expect(v.label).toBe('not applicable');
+    expect(v.text).toMatch(/teacher/);
+  });
+
   it('shift: a large approx KL says to lower the learning rate', () => {
     const v = shiftHealth([{ 'actor/approx_kl': 0.2, 'actor/clipfrac_low': 0, 'actor/clipfrac_high': 0 }]);
     expect(v.level).toBe('bad');

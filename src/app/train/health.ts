@@ -203,6 +203,12 @@ export function explorationHealth(history: Series, numActions: number, tokens = 
 
 export function signalHealth(history: Series, grouped: boolean): Verdict {
   if (history.length === 0) return { level: 'idle', label: 'waiting', text: 'Shows whether batches still contain comparisons the optimizer can learn from.' };
+  // A distill stage learns from the teacher's per-action probabilities, not from reward
+  // differences: group spread and advantages say nothing about it (and stage 1's values would
+  // linger in the window).
+  if (Number.isFinite(history[history.length - 1]['distill/teacher_prob'])) {
+    return { level: 'idle', label: 'not applicable', text: "This stage distils: every action gets a target from the teacher's probabilities, so the signal does not depend on rewards differing. Watch distill/teacher_prob and the student's success instead." };
+  }
   const success = recent(history, 'episode/success_rate');
   if (grouped) {
     const z = recent(history, 'groups/frac_zero_std');
