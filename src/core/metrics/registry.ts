@@ -77,24 +77,26 @@ const GROUP = 'group algorithms (GRPO, Dr. GRPO, GSPO, CISPO, GiGPO, RLOO, ReMax
 const ASYNC_TOKEN = 'step runs, and token runs of group algorithms on tool envs (the continuous token loop)';
 const USER_TERMS = 'runs with reward-lab code (user reward terms)';
 
+/** A built-in reward term's per-episode mean and sample std (N−1) over the batch; TRL logs both per reward function. */
+function termRows<const T extends string, const F extends readonly EnvFamily[], const P extends readonly PolicyKind[]>(term: T, what: string, families: F, policies: P) {
+  return [
+    { key: `reward/${term}/mean`, doc: `${what}, mean per episode`, unit: 'reward', families, policies, trl: `rewards/${term}/mean` },
+    { key: `reward/${term}/std`, doc: `${what}, sample std over episodes`, unit: 'reward', families, policies, trl: `rewards/${term}/std` },
+  ] as const;
+}
+
 export const METRICS = [
   // reward: the shaped episode return and its parts
   { key: 'reward/mean', doc: 'total (shaped) episode reward, mean over the sampled episodes', unit: 'reward', families: BOTH, policies: ANY, trl: 'reward', verl: 'critic/score/mean', anchorNote: "veRL's score is the reward function's output before an in-reward KL penalty; ours is after shaping and user terms" },
   { key: 'reward/std', doc: 'sample std (N−1) of the total episode reward over the batch', unit: 'reward', families: BOTH, policies: ANY },
   { key: 'reward/min', doc: 'lowest total episode reward in the batch', unit: 'reward', families: BOTH, policies: ANY, verl: 'critic/score/min' },
   { key: 'reward/max', doc: 'highest total episode reward in the batch', unit: 'reward', families: BOTH, policies: ANY, verl: 'critic/score/max' },
-  { key: 'reward/outcome/mean', doc: "the env's own reward (weight × raw), mean per episode: the task", unit: 'reward', families: BOTH, policies: ANY, trl: 'rewards/outcome/mean' },
-  { key: 'reward/outcome/std', doc: "sample std of the env's own reward over the batch's episodes", unit: 'reward', families: BOTH, policies: ANY, trl: 'rewards/outcome/std' },
-  { key: 'reward/progress/mean', doc: 'progress shaping term (info.progress), mean per episode', unit: 'reward', families: BOTH, policies: ANY, trl: 'rewards/progress/mean' },
-  { key: 'reward/progress/std', doc: 'progress shaping term, sample std over episodes', unit: 'reward', families: BOTH, policies: ANY, trl: 'rewards/progress/std' },
-  { key: 'reward/format/mean', doc: 'format shaping term (−1 per malformed text action), mean per episode', unit: 'reward', families: BOTH, policies: TOKEN, trl: 'rewards/format/mean' },
-  { key: 'reward/format/std', doc: 'format shaping term, sample std over episodes', unit: 'reward', families: BOTH, policies: TOKEN, trl: 'rewards/format/std' },
-  { key: 'reward/toolCost/mean', doc: 'tool-cost shaping term (−1 per tool call), mean per episode', unit: 'reward', families: TOOL, policies: TOKEN, trl: 'rewards/toolCost/mean' },
-  { key: 'reward/toolCost/std', doc: 'tool-cost shaping term, sample std over episodes', unit: 'reward', families: TOOL, policies: TOKEN, trl: 'rewards/toolCost/std' },
-  { key: 'reward/length/mean', doc: 'length shaping term (−1 per policy token beyond freeTokens), mean per episode', unit: 'reward', families: BOTH, policies: ANY, trl: 'rewards/length/mean' },
-  { key: 'reward/length/std', doc: 'length shaping term, sample std over episodes', unit: 'reward', families: BOTH, policies: ANY, trl: 'rewards/length/std' },
-  { key: 'reward/potential/mean', doc: 'potential-based shaping Σ γΦ(s′) − Φ(s), mean per episode (grid potentials only)', unit: 'reward', families: GRID, policies: STEP, trl: 'rewards/potential/mean' },
-  { key: 'reward/potential/std', doc: 'potential shaping term, sample std over episodes', unit: 'reward', families: GRID, policies: STEP, trl: 'rewards/potential/std' },
+  ...termRows('outcome', "the task's own reward from the env (weight × raw)", BOTH, ANY),
+  ...termRows('progress', 'progress shaping term (info.progress)', BOTH, ANY),
+  ...termRows('format', 'format shaping term (−1 per malformed text action)', BOTH, TOKEN),
+  ...termRows('toolCost', 'tool-cost shaping term (−1 per tool call)', TOOL, TOKEN),
+  ...termRows('length', 'length shaping term (−1 per policy token beyond freeTokens)', BOTH, ANY),
+  ...termRows('potential', 'potential-based shaping Σ γΦ(s′) − Φ(s) (grid potentials only)', GRID, STEP),
   { key: 'reward/<term>/mean', doc: 'a user reward term (reward lab), mean contribution per episode', unit: 'reward', families: BOTH, policies: ANY, when: USER_TERMS, trl: 'rewards/<term>/mean' },
   { key: 'reward/<term>/std', doc: 'a user reward term, sample std over episodes', unit: 'reward', families: BOTH, policies: ANY, when: USER_TERMS, trl: 'rewards/<term>/std' },
   { key: 'reward/version', doc: 'reward-lab code version that scored the iteration (1 = the starting code)', unit: 'index', families: BOTH, policies: ANY, when: USER_TERMS },

@@ -39,13 +39,11 @@ export interface DoorKeyConfig extends GridWorldConfig {
 export function doorKeyConfig(id: string, kwargs: EnvKwargs): DoorKeyConfig {
   const r = new KwargReader(id, kwargs);
   const size = r.int('size', 6, { min: 5, max: 64 });
-  const config: DoorKeyConfig = {
+  return r.done<DoorKeyConfig>({
     size,
     maxSteps: r.maxSteps(10 * size * size),
     viewSize: r.viewSize(),
-  };
-  r.done();
-  return config;
+  });
 }
 
 export class DoorKeyEnv extends GridWorld {

@@ -41,14 +41,12 @@ export interface EmptyConfig extends GridWorldConfig {
 export function emptyConfig(id: string, kwargs: EnvKwargs): EmptyConfig {
   const r = new KwargReader(id, kwargs);
   const size = r.int('size', 8, { min: 4, max: 64 });
-  const config: EmptyConfig = {
+  return r.done<EmptyConfig>({
     size,
     randomStart: r.bool('randomStart', false),
     maxSteps: r.maxSteps(4 * size * size),
     viewSize: r.viewSize(),
-  };
-  r.done();
-  return config;
+  });
 }
 
 export class EmptyEnv extends GridWorld {

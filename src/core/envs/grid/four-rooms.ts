@@ -37,13 +37,11 @@ export interface FourRoomsConfig extends GridWorldConfig {
 
 export function fourRoomsConfig(id: string, kwargs: EnvKwargs): FourRoomsConfig {
   const r = new KwargReader(id, kwargs);
-  const config: FourRoomsConfig = {
+  return r.done<FourRoomsConfig>({
     size: r.int('size', 19, { min: 7, max: 64 }),
     maxSteps: r.maxSteps(100),
     viewSize: r.viewSize(),
-  };
-  r.done();
-  return config;
+  });
 }
 
 export class FourRoomsEnv extends GridWorld {

@@ -44,11 +44,15 @@ export class KwargReader {
     return this.int('viewSize', DEFAULT_VIEW_SIZE, { min: 3, max: MAX_VIEW_SIZE, odd: true });
   }
 
-  /** Throws on kwargs nobody read (usually a typo), listing the known ones. */
-  done(): void {
+  /**
+   * Throws on kwargs nobody read (usually a typo), listing the known ones; else returns `config`.
+   * Pass the config built from this reader's reads, so they all happen before the check.
+   */
+  done<T>(config: T): T {
     const unknown = Object.keys(this.kwargs).filter((k) => !this.used.has(k) && this.kwargs[k] !== undefined);
     if (unknown.length > 0) {
       throw new Error(`${this.envId}: unknown kwarg${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; known: ${[...this.used].join(', ')}`);
     }
+    return config;
   }
 }

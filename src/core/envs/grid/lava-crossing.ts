@@ -45,14 +45,12 @@ export const maxRivers = (size: number): number => 2 * Math.floor((size - 3) / 2
 export function lavaCrossingConfig(id: string, kwargs: EnvKwargs): LavaCrossingConfig {
   const r = new KwargReader(id, kwargs);
   const size = r.int('size', 9, { min: 5, max: 63, odd: true });
-  const config: LavaCrossingConfig = {
+  return r.done<LavaCrossingConfig>({
     size,
     rivers: r.int('rivers', 1, { min: 1, max: maxRivers(size) }),
     maxSteps: r.maxSteps(4 * size * size),
     viewSize: r.viewSize(),
-  };
-  r.done();
-  return config;
+  });
 }
 
 export class LavaCrossingEnv extends GridWorld {

@@ -59,9 +59,7 @@ export function memoryConfig(id: string, kwargs: EnvKwargs): MemoryConfig {
   // From the junction (x = size-2) the cue (x = 1) is size-3 cells ahead; the view reaches
   // viewSize-1 cells ahead, so size >= viewSize + 3 keeps the cue out of sight there.
   const size = r.int('size', 13, { min: Math.max(8, viewSize + 3), max: 64 });
-  const config: MemoryConfig = { size, maxSteps: r.maxSteps(5 * size * size), viewSize };
-  r.done();
-  return config;
+  return r.done<MemoryConfig>({ size, maxSteps: r.maxSteps(5 * size * size), viewSize });
 }
 
 export class MemoryEnv extends GridWorld {

@@ -74,12 +74,7 @@ export interface SwitchDoorConfig {
 
 export function switchDoorConfig(id: string, kwargs: EnvKwargs): SwitchDoorConfig {
   const r = new KwargReader(id, kwargs);
-  const config = {
-    maxSteps: r.maxSteps(96, 2),
-    viewSize: r.viewSize(),
-  };
-  r.done();
-  return config;
+  return r.done<SwitchDoorConfig>({ maxSteps: r.maxSteps(96, 2), viewSize: r.viewSize() });
 }
 
 interface Pose {

@@ -268,6 +268,12 @@ export const numIn = (lo: number, hi: number): KwargRule =>
 export const isBool: KwargRule = rule('true/false', (v) => (typeof v === 'boolean' ? null : `must be true or false, got ${JSON.stringify(v)}`));
 
 /** The simulated service's latency, kwargs of every tool env that calls one (drawn log-normal per call). */
+/** The turn limit every tool env's config holds. */
+export interface ToolTurnsConfig {
+  /** Turns before truncation; each call (malformed ones too) and the answer is one turn. */
+  maxTurns: number;
+}
+
 export interface ToolLatencyConfig {
   /** Median simulated duration of one call, ms. */
   latencyMedianMs: number;

@@ -44,13 +44,11 @@ import {
   toolActionSpace,
   toolObservationSpace,
 } from './base.ts';
-import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig } from './base.ts';
+import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig, ToolTurnsConfig } from './base.ts';
 
 export const CALCULATOR_ID = 'tools/calculator';
 
-export interface CalculatorConfig extends ToolLatencyConfig {
-  /** Turns before truncation; each call (malformed ones too) and the answer is one turn. */
-  maxTurns: number;
+export interface CalculatorConfig extends ToolTurnsConfig, ToolLatencyConfig {
   /** Fewest digits in a generated operand. */
   minDigits: number;
   /** Most digits in a generated operand. */

@@ -48,13 +48,11 @@ import {
   toolActionSpace,
   toolObservationSpace,
 } from './base.ts';
-import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig } from './base.ts';
+import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig, ToolTurnsConfig } from './base.ts';
 
 export const FLAKY_API_ID = 'tools/flaky-api';
 
-export interface FlakyApiConfig extends ToolLatencyConfig {
-  /** Turns before truncation; each call (malformed ones too) and the answer is one turn. */
-  maxTurns: number;
+export interface FlakyApiConfig extends ToolTurnsConfig, ToolLatencyConfig {
   /** Probability that one call(key) or retry() fails, independently per call. */
   failureProb: number;
   /** Reward subtracted for every call that reaches the service (failed or not). */

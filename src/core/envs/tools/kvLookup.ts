@@ -46,13 +46,11 @@ import {
   toolActionSpace,
   toolObservationSpace,
 } from './base.ts';
-import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig } from './base.ts';
+import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig, ToolTurnsConfig } from './base.ts';
 
 export const KV_LOOKUP_ID = 'tools/kv-lookup';
 
-export interface KvLookupConfig extends ToolLatencyConfig {
-  /** Turns before truncation; each call (malformed ones too) and the answer is one turn. */
-  maxTurns: number;
+export interface KvLookupConfig extends ToolTurnsConfig, ToolLatencyConfig {
   /** Lookups the question needs: 2 (team -> manager -> city) or 3 (project -> team -> ...). */
   hops: number;
   /** Teams in the knowledge base (also the number of projects; people = 2 x teams). */

@@ -55,13 +55,11 @@ import {
   toolActionSpace,
   toolObservationSpace,
 } from './base.ts';
-import type { Outcome, ToolCall, ToolDef } from './base.ts';
+import type { Outcome, ToolCall, ToolDef, ToolTurnsConfig } from './base.ts';
 
 export const MEMORY_ID = 'tools/memory';
 
-export interface MemoryConfig {
-  /** Turns before truncation; each call (malformed ones too) and the answer is one turn. */
-  maxTurns: number;
+export interface MemoryConfig extends ToolTurnsConfig {
   /** Facts shown before the question (one of them is asked). */
   facts: number;
   /** Decoy items between the facts and the question (`rumor: key = value`, wrong values). */
