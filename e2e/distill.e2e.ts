@@ -23,6 +23,8 @@ describe('token distillation in the tab', () => {
     expect(await page.getByTestId('field-stages.1.distill.student.nLayers').inputValue()).toBe('1');
     expect(await page.getByTestId('field-stages.1.distill.student.dModel').inputValue()).toBe('32');
     expect(await page.getByTestId('field-stages.1.distill.student.hidden').count()).toBe(0);
+    expect(await page.getByTestId('field-stages.1.distill.student.dFF').inputValue()).toBe('128');
+    expect(await page.getByTestId('field-stages.1.distill.student.context').inputValue()).toBe('96');
     expect(await page.getByTestId('stage-2').textContent()).toMatch(/distill into a transformer of 1 layer, d 32/);
 
     await page.getByTestId('train-start').click();

@@ -5,6 +5,7 @@ import emptyPreset from '../../../presets/grid-empty-8x8-grpo.json';
 import ppoPreset from '../../../presets/grid-door-key-ppo.json';
 import calcPreset from '../../../presets/calc-grpo.json';
 import pipelinePreset from '../../../presets/grid-door-key-pipeline.json';
+import calcDistillPreset from '../../../presets/calc-distill.json';
 import { FIELDS } from './fields.ts';
 import { changedFields, draftFromHash, draftFromPreset, formatTrainHash, isLiveChange, isTrainHash, liveHyper, loadPresets, parseTrainHash, setField, validate } from './config.ts';
 
@@ -157,6 +158,18 @@ describe('staged runs in the form', () => {
     expect(r.problems).toEqual([]);
     expect(r.draft.iterations).toBe(63);
     expect((r.draft.stages[2].distill?.student as { hidden?: number[] } | undefined)?.hidden).toEqual([8]);
+  });
+  it("a transformer student's MLP width and context are form fields; a context beyond the teacher's is filed under the student's", () => {
+    const distill = draftFromPreset(loadPresets([calcDistillPreset]).presets[0], 'wasm');
+    const shown = FIELDS.filter((f) => f.panel === 'pipeline' && (!f.when || f.when(distill))).map((f) => f.path);
+    expect(shown).toEqual(expect.arrayContaining(['stages.1.distill.student.dFF', 'stages.1.distill.student.context']));
+    expect(shown).not.toContain('stages.1.distill.student.hidden');
+    const ok = validate(setField(distill, 'stages.1.distill.student.dFF', 48));
+    if (!ok.ok) throw new Error(JSON.stringify(ok));
+    expect((ok.config.stages[1].distill?.student as { dFF?: number }).dFF).toBe(48);
+    const v = validate(setField(distill, 'stages.1.distill.student.context', distill.model.kind === 'transformer' ? distill.model.context + 8 : 0));
+    if (v.ok) throw new Error("expected a student context beyond the teacher's to be rejected");
+    expect(Object.keys(v.byField)).toEqual(['stages.1.distill.student.context']);
   });
   it('a bad stage value is filed under its field', () => {
     const v = validate(setField(staged, 'stages.2.distill.klCoef', -1));
