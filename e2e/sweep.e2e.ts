@@ -160,6 +160,31 @@ describe('Sweep in the browser', () => {
     await page.close({ runBeforeUnload: false });
   });
 
+  it('while the single run trains the sweep runs one fewer at a time, and takes the slot back when it pauses', { timeout: 300_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 3 }));
+    // lr 1e-6 and 20,000 iterations: the single run is still training whenever the test looks.
+    await page.goto(`${appUrl}?backend=wasm#view=train&preset=${PRESET}&iterations=20000&algo.lr=0.000001`);
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => page.getByTestId('train-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('running');
+    await page.getByTestId('tab-sweep').click();
+    await page.getByTestId('sweep-seeds').fill('1-2');
+    await page.getByTestId('sweep-start').click();
+    const row = (seed: number) => page.getByTestId('sweep-run').nth(seed - 1);
+    await expect.poll(async () => Number(await row(1).getAttribute('data-iteration')), { timeout: 120_000 }).toBeGreaterThanOrEqual(2);
+    expect(await row(2).getAttribute('data-state')).toBe('queued');
+    expect(await page.getByTestId('sweep-lent').textContent()).toMatch(/at most 1 at a time/);
+    await page.screenshot({ path: `${ARTIFACTS}/sweep-lent.png` });
+    await page.getByTestId('train-pause').click();
+    await expect.poll(() => row(2).getAttribute('data-state'), { timeout: 60_000 }).toBe('running');
+    expect(await row(1).getAttribute('data-state')).toBe('running');
+    expect(await page.getByTestId('sweep-lent').count()).toBe(0);
+    await page.getByTestId('sweep-stop').click();
+    await expect.poll(() => progress(page).getAttribute('data-status'), { timeout: 60_000 }).toBe('done');
+    page.on('dialog', (d) => void d.accept());
+    await page.close({ runBeforeUnload: false });
+  });
+
   it('phone width: the form and table fit, work by keyboard, and pass axe-core', { timeout: 300_000 }, async () => {
     const page = await sweepPage(3, 2, { width: 390, height: 844 });
     await page.getByTestId('sweep-field-0').focus();

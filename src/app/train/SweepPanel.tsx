@@ -7,6 +7,7 @@ import { useStore } from '../state/store.ts';
 import { sweepWorker } from './client.ts';
 import { MAX_SWEEP_RUNS, planSweep, runSweep, stopSweep, sweepableFields, useSweep, type SweepPlan } from './sweep.ts';
 import type { SweepRunView } from './sweepRunner.ts';
+import type { RunStatus } from './trainState.ts';
 
 const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%`);
 const f2 = (x: number | null) => (x === null ? '–' : x.toFixed(2));
@@ -15,8 +16,14 @@ const f2 = (x: number | null) => (x === null ? '–' : x.toFixed(2));
 export async function startSweep(plan: Extract<SweepPlan, { ok: true }>, label: string): Promise<void> {
   const { notify, setTab } = useStore.getState();
   setTab('sweep');
-  await runSweep(plan, label, notify, sweepWorker);
+  await runSweep(plan, label, notify, sweepWorker, {
+    now: () => (singleRunTrains(useStore.getState().status) ? 1 : 0),
+    subscribe: (onChange) => useStore.subscribe((s, prev) => singleRunTrains(s.status) !== singleRunTrains(prev.status) && onChange()),
+  });
 }
+
+/** The Train tab's single run holds cores: it is building, training or finishing an iteration. */
+const singleRunTrains = (s: RunStatus) => s === 'starting' || s === 'running' || s === 'stepping' || s === 'pausing';
 
 /** Opens Runs with the sweep's saved runs ticked for Compare (its statistics group them by config). */
 export async function compareSweep(): Promise<void> {
@@ -98,6 +105,8 @@ function SweepProgress() {
   const status = useSweep((s) => s.status);
   const wallS = useSweep((s) => s.wallS);
   const tag = useSweep((s) => s.tag);
+  const lent = useSweep((s) => s.lent);
+  const slots = useSweep((s) => s.slots);
   if (!runs) return null;
   const count = (st: SweepRunView['state']) => runs.filter((r) => r.state === st).length;
   return (
@@ -119,6 +128,11 @@ function SweepProgress() {
           </button>
         )}
       </div>
+      {lent > 0 && status === 'running' && (
+        <p className="muted small" data-testid="sweep-lent">
+          The single run above is training, so the sweep starts at most {Math.max(1, slots - lent)} at a time until it stops (runs already going carry on).
+        </p>
+      )}
       {tag && <p className="muted small">Each run is saved in Runs, tagged “{tag}”.</p>}
       <div className="stats-scroll" tabIndex={0} role="region" aria-label="Runs of the sweep">
         <table className="diff-table sweep-table" data-testid="sweep-table">
@@ -153,7 +167,7 @@ export function SweepPanel() {
   return (
     <div className="sweep panel" data-testid="sweep-panel">
       <p className="muted small">
-        Trains the current settings once per combination of the values below and each seed, {slots} at a time in training workers of their own (the single run above is not affected). Each run is saved in
+        Trains the current settings once per combination of the values below and each seed, {slots} at a time in training workers of their own (one fewer while the single run above trains, so the two do not crowd the same cores). Each run is saved in
         Runs, named after what it varies (<span className="mono">lr=0.003 · seed 2</span>), as <span className="mono">npm run sweep</span> names it.
       </p>
       <SweepForm plan={plan} busy={busy} />

@@ -179,6 +179,25 @@ describe('the sweep runner', () => {
     expect((await store.listRuns()).map((m) => m.status).sort()).toEqual(['error', 'finished', 'finished']);
   });
 
+  it('runs one fewer at a time while the tab lends a slot to its single run, and takes it back when that run ends', async () => {
+    const store = new RunStore(`sweep-test-${Math.random()}`);
+    const { live, newWorker } = fakeWorkers(3);
+    let lent = 1;
+    const r = new SweepRunner('sweep l', jobs(15, [1, 2, 3]), { newWorker, store, hooks, slots: 2, lent: () => lent, schedule: (fn) => fn() }, () => undefined);
+    expect(r.capacity).toBe(1);
+    const done = r.run();
+    await until(() => r.views.filter((v) => v.state === 'done').length === 2);
+    expect(live.max).toBe(1);
+    lent = 0;
+    r.slotsChanged();
+    expect(r.capacity).toBe(2);
+    await done;
+    expect(live.max).toBe(2);
+    expect(r.views.map((v) => v.state)).toEqual(['done', 'done', 'done', 'done', 'done', 'done']);
+    // Never below one: lending every slot still runs the sweep, one at a time.
+    expect(new SweepRunner('sweep m', [], { newWorker, store, hooks, slots: 2, lent: () => 5 }, () => undefined).capacity).toBe(1);
+  });
+
   it('Stop stops the runs in flight after their iteration, drops the queue, and keeps what they recorded', async () => {
     const store = new RunStore(`sweep-test-${Math.random()}`);
     const { live, newWorker } = fakeWorkers(5);

@@ -105,6 +105,8 @@ export interface SweepState {
   tag: string | null;
   /** Runs at once. */
   slots: number;
+  /** Slots lent to the tab's single run while it trains (SweepDeps.lent). */
+  lent: number;
   /** Wall time from start to end, s (null while it runs). */
   wallS: number | null;
   setForm(patch: Partial<SweepForm>): void;
@@ -117,6 +119,7 @@ export const useSweep = create<SweepState>((set, get) => ({
   status: 'idle',
   tag: null,
   slots: sweepSlots(),
+  lent: 0,
   wallS: null,
   setForm: (patch) => set({ form: { ...get().form, ...patch } }),
   setField: (i, patch) => set({ form: { ...get().form, fields: get().form.fields.map((f, j) => (j === i ? { ...f, ...patch } : f)) } }),
@@ -128,16 +131,28 @@ let current: SweepRunner | null = null;
  * Starts the plan's runs (`plan.slots` at a time); resolves when the sweep ended or was stopped,
  * with its saved runs' ids. `notify` tells the person about storage problems and the end.
  */
-export async function runSweep(plan: Extract<SweepPlan, { ok: true }>, label: string, notify: (level: 'info' | 'warning', text: string) => void, newWorker: (name: string) => SweepWorker): Promise<string[]> {
+/** Slots the sweep lends to other training in the tab: how many now, and a way to hear when that changes. */
+export interface LentSlots {
+  now(): number;
+  /** Calls `onChange` when `now()` may have changed; returns the unsubscribe. */
+  subscribe(onChange: () => void): () => void;
+}
+
+export async function runSweep(plan: Extract<SweepPlan, { ok: true }>, label: string, notify: (level: 'info' | 'warning', text: string) => void, newWorker: (name: string) => SweepWorker, lent?: LentSlots): Promise<string[]> {
   if (current) return [];
   const tag = `sweep ${new Date().toISOString().slice(0, 16).replace('T', ' ')} · ${label}`;
   const t0 = performance.now();
-  const runner = new SweepRunner(tag, plan.jobs, { newWorker, store: browserRunStore(), hooks: { onProblem: (m) => notify('warning', m), onRecovered: (m) => notify('info', m) }, slots: plan.slots }, (runs) => useSweep.setState({ runs }));
+  const runner = new SweepRunner(tag, plan.jobs, { newWorker, store: browserRunStore(), hooks: { onProblem: (m) => notify('warning', m), onRecovered: (m) => notify('info', m) }, slots: plan.slots, lent: lent?.now }, (runs) => useSweep.setState({ runs }));
   current = runner;
-  useSweep.setState({ runs: runner.views.map((v) => ({ ...v })), status: 'running', tag, slots: plan.slots, wallS: null });
+  useSweep.setState({ runs: runner.views.map((v) => ({ ...v })), status: 'running', tag, slots: plan.slots, lent: lent?.now() ?? 0, wallS: null });
+  const unsubscribe = lent?.subscribe(() => {
+    useSweep.setState({ lent: lent.now() });
+    runner.slotsChanged();
+  });
   try {
     await runner.run();
   } finally {
+    unsubscribe?.();
     current = null;
     useSweep.setState({ status: 'done', wallS: (performance.now() - t0) / 1000 });
   }

@@ -54,6 +54,13 @@ export interface SweepDeps {
   hooks: RecorderHooks;
   /** Runs at once. */
   slots: number;
+  /**
+   * Slots lent to other training in this tab now (the single run: 1 while it trains, else 0).
+   * The sweep starts queued runs only while fewer than slots − lent run (at least one), so a
+   * run started beside a sweep does not share its cores with one more sweep run; runs already
+   * going are not stopped. Call `slotsChanged()` when the answer changes.
+   */
+  lent?(): number;
   /** Coalesces progress reports (default: at most one per 100 ms). */
   schedule?(fn: () => void): void;
   /** Longest a stopped run may take to come to rest before its worker is terminated, ms. */
@@ -73,6 +80,10 @@ export class SweepRunner {
   private stopped = false;
   private next = 0;
   private pending = false;
+  /** Runs in flight now. */
+  private active = 0;
+  /** Lanes waiting for a slot: woken by `slotsChanged` and by `stop`. */
+  private waiting: (() => void)[] = [];
   /** Stops the runs in flight: each resolves once its run came to rest and its record is closed. */
   private readonly stoppers = new Set<() => Promise<void>>();
 
@@ -86,10 +97,40 @@ export class SweepRunner {
     this.views = jobs.map((j) => ({ name: j.name, configName: j.configName, seed: j.seed, state: 'queued', iteration: 0, total: j.config.iterations, success: null, reward: null, error: null, recordId: null }));
   }
 
+  /** Runs at once now: the slots less those lent to the tab's other training, at least one. */
+  get capacity(): number {
+    return Math.max(1, this.deps.slots - (this.deps.lent?.() ?? 0));
+  }
+
+  /** What `lent` reports changed: waiting lanes look again. */
+  slotsChanged(): void {
+    this.wakeLanes();
+    this.changed();
+  }
+
+  private wakeLanes(): void {
+    const w = this.waiting;
+    this.waiting = [];
+    for (const wake of w) wake();
+  }
+
   /** Runs every job, `slots` at a time; resolves when all ended or the sweep was stopped. */
   async run(): Promise<void> {
     const lane = async () => {
-      while (!this.stopped && this.next < this.jobs.length) await this.runOne(this.next++);
+      while (!this.stopped && this.next < this.jobs.length) {
+        if (this.active >= this.capacity) {
+          await new Promise<void>((wake) => this.waiting.push(wake));
+          continue;
+        }
+        this.active++;
+        try {
+          await this.runOne(this.next++);
+        } finally {
+          this.active--;
+          // A waiting lane may take the freed slot, or end when nothing is left to run.
+          this.wakeLanes();
+        }
+      }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(this.deps.slots, this.jobs.length)) }, lane));
     this.changed(true);
@@ -100,6 +141,7 @@ export class SweepRunner {
     if (this.stopped) return;
     this.stopped = true;
     for (const v of this.views) if (v.state === 'queued') v.state = 'stopped';
+    this.slotsChanged();
     this.changed(true);
     await Promise.all([...this.stoppers].map((s) => s()));
   }
