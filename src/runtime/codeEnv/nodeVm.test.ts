@@ -145,6 +145,28 @@ describe('code envs in the V8 sandbox (Node)', () => {
     expect(e.message).toMatch(/threw (EvalError|ReferenceError|TypeError)/);
   });
 
+  it('typed arrays, whose bytes live outside the V8 heap cap, are left to QuickJS: a module naming one runs there, the V8 sandbox has none', () => {
+    // Measured before the fix: 4 steps of this statement with 8 × 64 MiB (`.fill(1)`) kept 2 GiB in the V8 sandbox's worker without an
+    // error (an ArrayBuffer's backing store is not in the old space that resourceLimits caps). QuickJS's allocations all
+    // live in its WebAssembly memory (a hard cap; the same statement at 32 MiB a step ends with "ran out of memory").
+    const env = makeCodeEnv({ code: inStep('globalThis.keep ??= []; for (let i = 0; i < 8; i++) keep.push(new Uint8Array(64).fill(1));') });
+    expect(env.guest.batch).toBeUndefined();
+    expect(env.reset({ seed: 0 }).obs).toBeDefined();
+    for (const name of ['ArrayBuffer', 'DataView', 'Float64Array', 'BigInt64Array', 'Uint8ClampedArray']) expect(makeCodeEnv({ code: inStep(`const t = ${name};`) }).guest.batch).toBeUndefined();
+    // Reached without naming them (a computed global name): not there in the V8 sandbox.
+    for (const name of ["'Uint8' + 'Array'", "'Array' + 'Buffer'", "'Float6' + '4Array'", "'Data' + 'View'"]) {
+      const stmt = `new globalThis[${name}](64 << 20);`;
+      const code = inStep(stmt);
+      const v8 = makeCodeEnv({ code });
+      expect(v8.guest.batch).toBeDefined();
+      v8.reset({ seed: 0 });
+      const err = thrown(() => v8.step(2)) as CodeEnvError;
+      expect(err).toBeInstanceOf(CodeEnvError);
+      expect(err.line).toBe(lineOf(code, stmt));
+      expect(err.message).toMatch(/threw TypeError: .*is not a constructor/);
+    }
+  }, 60_000);
+
   it('what the module returns is checked as in QuickJS (a bad image names the index; a non-number reward)', () => {
     const bad = makeCodeEnv({ code: ROOM.replace('return { image, direction: dir };', 'image[5] = 99; return { image, direction: dir };') });
     expect(thrown(() => bad.reset({ seed: 0 })).message).toMatch(/observation.image\[5\] is 99/);
