@@ -9,7 +9,9 @@ import { buildPoolModel, gridMlpSpec, SerialRolloutPool } from '../../core/rollo
 import { loadNodeEngine } from '../engine/node.ts';
 import './node.ts';
 import { loadCodeEnvs } from './index.ts';
-import { MAX_BATCH } from './nodeVm.ts';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { MAX_BATCH, nodeVmEngine } from './nodeVm.ts';
 
 const ROOM = readFileSync(new URL('../../../examples/envs/empty-room.js', import.meta.url), 'utf8');
 const lineOf = (code: string, text: string) => code.split('\n').findIndex((l) => l.includes(text)) + 1;
@@ -165,6 +167,28 @@ describe('code envs in the V8 sandbox (Node)', () => {
       expect(err.line).toBe(lineOf(code, stmt));
       expect(err.message).toMatch(/threw TypeError: .*is not a constructor/);
     }
+  }, 60_000);
+
+  it('a module evicted from the cache while an env of it lives ends its worker once that env is collected', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const engine = nodeVmEngine();
+    // Only the worker's channel is kept: the loaded module and its instance must be free to go.
+    const made = (() => {
+      const guest = engine.load(ROOM)!;
+      const inst = guest.instance();
+      inst.reset(0);
+      return { ch: (guest as unknown as { ch: { dead: string | null } }).ch, inst: new WeakRef(inst) };
+    })();
+    // Eight other modules evict it (MAX_LOADED 8); its env is still alive, so its worker stays.
+    for (let k = 0; k < 8; k++) engine.load(ROOM.replace('const SIZE = 8,', `const SIZE = 8, unused${k} = ${k},`));
+    expect(made.ch.dead).toBeNull();
+    for (let i = 0; i < 50 && made.ch.dead === null; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(made.inst.deref()).toBeUndefined();
+    expect(made.ch.dead).toBe('closed');
   }, 60_000);
 
   it('what the module returns is checked as in QuickJS (a bad image names the index; a non-number reward)', () => {

@@ -147,12 +147,19 @@ class Channel {
   }
 }
 
+/**
+ * Frees each instance's guest object once the instance is collected. One registry for all
+ * modules: a registry is not called back once it is collected itself, and one owned by its
+ * WorkerLoaded went with it when an evicted module and its last instances were collected
+ * together, leaving the worker thread running. The held value keeps the module until then.
+ */
+const INSTANCES = new FinalizationRegistry<{ loaded: WorkerLoaded; id: number }>(({ loaded, id }) => loaded.release(id));
+
 /** One module in a worker thread of its own (its vm context inside); instances share it. */
 class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
   live = 0;
   evicted = false;
   private readonly imgBytes: number;
-  private readonly registry = new FinalizationRegistry<number>((id) => this.release(id));
 
   private constructor(
     readonly code: string,
@@ -214,7 +221,7 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
         return s === '' ? [] : s.split(',').map(Number).filter((n) => n > 0);
       },
     };
-    this.registry.register(inst, id);
+    INSTANCES.register(inst, { loaded: this, id });
     return inst;
   }
 
@@ -271,7 +278,8 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
     return r;
   }
 
-  private release(id: number): void {
+  /** The instance `id` was collected: frees its guest object, and the worker with the last one of an evicted module. */
+  release(id: number): void {
     this.live--;
     if (this.dead) return;
     try {
