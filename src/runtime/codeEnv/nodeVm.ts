@@ -16,8 +16,9 @@
  *
  * Nobody touches a guest object: the worker calls fixed scripts (`__vec.call(n)`,
  * `__vec.stepMany(n)`), keeps only primitive string answers, and copies numbers between the
- * guest's own ArrayBuffer (made before any user code ran, read through the worker's views) and
- * the shared buffer; no host object is ever put into the context (a host object's
+ * guest's own ArrayBuffer (made by the driver's init, which the worker takes off the context's
+ * global before any user code runs, so the guest never holds it; read through the worker's
+ * views) and the shared buffer; no host object is ever put into the context (a host object's
  * `constructor.constructor` is a Function whose code generation is on: the classic vm escape).
  *
  * Vector stepping (CodeEnvBatch): `stepMany` steps up to MAX_BATCH instances in one request, the
