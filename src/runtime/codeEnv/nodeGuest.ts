@@ -138,7 +138,7 @@ export const DRIVER = `(() => {
   Object.defineProperty(globalThis, '__vec', { value: Object.freeze(vec), writable: false, configurable: false });
   // The guest gets no way to make an ArrayBuffer (the driver keeps its own constructors above):
   // backing stores are outside the heap that resourceLimits caps. Modules naming one run in QuickJS.
-  for (const k of ['ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']) delete globalThis[k];
+  for (const k of ['ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']) delete globalThis[k];
 })();`;
 
 
