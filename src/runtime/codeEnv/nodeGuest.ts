@@ -100,15 +100,20 @@ export const DRIVER = `(() => {
   const slowStep = (r) => r === null || typeof r !== 'object' ? { bad: kind(r) } : { observation: r.observation === undefined ? null : r.observation, reward: fin(r.reward), rewardKind: kind(r.reward), terminated: r.terminated, truncated: r.truncated, info: r.info };
   const CALLS = [() => drv.meta(), () => StringC(drv.make()), () => drv.free(ids[0]), () => drv.check(ids[0], nums[0] !== 0),
     () => drv.reset(ids[0], nums[0]), () => drv.step(ids[0], nums[0]), () => drv.expert(ids[0]), () => StringC(drv.mutation(ids[0])), () => drv.clock()];
+  // The buffer the worker reads through views of its own. The worker takes this function off the
+  // global before the module runs (the guest must never hold an ArrayBuffer: their bytes are
+  // outside the heap cap) and calls it once.
+  const init = (img1, cap, max) => {
+    if (CAP !== 0) throw new Error('init: called twice');
+    IMG = img1; CAP = cap; MAX = max;
+    const ab = new AB(CAP * (8 + 8 + 4 + 1 + 1 + IMG));
+    let at = 0;
+    const take = (C, n, size) => { const v = new C(ab, at, n); at += n * size; return v; };
+    nums = take(F64, CAP, 8); rew = take(F64, CAP, 8); ids = take(I32, CAP, 4); dirs = take(U8, CAP, 1); flags = take(U8, CAP, 1); img = take(U8, CAP * IMG, 1);
+    return ab;
+  };
+  Object.defineProperty(globalThis, '__vecInit', { value: init, writable: false, configurable: true });
   const vec = {
-    init(img1, cap, max) {
-      IMG = img1; CAP = cap; MAX = max;
-      const ab = new AB(CAP * (8 + 8 + 4 + 1 + 1 + IMG));
-      let at = 0;
-      const take = (C, n, size) => { const v = new C(ab, at, n); at += n * size; return v; };
-      nums = take(F64, CAP, 8); rew = take(F64, CAP, 8); ids = take(I32, CAP, 4); dirs = take(U8, CAP, 1); flags = take(U8, CAP, 1); img = take(U8, CAP * IMG, 1);
-      return ab;
-    },
     call(n) { try { const v = CALLS[n](); return v === undefined ? '' : v; } catch (e) { return err(e, 0); } },
     stepMany(n) {
       const slow = [], infos = [];
@@ -131,6 +136,9 @@ export const DRIVER = `(() => {
     },
   };
   Object.defineProperty(globalThis, '__vec', { value: Object.freeze(vec), writable: false, configurable: false });
+  // The guest gets no way to make an ArrayBuffer (the driver keeps its own constructors above):
+  // backing stores are outside the heap that resourceLimits caps. Modules naming one run in QuickJS.
+  for (const k of ['ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']) delete globalThis[k];
 })();`;
 
 
@@ -156,18 +164,20 @@ const strLen = new Int32Array(data, strAt, 1), strU8 = new Uint8Array(data, strA
 const enc = new TextEncoder();
 const scripts = new Map();
 const script = (src) => { let s = scripts.get(src); if (!s) scripts.set(src, (s = new vm.Script(src))); return s; };
-let ctx = null, g = null, IMG = 0;
+let ctx = null, g = null, IMG = 0, init = null;
 const run = (src) => { const r = script(src).runInContext(ctx); return typeof r === 'string' ? r : null; };
 function handle(op, n, arg) {
   if (op === ${OP.load}) {
     ctx = vm.createContext(Object.create(null), { name: 'code env', codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
     vm.runInContext(sources.prelude, ctx, { filename: 'prelude.js' });
+    // The driver's buffer maker, off the global before any user code runs (see DRIVER).
+    init = vm.runInContext('(() => { const f = globalThis.__vecInit; delete globalThis.__vecInit; return f; })()', ctx);
     vm.runInContext(sources.module, ctx, { filename: 'env.js' });
     return run('__vec.call(0)');
   }
   if (op === ${OP.init}) {
     IMG = n;
-    const ab = script('__vec.init(' + n + ', ' + cap + ', ' + maxCell + ')').runInContext(ctx);
+    const ab = init(n, cap, maxCell);
     if (!types.isArrayBuffer(ab)) return null;
     g = batchViews(ab, cap, IMG);
     return '';

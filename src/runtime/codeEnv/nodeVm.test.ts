@@ -9,7 +9,9 @@ import { buildPoolModel, gridMlpSpec, SerialRolloutPool } from '../../core/rollo
 import { loadNodeEngine } from '../engine/node.ts';
 import './node.ts';
 import { loadCodeEnvs } from './index.ts';
-import { MAX_BATCH } from './nodeVm.ts';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { MAX_BATCH, nodeVmEngine } from './nodeVm.ts';
 
 const ROOM = readFileSync(new URL('../../../examples/envs/empty-room.js', import.meta.url), 'utf8');
 const lineOf = (code: string, text: string) => code.split('\n').findIndex((l) => l.includes(text)) + 1;
@@ -144,6 +146,49 @@ describe('code envs in the V8 sandbox (Node)', () => {
     expect(e.line).toBe(lineOf(code, stmt));
     expect(e.message).toMatch(/threw (EvalError|ReferenceError|TypeError)/);
   });
+
+  it('typed arrays, whose bytes live outside the V8 heap cap, are left to QuickJS: a module naming one runs there, the V8 sandbox has none', () => {
+    // Measured before the fix: 4 steps of this statement with 8 × 64 MiB (`.fill(1)`) kept 2 GiB in the V8 sandbox's worker without an
+    // error (an ArrayBuffer's backing store is not in the old space that resourceLimits caps). QuickJS's allocations all
+    // live in its WebAssembly memory (a hard cap; the same statement at 32 MiB a step ends with "ran out of memory").
+    const env = makeCodeEnv({ code: inStep('globalThis.keep ??= []; for (let i = 0; i < 8; i++) keep.push(new Uint8Array(64).fill(1));') });
+    expect(env.guest.batch).toBeUndefined();
+    expect(env.reset({ seed: 0 }).obs).toBeDefined();
+    for (const name of ['ArrayBuffer', 'DataView', 'Float64Array', 'BigInt64Array', 'Uint8ClampedArray']) expect(makeCodeEnv({ code: inStep(`const t = ${name};`) }).guest.batch).toBeUndefined();
+    // Reached without naming them (a computed global name, or the driver's own buffer): not there in the V8 sandbox.
+    for (const stmt of ["'Uint8' + 'Array'", "'Array' + 'Buffer'", "'Float6' + '4Array'", "'Data' + 'View'"].map((name) => `new globalThis[${name}](64 << 20);`).concat(["new (globalThis['__' + 'vec'].init(1, 1, 1).constructor)(64 << 20);"])) {
+      const code = inStep(stmt);
+      const v8 = makeCodeEnv({ code });
+      expect(v8.guest.batch).toBeDefined();
+      v8.reset({ seed: 0 });
+      const err = thrown(() => v8.step(2)) as CodeEnvError;
+      expect(err).toBeInstanceOf(CodeEnvError);
+      expect(err.line).toBe(lineOf(code, stmt));
+      expect(err.message).toMatch(/threw TypeError: .*is not a (constructor|function)/);
+    }
+  }, 60_000);
+
+  it('a module evicted from the cache while an env of it lives ends its worker once that env is collected', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const engine = nodeVmEngine();
+    // Only the worker's channel is kept: the loaded module and its instance must be free to go.
+    const made = (() => {
+      const guest = engine.load(ROOM)!;
+      const inst = guest.instance();
+      inst.reset(0);
+      return { ch: (guest as unknown as { ch: { dead: string | null } }).ch, inst: new WeakRef(inst) };
+    })();
+    // Eight other modules evict it (MAX_LOADED 8); its env is still alive, so its worker stays.
+    for (let k = 0; k < 8; k++) engine.load(ROOM.replace('const SIZE = 8,', `const SIZE = 8, unused${k} = ${k},`));
+    expect(made.ch.dead).toBeNull();
+    for (let i = 0; i < 50 && made.ch.dead === null; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(made.inst.deref()).toBeUndefined();
+    expect(made.ch.dead).toBe('closed');
+  }, 60_000);
 
   it('what the module returns is checked as in QuickJS (a bad image names the index; a non-number reward)', () => {
     const bad = makeCodeEnv({ code: ROOM.replace('return { image, direction: dir };', 'image[5] = 99; return { image, direction: dir };') });

@@ -4,8 +4,9 @@
  * loaded module). The context holds nothing of Node's (no `process`, `require`, `fetch`, timers
  * or `console`; code generation from strings off; `Promise`, `Atomics`, `SharedArrayBuffer`,
  * `WebAssembly`, `WeakRef` and `FinalizationRegistry` removed, so nothing the guest starts runs
- * after a call returns); the worker has a heap cap (`resourceLimits`, QuickJS's 64 MiB plus its
- * own); and the host enforces each call's deadline itself: it waits for the answer in
+ * after a call returns; `ArrayBuffer`, `DataView` and the typed arrays removed once the driver
+ * holds its own, since their bytes are outside the heap cap); the worker has a heap cap
+ * (`resourceLimits`, QuickJS's 64 MiB plus its own); and the host enforces each call's deadline itself: it waits for the answer in
  * `Atomics.wait` with a timeout and, past it, terminates the worker, which stops
  * `while (true) {}` wherever it is. Calls are synchronous (the `Env` interface), through shared
  * memory: ~10 µs a round trip, against ~180 µs for arming a `runInContext` timeout in the host's
@@ -15,8 +16,9 @@
  *
  * Nobody touches a guest object: the worker calls fixed scripts (`__vec.call(n)`,
  * `__vec.stepMany(n)`), keeps only primitive string answers, and copies numbers between the
- * guest's own ArrayBuffer (made before any user code ran, read through the worker's views) and
- * the shared buffer; no host object is ever put into the context (a host object's
+ * guest's own ArrayBuffer (made by the driver's init, which the worker takes off the context's
+ * global before any user code runs, so the guest never holds it; read through the worker's
+ * views) and the shared buffer; no host object is ever put into the context (a host object's
  * `constructor.constructor` is a Function whose code generation is on: the classic vm escape).
  *
  * Vector stepping (CodeEnvBatch): `stepMany` steps up to MAX_BATCH instances in one request, the
@@ -39,15 +41,20 @@ const SPIN_MS = 0.5;
 export const MAX_BATCH = 256;
 /** Loaded modules kept per thread (as in QuickJS). */
 const MAX_LOADED = 8;
-/** Modules the fast sandbox leaves to QuickJS: anything that could make a promise or import. */
-const NEEDS_QUICKJS = /\b(?:async|import)\b/;
+/**
+ * Modules the fast sandbox leaves to QuickJS: anything that could make a promise or import, and
+ * anything naming a typed array, ArrayBuffer or DataView: their bytes live outside the V8 heap
+ * that `resourceLimits` caps (a guest kept 2 GiB of Uint8Arrays in a 64 MiB sandbox), while
+ * QuickJS's all live in its capped WebAssembly memory. The V8 context has none (DRIVER deletes them).
+ */
+const NEEDS_QUICKJS = /\b(?:async|import|ArrayBuffer|DataView|(?:Big)?(?:Int|Uint|Float)(?:8|16|32|64)(?:Clamped)?Array)\b/;
 
 /**
  * Standard globals handed to the module's factory as parameters: in a vm context every global
  * read goes through Node's interceptor on the context's global object (~0.7 µs of the empty-room
  * port's 2.4 µs step); a parameter reads at main-realm speed (1.7 µs). Only names every context has.
  */
-const FAST_GLOBALS = 'Object, Array, Number, Boolean, String, Symbol, Date, RegExp, Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError, JSON, Math, Map, Set, WeakMap, WeakSet, Reflect, BigInt, ArrayBuffer, DataView, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, parseInt, parseFloat, isFinite, isNaN';
+const FAST_GLOBALS = 'Object, Array, Number, Boolean, String, Symbol, Date, RegExp, Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError, JSON, Math, Map, Set, WeakMap, WeakSet, Reflect, BigInt, parseInt, parseFloat, isFinite, isNaN';
 
 /** wrapModule's factory, closed over FAST_GLOBALS (same lines: all of it on line 1). */
 export function wrapModuleFast(code: string): string {
@@ -141,12 +148,19 @@ class Channel {
   }
 }
 
+/**
+ * Frees each instance's guest object once the instance is collected. One registry for all
+ * modules: a registry is not called back once it is collected itself, and one owned by its
+ * WorkerLoaded went with it when an evicted module and its last instances were collected
+ * together, leaving the worker thread running. The held value keeps the module until then.
+ */
+const INSTANCES = new FinalizationRegistry<{ loaded: WorkerLoaded; id: number }>(({ loaded, id }) => loaded.release(id));
+
 /** One module in a worker thread of its own (its vm context inside); instances share it. */
 class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
   live = 0;
   evicted = false;
   private readonly imgBytes: number;
-  private readonly registry = new FinalizationRegistry<number>((id) => this.release(id));
 
   private constructor(
     readonly code: string,
@@ -208,7 +222,7 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
         return s === '' ? [] : s.split(',').map(Number).filter((n) => n > 0);
       },
     };
-    this.registry.register(inst, id);
+    INSTANCES.register(inst, { loaded: this, id });
     return inst;
   }
 
@@ -265,7 +279,8 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
     return r;
   }
 
-  private release(id: number): void {
+  /** The instance `id` was collected: frees its guest object, and the worker with the last one of an evicted module. */
+  release(id: number): void {
     this.live--;
     if (this.dead) return;
     try {
