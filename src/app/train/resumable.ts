@@ -30,8 +30,12 @@ export async function resumable(store: RunStore, id: string, liveId: string | nu
   // A code env's config is checked by loading its module in the sandbox, which a page that opened
   // on the Runs view has not loaded yet (Resume is the user's ask to run it again).
   if (config.env.id.startsWith('code/')) {
-    const { loadCodeEnvs } = await import('../../runtime/codeEnv/index.ts');
-    await loadCodeEnvs();
+    try {
+      const { loadCodeEnvs } = await import('../../runtime/codeEnv/index.ts');
+      await loadCodeEnvs();
+    } catch (e) {
+      return { ok: false, level: 'error', message: `"${meta.name}" trains a code env, and its sandbox did not load: ${e instanceof Error ? e.message : String(e)}. Reload the page and try again.` };
+    }
   }
   const validation = validate(draft);
   if (!validation.ok) return { ok: false, level: 'error', message: `"${meta.name}" has a config this playground no longer accepts: ${blockingFields(validation, (p) => p).join('; ')}` };

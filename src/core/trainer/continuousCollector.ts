@@ -60,6 +60,7 @@ import { makeScheduler, type Collected, type Collector, type Scheduler } from '.
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
+import { allOrRelease } from '../util/allOrRelease.ts';
 
 export interface AsyncTokenScheduling {
   /** Most policy versions between sampling a token and training on it (0 = synchronous). */
@@ -429,7 +430,7 @@ export async function createContinuousTrainer(
   // Groups of unequal size (adaptive budget) do not fill minibatches of whole groups: no sharing.
   const equalGroups = config.budget?.mode !== 'adaptive';
   const prefixGroups = equalGroups && config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
-  const [source, learner] = await Promise.all([worker ? worker(init) : localTokenSource(engine, init, clock), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
+  const [source, learner] = await allOrRelease([worker ? worker(init) : localTokenSource(engine, init, clock), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
   const proximal = selfProximal ? null : new SequenceScorer(engine, model, config.learnerBatch, weights, lens);
   const refWeights = algo.klCoef > 0 ? (reference ?? weights) : null;
   const ref = refWeights ? new SequenceScorer(engine, model, config.learnerBatch, refWeights, lens) : null;

@@ -37,6 +37,7 @@ import { makeScheduler, type Collected, type Collector, type GreedyBaselines } f
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
+import { allOrRelease } from '../util/allOrRelease.ts';
 
 interface Group extends RewardGroup {
   episodes: TokenEpisode[];
@@ -249,7 +250,7 @@ export async function createLockstepTrainer(config: TokenTrainerConfig, engine: 
   // A group's episodes start from one prompt: the learner runs it once per group when a
   // minibatch holds whole groups (Learner.prefixGroups).
   const prefixGroups = grouped && config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
-  const [decoder, learner] = await Promise.all([engine.createDecoder(model, n, weights, config.prefillStep), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
+  const [decoder, learner] = await allOrRelease([engine.createDecoder(model, n, weights, config.prefillStep), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
   const refWeights = algo.klCoef > 0 ? { ...fresh, ...(reference ?? initial) } : null;
   const ref = refWeights ? new SequenceScorer(engine, model, config.learnerBatch, refWeights, lens) : null;
   // Token episodes record no potentials Φ, so the potential weight must stay 0.

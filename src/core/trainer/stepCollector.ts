@@ -46,6 +46,7 @@ import { makeScheduler, type Collected, type Collector, type GreedyBaselines, ty
 import { RewardScoring } from './rewards.ts';
 import { Trainer } from './trainer.ts';
 import type { ScoredBatch, TrainedBatch } from './phases.ts';
+import { allOrRelease } from '../util/allOrRelease.ts';
 
 /** Makes the rollout pool for a model and its initial weights (version 0). Default: in-thread serial pool. */
 export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engine) => Promise<RolloutPool>;
@@ -412,7 +413,7 @@ export async function createStepTrainer(config: StepTrainerConfig, rawEngine: En
   const { teacher } = config;
   if (teacher && !(algo.klCoef > 0)) throw new Error('createStepTrainer: a teacher is the KL reference, so it needs algo.klCoef > 0');
   const envSpec = makeEnv(config.env.id, config.env.kwargs).spec;
-  const [pool, learner, proximal, reference] = await Promise.all([
+  const [pool, learner, proximal, reference] = await allOrRelease([
     makePool(spec, weights, engine),
     engine.createLearner(model, trainStepOptions(algo, config.learnerBatch), weights),
     engine.createPolicy(model, config.learnerBatch, weights),

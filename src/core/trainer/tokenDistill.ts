@@ -37,6 +37,7 @@ import { LockstepCollector } from './lockstepCollector.ts';
 import { RewardScoring } from './rewards.ts';
 import { DEFAULT_TOKEN_TRAINER, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
+import { allOrRelease } from '../util/allOrRelease.ts';
 
 /** The policy a token distill stage imitates: the previous stage's transformer and its weights. */
 export interface TokenTeacher {
@@ -84,7 +85,7 @@ export async function createTokenDistillTrainer(config: RunConfig, teacher: Toke
   const envs = Array.from({ length: tc.episodes }, () => makeTextEnv(tc.env.id, tc.env.kwargs));
   const adam = { lr: algo.lr, beta1: algo.adamBeta1, beta2: algo.adamBeta2, eps: algo.adamEps, weightDecay: algo.weightDecay, maxGradNorm: algo.maxGradNorm ?? 0 };
   const lens = lengthBuckets(model.config.context);
-  const [decoder, learner] = await Promise.all([
+  const [decoder, learner] = await allOrRelease([
     engine.createDecoder(model, envs.length, weights, tc.prefillStep),
     engine.createLearner(model, { batch: tc.learnerBatch, loss: { kind: 'distill', klCoef: algo.klCoef }, adam }, weights, lens),
   ]);

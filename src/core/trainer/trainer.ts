@@ -241,9 +241,16 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
   }
 
   /** Frees the collector first (it may wait for collects in flight), then the learner. */
+  /** Frees every part, even when an earlier part's release fails (the first failure is rethrown). */
   async release(): Promise<void> {
-    await this.collector.release();
-    await this.objective?.release();
-    await this.learner.release();
+    let first: unknown = null;
+    for (const part of [this.collector, this.objective, this.learner]) {
+      try {
+        await part?.release();
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    if (first !== null) throw first;
   }
 }
