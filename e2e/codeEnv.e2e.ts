@@ -94,6 +94,37 @@ describe('env studio: code envs', () => {
     await again.close();
   });
 
+  it('a code link pasted into an open tab opens under the banner; Keep my code puts the own code back; a pasted Train link runs on Run', { timeout: 240_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1300, height: 1000 } });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}?backend=wasm#view=studio&tab=code`);
+    await page.getByTestId('code-env-panel').waitFor();
+    const editor = page.locator('[data-testid=code-env-editor] .cm-content');
+    const firstLine = () => editor.locator('.cm-line').first().textContent();
+    const own = await firstLine();
+    expect(await page.getByTestId('code-env-banner').count()).toBe(0);
+    const linked = `// from a link\n${SMALL}`;
+    await page.evaluate((h) => void (location.hash = h), `#view=studio&tab=code&code=${encodeURIComponent(linked)}`);
+    await page.getByTestId('code-env-banner').waitFor();
+    expect(await firstLine()).toBe('// from a link');
+    expect(await page.getByTestId('code-env-save').isDisabled()).toBe(true);
+    await page.screenshot({ path: `${ARTIFACTS}/code-env-pasted-link.png` });
+    await page.getByTestId('code-env-keep-own').click();
+    expect(await page.getByTestId('code-env-banner').count()).toBe(0);
+    expect(await firstLine()).toBe(own);
+    expect(await checkStatus(page)).toBe('Not checked yet.');
+    // A Train link on a code env, pasted: the Code tab with its code, run only on Run.
+    const trained = `// from a Train link\n${SMALL}`;
+    await page.evaluate((h) => void (location.hash = h), `#view=train&preset=grid-empty-8x8-grpo&env.id=code/custom&env.kwargs.code=${encodeURIComponent(trained)}`);
+    await expect.poll(firstLine, { timeout: 10_000 }).toBe('// from a Train link');
+    await page.getByTestId('code-env-run').click();
+    await expect.poll(() => checkStatus(page), { timeout: 60_000 }).toMatch(/^Check passed: Empty room 5x5 \(code\)/);
+    expect(await page.getByTestId('code-env-banner').count()).toBe(0);
+    expect(await axeProblems(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('escape attempts fail visibly at their line and leave the page untouched', { timeout: 240_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 1300, height: 1000 } });
     const outbound: string[] = [];

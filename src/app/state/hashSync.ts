@@ -31,10 +31,10 @@ function applyHash(full: string): void {
     useStore.getState().setView('runs');
     return;
   }
-  // A Train link on a code env opens its module in the Code tab (read-only under the banner; the
-  // Studio read the code as the page opened): checking the config would load the module first.
+  // A Train link on a code env opens its module in the Code tab (read-only under the banner):
+  // checking the config would load the module first.
   if (isTrainCodeLink(hash)) {
-    useStore.getState().openStudio(CODE_LINK_PREFIX);
+    useStore.getState().openStudio(CODE_LINK_PREFIX, hash);
     useStore.getState().notify('info', 'This training link carries env code: review it here, press Run, then "Train on this env" with the algorithm you want.');
     return;
   }

@@ -9,20 +9,21 @@ import { isMapCheck } from '../lessons/schema.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
 import { MapTab } from './map/MapTab.tsx';
 import { CodeEnvPanel } from './code/CodeEnvPanel.tsx';
-import { readCodeLink } from './code/link.ts';
 import type { StudioTab } from './studioHash.ts';
 import './studio.css';
 
-// Read once, as the page opens (before the hash sync rewrites the hash): code from a link opens
-// read-only and runs only when the person presses Run.
-const CODE_LINK = readCodeLink(typeof window === 'undefined' ? '' : window.location.hash);
+/** The Code tab: code from a link (the hash sync read it) opens read-only and runs only when the person presses Run; a new link opens afresh. */
+function CodeTab() {
+  const link = useStore((s) => s.codeLink);
+  return <CodeEnvPanel key={link?.seq ?? 0} incoming={link && !link.used ? { code: link.code, from: 'link' } : null} onIncomingSettled={useStore.getState().settleCodeLink} />;
+}
 
 const PANELS: Record<StudioTab, { title: string; blurb: string; render: () => ReactNode }> = {
   map: { title: 'Map', blurb: 'Paint a grid world: no code.', render: () => <MapTab /> },
   code: {
     title: 'Code',
     blurb: 'Write an environment in JavaScript: checked on save, sandboxed.',
-    render: () => <CodeEnvPanel incoming={CODE_LINK.kind === 'code' ? { code: CODE_LINK.code, from: 'link' } : null} />,
+    render: () => <CodeTab />,
   },
 };
 

@@ -6,8 +6,19 @@ export interface StudioSlice {
   studioTab: StudioTab;
   /** The map the map tab edits (always a valid map: edits that would break it are refused with a message). */
   studioMap: GridMap;
+  /**
+   * Code that arrived by a link (a Code-tab or a Train link carrying a code env), read as the
+   * link is applied, at page open or when a link is pasted into an open tab. `seq` counts the
+   * links so each one opens the Code tab afresh; `used` once the person ran or set it aside.
+   */
+  codeLink: { code: string; seq: number; used: boolean } | null;
   setStudioTab(tab: StudioTab): void;
+  /** The person ran the link's code or kept their own: the Code tab no longer offers it. */
+  settleCodeLink(): void;
   setStudioMap(map: GridMap): void;
-  /** Opens the studio from a `#view=studio&…` link. */
-  openStudio(hash: string): void;
+  /**
+   * Opens the studio from a `#view=studio&…` link; `codeFrom` is the link the code is read from
+   * when that is another (a Train link on a code env opens the Code tab).
+   */
+  openStudio(hash: string, codeFrom?: string): void;
 }

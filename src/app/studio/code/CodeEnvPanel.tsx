@@ -31,6 +31,8 @@ export interface CodeEnvPanelProps {
   incoming?: { code: string; from: 'link' | 'file' } | null;
   /** Called once "Train on this env" has set up the run (the host shows the Train view). */
   onTrain?: () => void;
+  /** Called when the person runs a link's code or sets it aside for their own. */
+  onIncomingSettled?: () => void;
 }
 
 function ownCode(): string {
@@ -41,7 +43,7 @@ function ownCode(): string {
   }
 }
 
-export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
+export function CodeEnvPanel({ incoming = null, onTrain, onIncomingSettled }: CodeEnvPanelProps) {
   const [text, setText] = useState(() => incoming?.code ?? ownCode());
   const [pending, setPending] = useState<'link' | 'file' | null>(incoming?.from ?? null);
   const [check, setCheck] = useState<(StudioCheck & { code: string }) | null>(null);
@@ -74,8 +76,17 @@ export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
     }
   };
   const run = () => {
+    if (pending === 'link') onIncomingSettled?.();
     setPending(null);
     void saveAfterReview();
+  };
+  // The person's own code (last saved) back in the editor; the link's or file's code is dropped unrun.
+  const keepOwn = () => {
+    if (pending === 'link') onIncomingSettled?.();
+    setPending(null);
+    setText(ownCode());
+    setCheck(null);
+    setRandom(null);
   };
   // Run is the person's consent: the first check (the first execution) happens only here.
   const saveAfterReview = async () => {
@@ -124,9 +135,14 @@ export function CodeEnvPanel({ incoming = null, onTrain }: CodeEnvPanelProps) {
           <p>
             <strong>This {pending} carries code.</strong> Nothing has run yet. Review it below, then press Run to check it in the sandbox.
           </p>
-          <button type="button" className="btn btn-primary" onClick={run} data-testid="code-env-run">
-            Run
-          </button>
+          <div className="code-env-banner-actions">
+            <button type="button" className="btn btn-primary" onClick={run} data-testid="code-env-run">
+              Run
+            </button>
+            <button type="button" className="btn" onClick={keepOwn} data-testid="code-env-keep-own" title="Drops this code unrun and puts your own last saved code back in the editor">
+              Keep my code
+            </button>
+          </div>
         </div>
       )}
       <div className="code-env-row code-env-toolbar">
