@@ -71,13 +71,14 @@ export class RewardScoring {
 
   /**
    * The metrics phase's schedule step: reports the stage this iteration was shaped by
-   * (`schedule/stage`), then advances on its success rate; `base` is the shaping config the
-   * iteration was scored with.
+   * (`schedule/stage`), then advances on its success rate. The next weights are the next stage's
+   * over the shaping config as it is now, so a live weight edit made while the iteration ran
+   * holds from the next iteration on (as a checkpoint taken now, which stores it, resumes).
    */
-  advance(m: Record<string, number>, base: ShapingConfig): void {
+  advance(m: Record<string, number>): void {
     if (!this.schedule) return;
     m['schedule/stage'] = this.state.stage;
-    const next = stepSchedule(this.schedule, this.state, { successRate: m['episode/success_rate'] ?? 0 }, base);
+    const next = stepSchedule(this.schedule, this.state, { successRate: m['episode/success_rate'] ?? 0 }, this.shaping);
     this.state = next.state;
     this.weights = next.weights;
   }

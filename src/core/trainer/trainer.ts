@@ -20,7 +20,6 @@ import type { AlgoConfig } from '../algos/config.ts';
 import type { Learner } from '../engine/types.ts';
 import { keepApplicable } from '../metrics/lookup.ts';
 import type { Weights } from '../models/types.ts';
-import type { ShapingConfig } from '../reward/shaping.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
@@ -104,14 +103,12 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
   async step(): Promise<IterationReport<E>> {
     const it = this.iteration;
     const start = performance.now();
-    // The shaping config this iteration is scored with (a live edit may replace it meanwhile), and
-    // the lab's version: it is swapped only between iterations, so it scores the whole batch.
-    const base = this.rewards.shaping;
+    // The lab's version: it is swapped only between iterations, so it scores the whole batch.
     const labVersion = this.rewards.begin();
     const c = await this.collector.collect(it, this.version);
     if ('skipped' in c) return this.skip(c, labVersion);
     const collected = performance.now();
-    if (this.objective) return this.objectiveStep(this.objective, c, { start, collected, base, labVersion });
+    if (this.objective) return this.objectiveStep(this.objective, c, { start, collected, labVersion });
 
     const sc = await scoreBatch(this.algo, c.batch, c.shaped, this.collector.reference, this.ema, c.ctx);
     this.ema = sc.adv.ema;
@@ -147,7 +144,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
       ...budget,
       ...(c.greedy ? greedyMetrics(c.greedy) : {}),
     };
-    this.rewards.advance(metrics, base);
+    this.rewards.advance(metrics);
     this.rewards.labMetrics(metrics, labVersion);
     keepApplicable(metrics, this.collector.metricRun);
     return { iteration: it, metrics, episodes: c.episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: tr.upd.allApplied };
@@ -158,7 +155,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
    * on when it stepped, and the metrics are the sampled episodes', the collector's perf and the
    * objective's own keys; the episodes' advantages are 0 (none is computed).
    */
-  private async objectiveStep(objective: Objective<E>, c: Collected<E>, t: { start: number; collected: number; base: ShapingConfig; labVersion: number }): Promise<IterationReport<E>> {
+  private async objectiveStep(objective: Objective<E>, c: Collected<E>, t: { start: number; collected: number; labVersion: number }): Promise<IterationReport<E>> {
     const it = this.iteration;
     const r = await objective.train(this.learner, c);
     const trained = performance.now();
@@ -175,7 +172,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
       'train/policy_version': this.version,
       ...own.keys,
     };
-    this.rewards.advance(metrics, t.base);
+    this.rewards.advance(metrics);
     this.rewards.labMetrics(metrics, t.labVersion);
     keepApplicable(metrics, this.collector.metricRun);
     return { iteration: it, metrics, episodes: c.episodes, episodeRewards: Float64Array.from(c.shaped, (x) => x.total), episodeAdvantages: new Float64Array(c.episodes.length), allApplied: r.allApplied };
