@@ -76,6 +76,12 @@ describe('health badges', () => {
     // The run's own record: success must have been above 0 and then be lost; read from the
     // dashboard's series, not assumed.
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 240_000, interval: 1000 }).toBe('finished');
+    // The run says finished before its last iteration is drawn: the status bar takes the history
+    // once per animation frame (chartFeed), the badges and charts a deferred copy of it
+    // (useDeferredValue in Dashboard). Read them once the success chart holds all 30 iterations.
+    const chart = page.getByTestId('chart-success');
+    await chart.scrollIntoViewIfNeeded();
+    await expect.poll(async () => [await num(page, 'data-iteration'), Number(await chart.getAttribute('data-points'))], { timeout: 15_000 }).toEqual([30, 30]);
     const best = await num(page, 'data-max-success');
     const last = await num(page, 'data-success');
     console.log(`lesson 2.1: best success ${best}, last ${last}; outcome ${await level(page, 'outcome')}: ${await page.getByTestId('health-outcome').textContent()}`);
