@@ -50,7 +50,9 @@ describe('storage quota', () => {
       clearInterval(watcher);
     }
     await collect();
-    expect(await num(page, 'data-iteration')).toBe(30);
+    // 'finished' is set as the run's end is saved; the last iteration reaches the status bar
+    // through the chart feed's per-frame flush, which can come a frame after: poll for it.
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 10_000 }).toBe(30);
     const notices = [...seen];
     const after = await page.evaluate(() => navigator.storage.estimate());
     writeFileSync(`${ARTIFACTS}/quota.json`, JSON.stringify({ quota, usageBefore: before.usage, estimateAfter: after, notices }, null, 2));
