@@ -6,7 +6,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page, Worker } from 'playwright-core';
-import { ARTIFACTS, pasteRewardCode, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, newestSavedRun, pasteRewardCode, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -50,8 +50,11 @@ async function trainToEnd(page: Page, timeoutMs: number): Promise<{ gapsS: numbe
   }
 }
 
-/** The saved run's row in Runs (the newest). */
+/** The saved run's row in Runs (the newest), opened once its record is final. */
 async function savedRow(page: Page) {
+  // The record's last rows and final status are written behind the Train view's 'finished';
+  // Runs reads the store once as it opens (it re-reads only while a run trains).
+  await expect.poll(async () => (await newestSavedRun(page))?.status, { timeout: 30_000 }).toBe('finished');
   await page.getByTestId('view-runs').click();
   const row = page.getByTestId('run-row').first();
   await row.waitFor();

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { CDPSession } from 'playwright-core';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, newestSavedRun, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -64,9 +64,7 @@ describe('storage quota', () => {
     expect(notices.join('\n')).not.toMatch(/metrics after iteration \d+ are not saved/);
     await page.screenshot({ path: `${ARTIFACTS}/quota-notice.png` });
 
-    await page.getByTestId('view-runs').click();
-    const row = page.getByTestId('run-row').first();
-    await row.waitFor();
+    const row = await savedRunRow(page);
     const saved = Number(await row.getAttribute('data-iterations'));
     console.log(`quota ${quota} B: notices ${JSON.stringify(notices)}; ${saved} of 30 iterations' metrics saved`);
     // Metrics went on after trajectories stopped: all 30 iterations are saved.
@@ -95,7 +93,11 @@ describe('storage quota', () => {
     };
   }
 
+  /** The saved run's row in Runs, opened once its record is final. */
   async function savedRunRow(page: Page) {
+    // The record's last rows and final status are written behind the Train view's 'finished';
+    // Runs reads the store once as it opens (it re-reads only while a run trains).
+    await expect.poll(async () => (await newestSavedRun(page))?.status, { timeout: 30_000 }).toBe('finished');
     await page.getByTestId('view-runs').click();
     const row = page.getByTestId('run-row').first();
     await row.waitFor();
