@@ -61,12 +61,26 @@ async function savedRow(page: Page) {
   return row;
 }
 
-/** A rollout worker of the page, by its name ('rollout worker 1'). */
+/**
+ * A rollout worker of the page, by its name ('rollout worker 1'). Each worker is asked with a time
+ * limit: a WASM thread's worker blocked in Atomics.wait never answers, and the workers come in the
+ * order they started, which the machine's speed decides (sweep.e2e met one first).
+ */
 async function rolloutWorker(page: Page, name: string): Promise<Worker> {
-  for (const w of page.workers()) {
-    if ((await w.evaluate(() => self.name).catch(() => '')) === name) return w;
-  }
-  throw new Error(`no worker named "${name}" among ${page.workers().length}`);
+  const nameOf = (w: Worker) => Promise.race([w.evaluate(() => self.name).catch(() => ''), new Promise<string>((r) => setTimeout(() => r('(no answer)'), 15_000))]);
+  const workers = page.workers();
+  // All asked at once, the first to answer with the name wins: the run trains on meanwhile.
+  return new Promise((resolve, reject) => {
+    if (workers.length === 0) reject(new Error('the page has no workers'));
+    const names: string[] = [];
+    for (const w of workers) {
+      void nameOf(w).then((n) => {
+        if (n === name) resolve(w);
+        names.push(n);
+        if (names.length === workers.length) reject(new Error(`no worker named "${name}" among ${names.join(', ')}`));
+      });
+    }
+  });
 }
 
 describe('liveness from progress', () => {
