@@ -11,12 +11,19 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { CDPSession } from 'playwright-core';
 import type { Page } from 'playwright-core';
+import { RUNS_DB_NAME } from '../src/runtime/storage/runStore.ts';
 import { ARTIFACTS, newestSavedRun, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
 
 const status = (page: Page) => page.getByTestId('train-status');
+/**
+ * Waits until the app has created its run store (main.tsx opens it at load, a moment after the
+ * view shows), so a usage taken next already counts it and the quota set from it is the room the
+ * test means.
+ */
+const runStoreOpened = (page: Page) => expect.poll(() => page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name)), { timeout: 15_000 }).toContain(RUNS_DB_NAME);
 const num = async (page: Page, name: string) => Number((await status(page).getAttribute(name)) ?? 'NaN');
 
 describe('storage quota', () => {
@@ -26,6 +33,7 @@ describe('storage quota', () => {
     const cdp = await page.context().newCDPSession(page);
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=30`);
     await page.getByTestId('train-status').waitFor();
+    await runStoreOpened(page);
     const origin = new URL(appUrl).origin;
     const before = await page.evaluate(() => navigator.storage.estimate());
     // Room for one checkpoint (~0.8 MB) and the metrics, not for a second checkpoint or 30 iterations of trajectories.
@@ -117,6 +125,7 @@ describe('storage quota', () => {
     const origin = new URL(appUrl).origin;
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=${N}`);
     await status(page).waitFor();
+    await runStoreOpened(page);
     const notices = noticeWatch(page);
     try {
       // 150 KB of room: the first checkpoint (~0.8 MB) does not fit, the trajectories fill the
