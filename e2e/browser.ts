@@ -181,3 +181,11 @@ export function newestSavedRun(page: Page): Promise<{ status: string; iterations
     RUNS_DB_NAME,
   );
 }
+
+/**
+ * Resolves after two animation frames of the page: by then the Train view's chart feed (which
+ * hands the history to the store once per frame) has flushed the iterations reported before the
+ * call, and React has drawn them (store updates render synchronously). The status bar's iteration
+ * read after a pause is then the last one trained.
+ */
+export const afterTwoFrames = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
