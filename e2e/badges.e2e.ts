@@ -25,8 +25,8 @@ describe('health badges', () => {
     await expect.poll(() => level(page, 'outcome'), { timeout: 30_000 }).toBe('ok');
     const at = await num(page, 'data-iteration');
     // The iteration the page shows when a badge first turns warn or bad, noted in the page as it
-    // happens: a poll from here adds its own interval, and a solved run trains several
-    // iterations per 500 ms on a quiet machine (the count would measure the poll, not the badge).
+    // happens (any change to the page is looked at, in case a badge is redrawn anew): a poll from
+    // here adds the iterations trained during its interval, as many as the machine is fast.
     await page.evaluate(() => {
       const w = window as unknown as { warnedAt?: number };
       const warned = () => ['outcome', 'exploration'].some((b) => /^(warn|bad)$/.test(document.querySelector(`[data-testid=health-${b}]`)?.getAttribute('data-level') ?? ''));
@@ -34,7 +34,7 @@ describe('health badges', () => {
         if (w.warnedAt === undefined && warned()) w.warnedAt = Number(document.querySelector('[data-testid=train-status]')?.getAttribute('data-iteration'));
       };
       note();
-      new MutationObserver(note).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-level'] });
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-level'] });
     });
     await page.getByTestId('field-algo.entropyCoef').fill('0.5');
     await page.getByTestId('field-algo.lr').fill('0.003');
