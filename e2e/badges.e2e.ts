@@ -24,12 +24,23 @@ describe('health badges', () => {
     await expect.poll(() => num(page, 'data-success'), { timeout: 180_000, interval: 500 }).toBeGreaterThanOrEqual(0.95);
     await expect.poll(() => level(page, 'outcome'), { timeout: 30_000 }).toBe('ok');
     const at = await num(page, 'data-iteration');
+    // The iteration the page shows when a badge first turns warn or bad, noted in the page as it
+    // happens (any change to the page is looked at, in case a badge is redrawn anew): a poll from
+    // here adds the iterations trained during its interval, as many as the machine is fast.
+    await page.evaluate(() => {
+      const w = window as unknown as { warnedAt?: number };
+      const warned = () => ['outcome', 'exploration'].some((b) => /^(warn|bad)$/.test(document.querySelector(`[data-testid=health-${b}]`)?.getAttribute('data-level') ?? ''));
+      const note = () => {
+        if (w.warnedAt === undefined && warned()) w.warnedAt = Number(document.querySelector('[data-testid=train-status]')?.getAttribute('data-iteration'));
+      };
+      note();
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-level'] });
+    });
     await page.getByTestId('field-algo.entropyCoef').fill('0.5');
     await page.getByTestId('field-algo.lr').fill('0.003');
-    await expect
-      .poll(async () => [await level(page, 'outcome'), await level(page, 'exploration')].some((l) => l === 'warn' || l === 'bad'), { timeout: 120_000, interval: 500 })
-      .toBe(true);
-    const after = (await num(page, 'data-iteration')) - at;
+    const warnedAt = () => page.evaluate(() => (window as unknown as { warnedAt?: number }).warnedAt ?? null);
+    await expect.poll(warnedAt, { timeout: 120_000, interval: 500 }).not.toBeNull();
+    const after = (await warnedAt())! - at;
     // A fall after a live edit names the edit (the later of the two, same iteration), not a generic cause.
     if ((await level(page, 'outcome')) !== 'ok') expect(await page.getByTestId('health-outcome').textContent()).toMatch(/since (Learning rate|Entropy coef\w*) changed at iteration \d+/);
     await page.screenshot({ path: `${ARTIFACTS}/badges-regression.png` });
@@ -76,6 +87,12 @@ describe('health badges', () => {
     // The run's own record: success must have been above 0 and then be lost; read from the
     // dashboard's series, not assumed.
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 240_000, interval: 1000 }).toBe('finished');
+    // The run says finished before its last iteration is drawn: the status bar takes the history
+    // once per animation frame (chartFeed), the badges and charts a deferred copy of it
+    // (useDeferredValue in Dashboard). Read them once the success chart holds all 30 iterations.
+    const chart = page.getByTestId('chart-success');
+    await chart.scrollIntoViewIfNeeded();
+    await expect.poll(async () => [await num(page, 'data-iteration'), Number(await chart.getAttribute('data-points'))], { timeout: 15_000 }).toEqual([30, 30]);
     const best = await num(page, 'data-max-success');
     const last = await num(page, 'data-success');
     console.log(`lesson 2.1: best success ${best}, last ${last}; outcome ${await level(page, 'outcome')}: ${await page.getByTestId('health-outcome').textContent()}`);

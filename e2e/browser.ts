@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { RUNS_DB_NAME } from '../src/runtime/storage/runStore.ts';
 
 export const CHROMIUM_CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(
   (p): p is string => !!p,
@@ -149,3 +150,42 @@ export async function axeProblems(page: Page): Promise<string[]> {
 
 /** How far the page scrolls sideways, px: its content is wider than the viewport when > 0. */
 export const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+/**
+ * The newest saved run's status and metric rows saved, read straight from IndexedDB (null before
+ * one is saved). A run's end reaches its record after the Train view says so (the recorder writes
+ * the last rows and the final status behind it), and Runs reads the record once as it opens: wait
+ * on this before opening Runs to read a finished run there.
+ */
+export function newestSavedRun(page: Page): Promise<{ status: string; iterations: number } | null> {
+  return page.evaluate(
+    (db) =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open(db);
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          if (!open.result.objectStoreNames.contains('runs')) {
+            open.result.close();
+            resolve(null);
+            return;
+          }
+          const get = open.result.transaction('runs').objectStore('runs').getAll();
+          get.onerror = () => reject(get.error);
+          get.onsuccess = () => {
+            open.result.close();
+            const runs = (get.result as { status: string; iterations: number; createdAt: number }[]).sort((a, b) => b.createdAt - a.createdAt);
+            resolve(runs[0] ? { status: runs[0].status, iterations: runs[0].iterations } : null);
+          };
+        };
+      }),
+    RUNS_DB_NAME,
+  );
+}
+
+/**
+ * Resolves after two animation frames of the page: by then the Train view's chart feed (which
+ * hands the history to the store once per frame) has flushed the iterations reported before the
+ * call, and React has drawn them (store updates render synchronously). The status bar's iteration
+ * read after a pause is then the last one trained.
+ */
+export const afterTwoFrames = (page: Page) => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));

@@ -41,12 +41,15 @@ describe('Compare statistics', () => {
     await page.getByTestId('compare-metric').selectOption('episode/success_rate');
     const table = page.getByTestId('stats-table');
     await table.waitFor();
-    for (const c of report.configs) {
-      const row = page.locator(`[data-testid=stats-row][data-label="${c.name}"]`);
-      expect(await row.locator('td').nth(1).textContent()).toBe(String(c.runs));
-      expect(await row.getByTestId('stats-iqm').textContent()).toBe(iv(c.iqm));
-      expect(await row.getByTestId('stats-mean').textContent()).toBe(iv(c.mean));
-    }
+    // Each tick reads that run's rows from IndexedDB (toggleSelected → loadRows) and the table
+    // shows as soon as the first run's are in: wait until it covers every run, then compare.
+    const shown = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('[data-testid=stats-row]')]
+          .map((r) => [r.getAttribute('data-label'), r.querySelectorAll('td')[1]?.textContent, r.querySelector('[data-testid=stats-iqm]')?.textContent, r.querySelector('[data-testid=stats-mean]')?.textContent])
+          .sort(),
+      );
+    await expect.poll(shown, { timeout: 15_000 }).toEqual(report.configs.map((c) => [c.name, String(c.runs), iv(c.iqm), iv(c.mean)]).sort());
     for (const p of report.improvement) {
       expect(await page.locator(`[data-testid=poi-cell][data-x="${p.x}"][data-y="${p.y}"]`).textContent()).toBe(iv(p.p));
     }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page, Worker } from 'playwright-core';
-import { ARTIFACTS, pasteRewardCode, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, newestSavedRun, pasteRewardCode, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -50,20 +50,37 @@ async function trainToEnd(page: Page, timeoutMs: number): Promise<{ gapsS: numbe
   }
 }
 
-/** The saved run's row in Runs (the newest). */
+/** The saved run's row in Runs (the newest), opened once its record is final. */
 async function savedRow(page: Page) {
+  // The record's last rows and final status are written behind the Train view's 'finished';
+  // Runs reads the store once as it opens (it re-reads only while a run trains).
+  await expect.poll(async () => (await newestSavedRun(page))?.status, { timeout: 30_000 }).toBe('finished');
   await page.getByTestId('view-runs').click();
   const row = page.getByTestId('run-row').first();
   await row.waitFor();
   return row;
 }
 
-/** A rollout worker of the page, by its name ('rollout worker 1'). */
+/**
+ * A rollout worker of the page, by its name ('rollout worker 1'). Each worker is asked with a time
+ * limit: a WASM thread's worker blocked in Atomics.wait never answers, and the workers come in the
+ * order they started, which the machine's speed decides (sweep.e2e met one first).
+ */
 async function rolloutWorker(page: Page, name: string): Promise<Worker> {
-  for (const w of page.workers()) {
-    if ((await w.evaluate(() => self.name).catch(() => '')) === name) return w;
-  }
-  throw new Error(`no worker named "${name}" among ${page.workers().length}`);
+  const nameOf = (w: Worker) => Promise.race([w.evaluate(() => self.name).catch(() => ''), new Promise<string>((r) => setTimeout(() => r('(no answer)'), 15_000))]);
+  const workers = page.workers();
+  // All asked at once, the first to answer with the name wins: the run trains on meanwhile.
+  return new Promise((resolve, reject) => {
+    if (workers.length === 0) reject(new Error('the page has no workers'));
+    const names: string[] = [];
+    for (const w of workers) {
+      void nameOf(w).then((n) => {
+        if (n === name) resolve(w);
+        names.push(n);
+        if (names.length === workers.length) reject(new Error(`no worker named "${name}" among ${names.join(', ')}`));
+      });
+    }
+  });
 }
 
 describe('liveness from progress', () => {
@@ -83,7 +100,9 @@ describe('liveness from progress', () => {
     await page.screenshot({ path: `${ARTIFACTS}/slow-reward-term.png` });
     console.log(`5 ms term: iterations took ${gapsS.map((g) => g.toFixed(0)).join(', ')} s (the first includes the start)`);
     expect(end, (await page.locator('.notice-text').allTextContents()).join(' | ')).toBe('finished');
-    expect(await num(page, 'data-iteration')).toBe(5);
+    // 'finished' is set as the run's end is saved; the last iteration reaches the status bar
+    // through the chart feed's per-frame flush, which can come a frame after: poll for it.
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 10_000 }).toBe(5);
     // The point of the test: some iteration took longer than the 30 s the heartbeat allows.
     expect(Math.max(...gapsS)).toBeGreaterThan(30);
     expect(errors).toEqual([]);
@@ -101,7 +120,7 @@ describe('liveness from progress', () => {
     const { gapsS, status: end } = await trainToEnd(page, 840_000);
     console.log(`6× throttled: iterations took ${gapsS.map((g) => g.toFixed(0)).join(', ')} s (the first includes the start)`);
     expect(end, (await page.locator('.notice-text').allTextContents()).join(' | ')).toBe('finished');
-    expect(await num(page, 'data-iteration')).toBe(5);
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 10_000 }).toBe(5);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     expect(errors).toEqual([]);
     await page.close();
@@ -137,7 +156,7 @@ describe('liveness from progress', () => {
       });
       console.log(`rollout worker ${fault}: paused ${result.pausedAfterS.toFixed(1)} s after the fault; notices ${JSON.stringify(notices)}`);
       expect(result.end.status, notices.join(' | ')).toBe('finished');
-      expect(await num(page, 'data-iteration')).toBe(N);
+      await expect.poll(() => num(page, 'data-iteration'), { timeout: 10_000 }).toBe(N);
       expect(notices.join('\n')).toMatch(/rollout worker 1 stopped answering for \d+ s during (collect|setWeights) .*; rollout worker \d+ took its place and collects its part again\. Training goes on\./);
       await page.screenshot({ path: `${ARTIFACTS}/rollout-worker-${fault}.png` });
       const row = await savedRow(page);

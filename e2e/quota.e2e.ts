@@ -11,12 +11,19 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { CDPSession } from 'playwright-core';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { RUNS_DB_NAME } from '../src/runtime/storage/runStore.ts';
+import { ARTIFACTS, newestSavedRun, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
 
 const status = (page: Page) => page.getByTestId('train-status');
+/**
+ * Waits until the app has created its run store (main.tsx opens it at load, a moment after the
+ * view shows), so a usage taken next already counts it and the quota set from it is the room the
+ * test means.
+ */
+const runStoreOpened = (page: Page) => expect.poll(() => page.evaluate(async () => (await indexedDB.databases()).map((d) => d.name)), { timeout: 15_000 }).toContain(RUNS_DB_NAME);
 const num = async (page: Page, name: string) => Number((await status(page).getAttribute(name)) ?? 'NaN');
 
 describe('storage quota', () => {
@@ -26,6 +33,7 @@ describe('storage quota', () => {
     const cdp = await page.context().newCDPSession(page);
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=30`);
     await page.getByTestId('train-status').waitFor();
+    await runStoreOpened(page);
     const origin = new URL(appUrl).origin;
     const before = await page.evaluate(() => navigator.storage.estimate());
     // Room for one checkpoint (~0.8 MB) and the metrics, not for a second checkpoint or 30 iterations of trajectories.
@@ -50,7 +58,9 @@ describe('storage quota', () => {
       clearInterval(watcher);
     }
     await collect();
-    expect(await num(page, 'data-iteration')).toBe(30);
+    // 'finished' is set as the run's end is saved; the last iteration reaches the status bar
+    // through the chart feed's per-frame flush, which can come a frame after: poll for it.
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 10_000 }).toBe(30);
     const notices = [...seen];
     const after = await page.evaluate(() => navigator.storage.estimate());
     writeFileSync(`${ARTIFACTS}/quota.json`, JSON.stringify({ quota, usageBefore: before.usage, estimateAfter: after, notices }, null, 2));
@@ -62,9 +72,7 @@ describe('storage quota', () => {
     expect(notices.join('\n')).not.toMatch(/metrics after iteration \d+ are not saved/);
     await page.screenshot({ path: `${ARTIFACTS}/quota-notice.png` });
 
-    await page.getByTestId('view-runs').click();
-    const row = page.getByTestId('run-row').first();
-    await row.waitFor();
+    const row = await savedRunRow(page);
     const saved = Number(await row.getAttribute('data-iterations'));
     console.log(`quota ${quota} B: notices ${JSON.stringify(notices)}; ${saved} of 30 iterations' metrics saved`);
     // Metrics went on after trajectories stopped: all 30 iterations are saved.
@@ -93,7 +101,11 @@ describe('storage quota', () => {
     };
   }
 
+  /** The saved run's row in Runs, opened once its record is final. */
   async function savedRunRow(page: Page) {
+    // The record's last rows and final status are written behind the Train view's 'finished';
+    // Runs reads the store once as it opens (it re-reads only while a run trains).
+    await expect.poll(async () => (await newestSavedRun(page))?.status, { timeout: 30_000 }).toBe('finished');
     await page.getByTestId('view-runs').click();
     const row = page.getByTestId('run-row').first();
     await row.waitFor();
@@ -113,6 +125,7 @@ describe('storage quota', () => {
     const origin = new URL(appUrl).origin;
     await page.goto(`${appUrl}?backend=wasm#view=train&preset=grid-empty-8x8-grpo&iterations=${N}`);
     await status(page).waitFor();
+    await runStoreOpened(page);
     const notices = noticeWatch(page);
     try {
       // 150 KB of room: the first checkpoint (~0.8 MB) does not fit, the trajectories fill the

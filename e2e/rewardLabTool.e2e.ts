@@ -8,7 +8,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, pasteRewardCode, useBrowser, watchErrors } from './browser.ts';
+import { afterTwoFrames, ARTIFACTS, pasteRewardCode, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -42,6 +42,9 @@ describe('reward lab on a tool run', () => {
     await expect.poll(() => page.getByTestId('rescore-freeze').isEnabled(), { timeout: 120_000, interval: 250 }).toBe(true);
     await page.getByTestId('train-pause').click();
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 30_000 }).toBe('paused');
+    // 'paused' is set once the pause's checkpoint is saved, the last iteration by the chart feed's
+    // per-frame flush: let that land before taking the count the re-score must leave alone.
+    await afterTwoFrames(page);
     const trained = await num(page, 'data-iteration');
 
     // Re-scoring a token batch: freeze what v1 scored, add a cost per turn, re-score. The token

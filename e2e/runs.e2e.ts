@@ -15,7 +15,7 @@ import type { Download, Page } from 'playwright-core';
 import * as ort from 'onnxruntime-web';
 import { safeFileName as safeName } from '../src/core/runs/format.ts';
 import { RUNS_DB_NAME } from '../src/runtime/storage/runStore.ts';
-import { ARTIFACTS, installLongTaskObserver, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, installLongTaskObserver, newestSavedRun, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -213,7 +213,12 @@ describe('runs that last', () => {
     await expect.poll(() => attr(page, 'data-status'), { timeout: 20_000, interval: 250 }).toMatch(/starting|running|finished/);
     await expect.poll(() => attr(page, 'data-status'), { timeout: 400_000, interval: 500 }).toMatch(/finished|error/);
     expect(await attr(page, 'data-status'), (await page.getByTestId('train-error').textContent().catch(() => '')) ?? '').toBe('finished');
-    expect(await num(page, 'data-iteration')).toBe(RESUMED_ITERATIONS);
+    // 'finished' is set as the run's end is saved; the last iteration reaches the status bar
+    // through the chart feed's per-frame flush, which can come a frame after: poll for it.
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 10_000 }).toBe(RESUMED_ITERATIONS);
+    // The record's last rows and final status are written behind 'finished', and Runs reads the
+    // store once as it opens (it re-reads only while a run trains): open it once they are saved.
+    await expect.poll(async () => (await newestSavedRun(page))?.status, { timeout: 30_000 }).toBe('finished');
     await page.getByTestId('view-runs').click();
     await expect.poll(() => rowOf(page, 3).getAttribute('data-status'), { timeout: 20_000 }).toBe('finished');
     expect(await rows(page).count()).toBe(listedBefore);

@@ -24,11 +24,11 @@ const browser = useBrowser();
  */
 const MAY_DIFFER: readonly string[] = [];
 
-/** Every metric key of the tab's single recorded run (iteration and wall_s are the row's own fields). */
-function tabKeys(page: Page): Promise<string[]> {
+/** Every metric key of the tab's single recorded run (iteration and wall_s are the row's own fields), and how many rows it has saved. */
+function tabKeys(page: Page): Promise<{ keys: string[]; rows: number }> {
   return page.evaluate(
     (db) =>
-      new Promise<string[]>((resolve, reject) => {
+      new Promise<{ keys: string[]; rows: number }>((resolve, reject) => {
         const open = indexedDB.open(db);
         open.onerror = () => reject(open.error);
         open.onsuccess = () => {
@@ -38,7 +38,7 @@ function tabKeys(page: Page): Promise<string[]> {
             open.result.close();
             const keys = new Set<string>();
             for (const r of get.result as { row: Record<string, number> }[]) for (const k of Object.keys(r.row)) keys.add(k);
-            resolve([...keys]);
+            resolve({ keys: [...keys], rows: get.result.length });
           };
         };
       }),
@@ -88,9 +88,10 @@ describe('the tab and the CLI log the same metric keys', () => {
       await page.goto(`${appUrl}?backend=wasm#view=train&${link}`);
       await page.getByTestId('train-start').click();
       await expect.poll(() => page.getByTestId('train-status').getAttribute('data-status'), { timeout: 400_000, interval: 1000 }).toBe('finished');
-      // The record's rows are written behind the charts: wait until all of them are there.
-      await expect.poll(async () => (await tabKeys(page)).length, { timeout: 30_000 }).toBeGreaterThan(5);
-      const tab = comparable(await tabKeys(page));
+      // The record's rows are written behind the charts (in batches, the last ones after the run
+      // says finished): wait until every iteration's row is there, since a key may come later.
+      await expect.poll(async () => (await tabKeys(page)).rows, { timeout: 30_000 }).toBe(k.iterations);
+      const tab = comparable((await tabKeys(page)).keys);
       const cli = comparable(cliKeys(withOverrides(k.preset, k.overrides), k.iterations));
       // Not two empty sets: the rows carry the dashboard's keys.
       expect(tab).toEqual(expect.arrayContaining(['episode/success_rate', 'reward/mean', 'actor/entropy', 'perf/iteration_s']));

@@ -26,12 +26,23 @@ async function cellPoint(page: Page, x: number, y: number, W: number): Promise<{
   return { x: box.x + (x + 0.5) * s, y: box.y + (y + 0.5) * s };
 }
 
+/**
+ * The run's length: the preset's 40 iterations were not enough to count on. In fresh-clone CI
+ * runs success >= 0.9 came anywhere from iteration 21 to 38 (the browser's runs are not bit for
+ * bit repeatable), so a slow learner could end the run first, and one that got there at 38 could
+ * finish before Pause was pressed. No setting depends on the count (no schedule over iterations).
+ */
+const TRAIN_ITERATIONS = 300;
+
 /** Trains the Train view's draft to success >= 0.9 (the best iteration so far), then pauses. */
 async function trainToSuccess(page: Page): Promise<number> {
+  await page.getByTestId('field-iterations').fill(String(TRAIN_ITERATIONS));
   await page.getByTestId('train-start').click();
   await expect.poll(() => num(page, 'data-max-success'), { timeout: 300_000, interval: 1000 }).toBeGreaterThanOrEqual(0.9);
   const it = await num(page, 'data-iteration');
+  expect(it, 'the run must still be in progress at the pause').toBeLessThan(TRAIN_ITERATIONS);
   await page.getByTestId('train-pause').click();
+  await expect.poll(() => page.getByTestId('train-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
   return it;
 }
 
