@@ -35,7 +35,9 @@ export default {
           ['rollout.groups', 8],
           ['algo.dynamicSampling.enabled', true],
           ['algo.dynamicSampling.maxRounds', 8],
-          ['iterations', 40],
+          // Headless (one seed, one order of episodes) the check completes by iteration 40; in the
+          // tab the rollout workers' order varies it (22-34 in CI runs): 60 leaves a slow start room.
+          ['iterations', 60],
         ],
       },
       check: {
@@ -44,7 +46,7 @@ export default {
           { metric: 'episode/success_rate', op: 'rise', by: 0.2 },
         ],
         for: 2,
-        within: 40,
+        within: 60,
         says: 'groups are being dropped and the success rate rose by 0.2 from its start, 2 iterations in a row',
       },
     },
