@@ -157,7 +157,7 @@ export const sideways = (page: Page) => page.evaluate(() => document.documentEle
  * the last rows and the final status behind it), and Runs reads the record once as it opens: wait
  * on this before opening Runs to read a finished run there.
  */
-export function newestSavedRun(page: Page): Promise<{ status: string; iterations: number } | null> {
+export function newestSavedRun(page: Page): Promise<{ status: string; iterations: number; checkpointAt: number | null } | null> {
   return page.evaluate(
     (db) =>
       new Promise((resolve, reject) => {
@@ -173,8 +173,8 @@ export function newestSavedRun(page: Page): Promise<{ status: string; iterations
           get.onerror = () => reject(get.error);
           get.onsuccess = () => {
             open.result.close();
-            const runs = (get.result as { status: string; iterations: number; createdAt: number }[]).sort((a, b) => b.createdAt - a.createdAt);
-            resolve(runs[0] ? { status: runs[0].status, iterations: runs[0].iterations } : null);
+            const runs = (get.result as { status: string; iterations: number; createdAt: number; checkpointAt?: number | null }[]).sort((a, b) => b.createdAt - a.createdAt);
+            resolve(runs[0] ? { status: runs[0].status, iterations: runs[0].iterations, checkpointAt: runs[0].checkpointAt ?? null } : null);
           };
         };
       }),

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors, axeProblems } from './browser.ts';
+import { ARTIFACTS, useBrowser, watchErrors, axeProblems, newestSavedRun } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -195,6 +195,52 @@ describe('env studio: code envs', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: `${ARTIFACTS}/code-env-phone-checked.png`, fullPage: true });
     expect(await axeProblems(page)).toEqual([]);
+    await page.close();
+  });
+
+  // The newcomer's path: no query string, so Auto times WASM against the software WebGPU adapter
+  // this Chromium exposes, which builds the env in the training worker before the run does (it
+  // failed there with "its sandbox is not loaded in this thread"). Then the same without WebGPU.
+  for (const gpu of ['with a WebGPU adapter', 'without WebGPU'] as const) {
+    it(`trains a code env from the Studio with the default backend (Auto, ${gpu}) and exports its policy card`, { timeout: 300_000 }, async () => {
+      const page = await browser().newPage({ viewport: { width: 1300, height: 1000 } });
+      const errors = watchErrors(page);
+      if (gpu === 'without WebGPU') await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
+      await page.goto(`${appUrl}#view=studio&tab=code`);
+      await page.getByTestId('code-env-panel').waitFor();
+      await paste(page, SMALL);
+      expect(await saveAndWait(page)).toMatch(/^Check passed/);
+      await page.getByTestId('code-env-preset').selectOption('grid-empty-8x8-grpo');
+      await page.getByTestId('code-env-train').click();
+      const status = page.getByTestId('train-status');
+      await expect.poll(async () => Number(await status.getAttribute('data-iteration')), { timeout: 240_000, interval: 500 }).toBeGreaterThanOrEqual(3);
+      const engine = await status.getAttribute('data-engine');
+      console.log(`code env, default backend ${gpu}: iteration 3 reached on ${engine}`);
+      expect(engine).toMatch(gpu === 'without WebGPU' ? /wasm/ : /wasm|webgpu/);
+      await page.getByTestId('train-pause').click();
+      await expect.poll(() => status.getAttribute('data-status'), { timeout: 60_000 }).toBe('paused');
+      // Runs' policy card builds the config's env on the page's thread: the sandbox loads there too.
+      // Runs reads the store once as it opens: open it once the pause's checkpoint is saved.
+      await expect.poll(async () => (await newestSavedRun(page))?.checkpointAt ?? 0, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
+      await page.getByTestId('view-runs').click();
+      await page.getByTestId('run-row').first().getByTestId('run-open').click();
+      await page.getByTestId('run-detail').waitFor();
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 30_000 }), page.getByTestId('export-policy-json').click()]);
+      const card = JSON.parse(readFileSync(await download.path(), 'utf8')) as unknown;
+      expect(JSON.stringify(card)).toContain('code/custom');
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+  }
+
+  it('a Train link on a code env with percent-encoded keys meets the banner, not a load error', { timeout: 120_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1300, height: 1000 } });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}#view=train&preset=grid-empty-8x8-grpo&env%2Eid=code/custom&env%2Ekwargs%2Ecode=${encodeURIComponent(SMALL)}`);
+    await page.getByTestId('code-env-banner').waitFor();
+    expect(await page.locator('[data-testid=code-env-editor] .cm-content').textContent()).toContain('Empty room 5x5 (code)');
+    expect(await page.getByText(/sandbox is not loaded/).count()).toBe(0);
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

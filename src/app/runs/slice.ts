@@ -182,6 +182,13 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
       if (r.run.checkpoint) {
         // Loaded on demand (it builds the config's model): a checkpoint of another model is refused here, not at Resume.
         const { checkpointFitProblems } = await import('../../core/runs/policyExport.ts');
+        // Fitting builds the config's env: a code env's sandbox loads in this thread first.
+        try {
+          await (await import('../../runtime/codeEnv/index.ts')).ensureCodeEnvsFor(r.run.config);
+        } catch (e) {
+          set({ importProblems: [`The run's code env sandbox could not be loaded, nothing was added: ${(e as Error).message}`] });
+          return false;
+        }
         const misfit = checkpointFitProblems(r.run.config, r.run.checkpoint, `${files.length === 1 ? files[0].name : 'checkpoint.json'}: checkpoint`);
         if (misfit.length > 0) {
           set({ importProblems: misfit.slice(0, 10) });
@@ -234,7 +241,9 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
           return;
         }
         try {
-          // Loaded on demand: the graph builder is not otherwise needed on the page.
+          // Loaded on demand: the graph builder is not otherwise needed on the page. Both exports
+          // build the config's env, so a code env's sandbox loads in this thread first.
+          await (await import('../../runtime/codeEnv/index.ts')).ensureCodeEnvsFor(run.config);
           if (kind === 'policy-json') {
             // What the ONNX file needs beside it: inputs and how to build them, the actions, the env and the reward code in force.
             const { policyCard } = await import('../../core/models/policyCard.ts');

@@ -29,5 +29,10 @@ export async function ensureCodeEnvs(envId: string): Promise<void> {
   if (envId === CODE_ENV_ID || envId.startsWith('code/')) await loadCodeEnvs();
 }
 
+/** Loads the sandbox when `config` (or any of its stages) trains on a code env: before anything builds its model or env in this thread. */
+export async function ensureCodeEnvsFor(config: { env: { id: string }; stages?: readonly { env?: { id: string } }[] }): Promise<void> {
+  for (const id of [config.env.id, ...(config.stages ?? []).map((st) => st.env?.id ?? '')]) await ensureCodeEnvs(id);
+}
+
 export { CODE_ENV_ID } from '../../core/envs/code/codeEnv.ts';
 export { wrapModule } from './quickjs.ts';

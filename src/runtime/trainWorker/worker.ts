@@ -129,7 +129,9 @@ const api = {
   },
 
   /** The workload `config` puts on its engine, named (the key of a remembered backend choice). */
-  shapeOf(config: RunConfig): { key: string; label: string } {
+  async shapeOf(config: RunConfig): Promise<{ key: string; label: string }> {
+    // The shape is read off an env instance: a code env needs its sandbox in this worker first.
+    await ensureCodeEnvs(config.env.id);
     const s = probeShapeFor(config);
     return { key: s.key, label: s.label };
   },
@@ -140,6 +142,7 @@ const api = {
    * one the run then uses (ORT fixes its thread count when it first loads).
    */
   async measureBackends(config: RunConfig, options: WebMeasureOptions): Promise<EngineDecision> {
+    await ensureCodeEnvs(config.env.id);
     const key = measureKey(config, options);
     const early = premeasured;
     premeasured = null;
@@ -158,7 +161,10 @@ const api = {
    * Start, after `warm`); a later measureBackends with the same model and options returns this
    * result instead of timing again.
    */
-  premeasure(config: RunConfig, options: WebMeasureOptions): void {
+  async premeasure(config: RunConfig, options: WebMeasureOptions): Promise<void> {
+    if (premeasured || trainer) return;
+    await ensureCodeEnvs(config.env.id);
+    // A start or another timing may have begun while the sandbox loaded.
     if (premeasured || trainer) return;
     const decision = (async () => {
       mark('premeasure-begin');

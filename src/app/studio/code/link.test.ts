@@ -25,4 +25,16 @@ describe('code env links', () => {
     expect(readCodeLink(hash)).toEqual({ kind: 'code', code });
     expect(isTrainCodeLink(formatTrainHash(p.id, base, base))).toBe(false);
   });
+  it('reads a Train link whose keys are percent-encoded as the code link it is (the Train parser decodes keys, so it would load the module unreviewed)', () => {
+    const code = 'export const env = {};';
+    for (const hash of [
+      `#view=train&env%2Eid=code/custom&env.kwargs.code=${encodeURIComponent(code)}`,
+      `#view=train&env%2eid=code%2Fcustom&env%2Ekwargs%2Ecode=${encodeURIComponent(code)}`,
+      `#%76iew=train&env.id=code/custom&env.kwargs.code=${encodeURIComponent(code)}`,
+    ]) {
+      expect(isTrainCodeLink(hash), hash).toBe(true);
+      expect(readCodeLink(hash), hash).toEqual({ kind: 'code', code });
+    }
+    expect(isTrainCodeLink('#view=train&env%2Eid=grid/empty')).toBe(false);
+  });
 });
