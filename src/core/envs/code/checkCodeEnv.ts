@@ -7,11 +7,18 @@
  * changed by a later call, and a text env must answer malformed actions (grid actions out of
  * range never reach the module: the host refuses them).
  *
- * It always runs in the checking sandbox (QuickJS: the clock-read lines and a loop's line), never
- * in a faster one the runtime may install for training.
+ * Then what random play misses and training hits: a step too slow to train (timed first, where
+ * training runs it; the limit is the call deadline over the envs one headless call steps), the
+ * module's expert() played to the end (a NaN reward on success), memory that grows across resets.
  *
- * Lines: an exception's own line (from the sandbox's stack); a divergence names the lines that
- * read Math.random, Date.now or new Date() (the usual cause), else the line of `step`/`reset`.
+ * It runs in the checking sandbox (QuickJS, its checking build: clock-read lines, loop counters,
+ * heap and binding sizes, frozen observations), never in a faster one the runtime may install for
+ * training; only the speed probe times the step there, since that is the speed training gets.
+ *
+ * Lines, each where the fault is: an exception's own line (from the sandbox's stack); a runaway
+ * or slow loop's own line (its counter); a divergence names the lines that read Math.random,
+ * Date.now or new Date() (the usual cause), else the line of `step`/`reset`; a non-finite reward
+ * the line that assigns it; a mutated observation the write; a leak the line that grows it.
  */
 import { checkEnv } from '../checkEnv.ts';
 import { Rng } from '../../util/rng.ts';
@@ -291,7 +298,7 @@ function memoryProblem(code: string, make: () => CodeEnv, anyAction: AnyAction):
     if (to > from && (grew === null || to - from > grew.to - grew.from)) grew = { name, from, to };
   }
   const kib = (x: number) => `${(x / 1024).toFixed(1)} KiB`;
-  const what = `memory grows across resets: the sandbox heap grew ${kib(per)} per reset (${kib(a)} after ${MEMORY_RESETS[0]} resets, ${kib(c)} after ${MEMORY_RESETS[2]}), so training (64 episodes an iteration) runs out of the sandbox's memory after ~${Math.round((64 * 1048576) / per).toLocaleString('en-US')} resets`;
+  const what = `memory grows across resets: the sandbox heap grew ${kib(per)} per reset (${kib(a)} after ${MEMORY_RESETS[0]} resets, ${kib(c)} after ${MEMORY_RESETS[2]}), so training (64 episodes an iteration) fills the sandbox's 64 MiB after ~${Math.round((64 * 1048576) / per).toLocaleString('en-US')} resets`;
   if (grew === null) return { line: exportLine(code, 'reset'), rule: 'memory', message: `${what}; no top-level variable grew: look for state kept between episodes in reset()/step() and clear it in reset(seed)` };
   const decl = topLevelBindings(code).find((x) => x.name === grew.name)?.line ?? null;
   const line = growthLines(code, grew.name)[0] ?? decl;
