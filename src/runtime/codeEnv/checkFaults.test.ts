@@ -69,9 +69,17 @@ describe('the code env check finds what training hits, at its line', () => {
     expect(problems.map((p) => p.rule)).toEqual(['memory']);
     const [p] = problems;
     expect(p.line).toBe(lineOf(code, 'history.push('));
-    expect(p.message).toMatch(/^memory grows across resets: the sandbox heap grew [\d.]+ KiB per reset/);
-    expect(p.message).toMatch(/`history` \(declared at line \d+\) holds [\d,]+ values after 40 resets and [\d,]+ after 120/);
+    expect(p.message).toMatch(/^memory grows across resets: `history` \(declared at line \d+\) holds [\d,]+ values after 40 resets and [\d,]+ after 120 \([\d.]+ a reset, without end/);
+    expect(p.message).toMatch(/the sandbox heap held [\d.]+ KiB in [\d,]+ blocks after 40 resets .* training fills its 64 MiB after ~[\d,]+ resets/);
     expect(p.message).toContain(`declared at line ${lineOf(code, 'const history = [];')}`);
+  });
+
+  it('a small leak (a Set of visited cells keyed by seed, never cleared): found, at the line that adds to it', () => {
+    const code = ROOM.replace('let x = 1, y = 1, dir = 0, steps = 0, ended = true;', 'let x = 1, y = 1, dir = 0, steps = 0, ended = true, seedNow = 0;\nconst visited = new Set();').replace('x = 1; y = 1; dir = 0; steps = 0; ended = false;', 'x = 1; y = 1; dir = 0; steps = 0; ended = false; seedNow = _seed;').replace('  steps++;\n', '  steps++;\n  visited.add(`${seedNow}:${x},${y}`);\n');
+    const problems = checkCodeEnv(code).problems;
+    expect(problems.map((p) => p.rule)).toEqual(['memory']);
+    expect(problems[0].line).toBe(lineOf(code, 'visited.add('));
+    expect(problems[0].message).toContain('`visited` (declared at line');
   });
 
   it('state kept but bounded across resets is not a leak (a per-episode list cleared in reset)', () => {

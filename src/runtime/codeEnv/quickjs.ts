@@ -251,10 +251,13 @@ class Loaded implements CodeEnvGuest {
       callTimeoutMs: this.opts.callTimeoutMs,
       probe: this.checking
         ? {
-            heapBytes: () => {
+            heap: () => {
               const h = this.rt.computeMemoryUsage();
               try {
-                return Number((this.vm.dump(h) as { memory_used_size?: number }).memory_used_size ?? 0);
+                // memory_used_size sums QuickJS's objects, shapes and atoms (this build has no malloc_usable_size,
+                // so strings and Map/Set records are left out); malloc_count is every live allocation.
+                const u = this.vm.dump(h) as { memory_used_size?: number; malloc_count?: number };
+                return { bytes: Number(u.memory_used_size ?? 0), blocks: Number(u.malloc_count ?? 0) };
               } finally {
                 h.dispose();
               }

@@ -75,8 +75,19 @@ const SPEED_STEPS = 12;
 const EXPERT_SEEDS = [0, 1, 7];
 /** Resets the memory probe plays, and where it measures (after this many). */
 const MEMORY_RESETS = [40, 80, 120] as const;
-/** Growth per reset that is a leak, bytes: it would fill a 64 MiB sandbox within ~100,000 resets (a long run's episodes). */
-const LEAK_BYTES_PER_RESET = 640;
+/** Steps of each of the memory probe's episodes (1 once the probe has taken 1.5 s). */
+const MEMORY_EPISODE_STEPS = 8;
+/**
+ * Heap growth that is a leak, bytes per call (a reset or a step): at this rate a sandbox's 64 MiB
+ * fills within ~8 million calls, ~1,300 iterations of 64 episodes of 100 steps.
+ */
+const LEAK_BYTES_PER_CALL = 8;
+/** Heap growth below this in a window of the probe is noise (QuickJS's shapes, atoms, GC timing), bytes. */
+const LEAK_FLOOR_BYTES = 4096;
+/** Growth of a top-level binding that is a leak, values a reset (kept in both windows: not a cache filling up once). */
+const LEAK_VALUES_PER_RESET = 0.5;
+/** Growth of the heap's live blocks that is a leak, blocks a reset (strings and Map/Set entries, whose bytes QuickJS does not count). */
+const LEAK_BLOCKS_PER_RESET = 1;
 
 /** Checks `code` as a code env; no problems means it may be trained on. */
 export function checkCodeEnv(code: string, options: CheckCodeEnvOptions = {}): CodeEnvCheck {
@@ -255,54 +266,63 @@ function mutationLine(make: () => CodeEnv, anyAction: AnyAction): number | null 
 }
 
 /**
- * Memory that grows across resets: plays MEMORY_RESETS short episodes on a fresh instance and
- * measures the sandbox heap between; growth in both windows past LEAK_BYTES_PER_RESET is a leak.
- * The fault's line: the first line that grows the top-level binding that grew most.
+ * Memory that grows across resets: plays MEMORY_RESETS episodes of MEMORY_EPISODE_STEPS steps on
+ * a fresh instance and samples, after 40, 80 and 120 resets, the size of each top-level binding
+ * (values reachable from it) and the sandbox heap (QuickJS's live allocations: bytes of its
+ * objects, and the count of blocks, which also counts strings and Map/Set entries, whose bytes
+ * QuickJS's count leaves out). Growth in both windows is a leak: a binding gaining at least
+ * LEAK_VALUES_PER_RESET values a reset, or the heap LEAK_BYTES_PER_CALL bytes / LEAK_BLOCKS_PER_RESET
+ * blocks (over a noise floor). The line: the first line that grows the binding that grew most.
  */
 function memoryProblem(code: string, make: () => CodeEnv, anyAction: AnyAction): CodeEnvProblem | null {
   const env = make();
   const probe = env.guest.probe;
   if (!probe) return null;
   const rng = new Rng(0x1ea4);
-  const heap: number[] = [];
-  let sizes0: Record<string, number> = {};
-  let sizes1: Record<string, number> = {};
+  const samples: { calls: number; bytes: number; blocks: number; sizes: Record<string, number> }[] = [];
+  let calls = 0;
   const t0 = performance.now();
   try {
     for (let r = 1; r <= MEMORY_RESETS[MEMORY_RESETS.length - 1]; r++) {
       env.reset({ seed: 1000 + r });
+      calls++;
       // Short episodes: a leak per step shows in a few steps; a slow step keeps the probe short.
-      const steps = performance.now() - t0 > 1500 ? 1 : 16;
+      const steps = performance.now() - t0 > 1500 ? 1 : MEMORY_EPISODE_STEPS;
       for (let t = 0; t < steps; t++) {
         const s = env.step(anyAction(env, rng));
+        calls++;
         if (s.terminated || s.truncated) break;
       }
-      if ((MEMORY_RESETS as readonly number[]).includes(r)) {
-        heap.push(probe.heapBytes());
-        if (r === MEMORY_RESETS[0]) sizes0 = probe.bindingSizes();
-        if (r === MEMORY_RESETS[MEMORY_RESETS.length - 1]) sizes1 = probe.bindingSizes();
-      }
+      if ((MEMORY_RESETS as readonly number[]).includes(r)) samples.push({ calls, ...probe.heap(), sizes: probe.bindingSizes() });
     }
   } catch (e) {
     // Out of memory here is the leak itself; any other failure was reported by the checks before.
     if (!(e instanceof CodeEnvError && e.rule === 'memory')) return null;
     return { ...fromError(e), message: `memory grows across resets until the sandbox runs out: ${e.message.replace(/ \((near )?line \d+\)$/, '')}` };
   }
-  const [a, b, c] = heap;
+  const [s0, s1, s2] = samples;
   const window = MEMORY_RESETS[1] - MEMORY_RESETS[0];
-  if (!(b - a > window * LEAK_BYTES_PER_RESET && c - b > window * LEAK_BYTES_PER_RESET)) return null;
-  const per = (c - a) / (MEMORY_RESETS[2] - MEMORY_RESETS[0]);
+  const both = (f: (x: typeof s0, y: typeof s0) => boolean) => f(s0, s1) && f(s1, s2);
   let grew: { name: string; from: number; to: number } | null = null;
-  for (const [name, to] of Object.entries(sizes1)) {
-    const from = sizes0[name] ?? 0;
-    if (to > from && (grew === null || to - from > grew.to - grew.from)) grew = { name, from, to };
+  for (const name of Object.keys(s2.sizes)) {
+    const [v0, v1, v2] = [s0.sizes[name] ?? 0, s1.sizes[name] ?? 0, s2.sizes[name] ?? 0];
+    if (v1 - v0 >= window * LEAK_VALUES_PER_RESET && v2 - v1 >= window * LEAK_VALUES_PER_RESET && (grew === null || v2 - v0 > grew.to - grew.from)) grew = { name, from: v0, to: v2 };
   }
+  const bytesGrow = both((x, y) => y.bytes - x.bytes > Math.max(LEAK_FLOOR_BYTES, (y.calls - x.calls) * LEAK_BYTES_PER_CALL));
+  const blocksGrow = both((x, y) => y.blocks - x.blocks >= window * LEAK_BLOCKS_PER_RESET);
+  if (grew === null && !bytesGrow && !blocksGrow) return null;
   const kib = (x: number) => `${(x / 1024).toFixed(1)} KiB`;
-  const what = `memory grows across resets: the sandbox heap grew ${kib(per)} per reset (${kib(a)} after ${MEMORY_RESETS[0]} resets, ${kib(c)} after ${MEMORY_RESETS[2]}), so training (64 episodes an iteration) fills the sandbox's 64 MiB after ~${Math.round((64 * 1048576) / per).toLocaleString('en-US')} resets`;
-  if (grew === null) return { line: exportLine(code, 'reset'), rule: 'memory', message: `${what}; no top-level variable grew: look for state kept between episodes in reset()/step() and clear it in reset(seed)` };
+  const resets = MEMORY_RESETS[2] - MEMORY_RESETS[0];
+  const heap = `the sandbox heap held ${kib(s0.bytes)} in ${s0.blocks.toLocaleString('en-US')} blocks after ${MEMORY_RESETS[0]} resets (episodes of up to ${MEMORY_EPISODE_STEPS} steps) and ${kib(s2.bytes)} in ${s2.blocks.toLocaleString('en-US')} after ${MEMORY_RESETS[2]}`;
+  const fill = s2.bytes > s0.bytes ? `; at ${Math.round((s2.bytes - s0.bytes) / resets).toLocaleString('en-US')} bytes a reset training fills its 64 MiB after ~${Math.round((64 * 1048576 * resets) / (s2.bytes - s0.bytes)).toLocaleString('en-US')} resets` : '';
+  if (grew === null) return { line: exportLine(code, 'reset'), rule: 'memory', message: `memory grows across resets: ${heap}${fill}; no top-level variable grew: look for state kept between episodes in reset()/step() (a closure, a cache) and clear it in reset(seed)` };
   const decl = topLevelBindings(code).find((x) => x.name === grew.name)?.line ?? null;
   const line = growthLines(code, grew.name)[0] ?? decl;
-  return { line, rule: 'memory', message: `${what}: \`${grew.name}\`${decl !== null ? ` (declared at line ${decl})` : ''} holds ${grew.from.toLocaleString('en-US')} values after ${MEMORY_RESETS[0]} resets and ${grew.to.toLocaleString('en-US')} after ${MEMORY_RESETS[2]}; clear it in reset(seed), or keep only what the episode needs` };
+  return {
+    line,
+    rule: 'memory',
+    message: `memory grows across resets: \`${grew.name}\`${decl !== null ? ` (declared at line ${decl})` : ''} holds ${grew.from.toLocaleString('en-US')} values after ${MEMORY_RESETS[0]} resets and ${grew.to.toLocaleString('en-US')} after ${MEMORY_RESETS[2]} (${((grew.to - grew.from) / resets).toFixed(1)} a reset, without end: training makes millions of resets); ${heap}${fill}. Clear it in reset(seed), or keep only what the episode needs`,
+  };
 }
 
 /** What rule a checkEnv message is about, and where. */

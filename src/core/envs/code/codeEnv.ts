@@ -46,8 +46,8 @@ export interface CodeEnvInstance {
 
 /** What the checking sandbox lets checkCodeEnv see of one instance. */
 export interface CodeEnvProbe {
-  /** Bytes the module's sandbox heap holds now (all its instances). */
-  heapBytes(): number;
+  /** The module's sandbox heap now (all its instances): bytes of its objects, and its live allocations (blocks). */
+  heap(): { bytes: number; blocks: number };
   /** How much each top-level binding of this instance holds (values reachable from it), by name. */
   bindingSizes(): Record<string, number>;
   /** From now on, freeze each observation as it is returned: a later write to one throws at its line. */
