@@ -64,6 +64,7 @@ describe('npm run check-env -- FILE', () => {
     expect(v.ok).toBe(false);
     expect(v.lines[1]).toMatch(new RegExp(`^  - ${slow.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${lineOf(code, 'while (Date.now()')}: \\[speed\\] step\\(\\) takes \\d+\\.\\d ms`));
     expect(v.lines[1]).toContain('whose deadline is 1000 ms, so a step over 15.6 ms stops it');
+    expect(v.lines[1]).toMatch(new RegExp(`CODE_ENV_CALL_TIMEOUT_MS=\\d+ npm run train -- --env-file ${slow.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} `));
     expect(callTimeoutFromEnv(undefined)).toBeUndefined();
     expect(callTimeoutFromEnv('4000')).toBe(4000);
     for (const bad of ['0', '1.5', 'soon', '700000']) expect(() => callTimeoutFromEnv(bad)).toThrow(/CODE_ENV_CALL_TIMEOUT_MS=.*: the code env sandbox's deadline for one call must be a whole number of milliseconds from 1 to 600000/);

@@ -40,5 +40,6 @@ export async function codeEnvFromFile(path: string): Promise<CodeEnvFile> {
 
 /** Each problem as `  - PATH:LINE: [rule] message` (`near line` where the line is only near). */
 export function problemLines(path: string, problems: readonly CodeEnvProblem[]): string[] {
-  return problems.map((p) => `  - ${path}${p.line ? `:${p.line}` : ''}: [${p.rule}] ${p.near ? `(near this line) ` : ''}${p.message.replace(/ \((near )?line \d+\)$/, '')}`);
+  // The check's messages say `--env-file FILE` where a command needs the file: this one.
+  return problems.map((p) => `  - ${path}${p.line ? `:${p.line}` : ''}: [${p.rule}] ${p.near ? `(near this line) ` : ''}${p.message.replace(/ \((near )?line \d+\)$/, '').replaceAll('--env-file FILE', `--env-file ${path}`)}`);
 }
