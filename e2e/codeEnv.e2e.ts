@@ -3,7 +3,8 @@
  * check with its line; the fixed one plays by hand, runs a random agent and trains (GRPO) to
  * success ≥ 0.9. Escape attempts fail visibly, each at its line, and leave the page untouched:
  * fetch (no request leaves), indexedDB (no database appears), localStorage (no key), importScripts,
- * postMessage (the page hears nothing), `while (true) {}` (stopped at the deadline). A code link
+ * postMessage (the page hears nothing), `while (true) {}` (stopped at the deadline, at its line). The
+ * faults training hits (a NaN reward, a leak, a slow step, a loop in a helper) show at their line. A code link
  * opens read-only under a banner and runs nothing — no code worker even starts — until Run.
  * axe-core, 390 px width and the keyboard on the tab.
  */
@@ -19,6 +20,38 @@ const ROOM = readFileSync(new URL('../examples/envs/empty-room.js', import.meta.
 const SMALL = ROOM.replace('const SIZE = 8,', 'const SIZE = 5,').replace('maxSteps: 256,', 'maxSteps: 64,').replace("title: 'Empty room 8x8 (code)'", "title: 'Empty room 5x5 (code)'");
 /** The same with a nondeterminism bug: the start heading drawn from Math.random. */
 const BUGGY = SMALL.replace('x = 1; y = 1; dir = 0;', 'x = 1; y = 1;\n  dir = Math.floor(Math.random() * 4);');
+/** A one-row corridor (view 3): walk right to the goal at x = 5; its expert always walks right. Short, so every line is on screen. */
+const CORRIDOR = `export const env = {
+  title: 'Corridor',
+  description: 'A one-row corridor: walk right to the goal at its end.',
+  actions: ['left', 'right'],
+  observation: { kind: 'grid', view: 3 },
+  maxSteps: 20,
+  rewardRange: [0, 1],
+};
+let x = 0, steps = 0;
+const history = [];
+function observe() {
+  const image = new Array(27).fill(0);
+  for (let k = 0; k < 9; k++) image[k * 3] = k === 1 && x === 4 ? 8 : 1;
+  return { image, direction: 0 };
+}
+export function reset(seed) {
+  x = 0; steps = 0;
+  return observe();
+}
+export function step(action) {
+  steps++;
+  x = Math.max(0, Math.min(5, x + (action === 1 ? 1 : -1)));
+  const success = x === 5;
+  const terminated = success, truncated = !terminated && steps >= env.maxSteps;
+  const reward = success ? 1 - steps / 40 : 0;
+  return { observation: observe(), reward, terminated, truncated, info: terminated || truncated ? { success } : {} };
+}
+export function expert() {
+  return 1;
+}
+`;
 const lineOf = (code: string, text: string) => code.split('\n').findIndex((l) => l.includes(text)) + 1;
 
 async function paste(page: Page, code: string): Promise<void> {
@@ -148,7 +181,7 @@ describe('env studio: code envs', () => {
       ['localStorage', "localStorage.setItem('escaped', '1');", /\[exception\] step\(\) threw ReferenceError: '?localStorage'? is not defined/],
       ['importScripts', "importScripts('https://example.com/x.js');", /\[exception\] step\(\) threw ReferenceError: '?importScripts'? is not defined/],
       ['postMessage', "postMessage({ escaped: true }, '*');", /\[exception\] step\(\) threw ReferenceError: '?postMessage'? is not defined/],
-      ['while (true)', 'while (true) {}', /\[timeout\] step\(\) ran past its 1000 ms limit and was stopped \(an infinite loop\?\)/],
+      ['while (true)', 'while (true) {}', /\[timeout\] step\(\) ran past its 1000 ms limit and was stopped: the loop at line \d+ ran [\d,]+ times in this call without ending \(an infinite loop\?\)/],
     ];
     for (const [name, stmt, message] of attempts) {
       const code = SMALL.replace('  steps++;', `  steps++;\n  ${stmt}`);
@@ -156,15 +189,45 @@ describe('env studio: code envs', () => {
       expect(await saveAndWait(page), name).toMatch(/^Check failed/);
       const text = (await page.getByTestId('code-env-problems').textContent())!;
       expect(text, name).toMatch(message);
-      const line = Number(/(?:Near line|Line) (\d+)/.exec(text)![1]);
-      // QuickJS files an empty loop's back jump under the statement before it.
-      expect([lineOf(code, stmt), ...(name.startsWith('while') ? [lineOf(code, stmt) - 1] : [])], name).toContain(line);
+      // Exact, the loop included (the checking sandbox counts each loop's iterations).
+      expect(Number(/Line (\d+)/.exec(text)![1]), name).toBe(lineOf(code, stmt));
       if (name === 'while (true)') await page.screenshot({ path: `${ARTIFACTS}/code-env-escape-loop.png` });
     }
     expect(outbound).toEqual([]);
     expect(await page.evaluate(() => (window as unknown as { heard: number }).heard)).toBe(0);
     expect(await page.evaluate(() => localStorage.getItem('escaped'))).toBeNull();
     expect(await dbNames()).toEqual(dbsBefore);
+    await page.close();
+  });
+
+  it('the faults training hits (a NaN reward, memory growing across resets, a step too slow to train, a loop in a helper) show in the list and as lint marks on their line', { timeout: 240_000 }, async () => {
+    // Not about the training backend: no ?backend= (the check runs in the code worker's QuickJS).
+    const page = await browser().newPage({ viewport: { width: 1300, height: 1000 } });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}#view=studio&tab=code`);
+    await page.getByTestId('code-env-panel').waitFor();
+    const faults: [string, string, string, string, string][] = [
+      ['NaN reward', 'const reward = success ? 1 - steps / 40 : 0;', 'const reward = success ? Math.sqrt(steps - 7) / 4 : 0;', 'reward', 'a reward must be a finite number'],
+      ['leak', '  steps++;', '  steps++;\n  history.push(observe());', 'memory', 'memory grows across resets'],
+      ['slow step', '  steps++;', '  steps++;\n  const t0 = Date.now(); while (Date.now() - t0 < 50) {}', 'speed', 'too slow to train'],
+      ['loop in a helper', '  steps++;', '  steps++;\n  for (let j = 0; j < 3; j += 0) observe();', 'timeout', 'ran past its 1000 ms limit'],
+    ];
+    for (const [name, from, to, rule, message] of faults) {
+      const code = CORRIDOR.replace(from, to);
+      const at = to.split('\n').pop()!.trim();
+      await paste(page, code);
+      expect(await saveAndWait(page), name).toMatch(/^Check failed/);
+      const text = (await page.getByTestId('code-env-problems').textContent())!;
+      expect(text, name).toContain(`Line ${lineOf(code, at)} [${rule}]`);
+      expect(text, name).toContain(message);
+      // The lint mark covers that line of the editor.
+      await expect.poll(async () => (await page.locator('[data-testid=code-env-editor] .cm-lintRange-error').allTextContents()).join(''), { timeout: 10_000 }).toContain(code.split('\n')[lineOf(code, at) - 1]);
+      if (name === 'leak') await page.screenshot({ path: `${ARTIFACTS}/code-env-leak.png` });
+    }
+    expect(await axeProblems(page)).toEqual([]);
+    await paste(page, CORRIDOR);
+    expect(await saveAndWait(page)).toMatch(/^Check passed: Corridor/);
+    expect(errors).toEqual([]);
     await page.close();
   });
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { main } from './train.ts';
 
 const ROOM = readFileSync(new URL('../../examples/envs/empty-room.js', import.meta.url), 'utf8');
@@ -33,6 +33,22 @@ describe('npm run train -- --env-file FILE.js', () => {
     writeFileSync(file, bad);
     const line = bad.split('\n').findIndex((l) => l.includes('Math.random')) + 1;
     await expect(main(['--env-file', file, '--iterations', '1', '--out', join(dir, 'run'), '--quiet'])).rejects.toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:${line}: \\[determinism\\] the same seed must give the same episode`));
+  });
+
+  it('a NaN reward the check does not reach (only on seeds over 2000) stops training with its line and exit status 1, not skipped updates and 0', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-env-nan-'));
+    const file = join(dir, 'room.js');
+    const code = SMALL_ROOM.replace('export function reset(_seed) {', 'let seedNow = 0;\nexport function reset(_seed) {\n  seedNow = _seed;').replace('const reward = success ? 1 - (0.9 * steps) / env.maxSteps : 0;', 'const reward = success ? (seedNow > 2000 ? NaN : 1 - (0.9 * steps) / env.maxSteps) : 0;');
+    writeFileSync(file, code);
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect(await main(['--env-file', file, '--iterations', '3', '--out', join(dir, 'run'), '--quiet'])).toBe(1);
+      const said = errors.mock.calls.map((c) => String(c[0])).join('\n');
+      const line = code.split('\n').findIndex((l) => l.includes('seedNow > 2000 ? NaN')) + 1;
+      expect(said).toMatch(new RegExp(`error in iteration 0: step\\(\\) returned reward NaN on a success, at step \\d+ of the episode; a reward must be a finite number \\(line ${line}\\)`));
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it('refuses a file that is neither a code env nor a map, saying what it expected', async () => {

@@ -6,7 +6,7 @@
  * re-creates the run and rollout workers load the same code.
  */
 import { readFileSync } from 'node:fs';
-import { CODE_ENV_ID, checkCodeEnv, MAX_CODE_CHARS } from '../core/envs/code/index.ts';
+import { CODE_ENV_ID, checkCodeEnv, MAX_CODE_CHARS, type CodeEnvProblem } from '../core/envs/code/index.ts';
 import type { EnvSpec } from '../core/envs/types.ts';
 import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
 import '../runtime/codeEnv/node.ts';
@@ -33,8 +33,13 @@ export async function codeEnvFromFile(path: string): Promise<CodeEnvFile> {
   await loadCodeEnvs();
   const check = checkCodeEnv(code);
   if (check.problems.length > 0 || check.spec === null) {
-    const lines = check.problems.map((p) => `  - ${path}${p.line ? `:${p.line}` : ''}: [${p.rule}] ${p.message.replace(/ \((near )?line \d+\)$/, '')}`);
-    throw new UsageError(`--env-file ${path}: the env fails its check (${check.problems.length} problem${check.problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`);
+    throw new UsageError(`--env-file ${path}: the env fails its check (${check.problems.length} problem${check.problems.length === 1 ? '' : 's'}):\n${problemLines(path, check.problems).join('\n')}`);
   }
   return { env: { id: CODE_ENV_ID, kwargs: { code } }, spec: check.spec };
+}
+
+/** Each problem as `  - PATH:LINE: [rule] message` (`near line` where the line is only near). */
+export function problemLines(path: string, problems: readonly CodeEnvProblem[]): string[] {
+  // The check's messages say `--env-file FILE` where a command needs the file: this one.
+  return problems.map((p) => `  - ${path}${p.line ? `:${p.line}` : ''}: [${p.rule}] ${p.near ? `(near this line) ` : ''}${p.message.replace(/ \((near )?line \d+\)$/, '').replaceAll('--env-file FILE', `--env-file ${path}`)}`);
 }

@@ -31,12 +31,13 @@ export interface EnvFile {
   summary: string;
 }
 
-function readMap(path: string, text: string): EnvFile {
+/** Reads and checks a map file's text; a UsageError starting with `label` (default `--env-file PATH`) names every problem. */
+export function readMap(path: string, text: string, label = `--env-file ${path}`): EnvFile {
   const r = mapFromJson(text);
-  if (!r.ok) throw new UsageError(`--env-file ${path}: not a valid map:\n  - ${r.messages.join('\n  - ')}`);
+  if (!r.ok) throw new UsageError(`${label}: not a valid map:\n  - ${r.messages.join('\n  - ')}`);
   const map: GridMap = r.map;
   const verdict = solveMap(map.rows, map.maxSteps);
-  if (!verdict.solvable) throw new UsageError(`--env-file ${path}: this map cannot be solved: ${verdict.reason}`);
+  if (!verdict.solvable) throw new UsageError(`${label}: this map cannot be solved: ${verdict.reason}`);
   const w = map.rows[0].length;
   return {
     kind: 'map',

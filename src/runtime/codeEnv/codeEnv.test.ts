@@ -46,9 +46,11 @@ describe('code envs', () => {
   });
 
   it.each([
-    ['a NaN reward', (c: string) => c.replace('const reward = success ?', 'const reward = steps > 3 ? NaN : success ?'), 'reward', 'export function step'],
+    ['a NaN reward', (c: string) => c.replace('const reward = success ?', 'const reward = steps > 3 ? NaN : success ?'), 'reward', 'const reward ='],
     ['no truncation at maxSteps', (c: string) => c.replace('const truncated = !terminated && steps >= env.maxSteps;', 'const truncated = false;'), 'length', 'export function step'],
-    ['an observation reused and changed later', (c: string) => c.replace('function observe() {\n  const image = new Array(VIEW * VIEW * 3).fill(0);', 'const image = new Array(VIEW * VIEW * 3).fill(0);\nfunction observe() {\n  image.fill(0);'), 'mutation', 'export function step'],
+    // The line that writes into the observation handed out before (it was the line of `export function step`).
+    ['an observation reused and changed later', (c: string) => c.replace('function observe() {\n  const image = new Array(VIEW * VIEW * 3).fill(0);', 'const image = new Array(VIEW * VIEW * 3).fill(0);\nfunction observe() {\n  image.fill(0);'), 'mutation', 'image.fill(0);'],
+    ['an observation reused and changed later, element by element', (c: string) => c.replace('function observe() {\n  const image = new Array(VIEW * VIEW * 3).fill(0);', 'const image = [];\nfunction observe() {\n  for (let k = 0; k < VIEW * VIEW * 3; k++) image[k] = 0;'), 'mutation', 'image[k] = 0'],
     ['an image of the wrong size', (c: string) => c.replace('return { image, direction: dir };', 'return { image: steps > 2 ? image.slice(3) : image, direction: dir };'), 'contract', 'export function step'],
     ['an import', (c: string) => `import x from './y.js';\n${c}`, 'load', "import x"],
     ['a bad env export', (c: string) => c.replace("observation: { kind: 'grid', view: 7 },", "observation: { kind: 'grid', view: 6 },"), 'contract', 'export const env'],
@@ -66,14 +68,13 @@ describe('code envs', () => {
     ['importScripts', 'importScripts("https://example.com/x.js");', /'importScripts' is not defined/],
     ['postMessage', 'postMessage({ leak: 1 });', /'postMessage' is not defined/],
     ['Function', 'Function("return this")();', /code generation from strings is disabled/],
-    ['an endless loop', 'while (true) {}', /ran past its 1000 ms limit and was stopped \(an infinite loop\?\) \(near line \d+\)/],
+    ['an endless loop', 'while (true) {}', /ran past its 1000 ms limit and was stopped: the loop at line \d+ ran [\d,]+ times in this call without ending \(an infinite loop\?\) \(line \d+\)/],
   ])('escape attempt: %s fails at its line with a clear message', (_what, stmt, message) => {
     const code = ROOM.replace('  steps++;', `  steps++;\n  ${stmt}`);
     const t0 = performance.now();
     const [p] = checkCodeEnv(code).problems;
     expect(p.message).toMatch(message);
-    // QuickJS attributes an empty loop's back jump to the statement before it: the line is exact or one before.
-    expect([lineOf(code, stmt), ...(stmt.startsWith('while') ? [lineOf(code, stmt) - 1] : [])]).toContain(p.line);
+    expect(p.line).toBe(lineOf(code, stmt));
     expect(performance.now() - t0).toBeLessThan(10_000);
   });
 

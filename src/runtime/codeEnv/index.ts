@@ -18,9 +18,19 @@ export function useFastCodeEnvEngine(make: (options: CodeEnvSandboxOptions) => F
   fastEngine = make;
 }
 
+/** Sandbox options this thread's entry point set (Node: CODE_ENV_CALL_TIMEOUT_MS, ./node.ts); a call's own options win. */
+let defaults: CodeEnvSandboxOptions = {};
+
+/** Sets the sandbox options loadCodeEnvs uses (call before loadCodeEnvs). */
+export function setCodeEnvDefaults(options: CodeEnvSandboxOptions): void {
+  if (loaded !== null) throw new Error('setCodeEnvDefaults: call it before loadCodeEnvs()');
+  defaults = { ...options };
+}
+
 /** Loads the sandbox and registers `code/custom` in this thread (once). */
 export function loadCodeEnvs(options: CodeEnvSandboxOptions = {}): Promise<void> {
-  loaded ??= loadQuickJs().then(() => installCodeEnvEngine(quickJsEngine(options), fastEngine?.(options) ?? null));
+  const o = { ...defaults, ...options };
+  loaded ??= loadQuickJs().then(() => installCodeEnvEngine(quickJsEngine(o), fastEngine?.(o) ?? null));
   return loaded;
 }
 

@@ -97,7 +97,23 @@ describe('code envs in the V8 sandbox (Node)', () => {
     expect(performance.now() - t0).toBeLessThan(5000);
     expect(e).toBeInstanceOf(CodeEnvError);
     expect((e as CodeEnvError).rule).toBe('timeout');
-    expect(e.message).toMatch(/step\(\) ran past its 300 ms limit/);
+    expect(e.message).toMatch(/step\(\) of a batch of 16 envs ran past the 300 ms deadline of one sandbox call/);
+  });
+
+  it('a slow step (not a loop) stops a batch at the deadline, and the message says the deadline covers the batch and how to raise it', () => {
+    // 40 ms a step: each call alone is well inside 300 ms, 16 of them in one batch are not.
+    const code = inStep('const t0 = Date.now(); while (Date.now() - t0 < 40) {}');
+    const one = makeCodeEnv({ code });
+    one.reset({ seed: 0 });
+    expect(() => one.step(1)).not.toThrow();
+    const envs = Array.from({ length: 16 }, () => makeCodeEnv({ code }));
+    resetEnvs(envs, envs.map((_, i) => i));
+    const e = thrown(() => stepEnvs(envs, envs.map(() => 1))) as CodeEnvError;
+    expect(e).toBeInstanceOf(CodeEnvError);
+    expect(e.rule).toBe('timeout');
+    expect(e.message).toMatch(/of a batch of 16 envs ran past the 300 ms deadline of one sandbox call/);
+    expect(e.message).toMatch(/the deadline covers the whole batch, so a step slower than 18\.8 ms cannot train here/);
+    expect(e.message).toMatch(/raise the deadline \(CODE_ENV_CALL_TIMEOUT_MS=1200 npm run train/);
   });
 
   it('runaway allocation ends at the heap cap (the worker stops), and the module loads again in a fresh worker', () => {

@@ -27,7 +27,7 @@
  * host's usual checks. One request's deadline covers the whole batch.
  */
 import { Worker } from 'node:worker_threads';
-import { CodeEnvError, exportLine, type RawStep } from '../../core/envs/code/contract.ts';
+import { CALL_TIMEOUT_ENV, CodeEnvError, exportLine, type RawStep } from '../../core/envs/code/contract.ts';
 import type { CodeEnvBatch, CodeEnvGuest, CodeEnvInstance, FastCodeEnvEngine } from '../../core/envs/code/codeEnv.ts';
 import { MAX_CELL_VALUE } from '../../core/envs/grid/objects.ts';
 import { MAX_VIEW_SIZE } from '../../core/envs/grid/world.ts';
@@ -212,6 +212,7 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
         return this.stepMany([inst], [action])[0];
       },
       expert: () => JSON.parse(this.call(CALL.expert, id, 0, 'expert()')) as unknown,
+      callTimeoutMs: this.opts.callTimeoutMs,
       setChecking: (c) => void this.call(CALL.check, id, c ? 1 : 0, 'check'),
       takeMutation: () => {
         const s = Number(this.call(CALL.mutation, id, 0, 'check'));
@@ -244,7 +245,7 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
         ids[j] = (instances[from + j] as CodeEnvInstance & { id: number }).id;
         this.ch.v.nums[j] = nums[from + j];
       }
-      const r = this.answer(this.ch.request(op, n, 0, what, this.opts.callTimeoutMs), what);
+      const r = this.answer(this.batchRequest(op, n, what), what);
       const slow = new Map<number, RawStep>();
       const infos = new Map<number, unknown>();
       if (r !== '') {
@@ -264,6 +265,24 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
       }
     }
     return out;
+  }
+
+  /**
+   * One batch request; past the deadline, a message that says the deadline covers the batch and
+   * how to raise it (a 50 ms step stops a batch of 64 at 1 s: not a loop, nor memory).
+   */
+  private batchRequest(op: number, n: number, what: string): string | null {
+    try {
+      return this.ch.request(op, n, 0, what, this.opts.callTimeoutMs);
+    } catch (e) {
+      if (!(e instanceof CodeEnvError) || e.rule !== 'timeout' || n < 2) throw e;
+      const ms = this.opts.callTimeoutMs;
+      throw new CodeEnvError(
+        `${what} of a batch of ${n} envs ran past the ${ms} ms deadline of one sandbox call and was stopped: the deadline covers the whole batch, so a step slower than ${(ms / n).toFixed(1)} ms cannot train here. Make step() faster, or raise the deadline (${CALL_TIMEOUT_ENV}=${4 * ms} npm run train …); or it loops forever, or ran out of its ${Math.round(this.opts.memoryBytes / 1048576)} MiB of memory (npm run check-env -- FILE names which, and the line)`,
+        null,
+        'timeout',
+      );
+    }
   }
 
   /** One driver call (CALL.*) for instance `id` with one number. */

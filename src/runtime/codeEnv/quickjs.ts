@@ -18,6 +18,7 @@
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { CodeEnvError, type RawStep } from '../../core/envs/code/contract.ts';
+import { instrumentLoops, topLevelBindings } from '../../core/envs/code/source.ts';
 import type { CodeEnvEngine, CodeEnvGuest, CodeEnvInstance } from '../../core/envs/code/codeEnv.ts';
 
 export interface CodeEnvSandboxOptions {
@@ -62,13 +63,35 @@ globalThis.__drv = (() => {
   const insts = [];
   const fin = (x) => typeof x === 'number' && !isFinite(x) ? String(x) : x;
   const kind = (x) => x === null ? 'null' : Array.isArray(x) ? 'array' : typeof x;
+  // Check mode (checkCodeEnv, QuickJS): observations frozen as they are handed out, so a later write throws at its line.
+  const freeze = Object.freeze, isFrozen = Object.isFrozen, keys = Object.keys, isArray = Array.isArray, MapC = Map, SetC = Set;
+  const deepFreeze = (o, d) => { if (o === null || typeof o !== 'object' || isFrozen(o) || d > 8) return; freeze(o); for (const k of keys(o)) deepFreeze(o[k], d + 1); };
+  // Check mode: how much a value holds (values reachable from it; a string counts 1 per 8 characters), up to 4 million.
+  const sizeOf = (v) => {
+    const seen = new SetC(), stack = [v];
+    let n = 0;
+    while (stack.length > 0 && n < 4e6) {
+      const x = stack.pop();
+      if (x === null || (typeof x !== 'object' && typeof x !== 'function')) { n += typeof x === 'string' ? 1 + (x.length >> 3) : 1; continue; }
+      if (seen.has(x)) continue;
+      seen.add(x);
+      n++;
+      if (typeof x === 'function') continue;
+      if (x instanceof MapC || x instanceof SetC) { x.forEach((a, b) => { stack.push(a); stack.push(b); }); continue; }
+      if (isArray(x)) { for (let i = 0; i < x.length; i++) stack.push(x[i]); continue; }
+      for (const k of keys(x)) stack.push(x[k]);
+    }
+    return n;
+  };
+  const zero = (s) => { const c = s.counts; for (let i = 0; i < c.length; i++) c[i] = 0; };
   return {
-    meta: () => { const m = globalThis.__mk(); return stringify(m.env === undefined ? null : m.env); },
+    meta: () => { const m = globalThis.__mk([]); return stringify(m.env === undefined ? null : m.env); },
     make: () => {
-      const m = globalThis.__mk();
+      const counts = [];
+      const m = globalThis.__mk(counts);
       if (typeof m.reset !== 'function') throw new TypeError('the module exports no function reset(seed)');
       if (typeof m.step !== 'function') throw new TypeError('the module exports no function step(action)');
-      insts.push({ m, checking: false, prev: null, snap: null, steps: 0, mutated: null });
+      insts.push({ m, checking: false, prev: null, snap: null, steps: 0, mutated: null, counts, freeze: false });
       return insts.length - 1;
     },
     free: (id) => { insts[id] = null; },
@@ -76,25 +99,32 @@ globalThis.__drv = (() => {
     check: (id, on) => { insts[id].checking = on; },
     reset: (id, seed) => {
       const s = insts[id];
+      zero(s);
       const o = s.m.reset(seed);
       s.steps = 0;
       const out = stringify({ observation: o === undefined ? null : o });
       if (s.checking) { s.prev = o; s.snap = out; }
+      if (s.freeze) deepFreeze(o, 0);
       return out;
     },
     step: (id, action) => {
       const s = insts[id];
+      zero(s);
       const r = s.m.step(action);
       s.steps++;
       if (s.checking && s.prev !== null && typeof s.prev === 'object' && s.mutated === null && stringify({ observation: s.prev }) !== s.snap) s.mutated = s.steps;
       if (r === null || typeof r !== 'object') return stringify({ bad: kind(r) });
       const out = stringify({ observation: r.observation === undefined ? null : r.observation, reward: fin(r.reward), rewardKind: kind(r.reward), terminated: r.terminated, truncated: r.truncated, info: r.info });
       if (s.checking) { s.prev = r.observation; s.snap = stringify({ observation: r.observation === undefined ? null : r.observation }); }
+      if (s.freeze) deepFreeze(r.observation, 0);
       return out;
     },
-    expert: (id) => { const m = insts[id].m; if (typeof m.expert !== 'function') return 'null'; const a = m.expert(); return stringify(a === undefined ? null : a); },
+    expert: (id) => { const s = insts[id], m = s.m; zero(s); if (typeof m.expert !== 'function') return 'null'; const a = m.expert(); return stringify(a === undefined ? null : a); },
     mutation: (id) => { const s = insts[id], m = s.mutated; s.mutated = null; return m === null ? -1 : m; },
     clock: () => { const out = clock.join(','); clock.length = 0; return out; },
+    loops: (id) => stringify(insts[id].counts),
+    freeze: (id, on) => { insts[id].freeze = on; },
+    sizes: (id) => { const m = insts[id].m, out = {}; if (typeof m.__vars !== 'function') return '{}'; const v = m.__vars(); for (const k of keys(v)) out[k] = sizeOf(v[k]); return stringify(out); },
   };
 })();
 `;
@@ -110,6 +140,26 @@ export function wrapModule(code: string): string {
   const body = code.replace(/^(\s*)export\s+(?=(?:async\s+)?(?:function|const|let|var|class)\b)/gm, '$1');
   const pick = (n: string) => `${n}: typeof ${n} === 'undefined' ? undefined : ${n}`;
   return `globalThis.__mk = function () { 'use strict'; ${body}\n;return { ${pick('env')}, ${pick('reset')}, ${pick('step')}, ${pick('expert')} }; };`;
+}
+
+/**
+ * wrapModule for the checking sandbox: the same factory, plus a counter on every loop (source.ts:
+ * `__lc[i]` counts loop i's iterations in its current run, so a call stopped at its deadline names
+ * the loop that ran away, and a slow step the loop it spent its time in) and `__vars()`, the
+ * module's top-level bindings (the check sizes them to find the one that grows across resets).
+ * Same lines as the source. `loops[i]` is loop i's line.
+ */
+export function wrapModuleChecking(code: string): { script: string; loops: number[] } {
+  wrapModule(code); // its refusals (import, default export, export lists) first, with their lines
+  const { code: counted, lines } = instrumentLoops(code, '__lc');
+  const body = counted.replace(/^(\s*)export\s+(?=(?:async\s+)?(?:function|const|let|var|class)\b)/gm, '$1');
+  const names = [...new Set(topLevelBindings(code).map((b) => b.name))];
+  const pick = (n: string) => `${n}: typeof ${n} === 'undefined' ? undefined : ${n}`;
+  const vars = names.map((n) => `${JSON.stringify(n)}: (() => { try { return ${n}; } catch (e) { return undefined; } })()`).join(', ');
+  return {
+    script: `globalThis.__mk = function (__lc) { 'use strict'; for (let __i = 0; __i < ${lines.length}; __i++) __lc[__i] = 0; ${body}\n;return { ${pick('env')}, ${pick('reset')}, ${pick('step')}, ${pick('expert')}, __vars: () => ({ ${vars} }) }; };`,
+    loops: lines,
+  };
 }
 
 interface GuestError {
@@ -139,7 +189,9 @@ class Loaded implements CodeEnvGuest {
   meta: unknown;
   live = 0;
   evicted = false;
-  private readonly fns: Record<'meta' | 'make' | 'free' | 'check' | 'reset' | 'step' | 'expert' | 'mutation' | 'clock', QuickJSHandle>;
+  private readonly fns: Record<'meta' | 'make' | 'free' | 'check' | 'reset' | 'step' | 'expert' | 'mutation' | 'clock' | 'loops' | 'freeze' | 'sizes', QuickJSHandle>;
+  /** Checking: the line of each counted loop (wrapModuleChecking); empty otherwise. */
+  private loopLines: number[] = [];
   private readonly deadline = { at: Infinity };
   private disposed = false;
   private readonly registry = new FinalizationRegistry<number>((id) => this.release(id));
@@ -149,12 +201,24 @@ class Loaded implements CodeEnvGuest {
     private readonly rt: QuickJSRuntime,
     private readonly vm: QuickJSContext,
     private readonly opts: Required<CodeEnvSandboxOptions>,
+    readonly checking = false,
   ) {
     rt.setInterruptHandler(() => performance.now() > this.deadline.at);
     this.evalScript(PRELUDE, 'prelude.js');
-    this.evalScript(wrapModule(code), FILE);
+    const counted = checking ? wrapModuleChecking(code) : null;
+    if (counted === null) this.evalScript(wrapModule(code), FILE);
+    else {
+      try {
+        this.evalScript(counted.script, FILE);
+        this.loopLines = counted.loops;
+      } catch {
+        // The counted module did not compile (a shape source.ts misreads, or the module's own
+        // syntax error): the plain module, uncounted; its own errors stand, with their lines.
+        this.evalScript(wrapModule(code), FILE);
+      }
+    }
     const drv = vm.getProp(vm.global, '__drv');
-    const names = ['meta', 'make', 'free', 'check', 'reset', 'step', 'expert', 'mutation', 'clock'] as const;
+    const names = ['meta', 'make', 'free', 'check', 'reset', 'step', 'expert', 'mutation', 'clock', 'loops', 'freeze', 'sizes'] as const;
     this.fns = Object.fromEntries(names.map((n) => [n, vm.getProp(drv, n)])) as Loaded['fns'];
     drv.dispose();
     const metaJson = this.call('meta', [], 'evaluating the module', this.opts.loadTimeoutMs);
@@ -184,6 +248,25 @@ class Loaded implements CodeEnvGuest {
         const s = this.call('clock', [], 'check');
         return s === '' ? [] : s.split(',').map(Number).filter((n) => n > 0);
       },
+      callTimeoutMs: this.opts.callTimeoutMs,
+      probe: this.checking
+        ? {
+            heap: () => {
+              const h = this.rt.computeMemoryUsage();
+              try {
+                // memory_used_size sums QuickJS's objects, shapes and atoms (this build has no malloc_usable_size,
+                // so strings and Map/Set records are left out); malloc_count is every live allocation.
+                const u = this.vm.dump(h) as { memory_used_size?: number; malloc_count?: number };
+                return { bytes: Number(u.memory_used_size ?? 0), blocks: Number(u.malloc_count ?? 0) };
+              } finally {
+                h.dispose();
+              }
+            },
+            bindingSizes: () => JSON.parse(this.call('sizes', [id], 'check', this.opts.loadTimeoutMs)) as Record<string, number>,
+            setFreezing: (on) => void this.call('freeze', [id, on], 'check'),
+            loopCounts: () => this.loopCounts(id),
+          }
+        : undefined,
     };
     this.registry.register(inst, id);
     return inst;
@@ -237,7 +320,9 @@ class Loaded implements CodeEnvGuest {
       if (r.error) {
         const e = vm.dump(r.error) as GuestError | null;
         r.error.dispose();
-        throw this.describe(e, what, limitMs);
+        const d = this.describe(e, what, limitMs);
+        if (d.rule === 'timeout' && (fn === 'reset' || fn === 'step' || fn === 'expert')) throw this.runaway(args[0] as number, e?.stack, what, limitMs) ?? d;
+        throw d;
       }
       const out = vm.typeof(r.value) === 'string' ? vm.getString(r.value) : String(vm.dump(r.value));
       r.value.dispose();
@@ -249,6 +334,34 @@ class Loaded implements CodeEnvGuest {
       this.deadline.at = Infinity;
       for (const h of handles) if (h.alive && h !== vm.true && h !== vm.false) h.dispose();
     }
+  }
+
+  /** Each counted loop's iterations in instance `id`'s last call (its current run when the call was stopped). */
+  private loopCounts(id: number): { line: number; count: number }[] {
+    if (this.loopLines.length === 0) return [];
+    const counts = JSON.parse(this.call('loops', [id], 'check', this.opts.loadTimeoutMs)) as number[];
+    return this.loopLines.map((line, i) => ({ line, count: counts[i] ?? 0 }));
+  }
+
+  /**
+   * A call of instance `id` stopped at its deadline: the loop that ran away is the counted loop
+   * with the most iterations in its current run (a loop calling a helper is stopped inside the
+   * helper as often as not, and QuickJS files an empty loop's back jump under an earlier line, so
+   * the stack's line alone misleads); null when no loop is counted.
+   */
+  private runaway(id: number, stack: string | undefined, what: string, limitMs: number): CodeEnvError | null {
+    let counts: { line: number; count: number }[];
+    try {
+      counts = this.loopCounts(id);
+    } catch {
+      return null;
+    }
+    const top = counts.reduce<{ line: number; count: number } | null>((a, c) => (c.count > 0 && (a === null || c.count >= a.count) ? c : a), null);
+    if (top === null) return null;
+    // The innermost frame, when the loop had called into another function (more than one frame of the module).
+    const frames = [...(stack ?? '').matchAll(/at ([\w$.<>]+) \(env\.js:(\d+)/g)];
+    const inner = frames.length > 1 && Number(frames[0][2]) !== top.line ? `; it was in ${frames[0][1]}() at line ${frames[0][2]} when stopped` : '';
+    return new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped: the loop at line ${top.line} ran ${top.count.toLocaleString('en-US')} times in this call without ending${inner} (an infinite loop?)`, top.line, 'timeout', false);
   }
 
   private describe(thrown: GuestError | null, what: string, limitMs: number): CodeEnvError {
@@ -273,11 +386,14 @@ export function quickJsEngine(options: CodeEnvSandboxOptions = {}): CodeEnvEngin
   const opts = { ...DEFAULT_CODE_ENV_SANDBOX, ...options };
   const cache = new Map<string, Loaded>();
   return {
-    load(code: string): CodeEnvGuest {
-      const hit = cache.get(code);
+    load(code: string, loadOpts: { checking?: boolean } = {}): CodeEnvGuest {
+      const checking = loadOpts.checking === true;
+      // The checking build (loop counters, probes) is a module of its own.
+      const key = checking ? `\u0000checking\u0000${code}` : code;
+      const hit = cache.get(key);
       if (hit) {
-        cache.delete(code);
-        cache.set(code, hit);
+        cache.delete(key);
+        cache.set(key, hit);
         return hit;
       }
       if (wasm === null) throw new Error('code env sandbox: the QuickJS WebAssembly is not loaded (await loadCodeEnvs() first)');
@@ -287,7 +403,7 @@ export function quickJsEngine(options: CodeEnvSandboxOptions = {}): CodeEnvEngin
       const vm = rt.newContext();
       let loaded: Loaded;
       try {
-        loaded = new Loaded(code, rt, vm, opts);
+        loaded = new Loaded(code, rt, vm, opts, checking);
       } catch (e) {
         try {
           vm.dispose();
@@ -297,7 +413,7 @@ export function quickJsEngine(options: CodeEnvSandboxOptions = {}): CodeEnvEngin
         }
         throw e;
       }
-      cache.set(code, loaded);
+      cache.set(key, loaded);
       while (cache.size > MAX_LOADED) {
         const [oldest, old] = cache.entries().next().value as [string, Loaded];
         cache.delete(oldest);

@@ -193,7 +193,7 @@ export function CodeEnvPanel({ incoming = null, onTrain, onIncomingSettled }: Co
         <ul className="code-env-problems" data-testid="code-env-problems">
           {problems.map((p, i) => (
             <li key={i}>
-              {p.line ? <strong>{p.rule === 'timeout' ? 'Near line' : 'Line'} {p.line}</strong> : <strong>Module</strong>} <span className="code-env-rule">[{p.rule}]</span> {p.message.replace(/ \((near )?line \d+\)$/, '')}
+              {p.line ? <strong>{p.near ? 'Near line' : 'Line'} {p.line}</strong> : <strong>Module</strong>} <span className="code-env-rule">[{p.rule}]</span> {p.message.replace(/ \((near )?line \d+\)$/, '')}
             </li>
           ))}
         </ul>

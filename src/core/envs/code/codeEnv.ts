@@ -15,6 +15,7 @@ import { lazyGridObs } from '../grid/world.ts';
 import { hasEnv, registerEnv, type EnvKwargs } from '../registry.ts';
 import { box, dict, discrete, text } from '../spaces.ts';
 import type { Env, EnvSpec, GridFrame, GridObs, Info, ResetOptions, ResetResult, StepResult, ToolObs, TranscriptFrame } from '../types.ts';
+import { rewardLine } from './source.ts';
 import { CodeEnvError, exportLine, MAX_CODE_CHARS, parseMeta, readGridObservation, readTextObservation, type CodeEnvMeta, type RawStep } from './contract.ts';
 
 /** The registry id of a code env; its module is `kwargs.code`. */
@@ -37,6 +38,22 @@ export interface CodeEnvInstance {
   takeClockLines(): number[];
   /** Present when the sandbox can step many instances of this module in one call (CodeEnvBatch). */
   readonly batch?: CodeEnvBatch;
+  /** The sandbox's deadline for one call, ms (with `batch`, one call's deadline covers the whole batch). */
+  readonly callTimeoutMs?: number;
+  /** Present in the checking sandbox (engine.load(code, { checking: true })): what the check measures beyond calls. */
+  readonly probe?: CodeEnvProbe;
+}
+
+/** What the checking sandbox lets checkCodeEnv see of one instance. */
+export interface CodeEnvProbe {
+  /** The module's sandbox heap now (all its instances): bytes of its objects, and its live allocations (blocks). */
+  heap(): { bytes: number; blocks: number };
+  /** How much each top-level binding of this instance holds (values reachable from it), by name. */
+  bindingSizes(): Record<string, number>;
+  /** From now on, freeze each observation as it is returned: a later write to one throws at its line. */
+  setFreezing(on: boolean): void;
+  /** Iterations of each loop in the last call (the loop's current run), with the loops' lines; empty when not counted. */
+  loopCounts(): { line: number; count: number }[];
 }
 
 /**
@@ -57,8 +74,8 @@ export interface CodeEnvGuest {
 
 /** The sandbox a runtime installs (synchronous: envs step inside the rollout loop). */
 export interface CodeEnvEngine {
-  /** Loads `code` (or reuses it, loaded before); throws a CodeEnvError naming the line. */
-  load(code: string): CodeEnvGuest;
+  /** Loads `code` (or reuses it, loaded before); throws a CodeEnvError naming the line. `checking`: instances carry a `probe` (checkCodeEnv). */
+  load(code: string, opts?: { checking?: boolean }): CodeEnvGuest;
 }
 
 /** A faster sandbox that runs only some modules (e.g. grid envs at V8 speed): null = not this one, use the checking engine. */
@@ -95,7 +112,7 @@ export function makeCodeEnv(kwargs: EnvKwargs, id = CODE_ENV_ID, opts: { checkin
   if (typeof code !== 'string' || code.trim() === '') throw new Error(`${id}: kwargs.code must be the env module's source (a non-empty string)`);
   if (code.length > MAX_CODE_CHARS) throw new Error(`${id}: the module has ${code.length} characters, over the ${MAX_CODE_CHARS} limit`);
   if (engine === null) throw new Error(`${id}: the code env sandbox is not loaded in this thread (await loadCodeEnvs() from src/runtime/codeEnv first)`);
-  const guest = (opts.checking ? null : fast?.load(code)) ?? engine.load(code);
+  const guest = (opts.checking ? null : fast?.load(code)) ?? engine.load(code, opts.checking ? { checking: true } : undefined);
   return new CodeEnv(code, parseMeta(guest.meta, code), guest.instance(), id);
 }
 
@@ -180,6 +197,11 @@ export class CodeEnv implements Env {
     const obs = this.observation(raw.observation, 'step', this.stepLine);
     const where = (what: string) => new CodeEnvError(`step() returned ${what}`, this.stepLine, 'contract');
     if (typeof raw.reward !== 'number') throw where(`reward ${raw.reward === undefined ? 'undefined' : typeof raw.reward}; it must be a number`);
+    // A NaN or ±Infinity would poison every update it enters (trainers skip such updates): refused, at the line that sets the reward.
+    if (!Number.isFinite(raw.reward)) {
+      const at = `${raw.terminated === true ? (typeof raw.info === 'object' && raw.info !== null && (raw.info as Info).success === true ? 'on a success, ' : 'at the end, ') : ''}at step ${this.steps + 1} of the episode`;
+      throw new CodeEnvError(`step() returned reward ${raw.reward} ${at}; a reward must be a finite number`, rewardLine(this.code) ?? this.stepLine, 'reward', false);
+    }
     if (typeof raw.terminated !== 'boolean' || typeof raw.truncated !== 'boolean') throw where('terminated/truncated that are not booleans (return { observation, reward, terminated, truncated, info })');
     const info: Info = raw.info === undefined ? {} : typeof raw.info === 'object' && raw.info !== null && !Array.isArray(raw.info) ? (raw.info as Info) : (() => { throw where('an info that is not an object'); })();
     this.steps++;

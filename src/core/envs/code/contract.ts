@@ -18,6 +18,12 @@ import { MAX_EPISODE_STEPS, MAX_VIEW_SIZE } from '../grid/world.ts';
 
 /** Largest module a code env may be, characters (it travels in configs and links). */
 export const MAX_CODE_CHARS = 64 * 1024;
+/**
+ * The environment variable that sets the code env sandboxes' deadline for one call, ms, in Node
+ * (`npm run train`, `serve`, `check-env`; src/runtime/codeEnv/node.ts reads it; default 1000).
+ * Headless training steps a batch of envs in one call of the V8 sandbox, so the batch shares it.
+ */
+export const CALL_TIMEOUT_ENV = 'CODE_ENV_CALL_TIMEOUT_MS';
 /** Most discrete actions a grid code env may declare. */
 export const MAX_ACTIONS = 32;
 
@@ -46,12 +52,16 @@ export class CodeEnvError extends Error {
     message: string,
     /** 1-based line of the user's module, or null. */
     readonly line: number | null,
-    /** Which rule: 'load', 'contract', 'exception', 'timeout', 'memory'. */
+    /** Which rule: 'load', 'contract', 'exception', 'timeout', 'memory', 'reward'. */
     readonly rule: string,
+    /**
+     * The line is only near the fault: a loop is interrupted wherever it was (QuickJS files an
+     * empty loop's back jump under the statement before it), so a timeout's stack line is near,
+     * unless the checking sandbox's loop counters named the loop.
+     */
+    readonly near = rule === 'timeout',
   ) {
-    // A loop is interrupted wherever it was: QuickJS files an empty loop's back jump under the
-    // statement before it, so a timeout's line is "near", not exact.
-    super(line === null ? message : `${message} (${rule === 'timeout' ? 'near line' : 'line'} ${line})`);
+    super(line === null ? message : `${message} (${near ? 'near line' : 'line'} ${line})`);
     this.name = 'CodeEnvError';
   }
 }
