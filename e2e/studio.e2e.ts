@@ -93,8 +93,8 @@ describe('studio: maps', () => {
     await page.screenshot({ path: `${ARTIFACTS}/studio-play.png`, fullPage: true });
     await page.getByTestId('map-play-toggle').click();
 
-    // Train GRPO on it.
-    expect(await page.getByTestId('map-preset').inputValue()).toBe('grid-empty-8x8-grpo');
+    // Train on it with the map preset (the CLI's default too: GRPO + potential shaping).
+    expect(await page.getByTestId('map-preset').inputValue()).toBe('grid-map-grpo-shaped');
     await page.getByTestId('map-train').click();
     await page.getByTestId('train-status').waitFor();
     expect(decodeURIComponent(page.url())).toContain(`env.id=grid/custom`);

@@ -148,7 +148,7 @@ describe('rewardHealth', () => {
     expect(rewardHealth(history)).toMatchObject({ level: 'warn', label: 'diverging' });
     expect(rewardHealth(history).text).toMatch(/rose 8\.80 → 11\.46 since the first 3 iterations while success did not \(0% → 0%\)/);
     // Flat shaped return, success at 0 all along: not 'aligned' either.
-    expect(rewardHealth(Array.from({ length: 9 }, () => ({ 'reward/mean': 2, 'episode/success_rate': 0 })))).toMatchObject({ level: 'warn', label: 'unproven' });
+    expect(rewardHealth(Array.from({ length: 9 }, () => ({ 'reward/mean': 2, 'episode/success_rate': 0 })))).toMatchObject({ level: 'idle', label: 'no success yet' });
   });
 
   it('waits for two windows', () => {

@@ -380,7 +380,7 @@ export function rewardHealth(history: Series): Verdict {
  * dying in lava: 7.7 → 11.5, success 0 for 40 iterations) read 'aligned'. So an 'aligned' verdict
  * is also checked against the run's first WINDOW iterations: a shaped return that rose since then
  * while success did not is 'diverging', and with success at 0 nothing shows the reward tracks the
- * task, so it is never 'aligned'.
+ * task: it waits ('no success yet') rather than say 'aligned'.
  */
 function sinceStart(history: Series, aligned: Verdict): Verdict {
   const pS = recentBefore(history, 'reward/mean', WINDOW);
@@ -397,7 +397,7 @@ function sinceStart(history: Series, aligned: Verdict): Verdict {
     };
   }
   if (t1 <= 0) {
-    return { level: 'warn', label: 'unproven', text: `Success is 0% (last ${WINDOW} iterations): nothing shows yet that the shaped return (${p1.toFixed(2)}) tracks the task.` };
+    return { level: 'idle', label: 'no success yet', text: `Success is 0% (last ${WINDOW} iterations): nothing shows yet whether the shaped return (${p1.toFixed(2)}) tracks the task.` };
   }
   return aligned;
 }
