@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { GridFrame } from '../envs/types.ts';
+import type { GridEnv, GridFrame } from '../envs/types.ts';
+import { makeEnv } from '../envs/index.ts';
 import { OBJ } from '../envs/grid/objects.ts';
 import { gridGoalDistance, gridStepsToSuccess } from './potentials.ts';
 import { CustomMapEnv } from '../envs/grid/custom.ts';
@@ -157,4 +158,29 @@ describe('gridStepsToSuccess: Φ = −(fewest actions to a goal from the actual 
     expect(gridStepsToSuccess.phi({ ...f, agent: { ...f.agent, x: 4, y: 1 } })).toBeLessThan(0); // on lava
     expect(gridStepsToSuccess.phi(frame(['WWWWW', 'WAWGW', 'WWWWW']))).toBeLessThan(0);
   });
+});
+
+describe("gridStepsToSuccess against the grid world's own expert (a forward search over full states, world.ts)", () => {
+  // The built-in one-agent envs whose task is reaching a goal cell: along the expert's plan the
+  // actions left fall by one per step, so Φ(s_t) = −(plan length − t), 0 on the goal.
+  for (const id of ['grid/empty-8x8', 'grid/four-rooms', 'grid/door-key-6x6', 'grid/lava-crossing-9x9']) {
+    it(`${id}: Φ = −(expert's actions left) at every step of its plan, seeds 0–4`, () => {
+      for (let seed = 0; seed < 5; seed++) {
+        const env = makeEnv(id) as GridEnv;
+        env.reset({ seed });
+        const phis: number[] = [gridStepsToSuccess.phi(env.frame())];
+        let done = false;
+        for (let t = 0; !done; t++) {
+          const a = env.expertAction();
+          if (a === null) throw new Error(`${id} seed ${seed}: the expert has no plan at step ${t}`);
+          const r = env.step(a);
+          phis.push(gridStepsToSuccess.phi(env.frame()));
+          done = r.terminated || r.truncated;
+          if (done) expect(r.info.success, `${id} seed ${seed}`).toBe(true);
+        }
+        const T = phis.length - 1;
+        expect(phis, `${id} seed ${seed}`).toEqual(phis.map((_, t) => t - T));
+      }
+    });
+  }
 });

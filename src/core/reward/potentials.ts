@@ -60,8 +60,9 @@ const STEPS_CACHE_SIZE = 64;
 
 /**
  * One layout's distances: for every state (x, y, heading, key held, open-door mask) the fewest
- * actions to a goal, −1 where no goal can be reached. A layout is the map with its doors'
- * lock (not their open/closed state, which is part of the state) and where the key lies.
+ * actions to a goal, −1 where no goal can be reached. A layout is the map with where the key
+ * lies (or that it is carried) and which doors open without one; which doors are open is part
+ * of the state.
  */
 interface StepsTable {
   W: number;
@@ -74,9 +75,6 @@ interface StepsTable {
   keyCell: number;
   /** [W·H·4·2·2^doors] actions to a goal from each state, −1 unreachable or not a state. */
   dist: Int32Array;
-  /** [N+1] CSR offsets of each state's successors (for the forward search of `floor`). */
-  succStart: Int32Array;
-  succ: Int32Array;
   /** The most steps any state of this layout needs (the table's longest finite distance). */
   maxFinite: number;
 }
@@ -90,7 +88,7 @@ let lastTable: StepsTable | null = null;
 
 /**
  * A frame's layout codes into `codes`: size, what is carried, and each cell as (type, colour,
- * locked) with doors' open/closed state left out (the search tracks it).
+ * closed-unlocked door or not); whether a door is open is left out (the search tracks it).
  */
 function layoutCodes(frame: GridFrame): Uint16Array {
   const { cells, width: W, height: H, agent } = frame;
@@ -100,8 +98,11 @@ function layoutCodes(frame: GridFrame): Uint16Array {
   codes[2] = agent.carrying ? 1 + agent.carrying.type * 8 + agent.carrying.color : 0;
   for (let p = 0; p < W * H; p++) {
     const t = cells[p * 3];
-    const locked = t === OBJ.door && cells[p * 3 + 2] === DOOR.locked ? 1 : 0;
-    codes[p + 3] = (t * 8 + cells[p * 3 + 1]) * 2 + locked;
+    // A door is 'closed' (opens without a key) or not: a locked door and an open one share a
+    // layout (an open door's lock no longer matters, and it is open in the state), so opening
+    // the doors of a map does not build new tables.
+    const closed = t === OBJ.door && cells[p * 3 + 2] === DOOR.closed ? 1 : 0;
+    codes[p + 3] = (t * 8 + cells[p * 3 + 1]) * 2 + closed;
   }
   return codes;
 }
@@ -204,7 +205,8 @@ function buildStepsTable(frame: GridFrame): StepsTable {
     if (standable(f, held, mask)) succ[m++] = code(f, dir, held, mask);
     else if (f === keyCell && held === 0) succ[m++] = code(p, dir, 1, mask);
     else if (t === OBJ.door && doorIndex[f] >= 0) {
-      const locked = cells[f * 3 + 2] === DOOR.locked;
+      // Locked unless it is closed-unlocked now (an open door counts as locked: see layoutCodes).
+      const locked = cells[f * 3 + 2] !== DOOR.closed;
       if (!locked || (held === 1 && keyColor === cells[f * 3 + 1])) succ[m++] = code(p, dir, held, mask | (1 << doorIndex[f]));
     }
   }
@@ -235,7 +237,8 @@ function buildStepsTable(frame: GridFrame): StepsTable {
       queue[tail++] = q;
     }
   }
-  return { W, H, doorCells, hasKey, keyCell, dist, succStart, succ: succ.subarray(0, m), maxFinite };
+  // Only the distances are kept (a 25×25 map with 4 doors: 320 KB; the edges would add 1.3 MB).
+  return { W, H, doorCells, hasKey, keyCell, dist, maxFinite };
 }
 
 /** The frame's state index in its table: position, heading, key held, doors open. */
@@ -260,8 +263,9 @@ function gridFrameOf(frame: Frame, who: string): GridFrame {
  * opening a door each cost their step, so holding the key or opening the door on the way
  * raises Φ, where gridGoalDistance (walking distance through any door) stays put at a locked
  * door. 0 on a goal. Where no goal can be reached (on lava, or walled in), Φ is one below the
- * layout's longest finite distance; `floor` gives the episode's lowest Φ, which the shaper
- * clamps to and ends failed episodes at (shaping.ts, ARCHITECTURE.md "Potential shaping").
+ * layout's longest finite distance, which is also `floor` (read at reset): the shaper clamps
+ * to it and ends failed episodes at it (shaping.ts, ARCHITECTURE.md "Potential shaping"). A key
+ * dropped far away can make a later layout's distances longer; those clamp to the floor.
  *
  * Cost: one backward search per layout (where the key lies, which doors are locked), kept in
  * a small cache; a step then reads one table entry after a pass over the cells for the key.
@@ -279,25 +283,8 @@ export const gridStepsToSuccess: Potential<Frame> = {
     return d >= 0 ? -d : -(table.maxFinite + 1);
   },
   floor(state: Frame): number {
-    const frame = gridFrameOf(state, 'gridStepsToSuccess');
-    const table = stepsTable(frame);
-    // The longest finite distance over the states reachable from this one (forward search).
-    const s0 = stateOf(table, frame);
-    const seen = new Uint8Array(table.dist.length);
-    const queue = [s0];
-    seen[s0] = 1;
-    let most = 0;
-    for (let head = 0; head < queue.length; head++) {
-      const s = queue[head];
-      most = Math.max(most, table.dist[s]);
-      for (let e = table.succStart[s]; e < table.succStart[s + 1]; e++) {
-        const q = table.succ[e];
-        if (!seen[q]) {
-          seen[q] = 1;
-          queue.push(q);
-        }
-      }
-    }
-    return -(most + 1);
+    // One below the longest finite distance of the layout the episode starts in: every state
+    // the agent can stand in needs at most that many actions, or cannot reach a goal at all.
+    return -(stepsTable(gridFrameOf(state, 'gridStepsToSuccess')).maxFinite + 1);
   },
 };
