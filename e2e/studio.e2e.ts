@@ -47,7 +47,7 @@ async function trainToSuccess(page: Page): Promise<number> {
 }
 
 describe('studio: maps', () => {
-  it('paint (mouse + keyboard), solvable in 9 steps, play it, random agent, train GRPO to >= 0.9; its link trains in a fresh profile', { timeout: 600_000 }, async () => {
+  it('paint (mouse + keyboard), solvable in 9 steps, play it, random agent, train (map preset: GRPO + potential shaping) to >= 0.9; its link trains in a fresh profile', { timeout: 600_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
     const errors = watchErrors(page);
     await page.goto(`${appUrl}?backend=wasm#view=studio`);
@@ -93,16 +93,17 @@ describe('studio: maps', () => {
     await page.screenshot({ path: `${ARTIFACTS}/studio-play.png`, fullPage: true });
     await page.getByTestId('map-play-toggle').click();
 
-    // Train GRPO on it.
-    expect(await page.getByTestId('map-preset').inputValue()).toBe('grid-empty-8x8-grpo');
+    // Train on it with the map preset (the CLI's default too: GRPO + potential shaping).
+    expect(await page.getByTestId('map-preset').inputValue()).toBe('grid-map-grpo-shaped');
     await page.getByTestId('map-train').click();
     await page.getByTestId('train-status').waitFor();
-    expect(decodeURIComponent(page.url())).toContain(`env.id=grid/custom`);
+    // The map preset's env is grid/custom already, so the link names the preset and the map only.
+    expect(decodeURIComponent(page.url())).toContain(`preset=grid-map-grpo-shaped`);
     expect(decodeURIComponent(page.url())).toContain(`env.kwargs.map=${PAINTED}`);
     // The blurb names the map, not the preset's empty room.
     expect(await page.getByTestId('preset-blurb').textContent()).toMatch(/^The map "[^"]+", trained with the setup of the preset /);
     const it1 = await trainToSuccess(page);
-    console.log(`painted map: GRPO success >= 0.9 by iteration ${it1}`);
+    console.log(`painted map: shaped GRPO success >= 0.9 by iteration ${it1}`);
     await page.screenshot({ path: `${ARTIFACTS}/studio-trained.png` });
     expect(errors).toEqual([]);
     page.on('dialog', (d) => void d.accept());

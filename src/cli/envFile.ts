@@ -9,15 +9,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
-import { mapFromJson, mapToKwargs, type GridMap } from '../core/envs/grid/mapSpec.ts';
+import { DEFAULT_MAP_PRESET, mapFromJson, mapToKwargs, type GridMap } from '../core/envs/grid/mapSpec.ts';
 import { solveMap } from '../core/envs/grid/mapSolve.ts';
 import { envIds, makeEnv, registerEnv, type EnvKwargs } from '../core/envs/index.ts';
 import { registerCodeEnv } from '../core/envs/code/index.ts';
 import { UsageError } from './args.ts';
 import { codeEnvFromFile, DEFAULT_CODE_ENV_PRESET } from './codeEnvFile.ts';
 
-/** The preset `npm run train -- --env-file map.json` uses without --config: GRPO with potential shaping (a sparse reward rarely reaches a far goal). */
-export const DEFAULT_MAP_PRESET = 'grid-map-grpo-shaped';
+/** The preset `npm run train -- --env-file map.json` uses without --config (shared with the Studio's Train on this map). */
+export { DEFAULT_MAP_PRESET };
 
 export interface EnvFile {
   /** A map drawn in the studio (.json) or a code env (.js). */

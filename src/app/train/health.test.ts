@@ -134,6 +134,23 @@ describe('rewardHealth', () => {
     ...Array.from({ length: 3 }, () => ({ 'reward/mean': r1, 'episode/success_rate': s1 })),
   ];
 
+  it('a shaped return that rose while success sits at 0 is never aligned (issue 37: the lava map, shaping paid for dying)', () => {
+    // Measured: npm run train -- --env-file examples/envs/lava-crossing.json --seed 1 before the
+    // terminal-potential fix: reward/mean and episode/success_rate of its 40 iterations.
+    const R = [7.7, 8.33, 10.37, 10.36, 10.34, 10.82, 11.5, 10.98, 11.05, 11.12, 10.76, 10.97, 11.32, 11.17, 10.97, 11.5, 11.48, 11.34, 11.35, 11.37, 11.35, 11.5, 11.5, 11.5, 11.39, 11.5, 11.5, 11.5, 11.5, 11.5, 11.5, 11.5, 11.32, 11.5, 11.5, 11.5, 11.5, 11.5, 11.37, 11.5];
+    const S = R.map((_, i) => ([5, 16, 17].includes(i) ? 0.015625 : 0));
+    const history = R.map((r, i) => ({ 'reward/mean': r, 'episode/success_rate': S[i] }));
+    for (let n = 6; n <= history.length; n++) {
+      const v = rewardHealth(history.slice(0, n));
+      expect(v.label, `after ${n} iterations: ${v.text}`).not.toBe('aligned');
+      expect(v.level, `after ${n} iterations`).not.toBe('ok');
+    }
+    expect(rewardHealth(history)).toMatchObject({ level: 'warn', label: 'diverging' });
+    expect(rewardHealth(history).text).toMatch(/rose 8\.80 → 11\.46 since the first 3 iterations while success did not \(0% → 0%\)/);
+    // Flat shaped return, success at 0 all along: not 'aligned' either.
+    expect(rewardHealth(Array.from({ length: 9 }, () => ({ 'reward/mean': 2, 'episode/success_rate': 0 })))).toMatchObject({ level: 'idle', label: 'no success yet' });
+  });
+
   it('waits for two windows', () => {
     expect(rewardHealth(series(1, 0.5, 2, 0.3).slice(0, 5)).level).toBe('idle');
   });

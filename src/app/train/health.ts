@@ -371,5 +371,33 @@ export function rewardHealth(history: Series): Verdict {
     }
     verdict = now.v;
   }
-  return verdict;
+  return verdict.label === 'aligned' ? sinceStart(history, verdict) : verdict;
+}
+
+/**
+ * The two-window comparison forgives a rise that has levelled off: a shaped return that climbed
+ * in the first iterations and then sat still while success stayed at 0 (shaping that paid for
+ * dying in lava: 7.7 → 11.5, success 0 for 40 iterations) read 'aligned'. So an 'aligned' verdict
+ * is also checked against the run's first WINDOW iterations: a shaped return that rose since then
+ * while success did not is 'diverging', and with success at 0 nothing shows the reward tracks the
+ * task: it waits ('no success yet') rather than say 'aligned'.
+ */
+function sinceStart(history: Series, aligned: Verdict): Verdict {
+  const pS = recentBefore(history, 'reward/mean', WINDOW);
+  const tS = recentBefore(history, 'episode/success_rate', WINDOW);
+  const p1 = recentBefore(history, 'reward/mean', history.length);
+  const t1 = recentBefore(history, 'episode/success_rate', history.length);
+  if (![pS, tS, p1, t1].every(Number.isFinite) || t1 >= THRESHOLDS.solved) return aligned;
+  const rise = (p1 - pS) / Math.max(1, Math.abs(pS));
+  if (rise > REWARD_THRESHOLDS.proxyRise && t1 - tS <= REWARD_THRESHOLDS.trueRise) {
+    return {
+      level: 'warn',
+      label: 'diverging',
+      text: `The shaped return rose ${pS.toFixed(2)} → ${p1.toFixed(2)} since the first ${WINDOW} iterations while success did not (${pct(tS)} → ${pct(t1)}): the reward pays for something other than the task; check the per-term curves for a term that pays without progress.`,
+    };
+  }
+  if (t1 <= 0) {
+    return { level: 'idle', label: 'no success yet', text: `Success is 0% (last ${WINDOW} iterations): nothing shows yet whether the shaped return (${p1.toFixed(2)}) tracks the task.` };
+  }
+  return aligned;
 }

@@ -73,6 +73,52 @@ describe('shapeEpisode', () => {
       expect(shapeEpisode({ ...base, terminated: false, truncated: true }, pot(1)).total).toBeCloseTo(2.5, 12);
     });
 
+    // The same path ending in failure (lava): the last info has no success. The floor (the lowest Φ
+    // the episode can reach) is −10.
+    const failed = { ...base, infos: [...ep.infos.slice(0, 3), {}], potentialFloor: -10 };
+
+    it('failure ends at the floor: γ = 1, Σ = floor − Φ(s_0) = −7, below the same path truncated (2.5) or succeeding (3)', () => {
+      // F0 = −2 + 3 = 1; F1 = −3 + 2 = −1; F2 = −1 + 3 = 2; F3 = −10 + 1 = −9.
+      const s = shapeEpisode(failed, pot(1));
+      [1, -1, 2, -9].forEach((v, t) => expect(s.perStep[t]).toBeCloseTo(v, 12));
+      expect(s.total).toBeCloseTo(-7, 12);
+      expect(shapeEpisode({ ...failed, terminated: false, truncated: true }, pot(1)).total).toBeCloseTo(2.5, 12);
+      expect(shapeEpisode({ ...failed, infos: ep.infos }, pot(1)).total).toBeCloseTo(3, 12);
+    });
+
+    it('failure, γ = 0.9: F3 = 0.9·(−10) + 1 = −8, Σ = 1.2 − 0.7 + 2.1 − 8 = −5.4', () => {
+      const s = shapeEpisode(failed, pot(0.9));
+      [1.2, -0.7, 2.1, -8].forEach((v, t) => expect(s.perStep[t]).toBeCloseTo(v, 12));
+      expect(s.total).toBeCloseTo(-5.4, 12);
+    });
+
+    it('potentials below the floor are clamped to it (the floor is Φ\'s bottom)', () => {
+      // [−3, −12 → −10, −3, −1, −0.5] truncated: F = 7·(−1), 7, 2, 0.5 → 2.5, as unclamped (telescoping).
+      const s = shapeEpisode({ ...failed, potentials: [-3, -12, -3, -1, -0.5], terminated: false, truncated: true }, pot(1));
+      [-7, 7, 2, 0.5].forEach((v, t) => expect(s.perStep[t]).toBeCloseTo(v, 12));
+    });
+
+    it('a failed episode with potentials but no floor is an error, not a silent reward for dying', () => {
+      expect(() => shapeEpisode({ ...failed, potentialFloor: undefined }, pot(1))).toThrow(/potentialFloor/);
+    });
+
+    it('no failure scores above an episode still trying: 2,000 random pairs of episodes from one start (γ = 1)', () => {
+      // Φ in [floor, 0]; outcome weight 0, so the potential term alone ranks them.
+      let seed = 12345;
+      const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+      const infos = (T: number) => Array.from({ length: T }, () => ({}));
+      for (let i = 0; i < 2000; i++) {
+        const floor = -1 - Math.floor(rand() * 30);
+        const phi0 = floor * rand();
+        const walk = (T: number) => [phi0, ...Array.from({ length: T }, () => floor * rand())];
+        const T1 = 1 + Math.floor(rand() * 10);
+        const T2 = 1 + Math.floor(rand() * 10);
+        const dead = shapeEpisode({ rewards: new Array(T1).fill(0), infos: infos(T1), terminated: true, truncated: false, policyTokens: T1, potentials: walk(T1), potentialFloor: floor }, pot(1));
+        const tries = shapeEpisode({ rewards: new Array(T2).fill(0), infos: infos(T2), terminated: false, truncated: true, policyTokens: T2, potentials: walk(T2), potentialFloor: floor }, pot(1));
+        expect(dead.total).toBeLessThanOrEqual(tries.total + 1e-12);
+      }
+    });
+
     it('missing or miscounted potentials are an error', () => {
       expect(() => shapeEpisode(ep, pot(1))).toThrow(/5 potentials/);
       expect(() => shapeEpisode({ ...ep, potentials: [0, 0] }, pot(1))).toThrow(/need 5 potentials/);

@@ -26,7 +26,7 @@ export const SHAPING_TERM_DOCS: Readonly<Record<ShapingTerm, string>> = {
   format: '−1 per step whose action was malformed (info.malformed): unparseable or unknown tool.',
   toolCost: '−1 per tool call (info.toolCall): a price on actions, to prefer shorter solutions.',
   length: '−1 per policy token beyond length.freeTokens: discourages rambling.',
-  potential: 'Potential-based shaping Σ γΦ(s′) − Φ(s); leaves the optimal policy unchanged.',
+  potential: "Potential-based shaping Σ γΦ(s′) − Φ(s) (grids: Φ = −actions left to the goal); an episode ends at Φ = 0 on success, at Φ's floor on failure.",
 };
 
 export interface ShapingConfig {
@@ -63,21 +63,27 @@ export const DEFAULT_SHAPING: ShapingConfig = {
 };
 
 /**
- * A potential function Φ over full states, supplied by an env family (e.g. grids: minus the BFS
- * distance from the agent to the goal, in steps). It reads the UI `Frame`, which shows the full
- * state, so it is computed outside the agent's view and never leaks into observations.
+ * A potential function Φ over full states, supplied by an env family (e.g. grids: minus the
+ * fewest actions from the actual state to the goal). It reads the UI `Frame`, which shows the
+ * full state, so it is computed outside the agent's view and never leaks into observations.
  *
  * Ng, Harada & Russell (1999): adding F(s, s′) = γΦ(s′) − Φ(s) to every transition changes every
- * policy's Q-values by the same −Φ(s), so the optimal policy is unchanged (for any Φ bounded, with
- * Φ(absorbing state) = 0, which is why Φ(s_T) is taken as 0 after a `terminated` step).
+ * policy's Q-values by the same −Φ(s), so the optimal policy is unchanged. Where an episode ends,
+ * `shapeEpisode` sets Φ(s_T) by how it ended (see there and ARCHITECTURE.md "Potential shaping"):
+ * a success ends at 0 (Φ's top), a failure at `floor` (Φ's bottom), a truncation at Φ(s_T).
  */
 export interface Potential<S = Frame> {
-  /** Registry-style id, e.g. `grid/neg-bfs-distance`. */
+  /** Registry-style id, e.g. `grid/neg-steps-to-success`. */
   id: string;
   /** One line: what Φ measures and its units. */
   doc: string;
-  /** Φ(s); finite. */
+  /** Φ(s); finite, ≤ 0, and 0 where the task succeeds. */
   phi(state: S): number;
+  /**
+   * The lowest Φ of any state an episode starting in `state` can reach (read once, at reset).
+   * A failed episode ends at it, so no failure scores above an episode still trying.
+   */
+  floor(state: S): number;
 }
 
 /** What a finished (or truncated) episode reports to the shaper. */
@@ -92,6 +98,12 @@ export interface EpisodeRecord {
   policyTokens: number;
   /** [T+1] Φ(s_0), …, Φ(s_T); required when the potential term has a non-zero weight. */
   potentials?: Numbers;
+  /**
+   * The potential's `floor` for this episode (the lowest Φ it can reach): potentials are clamped
+   * to it and a failed episode (terminated without info.success) ends at it. Required with
+   * `potentials` on such an episode.
+   */
+  potentialFloor?: number;
 }
 
 export interface ShapedReward {
@@ -139,6 +151,19 @@ export function shapeEpisode(ep: EpisodeRecord, cfg: ShapingConfig, weights: Sha
   }
   const usePotential = ep.potentials !== undefined;
   const g = cfg.potential.gamma;
+  // Φ(s_T) by how the episode ended: success 0 (Φ's top, the value of the absorbing goal), failure
+  // the floor (Φ's bottom), truncation Φ(s_T) as recorded. With γ = 1 the term telescopes to
+  // Φ_T − Φ(s_0), and s_0 is shared by a GRPO group, so Φ_T is all the term tells episodes apart
+  // by: this order puts any success above any episode still trying, and that above any failure.
+  const floor = ep.potentialFloor ?? -Infinity;
+  const succeeded = T > 0 && ep.infos[T - 1].success === true;
+  if (usePotential && ep.terminated && !succeeded && ep.potentialFloor === undefined) {
+    throw new RangeError('shapeEpisode: a failed episode with potentials needs potentialFloor (the lowest Φ), or dying would score above trying');
+  }
+  const phiAt = (t: number): number => {
+    if (t === T && ep.terminated) return succeeded ? 0 : floor;
+    return Math.max(ep.potentials![t], floor);
+  };
   for (let t = 0; t < T; t++) {
     const info = ep.infos[t];
     const r = ep.rewards[t];
@@ -147,8 +172,7 @@ export function shapeEpisode(ep: EpisodeRecord, cfg: ShapingConfig, weights: Sha
     const tool = info.toolCall ? -1 : 0;
     let f = 0;
     if (usePotential) {
-      const phiNext = t === T - 1 && ep.terminated ? 0 : ep.potentials![t + 1];
-      f = g * phiNext - ep.potentials![t];
+      f = g * phiAt(t + 1) - phiAt(t);
     }
     raw.outcome += r;
     raw.progress += prog;

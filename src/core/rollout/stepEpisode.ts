@@ -36,6 +36,8 @@ export interface StepEpisode {
   versions: Int32Array;
   /** [T+1] Φ(s_0..s_T) for potential-based shaping, when a potential was given. */
   potentials?: Float64Array;
+  /** The potential's floor for this episode (its lowest Φ), with `potentials`: a failed episode ends at it. */
+  potentialFloor?: number;
   /** Raw observations s_0..s_T (for replays), kept only when asked. */
   observations?: GridObs[];
   terminated: boolean;

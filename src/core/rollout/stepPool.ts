@@ -20,16 +20,16 @@ import type { Potential } from '../reward/shaping.ts';
 import { MlpPolicy, type MlpConfig } from '../models/mlp.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
 import { gridFeatureSize, gridOwnColorFeature } from './features.ts';
-import { playSlots, SlotColumns } from './stepSlots.ts';
-import { gridGoalDistance } from '../reward/potentials.ts';
+import { playSlots, SlotColumns, type PlaySlots } from './stepSlots.ts';
+import { gridGoalDistance, gridStepsToSuccess } from '../reward/potentials.ts';
 import { Rng } from '../util/rng.ts';
 import type { Engine, PolicyRunner } from '../engine/types.ts';
 import type { StepEpisode } from './stepEpisode.ts';
 import { mixSeed } from '../util/rng.ts';
 
 /** Potentials a pool can record, by id (requests cross to workers, so they name, not pass, functions). */
-export const POTENTIALS: Readonly<Record<string, Potential<Frame>>> = { [gridGoalDistance.id]: gridGoalDistance };
-/** A key of POTENTIALS, e.g. 'grid/neg-goal-distance'. */
+export const POTENTIALS: Readonly<Record<string, Potential<Frame>>> = { [gridGoalDistance.id]: gridGoalDistance, [gridStepsToSuccess.id]: gridStepsToSuccess };
+/** A key of POTENTIALS, e.g. 'grid/neg-steps-to-success'. */
 export type PotentialId = string;
 
 /** A policy model as plain data, so a worker can rebuild the same graph (structured-clonable). */
@@ -245,10 +245,10 @@ export class SerialRolloutPool implements RolloutPool {
   }
 }
 
-function potentialOf(id: string): (env: Env<GridObs, number>) => number {
+function potentialOf(id: string): NonNullable<PlaySlots['potential']> {
   const p = POTENTIALS[id];
   if (!p) throw new Error(`rollout pool: unknown potential ${JSON.stringify(id)}; known: ${Object.keys(POTENTIALS).join(', ')}`);
-  return (env) => p.phi(env.frame());
+  return { phi: (env) => p.phi(env.frame()), floor: (env) => p.floor(env.frame()) };
 }
 
 /** The sampling RNG of global slot `slot` for a request with `samplingSeed`. */

@@ -23,8 +23,8 @@ export interface PlaySlots {
   numActions: number;
   temperature: number;
   keepObservations: boolean;
-  /** Φ over the env's full state, recorded at reset and after every step. */
-  potential?: (env: Env<GridObs, number>) => number;
+  /** Φ over the env's full state, recorded at reset and after every step; its floor (the episode's lowest Φ), read at reset. */
+  potential?: { phi: (env: Env<GridObs, number>) => number; floor: (env: Env<GridObs, number>) => number };
   betweenSteps?: () => Promise<void>;
   /** Called as each episode ends: `done` of this call's `total` episodes (progress for a person waiting on the first rollout). */
   onEpisode?: (done: number, total: number) => void;
@@ -53,6 +53,8 @@ export class SlotColumns {
   rewards = new Float64Array(0);
   /** [cap + 1] Φ(s_0..s_T). */
   potentials = new Float64Array(0);
+  /** The potential's floor for the episode in this slot (read at reset). */
+  potentialFloor = 0;
   /** [cap, imageBytes] the image of the observation each action was taken in. */
   images = new Uint8Array(0);
   /** [cap] its heading. */
@@ -178,7 +180,10 @@ function startSlots(req: PlaySlots): SlotState {
     st.current[i] = starts[i].obs;
     // Room for a whole episode up front when it is short enough (no growth mid-batch).
     cols[i].reserve(Math.min(req.envs[i].spec.maxSteps || 64, 1024), st.current[i].image.length);
-    if (req.potential) cols[i].potentials[0] = req.potential(req.envs[i]);
+    if (req.potential) {
+      cols[i].potentials[0] = req.potential.phi(req.envs[i]);
+      cols[i].potentialFloor = req.potential.floor(req.envs[i]);
+    }
     st.infos.push([]);
     st.observations.push(req.keepObservations ? [st.current[i]] : []);
     st.ends.push({ terminated: false, truncated: false });
@@ -207,7 +212,7 @@ function recordStep(req: PlaySlots, st: SlotState, i: number, r: StepResult<Grid
   st.infos[i].push(r.info);
   st.current[i] = r.obs;
   if (req.keepObservations) st.observations[i].push(r.obs);
-  if (req.potential) c.potentials[t + 1] = req.potential(req.envs[i]);
+  if (req.potential) c.potentials[t + 1] = req.potential.phi(req.envs[i]);
   if (!(r.terminated || r.truncated)) return false;
   st.ends[i] = { terminated: r.terminated, truncated: r.truncated };
   return true;
@@ -234,6 +239,7 @@ function slotEpisode(req: PlaySlots, st: SlotState, i: number, bootstrapValue: n
     versions: c.versions.slice(0, T),
     observations: req.keepObservations ? st.observations[i] : undefined,
     potentials: req.potential ? c.potentials.slice(0, T + 1) : undefined,
+    potentialFloor: req.potential ? c.potentialFloor : undefined,
     terminated: st.ends[i].terminated,
     truncated: st.ends[i].truncated,
     success: infos[T - 1]?.success === true,

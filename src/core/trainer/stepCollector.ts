@@ -26,7 +26,7 @@ import { groupStats, sampleWithDynamicSampling, samplingStats, type DynamicSampl
 import { makeEnv } from '../envs/index.ts';
 import type { MlpPolicy } from '../models/mlp.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import { gridGoalDistance } from '../reward/potentials.ts';
+import { gridStepsToSuccess } from '../reward/potentials.ts';
 import { shapeEpisode, weightsOf, type EpisodeRecord, type ShapedReward } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner } from '../engine/types.ts';
@@ -48,6 +48,9 @@ import { Trainer } from './trainer.ts';
 import type { ScoredBatch, TrainedBatch } from './phases.ts';
 import { allOrRelease } from '../util/allOrRelease.ts';
 
+/** The potential Φ grid runs record for potential-based shaping (by id, see rollout/stepPool.ts POTENTIALS). */
+export const TRAINER_POTENTIAL = gridStepsToSuccess.id;
+
 /** Makes the rollout pool for a model and its initial weights (version 0). Default: in-thread serial pool. */
 export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engine) => Promise<RolloutPool>;
 
@@ -67,7 +70,7 @@ interface Rounds {
 
 /** What the shaper and the episode metrics read from a step episode. */
 function recordOf(ep: StepEpisode): EpisodeRecord {
-  return { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials };
+  return { rewards: ep.rewards, infos: ep.infos, terminated: ep.terminated, truncated: ep.truncated, policyTokens: ep.actions.length, potentials: ep.potentials, potentialFloor: ep.potentialFloor };
 }
 
 /** A grid env played by an MLP, one action per env step: what decides which metric keys apply. */
@@ -151,7 +154,7 @@ export class StepCollector implements Collector<StepEpisode> {
       samplingSeed: mixSeed(this.config.seed, 0x5a3, iteration, round),
       // Batches launched ahead (staleness ≥ 1) may be shaped by a later schedule stage: record Φ
       // whenever any stage (or the base config) weights the potential term.
-      potential: this.needsPotential ? gridGoalDistance.id : undefined,
+      potential: this.needsPotential ? TRAINER_POTENTIAL : undefined,
     };
   }
 
@@ -208,7 +211,7 @@ export class StepCollector implements Collector<StepEpisode> {
     const r = await collectGreedyBaselines(this.pool, episodes, this.config.algo.groupSize, {
       env: this.config.env,
       samplingSeed: mixSeed(this.config.seed, 0x4e3a, iteration),
-      potential: this.needsPotential ? gridGoalDistance.id : undefined,
+      potential: this.needsPotential ? TRAINER_POTENTIAL : undefined,
     });
     await this.scoreUserTerms(r.episodes);
     return {

@@ -18,6 +18,12 @@ describe('train on a map', () => {
     expect(ids).not.toContain('calc-grpo');
   });
 
+  it("starts on the CLI's map preset (GRPO + potential shaping), so the tab and npm run train -- --env-file agree", async () => {
+    const { DEFAULT_MAP_PRESET } = await import('../../../cli/envFile.ts');
+    expect(mapPresets(presets)[0].id).toBe(DEFAULT_MAP_PRESET);
+    expect(mapPresets(presets)[0].config.shaping.potential.weight).toBeGreaterThan(0);
+  });
+
   it.each(mapPresets(presets).map((p) => [p.id, p] as const))('%s: the link opens a valid draft on the map with the preset’s algorithm', (_id, preset) => {
     const map = EXAMPLE_MAPS[0].map;
     const hash = trainHashForMap(preset, map);

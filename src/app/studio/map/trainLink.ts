@@ -3,16 +3,21 @@
  * to the map (`env.id=grid/custom&env.kwargs.map=…`), so the run's config, its link and the
  * runs list all carry the map, and every trainer takes it like a built-in env.
  */
-import { mapToKwargs, type GridMap } from '../../../core/envs/grid/mapSpec.ts';
+import { DEFAULT_MAP_PRESET, mapToKwargs, type GridMap } from '../../../core/envs/grid/mapSpec.ts';
 import { draftFromPreset, formatTrainHash, type Preset } from '../../train/config.ts';
 import type { DraftConfig } from '../../train/fields.ts';
 
-/** Presets whose algorithm and policy fit any one-agent grid map: MLP, one stage, no env kwargs of their own, a one-agent grid env. */
+/**
+ * Presets whose algorithm and policy fit any one-agent grid map: MLP, one stage, no env kwargs of
+ * their own, a one-agent grid env. The map default (DEFAULT_MAP_PRESET, the CLI's too) comes
+ * first, so the Studio's picker starts on it.
+ */
 export function mapPresets(presets: readonly Preset[]): Preset[] {
-  return presets.filter((p) => {
+  const fit = presets.filter((p) => {
     const c = p.config;
     return c.model.kind === 'mlp' && !(c.stages?.length) && Object.keys(c.env.kwargs).length === 0 && c.env.id.startsWith('grid/') && c.env.id !== 'grid/switch-door';
   });
+  return [...fit.filter((p) => p.id === DEFAULT_MAP_PRESET), ...fit.filter((p) => p.id !== DEFAULT_MAP_PRESET)];
 }
 
 /** The `#view=train&…` link that trains `preset`'s setup on `map`. */

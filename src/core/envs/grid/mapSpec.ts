@@ -25,6 +25,12 @@ export const MAX_DOORS = 4;
 export const MAX_MAP_STEPS = 1000;
 /** Largest reward size on the goal or on lava. */
 export const MAX_MAP_REWARD = 10;
+/**
+ * The preset a map trains with unless the person picks another, in the CLI (`--env-file map.json`
+ * without --config) and in the Studio's "Train on this map": GRPO with potential shaping (a
+ * sparse reward rarely reaches a far goal, so plain GRPO's groups all score 0).
+ */
+export const DEFAULT_MAP_PRESET = 'grid-map-grpo-shaped';
 /** Most characters in a map's name. */
 export const MAX_MAP_NAME = 40;
 
