@@ -8,6 +8,8 @@ describe("a sweep's grid and names (shared by npm run sweep and the tab)", () =>
     expect(parseValues('algo.algo', 'grpo, rloo')).toEqual(['grpo', 'rloo']);
     expect(() => parseValues('algo.lr', '1e-3,,3e-3')).toThrow(/algo\.lr: an empty value/);
     expect(() => parseValues('algo.lr', '0.001, 1e-3')).toThrow(/listed twice/);
+    // Infinity would be named lr=null (JSON writes it so): the value as written is named instead.
+    expect(() => parseValues('algo.lr', '1e-3, 1e400')).toThrow(/^algo\.lr: 1e400 is too large for a number/);
     expect([isFieldPath('algo.lr'), isFieldPath('algo..lr'), isFieldPath('constructor.x')]).toEqual([true, false, false]);
   });
 

@@ -6,6 +6,7 @@
  */
 import { parseRunConfig } from '../presets/schema.ts';
 import { stableJson } from './configs.ts';
+import { overflowMessage, overflowsNumber } from '../util/numberText.ts';
 
 /** A sweep's input is wrong: the message says what and how to fix it. */
 export class SweepError extends Error {}
@@ -47,6 +48,8 @@ export function isFieldPath(path: string): boolean {
 export function parseValues(path: string, text: string): unknown[] {
   const raw = text.split(',').map((v) => v.trim());
   if (raw.some((v) => v === '')) throw new SweepError(`${path}: an empty value (write values separated by commas, e.g. 1e-3, 3e-3)`);
+  const huge = raw.find(overflowsNumber);
+  if (huge !== undefined) throw new SweepError(`${path}: ${overflowMessage(huge)}`);
   const values = raw.map((v) => {
     try {
       return JSON.parse(v) as unknown;
