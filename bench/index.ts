@@ -111,7 +111,7 @@ export const SUITES: Record<string, Suite> = {
   },
   'map-expert': {
     description: 'ms per expert plan and per studio check on a 25×25 map with a key and 4 locked doors (grid/custom plans with the map solver)',
-    flags: { full: 'also time one plan by the full-state search it replaced (seconds)' },
+    flags: { full: 'also time one plan by the full-state search it replaced (seconds)', serve: 'also serve the map and time GET /state after off-plan steps' },
     run: runMapExpert,
   },
   gemm: {
