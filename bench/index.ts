@@ -18,6 +18,7 @@ import { runTab } from './tab/suite.ts';
 import { runSweepBench } from './sweep/suite.ts';
 import { runPairs } from './pairs/suite.ts';
 import { runEnvStudio } from './env-studio/suite.ts';
+import { runMapExpert } from './map-expert/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
@@ -107,6 +108,11 @@ export const SUITES: Record<string, Suite> = {
     description: 'env steps/s: grid/empty-8x8 built in vs its port as a code env (examples/envs/empty-room.js) stepped as training steps it (V8 sandbox, batched), one run; ratio = code ÷ built-in',
     flags: { slots: 'envs stepped in lockstep (default 64: the grid-empty-8x8-grpo preset\'s 8 groups × 8)' },
     run: runEnvStudio,
+  },
+  'map-expert': {
+    description: 'ms per expert plan and per studio check on a 25×25 map with a key and 4 locked doors (grid/custom plans with the map solver)',
+    flags: { full: 'also time one plan by the full-state search it replaced (seconds)', serve: 'also serve the map and time GET /state after off-plan steps' },
+    run: runMapExpert,
   },
   gemm: {
     description: 'one MatMul at the train-step models\' dominant shapes per runtime: the kernel floor under the ratios',

@@ -28,7 +28,7 @@ interface Interval {
 }
 interface SweepJson {
   sweep: { runs: number; finished: number; wall_s: number; out?: string };
-  configs: { name: string; runs: number; scores: number[]; seeds: number[]; iqm: Interval; mean: Interval }[];
+  configs: { name: string; key: string; runs: number; scores: number[]; seeds: number[]; iqm: Interval; mean: Interval }[];
 }
 
 interface Target {
@@ -71,7 +71,7 @@ function targets(quick: boolean): Target[] {
   ];
 }
 
-/** Success at the first iteration of each run folder (the warm start's own for tool runs), by config. */
+/** Success at the first iteration of each run folder (the warm start's own for tool runs), by config key (the sweep's folders are `<key>_seed<n>`). */
 function firstSuccess(out: string): Map<string, number[]> {
   const by = new Map<string, number[]>();
   for (const dir of readdirSync(out)) {
@@ -138,7 +138,7 @@ export async function runPairs(o: SuiteOptions): Promise<SuiteResult> {
     const firsts = firstSuccess(out);
     for (const c of s.configs) {
       const algo = c.name.replace(/^algo=/, '');
-      rows.push({ algo, target: t.target, refused: null, seeds: c.seeds, scores: c.scores, mean: c.scores.length ? mean(c.scores) : null, std: c.scores.length ? std(c.scores) : null, iqm: c.iqm, first: firsts.get(c.name.replace(/ · /g, '_').replace(/[^\w.=+-]/g, '-')) ?? [] });
+      rows.push({ algo, target: t.target, refused: null, seeds: c.seeds, scores: c.scores, mean: c.scores.length ? mean(c.scores) : null, std: c.scores.length ? std(c.scores) : null, iqm: c.iqm, first: firsts.get(c.key) ?? [] });
     }
   }
   const ts = targets(o.quick).filter((t) => !only || only.includes(t.target));

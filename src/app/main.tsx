@@ -8,6 +8,8 @@ import { flushRunRecord } from './train/slice.ts';
 import { useStore } from './state/store.ts';
 import { startLessonSync } from './lessons/sync.ts';
 import { startPrewarm } from './train/prewarm.ts';
+import { useSweep } from './train/sweep.ts';
+import { interruptedText } from './train/sweepSaved.ts';
 import './styles.css';
 
 startHashSync();
@@ -17,6 +19,9 @@ startPrewarm(useStore);
 // Runs a closed or reloaded tab left 'running' are listed as interrupted; the deleted ones past
 // their undo window are removed.
 void useStore.getState().refreshRuns();
+// A sweep this tab ran when it was reloaded or closed: said once here; Train → Sweep offers to resume it.
+const interrupted = useSweep.getState().interrupted;
+if (interrupted) useStore.getState().notify('warning', `${interruptedText(interrupted)} Train → Sweep offers to train the rest.`);
 // Best effort: a hidden page may never come back (closed, discarded), so write what waits.
 addEventListener('pagehide', () => void flushRunRecord());
 document.addEventListener('visibilitychange', () => {

@@ -27,6 +27,15 @@ describe('--env-file', () => {
     expect(f.summary).toBe('examples/envs/four-rooms.json: map "Four rooms 11x11", 11x11, solvable in 19 steps (step limit 100)');
   });
 
+  it('reads a map file that starts with a UTF-8 byte-order mark (as Windows editors save it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bom-'));
+    const file = join(dir, 'bom.json');
+    writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync('examples/envs/four-rooms.json')]));
+    const f = await loadEnvFile(file);
+    expect(f.env.id).toBe('grid/custom');
+    expect(f.summary).toMatch(/solvable in \d+ steps/);
+  });
+
   it('refuses what is not a trainable map, naming the file and the reason', async () => {
     await expect(loadEnvFile(join(tmp, 'missing.json'))).rejects.toThrow(/missing\.json: cannot read it \(ENOENT\)/);
     await expect(loadEnvFile(file('bad.json', '{"kind": "grid-map", rows'))).rejects.toThrow(/bad\.json: not a valid map:\n {2}- not valid JSON/);

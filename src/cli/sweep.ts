@@ -5,7 +5,8 @@
  * `npm run train` process (its own engine and thread: a run is single-threaded, so N runs use N
  * cores), N at a time, each into its own folder under --out. Then reads every run's
  * metrics.jsonl, scores each run by the mean of --metric over its last 10% of iterations, and
- * prints, per config, the mean and the IQM with 95% stratified-bootstrap intervals and the
+ * credits each run to the config its own config.json holds (a run folder and config file per
+ * config key, collision-free: core/runs/sweep.ts configKeys), and prints, per config, the mean and the IQM with 95% stratified-bootstrap intervals and the
  * probability of improvement between configs (src/core/runs/stats.ts). The last line with --json
  * is one JSON object with all of it.
  *
@@ -21,6 +22,8 @@ import { fileURLToPath } from 'node:url';
 import { finalScore, probabilityOfImprovementInterval, summarize, type ConfigSummary, type Interval } from '../core/runs/stats.ts';
 import { intArg, parseCli, UsageError } from './args.ts';
 import { parseSeeds, parseSet, runFolder, sweepConfigs, sweepRunName, SweepError, type SweepConfig } from '../core/runs/sweep.ts';
+import { seedGroupKey } from '../core/runs/configs.ts';
+import type { RunConfig } from '../core/presets/schema.ts';
 import { loadRunConfig, readRunConfigJson } from './presets.ts';
 
 const USAGE = `usage: npm run sweep -- --config <preset id | file.json> [--seeds 1-4] [--set path=v1,v2] [--set path=v1,v2] [--iterations N] [--out DIR] [--parallel N] [--metric KEY] [--engine NAME] [--json]
@@ -50,7 +53,10 @@ function usage<T>(option: string, fn: () => T): T {
 }
 
 interface RunResult {
+  /** The config's name as the summary shows it (credited from the run's own config.json: creditRuns). */
   config: string;
+  /** Its config's key (SweepConfig.key). */
+  key: string;
   seed: number;
   folder: string;
   exit: number | null;
@@ -70,16 +76,56 @@ function readRows(folder: string): Record<string, number>[] {
 /** Summary of a finished sweep: per config and pairwise. */
 export interface SweepSummary {
   metric: string;
-  configs: (ConfigSummary & { name: string; values: Record<string, unknown>; scores: number[]; seeds: number[] })[];
+  configs: (ConfigSummary & { name: string; key: string; values: Record<string, unknown>; scores: number[]; seeds: number[] })[];
   /** P(row config's run beats column config's run), for every ordered pair of configs. */
   improvement: { x: string; y: string; p: Interval }[];
 }
 
+/**
+ * Each run credited to the config its own folder's config.json holds (`read(folder)`: the parsed
+ * file, null when the run wrote none), compared with the sweep's configs by seedGroupKey (all
+ * but seed, iterations and texts); where several configs are equal the run's own job decides,
+ * and a run without a config.json keeps its job's. A run whose config.json matches no config of
+ * the sweep is left out of the summary, with a warning in `problems`. So a summary never reads a
+ * score under a name the run did not train.
+ */
+export function creditRuns(configs: readonly SweepConfig[], results: readonly RunResult[], read: (folder: string) => unknown): { results: RunResult[]; problems: string[] } {
+  const keyed = configs.map((c) => ({ c, group: seedGroupKey(c.config as unknown as RunConfig) }));
+  const problems: string[] = [];
+  const out: RunResult[] = [];
+  for (const r of results) {
+    const own = read(r.folder);
+    if (own === null) {
+      out.push(r);
+      continue;
+    }
+    const group = seedGroupKey(own as RunConfig);
+    const matches = keyed.filter((k) => k.group === group).map((k) => k.c);
+    const c = matches.find((m) => m.key === r.key) ?? matches[0];
+    if (!c) {
+      problems.push(`${r.folder}/config.json matches none of the sweep's configs: its score is left out of the summary`);
+      continue;
+    }
+    if (c.key !== r.key) problems.push(`${r.folder} was queued as ${r.config} but its config.json is ${c.name}'s: credited to ${c.name}`);
+    out.push({ ...r, config: c.name, key: c.key });
+  }
+  return { results: out, problems };
+}
+
+/** A run folder's config.json, parsed; null when there is none or it does not parse. */
+function readRunConfig(folder: string): unknown {
+  try {
+    return JSON.parse(readFileSync(join(folder, 'config.json'), 'utf8')) as unknown;
+  } catch {
+    return null;
+  }
+}
+
 export function summarizeSweep(configs: readonly SweepConfig[], results: readonly RunResult[], metric: string): SweepSummary {
   const per = configs.map((c) => {
-    const mine = results.filter((r) => r.config === c.name && Number.isFinite(r.score));
+    const mine = results.filter((r) => r.key === c.key && Number.isFinite(r.score));
     const scores = mine.map((r) => r.score);
-    return { name: c.name, values: c.values, scores, seeds: mine.map((r) => r.seed), ...summarize(scores.map((s) => [s])) };
+    return { name: c.name, key: c.key, values: c.values, scores, seeds: mine.map((r) => r.seed), ...summarize(scores.map((s) => [s])) };
   });
   const improvement: SweepSummary['improvement'] = [];
   for (const a of per) {
@@ -161,7 +207,7 @@ export async function main(argv: string[]): Promise<number> {
   const out = resolve(String(values.out ?? join('runs', `sweep-${new Date().toISOString().replace(/[:.]/g, '-')}`)));
   if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${out} is not empty: choose a new folder (a sweep never mixes its runs with others)`);
   mkdirSync(join(out, 'configs'), { recursive: true });
-  for (const c of configs) writeFileSync(join(out, 'configs', `${runFolder(c.name, 0).replace(/_seed0$/, '')}.json`), JSON.stringify(c.config, null, 2));
+  for (const c of configs) writeFileSync(join(out, 'configs', `${c.key}.json`), JSON.stringify(c.config, null, 2));
 
   const children = new Set<ChildProcess>();
   let signal: NodeJS.Signals | null = null;
@@ -180,8 +226,8 @@ export async function main(argv: string[]): Promise<number> {
   process.stderr.write(`sweep: ${configs.length} config(s) × ${seeds.length} seed(s) = ${total} runs, ${Math.min(parallel, total)} at a time, into ${out}\n`);
   const jobs = configs.flatMap((c) =>
     seeds.map((seed) => async (): Promise<RunResult> => {
-      const folder = join(out, runFolder(c.name, seed));
-      const cfgFile = join(out, 'configs', `${runFolder(c.name, 0).replace(/_seed0$/, '')}.json`);
+      const folder = join(out, runFolder(c.key, seed));
+      const cfgFile = join(out, 'configs', `${c.key}.json`);
       const args = ['--import', 'tsx', TRAIN, '--config', cfgFile, '--seed', String(seed), '--out', folder];
       if (iterations !== undefined) args.push('--iterations', String(iterations));
       if (values.engine) args.push('--engine', String(values.engine));
@@ -200,10 +246,12 @@ export async function main(argv: string[]): Promise<number> {
       done++;
       const status = exit === 0 ? `${metric} ${f3(score)}` : `exit ${exit} (see ${join(folder, 'train.log')})`;
       process.stderr.write(`[${done}/${total}] ${sweepRunName(c.name, seed)}: ${wallS.toFixed(1)} s, ${status}\n`);
-      return { config: c.name, seed, folder, exit, wallS, score: exit === 0 ? score : NaN };
+      return { config: c.name, key: c.key, seed, folder, exit, wallS, score: exit === 0 ? score : NaN };
     }),
   );
-  const results = await pool(jobs, parallel, () => signal !== null);
+  const credited = creditRuns(configs, await pool(jobs, parallel, () => signal !== null), readRunConfig);
+  const results = credited.results;
+  for (const p of credited.problems) process.stderr.write(`warning: ${p}\n`);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   const wallS = (performance.now() - t0) / 1000;
@@ -212,7 +260,7 @@ export async function main(argv: string[]): Promise<number> {
   const report = {
     sweep: { config: String(values.config), seeds, set: sets, iterations: iterations ?? null, parallel, runs: total, finished: results.length - failed.length, failed: failed.length, wall_s: Number(wallS.toFixed(2)), out },
     ...summary,
-    runs: results.map((r) => ({ config: r.config, seed: r.seed, folder: r.folder, exit: r.exit, wall_s: Number(r.wallS.toFixed(2)), score: r.score })),
+    runs: results.map((r) => ({ config: r.config, key: r.key, seed: r.seed, folder: r.folder, exit: r.exit, wall_s: Number(r.wallS.toFixed(2)), score: r.score })),
   };
   writeFileSync(join(out, 'summary.json'), JSON.stringify(report, null, 2));
   console.log(table(summary));

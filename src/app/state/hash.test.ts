@@ -24,6 +24,12 @@ describe('URL hash', () => {
     expect(problems[1]).toMatch(/unknown setting "colour"/);
   });
 
+  it('names a number too large for a double (1e400) instead of carrying Infinity, which the next link writes as null', () => {
+    const { state, problems } = parseHash('#env=grid/empty-5x5&k.maxSteps=1e400&k.p=-2e308');
+    expect(state.kwargs).toEqual({});
+    expect(problems).toEqual([expect.stringMatching(/k\.maxSteps=1e400 is too large for a number .*; left out/), expect.stringMatching(/k\.p=-2e308 is too large/)]);
+  });
+
   it('survives malformed percent escapes and empty hashes', () => {
     expect(parseHash('').problems).toEqual([]);
     expect(parseHash('#').state.env).toBeNull();

@@ -6,6 +6,7 @@
  * used instead (bad input never loses the rest), and the caller falls back to defaults.
  */
 import type { EnvKwargs } from '../../core/envs/registry.ts';
+import { overflowMessage, overflowsNumber } from '../../core/util/numberText.ts';
 
 /** Largest seed we accept: the env RNG takes the seed as an unsigned 32-bit integer. */
 export const MAX_SEED = 0xffffffff;
@@ -72,7 +73,9 @@ export function parseHash(hash: string): ParsedHash {
       if ('seed' in s) state.seed = s.seed;
       else problems.push(`the link's ${s.error}`);
     } else if (key.startsWith('k.') && key.length > 2) {
-      state.kwargs[key.slice(2)] = parseKwargValue(value);
+      // An overflowing number would become Infinity here and null in the next link: named and left out.
+      if (overflowsNumber(value)) problems.push(`the link's ${key}=${overflowMessage(value)}; left out`);
+      else state.kwargs[key.slice(2)] = parseKwargValue(value);
     } else {
       problems.push(`the link has an unknown setting ${JSON.stringify(key)} (known: env, seed, k.<name>)`);
     }

@@ -5,7 +5,8 @@
 import { useMemo } from 'react';
 import { useStore } from '../state/store.ts';
 import { sweepWorker } from './client.ts';
-import { MAX_SWEEP_RUNS, planSweep, runSweep, stopSweep, sweepableFields, useSweep, type SweepPlan } from './sweep.ts';
+import { discardInterrupted, MAX_SWEEP_RUNS, planSweep, resumePlan, runSweep, stopSweep, sweepableFields, useSweep, type SweepPlan } from './sweep.ts';
+import { interruptedText } from './sweepSaved.ts';
 import type { SweepRunView } from './sweepRunner.ts';
 import type { RunStatus } from './trainState.ts';
 
@@ -13,13 +14,42 @@ const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x * 100)}%
 const f2 = (x: number | null) => (x === null ? '–' : x.toFixed(2));
 
 /** Starts a planned sweep, shows the tab, and selects its runs for Compare once it ended. */
-export async function startSweep(plan: Extract<SweepPlan, { ok: true }>, label: string): Promise<void> {
+export async function startSweep(plan: Extract<SweepPlan, { ok: true }>, label: string, resumeTag?: string): Promise<void> {
   const { notify, setTab } = useStore.getState();
   setTab('sweep');
-  await runSweep(plan, label, notify, sweepWorker, {
-    now: () => (singleRunTrains(useStore.getState().status) ? 1 : 0),
-    subscribe: (onChange) => useStore.subscribe((s, prev) => singleRunTrains(s.status) !== singleRunTrains(prev.status) && onChange()),
-  });
+  await runSweep(
+    plan,
+    label,
+    notify,
+    sweepWorker,
+    {
+      now: () => (singleRunTrains(useStore.getState().status) ? 1 : 0),
+      subscribe: (onChange) => useStore.subscribe((s, prev) => singleRunTrains(s.status) !== singleRunTrains(prev.status) && onChange()),
+    },
+    resumeTag,
+  );
+}
+
+/** What a reload interrupted: said, with Resume (the runs cut off, from their start, and those not started) and Discard. */
+function Interrupted({ busy }: { busy: boolean }) {
+  const x = useSweep((s) => s.interrupted);
+  if (!x) return null;
+  const left = x.cut.length + x.queued.length;
+  return (
+    <div className="sweep-interrupted" role="status" data-testid="sweep-interrupted" data-left={left}>
+      <p>{interruptedText(x)}</p>
+      <div className="sweep-row">
+        {left > 0 && (
+          <button type="button" className="btn btn-primary" data-testid="sweep-resume" aria-disabled={busy || undefined} onClick={() => !busy && void startSweep(resumePlan(x), x.tag, x.tag)}>
+            Resume: train the {left} run{left === 1 ? '' : 's'} left{x.cut.length ? ' (those cut off from their start)' : ''}
+          </button>
+        )}
+        <button type="button" className="btn" data-testid="sweep-discard" onClick={discardInterrupted}>
+          Discard
+        </button>
+      </div>
+    </div>
+  );
 }
 
 /** The Train tab's single run holds cores: it is building, training or finishing an iteration. */
@@ -148,7 +178,7 @@ function SweepProgress() {
           </thead>
           <tbody>
             {runs.map((r) => (
-              <RunRow key={r.name} r={r} />
+              <RunRow key={`${r.configKey} ${r.seed}`} r={r} />
             ))}
           </tbody>
         </table>
@@ -170,6 +200,7 @@ export function SweepPanel() {
         Trains the current settings once per combination of the values below and each seed, {slots} at a time in training workers of their own (one fewer while the single run above trains, so the two do not crowd the same cores). Each run is saved in
         Runs, named after what it varies (<span className="mono">lr=0.003 · seed 2</span>), as <span className="mono">npm run sweep</span> names it.
       </p>
+      <Interrupted busy={busy} />
       <SweepForm plan={plan} busy={busy} />
       <SweepProgress />
     </div>

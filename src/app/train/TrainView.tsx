@@ -39,6 +39,7 @@ function RunBar() {
   const history = useStore((s) => s.history);
   const running = useStore((s) => s.running);
   const draftIterations = useStore((s) => s.draft.iterations);
+  const pending = useStore((s) => s.pendingRestart);
   const itPerS = useStore((s) => s.itPerS);
   const info = useStore((s) => s.info);
   const validation = useStore((s) => s.validation);
@@ -60,6 +61,8 @@ function RunBar() {
   const busy = status === 'starting' || status === 'stepping' || status === 'pausing';
   const isRunning = status === 'running';
   const total = running?.iterations ?? draftIterations;
+  /** A finished run goes on only with its own settings; changed ones (another map, say) start a new run. */
+  const extend = status === 'finished' && pending.length === 0;
   return (
     <div
       className="run-bar panel"
@@ -98,9 +101,9 @@ function RunBar() {
             onClick={() => !busy && void start()}
             aria-disabled={busy || undefined}
             disabled={!valid}
-            title={!valid ? `Blocked by ${blockers.join('; ')}` : status === 'finished' ? `Runs ${draftIterations} more iterations on this run (the Iterations setting), keeping its weights and charts` : undefined}
+            title={!valid ? `Blocked by ${blockers.join('; ')}` : extend ? `Runs ${draftIterations} more iterations on this run (the Iterations setting), keeping its weights and charts` : status === 'finished' ? 'Starts a new run with these settings (the finished run stays saved in Runs)' : undefined}
           >
-            <span aria-hidden>▶</span> {status === 'paused' ? 'Resume' : status === 'finished' ? `Train ${draftIterations} more` : 'Start'}
+            <span aria-hidden>▶</span> {status === 'paused' ? 'Resume' : extend ? `Train ${draftIterations} more` : status === 'finished' ? 'Start a new run' : 'Start'}
           </button>
         )}
         <button type="button" className="btn" data-testid="train-step" onClick={() => void stepOnce()} disabled={busy || isRunning || !valid} title={valid ? 'One rollout and one update, then pause' : `Blocked by ${blockers.join('; ')}`}>

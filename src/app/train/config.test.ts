@@ -198,6 +198,12 @@ describe('URL hash', () => {
     expect(r.problems.join('\n')).toMatch(/algo\.lr=abc is not a number[\s\S]*unknown setting "colour"[\s\S]*no preset "nope"/);
     expect(r.draft.algo.groupSize).toBe(4);
   });
+  it('a number too large for a double (algo.lr=1e400) is named as such, not shown back as null, and the preset\'s kept', () => {
+    const r = draftFromHash(parseTrainHash('#view=train&preset=grid-empty-8x8-grpo&algo.lr=1e400'), presets, 'wasm');
+    expect(r.problems).toEqual([expect.stringMatching(/^algo\.lr=1e400 is too large for a number \(beyond ±1\.8e308/)]);
+    expect(r.problems.join()).not.toMatch(/null/);
+    expect(r.draft.algo.lr).toBe(presets[0].config.algo.lr);
+  });
   it('holds a link to the form\'s bounds: an out-of-range value is named and the preset\'s kept', () => {
     const r = draftFromHash(parseTrainHash('#view=train&preset=grid-empty-8x8-grpo&iterations=-5&algo.lr=0.002'), presets, 'wasm');
     expect(r.problems).toEqual([expect.stringMatching(/^iterations=-5: .*>=1.*; kept 40$/)]);

@@ -12,6 +12,7 @@ import { kwargDocs } from '../../core/envs/kwargDocs.ts';
 import { SHAPING_TERMS, type ShapingTerm } from '../../core/reward/shaping.ts';
 import type { LiveHyper } from '../../core/update/hyper.ts';
 import { FIELDS, FIELD_BY_PATH, getPath, sameValue, setPath, type DraftConfig } from './fields.ts';
+import { overflowMessage, overflowsNumber } from '../../core/util/numberText.ts';
 
 export interface Preset {
   id: string;
@@ -183,6 +184,7 @@ function parseValue(path: string, raw: string): { value: unknown } | { error: st
   const kind = f.input.kind;
   if (kind === 'int' || kind === 'number') {
     const n = Number(raw);
+    if (overflowsNumber(raw)) return { error: `${path}=${overflowMessage(raw)}` };
     if (raw.trim() === '' || !Number.isFinite(n)) return { error: `${path}=${raw} is not a number` };
     return { value: n };
   }

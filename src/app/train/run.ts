@@ -294,7 +294,10 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
         set({ status: 'running' });
         return command('play');
       }
-      if (r && s === 'finished') {
+      // A finished run is extended only on its own settings: a draft that changed what needs a
+      // fresh run (another map from "Train on this map", another algorithm) starts one, as the
+      // button says (before, "Train 200 more" ran the old map's run on to 360 iterations).
+      if (r && s === 'finished' && get().pendingRestart.length === 0) {
         // Continue past the configured end: a finished run can be extended by its length again.
         const more = get().draft.iterations;
         set({ running: { ...r, iterations: r.iterations + more }, status: 'running' });
@@ -317,7 +320,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       if (s !== 'idle' && s !== 'paused' && s !== 'finished' && s !== 'error') return;
       if (blocked()) return;
       const r = get().running;
-      if (!r || s === 'error' || s === 'idle') {
+      if (!r || s === 'error' || s === 'idle' || (s === 'finished' && get().pendingRestart.length > 0)) {
           if (!(await boot())) return;
         set({ status: 'stepping' });
         return go('step');

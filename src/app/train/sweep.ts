@@ -10,6 +10,7 @@ import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { setField, validate } from './config.ts';
 import { FIELDS, getPath, type DraftConfig, type FieldDef } from './fields.ts';
 import { SweepRunner, type SweepRunJob, type SweepRunView, type SweepWorker } from './sweepRunner.ts';
+import { clearSweep, interruptedSweep, loadSweep, saveSweep, saveSweepStates, type InterruptedSweep } from './sweepSaved.ts';
 
 /** Most seeds one "Run N seeds" trains (a sweep of no field). */
 export const MAX_SEEDS = 10;
@@ -109,6 +110,8 @@ export interface SweepState {
   lent: number;
   /** Wall time from start to end, s (null while it runs). */
   wallS: number | null;
+  /** A sweep a reload interrupted (read from storage as the page opens): what it left, to resume or discard. */
+  interrupted: InterruptedSweep | null;
   setForm(patch: Partial<SweepForm>): void;
   setField(i: number, patch: Partial<SweepFormField>): void;
 }
@@ -121,6 +124,10 @@ export const useSweep = create<SweepState>((set, get) => ({
   slots: sweepSlots(),
   lent: 0,
   wallS: null,
+  interrupted: (() => {
+    const saved = loadSweep();
+    return saved ? interruptedSweep(saved) : null;
+  })(),
   setForm: (patch) => set({ form: { ...get().form, ...patch } }),
   setField: (i, patch) => set({ form: { ...get().form, fields: get().form.fields.map((f, j) => (j === i ? { ...f, ...patch } : f)) } }),
 }));
@@ -138,13 +145,23 @@ export interface LentSlots {
   subscribe(onChange: () => void): () => void;
 }
 
-export async function runSweep(plan: Extract<SweepPlan, { ok: true }>, label: string, notify: (level: 'info' | 'warning', text: string) => void, newWorker: (name: string) => SweepWorker, lent?: LentSlots): Promise<string[]> {
+export async function runSweep(plan: Extract<SweepPlan, { ok: true }>, label: string, notify: (level: 'info' | 'warning', text: string) => void, newWorker: (name: string) => SweepWorker, lent?: LentSlots, resumeTag?: string): Promise<string[]> {
   if (current) return [];
-  const tag = `sweep ${new Date().toISOString().slice(0, 16).replace('T', ' ')} · ${label}`;
+  const tag = resumeTag ?? `sweep ${new Date().toISOString().slice(0, 16).replace('T', ' ')} · ${label}`;
   const t0 = performance.now();
-  const runner = new SweepRunner(tag, plan.jobs, { newWorker, store: browserRunStore(), hooks: { onProblem: (m) => notify('warning', m), onRecovered: (m) => notify('info', m) }, slots: plan.slots, lent: lent?.now }, (runs) => useSweep.setState({ runs }));
+  // Kept for a reload: the runs once, each run's state as it changes (sweepSaved.ts). A new sweep replaces an interrupted one.
+  if (!saveSweep({ tag, slots: plan.slots, jobs: plan.jobs, states: plan.jobs.map(() => 'queued') })) {
+    notify('warning', 'This sweep could not be kept in the browser’s storage (full or blocked): a reload of the page would stop it without a way to resume the runs not yet trained.');
+  }
+  let kept = '';
+  const runner = new SweepRunner(tag, plan.jobs, { newWorker, store: browserRunStore(), hooks: { onProblem: (m) => notify('warning', m), onRecovered: (m) => notify('info', m) }, slots: plan.slots, lent: lent?.now }, (runs) => {
+    const states = runs.map((r) => r.state);
+    if (states.join() !== kept) saveSweepStates(states);
+    kept = states.join();
+    useSweep.setState({ runs });
+  });
   current = runner;
-  useSweep.setState({ runs: runner.views.map((v) => ({ ...v })), status: 'running', tag, slots: plan.slots, lent: lent?.now() ?? 0, wallS: null });
+  useSweep.setState({ runs: runner.views.map((v) => ({ ...v })), status: 'running', tag, slots: plan.slots, lent: lent?.now() ?? 0, wallS: null, interrupted: null });
   const unsubscribe = lent?.subscribe(() => {
     useSweep.setState({ lent: lent.now() });
     runner.slotsChanged();
@@ -154,12 +171,26 @@ export async function runSweep(plan: Extract<SweepPlan, { ok: true }>, label: st
   } finally {
     unsubscribe?.();
     current = null;
+    // It ended (or Stop dropped its queue, as asked): nothing to resume after a reload.
+    clearSweep();
     useSweep.setState({ status: 'done', wallS: (performance.now() - t0) / 1000 });
   }
   const failed = runner.views.filter((v) => v.state === 'failed').length;
   const done = runner.views.filter((v) => v.state === 'done').length;
   notify(failed ? 'warning' : 'info', `Sweep ended: ${done} of ${plan.jobs.length} runs finished${failed ? `, ${failed} failed (the table says why)` : ''}. Its runs are saved with the tag "${tag}".`);
   return runner.recordIds;
+}
+
+/** The plan that trains what an interrupted sweep left: the runs cut off (from their start) and those not started, in their order. */
+export function resumePlan(x: InterruptedSweep, slots = sweepSlots()): Extract<SweepPlan, { ok: true }> {
+  const jobs = [...x.cut, ...x.queued];
+  return { ok: true, jobs, configs: new Set(jobs.map((j) => j.configKey ?? j.configName)).size, seeds: [...new Set(jobs.map((j) => j.seed))], slots };
+}
+
+/** Forgets an interrupted sweep (the person chose not to resume it; its saved runs stay in Runs). */
+export function discardInterrupted(): void {
+  clearSweep();
+  useSweep.setState({ interrupted: null });
 }
 
 /** Stops the sweep in progress: the runs in flight stop after their iteration (what they recorded stays), the queue is dropped. */

@@ -22,6 +22,8 @@ export interface SweepRunView {
   name: string;
   /** The config's name ("lr=0.003"), shared by its seeds. */
   configName: string;
+  /** Its config's key (unique in the sweep, where names only read alike). */
+  configKey: string;
   seed: number;
   state: SweepRunState;
   /** Iterations done, of `total`. */
@@ -94,7 +96,7 @@ export class SweepRunner {
     private readonly deps: SweepDeps,
     private readonly onChange: (views: SweepRunView[]) => void,
   ) {
-    this.views = jobs.map((j) => ({ name: j.name, configName: j.configName, seed: j.seed, state: 'queued', iteration: 0, total: j.config.iterations, success: null, reward: null, error: null, recordId: null }));
+    this.views = jobs.map((j) => ({ name: j.name, configName: j.configName, configKey: j.configKey, seed: j.seed, state: 'queued', iteration: 0, total: j.config.iterations, success: null, reward: null, error: null, recordId: null }));
   }
 
   /** Runs at once now: the slots less those lent to the tab's other training, at least one. */

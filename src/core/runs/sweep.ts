@@ -5,6 +5,8 @@
  * the same way. Pure: no files, no workers.
  */
 import { parseRunConfig } from '../presets/schema.ts';
+import { stableJson } from './configs.ts';
+import { overflowMessage, overflowsNumber } from '../util/numberText.ts';
 
 /** A sweep's input is wrong: the message says what and how to fix it. */
 export class SweepError extends Error {}
@@ -46,6 +48,8 @@ export function isFieldPath(path: string): boolean {
 export function parseValues(path: string, text: string): unknown[] {
   const raw = text.split(',').map((v) => v.trim());
   if (raw.some((v) => v === '')) throw new SweepError(`${path}: an empty value (write values separated by commas, e.g. 1e-3, 3e-3)`);
+  const huge = raw.find(overflowsNumber);
+  if (huge !== undefined) throw new SweepError(`${path}: ${overflowMessage(huge)}`);
   const values = raw.map((v) => {
     try {
       return JSON.parse(v) as unknown;
@@ -77,8 +81,19 @@ function withPath(obj: Record<string, unknown>, path: string, value: unknown): R
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 export interface SweepConfig {
-  /** "lr=0.001 · groupSize=4" (each varied path's last segment = value); the base config's name when nothing varies. */
+  /**
+   * "lr=0.001 · groupSize=4" (each varied path's last segment = value); the base config's name
+   * when nothing varies. Unique in its sweep: two values that read the same (1 and "1") get
+   * their key's hash appended.
+   */
   name: string;
+  /**
+   * Its folder-safe key, unique in its sweep: the readable name made filesystem-safe and cut to
+   * KEY_NAME_CHARS, then `-` and a hash of its values ("lr=0.001_groupSize=4-1a2b3c4d"), so
+   * values the name folds together (`*` and `/` in reward code, `#` and `~` in a map) get
+   * folders and config files of their own.
+   */
+  key: string;
   values: Record<string, unknown>;
   config: Record<string, unknown>;
 }
@@ -109,24 +124,58 @@ export function sweepConfigs(base: Record<string, unknown>, fields: readonly Swe
     return { name, values, config: r.ok ? (r.config as unknown as Record<string, unknown>) : config };
   });
   if (problems.length) throw new SweepError(`the sweep's configs have ${problems.length} problem(s):\n  - ${problems.join('\n  - ')}`);
-  return out;
+  const keys = configKeys(out.map((c) => ({ name: c.name, values: fields.length === 0 ? null : c.values })));
+  // Names that read the same (1 and "1") tell themselves apart by their key's hash.
+  return out.map((c, i) => ({ ...c, key: keys[i], name: out.filter((o) => o.name === c.name).length > 1 ? `${c.name} [${keys[i].slice(keys[i].lastIndexOf('-') + 1)}]` : c.name }));
+}
+
+/** Most characters of the readable part of a key (a map or a reward code as a value would pass a file name's 255 bytes). */
+export const KEY_NAME_CHARS = 60;
+
+/** FNV-1a over the UTF-16 code units of `text`, from `seed`: 8 hex digits. */
+function fnv1a(text: string, seed = 0x811c9dc5): string {
+  let h = seed >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}
+
+/** A name as a folder name: ` · ` as `_`, anything outside [\w.=+-] as `-`, at most KEY_NAME_CHARS. */
+const folderSafe = (name: string) => name.replace(/ · /g, '_').replace(/[^\w.=+-]/g, '-').slice(0, KEY_NAME_CHARS);
+
+/**
+ * Keys for a sweep's configs (see SweepConfig.key), distinct by construction: the hash of each
+ * config's values (stable JSON, so 1 and "1" differ) beside its readable name; `values` null
+ * (a sweep of no field, one config) gives the bare name. Two hashes that meet (1 in ~4·10⁹ per
+ * pair) take a second hash, and then their place in the list, so keys never collide.
+ */
+export function configKeys(configs: readonly { name: string; values: Record<string, unknown> | null }[]): string[] {
+  const keys = configs.map((c) => (c.values === null ? folderSafe(c.name) : `${folderSafe(c.name)}-${fnv1a(stableJson(c.values))}`));
+  const clash = (i: number) => keys.indexOf(keys[i]) !== i || keys.lastIndexOf(keys[i]) !== i;
+  const twice = keys.map((_, i) => clash(i));
+  twice.forEach((t, i) => t && (keys[i] = `${keys[i]}${fnv1a(stableJson(configs[i].values), 0x01000193)}`));
+  return keys.map((k, i) => (clash(i) ? `${k}-${i + 1}` : k));
 }
 
 /** A run's name in a sweep: its config's name and its seed ("lr=0.003 · seed 2"). */
 export const sweepRunName = (config: string, seed: number) => `${config} · seed ${seed}`;
 
-/** A folder name for a run (the CLI's): its config name and seed, filesystem-safe. */
-export const runFolder = (config: string, seed: number) => `${config.replace(/ · /g, '_').replace(/[^\w.=+-]/g, '-')}_seed${seed}`;
+/** A folder name for a run (the CLI's): its config's key (SweepConfig.key, already filesystem-safe) and seed. */
+export const runFolder = (key: string, seed: number) => `${key}_seed${seed}`;
 
 /** One run of a sweep: config × seed, in the order they start (configs outer, seeds inner). */
 export interface SweepJob {
   name: string;
   configName: string;
+  /** Its config's key (SweepConfig.key): unique in the sweep, where a name may only read alike. */
+  configKey: string;
   seed: number;
   config: Record<string, unknown>;
 }
 
 /** The runs of a sweep, each config on every seed, its `seed` field set. */
 export function sweepJobs(configs: readonly SweepConfig[], seeds: readonly number[]): SweepJob[] {
-  return configs.flatMap((c) => seeds.map((seed) => ({ name: sweepRunName(c.name, seed), configName: c.name, seed, config: { ...c.config, seed } })));
+  return configs.flatMap((c) => seeds.map((seed) => ({ name: sweepRunName(c.name, seed), configName: c.name, configKey: c.key, seed, config: { ...c.config, seed } })));
 }

@@ -8,7 +8,7 @@ import type { GridMap } from '../../../core/envs/grid/mapSpec.ts';
 import type { MapCheck } from '../../../core/envs/grid/mapCheck.ts';
 import type { RandomAgentReport } from '../../../core/envs/randomAgent.ts';
 import { useStore } from '../../state/store.ts';
-import { checkMapOffPage, randomAgentOffPage } from './mapClient.ts';
+import { CheckCancelled, checkMapOffPage, randomAgentOffPage } from './mapClient.ts';
 import { mapPresets, trainHashForMap } from './trainLink.ts';
 
 /** Seeds the random agent plays (one episode each). */
@@ -29,15 +29,18 @@ function useMapCheck(map: GridMap): Checked | null {
   const [check, setCheck] = useState<{ map: GridMap; check: Checked } | null>(null);
   useEffect(() => {
     let live = true;
+    // A newer edit cancels a check still running (its worker is stopped, so the next starts at once).
+    const cancel = new AbortController();
     const t = setTimeout(() => {
-      checkMapOffPage(map).then(
+      checkMapOffPage(map, cancel.signal).then(
         (c) => live && setCheck({ map, check: c }),
-        (e: Error) => live && setCheck({ map, check: { verdict: { solvable: false, reason: 'not checked' }, contract: [], refusal: `The map could not be checked: ${e.message}`, failed: e.message } }),
+        (e: Error) => live && !(e instanceof CheckCancelled) && setCheck({ map, check: { verdict: { solvable: false, reason: 'not checked' }, contract: [], refusal: `The map could not be checked: ${e.message}`, failed: e.message } }),
       );
     }, CHECK_DELAY_MS);
     return () => {
       live = false;
       clearTimeout(t);
+      cancel.abort();
     };
   }, [map]);
   return check && check.map === map ? check.check : null;

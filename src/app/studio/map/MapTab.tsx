@@ -8,6 +8,7 @@ import { AGENT_CHARS } from '../../../core/envs/grid/objects.ts';
 import { DIR_NAMES } from '../../../core/envs/grid/view.ts';
 import { paintCell, rowsProblem, type GridMap } from '../../../core/envs/grid/mapSpec.ts';
 import { useStore } from '../../state/store.ts';
+import { keepFocus } from '../../env/EpisodeControls.tsx';
 import { MapChecks } from './MapChecks.tsx';
 import { MapEditor } from './MapEditor.tsx';
 import { MapFiles } from './MapFiles.tsx';
@@ -69,7 +70,7 @@ export function MapTab() {
       <section className="panel studio-panel studio-draw" aria-labelledby="map-draw-title">
         <header className="panel-head">
           <h2 id="map-draw-title">{playing ? 'Play' : 'Draw'}: {map.name}</h2>
-          <button type="button" className="btn" data-testid="map-play-toggle" aria-pressed={playing} onClick={() => setPlaying(!playing)}>
+          <button type="button" className="btn" data-testid="map-play-toggle" aria-pressed={playing} {...keepFocus} onClick={() => setPlaying(!playing)}>
             {playing ? 'Back to drawing' : 'Play this map'}
           </button>
         </header>

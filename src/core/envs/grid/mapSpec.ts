@@ -155,11 +155,15 @@ export function mapToJson(m: GridMap): string {
   return `${head},\n  "rows": [\n${rows.map((r) => `    ${JSON.stringify(r)}`).join(',\n')}\n  ]\n}\n`;
 }
 
-/** Reads a map from JSON text, with a message that says what is wrong (bad JSON or a bad map). */
+/**
+ * Reads a map from JSON text, with a message that says what is wrong (bad JSON or a bad map). A
+ * leading UTF-8 byte-order mark (Windows editors write one; Node's readFileSync keeps it) is
+ * skipped, as JSON readers that take files do.
+ */
 export function mapFromJson(text: string): ParseResult {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (e) {
     return { ok: false, messages: [`not valid JSON: ${(e as Error).message}`] };
   }

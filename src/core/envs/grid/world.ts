@@ -282,10 +282,26 @@ export abstract class GridWorld implements GridEnv {
   expertAction(): number | null {
     if (this.grid === null || this.ended) return null;
     if (this.plan === null) {
-      this.plan = this.solve() ?? [];
+      this.plan = this.solveFromHere() ?? [];
       this.planPos = 0;
     }
     return this.planPos < this.plan.length ? this.plan[this.planPos] : null;
+  }
+
+  /**
+   * A shortest solution from the current full state, or null when none exists. This search
+   * branches over whole maps (any cell may hold a dropped object), which suits the built-in
+   * worlds' small rooms; an env whose rules allow a smaller exact state overrides it (custom.ts:
+   * a 25×25 map with a key and 4 doors took 5.5-9 s here, ~10 ms in mapSolve's search).
+   */
+  protected solveFromHere(): number[] | null {
+    return this.solve();
+  }
+
+  /** The state the expert plans from: the live map (read it, never write it), the pose and what is carried. */
+  protected expertState(): { width: number; height: number; cells: Uint8Array; x: number; y: number; dir: number; carryType: number; carryColor: number } {
+    const grid = this.world('expertState');
+    return { width: grid.width, height: grid.height, cells: grid.cells, x: this.x, y: this.y, dir: this.dir, carryType: this.carry.type, carryColor: this.carry.color };
   }
 
   // ---------------------------------------------------------------------------------------
