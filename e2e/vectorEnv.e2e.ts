@@ -68,7 +68,13 @@ describe('env studio: a vector-observation code env (CartPole)', () => {
     await page.getByTestId('code-env-train').click();
     const status = page.getByTestId('train-status');
     const t0 = Date.now();
-    await expect.poll(async () => Number(await status.getAttribute('data-max-success')), { timeout: 480_000, interval: 1000 }).toBeGreaterThanOrEqual(0.5);
+    // Until the threshold; a run that stops with an error fails at once, with the page's message.
+    for (;;) {
+      if ((await status.getAttribute('data-status')) === 'error') throw new Error(`training stopped: ${await page.locator('[role=alert]').first().textContent()}`);
+      if (Number(await status.getAttribute('data-max-success')) >= 0.5) break;
+      if (Date.now() - t0 > 480_000) throw new Error(`success < 0.5 after 480 s (iteration ${await status.getAttribute('data-iteration')}, success ${await status.getAttribute('data-success')})`);
+      await page.waitForTimeout(1000);
+    }
     const it = Number(await status.getAttribute('data-iteration'));
     console.log(`CartPole (vector code env) trained with ${preset} in the tab on engine ${await status.getAttribute('data-engine')}: success >= 0.5 by iteration ${it}, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     await page.screenshot({ path: `${ARTIFACTS}/vector-env-trained.png` });

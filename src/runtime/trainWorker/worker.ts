@@ -129,7 +129,9 @@ const api = {
   },
 
   /** The workload `config` puts on its engine, named (the key of a remembered backend choice). */
-  shapeOf(config: RunConfig): { key: string; label: string } {
+  async shapeOf(config: RunConfig): Promise<{ key: string; label: string }> {
+    // The shape makes the env: a code env's sandbox must be loaded in this worker first.
+    await ensureCodeEnvs(config.env.id);
     const s = probeShapeFor(config);
     return { key: s.key, label: s.label };
   },
@@ -147,6 +149,7 @@ const api = {
     if (early && early.key === key) return early.decision;
     // A different one is still running: the runtime runs one session call at a time.
     await early?.decision.catch(() => undefined);
+    await ensureCodeEnvs(config.env.id);
     mark('measure-begin');
     const d = await measureWebBackends(config, options);
     mark('measure-end');
@@ -161,6 +164,7 @@ const api = {
   premeasure(config: RunConfig, options: WebMeasureOptions): void {
     if (premeasured || trainer) return;
     const decision = (async () => {
+      await ensureCodeEnvs(config.env.id);
       mark('premeasure-begin');
       const d = await measureWebBackends(config, options);
       mark('premeasure-end');
