@@ -74,7 +74,7 @@ export function step(action) {
 }
 
 // A linear state-feedback controller: push toward the side the pole is falling to, with the
-// cart's drift as a weak correction. It keeps the pole up for all 500 steps from every start.
+// cart's drift as a weak correction. It kept the pole up all 500 steps on each of the 70 seeds tried.
 export function expert() {
   if (ended) return null;
   return theta + 0.5 * thetaDot + 0.01 * x + 0.1 * xDot > 0 ? 1 : 0;
