@@ -4,8 +4,9 @@
  * (the observation as a table, digit keys) and by its expert() (Expert button: 500 steps), saved
  * in the browser beside a second env (both listed, each reopens), exported as .js, and trained in
  * the tab with the Code tab's first preset (GRPO, MLP) until an iteration keeps the pole up all
- * 500 steps in half its sampled episodes (success ≥ 0.5; a random policy: 0). axe-core on each
- * state, and the tab at 390 px by keyboard.
+ * 500 steps in half its sampled episodes (success ≥ 0.5; a random policy: 0); the Live rollout card
+ * shows the observation as text and the trajectory inspector says why there is no map. axe-core
+ * on each state, and the tab at 390 px by keyboard.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
@@ -78,6 +79,12 @@ describe('env studio: a vector-observation code env (CartPole)', () => {
     const it = Number(await status.getAttribute('data-iteration'));
     console.log(`CartPole (vector code env) trained with ${preset} in the tab on engine ${await status.getAttribute('data-engine')}: success >= 0.5 by iteration ${it}, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     await page.screenshot({ path: `${ARTIFACTS}/vector-env-trained.png` });
+    // The live card shows the replayed episode's latest observation as text (no map to draw).
+    await expect.poll(() => page.getByTestId('live-vector').textContent(), { timeout: 20_000 }).toMatch(/^cart position = -?[\d.e-]+, cart velocity = /);
+    // The trajectory inspector says why a vector episode has no map, instead of failing to draw one.
+    await page.getByTestId('tab-trajectories').click();
+    await page.getByTestId('inspect-latest').click();
+    await expect.poll(() => page.getByText('has vector observations: there is no map or agent view to replay').count(), { timeout: 20_000 }).toBe(1);
     expect(errors).toEqual([]);
     await page.close();
   });
