@@ -15,6 +15,7 @@ import { envIds, makeEnv, registerEnv, type EnvKwargs } from '../core/envs/index
 import { registerCodeEnv } from '../core/envs/code/index.ts';
 import { UsageError } from './args.ts';
 import { codeEnvFromFile, DEFAULT_CODE_ENV_PRESET } from './codeEnvFile.ts';
+import { vectorBox } from '../core/rollout/stepPool.ts';
 
 /** The preset `npm run train -- --env-file map.json` uses without --config (shared with the Studio's Train on this map). */
 export { DEFAULT_MAP_PRESET };
@@ -53,7 +54,7 @@ export async function loadEnvFile(path: string): Promise<EnvFile> {
   const ext = extname(path).toLowerCase();
   if (ext === '.js' || ext === '.mjs') {
     const f = await codeEnvFromFile(path);
-    return { kind: 'code', path, env: f.env, defaultPreset: DEFAULT_CODE_ENV_PRESET, summary: `${path}: code env "${f.spec.title}", ${f.spec.family === 'grid' ? 'grid observations' : 'text observations'}, checked` };
+    return { kind: 'code', path, env: f.env, defaultPreset: DEFAULT_CODE_ENV_PRESET, summary: `${path}: code env "${f.spec.title}", ${vectorBox(f.spec) ? 'vector observations' : f.spec.family === 'grid' ? 'grid observations' : 'text observations'}, checked` };
   }
   let text: string;
   try {

@@ -10,7 +10,7 @@
  */
 import { memo, useCallback, useEffect, useRef, useState } from 'react';
 import { makeEnv, type Env } from '../../core/envs/index.ts';
-import type { GridFrame } from '../../core/envs/types.ts';
+import type { Frame } from '../../core/envs/types.ts';
 import type { GridEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { paintGridFrame } from '../env/gridPaint.ts';
 import { useStore } from '../state/store.ts';
@@ -40,12 +40,12 @@ interface Playing {
   env: Env;
   /** Steps applied so far. */
   t: number;
-  frame: GridFrame;
+  frame: Frame;
 }
 
 const Player = memo(function Player() {
   const config = useStore((s) => s.running ?? s.draft);
-  const [view, setView] = useState<{ frame: GridFrame; t: number; T: number; stride: number; iteration: number; index: number; ep: GridEpisodeView } | null>(null);
+  const [view, setView] = useState<{ frame: Frame; t: number; T: number; stride: number; iteration: number; index: number; ep: GridEpisodeView } | null>(null);
   const playing = useRef<Playing | null>(null);
   const envId = config.env.id;
   const kwargs = config.env.kwargs;
@@ -71,7 +71,7 @@ const Player = memo(function Player() {
           try {
             const env = makeEnv(envId, kwargs ?? {});
             env.reset({ seed: ep.seed });
-            p = playing.current = { ep, iteration: latest.iteration, index, env, t: 0, frame: env.frame() as GridFrame };
+            p = playing.current = { ep, iteration: latest.iteration, index, env, t: 0, frame: env.frame() };
           } catch {
             return;
           }
@@ -82,7 +82,7 @@ const Player = memo(function Player() {
           const r = p.env.step(p.ep.actions[p.t++]);
           if (r.terminated || r.truncated) p.t = T;
         }
-        p.frame = p.env.frame() as GridFrame;
+        p.frame = p.env.frame();
       } else return;
       if (p) setView({ frame: p.frame, t: p.t, T: p.ep.actions.length, stride: liveStride(p.ep.actions.length), iteration: p.iteration, index: p.index, ep: p.ep });
     };
@@ -92,14 +92,20 @@ const Player = memo(function Player() {
   }, [envId, kwargs]);
 
   const frame = view?.frame ?? null;
-  const s = frame ? Math.floor(Math.min(SIZE / frame.width, SIZE / frame.height)) : 1;
-  const paint = useCallback((ctx: CanvasRenderingContext2D) => frame && paintGridFrame(ctx, frame, s), [frame, s]);
+  const grid = frame?.kind === 'grid' ? frame : null;
+  const s = grid ? Math.floor(Math.min(SIZE / grid.width, SIZE / grid.height)) : 1;
+  const paint = useCallback((ctx: CanvasRenderingContext2D) => grid && paintGridFrame(ctx, grid, s), [grid, s]);
   if (!view || !frame) return <div className="live-empty muted small">Waiting for the first batch…</div>;
   const { ep, t, T } = view;
   const done = t >= T;
   return (
     <div className="live-body" data-testid="live-rollout" data-iteration={view.iteration + 1} data-step={t}>
-      <PixelCanvas width={frame.width * s} height={frame.height * s} paint={paint} label="A rollout of the latest batch, replayed live" className="live-map" />
+      {grid ? (
+        <PixelCanvas width={grid.width * s} height={grid.height * s} paint={paint} label="A rollout of the latest batch, replayed live" className="live-map" />
+      ) : (
+        // A vector env (code env with a Box observation) has no picture: its latest observation, as text.
+        <p className="live-map small" data-testid="live-vector">{frame.kind === 'transcript' ? frame.messages[frame.messages.length - 1]?.text : ''}</p>
+      )}
       <div className="live-facts small">
         <div>
           iteration <b>{view.iteration + 1}</b>, episode {view.index + 1}

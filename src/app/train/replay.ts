@@ -28,6 +28,8 @@ export interface Replay {
 export function replayGrid(envId: string, kwargs: EnvKwargs, seed: number, actions: ArrayLike<number>): Replay {
   const env = makeEnv(envId, kwargs);
   const first = env.reset({ seed });
+  // A code env with vector observations has no map or view to draw: the inspector says so instead of drawing.
+  if (env.frame().kind !== 'grid') throw new Error(`${env.spec.title} has vector observations: there is no map or agent view to replay`);
   const states: ReplayStep[] = [{ frame: env.frame() as GridFrame, obs: first.obs as GridObs }];
   const rewards: number[] = [];
   let terminated = false;

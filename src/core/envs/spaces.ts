@@ -18,9 +18,12 @@ export interface DiscreteSpace {
 export interface BoxSpace {
   kind: 'box';
   shape: readonly number[];
+  /** Bound of every element (the loosest, when `perElement` gives tighter ones); ±Infinity for an open side. */
   low: number;
   high: number;
   dtype: 'uint8' | 'int32' | 'float32';
+  /** Optional bounds per element (flat, row-major), as Gymnasium's Box(low=array, high=array). */
+  perElement?: { low: readonly number[]; high: readonly number[] };
 }
 
 /** A string of at most maxLength characters, each from charset (when given). */
@@ -51,6 +54,11 @@ export const dict = (spaces: Record<string, Space>): DictSpace => ({ kind: 'dict
 
 const DTYPE_CTOR = { uint8: Uint8Array, int32: Int32Array, float32: Float32Array } as const;
 
+/** A Box of float32 with a bound per element (the space's scalar bounds are the loosest of them). */
+export function boxPerElement(shape: readonly number[], low: readonly number[], high: readonly number[]): BoxSpace {
+  return { ...box(shape, Math.min(...low), Math.max(...high), 'float32'), perElement: { low, high } };
+}
+
 /** Why `value` is not in `space`, or null when it is. `path` names the place for messages. */
 export function whyNotContained(space: Space, value: unknown, path = 'value'): string | null {
   switch (space.kind) {
@@ -65,7 +73,9 @@ export function whyNotContained(space: Space, value: unknown, path = 'value'): s
       if (arr.length !== size) return `${path} has ${arr.length} elements, expected ${size} (shape [${space.shape}])`;
       for (let i = 0; i < arr.length; i++) {
         const x = arr[i];
-        if (!(x >= space.low && x <= space.high)) return `${path}[${i}] = ${x} is outside [${space.low}, ${space.high}]`;
+        const lo = space.perElement?.low[i] ?? space.low, hi = space.perElement?.high[i] ?? space.high;
+        // NaN fails both comparisons; ±Infinity passes an open side, so float boxes also need finite values.
+        if (!(x >= lo && x <= hi) || (space.dtype === 'float32' && !Number.isFinite(x))) return `${path}[${i}] = ${x} is outside [${lo}, ${hi}]${Number.isFinite(x) ? '' : ' or not finite'}`;
       }
       return null;
     }
@@ -111,7 +121,12 @@ export function sample(space: Space, rng: Rng): unknown {
       const size = space.shape.reduce((a, b) => a * b, 1);
       const out = new DTYPE_CTOR[space.dtype](size);
       for (let i = 0; i < size; i++) {
-        const x = space.low + rng.random() * (space.high - space.low);
+        // An open side draws within 1 of the other side (or in [-1, 1] when both are open).
+        let lo = space.perElement?.low[i] ?? space.low, hi = space.perElement?.high[i] ?? space.high;
+        if (!Number.isFinite(lo) && !Number.isFinite(hi)) [lo, hi] = [-1, 1];
+        else if (!Number.isFinite(lo)) lo = hi - 1;
+        else if (!Number.isFinite(hi)) hi = lo + 1;
+        const x = lo + rng.random() * (hi - lo);
         out[i] = space.dtype === 'float32' ? x : Math.round(x);
       }
       return out;

@@ -141,6 +141,20 @@ export interface GridObs {
   text: string;
 }
 
+/**
+ * Vector observation (a Box of floats, Gymnasium's): a code env that declares
+ * `observation: { kind: 'vector', shape }` hands these out. Flat and row-major; the MLP reads it as is.
+ * Such envs are in the 'grid' family (discrete actions, stepped by the MLP's step pools); the
+ * observation space (a Box under `vector`) says what they observe.
+ */
+export interface VectorObs {
+  /** prod(shape) finite floats. */
+  vector: Float32Array;
+}
+
+/** An observation the MLP step pools play: a grid view or a vector. */
+export type StepObs = GridObs | VectorObs;
+
 /** Tool observation: the text the env shows the agent this turn. */
 export interface ToolObs {
   text: string;

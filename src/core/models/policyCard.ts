@@ -10,6 +10,7 @@ import { DIR_NAMES } from '../envs/grid/view.ts';
 import { CELL_COLORS, CELL_STATES, CELL_TYPES } from '../rollout/features.ts';
 import { stageConfig, stageStarts, type RunConfig } from '../presets/schema.ts';
 import { probeShapeFor } from '../engine/shape.ts';
+import { vectorBox } from '../rollout/stepPool.ts';
 import { buildPolicyGraph } from './policyGraph.ts';
 import { TransformerPolicy } from './transformer.ts';
 import { VOCAB } from '../text/codec.ts';
@@ -90,6 +91,28 @@ export function policyCard(config: RunConfig, o: { iteration: number; rewardCode
     };
   }
   const obsDim = inputs[0]?.shape[1] ?? 0;
+  const names = { kind: 'discrete' as const, names: space.kind === 'discrete' ? (space.labels ?? Array.from({ length: space.n }, (_, i) => String(i))) : [] };
+  const onnx = {
+    inputs,
+    outputs,
+    notes: `One observation per call: obs float32 [1, ${obsDim}] in, log π(a | obs) over the ${space.kind === 'discrete' ? space.n : '?'} actions out${outputs.length > 1 ? " (and the value head's estimate)" : ''}. Take exp() for probabilities; argmax for greedy play.`,
+  };
+  const vec = vectorBox(env.spec);
+  if (vec) {
+    return {
+      ...base,
+      onnx,
+      observation: {
+        kind: 'vector',
+        shape: [...vec.shape],
+        floats: obsDim,
+        low: vec.perElement ? [...vec.perElement.low] : vec.low,
+        high: vec.perElement ? [...vec.perElement.high] : vec.high,
+        how: `The env's observation is a Box of ${obsDim} floats (shape [${vec.shape}]), flattened row-major: feed it as it is, no scaling.`,
+      },
+      actions: names,
+    };
+  }
   const perCell = CELL_TYPES + CELL_COLORS + CELL_STATES;
   const viewSize = Math.round(Math.sqrt((obsDim - 4) / perCell));
   return {

@@ -4,7 +4,7 @@
  * 49·20 + 4 = 984 floats. One-hot (not raw ids) so the MLP need not learn that "door" (4) is
  * not halfway between "floor" (3) and "key" (5).
  */
-import type { GridObs } from '../envs/types.ts';
+import type { GridObs, StepObs } from '../envs/types.ts';
 
 export const CELL_TYPES = 11;
 export const CELL_COLORS = 6;
@@ -46,4 +46,13 @@ export function encodeGridImage(image: Uint8Array, imageOffset: number, cells: n
 export function gridOwnColorFeature(viewSize: number, color: number): number {
   const own = (viewSize - 1) * viewSize + ((viewSize - 1) >> 1);
   return own * PER_CELL + CELL_TYPES + color;
+}
+
+/**
+ * The MLP's input for any observation a step pool plays: a grid view's one-hot features
+ * (encodeGridObs), or a vector observation's floats as they are (a Box: `obs.vector.length` floats).
+ */
+export function encodeStepObs(obs: StepObs, out: Float32Array, offset = 0): void {
+  if ('vector' in obs) out.set(obs.vector, offset);
+  else encodeGridObs(obs, out, offset);
 }

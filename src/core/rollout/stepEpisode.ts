@@ -2,7 +2,7 @@
  * One episode of a step environment (grid world) as a rollout records it: what the trainer
  * learns from, the inspector replays, and trajectories.jsonl stores. Pools (stepPool.ts) produce them.
  */
-import type { GridObs, Info } from '../envs/types.ts';
+import type { Info, StepObs } from '../envs/types.ts';
 import { encodeGridImage } from './features.ts';
 
 export interface StepEpisode {
@@ -17,8 +17,13 @@ export interface StepEpisode {
    * record, move between threads and collect.
    */
   images: Uint8Array;
-  /** [T] that observation's heading. */
+  /** [T] that observation's heading (0 for vector observations: it still counts the steps). */
   directions: Uint8Array;
+  /**
+   * [T, n] the observation each action was taken in, for envs with vector observations (a Box
+   * of n floats; `images` is then empty). Absent for grid envs.
+   */
+  vectors?: Float32Array;
   /** [T] actions taken. */
   actions: Int32Array;
   /** [T] behaviour log-probabilities μ(a_t|s_t). */
@@ -39,7 +44,7 @@ export interface StepEpisode {
   /** The potential's floor for this episode (its lowest Φ), with `potentials`: a failed episode ends at it. */
   potentialFloor?: number;
   /** Raw observations s_0..s_T (for replays), kept only when asked. */
-  observations?: GridObs[];
+  observations?: StepObs[];
   terminated: boolean;
   truncated: boolean;
   success: boolean;
@@ -50,8 +55,13 @@ export interface StepEpisode {
   termRewards?: Record<string, Float64Array>;
 }
 
-/** Step t's policy input (gridFeatureSize floats) into `out` at `offset`. */
-export function stepFeatures(ep: Pick<StepEpisode, 'images' | 'directions'>, t: number, out: Float32Array, offset: number): void {
+/** Step t's policy input (gridFeatureSize floats, or the vector's n) into `out` at `offset`. */
+export function stepFeatures(ep: Pick<StepEpisode, 'images' | 'directions' | 'vectors'>, t: number, out: Float32Array, offset: number): void {
+  if (ep.vectors) {
+    const n = ep.vectors.length / ep.directions.length;
+    out.set(ep.vectors.subarray(t * n, (t + 1) * n), offset);
+    return;
+  }
   const K = ep.images.length / ep.directions.length;
   encodeGridImage(ep.images, t * K, K / 3, ep.directions[t], out, offset);
 }
@@ -59,10 +69,20 @@ export function stepFeatures(ep: Pick<StepEpisode, 'images' | 'directions'>, t: 
 /**
  * GiGPO's anchor state of each step: the observation the action was taken in (heading and
  * egocentric view, FNV-1a hashed). States that look alike share a key: in open rooms two cells
- * with the same view alias, which merges their step groups.
+ * with the same view alias, which merges their step groups. A vector observation is hashed by its
+ * float bits: only exactly equal vectors share a key (continuous states rarely repeat).
  */
-export function stepStateKeys(ep: Pick<StepEpisode, 'images' | 'directions'>): string[] {
+export function stepStateKeys(ep: Pick<StepEpisode, 'images' | 'directions' | 'vectors'>): string[] {
   const T = ep.directions.length;
+  if (ep.vectors) {
+    const n = T ? ep.vectors.length / T : 0;
+    const bits = new Uint32Array(ep.vectors.buffer, ep.vectors.byteOffset, ep.vectors.length);
+    return Array.from({ length: T }, (_, t) => {
+      let h = 0x811c9dc5;
+      for (let i = t * n; i < (t + 1) * n; i++) h = Math.imul(h ^ bits[i], 0x01000193);
+      return `v:${(h >>> 0).toString(36)}:${n}`;
+    });
+  }
   const K = T ? ep.images.length / T : 0;
   return Array.from({ length: T }, (_, t) => {
     let h = 0x811c9dc5;

@@ -26,7 +26,7 @@ describe('SlotColumns', () => {
     const cols = new SlotColumns();
     const T = 40; // past the first reservation of 16 steps: two growths
     for (let t = 0; t < T; t++) {
-      cols.reserve(t + 1, 27);
+      cols.reserve(t + 1, obsAt(t));
       cols.putObservation(t, obsAt(t));
       cols.actions[t] = t % 7;
       cols.rewards[t] = t / 10;

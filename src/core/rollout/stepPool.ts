@@ -15,7 +15,8 @@
  * its `versions` array shows where (the scheduler in trainer/stepCollector.ts relies on this).
  */
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
-import type { Env, Frame, GridObs } from '../envs/types.ts';
+import type { Env, EnvSpec, Frame, GridObs, StepObs } from '../envs/types.ts';
+import type { BoxSpace } from '../envs/spaces.ts';
 import type { Potential } from '../reward/shaping.ts';
 import { MlpPolicy, type MlpConfig } from '../models/mlp.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
@@ -38,8 +39,15 @@ export type PoolModelSpec = { kind: 'mlp'; config: Partial<MlpConfig> & Pick<Mlp
 /** How a multi-agent env's agents are played: one network for all ('shared') or one each ('separate'). */
 export type AgentPolicies = 'shared' | 'separate';
 
+/** The Box of an env whose observations are vectors (`{ vector }`, code envs' `kind: 'vector'`), or null. */
+export function vectorBox(spec: EnvSpec): BoxSpace | null {
+  const o = spec.observationSpace;
+  return o.kind === 'dict' && o.spaces.vector?.kind === 'box' ? o.spaces.vector : null;
+}
+
 /**
- * The MLP spec for a grid env: obsDim from the env's view size, numActions from its action space.
+ * The MLP spec for a grid env: obsDim from the env's view size (or, for vector observations, the
+ * vector's length: the MLP reads the floats as they are), numActions from its action space.
  * `agents: 'separate'` (two-agent envs only) makes two towers, selected by the acting agent's
  * own-cell colour (EnvSpec.agentColors[1] picks tower 1).
  */
@@ -48,6 +56,11 @@ export function gridMlpSpec(env: { id: string; kwargs?: EnvKwargs }, mlp: Partia
   if (probe.spec.family !== 'grid') throw new Error(`${env.id} is a ${probe.spec.family} env, not a grid env`);
   const space = probe.spec.actionSpace;
   if (space.kind !== 'discrete') throw new Error(`${env.id}: expected a discrete action space`);
+  const vec = vectorBox(probe.spec);
+  if (vec) {
+    if (agents !== 'shared') throw new Error(`${env.id} has vector observations and one agent: use agents 'shared'`);
+    return { kind: 'mlp', config: { ...mlp, obsDim: vec.shape.reduce((a, b) => a * b, 1), numActions: space.n } };
+  }
   const viewSize = Math.round(Math.sqrt(probe.reset({ seed: 0 }).obs.image.length / 3));
   const config = { ...mlp, obsDim: gridFeatureSize(viewSize), numActions: space.n };
   if (agents === 'shared') return { kind: 'mlp', config };
@@ -140,7 +153,7 @@ export class SerialRolloutPool implements RolloutPool {
   /** The runners already created, updated synchronously by applyWeights. */
   private readonly ready = new Set<PolicyRunner>();
   /** Envs by `${id}|${kwargs}`, grown on demand and reused across calls (reset re-seeds them). */
-  private readonly envs = new Map<string, Env<GridObs, number>[]>();
+  private readonly envs = new Map<string, Env<StepObs, number>[]>();
   /** Per-slot recording buffers, reused by every collect (collects run one at a time). */
   private readonly scratch: SlotColumns[] = [];
   private closed = false;
@@ -190,12 +203,12 @@ export class SerialRolloutPool implements RolloutPool {
     return r;
   }
 
-  private envsFor(id: string, kwargs: EnvKwargs | undefined, n: number): Env<GridObs, number>[] {
+  private envsFor(id: string, kwargs: EnvKwargs | undefined, n: number): Env<StepObs, number>[] {
     const key = `${id}|${JSON.stringify(kwargs ?? {})}`;
     let list = this.envs.get(key);
     if (!list) this.envs.set(key, (list = []));
     while (list.length < n) {
-      const env = makeEnv(id, kwargs) as Env<GridObs, number>;
+      const env = makeEnv(id, kwargs) as Env<StepObs, number>;
       if (env.spec.family !== 'grid') throw new Error(`rollout pool: ${id} is a ${env.spec.family} env; step pools play grid envs`);
       list.push(env);
     }
@@ -260,7 +273,7 @@ export function slotRng(samplingSeed: number, slot: number): Rng {
 export function episodeBuffers(episodes: readonly StepEpisode[]): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
   for (const ep of episodes) {
-    for (const a of [ep.images, ep.directions, ep.actions, ep.logprobs, ep.entropies, ep.values, ep.rewards, ep.versions, ep.potentials]) {
+    for (const a of [ep.images, ep.directions, ep.vectors, ep.actions, ep.logprobs, ep.entropies, ep.values, ep.rewards, ep.versions, ep.potentials]) {
       if (!a) continue;
       // Each array was made by the rollout and owns its whole buffer; a view into a shared one
       // would detach its neighbours, so such arrays are left to be copied.

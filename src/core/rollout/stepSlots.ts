@@ -3,16 +3,16 @@
  * over one policy runner, one inference call per step for every live slot, recording each step
  * into per-slot columns.
  */
-import type { Env, GridObs, Info, StepResult } from '../envs/types.ts';
+import type { Env, Info, StepObs, StepResult } from '../envs/types.ts';
 import { resetEnvs, stepEnvs } from '../envs/code/stepMany.ts';
 import type { PolicyRunner } from '../engine/types.ts';
 import type { Rng } from '../util/rng.ts';
 import { sampleRow } from './categorical.ts';
-import { encodeGridObs } from './features.ts';
+import { encodeStepObs } from './features.ts';
 import type { StepEpisode } from './stepEpisode.ts';
 
 export interface PlaySlots {
-  envs: readonly Env<GridObs, number>[];
+  envs: readonly Env<StepObs, number>[];
   seeds: readonly number[];
   groups: readonly number[];
   /** One RNG per slot. */
@@ -24,7 +24,7 @@ export interface PlaySlots {
   temperature: number;
   keepObservations: boolean;
   /** Φ over the env's full state, recorded at reset and after every step; its floor (the episode's lowest Φ), read at reset. */
-  potential?: { phi: (env: Env<GridObs, number>) => number; floor: (env: Env<GridObs, number>) => number };
+  potential?: { phi: (env: Env<StepObs, number>) => number; floor: (env: Env<StepObs, number>) => number };
   betweenSteps?: () => Promise<void>;
   /** Called as each episode ends: `done` of this call's `total` episodes (progress for a person waiting on the first rollout). */
   onEpisode?: (done: number, total: number) => void;
@@ -59,12 +59,22 @@ export class SlotColumns {
   images = new Uint8Array(0);
   /** [cap] its heading. */
   directions = new Uint8Array(0);
+  /** Floats of one vector observation (0 for grid observations). */
+  vectorSize = 0;
+  /** [cap, vectorSize] the vector observation each action was taken in (vector envs). */
+  vectors = new Float32Array(0);
 
-  /** Makes room for steps 0..steps−1 (keeping what is recorded) for images of `imageBytes`. */
-  reserve(steps: number, imageBytes: number): void {
+  /** Makes room for steps 0..steps−1 (keeping what is recorded) for observations of `obs`'s size. */
+  reserve(steps: number, obs: StepObs): void {
+    const imageBytes = 'vector' in obs ? 0 : obs.image.length;
+    const vectorSize = 'vector' in obs ? obs.vector.length : 0;
     if (imageBytes !== this.imageBytes) {
       this.imageBytes = imageBytes;
       this.images = new Uint8Array(this.cap * imageBytes);
+    }
+    if (vectorSize !== this.vectorSize) {
+      this.vectorSize = vectorSize;
+      this.vectors = new Float32Array(this.cap * vectorSize);
     }
     if (steps <= this.cap) return;
     const cap = Math.max(steps, 2 * this.cap, 16);
@@ -82,11 +92,17 @@ export class SlotColumns {
     this.potentials = grow(this.potentials, cap + 1, (n) => new Float64Array(n));
     this.images = grow(this.images, cap * imageBytes, (n) => new Uint8Array(n));
     this.directions = grow(this.directions, cap, (n) => new Uint8Array(n));
+    this.vectors = grow(this.vectors, cap * vectorSize, (n) => new Float32Array(n));
     this.cap = cap;
   }
 
   /** Stores observation `obs` as step t's (t < the reserved steps). */
-  putObservation(t: number, obs: GridObs): void {
+  putObservation(t: number, obs: StepObs): void {
+    if ('vector' in obs) {
+      this.vectors.set(obs.vector, t * this.vectorSize);
+      this.directions[t] = 0;
+      return;
+    }
     this.images.set(obs.image, t * this.imageBytes);
     this.directions[t] = obs.direction;
   }
@@ -117,8 +133,8 @@ export async function playSlots(req: PlaySlots): Promise<{ episodes: StepEpisode
     if (req.betweenSteps && inferenceCalls > 0) await req.betweenSteps();
     for (let i = 0; i < N; i++) {
       if (!st.active[i]) continue;
-      encodeGridObs(st.current[i], input, i * D);
-      st.cols[i].reserve(st.steps[i] + 1, st.current[i].image.length);
+      encodeStepObs(st.current[i], input, i * D);
+      st.cols[i].reserve(st.steps[i] + 1, st.current[i]);
       st.cols[i].putObservation(st.steps[i], st.current[i]);
     }
     // Read before the call: weights swapped while it runs apply from the next step.
@@ -149,7 +165,7 @@ export async function playSlots(req: PlaySlots): Promise<{ episodes: StepEpisode
   const bootstrap = new Float64Array(N);
   if (needBootstrap.length > 0) {
     // V(s_T) of truncated episodes: their return continues past the time limit.
-    for (const i of needBootstrap) encodeGridObs(st.current[i], input, i * D);
+    for (const i of needBootstrap) encodeStepObs(st.current[i], input, i * D);
     const out = await req.policy.run({ obs: input });
     inferenceCalls++;
     for (const i of needBootstrap) bootstrap[i] = out.value![i];
@@ -160,11 +176,11 @@ export async function playSlots(req: PlaySlots): Promise<{ episodes: StepEpisode
 
 /** The per-slot state of one playSlots batch. */
 interface SlotState {
-  current: GridObs[];
+  current: StepObs[];
   active: boolean[];
   steps: Int32Array;
   infos: Info[][];
-  observations: GridObs[][];
+  observations: StepObs[][];
   ends: { terminated: boolean; truncated: boolean }[];
   cols: SlotColumns[];
 }
@@ -174,12 +190,12 @@ function startSlots(req: PlaySlots): SlotState {
   const N = req.envs.length;
   const cols = req.scratch ?? [];
   while (cols.length < N) cols.push(new SlotColumns());
-  const st: SlotState = { current: new Array<GridObs>(N), active: new Array<boolean>(N).fill(true), steps: new Int32Array(N), infos: [], observations: [], ends: [], cols };
+  const st: SlotState = { current: new Array<StepObs>(N), active: new Array<boolean>(N).fill(true), steps: new Int32Array(N), infos: [], observations: [], ends: [], cols };
   const starts = resetEnvs(req.envs, req.seeds);
   for (let i = 0; i < N; i++) {
     st.current[i] = starts[i].obs;
     // Room for a whole episode up front when it is short enough (no growth mid-batch).
-    cols[i].reserve(Math.min(req.envs[i].spec.maxSteps || 64, 1024), st.current[i].image.length);
+    cols[i].reserve(Math.min(req.envs[i].spec.maxSteps || 64, 1024), st.current[i]);
     if (req.potential) {
       cols[i].potentials[0] = req.potential.phi(req.envs[i]);
       cols[i].potentialFloor = req.potential.floor(req.envs[i]);
@@ -205,7 +221,7 @@ function sampleSlot(req: PlaySlots, st: SlotState, i: number, out: Record<string
 }
 
 /** Records what slot i's env returned for its sampled action; true when the episode ended. */
-function recordStep(req: PlaySlots, st: SlotState, i: number, r: StepResult<GridObs>): boolean {
+function recordStep(req: PlaySlots, st: SlotState, i: number, r: StepResult<StepObs>): boolean {
   const c = st.cols[i];
   const t = st.steps[i]++;
   c.rewards[t] = r.reward;
@@ -229,6 +245,7 @@ function slotEpisode(req: PlaySlots, st: SlotState, i: number, bootstrapValue: n
     group: req.groups[i],
     images: c.images.slice(0, T * c.imageBytes),
     directions: c.directions.slice(0, T),
+    ...(c.vectorSize > 0 ? { vectors: c.vectors.slice(0, T * c.vectorSize) } : {}),
     actions: c.actions.slice(0, T),
     logprobs: c.logprobs.slice(0, T),
     entropies: c.entropies.slice(0, T),

@@ -18,7 +18,7 @@ import { initWeights, type Weights } from '../models/types.ts';
 import type { RunConfig } from '../presets/schema.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import { createStepTrainer, type PoolFactory } from './stepCollector.ts';
-import { buildPoolModel, gridMlpSpec, SerialRolloutPool } from '../rollout/stepPool.ts';
+import { buildPoolModel, gridMlpSpec, SerialRolloutPool, vectorBox } from '../rollout/stepPool.ts';
 import { mixSeed } from '../util/rng.ts';
 import type { RunTrainer } from './api.ts';
 import type { Engine } from '../engine/types.ts';
@@ -78,8 +78,11 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
 
 /** The trainer of a run without stages (or of one stage), from `start`'s weights when given. */
 async function createStageTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions, start: StageStart): Promise<RunTrainer> {
-  const family = makeEnv(config.env.id, config.env.kwargs).spec.family;
+  const probeSpec = makeEnv(config.env.id, config.env.kwargs).spec;
+  const family = probeSpec.family;
   const { rollout, model } = config;
+  // A vector observation has no text form for a token policy to read.
+  if (model.kind !== 'mlp' && vectorBox(probeSpec)) throw new Error(`${config.env.id} has vector observations (a Box of floats): train it with an mlp policy (model.kind "mlp"), not a ${model.kind}`);
   if (family === 'grid' && model.kind === 'mlp') {
     if (rollout.workers > 0 && !options.workerPool) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no worker pool; use 0`);
     // The warm start is deterministic (expert episodes from the run's seed), so a resumed run

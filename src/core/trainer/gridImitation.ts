@@ -2,7 +2,7 @@
  * Imitation warm start (behaviour cloning) for the grid MLP: the env's expert (its shortest
  * solution from the full state, `expertAction`) plays fresh seeds, and each train step is the
  * cross-entropy of the MLP on the expert's actions at the observations it saw, encoded as the
- * rollout encodes them (`encodeGridImage`), so the policy starts where the token policies'
+ * rollout encodes them (`encodeStepObs`), so the policy starts where the token policies'
  * warm start puts them: near the expert, and that start becomes the KL reference.
  *
  * Expert data is unlimited (every seed is a new episode), so there are no epochs; the step's
@@ -11,10 +11,10 @@
  */
 import type { Engine } from '../engine/types.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
-import type { GridEnv } from '../envs/types.ts';
+import type { Env, StepObs } from '../envs/types.ts';
 import type { MlpPolicy } from '../models/mlp.ts';
 import type { Weights } from '../models/types.ts';
-import { encodeGridImage } from '../rollout/features.ts';
+import { encodeStepObs } from '../rollout/features.ts';
 import { imitationSeed, type ImitationReport } from './imitation.ts';
 
 export interface GridImitationConfig {
@@ -40,7 +40,7 @@ export async function trainGridImitation(
   cfg: GridImitationConfig,
   onStep?: (r: ImitationReport) => void | Promise<void>,
 ): Promise<{ weights: Weights; curve: ImitationReport[] }> {
-  const env = makeEnv(cfg.env.id, cfg.env.kwargs) as GridEnv;
+  const env = makeEnv(cfg.env.id, cfg.env.kwargs) as Env<StepObs, number>;
   if (env.spec.family !== 'grid' || (env.spec.agents?.length ?? 1) > 1) throw new Error(`trainGridImitation: ${cfg.env.id} is not a one-agent grid env`);
   const D = model.config.obsDim;
   const B = cfg.rows;
@@ -61,7 +61,7 @@ export async function trainGridImitation(
       for (let k = 0; k < cfg.batch && n < B; k++) {
         let o = env.reset({ seed: imitationSeed(cfg.seed, s, k) }).obs;
         for (let a = env.expertAction(); a !== null && n < B; a = env.expertAction()) {
-          encodeGridImage(o.image, 0, o.image.length / 3, o.direction, obs, n * D);
+          encodeStepObs(o, obs, n * D);
           actions[n] = a;
           mask[n++] = 1;
           const r = env.step(a);

@@ -7,7 +7,7 @@
  * Main thread: `wrap<CodeStudioApi>(new Worker(new URL('.../codeEnv/studioWorker.ts', import.meta.url), { type: 'module' }))`.
  */
 import { expose } from 'comlink';
-import { checkCodeEnv, makeCodeEnv, type CodeEnv, type CodeEnvProblem } from '../../core/envs/code/index.ts';
+import { checkCodeEnv, exportLine, makeCodeEnv, type CodeEnv, type CodeEnvProblem } from '../../core/envs/code/index.ts';
 import type { Frame } from '../../core/envs/types.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadCodeEnvs } from './index.ts';
@@ -17,8 +17,14 @@ export interface StudioSpec {
   title: string;
   description: string;
   family: 'grid' | 'tool';
+  /** What the module observes: a grid view, a text, or a vector (a Box of floats; family 'grid'). */
+  observation: 'grid' | 'text' | 'vector';
+  /** A vector observation's element names (env.observation.labels), else null. */
+  vectorLabels: string[] | null;
   actions: string[];
   maxSteps: number;
+  /** Whether the module exports `expert()` (the Expert button plays it). */
+  hasExpert: boolean;
 }
 
 export interface StudioCheck {
@@ -29,6 +35,10 @@ export interface StudioCheck {
 /** One moment of a hand-played episode. */
 export interface StudioView {
   frame: Frame;
+  /** A vector env's current observation (plain numbers), else null. */
+  vector: number[] | null;
+  /** The action just taken (index, or a text env's string), null at the start. */
+  action: number | string | null;
   text: string;
   step: number;
   reward: number;
@@ -47,8 +57,25 @@ export interface RandomAgentResult {
 let env: CodeEnv | null = null;
 let ret = 0;
 
-function view(e: CodeEnv, reward: number, done: boolean, success: boolean | null): StudioView {
-  return { frame: e.frame(), text: e.renderText(), step: e.stepCount, reward, returnSoFar: ret, done, success };
+let lastVector: number[] | null = null;
+
+function view(e: CodeEnv, reward: number, done: boolean, success: boolean | null, action: number | string | null = null): StudioView {
+  return { frame: e.frame(), vector: lastVector, action, text: e.renderText(), step: e.stepCount, reward, returnSoFar: ret, done, success };
+}
+
+/** The vector of an observation (vector envs), kept for the view. */
+function keepVector(obs: unknown): void {
+  lastVector = typeof obs === 'object' && obs !== null && 'vector' in obs ? Array.from((obs as { vector: Float32Array }).vector) : null;
+}
+
+/** One step of the hand-played episode (by the person or the expert). */
+function stepWith(action: number | string): StudioView {
+  if (env === null) throw new Error('press Play first');
+  const r = env.step(action);
+  keepVector(r.obs);
+  ret += r.reward;
+  const done = r.terminated || r.truncated;
+  return view(env, r.reward, done, done ? r.info.success === true : null, action);
 }
 
 /** A random action: uniform over a grid env's set; for a text env, one of its calls with a small number. */
@@ -66,25 +93,53 @@ const api = {
     if (spec === null) return { problems: r.problems, spec: null };
     const labels = spec.actionSpace.kind === 'discrete' ? [...(spec.actionSpace.labels ?? [])] : [];
     const meta = makeCodeEnv({ code }).meta;
-    return { problems: r.problems, spec: { title: spec.title, description: spec.description, family: spec.family, actions: labels.length > 0 ? labels : meta.actions, maxSteps: spec.maxSteps } };
+    const ob = meta.observation;
+    return {
+      problems: r.problems,
+      spec: {
+        title: spec.title,
+        description: spec.description,
+        family: spec.family,
+        observation: ob.kind,
+        vectorLabels: ob.kind === 'vector' ? (ob.labels ?? null) : null,
+        actions: labels.length > 0 ? labels : meta.actions,
+        maxSteps: spec.maxSteps,
+        hasExpert: exportLine(code, 'expert') !== null,
+      },
+    };
   },
 
   /** Starts a hand-played episode of `code` from `seed`. */
   async play(code: string, seed: number): Promise<StudioView> {
     await loadCodeEnvs();
     env = makeCodeEnv({ code });
-    env.reset({ seed });
+    keepVector(env.reset({ seed }).obs);
     ret = 0;
     return view(env, 0, false, null);
   },
 
   /** One step of the hand-played episode. */
   act(action: number | string): StudioView {
+    return stepWith(action);
+  },
+
+  /**
+   * The module's expert() plays the hand-played episode: `steps` of its actions (fewer when the
+   * episode ends); throws, naming why, when it has no expert or the expert gives no action here.
+   */
+  expert(steps: number): StudioView {
     if (env === null) throw new Error('press Play first');
-    const r = env.step(action);
-    ret += r.reward;
-    const done = r.terminated || r.truncated;
-    return view(env, r.reward, done, done ? r.info.success === true : null);
+    let out: StudioView | null = null;
+    for (let k = 0; k < steps; k++) {
+      const a = env.expertAction();
+      if (a === null) {
+        if (out) return out;
+        throw new Error(exportLine(env.code, 'expert') === null ? 'This module exports no expert(): add `export function expert()` returning the next action of a good policy.' : 'expert() returned null here: it has no action for this state.');
+      }
+      out = stepWith(a);
+      if (out.done) break;
+    }
+    return out!;
   },
 
   /** A uniformly random agent over seeds 0..episodes−1: how often it succeeds. */

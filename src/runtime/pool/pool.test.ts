@@ -9,6 +9,7 @@ import { initWeights, type Weights } from '../../core/models/types.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, type CollectRequest, type RolloutPool } from '../../core/rollout/stepPool.ts';
 import { stepFeatures, type StepEpisode } from '../../core/rollout/stepEpisode.ts';
 import { encodeGridObs } from '../../core/rollout/features.ts';
+import type { GridObs } from '../../core/envs/types.ts';
 import type { Engine } from '../../core/engine/types.ts';
 import { loadNodeEngine } from '../engine/node.ts';
 import { spawnNodeThread, spawnNodeWorker } from './node.ts';
@@ -115,9 +116,10 @@ function poolSuite(name: string, make: () => Promise<Made>) {
         const T = ep.actions.length;
         expect(ep.observations).toHaveLength(T + 1);
         expect(ep.directions).toHaveLength(T);
-        expect(ep.images).toHaveLength(T * ep.observations![0].image.length);
+        const obs = ep.observations as GridObs[];
+        expect(ep.images).toHaveLength(T * obs[0].image.length);
         const want = new Float32Array(T * D);
-        for (let t = 0; t < T; t++) encodeGridObs(ep.observations![t], want, t * D);
+        for (let t = 0; t < T; t++) encodeGridObs(obs[t], want, t * D);
         // One comparison, not T (each toEqual of 984 floats is slow).
         const got = features(ep);
         expect(got.length).toBe(T * D);

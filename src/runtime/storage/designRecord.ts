@@ -3,8 +3,8 @@
 export interface DesignRecord {
   /** Chosen by the saver; saving under the same id replaces the record. */
   id: string;
-  /** What `data` is: 'map' is a GridMap (mapSpec.ts). */
-  kind: 'map';
+  /** What `data` is: 'map' is a GridMap (mapSpec.ts); 'code' is a code env, `{ code: string }` (its module's source). */
+  kind: 'map' | 'code';
   /** Shown in the list. */
   name: string;
   /** ms since epoch. */

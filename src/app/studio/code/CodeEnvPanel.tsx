@@ -9,7 +9,7 @@
  * that arrives in a link or a file opens read-only under a banner, and nothing runs — not even
  * the check — until the person has read it and pressed Run.
  */
-import { useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { CodeEnvProblem } from '../../../core/envs/code/index.ts';
 import type { RandomAgentResult, StudioCheck } from '../../../runtime/codeEnv/studioWorker.ts';
 import { useStore } from '../../state/store.ts';
@@ -19,6 +19,10 @@ import { CODE_ENV_EXAMPLES } from './examples.ts';
 import { codeEnvLink } from './link.ts';
 import { codeStudio, messageOf } from './studioClient.ts';
 import { presetsFor, trainOnCode } from './train.ts';
+import { codeFileName, readSavedCode, savedName } from './saved.ts';
+import { browserRunStore } from '../../../runtime/storage/browser.ts';
+import { deleteDesign, listDesigns, newDesignId, saveDesign, type DesignRecord } from '../../../runtime/storage/designs.ts';
+import { download } from '../../runs/download.ts';
 import './codeEnv.css';
 
 /** Where the person's own code is kept between visits. */
@@ -43,6 +47,20 @@ function ownCode(): string {
   }
 }
 
+/** The code envs saved in this browser, newest first, and a way to list them again. */
+function useSavedCode(): [DesignRecord[], () => void] {
+  const [saved, setSaved] = useState<DesignRecord[]>([]);
+  const reload = useCallback(() => {
+    const store = browserRunStore();
+    if (store) listDesigns(store, 'code').then(setSaved, (e: Error) => useStore.getState().notify('error', `Could not list saved code envs: ${e.message}`));
+  }, []);
+  useEffect(reload, [reload]);
+  return [saved, reload];
+}
+
+/** What the Check line calls an env's observation. */
+const OBS_WORD = { grid: 'grid', text: 'text', vector: 'vector' } as const;
+
 export function CodeEnvPanel({ incoming = null, onTrain, onIncomingSettled }: CodeEnvPanelProps) {
   const [text, setText] = useState(() => incoming?.code ?? ownCode());
   const [pending, setPending] = useState<'link' | 'file' | null>(incoming?.from ?? null);
@@ -56,6 +74,33 @@ export function CodeEnvPanel({ incoming = null, onTrain, onIncomingSettled }: Co
   const trainable = useMemo(() => (checked?.spec ? presetsFor(presets, checked.spec.family) : []), [presets, checked]);
   // The person's pick while it fits this env; otherwise the first preset that does.
   const presetId = trainable.some((p) => p.id === chosen) ? chosen : (trainable[0]?.id ?? '');
+  const [saved, reloadSaved] = useSavedCode();
+  /** The saved record the editor's code came from (Save replaces it), or null (Save adds one). */
+  const [savedId, setSavedId] = useState<string | null>(null);
+  const name = savedName(text, checked?.spec?.title ?? null);
+
+  const saveInBrowser = async () => {
+    const store = browserRunStore();
+    const notify = useStore.getState().notify;
+    if (!store) return notify('error', 'This browser has no IndexedDB here (a private window?): export the env as .js instead.');
+    const id = savedId ?? newDesignId();
+    try {
+      await saveDesign(store, { id, kind: 'code', name, updatedAt: Date.now(), data: { code: text } });
+      setSavedId(id);
+      reloadSaved();
+      notify('info', `Saved "${name}" in this browser.`);
+    } catch (e) {
+      notify('error', `Could not save the code env: ${(e as Error).message}. Export it as .js to keep it.`);
+    }
+  };
+  const openSaved = (d: DesignRecord) => {
+    const r = readSavedCode(d.data);
+    if ('problem' in r) return useStore.getState().notify('error', `The saved code env "${d.name}" is damaged: ${r.problem}.`);
+    // The person's own code, saved by them: checked at once, no review banner.
+    setText(r.code);
+    setSavedId(d.id);
+    void save(r.code);
+  };
 
   const save = async (code = text) => {
     if (pending) return;
@@ -104,6 +149,7 @@ export function CodeEnvPanel({ incoming = null, onTrain, onIncomingSettled }: Co
     setText(code);
     setCheck(null);
     setRandom(null);
+    setSavedId(null);
     setPending('file');
   };
   const randomAgent = async () => {
@@ -155,6 +201,7 @@ export function CodeEnvPanel({ incoming = null, onTrain, onIncomingSettled }: Co
               const ex = CODE_ENV_EXAMPLES.find((x) => x.id === e.target.value);
               if (!ex) return;
               setText(ex.code);
+              setSavedId(null);
               void save(ex.code);
             }}
             data-testid="code-env-example"
@@ -174,14 +221,50 @@ export function CodeEnvPanel({ incoming = null, onTrain, onIncomingSettled }: Co
         <button type="button" className="btn btn-small" onClick={() => void copyLink()} data-testid="code-env-copy-link">
           Copy link
         </button>
+        <button type="button" className="btn btn-small" disabled={pending !== null} onClick={() => void saveInBrowser()} data-testid="code-env-save-browser" title="Keeps this module in this browser's list of saved code envs">
+          {savedId ? 'Save in this browser (replace)' : 'Save in this browser'}
+        </button>
+        <button type="button" className="btn btn-small" onClick={() => download(codeFileName(name), text, 'text/javascript')} data-testid="code-env-export">
+          Export .js
+        </button>
       </div>
+      <section aria-labelledby="code-env-saved-h" data-testid="code-env-saved-box">
+        <h2 id="code-env-saved-h">Saved in this browser ({saved.length})</h2>
+        {saved.length === 0 ? (
+          <p className="muted small">None yet: Save in this browser keeps the module here.</p>
+        ) : (
+          <ul className="code-env-saved" data-testid="code-env-saved">
+            {saved.map((d) => (
+              <li key={d.id}>
+                <button type="button" className="link-btn" disabled={pending !== null} onClick={() => openSaved(d)} data-testid="code-env-saved-open">
+                  {d.name}
+                </button>{' '}
+                <span className="muted small">{new Date(d.updatedAt).toLocaleString()}</span>{' '}
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  aria-label={`Delete ${d.name}`}
+                  onClick={() =>
+                    void deleteDesign(browserRunStore()!, d.id).then(() => {
+                      if (d.id === savedId) setSavedId(null);
+                      reloadSaved();
+                    })
+                  }
+                >
+                  Delete
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
       <CodeEditor text={text} readOnly={pending !== null} problems={problems} onChange={setText} />
       <div className="code-env-row">
         <button type="button" className="btn btn-primary" disabled={pending !== null || busy !== null} onClick={() => void save()} data-testid="code-env-save">
           Save and check
         </button>
         <span role="status" aria-live="polite" data-testid="code-env-check-status">
-          {busy ?? (pending ? 'Not run: review the code, then press Run.' : check === null ? 'Not checked yet.' : check.code !== text ? 'Edited since the last check: save to check again.' : checked ? `Check passed: ${checked.spec!.title} (${checked.spec!.family === 'grid' ? 'grid' : 'text'}, ${checked.spec!.actions.length} action${checked.spec!.actions.length === 1 ? '' : 's'}, ${checked.spec!.maxSteps} steps at most).` : `Check failed: ${problems.length} problem${problems.length === 1 ? '' : 's'}.`)}
+          {busy ?? (pending ? 'Not run: review the code, then press Run.' : check === null ? 'Not checked yet.' : check.code !== text ? 'Edited since the last check: save to check again.' : checked ? `Check passed: ${checked.spec!.title} (${OBS_WORD[checked.spec!.observation]}, ${checked.spec!.actions.length} action${checked.spec!.actions.length === 1 ? '' : 's'}, ${checked.spec!.maxSteps} steps at most).` : `Check failed: ${problems.length} problem${problems.length === 1 ? '' : 's'}.`)}
         </span>
       </div>
       {failure && (
@@ -236,12 +319,12 @@ export function CodeEnvPanel({ incoming = null, onTrain, onIncomingSettled }: Co
             </div>
             <p className="muted" data-testid="code-env-where">
               In this tab the env runs in the QuickJS sandbox, which interprets it (about 1/70 of a built-in env's speed).{' '}
-              {checked.spec.family === 'grid' ? (
+              {checked.spec.observation === 'grid' ? (
                 <>
                   <code>npm run train -- --env-file env.js</code> runs it at V8 speed in Node&apos;s sandbox, all envs of a step in one call.
                 </>
               ) : (
-                'The CLI runs text envs in QuickJS too.'
+                `The CLI runs ${checked.spec.observation} envs in QuickJS too.`
               )}
             </p>
           </section>

@@ -1,6 +1,8 @@
 /**
  * Play a checked code env by hand: a grid env's view (drawn as the agent sees it) with its action
- * buttons and the arrow keys, or a text env's transcript with a box to write the agent's action.
+ * buttons and the arrow keys, a vector env's observation as a table (element, value) with its
+ * action buttons and the digit keys, or a text env's transcript with a box to write the agent's
+ * action. The Expert buttons play the module's expert() (one step, or to the end of the episode).
  * Every step runs in the code worker.
  */
 import { useCallback, useState } from 'react';
@@ -18,12 +20,39 @@ function GridPicture({ frame }: { frame: GridFrame }) {
   return <PixelCanvas width={frame.width * CELL} height={frame.height * CELL} paint={paint} label={`The agent's ${frame.width} by ${frame.height} view; the agent is at the bottom centre, facing up.`} testId="code-env-view" />;
 }
 
+/** A vector observation as a table: one row per element, its name (or index) and value. */
+function VectorTable({ values, labels }: { values: readonly number[]; labels: readonly string[] | null }) {
+  return (
+    <table className="code-env-vector" data-testid="code-env-vector">
+      <caption className="visually-hidden">The observation: {values.length} numbers</caption>
+      <thead>
+        <tr>
+          <th scope="col">Element</th>
+          <th scope="col">Value</th>
+        </tr>
+      </thead>
+      <tbody>
+        {values.map((v, i) => (
+          <tr key={i}>
+            <th scope="row">{labels ? labels[i] : `[${i}]`}</th>
+            <td>{Number(v.toPrecision(4))}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Expert steps the "Expert to the end" button plays at most (an episode's limit caps it too). */
+const EXPERT_TO_END = 10_000;
+
 export function CodePlay({ code, spec }: { code: string; spec: StudioSpec }) {
   const [seed, setSeed] = useState(0);
   const [view, setView] = useState<StudioView | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [text, setText] = useState('');
-  const grid = spec.family === 'grid';
+  const grid = spec.observation === 'grid';
+  const vector = spec.observation === 'vector';
   const space = { kind: 'discrete' as const, n: spec.actions.length, labels: spec.actions };
 
   const start = async () => {
@@ -42,9 +71,20 @@ export function CodePlay({ code, spec }: { code: string; spec: StudioSpec }) {
       setError(messageOf(e));
     }
   };
+  const expert = async (steps: number) => {
+    if (!view || view.done) return;
+    setError(null);
+    try {
+      setView(await codeStudio().expert(steps));
+    } catch (e) {
+      setError(messageOf(e));
+    }
+  };
   const onKey = (e: React.KeyboardEvent) => {
-    if (!grid || e.ctrlKey || e.metaKey || e.altKey) return;
-    const a = actionForKey(space, e.key);
+    if (!(grid || vector) || e.ctrlKey || e.metaKey || e.altKey) return;
+    // Vector envs: digit k takes action k−1 (their action names are the module's own).
+    const digit = vector && /^[1-9]$/.test(e.key) && Number(e.key) <= spec.actions.length ? Number(e.key) - 1 : null;
+    const a = vector ? digit : actionForKey(space, e.key);
     if (a === null) return;
     e.preventDefault();
     void act(a);
@@ -61,6 +101,16 @@ export function CodePlay({ code, spec }: { code: string; spec: StudioSpec }) {
         <button type="button" className="btn" onClick={() => void start()} data-testid="code-env-play">
           {view ? 'Restart' : 'Play'}
         </button>
+        {view && spec.hasExpert && (
+          <>
+            <button type="button" className="btn" disabled={view.done} onClick={() => void expert(1)} data-testid="code-env-expert-step" title="One step of the module's expert()">
+              Expert step
+            </button>
+            <button type="button" className="btn" disabled={view.done} onClick={() => void expert(EXPERT_TO_END)} data-testid="code-env-expert" title="The module's expert() plays to the end of the episode">
+              Expert to the end
+            </button>
+          </>
+        )}
         {view && (
           <span role="status" data-testid="code-env-play-status">
             step {view.step}/{spec.maxSteps} · return {view.returnSoFar.toFixed(3)}
@@ -86,7 +136,25 @@ export function CodePlay({ code, spec }: { code: string; spec: StudioSpec }) {
           </div>
         </div>
       )}
-      {view && !grid && (
+      {view && vector && view.vector && (
+        // Digit keys take the actions while this area has focus (1 = the first action, …).
+        <div className="code-env-stage" tabIndex={0} onKeyDown={onKey} aria-label={`Play area: keys 1 to ${spec.actions.length} take the actions`} data-testid="code-env-stage">
+          <VectorTable values={view.vector} labels={spec.vectorLabels} />
+          <div className="code-env-actions" role="group" aria-label="Actions">
+            {spec.actions.map((name, i) => (
+              <button key={name} type="button" className="btn btn-small" disabled={view.done} onClick={() => void act(i)} data-testid={`code-env-action-${i}`}>
+                {i + 1}: {name}
+              </button>
+            ))}
+          </div>
+          {view.action !== null && typeof view.action === 'number' && (
+            <p className="small muted" data-testid="code-env-last-action">
+              Last action: {spec.actions[view.action]} · reward {view.reward}
+            </p>
+          )}
+        </div>
+      )}
+      {view && spec.observation === 'text' && (
         <div className="code-env-stage">
           <pre className="code-env-transcript" data-testid="code-env-transcript">
             {view.text}

@@ -13,10 +13,13 @@ import { MAX_CELL_VALUE } from '../grid/objects.ts';
 import { DIR_NAMES, maxViewTextLength } from '../grid/view.ts';
 import { lazyGridObs } from '../grid/world.ts';
 import { hasEnv, registerEnv, type EnvKwargs } from '../registry.ts';
-import { box, dict, discrete, text } from '../spaces.ts';
-import type { Env, EnvSpec, GridFrame, GridObs, Info, ResetOptions, ResetResult, StepResult, ToolObs, TranscriptFrame } from '../types.ts';
+import { box, boxPerElement, dict, discrete, text } from '../spaces.ts';
 import { rewardLine } from './source.ts';
-import { CodeEnvError, exportLine, MAX_CODE_CHARS, parseMeta, readGridObservation, readTextObservation, type CodeEnvMeta, type RawStep } from './contract.ts';
+import type { Env, EnvSpec, GridFrame, GridObs, Info, ResetOptions, ResetResult, StepResult, ToolObs, TranscriptFrame, VectorObs } from '../types.ts';
+import { CodeEnvError, exportLine, MAX_CODE_CHARS, parseMeta, readGridObservation, readTextObservation, readVectorObservation, vectorLayout, type CodeEnvMeta, type RawStep, type VectorLayout } from './contract.ts';
+
+/** What a code env hands out: a grid view, a text, or a vector. */
+type CodeObs = GridObs | ToolObs | VectorObs;
 
 /** The registry id of a code env; its module is `kwargs.code`. */
 export const CODE_ENV_ID = 'code/custom';
@@ -122,8 +125,12 @@ export function registerCodeEnv(id: string, code: string): void {
   registerEnv(id, (kwargs) => makeCodeEnv(kwargs, id), { code });
 }
 
-function specOf(meta: CodeEnvMeta, id: string): EnvSpec {
+function specOf(meta: CodeEnvMeta, id: string, layout: VectorLayout | null): EnvSpec {
   const base = { id, title: meta.title, description: meta.description, rewardRange: meta.rewardRange, maxSteps: meta.maxSteps } as const;
+  if (layout !== null) {
+    // Discrete actions played by the MLP's step pools, as a grid env's: hence the 'grid' family.
+    return { ...base, family: 'grid', observationSpace: dict({ vector: boxPerElement(layout.shape, Array.from(layout.low), Array.from(layout.high)) }), actionSpace: discrete(meta.actions.length, meta.actions) };
+  }
   if (meta.observation.kind === 'grid') {
     const v = meta.observation.view;
     return {
@@ -133,6 +140,7 @@ function specOf(meta: CodeEnvMeta, id: string): EnvSpec {
       actionSpace: discrete(meta.actions.length, meta.actions),
     };
   }
+  if (meta.observation.kind !== 'text') throw new Error('unreachable: the observation kinds are grid, vector and text');
   return { ...base, family: 'tool', observationSpace: dict({ text: text(meta.observation.maxLength, CHARSET) }), actionSpace: text(200, CHARSET) };
 }
 
@@ -145,7 +153,14 @@ export class CodeEnv implements Env {
   private steps = 0;
   private started = false;
   private ended = false;
-  private last: GridObs | ToolObs | null = null;
+  private last: CodeObs | null = null;
+  /**
+   * A vector env's episode so far (the first observation, then each action and the observation
+   * after it), by reference: frame() writes it out as text only when asked, so training pays nothing.
+   */
+  private trail: { action: number; vector: Float32Array }[] = [];
+  /** The resolved Box of a vector env; null for grid and text envs. */
+  readonly vector: VectorLayout | null;
   private transcript: { role: 'task' | 'agent' | 'tool' | 'result'; text: string }[] = [];
   private readonly resetLine: number | null;
   private readonly stepLine: number | null;
@@ -156,26 +171,28 @@ export class CodeEnv implements Env {
     readonly guest: CodeEnvInstance,
     id = CODE_ENV_ID,
   ) {
-    this.spec = specOf(meta, id);
+    this.vector = meta.observation.kind === 'vector' ? vectorLayout(meta.observation) : null;
+    this.spec = specOf(meta, id, this.vector);
     this.resetLine = exportLine(code, 'reset');
     this.stepLine = exportLine(code, 'step');
   }
 
-  reset(opts: ResetOptions = {}): ResetResult<GridObs | ToolObs> {
+  reset(opts: ResetOptions = {}): ResetResult<CodeObs> {
     return this.finishReset(this.guest.reset(opts.seed ?? 0));
   }
 
   /** Checks what the module's reset() returned and starts the episode. */
-  finishReset(raw: RawStep): ResetResult<GridObs | ToolObs> {
+  finishReset(raw: RawStep): ResetResult<CodeObs> {
     this.last = this.observation(raw.observation, 'reset', this.resetLine);
     this.steps = 0;
     this.started = true;
     this.ended = false;
     this.transcript = 'text' in this.last && !('image' in this.last) ? [{ role: 'task', text: this.last.text }] : [];
+    this.trail = 'vector' in this.last ? [{ action: -1, vector: this.last.vector }] : [];
     return { obs: this.last, info: {} };
   }
 
-  step(action: unknown): StepResult<GridObs | ToolObs> {
+  step(action: unknown): StepResult<CodeObs> {
     this.checkAction(action);
     return this.finishStep(this.guest.step(action as number | string), action);
   }
@@ -185,7 +202,7 @@ export class CodeEnv implements Env {
     if (!this.started) throw new Error(`${CODE_ENV_ID}: step() before reset(); call reset() first`);
     if (this.ended) throw new Error(`${CODE_ENV_ID}: step() after the episode ended (terminated or truncated); call reset() first`);
     const n = this.meta.actions.length;
-    if (this.meta.observation.kind === 'grid') {
+    if (this.meta.observation.kind !== 'text') {
       if (typeof action !== 'number' || !Number.isInteger(action) || action < 0 || action >= n) {
         throw new RangeError(`${CODE_ENV_ID}: action ${String(action)} is not one of 0..${n - 1} (${this.meta.actions.join(', ')})`);
       }
@@ -193,7 +210,7 @@ export class CodeEnv implements Env {
   }
 
   /** Checks what the module's step() returned for `action` (checked by checkAction) and applies the shared mechanics. */
-  finishStep(raw: RawStep, action: unknown): StepResult<GridObs | ToolObs> {
+  finishStep(raw: RawStep, action: unknown): StepResult<CodeObs> {
     const obs = this.observation(raw.observation, 'step', this.stepLine);
     const where = (what: string) => new CodeEnvError(`step() returned ${what}`, this.stepLine, 'contract');
     if (typeof raw.reward !== 'number') throw where(`reward ${raw.reward === undefined ? 'undefined' : typeof raw.reward}; it must be a number`);
@@ -214,18 +231,29 @@ export class CodeEnv implements Env {
     this.last = obs;
     if (typeof action === 'string') {
       this.transcript.push({ role: 'agent', text: action }, { role: this.ended ? 'result' : 'tool', text: (obs as ToolObs).text });
-    }
+    } else if ('vector' in obs) this.trail.push({ action: action as number, vector: obs.vector });
     return { obs, reward: raw.reward, terminated: raw.terminated, truncated, info };
   }
 
   renderText(): string {
     if (this.last === null) throw new Error(`${CODE_ENV_ID}: renderText() before reset()`);
+    if ('vector' in this.last) return `${this.vectorText(this.last.vector)}\nstep ${this.steps}/${this.spec.maxSteps}`;
     return 'image' in this.last ? `${this.last.text}\nstep ${this.steps}/${this.spec.maxSteps}` : this.transcript.map((m) => `${m.role}: ${m.text}`).join('\n');
+  }
+
+  /** A vector observation as one line a person reads: `name = value` per element (labels when declared, else indices), 4 significant digits. */
+  vectorText(v: Float32Array): string {
+    const names = this.vector?.labels;
+    return Array.from(v, (x, i) => `${names ? names[i] : `[${i}]`} = ${Number(x.toPrecision(4))}`).join(', ');
   }
 
   /** The agent's own view (a code env's full state is its module's business): grid envs draw the view with the agent at the bottom centre facing up. */
   frame(): GridFrame | TranscriptFrame {
     if (this.last === null) throw new Error(`${CODE_ENV_ID}: frame() before reset()`);
+    // Text and vector envs: the transcript (a vector env's: each action and the observation after it).
+    if ('vector' in this.last) {
+      return { kind: 'transcript', messages: this.trail.flatMap((s, i) => [...(s.action >= 0 ? [{ role: 'agent' as const, text: this.meta.actions[s.action] }] : []), { role: i === 0 ? ('task' as const) : this.ended && i === this.trail.length - 1 ? ('result' as const) : ('tool' as const), text: this.vectorText(s.vector) }]) };
+    }
     if (!('image' in this.last)) return { kind: 'transcript', messages: this.transcript.slice() };
     const v = this.meta.observation.kind === 'grid' ? this.meta.observation.view : 0;
     const visible: [number, number][] = [];
@@ -242,8 +270,8 @@ export class CodeEnv implements Env {
     const a = this.guest.expert();
     if (a === null) return null;
     const n = this.meta.actions.length;
-    const ok = this.meta.observation.kind === 'grid' ? typeof a === 'number' && Number.isInteger(a) && a >= 0 && a < n : typeof a === 'string';
-    if (!ok) throw new CodeEnvError(`expert() returned ${JSON.stringify(a)}, not an action (${this.meta.observation.kind === 'grid' ? `0..${n - 1}` : 'a string'})`, exportLine(this.code, 'expert'), 'contract');
+    const ok = this.meta.observation.kind !== 'text' ? typeof a === 'number' && Number.isInteger(a) && a >= 0 && a < n : typeof a === 'string';
+    if (!ok) throw new CodeEnvError(`expert() returned ${JSON.stringify(a)}, not an action (${this.meta.observation.kind !== 'text' ? `0..${n - 1}` : 'a string'})`, exportLine(this.code, 'expert'), 'contract');
     return a as number | string;
   }
 
@@ -252,8 +280,13 @@ export class CodeEnv implements Env {
     return this.steps;
   }
 
-  private observation(o: unknown, call: 'reset' | 'step', line: number | null): GridObs | ToolObs {
+  private observation(o: unknown, call: 'reset' | 'step', line: number | null): CodeObs {
     const ob = this.meta.observation;
+    if (ob.kind === 'vector') {
+      const v = readVectorObservation(o, this.vector!);
+      if (typeof v === 'string') throw new CodeEnvError(`${call}() returned a bad observation: ${v}`, line, 'contract');
+      return { vector: v };
+    }
     if (ob.kind === 'grid') {
       const g = readGridObservation(o, ob.view);
       if (typeof g === 'string') throw new CodeEnvError(`${call}() returned a bad observation: ${g}`, line, 'contract');

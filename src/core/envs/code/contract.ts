@@ -8,8 +8,11 @@
  *
  * `observation` in `env` is `{ kind: 'grid', view }` (the observation is `{ image, direction }`:
  * view×view×3 cell codes as in grid/objects.ts and the heading 0..3, so the MLP reads it with the
- * built-in grid features) or `{ kind: 'text', maxLength }` (the observation is a string and an
- * action is the text the token policy writes; `actions` then names the calls it may make).
+ * built-in grid features), `{ kind: 'text', maxLength }` (the observation is a string and an
+ * action is the text the token policy writes; `actions` then names the calls it may make), or
+ * `{ kind: 'vector', shape, low, high, labels }` (Gymnasium's Box of floats: the observation is a
+ * flat array of prod(shape) finite numbers, row-major, each within [low, high]; the MLP reads it
+ * as is, and an action is an index into `actions`, as for a grid env).
  * This file is the host side's reading of what the module hands back; it never runs the code.
  */
 import { z } from 'zod';
@@ -26,6 +29,65 @@ export const MAX_CODE_CHARS = 64 * 1024;
 export const CALL_TIMEOUT_ENV = 'CODE_ENV_CALL_TIMEOUT_MS';
 /** Most discrete actions a grid code env may declare. */
 export const MAX_ACTIONS = 32;
+/** Most floats a vector observation may have (prod(shape)): the MLP's input width. */
+export const MAX_VECTOR_SIZE = 1024;
+
+/**
+ * One Box bound: a number for every element, or one number per element. `null` is an open side
+ * (−∞ for low, +∞ for high): `-Infinity`/`Infinity` in the module cross the sandbox as JSON, which
+ * writes them as null. Omitted: unbounded, as Gymnasium's Box(-inf, inf).
+ */
+const boundSchema = z.union([z.number().nullable(), z.array(z.number().nullable()).min(1).max(MAX_VECTOR_SIZE)]).optional();
+
+const vectorSchema = z
+  .strictObject({
+    kind: z.literal('vector'),
+    /** Box shape, e.g. [4] for CartPole; the observation is prod(shape) numbers, flat and row-major. */
+    shape: z.array(z.int().min(1)).min(1).max(3),
+    /** Lower bound(s), inclusive (see boundSchema). */
+    low: boundSchema,
+    /** Upper bound(s), inclusive. */
+    high: boundSchema,
+    /** Optional names of the elements (1-D shapes), shown in the play view, e.g. ['cart position', …]. */
+    labels: z.array(z.string().min(1).max(40)).optional(),
+  })
+  .superRefine((v, ctx) => {
+    const n = v.shape.reduce((a, b) => a * b, 1);
+    if (n > MAX_VECTOR_SIZE) ctx.addIssue({ code: 'custom', path: ['shape'], message: `shape [${v.shape}] has ${n} elements, over the ${MAX_VECTOR_SIZE} limit` });
+    for (const side of ['low', 'high'] as const) {
+      const b = v[side];
+      if (Array.isArray(b) && b.length !== n) ctx.addIssue({ code: 'custom', path: [side], message: `${side} has ${b.length} numbers; shape [${v.shape}] needs ${n} (or one number for all)` });
+    }
+    if (v.labels !== undefined && v.labels.length !== n) ctx.addIssue({ code: 'custom', path: ['labels'], message: `labels has ${v.labels.length} names; shape [${v.shape}] has ${n} elements` });
+    const lo = boundsOf(v.low, n, -Infinity), hi = boundsOf(v.high, n, Infinity);
+    for (let i = 0; i < n && lo.length === n && hi.length === n; i++) {
+      if (lo[i] > hi[i]) {
+        ctx.addIssue({ code: 'custom', path: ['low'], message: `low[${i}] = ${lo[i]} is above high[${i}] = ${hi[i]}` });
+        break;
+      }
+    }
+  });
+
+/** A bound as one number per element (`open` for null or omitted). */
+function boundsOf(b: number | null | (number | null)[] | undefined, n: number, open: number): number[] {
+  if (Array.isArray(b)) return b.map((x) => x ?? open);
+  return new Array<number>(n).fill(b ?? open);
+}
+
+/** A vector observation space, resolved: size and per-element bounds (±Infinity where open). */
+export interface VectorLayout {
+  shape: readonly number[];
+  size: number;
+  low: Float64Array;
+  high: Float64Array;
+  labels: readonly string[] | null;
+}
+
+/** The resolved layout of a `{ kind: 'vector' }` observation declaration. */
+export function vectorLayout(o: z.infer<typeof vectorSchema>): VectorLayout {
+  const size = o.shape.reduce((a, b) => a * b, 1);
+  return { shape: o.shape, size, low: Float64Array.from(boundsOf(o.low, size, -Infinity)), high: Float64Array.from(boundsOf(o.high, size, Infinity)), labels: o.labels ?? null };
+}
 
 const metaSchema = z.strictObject({
   /** Short title for menus. */
@@ -37,6 +99,7 @@ const metaSchema = z.strictObject({
   observation: z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('grid'), view: z.int().min(3).max(MAX_VIEW_SIZE).refine((v) => v % 2 === 1, 'view must be odd') }),
     z.strictObject({ kind: z.literal('text'), maxLength: z.int().min(1).max(4000).default(240) }),
+    vectorSchema,
   ]),
   /** Time limit: the episode must be truncated at this step (terminated earlier when it ends for real). */
   maxSteps: z.int().min(1).max(MAX_EPISODE_STEPS),
@@ -116,6 +179,29 @@ export function readGridObservation(o: unknown, view: number): { image: Uint8Arr
   if (typeof direction !== 'number' || !Number.isInteger(direction) || direction < 0 || direction > 3) return `observation.direction must be 0..3 (east, south, west, north), got ${describe(direction)}`;
   return { image: out, direction };
 }
+
+/**
+ * A vector observation as the guest returned it, checked: a flat array (or typed array) of
+ * layout.size finite numbers within the declared bounds; or a reason it is not one.
+ */
+export function readVectorObservation(o: unknown, layout: VectorLayout): Float32Array | string {
+  const n = layout.size;
+  const shape = `shape [${layout.shape}]`;
+  if (!Array.isArray(o) && !ArrayBuffer.isView(o)) return `the observation must be an array of ${n} numbers (${shape}), got ${describe(o)}`;
+  const arr = o as ArrayLike<unknown>;
+  if (arr.length !== n) return `the observation has ${arr.length} numbers; ${shape} needs ${n} (flat, row-major)`;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = arr[i];
+    // JSON writes NaN and ±Infinity as null on the way out of the sandbox.
+    if (typeof v !== 'number' || !Number.isFinite(v)) return `observation[${i}]${labelOf(layout, i)} is ${v === null ? 'not a finite number (NaN or Infinity)' : describe(v)}; every element must be a finite number`;
+    if (v < layout.low[i] || v > layout.high[i]) return `observation[${i}]${labelOf(layout, i)} = ${v} is outside [${layout.low[i]}, ${layout.high[i]}] (env.observation.low/high)`;
+    out[i] = v;
+  }
+  return out;
+}
+
+const labelOf = (layout: VectorLayout, i: number): string => (layout.labels ? ` (${layout.labels[i]})` : '');
 
 /** A text observation as the guest returned it, checked. */
 export function readTextObservation(o: unknown, maxLength: number): string | { problem: string } {
