@@ -152,12 +152,13 @@ export async function axeProblems(page: Page): Promise<string[]> {
 export const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 /**
- * The newest saved run's status and metric rows saved, read straight from IndexedDB (null before
+ * The newest saved run's status, metric rows saved, checkpoint iteration, env id and iteration
+ * budget (its config's `iterations`), read straight from IndexedDB (null before
  * one is saved). A run's end reaches its record after the Train view says so (the recorder writes
  * the last rows and the final status behind it), and Runs reads the record once as it opens: wait
  * on this before opening Runs to read a finished run there.
  */
-export function newestSavedRun(page: Page): Promise<{ status: string; iterations: number; checkpointAt: number | null } | null> {
+export function newestSavedRun(page: Page): Promise<{ status: string; iterations: number; checkpointAt: number | null; env: string; budget: number } | null> {
   return page.evaluate(
     (db) =>
       new Promise((resolve, reject) => {
@@ -173,8 +174,9 @@ export function newestSavedRun(page: Page): Promise<{ status: string; iterations
           get.onerror = () => reject(get.error);
           get.onsuccess = () => {
             open.result.close();
-            const runs = (get.result as { status: string; iterations: number; createdAt: number; checkpointAt?: number | null }[]).sort((a, b) => b.createdAt - a.createdAt);
-            resolve(runs[0] ? { status: runs[0].status, iterations: runs[0].iterations, checkpointAt: runs[0].checkpointAt ?? null } : null);
+            const runs = (get.result as { status: string; iterations: number; createdAt: number; checkpointAt?: number | null; config: { env: { id: string }; iterations: number } }[]).sort((a, b) => b.createdAt - a.createdAt);
+            const r = runs[0];
+            resolve(r ? { status: r.status, iterations: r.iterations, checkpointAt: r.checkpointAt ?? null, env: r.config.env.id, budget: r.config.iterations } : null);
           };
         };
       }),

@@ -8,9 +8,8 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { axeProblems, useBrowser, watchErrors } from './browser.ts';
+import { axeProblems, newestSavedRun, useBrowser, watchErrors } from './browser.ts';
 import fourDoors from '../src/core/envs/grid/fixtures/four-doors-25x25.json';
-import { RUNS_DB_NAME } from '../src/runtime/storage/runStore.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -18,31 +17,11 @@ const browser = useBrowser();
 const studioLink = (rows: readonly string[], maxSteps: number) => `${appUrl}#view=studio&tab=map&map=${encodeURIComponent(rows.join('/'))}&maxSteps=${maxSteps}`;
 const steps = async (page: Page) => Number(await page.getByTestId('episode-status').getAttribute('data-steps'));
 
-/** The newest saved run's env id and iteration budget, read from IndexedDB (null before one is saved). */
-function newestRunConfig(page: Page): Promise<{ env: string; iterations: number } | null> {
-  return page.evaluate(
-    (db) =>
-      new Promise((resolve, reject) => {
-        const open = indexedDB.open(db);
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          if (!open.result.objectStoreNames.contains('runs')) {
-            open.result.close();
-            resolve(null);
-            return;
-          }
-          const get = open.result.transaction('runs').objectStore('runs').getAll();
-          get.onerror = () => reject(get.error);
-          get.onsuccess = () => {
-            open.result.close();
-            const runs = (get.result as { config: { env: { id: string }; iterations: number }; createdAt: number }[]).sort((a, b) => b.createdAt - a.createdAt);
-            resolve(runs[0] ? { env: runs[0].config.env.id, iterations: runs[0].config.iterations } : null);
-          };
-        };
-      }),
-    RUNS_DB_NAME,
-  );
-}
+/** The newest saved run's env id and iteration budget (null before one is saved). */
+const newestRunConfig = async (page: Page) => {
+  const r = await newestSavedRun(page);
+  return r && { env: r.env, iterations: r.budget };
+};
 
 describe('map studio: a large map, Space in play, Train on this map after a finished run', () => {
   it('the 25×25 map with 4 doors is checked and its expert plays it; Space toggles in play and keeps the episode (mouse and keyboard); axe clean', { timeout: 180_000 }, async () => {

@@ -3,6 +3,21 @@ import { parseArgs } from 'node:util';
 
 export class UsageError extends Error {}
 
+/**
+ * Runs `main` when `moduleUrl` is the script node was started with (`npm run …`), and exits with
+ * its code: 2 for a usage error (its message alone), 1 for any other error (`error: …`).
+ */
+export function runWhenScript(moduleUrl: string, main: (argv: string[]) => Promise<number>): void {
+  if (moduleUrl !== `file://${process.argv[1]}`) return;
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(e instanceof UsageError ? e.message : `error: ${(e as Error).message}`);
+      process.exit(e instanceof UsageError ? 2 : 1);
+    },
+  );
+}
+
 export function parseCli<T extends Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean; default?: string | boolean }>>(argv: string[], options: T, usage: string) {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });

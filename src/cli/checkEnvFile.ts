@@ -13,7 +13,7 @@ import { extname } from 'node:path';
 import { checkCodeEnv, MAX_CODE_CHARS } from '../core/envs/code/index.ts';
 import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
 import '../runtime/codeEnv/node.ts';
-import { parseCli, UsageError } from './args.ts';
+import { parseCli, runWhenScript, UsageError } from './args.ts';
 import { problemLines } from './codeEnvFile.ts';
 import { readMap } from './envFile.ts';
 
@@ -72,12 +72,4 @@ export async function main(argv: string[]): Promise<number> {
   return ok ? 0 : 1;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e) => {
-      console.error(e instanceof UsageError ? e.message : `error: ${(e as Error).message}`);
-      process.exit(e instanceof UsageError ? 2 : 1);
-    },
-  );
-}
+runWhenScript(import.meta.url, main);

@@ -8,7 +8,7 @@
  */
 import { envIds } from '../core/envs/index.ts';
 import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
-import { intArg, parseCli, UsageError } from './args.ts';
+import { intArg, parseCli, runWhenScript, UsageError } from './args.ts';
 import { loadEnvFile, registerEnvFile } from './envFile.ts';
 
 const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file <map.json | env.js> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
@@ -97,12 +97,4 @@ export async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      console.error(e instanceof UsageError ? e.message : `error: ${(e as Error).message}`);
-      process.exit(e instanceof UsageError ? 2 : 1);
-    },
-  );
-}
+runWhenScript(import.meta.url, main);

@@ -31,7 +31,7 @@ import { envKwargsText } from '../core/envs/kwargDocs.ts';
 import type { Engine } from '../core/engine/types.ts';
 import { createNodeWorkerPool } from '../runtime/pool/node.ts';
 import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
-import { intArg, parseCli, UsageError } from './args.ts';
+import { intArg, parseCli, runWhenScript, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 import { withRewardFile } from './reward.ts';
 import { DEFAULT_MAP_PRESET, loadEnvFile, type EnvFile } from './envFile.ts';
@@ -528,12 +528,4 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e) => {
-      console.error(e instanceof UsageError ? e.message : `error: ${(e as Error).message}`);
-      process.exit(e instanceof UsageError ? 2 : 1);
-    },
-  );
-}
+runWhenScript(import.meta.url, main);
