@@ -1,14 +1,13 @@
 /**
  * What runs on the far side of the Node code-env sandbox (nodeVm.ts): the JavaScript the guest's
- * vm context is set up with (HARDEN, then the QuickJS prelude, then DRIVER, then the module), and
- * the worker thread's own loop (WORKER) that owns that context and answers the host through
- * shared memory. Plain JavaScript in strings: none of it is imported by the host's realm.
+ * vm context is set up with (HARDEN, then the QuickJS prelude, then DRIVER, then the module), the
+ * sandbox process that owns that context (CHILD), and the relay thread (WORKER) that answers the
+ * host through shared memory and talks to the process over IPC. Plain JavaScript in strings: none
+ * of it is imported by the host's realm.
  */
 
 /** Host ↔ worker request ops (control word 1). */
 
-/** How long the sandbox's thread spins for the next request before it sleeps, ms (a rollout step's policy pass is usually shorter). */
-const GUEST_SPIN_MS = 0.3;
 export const OP = { load: 1, init: 2, call: 3, step: 4, reset: 5 } as const;
 /** Control word 0: 0 booting, 1 a request is waiting (the worker's turn), 2 answered / ready (the host's turn). */
 export const STATE = { booting: 0, request: 1, answered: 2 } as const;
@@ -142,15 +141,20 @@ export const DRIVER = `(() => {
 })();`;
 
 
+/** Why a sandbox process ended (control word 4, written by the relay once the process is gone). */
+export const ENDED = { running: 0, memory: 1, crashed: 2, noStart: 3 } as const;
+
 /**
- * The worker thread (CommonJS, `eval: true`): boots, makes the guest's context from workerData's
- * sources, then answers one request at a time. It never reads a guest object either: answers are
- * primitive strings, numbers are copied between the guest's ArrayBuffer (through views of its own)
- * and the shared buffer. It has no deadline of its own: the host stops the thread when a request
- * runs past it. Its batchViews is the function above, written out in JavaScript.
+ * The sandbox process (CommonJS, `node -e`): boots, makes the guest's context from the sources the
+ * relay sends, then answers one request at a time over the IPC channel. It never reads a guest
+ * object either: answers are primitive strings (refused, not copied, past `strBytes`), numbers
+ * are copied out of the guest's ArrayBuffer through views of its own. A process of its own
+ * because V8 ends the whole process on some allocation failures (a 400 MB array in a 80 MiB heap
+ * is a fatal "heap out of memory", not an exception, and a worker thread's resourceLimits do not
+ * contain it): here that ends only this process, and the relay reports it. It exits when the
+ * channel closes (its relay or host is gone).
  */
-export const WORKER = `
-const { workerData } = require('node:worker_threads');
+export const CHILD = `
 const vm = require('node:vm');
 const { types } = require('node:util');
 function batchViews(ab, cap, imgBytes) {
@@ -158,15 +162,12 @@ function batchViews(ab, cap, imgBytes) {
   const take = (C, n, size) => { const v = new C(ab, at, n); at += n * size; return v; };
   return { nums: take(Float64Array, cap, 8), rew: take(Float64Array, cap, 8), ids: take(Int32Array, cap, 4), dirs: take(Uint8Array, cap, 1), flags: take(Uint8Array, cap, 1), img: take(Uint8Array, cap * imgBytes, 1) };
 }
-const { ctl, data, cap, maxImg, strAt, strBytes, sources, maxCell } = workerData;
-const L = batchViews(data, cap, maxImg);
-const strLen = new Int32Array(data, strAt, 1), strU8 = new Uint8Array(data, strAt + 4, strBytes);
-const enc = new TextEncoder();
+let cap = 0, strBytes = 0, maxCell = 0, sources = null;
 const scripts = new Map();
 const script = (src) => { let s = scripts.get(src); if (!s) scripts.set(src, (s = new vm.Script(src))); return s; };
 let ctx = null, g = null, IMG = 0, init = null;
 const run = (src) => { const r = script(src).runInContext(ctx); return typeof r === 'string' ? r : null; };
-function handle(op, n, arg) {
+function handle(op, n, arg, ids, nums) {
   if (op === ${OP.load}) {
     ctx = vm.createContext(Object.create(null), { name: 'code env', codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
     vm.runInContext(sources.prelude, ctx, { filename: 'prelude.js' });
@@ -182,34 +183,94 @@ function handle(op, n, arg) {
     g = batchViews(ab, cap, IMG);
     return '';
   }
-  for (let j = 0; j < n; j++) { g.ids[j] = L.ids[j]; g.nums[j] = L.nums[j]; }
+  for (let j = 0; j < n; j++) { g.ids[j] = ids[j]; g.nums[j] = nums[j]; }
   if (op === ${OP.call}) return run('__vec.call(' + arg + ')');
-  const r = run(op === ${OP.step} ? '__vec.stepMany(' + n + ')' : '__vec.resetMany(' + n + ')');
-  if (r === '' || (r !== null && r[0] === '{')) {
-    for (let j = 0; j < n; j++) { L.dirs[j] = g.dirs[j]; L.flags[j] = g.flags[j]; L.rew[j] = g.rew[j]; }
-    L.img.set(g.img.subarray(0, n * IMG));
+  return run(op === ${OP.step} ? '__vec.stepMany(' + n + ')' : '__vec.resetMany(' + n + ')');
+}
+process.on('disconnect', () => process.exit(0));
+process.on('message', (m) => {
+  if (m.boot) {
+    ({ cap, strBytes, maxCell, sources } = m.boot);
+    process.send({ ready: true });
+    return;
   }
-  return r;
+  let s = null;
+  try { s = handle(m.op, m.n, m.arg, m.ids, m.nums); } catch { s = null; }
+  // Past the cap the answer is refused here, never encoded or sent (a 200 MB string from step()).
+  if (s !== null && (s.length > strBytes || Buffer.byteLength(s) > strBytes)) { process.send({ big: true }); return; }
+  const out = { s };
+  if ((m.op === ${OP.step} || m.op === ${OP.reset}) && (s === '' || (s !== null && s[0] === '{'))) {
+    out.dirs = g.dirs.slice(0, m.n); out.flags = g.flags.slice(0, m.n); out.rew = g.rew.slice(0, m.n); out.img = g.img.slice(0, m.n * IMG);
+  }
+  process.send(out);
+});
+`;
+
+/**
+ * The relay (a worker thread, CommonJS, \`eval: true\`) between the host's synchronous shared-memory
+ * channel and the sandbox process: it starts the process (its own V8 heap cap, no inherited
+ * environment), waits on the control word without blocking (Atomics.waitAsync), forwards each
+ * request over IPC and writes the answer into shared memory. When the process ends it says why
+ * (control word 4: ENDED) and answers every request from then on with "ended" (string length -3),
+ * so the host never waits on a dead sandbox, then ends. It has no deadline of its own: the host kills
+ * the process (its pid is control word 5) when a request runs past it, and this thread ends with it.
+ */
+export const WORKER = `
+const { workerData } = require('node:worker_threads');
+const { spawn } = require('node:child_process');
+function batchViews(ab, cap, imgBytes) {
+  let at = 0;
+  const take = (C, n, size) => { const v = new C(ab, at, n); at += n * size; return v; };
+  return { nums: take(Float64Array, cap, 8), rew: take(Float64Array, cap, 8), ids: take(Int32Array, cap, 4), dirs: take(Uint8Array, cap, 1), flags: take(Uint8Array, cap, 1), img: take(Uint8Array, cap * imgBytes, 1) };
 }
-function answer(s) {
-  if (s === null) { strLen[0] = -1; return; }
-  const b = enc.encode(s);
-  if (b.length > strBytes) { strLen[0] = -2; return; }
-  strU8.set(b);
-  strLen[0] = b.length;
+const { ctl, data, cap, maxImg, strAt, strBytes, sources, maxCell, heapMb, child: CHILD } = workerData;
+const L = batchViews(data, cap, maxImg);
+const strLen = new Int32Array(data, strAt, 1), strU8 = new Uint8Array(data, strAt + 4, strBytes);
+const enc = new TextEncoder();
+let ended = 0, stderr = '', waiting = null;
+const proc = spawn(process.execPath, ['--max-old-space-size=' + heapMb, '--max-semi-space-size=8', '-e', CHILD], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env: {} });
+Atomics.store(ctl, 5, proc.pid ?? 0);
+proc.stderr.on('data', (d) => { if (stderr.length < 8192) stderr += d; });
+const end = (why) => {
+  if (ended) return;
+  ended = why;
+  Atomics.store(ctl, 4, why);
+  if (waiting) { const w = waiting; waiting = null; w(null); }
+};
+proc.on('error', () => end(${ENDED.noStart}));
+// Once the process is gone (and reaped: this thread's loop waits for it, so no zombie is left), this thread ends too.
+proc.on('close', () => {
+  end(/heap out of memory|invalid (?:array|table|string) length|allocation failed|Reached heap limit/i.test(stderr) ? ${ENDED.memory} : ${ENDED.crashed});
+  setImmediate(() => process.exit(0));
+});
+proc.on('message', (m) => { if (waiting) { const w = waiting; waiting = null; w(m); } });
+const reply = () => new Promise((resolve) => { waiting = resolve; });
+function answer(m) {
+  if (m === null) { strLen[0] = -3; return; }
+  if (m.big) { strLen[0] = -2; return; }
+  if (m.img) { L.dirs.set(m.dirs); L.flags.set(m.flags); L.rew.set(m.rew); L.img.set(m.img); }
+  if (m.s === null) { strLen[0] = -1; return; }
+  const r = enc.encodeInto(m.s, strU8);
+  if (r.read < m.s.length) { strLen[0] = -2; return; }
+  strLen[0] = r.written;
 }
-Atomics.store(ctl, 0, ${STATE.answered});
-Atomics.notify(ctl, 0);
-for (;;) {
-  let s = Atomics.load(ctl, 0);
-  // Spin briefly for the next request (the rollout's next step comes soon) before sleeping: waking a sleeping thread costs more on an idle machine.
-  const spinEnd = performance.now() + ${GUEST_SPIN_MS};
-  while (s !== ${STATE.request} && performance.now() < spinEnd) s = Atomics.load(ctl, 0);
-  while (s !== ${STATE.request}) { Atomics.wait(ctl, 0, s); s = Atomics.load(ctl, 0); }
-  let out = null;
-  try { out = handle(ctl[1], ctl[2], ctl[3]); } catch { out = null; }
-  answer(out);
-  Atomics.store(ctl, 0, ${STATE.answered});
-  Atomics.notify(ctl, 0);
-}
+const done = () => { Atomics.store(ctl, 0, ${STATE.answered}); Atomics.notify(ctl, 0); };
+(async () => {
+  if (!ended) { proc.send({ boot: { cap, strBytes, maxCell, sources } }); await reply(); }
+  done();
+  for (;;) {
+    const s = Atomics.load(ctl, 0);
+    if (s !== ${STATE.request}) { const w = Atomics.waitAsync(ctl, 0, s); if (w.async) await w.value; continue; }
+    const n = ctl[2];
+    let m = null;
+    if (!ended) {
+      try {
+        proc.send({ op: ctl[1], n, arg: ctl[3], ids: L.ids.slice(0, n), nums: L.nums.slice(0, n) });
+        m = await reply();
+      } catch { m = null; }
+    }
+    answer(m);
+    done();
+  }
+})();
 `;

@@ -1,20 +1,22 @@
 /**
  * The code envs' fast sandbox in Node (CLI train/serve, the Node rollout workers, the bench): the
- * module runs at V8 speed in a `node:vm` context inside a worker thread of its own (one per
- * loaded module). The context holds nothing of Node's (no `process`, `require`, `fetch`, timers
- * or `console`; code generation from strings off; `Promise`, `Atomics`, `SharedArrayBuffer`,
- * `WebAssembly`, `WeakRef` and `FinalizationRegistry` removed, so nothing the guest starts runs
- * after a call returns; `ArrayBuffer`, `DataView` and the typed arrays removed once the driver
- * holds its own, since their bytes are outside the heap cap); the worker has a heap cap
- * (`resourceLimits`, QuickJS's 64 MiB plus its own); and the host enforces each call's deadline itself: it waits for the answer in
- * `Atomics.wait` with a timeout and, past it, terminates the worker, which stops
- * `while (true) {}` wherever it is. Calls are synchronous (the `Env` interface), through shared
- * memory: ~10 µs a round trip, against ~180 µs for arming a `runInContext` timeout in the host's
- * own thread (measured, ARCHITECTURE.md 'Code envs'). Grid envs only, and only modules with no
- * `async` / `import` in the source; the rest stay in QuickJS (`load` returns null), as does every
- * check (checkCodeEnv).
+ * module runs at V8 speed in a `node:vm` context inside a process of its own (one per loaded
+ * module; nodeGuest.ts's CHILD), reached through a relay thread (WORKER). The context holds nothing
+ * of Node's (no `process`, `require`, `fetch`, timers or `console`; code generation from strings
+ * off; `Promise`, `Atomics`, `SharedArrayBuffer`, `WebAssembly`, `WeakRef` and
+ * `FinalizationRegistry` removed, so nothing the guest starts runs after a call returns;
+ * `ArrayBuffer`, `DataView` and the typed arrays removed once the driver holds its own, since their
+ * bytes are outside the heap cap); the process has a heap cap (`--max-old-space-size`, QuickJS's
+ * 64 MiB plus its own), and a process because V8 ends the whole process when some allocations
+ * fail (`new Array(5e7).fill(1)` is a fatal "heap out of memory", which a worker thread's
+ * `resourceLimits` did not contain: it aborted `npm run train` and the server); the host enforces
+ * each call's deadline itself: it waits for the answer in `Atomics.wait` with a timeout and, past
+ * it, kills the process, which stops `while (true) {}` wherever it is. Calls are synchronous (the
+ * `Env` interface), through shared memory to the relay, which forwards them over IPC. Grid envs
+ * only, and only modules with no `async` / `import` in the source; the rest stay in QuickJS
+ * (`load` returns null), as does every check (checkCodeEnv).
  *
- * Nobody touches a guest object: the worker calls fixed scripts (`__vec.call(n)`,
+ * Nobody touches a guest object: the process calls fixed scripts (`__vec.call(n)`,
  * `__vec.stepMany(n)`), keeps only primitive string answers, and copies numbers between the
  * guest's own ArrayBuffer (made by the driver's init, which the worker takes off the context's
  * global before any user code runs, so the guest never holds it; read through the worker's
@@ -26,12 +28,13 @@
  * with a non-empty info, or anything the fast path does not accept, comes back as JSON for the
  * host's usual checks. One request's deadline covers the whole batch.
  */
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { CodeEnvError, exportLine, type RawStep } from '../../core/envs/code/contract.ts';
 import type { CodeEnvBatch, CodeEnvGuest, CodeEnvInstance, FastCodeEnvEngine } from '../../core/envs/code/codeEnv.ts';
 import { MAX_CELL_VALUE } from '../../core/envs/grid/objects.ts';
 import { MAX_VIEW_SIZE } from '../../core/envs/grid/world.ts';
-import { batchBytes, batchViews, DRIVER, HARDEN, OP, STATE, STRING_BYTES, WORKER } from './nodeGuest.ts';
+import { batchBytes, batchViews, CHILD, DRIVER, ENDED, HARDEN, OP, STATE, STRING_BYTES, WORKER } from './nodeGuest.ts';
 import { DEFAULT_CODE_ENV_SANDBOX, PRELUDE, wrapModule, type CodeEnvSandboxOptions } from './quickjs.ts';
 
 /** Most instances one sandbox call steps; a bigger batch is split into calls of this size. */
@@ -77,53 +80,83 @@ interface GuestError {
 }
 
 /**
- * The host's end of one worker: requests through shared memory, answered synchronously (the
- * host sleeps in Atomics.wait until the answer or the deadline; at the deadline it stops the
- * thread and the module is gone).
+ * The host's end of one sandbox: requests through shared memory, answered synchronously (the
+ * host sleeps in Atomics.wait until the answer or the deadline; at the deadline it kills the
+ * process and the module is gone).
  */
 class Channel {
-  readonly ctl = new Int32Array(new SharedArrayBuffer(16));
+  /** Control words: 0 state (STATE), 1 op, 2 n, 3 arg, 4 why the sandbox process ended (ENDED), 5 its pid. */
+  readonly ctl = new Int32Array(new SharedArrayBuffer(32));
   readonly data = new SharedArrayBuffer(STRING_AT(MAX_IMG) + 4 + STRING_BYTES);
   readonly v = batchViews(this.data, MAX_BATCH, MAX_IMG);
   private readonly strLen = new Int32Array(this.data, STRING_AT(MAX_IMG), 1);
   private readonly str = new Uint8Array(this.data, STRING_AT(MAX_IMG) + 4, STRING_BYTES);
   private readonly worker: Worker;
-  /** Why the worker is gone (null while it answers). */
+  /** Why the sandbox is gone (null while it answers). */
   dead: string | null = null;
+  /** The CodeEnvError rule of what ended it ('memory', 'timeout', 'exception'). */
+  deadRule = 'exception';
+  private closing = false;
+  /** The sandbox process's resident memory once booted, bytes (what a guest's allocation is measured from). */
+  private readonly bootRss: number;
 
   constructor(prelude: string, module: string, private readonly opts: Required<CodeEnvSandboxOptions>) {
     this.worker = new Worker(WORKER, {
       eval: true,
-      workerData: { ctl: this.ctl, data: this.data, cap: MAX_BATCH, maxImg: MAX_IMG, strAt: STRING_AT(MAX_IMG), strBytes: STRING_BYTES, sources: { prelude, module }, maxCell: MAX_CELL_VALUE },
-      // The module's heap cap (QuickJS's, plus the worker's own ~16 MiB); past it the thread ends.
-      resourceLimits: { maxOldGenerationSizeMb: Math.ceil(opts.memoryBytes / 1048576) + 16, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+      // The process's heap cap: QuickJS's 64 MiB, plus the process's own ~16 MiB.
+      workerData: { ctl: this.ctl, data: this.data, cap: MAX_BATCH, maxImg: MAX_IMG, strAt: STRING_AT(MAX_IMG), strBytes: STRING_BYTES, sources: { prelude, module }, maxCell: MAX_CELL_VALUE, heapMb: Math.ceil(opts.memoryBytes / 1048576) + 16, child: CHILD },
+      // The relay only forwards: a small heap of its own.
+      resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
       stdout: true,
       stderr: true,
     });
     this.worker.unref();
-    this.worker.on('error', (e) => (this.dead ??= /memory/i.test(String(e)) ? `ran out of memory (limit ${Math.round(opts.memoryBytes / 1048576)} MiB)` : 'crashed'));
-    this.worker.on('exit', () => (this.dead ??= 'stopped'));
-    if (!this.wait(STATE.booting, opts.loadTimeoutMs + 5000)) {
+    this.worker.on('error', () => this.end('its relay thread crashed', 'exception'));
+    this.worker.on('exit', () => this.end('stopped', 'exception'));
+    if (!this.wait(STATE.booting, opts.loadTimeoutMs + 5000) || this.ctl[4] !== ENDED.running) {
       this.close('did not start');
-      throw new CodeEnvError('the code env sandbox (a worker thread) did not start in time', null, 'load');
+      throw new CodeEnvError('the code env sandbox (a process of its own) did not start in time', null, 'load');
     }
+    this.bootRss = this.rssBytes();
   }
 
-  /** Sends a request and waits for its answer: the answer string, or null when the worker could not answer it; throws at the deadline. */
+  private end(why: string, rule: string): void {
+    if (this.dead !== null) return;
+    this.dead = why;
+    this.deadRule = rule;
+  }
+
+  /** Sends a request and waits for its answer: the answer string, or null when the sandbox could not answer it; throws at the deadline and when the sandbox ended. */
   request(op: number, n: number, arg: number, what: string, limitMs: number): string | null {
-    if (this.dead !== null) throw new CodeEnvError(`${what}: the module's sandbox was stopped earlier (it ${this.dead}); make the env again`, null, 'exception');
+    const mib = Math.round(this.opts.memoryBytes / 1048576);
     const c = this.ctl;
+    // The process ended between calls (the relay wrote why, and nobody answers any more).
+    if (this.dead === null && c[4] !== ENDED.running) this.close(c[4] === ENDED.memory ? `ran out of memory (limit ${mib} MiB)` : 'crashed', c[4] === ENDED.memory ? 'memory' : 'exception');
+    if (this.dead !== null) throw new CodeEnvError(`${what}: the module's sandbox was stopped earlier (it ${this.dead}); make the env again`, null, this.deadRule === 'memory' ? 'memory' : 'exception');
     c[1] = op;
     c[2] = n;
     c[3] = arg;
     Atomics.store(c, 0, STATE.request);
     Atomics.notify(c, 0);
     if (!this.wait(STATE.request, limitMs)) {
-      this.close('was stopped at its deadline');
-      throw new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped (an infinite loop, or out of its ${Math.round(this.opts.memoryBytes / 1048576)} MiB of memory)`, null, 'timeout');
+      // A guest allocating without end can reach the deadline before V8 gives up on the heap
+      // (its collector works ever harder near the cap): tell that from a loop by what it holds.
+      const grown = this.rssBytes() - this.bootRss;
+      if (grown > this.opts.memoryBytes * 0.75) {
+        this.close(`ran out of memory (limit ${mib} MiB)`, 'memory');
+        throw new CodeEnvError(`${what} ran out of memory (limit ${mib} MiB): it held ${Math.round(grown / 1048576)} MiB more than at start when its ${limitMs} ms limit stopped its sandbox process`, null, 'memory');
+      }
+      this.close('was stopped at its deadline', 'timeout');
+      throw new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped (an infinite loop?); the module's sandbox was stopped with it`, null, 'timeout');
     }
     const len = this.strLen[0];
-    if (len === -2) throw new CodeEnvError(`${what} returned more than ${STRING_BYTES >> 20} MiB of JSON in one call`, null, 'contract');
+    if (len === -3) {
+      // The sandbox process ended during this call: V8 gave up on its heap (a fatal out of memory), or it crashed.
+      const memory = c[4] === ENDED.memory;
+      this.close(memory ? `ran out of memory (limit ${mib} MiB)` : 'crashed', memory ? 'memory' : 'exception');
+      throw new CodeEnvError(memory ? `${what} ran out of memory (limit ${mib} MiB): its sandbox process was stopped` : `${what}: the module's sandbox process crashed`, null, memory ? 'memory' : 'exception');
+    }
+    if (len === -2) throw new CodeEnvError(`${what} returned more than ${STRING_BYTES >> 20} MiB of JSON in one call (refused, not copied)`, null, 'contract');
     return len < 0 ? null : Buffer.from(this.str.buffer, this.str.byteOffset, len).toString('utf8');
   }
 
@@ -142,9 +175,34 @@ class Channel {
     }
   }
 
-  close(why: string): void {
-    this.dead ??= why;
-    void this.worker.terminate();
+  /** The sandbox process's resident memory, bytes (Linux /proc; 0 where it cannot be read). */
+  private rssBytes(): number {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.ctl[5]}/status`, 'utf8'));
+      return m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /**
+   * Stops the sandbox: kills its process (a guest in `while (true) {}` answers nothing); the relay
+   * reaps it and ends. A relay that has not ended 2 s later is stopped.
+   */
+  close(why = 'was closed', rule = 'exception'): void {
+    const first = this.dead === null || !this.closing;
+    this.end(why, rule);
+    if (!first) return;
+    this.closing = true;
+    const pid = this.ctl[5];
+    if (pid > 0) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    setTimeout(() => void this.worker.terminate(), 2000).unref();
   }
 }
 
@@ -311,7 +369,7 @@ function describe(e: GuestError, what: string): CodeEnvError {
   return new CodeEnvError(`${what} threw ${e.name ?? 'an error'}: ${msg}`, line ? Number(line[1]) : null, 'exception');
 }
 
-/** The V8 engine: grid modules at V8 speed in a worker each, cached by source; null for modules QuickJS must run. */
+/** The V8 engine: grid modules at V8 speed in a process each, cached by source; null for modules QuickJS must run. */
 export function nodeVmEngine(options: CodeEnvSandboxOptions = {}): FastCodeEnvEngine {
   const opts = { ...DEFAULT_CODE_ENV_SANDBOX, ...options };
   const cache = new Map<string, WorkerLoaded | null>();
