@@ -418,7 +418,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
           switch (type) {
             case 'reset': {
               if (msg.data !== undefined && !isObject(msg.data)) throw new WireError(422, [{ type: 'dict_type', loc: ['data'], msg: 'Input should be a valid dictionary', input: toJson(msg.data) }], 'VALIDATION_ERROR');
-              return sendMsg('observation', resetSession(session, readResetBody(msg.data ?? {}, ['data']), episode) as unknown as Json);
+              return sendMsg('observation', (await resetSession(session, readResetBody(msg.data ?? {}, ['data']), episode)) as unknown as Json);
             }
             case 'step':
               if (!('data' in msg)) throw new WireError(422, [{ type: 'missing', loc: ['data'], msg: 'Field required: the action' }], 'VALIDATION_ERROR');

@@ -100,24 +100,23 @@ describe('code envs in the V8 sandbox (Node)', () => {
     expect(e.message).toMatch(/step\(\) ran past its 300 ms limit/);
   });
 
-  it('runaway allocation ends at the heap cap (the sandbox process stops), and the module loads again in a fresh one', () => {
-    const code = inStep('const hog = []; while (true) hog.push(new Array(100000).fill(steps));');
-    const env = makeCodeEnv({ code });
-    env.reset({ seed: 0 });
-    const e = thrown(() => env.step(2)) as CodeEnvError;
-    expect(e.rule).toBe('memory');
-    expect(e.message).toMatch(/step\(\) ran out of memory \(limit 64 MiB\)/);
-    expect(thrown(() => env.reset({ seed: 0 })).message).toMatch(/sandbox was stopped earlier \(it ran out of memory/);
-    const again = makeCodeEnv({ code });
-    expect(again.reset({ seed: 0 }).obs).toBeDefined();
-  });
-
   // Each of these aborted the whole process when the sandbox was a worker thread: V8's fatal
   // "heap out of memory" (one 400 MB allocation past resourceLimits) is process-wide. The
   // deadline here is the CLI's default (1 s), not this file's 300 ms: the heap gives up after
   // 0.3-1.1 s (measured), and both ends must read as memory.
   const roomy = nodeVmEngine({ callTimeoutMs: 5000 });
   const inst = (code: string) => roomy.load(code)!.instance();
+
+  it('runaway allocation ends at the heap cap (the sandbox process stops), and the module loads again in a fresh one', () => {
+    const code = inStep('const hog = []; while (true) hog.push(new Array(100000).fill(steps));');
+    const env = inst(code);
+    env.reset(0);
+    const e = thrown(() => env.step(2)) as CodeEnvError;
+    expect(e.rule).toBe('memory');
+    expect(e.message).toMatch(/^step\(\) ran out of memory \(limit 64 MiB\)/);
+    expect(thrown(() => env.reset(0)).message).toMatch(/sandbox was stopped earlier \(it ran out of memory/);
+    expect(inst(code).reset(0).observation).toBeDefined();
+  });
 
   it('one huge allocation on a late reset (new Array(5e7)) ends only its sandbox process; this process runs on', () => {
     const code = ROOM.replace('export function reset(_seed) {', 'let resets = 0;\nexport function reset(_seed) {\n  if (++resets === 3) globalThis.keep = new Array(5e7).fill(1);');
@@ -154,6 +153,40 @@ describe('code envs in the V8 sandbox (Node)', () => {
     expect(w.message).toMatch(/returned more than 4 MiB of JSON in one call \(refused, not copied\)/);
     // The sandbox still answers after a refusal.
     expect(wide.reset(0).observation).toBeDefined();
+  });
+
+  it('async calls (the server\'s) leave the thread free; a sync call meanwhile reads the in-flight answer for it; an instance made meanwhile needs no call', async () => {
+    const guest = roomy.load(ROOM)!;
+    const [a, b, twin] = [guest.instance(), guest.instance(), guest.instance()];
+    const want = [twin.reset(0), twin.step(2), twin.step(1)];
+    const got = [await a.resetAsync!(0)];
+    const pending = a.stepAsync!(2);
+    // The sync reset of another instance comes while a's step may still be in flight.
+    expect(b.reset(0).observation).toEqual(want[0].observation);
+    got.push(await pending);
+    const late = a.stepAsync!(1);
+    const c = guest.instance();
+    got.push(await late);
+    expect(got.map((r) => [Array.from((r.observation as { image: Uint8Array }).image), r.reward, r.terminated])).toEqual(want.map((r) => [Array.from((r.observation as { image: Uint8Array }).image), r.reward, r.terminated]));
+    expect(c.reset(0).observation).toEqual(want[0].observation);
+  });
+
+  it('an async call past its deadline stops the sandbox; queued calls fail as stopped (never ran); the thread was free meanwhile', async () => {
+    const fast = nodeVmEngine({ callTimeoutMs: 300 });
+    const guest = fast.load(inStep('if (action === 6) while (true) {}'))!;
+    const [a, b] = [guest.instance(), guest.instance()];
+    await a.resetAsync!(0);
+    await b.resetAsync!(0);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    const t0 = performance.now();
+    const [ea, eb] = await Promise.allSettled([a.stepAsync!(6), b.stepAsync!(2)]);
+    clearInterval(timer);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(ticks).toBeGreaterThan(10);
+    expect(ea.status === 'rejected' && (ea.reason as CodeEnvError).rule).toBe('timeout');
+    expect(eb.status === 'rejected' && (eb.reason as CodeEnvError).rule).toBe('stopped');
+    expect(a.stopped!()).toBe(true);
   });
 
   it('a loop left in a promise job, a microtask or a timer cannot outlive the call', () => {

@@ -37,6 +37,9 @@ import { MAX_VIEW_SIZE } from '../../core/envs/grid/world.ts';
 import { batchBytes, batchViews, CHILD, DRIVER, ENDED, HARDEN, OP, STATE, STRING_BYTES, WORKER } from './nodeGuest.ts';
 import { DEFAULT_CODE_ENV_SANDBOX, PRELUDE, wrapModule, type CodeEnvSandboxOptions } from './quickjs.ts';
 
+/** Atomics.waitAsync (Node 16+; not in this project's TypeScript lib): resolves once the word is no longer `value`, or at the timeout. */
+const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, value: number, timeoutMs: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+
 /** Most instances one sandbox call steps; a bigger batch is split into calls of this size. */
 
 /** How long the host spins on the answer before it sleeps, ms. */
@@ -97,6 +100,10 @@ class Channel {
   /** The CodeEnvError rule of what ended it ('memory', 'timeout', 'exception'). */
   deadRule = 'exception';
   private closing = false;
+  /** Async requests, one after another. */
+  private chain: Promise<void> = Promise.resolve();
+  /** The async request whose answer is not read yet: `take` reads it (once); `at` its deadline (performance.now() ms). */
+  private inflight: { take: () => void; at: number; what: string; limitMs: number } | null = null;
   /** The sandbox process's resident memory once booted, bytes (what a guest's allocation is measured from). */
   private readonly bootRss: number;
 
@@ -126,33 +133,113 @@ class Channel {
     this.deadRule = rule;
   }
 
-  /** Sends a request and waits for its answer: the answer string, or null when the sandbox could not answer it; throws at the deadline and when the sandbox ended. */
+  /**
+   * Sends a request and waits for its answer: the answer string, or null when the sandbox could
+   * not answer it; throws at the deadline and when the sandbox ended. Blocks this thread (the
+   * rollout loop's way). An async request in flight (`requestAsync`) is answered first.
+   */
   request(op: number, n: number, arg: number, what: string, limitMs: number): string | null {
+    this.settleInflight();
+    this.send(op, n, arg, what);
+    if (!this.wait(STATE.request, limitMs)) throw this.stopAtDeadline(what, limitMs);
+    return this.answer(what);
+  }
+
+  /**
+   * The same request without blocking this thread (the server's way: other connections are served
+   * while the sandbox works): `fill` writes the request's numbers into the shared views just before
+   * it is sent, `read` reads its answer out of shared memory (once) as soon as it is in. Requests
+   * run one at a time in order; a synchronous request arriving meanwhile first waits for this one's
+   * answer and reads it out for it.
+   */
+  requestAsync<T>(op: number, n: number, arg: number, what: string, limitMs: number, fill: () => void, read: (answer: string | null) => T): Promise<T> {
+    const run = async (): Promise<T> => {
+      let out: { ok: true; v: T } | { ok: false; e: unknown } | null = null;
+      const take = () => {
+        try {
+          out = { ok: true, v: read(this.answer(what)) };
+        } catch (e) {
+          out = { ok: false, e };
+        }
+      };
+      fill();
+      this.send(op, n, arg, what);
+      const at = performance.now() + limitMs;
+      this.inflight = { take, at, what, limitMs };
+      while (out === null && this.inflight?.take === take) {
+        const left = at - performance.now();
+        if (left <= 0) {
+          this.inflight = null;
+          throw this.stopAtDeadline(what, limitMs);
+        }
+        const w = waitAsync(this.ctl, 0, STATE.request, left);
+        if (w.async) await w.value;
+        if (this.inflight?.take === take && Atomics.load(this.ctl, 0) !== STATE.request) {
+          this.inflight = null;
+          take();
+        }
+      }
+      // Read by a synchronous request, or the sandbox was stopped meanwhile (its deadline ran out there).
+      if (out === null) throw new CodeEnvError(`${what}: the module's sandbox was stopped (it ${this.dead ?? 'was closed'})`, null, this.deadRule === 'timeout' || this.deadRule === 'memory' ? this.deadRule : 'stopped');
+      const o = out as { ok: true; v: T } | { ok: false; e: unknown };
+      if (!o.ok) throw o.e;
+      return o.v;
+    };
+    const p = this.chain.then(run, run);
+    this.chain = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    return p;
+  }
+
+  /** An async request's answer, read out before a synchronous request uses the shared memory (waiting for it up to its deadline). */
+  private settleInflight(): void {
+    const f = this.inflight;
+    if (f === null) return;
+    this.inflight = null;
+    if (!this.wait(STATE.request, f.at - performance.now())) {
+      // That request ran away: stop the sandbox; its caller and this one both fail.
+      throw this.stopAtDeadline(f.what, f.limitMs);
+    }
+    f.take();
+  }
+
+  private send(op: number, n: number, arg: number, what: string): void {
     const mib = Math.round(this.opts.memoryBytes / 1048576);
     const c = this.ctl;
     // The process ended between calls (the relay wrote why, and nobody answers any more).
     if (this.dead === null && c[4] !== ENDED.running) this.close(c[4] === ENDED.memory ? `ran out of memory (limit ${mib} MiB)` : 'crashed', c[4] === ENDED.memory ? 'memory' : 'exception');
-    if (this.dead !== null) throw new CodeEnvError(`${what}: the module's sandbox was stopped earlier (it ${this.dead}); make the env again`, null, this.deadRule === 'memory' ? 'memory' : 'exception');
+    // Rule 'stopped': this call never ran (a caller may make the env again and retry it).
+    if (this.dead !== null) throw new CodeEnvError(`${what}: the module's sandbox was stopped earlier (it ${this.dead}); make the env again`, null, 'stopped');
     c[1] = op;
     c[2] = n;
     c[3] = arg;
     Atomics.store(c, 0, STATE.request);
     Atomics.notify(c, 0);
-    if (!this.wait(STATE.request, limitMs)) {
-      // A guest allocating without end can reach the deadline before V8 gives up on the heap
-      // (its collector works ever harder near the cap): tell that from a loop by what it holds.
-      const grown = this.rssBytes() - this.bootRss;
-      if (grown > this.opts.memoryBytes * 0.75) {
-        this.close(`ran out of memory (limit ${mib} MiB)`, 'memory');
-        throw new CodeEnvError(`${what} ran out of memory (limit ${mib} MiB): it held ${Math.round(grown / 1048576)} MiB more than at start when its ${limitMs} ms limit stopped its sandbox process`, null, 'memory');
-      }
-      this.close('was stopped at its deadline', 'timeout');
-      throw new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped (an infinite loop?); the module's sandbox was stopped with it`, null, 'timeout');
+  }
+
+  /** The error for a request past its deadline, once the sandbox is stopped. */
+  private stopAtDeadline(what: string, limitMs: number): CodeEnvError {
+    const mib = Math.round(this.opts.memoryBytes / 1048576);
+    // A guest allocating without end can reach the deadline before V8 gives up on the heap
+    // (its collector works ever harder near the cap): tell that from a loop by what it holds.
+    const grown = this.rssBytes() - this.bootRss;
+    if (grown > this.opts.memoryBytes * 0.75) {
+      this.close(`ran out of memory (limit ${mib} MiB)`, 'memory');
+      return new CodeEnvError(`${what} ran out of memory (limit ${mib} MiB): it held ${Math.round(grown / 1048576)} MiB more than at start when its ${limitMs} ms limit stopped its sandbox process`, null, 'memory');
     }
+    this.close('was stopped at its deadline', 'timeout');
+    return new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped (an infinite loop?); the module's sandbox was stopped with it`, null, 'timeout');
+  }
+
+  /** The answer in shared memory (the control word says it is in). */
+  private answer(what: string): string | null {
+    const mib = Math.round(this.opts.memoryBytes / 1048576);
     const len = this.strLen[0];
     if (len === -3) {
       // The sandbox process ended during this call: V8 gave up on its heap (a fatal out of memory), or it crashed.
-      const memory = c[4] === ENDED.memory;
+      const memory = this.ctl[4] === ENDED.memory;
       this.close(memory ? `ran out of memory (limit ${mib} MiB)` : 'crashed', memory ? 'memory' : 'exception');
       throw new CodeEnvError(memory ? `${what} ran out of memory (limit ${mib} MiB): its sandbox process was stopped` : `${what}: the module's sandbox process crashed`, null, memory ? 'memory' : 'exception');
     }
@@ -219,6 +306,8 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
   live = 0;
   evicted = false;
   private readonly imgBytes: number;
+  /** The next instance's id (0 was made at load). */
+  private nextId = 1;
 
   private constructor(
     readonly code: string,
@@ -251,6 +340,9 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
         return null;
       }
       if (ch.request(OP.init, obs.view ** 2 * 3, 0, 'starting the sandbox', opts.loadTimeoutMs) !== '') throw new Error('init');
+      // One instance made now (id 0), so later ones cannot fail for the module's sake (no reset or
+      // step export): they are then numbered here and made on first use (instance()).
+      if (ch.request(OP.call, 1, CALL.make, 'making an instance', opts.loadTimeoutMs) !== '0') throw new Error('make');
       return new WorkerLoaded(code, opts, ch, meta as { observation: { view: number } });
     } catch {
       ch.close('failed to load');
@@ -259,7 +351,9 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
   }
 
   instance(): CodeEnvInstance {
-    const id = Number(this.call(CALL.make, 0, 0, 'making an instance', this.opts.loadTimeoutMs));
+    // Numbered here and made in the sandbox on its first call: no call to wait for (a served
+    // session made while another's step runs is not held up by it).
+    const id = this.nextId++;
     this.live++;
     const inst: CodeEnvInstance & { id: number } = {
       id,
@@ -270,6 +364,12 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
         return this.stepMany([inst], [action])[0];
       },
       expert: () => JSON.parse(this.call(CALL.expert, id, 0, 'expert()')) as unknown,
+      resetAsync: (seed) => this.oneAsync(inst, seed, OP.reset, 'reset()'),
+      stepAsync: (action) => {
+        if (typeof action !== 'number') throw new TypeError('code env: the V8 sandbox runs grid envs (numeric actions)');
+        return this.oneAsync(inst, action, OP.step, 'step()');
+      },
+      stopped: () => this.ch.dead !== null,
       setChecking: (c) => void this.call(CALL.check, id, c ? 1 : 0, 'check'),
       takeMutation: () => {
         const s = Number(this.call(CALL.mutation, id, 0, 'check'));
@@ -294,31 +394,47 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
 
   private many(instances: readonly CodeEnvInstance[], nums: readonly number[], op: number, what: string): RawStep[] {
     const out: RawStep[] = [];
-    const { ids, img, dirs, rew, flags } = this.ch.v;
-    const B = this.imgBytes;
     for (let from = 0; from < instances.length; from += MAX_BATCH) {
       const n = Math.min(MAX_BATCH, instances.length - from);
-      for (let j = 0; j < n; j++) {
-        ids[j] = (instances[from + j] as CodeEnvInstance & { id: number }).id;
-        this.ch.v.nums[j] = nums[from + j];
-      }
-      const r = this.answer(this.ch.request(op, n, 0, what, this.opts.callTimeoutMs), what);
-      const slow = new Map<number, RawStep>();
-      const infos = new Map<number, unknown>();
-      if (r !== '') {
-        const o = JSON.parse(r) as { slow: [number, RawStep][]; info: [number, unknown][] };
-        for (const [j, raw] of o.slow) slow.set(j, readSlow(raw, this.code));
-        for (const [j, info] of o.info) infos.set(j, info);
-      }
-      // One fresh copy of the batch's cells (the shared bytes are rewritten by the next call); each observation is a view of it.
-      const cells = img.slice(0, n * B);
-      for (let j = 0; j < n; j++) {
-        const s = slow.get(j);
-        if (s) out.push(s);
-        else {
-          const observation = { image: cells.subarray(j * B, (j + 1) * B), direction: dirs[j] };
-          out.push(op === OP.reset ? { observation } : { observation, reward: rew[j], terminated: (flags[j] & 1) !== 0, truncated: (flags[j] & 2) !== 0, info: infos.get(j) });
-        }
+      this.fillBatch(instances, nums, from, n);
+      out.push(...this.readBatch(this.answer(this.ch.request(op, n, 0, what, this.opts.callTimeoutMs), what), n, op));
+    }
+    return out;
+  }
+
+  /** One instance reset or stepped without blocking this thread (Channel.requestAsync). */
+  private oneAsync(inst: CodeEnvInstance, num: number, op: number, what: string): Promise<RawStep> {
+    return this.ch.requestAsync(op, 1, 0, what, this.opts.callTimeoutMs, () => this.fillBatch([inst], [num], 0, 1), (r) => this.readBatch(this.answer(r, what), 1, op)[0]);
+  }
+
+  private fillBatch(instances: readonly CodeEnvInstance[], nums: readonly number[], from: number, n: number): void {
+    const { ids } = this.ch.v;
+    for (let j = 0; j < n; j++) {
+      ids[j] = (instances[from + j] as CodeEnvInstance & { id: number }).id;
+      this.ch.v.nums[j] = nums[from + j];
+    }
+  }
+
+  /** A batch's answer `r` (the JSON of slow slots and infos, or '') and its numbers in shared memory, as raw steps. */
+  private readBatch(r: string, n: number, op: number): RawStep[] {
+    const { img, dirs, rew, flags } = this.ch.v;
+    const B = this.imgBytes;
+    const out: RawStep[] = [];
+    const slow = new Map<number, RawStep>();
+    const infos = new Map<number, unknown>();
+    if (r !== '') {
+      const o = JSON.parse(r) as { slow: [number, RawStep][]; info: [number, unknown][] };
+      for (const [j, raw] of o.slow) slow.set(j, readSlow(raw, this.code));
+      for (const [j, info] of o.info) infos.set(j, info);
+    }
+    // One fresh copy of the batch's cells (the shared bytes are rewritten by the next call); each observation is a view of it.
+    const cells = img.slice(0, n * B);
+    for (let j = 0; j < n; j++) {
+      const s = slow.get(j);
+      if (s) out.push(s);
+      else {
+        const observation = { image: cells.subarray(j * B, (j + 1) * B), direction: dirs[j] };
+        out.push(op === OP.reset ? { observation } : { observation, reward: rew[j], terminated: (flags[j] & 1) !== 0, truncated: (flags[j] & 2) !== 0, info: infos.get(j) });
       }
     }
     return out;

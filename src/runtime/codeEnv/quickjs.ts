@@ -62,20 +62,24 @@ globalThis.__drv = (() => {
   const insts = [];
   const fin = (x) => typeof x === 'number' && !isFinite(x) ? String(x) : x;
   const kind = (x) => x === null ? 'null' : Array.isArray(x) ? 'array' : typeof x;
+  const make = (id) => {
+    const m = globalThis.__mk();
+    if (typeof m.reset !== 'function') throw new TypeError('the module exports no function reset(seed)');
+    if (typeof m.step !== 'function') throw new TypeError('the module exports no function step(action)');
+    const i = typeof id === 'number' ? id : insts.length;
+    insts[i] = { m, checking: false, prev: null, snap: null, steps: 0, mutated: null };
+    return i;
+  };
+  // An id the host numbered itself (the V8 sandbox: making an instance needs no call) is made on first use.
+  const at = (id) => insts[id] || (make(id), insts[id]);
   return {
     meta: () => { const m = globalThis.__mk(); return stringify(m.env === undefined ? null : m.env); },
-    make: () => {
-      const m = globalThis.__mk();
-      if (typeof m.reset !== 'function') throw new TypeError('the module exports no function reset(seed)');
-      if (typeof m.step !== 'function') throw new TypeError('the module exports no function step(action)');
-      insts.push({ m, checking: false, prev: null, snap: null, steps: 0, mutated: null });
-      return insts.length - 1;
-    },
+    make,
     free: (id) => { insts[id] = null; },
-    inst: (id) => insts[id],
-    check: (id, on) => { insts[id].checking = on; },
+    inst: at,
+    check: (id, on) => { at(id).checking = on; },
     reset: (id, seed) => {
-      const s = insts[id];
+      const s = at(id);
       const o = s.m.reset(seed);
       s.steps = 0;
       const out = stringify({ observation: o === undefined ? null : o });
@@ -83,7 +87,7 @@ globalThis.__drv = (() => {
       return out;
     },
     step: (id, action) => {
-      const s = insts[id];
+      const s = at(id);
       const r = s.m.step(action);
       s.steps++;
       if (s.checking && s.prev !== null && typeof s.prev === 'object' && s.mutated === null && stringify({ observation: s.prev }) !== s.snap) s.mutated = s.steps;
@@ -92,8 +96,8 @@ globalThis.__drv = (() => {
       if (s.checking) { s.prev = r.observation; s.snap = stringify({ observation: r.observation === undefined ? null : r.observation }); }
       return out;
     },
-    expert: (id) => { const m = insts[id].m; if (typeof m.expert !== 'function') return 'null'; const a = m.expert(); return stringify(a === undefined ? null : a); },
-    mutation: (id) => { const s = insts[id], m = s.mutated; s.mutated = null; return m === null ? -1 : m; },
+    expert: (id) => { const m = at(id).m; if (typeof m.expert !== 'function') return 'null'; const a = m.expert(); return stringify(a === undefined ? null : a); },
+    mutation: (id) => { const s = at(id), m = s.mutated; s.mutated = null; return m === null ? -1 : m; },
     clock: () => { const out = clock.join(','); clock.length = 0; return out; },
   };
 })();

@@ -37,6 +37,12 @@ export interface CodeEnvInstance {
   takeClockLines(): number[];
   /** Present when the sandbox can step many instances of this module in one call (CodeEnvBatch). */
   readonly batch?: CodeEnvBatch;
+  /** reset() without blocking the caller's thread (a server keeps answering meanwhile); present where the sandbox runs elsewhere (Node's V8 sandbox). */
+  resetAsync?(seed: number): Promise<RawStep>;
+  /** step() without blocking the caller's thread, as resetAsync. */
+  stepAsync?(action: number | string): Promise<RawStep>;
+  /** True once the sandbox holding this instance was stopped (a call past its deadline or its memory, possibly another instance's): its state is gone. */
+  stopped?(): boolean;
 }
 
 /**

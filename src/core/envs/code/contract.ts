@@ -46,7 +46,7 @@ export class CodeEnvError extends Error {
     message: string,
     /** 1-based line of the user's module, or null. */
     readonly line: number | null,
-    /** Which rule: 'load', 'contract', 'exception', 'timeout', 'memory'. */
+    /** Which rule: 'load', 'contract', 'exception', 'timeout', 'memory'; 'stopped': the call never ran, its sandbox was stopped before (by an earlier call). */
     readonly rule: string,
   ) {
     // A loop is interrupted wherever it was: QuickJS files an empty loop's back jump under the
