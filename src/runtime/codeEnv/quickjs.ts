@@ -129,13 +129,19 @@ const lineOfStack = (stack: string | undefined): number | null => {
 
 let modulePromise: Promise<QuickJSWASMModule> | null = null;
 let wasm: QuickJSWASMModule | null = null;
+/** This thread's QuickJS WebAssembly memory (all modules' heaps). */
+let wasmMemory: WebAssembly.Memory | null = null;
 
 /** Loads the WebAssembly once per thread. */
 export function loadQuickJs(): Promise<QuickJSWASMModule> {
-  modulePromise ??= newQuickJSWASMModuleFromVariant(
-    newVariant(variant, { wasmMemory: new WebAssembly.Memory({ initial: 256, maximum: WASM_MEMORY_BYTES / 65536 }) }),
-  ).then((m) => (wasm = m));
+  wasmMemory ??= new WebAssembly.Memory({ initial: 256, maximum: WASM_MEMORY_BYTES / 65536 });
+  modulePromise ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory })).then((m) => (wasm = m));
   return modulePromise;
+}
+
+/** Bytes of WebAssembly memory QuickJS holds in this thread (it grows, never shrinks), 0 before loadQuickJs. */
+export function quickJsMemoryBytes(): number {
+  return wasmMemory?.buffer.byteLength ?? 0;
 }
 
 /** One module loaded into a QuickJS runtime of its own; instances share it. */
@@ -146,6 +152,11 @@ class Loaded implements CodeEnvGuest {
   private readonly fns: Record<'meta' | 'make' | 'free' | 'check' | 'reset' | 'step' | 'expert' | 'mutation' | 'clock', QuickJSHandle>;
   private readonly deadline = { at: Infinity };
   private disposed = false;
+  /** WebAssembly memory bytes at the last memory check, and interrupts since (overMemory). */
+  private memSeen = 0;
+  private memTicks = 0;
+  /** Bytes the module held when a call was stopped for memory (0: none was). */
+  private heldBytes = 0;
   private readonly registry = new FinalizationRegistry<number>((id) => this.release(id));
 
   constructor(
@@ -154,15 +165,43 @@ class Loaded implements CodeEnvGuest {
     private readonly vm: QuickJSContext,
     private readonly opts: Required<CodeEnvSandboxOptions>,
   ) {
-    rt.setInterruptHandler(() => performance.now() > this.deadline.at);
+    rt.setInterruptHandler(() => performance.now() > this.deadline.at || this.overMemory());
     this.evalScript(PRELUDE, 'prelude.js');
     this.evalScript(wrapModule(code), FILE);
     const drv = vm.getProp(vm.global, '__drv');
     const names = ['meta', 'make', 'free', 'check', 'reset', 'step', 'expert', 'mutation', 'clock'] as const;
     this.fns = Object.fromEntries(names.map((n) => [n, vm.getProp(drv, n)])) as Loaded['fns'];
     drv.dispose();
-    const metaJson = this.call('meta', [], 'evaluating the module', this.opts.loadTimeoutMs);
-    this.meta = metaJson === 'null' ? undefined : JSON.parse(metaJson);
+    try {
+      const metaJson = this.call('meta', [], 'evaluating the module', this.opts.loadTimeoutMs);
+      this.meta = metaJson === 'null' ? undefined : JSON.parse(metaJson);
+    } catch (e) {
+      // The module threw as it ran: let go of the driver's handles, or freeing the runtime asserts
+      // that every object was freed and prints emscripten's "Aborted(Assertion failed: list_empty…)".
+      for (const h of Object.values(this.fns)) h.dispose();
+      throw e;
+    }
+  }
+
+  /**
+   * The interrupt handler's memory check. QuickJS's own limit (setMemoryLimit) counts only 8 bytes
+   * per allocation in this build (malloc_usable_size is unavailable: "memory allocated 41016 blocks,
+   * 328128 bytes" for 40 MB of strings), so a guest holding 1 KB strings reached 496 MiB of
+   * WebAssembly memory under a "64 MiB" limit. The real count (JS_ComputeMemoryUsage's "memory
+   * used", walked over the heap: 0.06 ms for a small env, 4 ms at 100k objects) is taken whenever
+   * this thread's WebAssembly memory grew since the last look, and every 128th interrupt (about
+   * every 100 ms of running) for memory freed by others and reused; past the limit the call stops.
+   */
+  private overMemory(): boolean {
+    const grown = quickJsMemoryBytes();
+    if (grown === this.memSeen && ++this.memTicks < 128) return false;
+    this.memSeen = grown;
+    this.memTicks = 0;
+    const m = /memory used\s+\d+\s+(\d+)/.exec(this.rt.dumpMemoryUsage());
+    const used = m ? Number(m[1]) : 0;
+    if (used <= this.opts.memoryBytes) return false;
+    this.heldBytes = used;
+    return true;
   }
 
   instance(): CodeEnvInstance {
@@ -259,8 +298,14 @@ class Loaded implements CodeEnvGuest {
     const e: GuestError = thrown !== null && typeof thrown === 'object' ? thrown : { name: 'InternalError', message: thrown == null ? 'out of memory' : String(thrown) };
     const line = lineOfStack(e.stack);
     const msg = e.message ?? '';
+    const mib = Math.round(this.opts.memoryBytes / 1048576);
+    if (msg === 'interrupted' && this.heldBytes > 0) {
+      const held = this.heldBytes;
+      this.heldBytes = 0;
+      return new CodeEnvError(`${what} ran out of memory (limit ${mib} MiB): it held ${Math.round(held / 1048576)} MiB when it was stopped`, line, 'memory');
+    }
     if (msg === 'interrupted') return new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped (an infinite loop?)`, line, 'timeout');
-    if (/out of memory/i.test(msg)) return new CodeEnvError(`${what} ran out of memory (limit ${Math.round(this.opts.memoryBytes / 1048576)} MiB)`, line, 'memory');
+    if (/out of memory/i.test(msg)) return new CodeEnvError(`${what} ran out of memory (limit ${mib} MiB)`, line, 'memory');
     if (e.name === 'InternalError' && /stack overflow/i.test(msg)) return new CodeEnvError(`${what} overflowed the sandbox's stack: recursion too deep`, line, 'exception');
     return new CodeEnvError(`${what} threw ${e.name ?? 'an error'}: ${msg}`, line, 'exception');
   }
