@@ -76,7 +76,7 @@ describe('a served code env cannot take down the server or touch another session
     expect(b.v.status).toBe(500);
     expect((b.v.body as { detail: string }).detail).toMatch(/^step failed in the env: step\(\) ran past its 1000 ms limit .*reset to start a new one \(other sessions go on\)/);
     console.log(`looping step: answered after ${b.ms.toFixed(0)} ms; /health during it ${health.map((x) => x.toFixed(0)).join(', ')} ms; the other session's steps ${others.map((x) => x.toFixed(0)).join(', ')} ms`);
-    expect(Math.max(...health)).toBeLessThan(300);
+    expect(Math.max(...health)).toBeLessThan(500);
     // The looping session says what happened until it resets; the reset builds its env afresh.
     const after = await step('loop', 2);
     expect(after.status).toBe(409);
@@ -102,7 +102,7 @@ describe('a served code env cannot take down the server or touch another session
       expect(String(replies[0].data.message)).toMatch(/ran past its 1000 ms limit/);
       for (const r of replies.slice(1)) expect(String(r.data.message)).toMatch(/episode is over/);
       expect(total).toBeLessThan(2500);
-      expect(h.ms).toBeLessThan(300);
+      expect(h.ms).toBeLessThan(500);
       expect((await ws.request({ type: 'reset', data: { seed: 1 } })).type).toBe('observation');
     } finally {
       await ws.close();
