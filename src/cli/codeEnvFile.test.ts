@@ -45,7 +45,7 @@ describe('npm run train -- --env-file FILE.js', () => {
     expect(failed, errors.join('\n')).not.toBeNull();
     const k = Number(failed![1]);
     expect(k).toBeGreaterThanOrEqual(1);
-    expect(errors[1]).toMatch(new RegExp(`^stopped after ${k} iterations \\(iteration ${k} failed: the code env, see the error above\\); .*checkpoint.json: the state after iteration ${k - 1}, the last finished one; continue with npm run train -- --resume`));
+    expect(errors[1]).toMatch(new RegExp(`^stopped after ${k} iterations \\(the code env failed, see the error above\\); .*checkpoint.json: the state after iteration ${k - 1}, the last finished one; continue with npm run train -- --resume`));
     expect(JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8')).iteration).toBe(k);
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(k);
     expect(readFileSync(join(out, 'policy.onnx')).length).toBeGreaterThan(1000);

@@ -435,8 +435,8 @@ export async function main(argv: string[]): Promise<number> {
     let lastGood: Checkpoint | null = keepLastGood ? (resume ? resume.checkpoint : await trainer.checkpoint()) : null;
     /** The iteration's error when a stop signal interrupted its scoring (not a failure of the run). */
     let droppedIteration: number | null = null;
-    /** The iteration an error stopped (null: none did). */
-    let failedIteration: number | null = null;
+    /** An error stopped the run. */
+    let failed = false;
     const events = new TrainerEvents();
     // Staged runs: a line where each stage begins (`pipeline/stage` is 1-based).
     const starts = stageStarts(config.stages);
@@ -463,7 +463,7 @@ export async function main(argv: string[]): Promise<number> {
     events.on('error', (e) => {
       if (stopSignal && (e.error instanceof ScoringInterrupted || (e.error as Error)?.name === 'ScoringInterrupted')) droppedIteration = e.iteration;
       else {
-        failedIteration = e.iteration;
+        failed = true;
         console.error(`error in iteration ${e.iteration}: ${e.message}`);
       }
     });
@@ -522,7 +522,7 @@ export async function main(argv: string[]): Promise<number> {
     const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx, policy.json${existsSync(checkpointPath) ? ', checkpoint.json' : ''}${versions.length > 0 ? `, ${REWARD_VERSIONS_FILE}` : ''}`;
     if (stopped.reason === 'error') {
       const cp = savedAfterError !== null ? `checkpoint.json: the state after iteration ${savedAfterError - 1}, the last finished one; continue with npm run train -- --resume ${out}` : 'a checkpoint.json is the last one saved before the error';
-      const what = failedIteration !== null ? ` (iteration ${failedIteration} failed${codeEnvRun ? ': the code env' : ''}, see the error above)` : '';
+      const what = failed && codeEnvRun ? ' (the code env failed, see the error above)' : '';
       console.error(`stopped after ${iterations} iterations${what}; wrote ${wrote} (policy.onnx: the last good weights; ${cp}) to ${out}`);
       return 1;
     }
