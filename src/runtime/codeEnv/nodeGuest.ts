@@ -1,16 +1,13 @@
 /**
  * What runs on the far side of the Node code-env sandbox (nodeVm.ts): the JavaScript the guest's
- * vm context is set up with (HARDEN, then the QuickJS prelude, then DRIVER, then the module), the
- * sandbox process that owns that context (CHILD), and the relay thread (WORKER) that answers the
- * host through shared memory and talks to the process over IPC. Plain JavaScript in strings: none
- * of it is imported by the host's realm.
+ * vm context is set up with (HARDEN, then the QuickJS prelude, then DRIVER, then the module) and
+ * the sandbox process that owns that context (CHILD) and answers the host over two FIFOs. Plain
+ * JavaScript in strings: none of it is imported by the host's realm.
  */
 
-/** Host ↔ worker request ops (control word 1). */
+/** Host → sandbox request ops (op 0 is the boot frame). */
 
 export const OP = { load: 1, init: 2, call: 3, step: 4, reset: 5 } as const;
-/** Control word 0: 0 booting, 1 a request is waiting (the worker's turn), 2 answered / ready (the host's turn). */
-export const STATE = { booting: 0, request: 1, answered: 2 } as const;
 /** Bytes a call's string answer may take in shared memory (the JSON of 256 slow-path steps of a 15×15 view fits). */
 export const STRING_BYTES = 4 * 1024 * 1024;
 
@@ -99,7 +96,7 @@ export const DRIVER = `(() => {
   const slowStep = (r) => r === null || typeof r !== 'object' ? { bad: kind(r) } : { observation: r.observation === undefined ? null : r.observation, reward: fin(r.reward), rewardKind: kind(r.reward), terminated: r.terminated, truncated: r.truncated, info: r.info };
   const CALLS = [() => drv.meta(), () => StringC(drv.make()), () => drv.free(ids[0]), () => drv.check(ids[0], nums[0] !== 0),
     () => drv.reset(ids[0], nums[0]), () => drv.step(ids[0], nums[0]), () => drv.expert(ids[0]), () => StringC(drv.mutation(ids[0])), () => drv.clock()];
-  // The buffer the worker reads through views of its own. The worker takes this function off the
+  // The buffer the sandbox process reads through views of its own. The process takes this function off the
   // global before the module runs (the guest must never hold an ArrayBuffer: their bytes are
   // outside the heap cap) and calls it once.
   const init = (img1, cap, max) => {
@@ -141,20 +138,24 @@ export const DRIVER = `(() => {
 })();`;
 
 
-/** Why a sandbox process ended (control word 4, written by the relay once the process is gone). */
-export const ENDED = { running: 0, memory: 1, crashed: 2, noStart: 3 } as const;
-
 /**
- * The sandbox process (CommonJS, `node -e`): boots, makes the guest's context from the sources the
- * relay sends, then answers one request at a time over the IPC channel. It never reads a guest
- * object either: answers are primitive strings (refused, not copied, past `strBytes`), numbers
- * are copied out of the guest's ArrayBuffer through views of its own. A process of its own
- * because V8 ends the whole process on some allocation failures (a 400 MB array in a 80 MiB heap
- * is a fatal "heap out of memory", not an exception, and a worker thread's resourceLimits do not
- * contain it): here that ends only this process, and the relay reports it. It exits when the
- * channel closes (its relay or host is gone).
+ * The sandbox process (CommonJS, `node -e CHILD REQ RES`): opens the two FIFOs, boots from the
+ * first frame (the sources), makes the guest's context, then answers one request at a time with
+ * blocking reads and writes (no event loop: the host's request wakes it directly). It never reads
+ * a guest object either: answers are primitive strings (refused, not copied, past `strBytes`),
+ * numbers are copied out of the guest's ArrayBuffer through views of its own. A process of its
+ * own because V8 ends the whole process on some allocation failures (a 400 MB array in an 80 MiB
+ * heap is a fatal "heap out of memory", not an exception, and a worker thread's resourceLimits do
+ * not contain it): here that ends only this process. It exits when the request pipe has no writer
+ * left (its host is gone).
+ *
+ * Frames, little-endian, each after a u32 length: a request is i32 op, i32 n, i32 arg, n i32 ids,
+ * n f64 numbers (op 0: the boot JSON instead); an answer is i32 string length (-1: none, -2: over
+ * the cap), u32 slots m, the string's bytes, then m headings, m flags, m f64 rewards and m slots'
+ * cells (step and reset answers whose numbers are in the views).
  */
 export const CHILD = `
+const fs = require('node:fs');
 const vm = require('node:vm');
 const { types } = require('node:util');
 function batchViews(ab, cap, imgBytes) {
@@ -162,6 +163,8 @@ function batchViews(ab, cap, imgBytes) {
   const take = (C, n, size) => { const v = new C(ab, at, n); at += n * size; return v; };
   return { nums: take(Float64Array, cap, 8), rew: take(Float64Array, cap, 8), ids: take(Int32Array, cap, 4), dirs: take(Uint8Array, cap, 1), flags: take(Uint8Array, cap, 1), img: take(Uint8Array, cap * imgBytes, 1) };
 }
+const [reqPath, resPath] = process.argv.slice(1);
+const inFd = fs.openSync(reqPath, 'r'), outFd = fs.openSync(resPath, 'w');
 let cap = 0, strBytes = 0, maxCell = 0, sources = null;
 const scripts = new Map();
 const script = (src) => { let s = scripts.get(src); if (!s) scripts.set(src, (s = new vm.Script(src))); return s; };
@@ -187,90 +190,52 @@ function handle(op, n, arg, ids, nums) {
   if (op === ${OP.call}) return run('__vec.call(' + arg + ')');
   return run(op === ${OP.step} ? '__vec.stepMany(' + n + ')' : '__vec.resetMany(' + n + ')');
 }
-process.on('disconnect', () => process.exit(0));
-process.on('message', (m) => {
-  if (m.boot) {
-    ({ cap, strBytes, maxCell, sources } = m.boot);
-    process.send({ ready: true });
-    return;
+function readFully(buf, len) {
+  for (let got = 0; got < len; ) {
+    const k = fs.readSync(inFd, buf, got, len - got, null);
+    if (k === 0) process.exit(0);
+    got += k;
   }
+}
+let out = Buffer.alloc(1 << 16);
+function reply(s, op, n) {
+  let len = s === null ? -1 : Buffer.byteLength(s);
+  // Past the cap the answer is refused here, never copied or sent (a 200 MB string from step()).
+  if (len > strBytes) { len = -2; s = null; }
+  const m = (op === ${OP.step} || op === ${OP.reset}) && (s === '' || (s !== null && s[0] === '{')) ? n : 0;
+  const total = 12 + Math.max(0, len) + m * (10 + IMG);
+  if (out.length < total) out = Buffer.alloc(total);
+  out.writeUInt32LE(total - 4, 0);
+  out.writeInt32LE(len, 4);
+  out.writeUInt32LE(m, 8);
+  let at = 12;
+  if (len > 0) at += out.write(s, 12, 'utf8');
+  if (m > 0) {
+    out.set(g.dirs.subarray(0, m), at); at += m;
+    out.set(g.flags.subarray(0, m), at); at += m;
+    out.set(new Uint8Array(g.rew.buffer, g.rew.byteOffset, 8 * m), at); at += 8 * m;
+    out.set(g.img.subarray(0, m * IMG), at);
+  }
+  for (let w = 0; w < total; ) w += fs.writeSync(outFd, out, w, total - w);
+}
+const head = Buffer.alloc(4);
+let inBuf = Buffer.alloc(1 << 16);
+for (;;) {
+  readFully(head, 4);
+  const len = head.readUInt32LE(0);
+  if (inBuf.length < len) inBuf = Buffer.alloc(len);
+  readFully(inBuf, len);
+  const op = inBuf.readInt32LE(0);
+  if (op === 0) {
+    ({ cap, strBytes, maxCell, sources } = JSON.parse(inBuf.toString('utf8', 4, len)));
+    reply('', 0, 0);
+    continue;
+  }
+  const n = inBuf.readInt32LE(4), arg = inBuf.readInt32LE(8);
+  const ids = new Int32Array(n), nums = new Float64Array(n);
+  for (let j = 0; j < n; j++) { ids[j] = inBuf.readInt32LE(12 + 4 * j); nums[j] = inBuf.readDoubleLE(12 + 4 * n + 8 * j); }
   let s = null;
-  try { s = handle(m.op, m.n, m.arg, m.ids, m.nums); } catch { s = null; }
-  // Past the cap the answer is refused here, never encoded or sent (a 200 MB string from step()).
-  if (s !== null && (s.length > strBytes || Buffer.byteLength(s) > strBytes)) { process.send({ big: true }); return; }
-  const out = { s };
-  if ((m.op === ${OP.step} || m.op === ${OP.reset}) && (s === '' || (s !== null && s[0] === '{'))) {
-    out.dirs = g.dirs.slice(0, m.n); out.flags = g.flags.slice(0, m.n); out.rew = g.rew.slice(0, m.n); out.img = g.img.slice(0, m.n * IMG);
-  }
-  process.send(out);
-});
-`;
-
-/**
- * The relay (a worker thread, CommonJS, \`eval: true\`) between the host's synchronous shared-memory
- * channel and the sandbox process: it starts the process (its own V8 heap cap, no inherited
- * environment), waits on the control word without blocking (Atomics.waitAsync), forwards each
- * request over IPC and writes the answer into shared memory. When the process ends it says why
- * (control word 4: ENDED) and answers every request from then on with "ended" (string length -3),
- * so the host never waits on a dead sandbox, then ends. It has no deadline of its own: the host kills
- * the process (its pid is control word 5) when a request runs past it, and this thread ends with it.
- */
-export const WORKER = `
-const { workerData } = require('node:worker_threads');
-const { spawn } = require('node:child_process');
-function batchViews(ab, cap, imgBytes) {
-  let at = 0;
-  const take = (C, n, size) => { const v = new C(ab, at, n); at += n * size; return v; };
-  return { nums: take(Float64Array, cap, 8), rew: take(Float64Array, cap, 8), ids: take(Int32Array, cap, 4), dirs: take(Uint8Array, cap, 1), flags: take(Uint8Array, cap, 1), img: take(Uint8Array, cap * imgBytes, 1) };
+  try { s = handle(op, n, arg, ids, nums); } catch { s = null; }
+  reply(s, op, n);
 }
-const { ctl, data, cap, maxImg, strAt, strBytes, sources, maxCell, heapMb, child: CHILD } = workerData;
-const L = batchViews(data, cap, maxImg);
-const strLen = new Int32Array(data, strAt, 1), strU8 = new Uint8Array(data, strAt + 4, strBytes);
-const enc = new TextEncoder();
-let ended = 0, stderr = '', waiting = null;
-const proc = spawn(process.execPath, ['--max-old-space-size=' + heapMb, '--max-semi-space-size=8', '-e', CHILD], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced', env: {} });
-Atomics.store(ctl, 5, proc.pid ?? 0);
-proc.stderr.on('data', (d) => { if (stderr.length < 8192) stderr += d; });
-const end = (why) => {
-  if (ended) return;
-  ended = why;
-  Atomics.store(ctl, 4, why);
-  if (waiting) { const w = waiting; waiting = null; w(null); }
-};
-proc.on('error', () => end(${ENDED.noStart}));
-// Once the process is gone (and reaped: this thread's loop waits for it, so no zombie is left), this thread ends too.
-proc.on('close', () => {
-  end(/heap out of memory|invalid (?:array|table|string) length|allocation failed|Reached heap limit/i.test(stderr) ? ${ENDED.memory} : ${ENDED.crashed});
-  setImmediate(() => process.exit(0));
-});
-proc.on('message', (m) => { if (waiting) { const w = waiting; waiting = null; w(m); } });
-const reply = () => new Promise((resolve) => { waiting = resolve; });
-function answer(m) {
-  if (m === null) { strLen[0] = -3; return; }
-  if (m.big) { strLen[0] = -2; return; }
-  if (m.img) { L.dirs.set(m.dirs); L.flags.set(m.flags); L.rew.set(m.rew); L.img.set(m.img); }
-  if (m.s === null) { strLen[0] = -1; return; }
-  const r = enc.encodeInto(m.s, strU8);
-  if (r.read < m.s.length) { strLen[0] = -2; return; }
-  strLen[0] = r.written;
-}
-const done = () => { Atomics.store(ctl, 0, ${STATE.answered}); Atomics.notify(ctl, 0); };
-(async () => {
-  if (!ended) { proc.send({ boot: { cap, strBytes, maxCell, sources } }); await reply(); }
-  done();
-  for (;;) {
-    const s = Atomics.load(ctl, 0);
-    if (s !== ${STATE.request}) { const w = Atomics.waitAsync(ctl, 0, s); if (w.async) await w.value; continue; }
-    const n = ctl[2];
-    let m = null;
-    if (!ended) {
-      try {
-        proc.send({ op: ctl[1], n, arg: ctl[3], ids: L.ids.slice(0, n), nums: L.nums.slice(0, n) });
-        m = await reply();
-      } catch { m = null; }
-    }
-    answer(m);
-    done();
-  }
-})();
 `;

@@ -254,7 +254,7 @@ describe('code envs in the V8 sandbox (Node)', () => {
       const guest = engine.load(ROOM)!;
       const inst = guest.instance();
       inst.reset(0);
-      return { ch: (guest as unknown as { ch: { dead: string | null; ctl: Int32Array } }).ch, inst: new WeakRef(inst) };
+      return { ch: (guest as unknown as { ch: { dead: string | null; pid: number } }).ch, inst: new WeakRef(inst) };
     })();
     // Eight other modules evict it (MAX_LOADED 8); its env is still alive, so its worker stays.
     for (let k = 0; k < 8; k++) engine.load(ROOM.replace('const SIZE = 8,', `const SIZE = 8, unused${k} = ${k},`));
@@ -266,7 +266,7 @@ describe('code envs in the V8 sandbox (Node)', () => {
     expect(made.inst.deref()).toBeUndefined();
     expect(made.ch.dead).toBe('closed');
     // Its sandbox process is gone too (SIGKILL; signal 0 only asks whether the pid is alive).
-    const pid = made.ch.ctl[5];
+    const pid = made.ch.pid;
     expect(pid).toBeGreaterThan(0);
     let alive = true;
     for (let i = 0; i < 50 && alive; i++) {
