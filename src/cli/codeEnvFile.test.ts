@@ -26,6 +26,31 @@ describe('npm run train -- --env-file FILE.js', () => {
     expect(rows[0]['episode/success_rate']).toBeLessThan(0.9);
   });
 
+  // Before the V8 sandbox ran in a process of its own, this allocation aborted the whole process
+  // (V8's fatal "heap out of memory": exit 134, no checkpoint, no policy).
+  it('a late new Array(5e7) in reset() stops the run with the reason; policy and the last finished iteration\'s checkpoint are written', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-env-'));
+    const file = join(dir, 'late.js');
+    // The 150th reset of the module's process (the counter is on the sandbox's global, shared by its instances): past the check, in iteration 1 or 2.
+    writeFileSync(file, SMALL_ROOM.replace('export function reset(_seed) {', 'export function reset(_seed) {\n  globalThis.resets = (globalThis.resets || 0) + 1;\n  if (globalThis.resets === 150) globalThis.keep = new Array(5e7).fill(1);'));
+    const out = join(dir, 'run');
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((m: unknown) => void errors.push(String(m)));
+    try {
+      expect(await main(['--env-file', file, '--iterations', '6', '--checkpoint-every', '0', '--out', out, '--quiet'])).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    const failed = /^error in iteration (\d+): reset\(\) ran out of memory \(limit 64 MiB\)/.exec(errors[0]);
+    expect(failed, errors.join('\n')).not.toBeNull();
+    const k = Number(failed![1]);
+    expect(k).toBeGreaterThanOrEqual(1);
+    expect(errors[1]).toMatch(new RegExp(`^stopped after ${k} iterations \\(the code env failed, see the error above\\); .*checkpoint.json: the state after iteration ${k - 1}, the last finished one; continue with npm run train -- --resume`));
+    expect(JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8')).iteration).toBe(k);
+    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(k);
+    expect(readFileSync(join(out, 'policy.onnx')).length).toBeGreaterThan(1000);
+  });
+
   it('refuses a code env that fails its check, naming FILE:LINE and the rule; nothing trains', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'code-env-bad-'));
     const file = join(dir, 'room.js');

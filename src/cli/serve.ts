@@ -1,5 +1,5 @@
 /**
- * npm run serve -- --env <id|all> | --env-file <map.json> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
+ * npm run serve -- --env <id|all> | --env-file <map.json> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict] [--ws-stall S]
  *
  * Serves registered envs to external trainers: OpenEnv's HTTP/WebSocket protocol for every env,
  * verl-tool's `POST /get_observation` for the tool envs (see src/server/server.ts for routes).
@@ -11,7 +11,7 @@ import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
 import { intArg, parseCli, runWhenScript, UsageError } from './args.ts';
 import { loadEnvFile, registerEnvFile } from './envFile.ts';
 
-const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file <map.json | env.js> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict]
+const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file <map.json | env.js> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict] [--ws-stall S]
   --env             env id to serve at the root, or several / all, each under /<env id>
   --env-file        an env from a file, checked first: a map drawn in the studio (.json), served as file/<file name>, or a code env (.js, examples/envs/), served as code/<file name>; alone, at the root; with --env, beside those envs, each under /<env id>
   --port            TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
@@ -24,6 +24,7 @@ const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file
   --request-timeout seconds a client has to send a whole request once it connects or starts one; a half-sent request gets 408 and is hung up (default ${SERVE_DEFAULTS.requestTimeoutS})
   --seed            first seed given to a reset without one; later ones count up (default ${SERVE_DEFAULTS.seed})
   --verl-actions    get_observation: last-call plays the last name(...) call in the model's text, strict the text as is (default ${SERVE_DEFAULTS.verlActions})
+  --ws-stall        seconds a WebSocket client may leave its replies unread once the server stopped reading from it (past ${SERVE_DEFAULTS.wsMaxPending} messages waiting or ${SERVE_DEFAULTS.wsMaxBufferedBytes >> 20} MiB of replies) before it is closed with 1008 (default ${SERVE_DEFAULTS.wsStallS})
 envs: ${envIds().join(', ')}`;
 
 /**
@@ -56,6 +57,7 @@ export async function main(argv: string[]): Promise<number> {
       'request-timeout': { type: 'string' },
       seed: { type: 'string' },
       'verl-actions': { type: 'string', default: SERVE_DEFAULTS.verlActions },
+      'ws-stall': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     USAGE,
@@ -81,6 +83,7 @@ export async function main(argv: string[]): Promise<number> {
     requestTimeoutS: intArg(values['request-timeout'], 'request-timeout', 1, 3600) ?? SERVE_DEFAULTS.requestTimeoutS,
     seed: intArg(values.seed, 'seed', 0, 2 ** 32 - 1) ?? SERVE_DEFAULTS.seed,
     verlActions,
+    wsStallS: intArg(values['ws-stall'], 'ws-stall', 1, 3600) ?? SERVE_DEFAULTS.wsStallS,
   });
   const lines = Object.entries(server.prefixes).map(([id, prefix]) => `  ${id.padEnd(24)} ${server.url}${prefix}  (ws ${server.url.replace(/^http/, 'ws')}${prefix}/ws)`);
   const limits = `at most ${server.sessions.options.maxSessions} sessions, ${server.sessions.maxPerClient} per client; a request in full within ${intArg(values['request-timeout'], 'request-timeout', 1, 3600) ?? SERVE_DEFAULTS.requestTimeoutS} s`;

@@ -428,10 +428,15 @@ export async function main(argv: string[]): Promise<number> {
      * With user reward terms a stop signal may drop the iteration being scored: the outputs then
      * come from the last finished one, whose checkpoint is kept here (taken between iterations).
      */
-    const keepLastGood = rewardLab !== undefined && trainer.canCheckpoint;
+    // A code env can fail in any iteration (its sandbox stopped: out of memory, past its deadline),
+    // so its run keeps the last finished iteration's checkpoint too, and writes it on an error.
+    const codeEnvRun = config.env.id.startsWith('code/');
+    const keepLastGood = (rewardLab !== undefined || codeEnvRun) && trainer.canCheckpoint;
     let lastGood: Checkpoint | null = keepLastGood ? (resume ? resume.checkpoint : await trainer.checkpoint()) : null;
     /** The iteration's error when a stop signal interrupted its scoring (not a failure of the run). */
     let droppedIteration: number | null = null;
+    /** An error stopped the run. */
+    let failed = false;
     const events = new TrainerEvents();
     // Staged runs: a line where each stage begins (`pipeline/stage` is 1-based).
     const starts = stageStarts(config.stages);
@@ -457,9 +462,14 @@ export async function main(argv: string[]): Promise<number> {
     });
     events.on('error', (e) => {
       if (stopSignal && (e.error instanceof ScoringInterrupted || (e.error as Error)?.name === 'ScoringInterrupted')) droppedIteration = e.iteration;
-      else console.error(`error in iteration ${e.iteration}: ${e.message}`);
+      else {
+        failed = true;
+        console.error(`error in iteration ${e.iteration}: ${e.message}`);
+      }
     });
     let stopped;
+    /** The iteration of the checkpoint written after an error (null: none was). */
+    let savedAfterError: number | null = null;
     try {
       stopped = await runTraining(trainer, events, {
         iterations: config.iterations - startAt,
@@ -480,8 +490,12 @@ export async function main(argv: string[]): Promise<number> {
         stopped = { ...stopped, reason: 'requested' as const };
         if (lastGood) writeAtomic(checkpointPath, checkpointText(lastGood));
       } else if (stopped.reason !== 'error' && trainer.canCheckpoint) {
-        // At the end and on a stop signal; after an error the last periodic checkpoint stays (the failed step's state is not one to resume from).
+        // At the end and on a stop signal; after an error the failed step's state is not one to resume from:
         await saveCheckpoint();
+      } else if (stopped.reason === 'error' && lastGood) {
+        // the last finished iteration's is (kept for code envs and reward code; otherwise the last periodic one stays).
+        writeAtomic(checkpointPath, checkpointText(lastGood));
+        savedAfterError = lastGood.iteration;
       }
       if (stopped.reason === 'success') console.log(`success ≥ ${config.stopAtSuccess} over the last 3 iterations: stopping`);
       if (evalN > 0 && stopped.reason !== 'error') {
@@ -507,7 +521,9 @@ export async function main(argv: string[]): Promise<number> {
     const iterations = startAt + stopped.iterations;
     const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx, policy.json${existsSync(checkpointPath) ? ', checkpoint.json' : ''}${versions.length > 0 ? `, ${REWARD_VERSIONS_FILE}` : ''}`;
     if (stopped.reason === 'error') {
-      console.error(`stopped after ${iterations} iterations; wrote ${wrote} (policy.onnx: the last good weights; a checkpoint.json is the last one saved before the error) to ${out}`);
+      const cp = savedAfterError !== null ? `checkpoint.json: the state after iteration ${savedAfterError - 1}, the last finished one; continue with npm run train -- --resume ${out}` : 'a checkpoint.json is the last one saved before the error';
+      const what = failed && codeEnvRun ? ' (the code env failed, see the error above)' : '';
+      console.error(`stopped after ${iterations} iterations${what}; wrote ${wrote} (policy.onnx: the last good weights; ${cp}) to ${out}`);
       return 1;
     }
     if (stopped.reason === 'requested') {

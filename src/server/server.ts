@@ -31,7 +31,9 @@
  * Limits: a request must arrive in full within `requestTimeoutS` of its start (or of the
  * connection), else 408 and the connection is closed; each client (remote address) holds at most
  * `maxSessionsPerClient` sessions, all protocols together, so one client cannot take every place
- * for the idle timeout (429, or CAPACITY_REACHED over WebSocket).
+ * for the idle timeout (429, or CAPACITY_REACHED over WebSocket). A WebSocket whose client does not
+ * read its replies is read no further (TCP holds the client back), and closed with 1008 when
+ * replies stay untaken for `wsStallS` or messages pile up past `wsMaxQueued`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -81,6 +83,14 @@ export interface ServeOptions {
   maxBodyBytes: number;
   /** Clock that 'real' latency sleeps on (tests may pass a virtual one). */
   clock: Clock;
+  /** Messages one WebSocket may have waiting for their replies before the server stops reading from it (TCP then holds the client back). */
+  wsMaxPending: number;
+  /** Messages waiting past which a WebSocket is closed (1008): more than one read from the socket can bring while reading is paused. */
+  wsMaxQueued: number;
+  /** Reply bytes a WebSocket may have queued that its client has not taken, before the server stops reading from it. */
+  wsMaxBufferedBytes: number;
+  /** Seconds a client may leave replies untaken while the server has stopped reading from it (no reply taken meanwhile) before its WebSocket is closed (1008). */
+  wsStallS: number;
 }
 
 export const SERVE_DEFAULTS: ServeOptions = {
@@ -98,6 +108,10 @@ export const SERVE_DEFAULTS: ServeOptions = {
   verlActions: 'last-call',
   maxBodyBytes: 1 << 20,
   clock: new RealClock(),
+  wsMaxPending: 64,
+  wsMaxQueued: 4096,
+  wsMaxBufferedBytes: 4 << 20,
+  wsStallS: 30,
 };
 
 export interface RunningServer {
@@ -374,8 +388,53 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
 
   let wsCount = 0;
   const onWsSession = (ws: WebSocket, m: Mount, client: string): void => {
+    /**
+     * Flow control: a client that sends without reading its replies must not grow the server's
+     * memory (2 million small messages grew it by 1 GB). Messages waiting for replies (`pending`)
+     * and reply bytes not yet taken by the socket (`unflushed`) each pause reading from the
+     * connection past their limit (until both fall to half), so TCP holds the client back; past
+     * wsMaxQueued messages, or paused with replies untaken for wsStallS, the connection is closed
+     * with 1008 and the reason.
+     */
+    let pending = 0;
+    let unflushed = 0;
+    let stall: ReturnType<typeof setTimeout> | null = null;
+    let hungUp = false;
+    const hangUp = (reason: string) => {
+      if (hungUp) return;
+      hungUp = true;
+      if (stall) clearTimeout(stall);
+      // The close frame waits behind the unread replies: a client that reads nothing never sees it, so the socket goes 1 s later.
+      if (ws.readyState === ws.OPEN) ws.close(1008, reason.slice(0, 123));
+      setTimeout(() => ws.terminate(), 1000).unref();
+    };
+    const flow = () => {
+      if (ws.readyState !== ws.OPEN || hungUp) return;
+      if (pending >= opts.wsMaxPending || unflushed >= opts.wsMaxBufferedBytes) {
+        if (!ws.isPaused) ws.pause();
+      } else if (ws.isPaused && pending < opts.wsMaxPending / 2 && unflushed < opts.wsMaxBufferedBytes / 2) ws.resume();
+      // Paused with replies waiting for the client: the stall clock runs (each reply it takes restarts it).
+      if (ws.isPaused && unflushed > 0) stall ??= setTimeout(() => hangUp(`client not reading: ${unflushed} bytes of replies untaken for ${opts.wsStallS} s`), opts.wsStallS * 1000);
+      else if (stall) {
+        clearTimeout(stall);
+        stall = null;
+      }
+    };
     const sendMsg = (type: string, data: Json) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type, data }));
+      if (ws.readyState !== ws.OPEN) return;
+      const text = JSON.stringify({ type, data });
+      const n = Buffer.byteLength(text);
+      unflushed += n;
+      // Called once the reply is handed to the kernel: progress, so the stall clock starts again.
+      ws.send(text, () => {
+        unflushed -= n;
+        if (stall) {
+          clearTimeout(stall);
+          stall = null;
+        }
+        flow();
+      });
+      flow();
     };
     const sendError = (e: unknown) => {
       if (e instanceof WireError) {
@@ -400,6 +459,9 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
     };
     ws.on('close', () => store.delete(key));
     ws.on('message', (raw: RawData) => {
+      if (hungUp) return;
+      if (++pending > opts.wsMaxQueued) return hangUp(`more than ${opts.wsMaxQueued} messages waiting for replies: read the replies, or send fewer at once`);
+      flow();
       store.get(key);
       session
         .run(async () => {
@@ -418,7 +480,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
           switch (type) {
             case 'reset': {
               if (msg.data !== undefined && !isObject(msg.data)) throw new WireError(422, [{ type: 'dict_type', loc: ['data'], msg: 'Input should be a valid dictionary', input: toJson(msg.data) }], 'VALIDATION_ERROR');
-              return sendMsg('observation', resetSession(session, readResetBody(msg.data ?? {}, ['data']), episode) as unknown as Json);
+              return sendMsg('observation', (await resetSession(session, readResetBody(msg.data ?? {}, ['data']), episode)) as unknown as Json);
             }
             case 'step':
               if (!('data' in msg)) throw new WireError(422, [{ type: 'missing', loc: ['data'], msg: 'Field required: the action' }], 'VALIDATION_ERROR');
@@ -432,7 +494,11 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
               return sendMsg('mcp', mcp(msg.data));
           }
         })
-        .catch(sendError);
+        .catch(sendError)
+        .finally(() => {
+          pending--;
+          flow();
+        });
     });
   };
 

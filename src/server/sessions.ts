@@ -8,6 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { makeEnv, type Env, type EnvKwargs } from '../core/envs/index.ts';
+import { CodeEnv, CodeEnvError } from '../core/envs/code/index.ts';
+import type { ResetResult, StepResult } from '../core/envs/types.ts';
 import type { Clock } from '../core/envs/clock.ts';
 import { WireError, actionToWire, parseWireAction, resetToWire, stepToWire, toJson, type FieldError, type Json, type WireResult } from './wire.ts';
 
@@ -24,6 +26,18 @@ export class Session {
   done = false;
   lastActivity: number;
   closed = false;
+  /**
+   * Why this session's env was stopped (a call of its own ran past its deadline or memory), or
+   * null. Its episode is gone: steps are refused until a reset, which builds the env afresh.
+   */
+  stopped: string | null = null;
+  /**
+   * A code env's episode so far (the actions since the reset, and the last answer's JSON): when
+   * another session's call stops the sandbox they share, this session's episode is replayed in a
+   * fresh one (code envs are checked to be deterministic) and goes on untouched.
+   */
+  actions: unknown[] = [];
+  lastWire = '';
   /** Called when the store closes this session (idle timeout, shutdown): e.g. hang up its socket. */
   onClose: (() => void) | null = null;
   private chain: Promise<unknown> = Promise.resolve();
@@ -235,37 +249,136 @@ export interface EpisodeOptions {
   nextSeed: () => number;
 }
 
-/** Starts (or restarts) the session's episode; builds its env on first use or when kwargs are given. */
-export function resetSession(s: Session, req: ResetRequest, opts: EpisodeOptions): WireResult {
-  if (!s.env || Object.keys(req.kwargs).length > 0) {
+/** The sandbox instance of a code env (null for built-in envs). */
+const guestOf = (env: Env | null) => (env instanceof CodeEnv ? env.guest : null);
+
+/** True when the env's sandbox was stopped (by any session's call): its state is gone. */
+const sandboxStopped = (env: Env | null): boolean => guestOf(env)?.stopped?.() === true;
+
+/** reset() that leaves the server free while the sandbox works, where the sandbox can (Node's V8 sandbox). */
+async function envReset(env: Env, seed: number): Promise<ResetResult<unknown>> {
+  const g = guestOf(env);
+  if (g?.resetAsync) return (env as CodeEnv).finishReset(await g.resetAsync(seed));
+  return env.reset({ seed });
+}
+
+/** step(), as envReset. */
+async function envStep(env: Env, action: unknown): Promise<StepResult<unknown>> {
+  const g = guestOf(env);
+  if (g?.stepAsync) {
+    const c = env as CodeEnv;
+    c.checkAction(action);
+    return c.finishStep(await g.stepAsync(action as number | string), action);
+  }
+  return env.step(action);
+}
+
+/**
+ * A failed env call: when the env's sandbox stopped it (past its deadline, out of memory, its
+ * process ended) this session's episode is gone, and the session says so until its next reset;
+ * other errors pass through.
+ */
+function envFailure(s: Session, e: unknown, what: string): unknown {
+  if (!(e instanceof CodeEnvError) || !(e.rule === 'timeout' || e.rule === 'memory' || e.rule === 'stopped' || sandboxStopped(s.env))) return e;
+  s.stopped = e.message;
+  s.done = true;
+  return new WireError(500, `${what} failed in the env: ${e.message}; this session's episode is over: reset to start a new one (other sessions go on)`);
+}
+
+/**
+ * A code env whose sandbox another session's call stopped: replays this session's episode (its
+ * seed, then its actions) in a fresh sandbox, so it goes on as if nothing happened. A replay that
+ * ends elsewhere than the episode did (a module that is not deterministic) ends the episode instead.
+ */
+async function revive(s: Session): Promise<void> {
+  if (!s.env || !s.started || !sandboxStopped(s.env)) return;
+  const n = s.actions.length;
+  try {
+    const env = makeEnv(s.envId, s.kwargs);
+    let wire = JSON.stringify(resetToWire(await envReset(env, s.seed ?? 0)));
+    for (const a of s.actions) wire = JSON.stringify(stepToWire(await envStep(env, a)));
+    if (wire !== s.lastWire) {
+      s.stopped = `its sandbox was restarted (another session's call stopped it) and replaying its episode (seed ${s.seed}, ${n} actions) in a fresh one ended elsewhere: the module is not deterministic`;
+      s.done = true;
+      throw new WireError(409, `this session's episode is lost: ${s.stopped}; reset to start a new one`);
+    }
+    s.env = env;
+  } catch (e) {
+    if (e instanceof WireError) throw e;
+    throw envFailure(s, e, `replaying this session's episode (seed ${s.seed}, ${n} actions) after its sandbox was restarted`);
+  }
+}
+
+/**
+ * Starts (or restarts) the session's episode; builds its env on first use, when kwargs are given,
+ * and when its sandbox was stopped (a runaway call of its own or of another session).
+ */
+export async function resetSession(s: Session, req: ResetRequest, opts: EpisodeOptions): Promise<WireResult> {
+  const fresh = Object.keys(req.kwargs).length > 0;
+  if (!s.env || fresh || s.stopped !== null || sandboxStopped(s.env)) {
+    const kwargs = fresh || !s.env ? req.kwargs : s.kwargs;
     try {
-      s.env = makeEnv(s.envId, req.kwargs);
-      s.kwargs = { ...req.kwargs };
+      s.env = makeEnv(s.envId, kwargs);
+      s.kwargs = { ...kwargs };
     } catch (e) {
       throw new WireError(422, `bad env kwargs: ${(e as Error).message}`, 'VALIDATION_ERROR');
     }
+    s.stopped = null;
   }
   const seed = req.seed ?? opts.nextSeed();
-  const r = s.env.reset({ seed });
+  let out: WireResult;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      out = resetToWire(await envReset(s.env, seed));
+      break;
+    } catch (e) {
+      // Another session's call stopped the sandbox while this reset waited for it: once more in a fresh one.
+      if (attempt === 0 && e instanceof CodeEnvError && e.rule === 'stopped') {
+        s.env = makeEnv(s.envId, s.kwargs);
+        continue;
+      }
+      s.started = false;
+      throw envFailure(s, e, 'reset');
+    }
+  }
   s.seed = seed;
   s.episodeId = req.episodeId ?? randomUUID();
   s.stepCount = 0;
   s.started = true;
   s.done = false;
-  return resetToWire(r);
+  s.actions = [];
+  if (guestOf(s.env)?.stopped) s.lastWire = JSON.stringify(out);
+  return out;
 }
 
 /** One step of the session's episode: 409 before a reset or after the end, 422 for a bad action. */
 export async function stepSession(s: Session, wireAction: unknown, loc: (string | number)[], opts: EpisodeOptions): Promise<WireResult> {
+  if (s.stopped !== null) throw new WireError(409, `this session's episode is over: ${s.stopped}; reset to start a new one`);
   if (!s.env || !s.started) throw new WireError(409, `no episode in progress on ${s.envId}: reset first`);
   if (s.done) throw new WireError(409, `episode ${s.episodeId} (seed ${s.seed}) already ended after ${s.stepCount} steps: reset to start another`);
   const action = parseWireAction(s.env, wireAction, loc);
-  const r = s.env.step(action);
+  let r: StepResult<unknown>;
+  for (let attempt = 0; ; attempt++) {
+    await revive(s);
+    try {
+      r = await envStep(s.env, action);
+      break;
+    } catch (e) {
+      // Another session's call stopped the sandbox while this step waited for it: revive and step again.
+      if (attempt === 0 && e instanceof CodeEnvError && e.rule === 'stopped') continue;
+      throw envFailure(s, e, 'step');
+    }
+  }
   s.stepCount++;
   s.done = r.terminated || r.truncated;
+  const out = stepToWire(r);
+  if (guestOf(s.env)?.stopped) {
+    s.actions.push(action);
+    s.lastWire = JSON.stringify(out);
+  }
   const wait = r.info.latencyMs ?? 0;
   if (opts.latency === 'real' && wait > 0) await opts.clock.sleep(Math.min(wait, opts.latencyCapMs));
-  return stepToWire(r);
+  return out;
 }
 
 /** OpenEnv `/state` body for a session. */
@@ -278,6 +391,7 @@ export function sessionState(s: Session): Record<string, Json> {
     done: s.done,
     kwargs: toJson(s.kwargs),
     render: s.env && s.started ? s.env.renderText() : '',
-    expert_action: s.env && s.started && !s.done ? actionToWire(s.env, s.env.expertAction()) : null,
+    // A session whose sandbox another session's call stopped has no expert until its next step revives it.
+    expert_action: s.env && s.started && !s.done && !sandboxStopped(s.env) ? actionToWire(s.env, s.env.expertAction()) : null,
   };
 }

@@ -130,8 +130,10 @@ export async function getObservations(items: Item[], envId: string, store: Sessi
         const kw = readEnvKwargs(Object.entries(kwargs ?? {}), ['extra_fields', 'kwargs']);
         if (kw.errors.length > 0) return failed(`bad env kwargs for trajectory ${item.id}: ${kw.errors.map((e) => `${e.loc.join('.')}: ${e.msg}`).join('; ')}`);
         try {
-          s = store.create(key, envId, owner);
-          resetSession(s, { seed, kwargs: kw.kwargs }, opts);
+          const made = store.create(key, envId, owner);
+          s = made;
+          // In the session's queue, so a later item of this trajectory in the same batch steps after it.
+          await made.run(() => resetSession(made, { seed, kwargs: kw.kwargs }, opts));
         } catch (e) {
           store.delete(key);
           return failed((e as Error).message);

@@ -1,17 +1,13 @@
 /**
  * What runs on the far side of the Node code-env sandbox (nodeVm.ts): the JavaScript the guest's
- * vm context is set up with (HARDEN, then the QuickJS prelude, then DRIVER, then the module), and
- * the worker thread's own loop (WORKER) that owns that context and answers the host through
- * shared memory. Plain JavaScript in strings: none of it is imported by the host's realm.
+ * vm context is set up with (HARDEN, then the QuickJS prelude, then DRIVER, then the module) and
+ * the sandbox process that owns that context (CHILD) and answers the host over two FIFOs. Plain
+ * JavaScript in strings: none of it is imported by the host's realm.
  */
 
-/** Host ↔ worker request ops (control word 1). */
+/** Host → sandbox request ops (op 0 is the boot frame). */
 
-/** How long the sandbox's thread spins for the next request before it sleeps, ms (a rollout step's policy pass is usually shorter). */
-const GUEST_SPIN_MS = 0.3;
 export const OP = { load: 1, init: 2, call: 3, step: 4, reset: 5 } as const;
-/** Control word 0: 0 booting, 1 a request is waiting (the worker's turn), 2 answered / ready (the host's turn). */
-export const STATE = { booting: 0, request: 1, answered: 2 } as const;
 /** Bytes a call's string answer may take in shared memory (the JSON of 256 slow-path steps of a 15×15 view fits). */
 export const STRING_BYTES = 4 * 1024 * 1024;
 
@@ -100,7 +96,7 @@ export const DRIVER = `(() => {
   const slowStep = (r) => r === null || typeof r !== 'object' ? { bad: kind(r) } : { observation: r.observation === undefined ? null : r.observation, reward: fin(r.reward), rewardKind: kind(r.reward), terminated: r.terminated, truncated: r.truncated, info: r.info };
   const CALLS = [() => drv.meta(), () => StringC(drv.make()), () => drv.free(ids[0]), () => drv.check(ids[0], nums[0] !== 0),
     () => drv.reset(ids[0], nums[0]), () => drv.step(ids[0], nums[0]), () => drv.expert(ids[0]), () => StringC(drv.mutation(ids[0])), () => drv.clock()];
-  // The buffer the worker reads through views of its own. The worker takes this function off the
+  // The buffer the sandbox process reads through views of its own. The process takes this function off the
   // global before the module runs (the guest must never hold an ArrayBuffer: their bytes are
   // outside the heap cap) and calls it once.
   const init = (img1, cap, max) => {
@@ -143,14 +139,23 @@ export const DRIVER = `(() => {
 
 
 /**
- * The worker thread (CommonJS, `eval: true`): boots, makes the guest's context from workerData's
- * sources, then answers one request at a time. It never reads a guest object either: answers are
- * primitive strings, numbers are copied between the guest's ArrayBuffer (through views of its own)
- * and the shared buffer. It has no deadline of its own: the host stops the thread when a request
- * runs past it. Its batchViews is the function above, written out in JavaScript.
+ * The sandbox process (CommonJS, `node -e CHILD REQ RES`): opens the two FIFOs, boots from the
+ * first frame (the sources), makes the guest's context, then answers one request at a time with
+ * blocking reads and writes (no event loop: the host's request wakes it directly). It never reads
+ * a guest object either: answers are primitive strings (refused, not copied, past `strBytes`),
+ * numbers are copied out of the guest's ArrayBuffer through views of its own. A process of its
+ * own because V8 ends the whole process on some allocation failures (a 400 MB array in an 80 MiB
+ * heap is a fatal "heap out of memory", not an exception, and a worker thread's resourceLimits do
+ * not contain it): here that ends only this process. It exits when the request pipe has no writer
+ * left (its host is gone).
+ *
+ * Frames, little-endian, each after a u32 length: a request is i32 op, i32 n, i32 arg, n i32 ids,
+ * n f64 numbers (op 0: the boot JSON instead); an answer is i32 string length (-1: none, -2: over
+ * the cap), u32 slots m, the string's bytes, then m headings, m flags, m f64 rewards and m slots'
+ * cells (step and reset answers whose numbers are in the views).
  */
-export const WORKER = `
-const { workerData } = require('node:worker_threads');
+export const CHILD = `
+const fs = require('node:fs');
 const vm = require('node:vm');
 const { types } = require('node:util');
 function batchViews(ab, cap, imgBytes) {
@@ -158,15 +163,14 @@ function batchViews(ab, cap, imgBytes) {
   const take = (C, n, size) => { const v = new C(ab, at, n); at += n * size; return v; };
   return { nums: take(Float64Array, cap, 8), rew: take(Float64Array, cap, 8), ids: take(Int32Array, cap, 4), dirs: take(Uint8Array, cap, 1), flags: take(Uint8Array, cap, 1), img: take(Uint8Array, cap * imgBytes, 1) };
 }
-const { ctl, data, cap, maxImg, strAt, strBytes, sources, maxCell } = workerData;
-const L = batchViews(data, cap, maxImg);
-const strLen = new Int32Array(data, strAt, 1), strU8 = new Uint8Array(data, strAt + 4, strBytes);
-const enc = new TextEncoder();
+const [reqPath, resPath] = process.argv.slice(1);
+const inFd = fs.openSync(reqPath, 'r'), outFd = fs.openSync(resPath, 'w');
+let cap = 0, strBytes = 0, maxCell = 0, sources = null;
 const scripts = new Map();
 const script = (src) => { let s = scripts.get(src); if (!s) scripts.set(src, (s = new vm.Script(src))); return s; };
 let ctx = null, g = null, IMG = 0, init = null;
 const run = (src) => { const r = script(src).runInContext(ctx); return typeof r === 'string' ? r : null; };
-function handle(op, n, arg) {
+function handle(op, n, arg, ids, nums) {
   if (op === ${OP.load}) {
     ctx = vm.createContext(Object.create(null), { name: 'code env', codeGeneration: { strings: false, wasm: false }, microtaskMode: 'afterEvaluate' });
     vm.runInContext(sources.prelude, ctx, { filename: 'prelude.js' });
@@ -182,34 +186,56 @@ function handle(op, n, arg) {
     g = batchViews(ab, cap, IMG);
     return '';
   }
-  for (let j = 0; j < n; j++) { g.ids[j] = L.ids[j]; g.nums[j] = L.nums[j]; }
+  for (let j = 0; j < n; j++) { g.ids[j] = ids[j]; g.nums[j] = nums[j]; }
   if (op === ${OP.call}) return run('__vec.call(' + arg + ')');
-  const r = run(op === ${OP.step} ? '__vec.stepMany(' + n + ')' : '__vec.resetMany(' + n + ')');
-  if (r === '' || (r !== null && r[0] === '{')) {
-    for (let j = 0; j < n; j++) { L.dirs[j] = g.dirs[j]; L.flags[j] = g.flags[j]; L.rew[j] = g.rew[j]; }
-    L.img.set(g.img.subarray(0, n * IMG));
+  return run(op === ${OP.step} ? '__vec.stepMany(' + n + ')' : '__vec.resetMany(' + n + ')');
+}
+function readFully(buf, len) {
+  for (let got = 0; got < len; ) {
+    const k = fs.readSync(inFd, buf, got, len - got, null);
+    if (k === 0) process.exit(0);
+    got += k;
   }
-  return r;
 }
-function answer(s) {
-  if (s === null) { strLen[0] = -1; return; }
-  const b = enc.encode(s);
-  if (b.length > strBytes) { strLen[0] = -2; return; }
-  strU8.set(b);
-  strLen[0] = b.length;
+let out = Buffer.alloc(1 << 16);
+function reply(s, op, n) {
+  let len = s === null ? -1 : Buffer.byteLength(s);
+  // Past the cap the answer is refused here, never copied or sent (a 200 MB string from step()).
+  if (len > strBytes) { len = -2; s = null; }
+  const m = (op === ${OP.step} || op === ${OP.reset}) && (s === '' || (s !== null && s[0] === '{')) ? n : 0;
+  const total = 12 + Math.max(0, len) + m * (10 + IMG);
+  if (out.length < total) out = Buffer.alloc(total);
+  out.writeUInt32LE(total - 4, 0);
+  out.writeInt32LE(len, 4);
+  out.writeUInt32LE(m, 8);
+  let at = 12;
+  if (len > 0) at += out.write(s, 12, 'utf8');
+  if (m > 0) {
+    out.set(g.dirs.subarray(0, m), at); at += m;
+    out.set(g.flags.subarray(0, m), at); at += m;
+    out.set(new Uint8Array(g.rew.buffer, g.rew.byteOffset, 8 * m), at); at += 8 * m;
+    out.set(g.img.subarray(0, m * IMG), at);
+  }
+  for (let w = 0; w < total; ) w += fs.writeSync(outFd, out, w, total - w);
 }
-Atomics.store(ctl, 0, ${STATE.answered});
-Atomics.notify(ctl, 0);
+const head = Buffer.alloc(4);
+let inBuf = Buffer.alloc(1 << 16);
 for (;;) {
-  let s = Atomics.load(ctl, 0);
-  // Spin briefly for the next request (the rollout's next step comes soon) before sleeping: waking a sleeping thread costs more on an idle machine.
-  const spinEnd = performance.now() + ${GUEST_SPIN_MS};
-  while (s !== ${STATE.request} && performance.now() < spinEnd) s = Atomics.load(ctl, 0);
-  while (s !== ${STATE.request}) { Atomics.wait(ctl, 0, s); s = Atomics.load(ctl, 0); }
-  let out = null;
-  try { out = handle(ctl[1], ctl[2], ctl[3]); } catch { out = null; }
-  answer(out);
-  Atomics.store(ctl, 0, ${STATE.answered});
-  Atomics.notify(ctl, 0);
+  readFully(head, 4);
+  const len = head.readUInt32LE(0);
+  if (inBuf.length < len) inBuf = Buffer.alloc(len);
+  readFully(inBuf, len);
+  const op = inBuf.readInt32LE(0);
+  if (op === 0) {
+    ({ cap, strBytes, maxCell, sources } = JSON.parse(inBuf.toString('utf8', 4, len)));
+    reply('', 0, 0);
+    continue;
+  }
+  const n = inBuf.readInt32LE(4), arg = inBuf.readInt32LE(8);
+  const ids = new Int32Array(n), nums = new Float64Array(n);
+  for (let j = 0; j < n; j++) { ids[j] = inBuf.readInt32LE(12 + 4 * j); nums[j] = inBuf.readDoubleLE(12 + 4 * n + 8 * j); }
+  let s = null;
+  try { s = handle(op, n, arg, ids, nums); } catch { s = null; }
+  reply(s, op, n);
 }
 `;

@@ -116,16 +116,93 @@ describe('code envs in the V8 sandbox (Node)', () => {
     expect(e.message).toMatch(/raise the deadline \(CODE_ENV_CALL_TIMEOUT_MS=1200 npm run train/);
   });
 
-  it('runaway allocation ends at the heap cap (the worker stops), and the module loads again in a fresh worker', () => {
+  // Each of these aborted the whole process when the sandbox was a worker thread: V8's fatal
+  // "heap out of memory" (one 400 MB allocation past resourceLimits) is process-wide. The
+  // deadline here is the CLI's default (1 s), not this file's 300 ms: the heap gives up after
+  // 0.3-1.1 s (measured), and both ends must read as memory.
+  const roomy = nodeVmEngine({ callTimeoutMs: 5000 });
+  const inst = (code: string) => roomy.load(code)!.instance();
+
+  it('runaway allocation ends at the heap cap (the sandbox process stops), and the module loads again in a fresh one', () => {
     const code = inStep('const hog = []; while (true) hog.push(new Array(100000).fill(steps));');
-    const env = makeCodeEnv({ code });
-    env.reset({ seed: 0 });
+    const env = inst(code);
+    env.reset(0);
     const e = thrown(() => env.step(2)) as CodeEnvError;
-    expect(e.rule).toBe('timeout');
-    expect(e.message).toMatch(/out of its 64 MiB of memory/);
-    expect(thrown(() => env.reset({ seed: 0 })).message).toMatch(/sandbox was stopped earlier/);
-    const again = makeCodeEnv({ code });
-    expect(again.reset({ seed: 0 }).obs).toBeDefined();
+    expect(e.rule).toBe('memory');
+    expect(e.message).toMatch(/^step\(\) ran out of memory \(limit 64 MiB\)/);
+    expect(thrown(() => env.reset(0)).message).toMatch(/sandbox was stopped earlier \(it ran out of memory/);
+    expect(inst(code).reset(0).observation).toBeDefined();
+  });
+
+  it('one huge allocation on a late reset (new Array(5e7)) ends only its sandbox process; this process runs on', () => {
+    const code = ROOM.replace('export function reset(_seed) {', 'let resets = 0;\nexport function reset(_seed) {\n  if (++resets === 3) globalThis.keep = new Array(5e7).fill(1);');
+    const env = inst(code);
+    env.reset(0);
+    env.reset(1);
+    const e = thrown(() => env.reset(2)) as CodeEnvError;
+    expect(e).toBeInstanceOf(CodeEnvError);
+    expect(e.rule).toBe('memory');
+    expect(e.message).toMatch(/^reset\(\) ran out of memory \(limit 64 MiB\)/);
+    expect(thrown(() => env.reset(0)).message).toMatch(/sandbox was stopped earlier \(it ran out of memory/);
+    // The module loads again in a fresh process (its counter starts again).
+    expect(inst(code).reset(0).observation).toBeDefined();
+  });
+
+  it('a seed-sized array (new Array(seed)) with seed 5e7 ends only its sandbox process', () => {
+    const env = inst(ROOM.replace('export function reset(_seed) {', 'export function reset(_seed) {\n  globalThis.keep = new Array(_seed).fill(_seed);'));
+    env.reset(10);
+    expect((thrown(() => env.reset(50_000_000)) as CodeEnvError).rule).toBe('memory');
+  });
+
+  it('a 200 MB string returned from step() ends only its sandbox; an answer over the 4 MiB cap is refused, not copied', () => {
+    const big = inst(inStep("if (steps === 1) return { observation: 'x'.repeat(2e8), reward: 0, terminated: false, truncated: false, info: {} };"));
+    big.reset(0);
+    big.step(2);
+    const e = thrown(() => big.step(2)) as CodeEnvError;
+    expect(e).toBeInstanceOf(CodeEnvError);
+    expect(e.rule).toBe('memory');
+    // 6 MB of info fits the 64 MiB heap but not the answer's 4 MiB: refused with the cap named.
+    const wide = inst(inStep("if (steps === 0) return { observation: observe(), reward: 0, terminated: false, truncated: false, info: { pad: 'x'.repeat(6e6) } };"));
+    wide.reset(0);
+    const w = thrown(() => wide.step(2)) as CodeEnvError;
+    expect(w.rule).toBe('contract');
+    expect(w.message).toMatch(/returned more than 4 MiB of JSON in one call \(refused, not copied\)/);
+    // The sandbox still answers after a refusal.
+    expect(wide.reset(0).observation).toBeDefined();
+  });
+
+  it('async calls (the server\'s) leave the thread free; a sync call meanwhile reads the in-flight answer for it; an instance made meanwhile needs no call', async () => {
+    const guest = roomy.load(ROOM)!;
+    const [a, b, twin] = [guest.instance(), guest.instance(), guest.instance()];
+    const want = [twin.reset(0), twin.step(2), twin.step(1)];
+    const got = [await a.resetAsync!(0)];
+    const pending = a.stepAsync!(2);
+    // The sync reset of another instance comes while a's step may still be in flight.
+    expect(b.reset(0).observation).toEqual(want[0].observation);
+    got.push(await pending);
+    const late = a.stepAsync!(1);
+    const c = guest.instance();
+    got.push(await late);
+    expect(got.map((r) => [Array.from((r.observation as { image: Uint8Array }).image), r.reward, r.terminated])).toEqual(want.map((r) => [Array.from((r.observation as { image: Uint8Array }).image), r.reward, r.terminated]));
+    expect(c.reset(0).observation).toEqual(want[0].observation);
+  });
+
+  it('an async call past its deadline stops the sandbox; queued calls fail as stopped (never ran); the thread was free meanwhile', async () => {
+    const fast = nodeVmEngine({ callTimeoutMs: 300 });
+    const guest = fast.load(inStep('if (action === 6) while (true) {}'))!;
+    const [a, b] = [guest.instance(), guest.instance()];
+    await a.resetAsync!(0);
+    await b.resetAsync!(0);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    const t0 = performance.now();
+    const [ea, eb] = await Promise.allSettled([a.stepAsync!(6), b.stepAsync!(2)]);
+    clearInterval(timer);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(ticks).toBeGreaterThan(10);
+    expect(ea.status === 'rejected' && (ea.reason as CodeEnvError).rule).toBe('timeout');
+    expect(eb.status === 'rejected' && (eb.reason as CodeEnvError).rule).toBe('stopped');
+    expect(a.stopped!()).toBe(true);
   });
 
   it('a loop left in a promise job, a microtask or a timer cannot outlive the call', () => {
@@ -193,7 +270,7 @@ describe('code envs in the V8 sandbox (Node)', () => {
       const guest = engine.load(ROOM)!;
       const inst = guest.instance();
       inst.reset(0);
-      return { ch: (guest as unknown as { ch: { dead: string | null } }).ch, inst: new WeakRef(inst) };
+      return { ch: (guest as unknown as { ch: { dead: string | null; pid: number } }).ch, inst: new WeakRef(inst) };
     })();
     // Eight other modules evict it (MAX_LOADED 8); its env is still alive, so its worker stays.
     for (let k = 0; k < 8; k++) engine.load(ROOM.replace('const SIZE = 8,', `const SIZE = 8, unused${k} = ${k},`));
@@ -204,6 +281,19 @@ describe('code envs in the V8 sandbox (Node)', () => {
     }
     expect(made.inst.deref()).toBeUndefined();
     expect(made.ch.dead).toBe('closed');
+    // Its sandbox process is gone too (SIGKILL; signal 0 only asks whether the pid is alive).
+    const pid = made.ch.pid;
+    expect(pid).toBeGreaterThan(0);
+    let alive = true;
+    for (let i = 0; i < 50 && alive; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      try {
+        process.kill(pid, 0);
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
   }, 60_000);
 
   it('what the module returns is checked as in QuickJS (a bad image names the index; a non-number reward)', () => {

@@ -1,24 +1,26 @@
 /**
  * The code envs' fast sandbox in Node (CLI train/serve, the Node rollout workers, the bench): the
- * module runs at V8 speed in a `node:vm` context inside a worker thread of its own (one per
- * loaded module). The context holds nothing of Node's (no `process`, `require`, `fetch`, timers
- * or `console`; code generation from strings off; `Promise`, `Atomics`, `SharedArrayBuffer`,
- * `WebAssembly`, `WeakRef` and `FinalizationRegistry` removed, so nothing the guest starts runs
- * after a call returns; `ArrayBuffer`, `DataView` and the typed arrays removed once the driver
- * holds its own, since their bytes are outside the heap cap); the worker has a heap cap
- * (`resourceLimits`, QuickJS's 64 MiB plus its own); and the host enforces each call's deadline itself: it waits for the answer in
- * `Atomics.wait` with a timeout and, past it, terminates the worker, which stops
- * `while (true) {}` wherever it is. Calls are synchronous (the `Env` interface), through shared
- * memory: ~10 µs a round trip, against ~180 µs for arming a `runInContext` timeout in the host's
- * own thread (measured, ARCHITECTURE.md 'Code envs'). Grid envs only, and only modules with no
- * `async` / `import` in the source; the rest stay in QuickJS (`load` returns null), as does every
- * check (checkCodeEnv).
+ * module runs at V8 speed in a `node:vm` context inside a process of its own (one per loaded
+ * module; nodeGuest.ts's CHILD), reached over two FIFOs. The context holds nothing
+ * of Node's (no `process`, `require`, `fetch`, timers or `console`; code generation from strings
+ * off; `Promise`, `Atomics`, `SharedArrayBuffer`, `WebAssembly`, `WeakRef` and
+ * `FinalizationRegistry` removed, so nothing the guest starts runs after a call returns;
+ * `ArrayBuffer`, `DataView` and the typed arrays removed once the driver holds its own, since their
+ * bytes are outside the heap cap); the process has a heap cap (`--max-old-space-size`, QuickJS's
+ * 64 MiB plus its own), and a process because V8 ends the whole process when some allocations
+ * fail (`new Array(5e7).fill(1)` is a fatal "heap out of memory", which a worker thread's
+ * `resourceLimits` did not contain: it aborted `npm run train` and the server); the host enforces
+ * each call's deadline itself: it polls the answer pipe up to the deadline and, past
+ * it, kills the process, which stops `while (true) {}` wherever it is. Calls are synchronous (the
+ * `Env` interface), as frames over the FIFOs (Channel). Grid envs
+ * only, and only modules with no `async` / `import` in the source; the rest stay in QuickJS
+ * (`load` returns null), as does every check (checkCodeEnv).
  *
- * Nobody touches a guest object: the worker calls fixed scripts (`__vec.call(n)`,
+ * Nobody touches a guest object: the process calls fixed scripts (`__vec.call(n)`,
  * `__vec.stepMany(n)`), keeps only primitive string answers, and copies numbers between the
- * guest's own ArrayBuffer (made by the driver's init, which the worker takes off the context's
- * global before any user code runs, so the guest never holds it; read through the worker's
- * views) and the shared buffer; no host object is ever put into the context (a host object's
+ * guest's own ArrayBuffer (made by the driver's init, which the process takes off the context's
+ * global before any user code runs, so the guest never holds it; read through the process's
+ * views) and the answer frames; no host object is ever put into the context (a host object's
  * `constructor.constructor` is a Function whose code generation is on: the classic vm escape).
  *
  * Vector stepping (CodeEnvBatch): `stepMany` steps up to MAX_BATCH instances in one request, the
@@ -26,17 +28,20 @@
  * with a non-empty info, or anything the fast path does not accept, comes back as JSON for the
  * host's usual checks. One request's deadline covers the whole batch.
  */
-import { Worker } from 'node:worker_threads';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CALL_TIMEOUT_ENV, CodeEnvError, exportLine, type RawStep } from '../../core/envs/code/contract.ts';
 import type { CodeEnvBatch, CodeEnvGuest, CodeEnvInstance, FastCodeEnvEngine } from '../../core/envs/code/codeEnv.ts';
 import { MAX_CELL_VALUE } from '../../core/envs/grid/objects.ts';
 import { MAX_VIEW_SIZE } from '../../core/envs/grid/world.ts';
-import { batchBytes, batchViews, DRIVER, HARDEN, OP, STATE, STRING_BYTES, WORKER } from './nodeGuest.ts';
+import { batchBytes, batchViews, CHILD, DRIVER, HARDEN, OP, STRING_BYTES } from './nodeGuest.ts';
 import { DEFAULT_CODE_ENV_SANDBOX, PRELUDE, wrapModule, type CodeEnvSandboxOptions } from './quickjs.ts';
 
 /** Most instances one sandbox call steps; a bigger batch is split into calls of this size. */
 
-/** How long the host spins on the answer before it sleeps, ms. */
+/** How long the host polls the answer without sleeping, ms. */
 const SPIN_MS = 0.5;
 export const MAX_BATCH = 256;
 /** Loaded modules kept per thread (as in QuickJS). */
@@ -65,7 +70,6 @@ export function wrapModuleFast(code: string): string {
 }
 
 const CALL = { meta: 0, make: 1, free: 2, check: 3, reset: 4, step: 5, expert: 6, mutation: 7, clock: 8 } as const;
-const STRING_AT = (imgBytes: number) => Math.ceil(batchBytes(MAX_BATCH, imgBytes) / 8) * 8;
 /** Cells a slot may need: the largest view a grid env may declare. */
 const MAX_IMG = MAX_VIEW_SIZE * MAX_VIEW_SIZE * 3;
 
@@ -76,75 +80,292 @@ interface GuestError {
   stack?: string;
 }
 
+/** Bytes of the longest answer frame: its header, the string, and per slot heading, flags, reward and cells. */
+const ANSWER_BYTES = 12 + STRING_BYTES + MAX_BATCH * (1 + 1 + 8 + MAX_IMG);
+/** What a dead sandbox's stderr says when V8 gave up on its heap. */
+const OOM = /heap out of memory|invalid (?:array|table|string) length|allocation failed|Reached heap limit/i;
+/** A word to sleep on (Atomics.wait needs one) while polling the answer pipe. */
+const NAP = new Int32Array(new SharedArrayBuffer(4));
+
 /**
- * The host's end of one worker: requests through shared memory, answered synchronously (the
- * host sleeps in Atomics.wait until the answer or the deadline; at the deadline it stops the
- * thread and the module is gone).
+ * The host's end of one sandbox process: requests and answers as length-prefixed frames over two
+ * FIFOs, written and read synchronously (the rollout loop's way: ~28 µs a round trip under load,
+ * against ~160 µs for Node's IPC, measured), or polled from the event loop (`requestAsync`, the
+ * server's way). The answer pipe is opened read-only and non-blocking: the process is its only
+ * writer, so a read of 0 bytes means it ended. At a request's deadline the host kills the process
+ * and the module is gone. The process's stderr goes to a file, read once it ended (a fatal "heap
+ * out of memory" there reads as the module running out of memory). The pipes' and the file's
+ * names are removed once both sides hold them open, so no process exit leaves anything behind.
+ * Where `mkfifo` is missing (Windows) the constructor throws and the module runs in QuickJS.
  */
 class Channel {
-  readonly ctl = new Int32Array(new SharedArrayBuffer(16));
-  readonly data = new SharedArrayBuffer(STRING_AT(MAX_IMG) + 4 + STRING_BYTES);
-  readonly v = batchViews(this.data, MAX_BATCH, MAX_IMG);
-  private readonly strLen = new Int32Array(this.data, STRING_AT(MAX_IMG), 1);
-  private readonly str = new Uint8Array(this.data, STRING_AT(MAX_IMG) + 4, STRING_BYTES);
-  private readonly worker: Worker;
-  /** Why the worker is gone (null while it answers). */
+  /** The batch's numbers (same layout as the guest's): the caller fills ids and nums, an answer fills the rest. */
+  readonly v = batchViews(new ArrayBuffer(batchBytes(MAX_BATCH, MAX_IMG)), MAX_BATCH, MAX_IMG);
+  /** The sandbox process's pid. */
+  readonly pid: number;
+  /** Why the sandbox is gone (null while it answers). */
   dead: string | null = null;
+  /** The CodeEnvError rule of what ended it ('memory', 'timeout', 'exception'). */
+  deadRule = 'exception';
+  private closing = false;
+  /** Async requests, one after another. */
+  private chain: Promise<void> = Promise.resolve();
+  /** The async request whose answer is not read yet: `take` reads it (once); `at` its deadline (performance.now() ms). */
+  private inflight: { take: () => void; at: number; what: string; limitMs: number } | null = null;
+  /** The sandbox process's resident memory once booted, bytes (what a guest's allocation is measured from). */
+  private readonly bootRss: number;
+  private readonly dir: string;
+  private readonly reqFd: number;
+  private readonly resFd: number;
+  /** The process's stderr file, open for reading (its name is gone once the process booted). */
+  private readonly errFd: number;
+  private readonly child: ChildProcess;
+  /** The answer being read, and how many of its bytes are in. */
+  private readonly ans = Buffer.alloc(ANSWER_BYTES + 4);
+  private got = 0;
+  private booted = false;
 
   constructor(prelude: string, module: string, private readonly opts: Required<CodeEnvSandboxOptions>) {
-    this.worker = new Worker(WORKER, {
-      eval: true,
-      workerData: { ctl: this.ctl, data: this.data, cap: MAX_BATCH, maxImg: MAX_IMG, strAt: STRING_AT(MAX_IMG), strBytes: STRING_BYTES, sources: { prelude, module }, maxCell: MAX_CELL_VALUE },
-      // The module's heap cap (QuickJS's, plus the worker's own ~16 MiB); past it the thread ends.
-      resourceLimits: { maxOldGenerationSizeMb: Math.ceil(opts.memoryBytes / 1048576) + 16, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-      stdout: true,
-      stderr: true,
-    });
-    this.worker.unref();
-    this.worker.on('error', (e) => (this.dead ??= /memory/i.test(String(e)) ? `ran out of memory (limit ${Math.round(opts.memoryBytes / 1048576)} MiB)` : 'crashed'));
-    this.worker.on('exit', () => (this.dead ??= 'stopped'));
-    if (!this.wait(STATE.booting, opts.loadTimeoutMs + 5000)) {
+    this.dir = mkdtempSync(join(tmpdir(), 'code-env-'));
+    const req = join(this.dir, 'req');
+    const res = join(this.dir, 'res');
+    try {
+      execFileSync('mkfifo', [req, res]);
+    } catch (e) {
+      rmSync(this.dir, { recursive: true, force: true });
+      throw e;
+    }
+    // Read-write, so opening never waits for the process (and writes never fail while it boots).
+    this.reqFd = openSync(req, constants.O_RDWR);
+    this.resFd = openSync(res, constants.O_RDONLY | constants.O_NONBLOCK);
+    const errFd = openSync(join(this.dir, 'stderr'), 'w');
+    this.errFd = openSync(join(this.dir, 'stderr'), 'r');
+    // The process's heap cap: QuickJS's 64 MiB, plus the process's own ~16 MiB; no inherited environment.
+    this.child = spawn(process.execPath, [`--max-old-space-size=${Math.ceil(opts.memoryBytes / 1048576) + 16}`, '--max-semi-space-size=8', '-e', CHILD, req, res], { stdio: ['ignore', 'ignore', errFd], env: {} });
+    closeSync(errFd);
+    this.child.unref();
+    this.child.on('error', () => this.end('did not start', 'exception'));
+    this.pid = this.child.pid ?? 0;
+    const boot = Buffer.from(JSON.stringify({ cap: MAX_BATCH, strBytes: STRING_BYTES, maxCell: MAX_CELL_VALUE, sources: { prelude, module } }), 'utf8');
+    const frame = Buffer.alloc(8 + boot.length);
+    frame.writeUInt32LE(4 + boot.length, 0);
+    frame.writeInt32LE(0, 4);
+    boot.copy(frame, 8);
+    this.write(frame);
+    if (this.pid === 0 || this.waitSync(opts.loadTimeoutMs + 5000) !== 'done') {
       this.close('did not start');
-      throw new CodeEnvError('the code env sandbox (a worker thread) did not start in time', null, 'load');
+      throw new CodeEnvError('the code env sandbox (a process of its own) did not start in time', null, 'load');
     }
+    this.booted = true;
+    // Every end is open: the names can go, so nothing is left behind however this process ends.
+    rmSync(this.dir, { recursive: true, force: true });
+    this.bootRss = this.rssBytes();
   }
 
-  /** Sends a request and waits for its answer: the answer string, or null when the worker could not answer it; throws at the deadline. */
+  private end(why: string, rule: string): void {
+    if (this.dead !== null) return;
+    this.dead = why;
+    this.deadRule = rule;
+  }
+
+  /**
+   * Sends a request and waits for its answer: the answer string, or null when the sandbox could
+   * not answer it; throws at the deadline and when the sandbox ended. Blocks this thread (the
+   * rollout loop's way). An async request in flight (`requestAsync`) is answered first.
+   */
   request(op: number, n: number, arg: number, what: string, limitMs: number): string | null {
-    if (this.dead !== null) throw new CodeEnvError(`${what}: the module's sandbox was stopped earlier (it ${this.dead}); make the env again`, null, 'exception');
-    const c = this.ctl;
-    c[1] = op;
-    c[2] = n;
-    c[3] = arg;
-    Atomics.store(c, 0, STATE.request);
-    Atomics.notify(c, 0);
-    if (!this.wait(STATE.request, limitMs)) {
-      this.close('was stopped at its deadline');
-      throw new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped (an infinite loop, or out of its ${Math.round(this.opts.memoryBytes / 1048576)} MiB of memory)`, null, 'timeout');
-    }
-    const len = this.strLen[0];
-    if (len === -2) throw new CodeEnvError(`${what} returned more than ${STRING_BYTES >> 20} MiB of JSON in one call`, null, 'contract');
-    return len < 0 ? null : Buffer.from(this.str.buffer, this.str.byteOffset, len).toString('utf8');
+    this.settleInflight();
+    this.send(op, n, arg, what);
+    const r = this.waitSync(limitMs);
+    if (r === 'late') throw this.stopAtDeadline(what, limitMs);
+    return this.answer(what, r);
   }
 
-  /** Waits while the control word is `from`; false at the deadline. */
-  private wait(from: number, limitMs: number): boolean {
-    const end = performance.now() + limitMs;
-    // Spin first: a batch answers in tens to hundreds of µs, less than waking a sleeping thread
-    // costs on an idle machine (deep idle states).
-    const spinEnd = performance.now() + SPIN_MS;
-    while (performance.now() < spinEnd) if (Atomics.load(this.ctl, 0) !== from) return true;
+  /**
+   * The same request without blocking this thread (the server's way: other connections are served
+   * while the sandbox works): `fill` writes the request's numbers into the views just before it is
+   * sent, `read` reads its answer (once) as soon as it is in. Requests run one at a time in order;
+   * a synchronous request arriving meanwhile first waits for this one's answer and reads it out for it.
+   */
+  requestAsync<T>(op: number, n: number, arg: number, what: string, limitMs: number, fill: () => void, read: (answer: string | null) => T): Promise<T> {
+    const run = async (): Promise<T> => {
+      let out: { ok: true; v: T } | { ok: false; e: unknown } | null = null;
+      let ended = false;
+      const take = () => {
+        try {
+          out = { ok: true, v: read(this.answer(what, ended ? 'ended' : 'done')) };
+        } catch (e) {
+          out = { ok: false, e };
+        }
+      };
+      fill();
+      this.send(op, n, arg, what);
+      const at = performance.now() + limitMs;
+      this.inflight = { take, at, what, limitMs };
+      for (let tick = 0; out === null && this.inflight?.take === take; tick++) {
+        const r = this.poll();
+        if (r !== 'none') {
+          ended = r === 'ended';
+          this.inflight = null;
+          take();
+          break;
+        }
+        if (performance.now() > at) {
+          this.inflight = null;
+          throw this.stopAtDeadline(what, limitMs);
+        }
+        // The next turn of the event loop at once (an answer is usually µs away), then every ms.
+        await new Promise((resolve) => (tick < 20 ? setImmediate(resolve) : setTimeout(resolve, 1)));
+      }
+      // Read by a synchronous request, or the sandbox was stopped meanwhile (its deadline ran out there).
+      if (out === null) throw new CodeEnvError(`${what}: the module's sandbox was stopped (it ${this.dead ?? 'was closed'})`, null, this.deadRule === 'timeout' || this.deadRule === 'memory' ? this.deadRule : 'stopped');
+      const o = out as { ok: true; v: T } | { ok: false; e: unknown };
+      if (!o.ok) throw o.e;
+      return o.v;
+    };
+    const p = this.chain.then(run, run);
+    this.chain = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    return p;
+  }
+
+  /** An async request's answer, read out before a synchronous request uses the channel (waiting for it up to its deadline). */
+  private settleInflight(): void {
+    const f = this.inflight;
+    if (f === null) return;
+    this.inflight = null;
+    const r = this.waitSync(f.at - performance.now());
+    // That request ran away: stop the sandbox; its caller and this one both fail.
+    if (r === 'late') throw this.stopAtDeadline(f.what, f.limitMs);
+    f.take();
+  }
+
+  private send(op: number, n: number, arg: number, what: string): void {
+    // Rule 'stopped': this call never ran (a caller may make the env again and retry it).
+    if (this.dead !== null) throw new CodeEnvError(`${what}: the module's sandbox was stopped earlier (it ${this.dead}); make the env again`, null, 'stopped');
+    const frame = Buffer.alloc(16 + n * 12);
+    frame.writeUInt32LE(12 + n * 12, 0);
+    frame.writeInt32LE(op, 4);
+    frame.writeInt32LE(n, 8);
+    frame.writeInt32LE(arg, 12);
+    for (let j = 0; j < n; j++) {
+      frame.writeInt32LE(this.v.ids[j], 16 + 4 * j);
+      frame.writeDoubleLE(this.v.nums[j], 16 + 4 * n + 8 * j);
+    }
+    this.got = 0;
+    this.write(frame);
+  }
+
+  private write(frame: Buffer): void {
+    for (let w = 0; w < frame.length; ) w += writeSync(this.reqFd, frame, w, frame.length - w);
+  }
+
+  /** Reads what the answer pipe holds now: 'done' when a whole answer is in, 'ended' when the process is gone, 'none' otherwise. */
+  private poll(): 'done' | 'ended' | 'none' {
     for (;;) {
-      if (Atomics.load(this.ctl, 0) !== from) return true;
-      const left = end - performance.now();
-      if (left <= 0) return false;
-      Atomics.wait(this.ctl, 0, from, left);
+      if (this.got >= 4 && this.got >= 4 + this.ans.readUInt32LE(0)) return 'done';
+      let k: number;
+      try {
+        k = readSync(this.resFd, this.ans, this.got, this.ans.length - this.got, null);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') return 'none';
+        throw e;
+      }
+      // No writer: before boot, the process has not opened its end yet; after, it ended.
+      if (k === 0) return this.booted ? 'ended' : 'none';
+      this.got += k;
     }
   }
 
-  close(why: string): void {
-    this.dead ??= why;
-    void this.worker.terminate();
+  /** Waits for the answer, blocking: spins half a millisecond, then sleeps in growing naps (up to 1 ms). */
+  private waitSync(limitMs: number): 'done' | 'ended' | 'late' {
+    const end = performance.now() + limitMs;
+    const spinEnd = performance.now() + SPIN_MS;
+    let nap = 0.02;
+    for (;;) {
+      const r = this.poll();
+      if (r !== 'none') return r;
+      const now = performance.now();
+      if (now >= end) return 'late';
+      if (now > spinEnd) {
+        Atomics.wait(NAP, 0, 0, Math.min(nap, end - now));
+        nap = Math.min(1, nap * 2);
+      }
+    }
+  }
+
+  /** The error for a request past its deadline, once the sandbox is stopped. */
+  private stopAtDeadline(what: string, limitMs: number): CodeEnvError {
+    const mib = Math.round(this.opts.memoryBytes / 1048576);
+    // A guest allocating without end can reach the deadline before V8 gives up on the heap
+    // (its collector works ever harder near the cap): tell that from a loop by what it holds.
+    const grown = this.rssBytes() - this.bootRss;
+    if (grown > this.opts.memoryBytes * 0.75) {
+      this.close(`ran out of memory (limit ${mib} MiB)`, 'memory');
+      return new CodeEnvError(`${what} ran out of memory (limit ${mib} MiB): it held ${Math.round(grown / 1048576)} MiB more than at start when its ${limitMs} ms limit stopped its sandbox process`, null, 'memory');
+    }
+    this.close('was stopped at its deadline', 'timeout');
+    return new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped (an infinite loop?); the module's sandbox was stopped with it`, null, 'timeout');
+  }
+
+  /** The answer in `ans` (or the news that the process ended): copies the numbers into `v`, returns the string. */
+  private answer(what: string, r: 'done' | 'ended'): string | null {
+    const mib = Math.round(this.opts.memoryBytes / 1048576);
+    if (r === 'ended') {
+      // The sandbox process ended during this call: V8 gave up on its heap (a fatal out of memory), or it crashed.
+      const buf = Buffer.alloc(8192);
+      let err = '';
+      try {
+        err = buf.toString('utf8', 0, readSync(this.errFd, buf, 0, buf.length, 0));
+      } catch {
+        // Nothing to read: no reason given.
+      }
+      const memory = OOM.test(err);
+      this.close(memory ? `ran out of memory (limit ${mib} MiB)` : 'crashed', memory ? 'memory' : 'exception');
+      throw new CodeEnvError(memory ? `${what} ran out of memory (limit ${mib} MiB): its sandbox process was stopped` : `${what}: the module's sandbox process crashed`, null, memory ? 'memory' : 'exception');
+    }
+    const a = this.ans;
+    const len = a.readInt32LE(4);
+    const m = a.readUInt32LE(8);
+    let at = 12 + Math.max(0, len);
+    if (m > 0) {
+      const { dirs, flags, rew, img } = this.v;
+      dirs.set(a.subarray(at, at + m));
+      flags.set(a.subarray(at + m, at + 2 * m));
+      new Uint8Array(rew.buffer, rew.byteOffset, 8 * m).set(a.subarray(at + 2 * m, at + 10 * m));
+      at += 10 * m;
+      img.set(a.subarray(at, 4 + a.readUInt32LE(0)));
+    }
+    if (len === -2) throw new CodeEnvError(`${what} returned more than ${STRING_BYTES >> 20} MiB of JSON in one call (refused, not copied)`, null, 'contract');
+    return len < 0 ? null : a.toString('utf8', 12, 12 + len);
+  }
+
+  /** The sandbox process's resident memory, bytes (Linux /proc; 0 where it cannot be read). */
+  private rssBytes(): number {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'));
+      return m ? Number(m[1]) * 1024 : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Stops the sandbox: kills its process (a guest in `while (true) {}` answers nothing) and lets go of its pipes and folder. */
+  close(why = 'was closed', rule = 'exception'): void {
+    this.end(why, rule);
+    if (this.closing) return;
+    this.closing = true;
+    this.child.kill('SIGKILL');
+    for (const fd of [this.reqFd, this.resFd, this.errFd]) {
+      try {
+        closeSync(fd);
+      } catch {
+        // Already closed.
+      }
+    }
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
@@ -161,6 +382,8 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
   live = 0;
   evicted = false;
   private readonly imgBytes: number;
+  /** The next instance's id (0 was made at load). */
+  private nextId = 1;
 
   private constructor(
     readonly code: string,
@@ -193,6 +416,9 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
         return null;
       }
       if (ch.request(OP.init, obs.view ** 2 * 3, 0, 'starting the sandbox', opts.loadTimeoutMs) !== '') throw new Error('init');
+      // One instance made now (id 0), so later ones cannot fail for the module's sake (no reset or
+      // step export): they are then numbered here and made on first use (instance()).
+      if (ch.request(OP.call, 1, CALL.make, 'making an instance', opts.loadTimeoutMs) !== '0') throw new Error('make');
       return new WorkerLoaded(code, opts, ch, meta as { observation: { view: number } });
     } catch {
       ch.close('failed to load');
@@ -201,7 +427,9 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
   }
 
   instance(): CodeEnvInstance {
-    const id = Number(this.call(CALL.make, 0, 0, 'making an instance', this.opts.loadTimeoutMs));
+    // Numbered here and made in the sandbox on its first call: no call to wait for (a served
+    // session made while another's step runs is not held up by it).
+    const id = this.nextId++;
     this.live++;
     const inst: CodeEnvInstance & { id: number } = {
       id,
@@ -213,6 +441,12 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
       },
       expert: () => JSON.parse(this.call(CALL.expert, id, 0, 'expert()')) as unknown,
       callTimeoutMs: this.opts.callTimeoutMs,
+      resetAsync: (seed) => this.oneAsync(inst, seed, OP.reset, 'reset()'),
+      stepAsync: (action) => {
+        if (typeof action !== 'number') throw new TypeError('code env: the V8 sandbox runs grid envs (numeric actions)');
+        return this.oneAsync(inst, action, OP.step, 'step()');
+      },
+      stopped: () => this.ch.dead !== null,
       setChecking: (c) => void this.call(CALL.check, id, c ? 1 : 0, 'check'),
       takeMutation: () => {
         const s = Number(this.call(CALL.mutation, id, 0, 'check'));
@@ -237,31 +471,47 @@ class WorkerLoaded implements CodeEnvGuest, CodeEnvBatch {
 
   private many(instances: readonly CodeEnvInstance[], nums: readonly number[], op: number, what: string): RawStep[] {
     const out: RawStep[] = [];
-    const { ids, img, dirs, rew, flags } = this.ch.v;
-    const B = this.imgBytes;
     for (let from = 0; from < instances.length; from += MAX_BATCH) {
       const n = Math.min(MAX_BATCH, instances.length - from);
-      for (let j = 0; j < n; j++) {
-        ids[j] = (instances[from + j] as CodeEnvInstance & { id: number }).id;
-        this.ch.v.nums[j] = nums[from + j];
-      }
-      const r = this.answer(this.batchRequest(op, n, what), what);
-      const slow = new Map<number, RawStep>();
-      const infos = new Map<number, unknown>();
-      if (r !== '') {
-        const o = JSON.parse(r) as { slow: [number, RawStep][]; info: [number, unknown][] };
-        for (const [j, raw] of o.slow) slow.set(j, readSlow(raw, this.code));
-        for (const [j, info] of o.info) infos.set(j, info);
-      }
-      // One fresh copy of the batch's cells (the shared bytes are rewritten by the next call); each observation is a view of it.
-      const cells = img.slice(0, n * B);
-      for (let j = 0; j < n; j++) {
-        const s = slow.get(j);
-        if (s) out.push(s);
-        else {
-          const observation = { image: cells.subarray(j * B, (j + 1) * B), direction: dirs[j] };
-          out.push(op === OP.reset ? { observation } : { observation, reward: rew[j], terminated: (flags[j] & 1) !== 0, truncated: (flags[j] & 2) !== 0, info: infos.get(j) });
-        }
+      this.fillBatch(instances, nums, from, n);
+      out.push(...this.readBatch(this.answer(this.batchRequest(op, n, what), what), n, op));
+    }
+    return out;
+  }
+
+  /** One instance reset or stepped without blocking this thread (Channel.requestAsync). */
+  private oneAsync(inst: CodeEnvInstance, num: number, op: number, what: string): Promise<RawStep> {
+    return this.ch.requestAsync(op, 1, 0, what, this.opts.callTimeoutMs, () => this.fillBatch([inst], [num], 0, 1), (r) => this.readBatch(this.answer(r, what), 1, op)[0]);
+  }
+
+  private fillBatch(instances: readonly CodeEnvInstance[], nums: readonly number[], from: number, n: number): void {
+    const { ids } = this.ch.v;
+    for (let j = 0; j < n; j++) {
+      ids[j] = (instances[from + j] as CodeEnvInstance & { id: number }).id;
+      this.ch.v.nums[j] = nums[from + j];
+    }
+  }
+
+  /** A batch's answer `r` (the JSON of slow slots and infos, or '') and its numbers in shared memory, as raw steps. */
+  private readBatch(r: string, n: number, op: number): RawStep[] {
+    const { img, dirs, rew, flags } = this.ch.v;
+    const B = this.imgBytes;
+    const out: RawStep[] = [];
+    const slow = new Map<number, RawStep>();
+    const infos = new Map<number, unknown>();
+    if (r !== '') {
+      const o = JSON.parse(r) as { slow: [number, RawStep][]; info: [number, unknown][] };
+      for (const [j, raw] of o.slow) slow.set(j, readSlow(raw, this.code));
+      for (const [j, info] of o.info) infos.set(j, info);
+    }
+    // One fresh copy of the batch's cells (the shared bytes are rewritten by the next call); each observation is a view of it.
+    const cells = img.slice(0, n * B);
+    for (let j = 0; j < n; j++) {
+      const s = slow.get(j);
+      if (s) out.push(s);
+      else {
+        const observation = { image: cells.subarray(j * B, (j + 1) * B), direction: dirs[j] };
+        out.push(op === OP.reset ? { observation } : { observation, reward: rew[j], terminated: (flags[j] & 1) !== 0, truncated: (flags[j] & 2) !== 0, info: infos.get(j) });
       }
     }
     return out;
@@ -330,7 +580,7 @@ function describe(e: GuestError, what: string): CodeEnvError {
   return new CodeEnvError(`${what} threw ${e.name ?? 'an error'}: ${msg}`, line ? Number(line[1]) : null, 'exception');
 }
 
-/** The V8 engine: grid modules at V8 speed in a worker each, cached by source; null for modules QuickJS must run. */
+/** The V8 engine: grid modules at V8 speed in a process each, cached by source; null for modules QuickJS must run. */
 export function nodeVmEngine(options: CodeEnvSandboxOptions = {}): FastCodeEnvEngine {
   const opts = { ...DEFAULT_CODE_ENV_SANDBOX, ...options };
   const cache = new Map<string, WorkerLoaded | null>();

@@ -84,21 +84,25 @@ globalThis.__drv = (() => {
     return n;
   };
   const zero = (s) => { const c = s.counts; for (let i = 0; i < c.length; i++) c[i] = 0; };
+  const make = (id) => {
+    const counts = [];
+    const m = globalThis.__mk(counts);
+    if (typeof m.reset !== 'function') throw new TypeError('the module exports no function reset(seed)');
+    if (typeof m.step !== 'function') throw new TypeError('the module exports no function step(action)');
+    const i = typeof id === 'number' ? id : insts.length;
+    insts[i] = { m, checking: false, prev: null, snap: null, steps: 0, mutated: null, counts, freeze: false };
+    return i;
+  };
+  // An id the host numbered itself (the V8 sandbox: making an instance needs no call) is made on first use.
+  const at = (id) => insts[id] || (make(id), insts[id]);
   return {
     meta: () => { const m = globalThis.__mk([]); return stringify(m.env === undefined ? null : m.env); },
-    make: () => {
-      const counts = [];
-      const m = globalThis.__mk(counts);
-      if (typeof m.reset !== 'function') throw new TypeError('the module exports no function reset(seed)');
-      if (typeof m.step !== 'function') throw new TypeError('the module exports no function step(action)');
-      insts.push({ m, checking: false, prev: null, snap: null, steps: 0, mutated: null, counts, freeze: false });
-      return insts.length - 1;
-    },
+    make,
     free: (id) => { insts[id] = null; },
-    inst: (id) => insts[id],
-    check: (id, on) => { insts[id].checking = on; },
+    inst: at,
+    check: (id, on) => { at(id).checking = on; },
     reset: (id, seed) => {
-      const s = insts[id];
+      const s = at(id);
       zero(s);
       const o = s.m.reset(seed);
       s.steps = 0;
@@ -108,7 +112,7 @@ globalThis.__drv = (() => {
       return out;
     },
     step: (id, action) => {
-      const s = insts[id];
+      const s = at(id);
       zero(s);
       const r = s.m.step(action);
       s.steps++;
@@ -119,12 +123,12 @@ globalThis.__drv = (() => {
       if (s.freeze) deepFreeze(r.observation, 0);
       return out;
     },
-    expert: (id) => { const s = insts[id], m = s.m; zero(s); if (typeof m.expert !== 'function') return 'null'; const a = m.expert(); return stringify(a === undefined ? null : a); },
-    mutation: (id) => { const s = insts[id], m = s.mutated; s.mutated = null; return m === null ? -1 : m; },
+    expert: (id) => { const s = at(id), m = s.m; zero(s); if (typeof m.expert !== 'function') return 'null'; const a = m.expert(); return stringify(a === undefined ? null : a); },
+    mutation: (id) => { const s = at(id), m = s.mutated; s.mutated = null; return m === null ? -1 : m; },
     clock: () => { const out = clock.join(','); clock.length = 0; return out; },
-    loops: (id) => stringify(insts[id].counts),
-    freeze: (id, on) => { insts[id].freeze = on; },
-    sizes: (id) => { const m = insts[id].m, out = {}; if (typeof m.__vars !== 'function') return '{}'; const v = m.__vars(); for (const k of keys(v)) out[k] = sizeOf(v[k]); return stringify(out); },
+    loops: (id) => stringify(at(id).counts),
+    freeze: (id, on) => { at(id).freeze = on; },
+    sizes: (id) => { const m = at(id).m, out = {}; if (typeof m.__vars !== 'function') return '{}'; const v = m.__vars(); for (const k of keys(v)) out[k] = sizeOf(v[k]); return stringify(out); },
   };
 })();
 `;
@@ -175,13 +179,19 @@ const lineOfStack = (stack: string | undefined): number | null => {
 
 let modulePromise: Promise<QuickJSWASMModule> | null = null;
 let wasm: QuickJSWASMModule | null = null;
+/** This thread's QuickJS WebAssembly memory (all modules' heaps). */
+let wasmMemory: WebAssembly.Memory | null = null;
 
 /** Loads the WebAssembly once per thread. */
 export function loadQuickJs(): Promise<QuickJSWASMModule> {
-  modulePromise ??= newQuickJSWASMModuleFromVariant(
-    newVariant(variant, { wasmMemory: new WebAssembly.Memory({ initial: 256, maximum: WASM_MEMORY_BYTES / 65536 }) }),
-  ).then((m) => (wasm = m));
+  wasmMemory ??= new WebAssembly.Memory({ initial: 256, maximum: WASM_MEMORY_BYTES / 65536 });
+  modulePromise ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory })).then((m) => (wasm = m));
   return modulePromise;
+}
+
+/** Bytes of WebAssembly memory QuickJS holds in this thread (it grows, never shrinks), 0 before loadQuickJs. */
+export function quickJsMemoryBytes(): number {
+  return wasmMemory?.buffer.byteLength ?? 0;
 }
 
 /** One module loaded into a QuickJS runtime of its own; instances share it. */
@@ -194,6 +204,11 @@ class Loaded implements CodeEnvGuest {
   private loopLines: number[] = [];
   private readonly deadline = { at: Infinity };
   private disposed = false;
+  /** WebAssembly memory bytes at the last memory check, and interrupts since (overMemory). */
+  private memSeen = 0;
+  private memTicks = 0;
+  /** Bytes the module held when a call was stopped for memory (0: none was). */
+  private heldBytes = 0;
   private readonly registry = new FinalizationRegistry<number>((id) => this.release(id));
 
   constructor(
@@ -203,7 +218,7 @@ class Loaded implements CodeEnvGuest {
     private readonly opts: Required<CodeEnvSandboxOptions>,
     readonly checking = false,
   ) {
-    rt.setInterruptHandler(() => performance.now() > this.deadline.at);
+    rt.setInterruptHandler(() => performance.now() > this.deadline.at || this.overMemory());
     this.evalScript(PRELUDE, 'prelude.js');
     const counted = checking ? wrapModuleChecking(code) : null;
     if (counted === null) this.evalScript(wrapModule(code), FILE);
@@ -221,8 +236,36 @@ class Loaded implements CodeEnvGuest {
     const names = ['meta', 'make', 'free', 'check', 'reset', 'step', 'expert', 'mutation', 'clock', 'loops', 'freeze', 'sizes'] as const;
     this.fns = Object.fromEntries(names.map((n) => [n, vm.getProp(drv, n)])) as Loaded['fns'];
     drv.dispose();
-    const metaJson = this.call('meta', [], 'evaluating the module', this.opts.loadTimeoutMs);
-    this.meta = metaJson === 'null' ? undefined : JSON.parse(metaJson);
+    try {
+      const metaJson = this.call('meta', [], 'evaluating the module', this.opts.loadTimeoutMs);
+      this.meta = metaJson === 'null' ? undefined : JSON.parse(metaJson);
+    } catch (e) {
+      // The module threw as it ran: let go of the driver's handles, or freeing the runtime asserts
+      // that every object was freed and prints emscripten's "Aborted(Assertion failed: list_empty…)".
+      for (const h of Object.values(this.fns)) h.dispose();
+      throw e;
+    }
+  }
+
+  /**
+   * The interrupt handler's memory check. QuickJS's own limit (setMemoryLimit) counts only 8 bytes
+   * per allocation in this build (malloc_usable_size is unavailable: "memory allocated 41016 blocks,
+   * 328128 bytes" for 40 MB of strings), so a guest holding 1 KB strings reached 496 MiB of
+   * WebAssembly memory under a "64 MiB" limit. The real count (JS_ComputeMemoryUsage's "memory
+   * used", walked over the heap: 0.06 ms for a small env, 4 ms at 100k objects) is taken whenever
+   * this thread's WebAssembly memory grew since the last look, and every 128th interrupt (about
+   * every 100 ms of running) for memory freed by others and reused; past the limit the call stops.
+   */
+  private overMemory(): boolean {
+    const grown = quickJsMemoryBytes();
+    if (grown === this.memSeen && ++this.memTicks < 128) return false;
+    this.memSeen = grown;
+    this.memTicks = 0;
+    const m = /memory used\s+\d+\s+(\d+)/.exec(this.rt.dumpMemoryUsage());
+    const used = m ? Number(m[1]) : 0;
+    if (used <= this.opts.memoryBytes) return false;
+    this.heldBytes = used;
+    return true;
   }
 
   instance(): CodeEnvInstance {
@@ -368,8 +411,14 @@ class Loaded implements CodeEnvGuest {
     const e: GuestError = thrown !== null && typeof thrown === 'object' ? thrown : { name: 'InternalError', message: thrown == null ? 'out of memory' : String(thrown) };
     const line = lineOfStack(e.stack);
     const msg = e.message ?? '';
+    const mib = Math.round(this.opts.memoryBytes / 1048576);
+    if (msg === 'interrupted' && this.heldBytes > 0) {
+      const held = this.heldBytes;
+      this.heldBytes = 0;
+      return new CodeEnvError(`${what} ran out of memory (limit ${mib} MiB): it held ${Math.round(held / 1048576)} MiB when it was stopped`, line, 'memory');
+    }
     if (msg === 'interrupted') return new CodeEnvError(`${what} ran past its ${limitMs} ms limit and was stopped (an infinite loop?)`, line, 'timeout');
-    if (/out of memory/i.test(msg)) return new CodeEnvError(`${what} ran out of memory (limit ${Math.round(this.opts.memoryBytes / 1048576)} MiB)`, line, 'memory');
+    if (/out of memory/i.test(msg)) return new CodeEnvError(`${what} ran out of memory (limit ${mib} MiB)`, line, 'memory');
     if (e.name === 'InternalError' && /stack overflow/i.test(msg)) return new CodeEnvError(`${what} overflowed the sandbox's stack: recursion too deep`, line, 'exception');
     return new CodeEnvError(`${what} threw ${e.name ?? 'an error'}: ${msg}`, line, 'exception');
   }

@@ -45,6 +45,12 @@ export interface CodeEnvInstance {
   readonly callTimeoutMs?: number;
   /** Present in the checking sandbox (engine.load(code, { checking: true })): what the check measures beyond calls. */
   readonly probe?: CodeEnvProbe;
+  /** reset() without blocking the caller's thread (a server keeps answering meanwhile); present where the sandbox runs elsewhere (Node's V8 sandbox). */
+  resetAsync?(seed: number): Promise<RawStep>;
+  /** step() without blocking the caller's thread, as resetAsync. */
+  stepAsync?(action: number | string): Promise<RawStep>;
+  /** True once the sandbox holding this instance was stopped (a call past its deadline or its memory, possibly another instance's): its state is gone. */
+  stopped?(): boolean;
 }
 
 /** What the checking sandbox lets checkCodeEnv see of one instance. */

@@ -115,7 +115,7 @@ export class CodeEnvError extends Error {
     message: string,
     /** 1-based line of the user's module, or null. */
     readonly line: number | null,
-    /** Which rule: 'load', 'contract', 'exception', 'timeout', 'memory', 'reward'. */
+    /** Which rule: 'load', 'contract', 'exception', 'timeout', 'memory', 'reward'; 'stopped': the call never ran, its sandbox was stopped before (by an earlier call). */
     readonly rule: string,
     /**
      * The line is only near the fault: a loop is interrupted wherever it was (QuickJS files an
