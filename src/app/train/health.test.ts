@@ -107,8 +107,12 @@ describe('outcome: regressions the invariants miss', () => {
     const luck = outcomeHealth(sr([0, 0.05, 0, 0, 0, 0]));
     expect(luck).toMatchObject({ level: 'warn', label: 'lost' });
     expect(luck.text).toMatch(/may have been luck/);
-    // Never above 0: nothing was lost.
-    expect(outcomeHealth(sr([0, 0, 0, 0])).level).toBe('ok');
+    // Never above 0: nothing lost, nothing held. Never green: idle early, a warning after 6 iterations
+    // (lesson 5 step 1, lesson 9 step 2 and lesson 1 step 1 read green "holding" at 0% with a best of 0%).
+    expect(outcomeHealth(sr([0, 0, 0, 0]))).toMatchObject({ level: 'idle', label: 'no success yet' });
+    const none = outcomeHealth(sr([0, 0, 0, 0, 0, 0, 0]));
+    expect(none).toMatchObject({ level: 'warn', label: 'no success yet' });
+    expect(none.text).toBe('No episode has succeeded in 7 iterations: with no success in any group there is nothing to learn from; shape the reward (potential), raise the group size, or keep entropy up.');
   });
 
   it('names the change a person made after the best window as the likely cause', () => {

@@ -129,7 +129,8 @@ export interface RunChange {
  * Outcome: is the agent still as good as it has been? The invariants can read healthy while a
  * live edit (a large entropy coef, a high learning rate) unlearns the task, so this compares the
  * last WINDOW iterations' success with the best WINDOW so far. It is never green while success
- * is below a third of its best, or back at 0 after being above it, however low that best was.
+ * is below a third of its best, or back at 0 after being above it, however low that best was,
+ * nor while success has never been above 0 (idle for the first 2·WINDOW iterations, then a warning).
  * When the fall follows a change the person made (`changes`: live settings, applied reward code),
  * the verdict names that change rather than a generic cause.
  */
@@ -157,6 +158,14 @@ export function outcomeHealth(history: Series, changes: readonly RunChange[] = [
       label: lost ? 'lost' : 'regressing',
       text: `Success is ${pct(now)} (${w}), ${lost ? 'back to nothing' : 'under a third of'} after its best of ${pct(top)}${because || (lowBest ? ': a best this low may have been luck; if it stays down, the updates are not finding the task (shape the reward, or raise the group size)' : ': recent updates are unlearning the task; undo the last setting change or lower the learning rate')}.`,
     };
+  }
+  // Never above 0: nothing was lost, but nothing is held either, so it is never green. Early on
+  // that is normal (idle); after 2·WINDOW iterations it is the thing to act on (warn). No change
+  // is blamed: there was no fall for one to cause.
+  if (top <= 0) {
+    const its = `${history.length} iteration${history.length === 1 ? '' : 's'}`;
+    if (history.length < 2 * WINDOW) return { level: 'idle', label: 'no success yet', text: `No episode has succeeded yet (${its}): a sparse task can take a few iterations to find the goal once.` };
+    return { level: 'warn', label: 'no success yet', text: `No episode has succeeded in ${its}: with no success in any group there is nothing to learn from; shape the reward (potential), raise the group size, or keep entropy up.` };
   }
   if (top >= THRESHOLDS.regressionMinBest && drop >= THRESHOLDS.regressionWarn) {
     return { level: 'warn', label: 'slipping', text: `Success is ${pct(now)} (${w}), below its best of ${pct(top)}${because || ': watch whether it recovers; if it keeps falling, lower the learning rate'}.` };
