@@ -10,6 +10,7 @@ import { StudioView } from './studio/StudioView.tsx';
 import { useStore } from './state/store.ts';
 import { useSweep } from './train/sweep.ts';
 import type { ViewId } from './state/storeTypes.ts';
+import { FIRST_LESSON, focusAction, LESSON_ACTION, RUN_BUTTON, SHORTCUTS } from './shell/shortcuts.ts';
 
 /** The views in the header nav. */
 const VIEWS: readonly { id: ViewId; title: string }[] = [
@@ -43,16 +44,20 @@ export function App() {
   // Below ~900 px the view tabs fold into a menu (styles.css).
   const [menuOpen, setMenuOpen] = useState(false);
   const title = VIEWS.find((v) => v.id === active)?.title ?? '';
-  /** The skip link: on Train, to the run button (Start / Pause); elsewhere, to the view itself. */
+  const lessonOpen = useStore((s) => s.lessonId !== null);
+  const armed = useStore((s) => s.armed !== null);
+  // The skip link goes to the view's main action: Start on Train, the open lesson's Set up on
+  // Lessons (the first lesson on the start page); elsewhere the view itself.
+  const skipTo: { text: string; selector: string } =
+    active === 'train' ? { text: 'Skip to Start', selector: RUN_BUTTON } : active === 'lessons' ? (lessonOpen ? { text: "Skip to the step's Set up", selector: LESSON_ACTION } : { text: 'Skip to the first lesson', selector: FIRST_LESSON }) : { text: `Skip to ${title}`, selector: '#view-content' };
   const skip = (e: React.MouseEvent) => {
     e.preventDefault();
-    const target = document.querySelector<HTMLElement>(active === 'train' ? '.run-main' : '#view-content');
-    target?.focus();
+    focusAction(skipTo.selector);
   };
   return (
     <div className={`app${menuOpen ? ' menu-open' : ''}`}>
       <a className="skip-link" href="#view-content" onClick={skip} data-testid="skip-link">
-        {active === 'train' ? 'Skip to Start' : `Skip to ${title}`}
+        {skipTo.text}
       </a>
       <header className="app-header">
         <div className="brand">
@@ -97,6 +102,15 @@ export function App() {
       <footer className="status-bar">
         <BackendStatus />
         <span className="status-item muted">{crossOriginIsolated ? 'cross-origin isolated' : 'not cross-origin isolated'}</span>
+        <span className="status-item muted shortcut-list" data-testid="shortcut-list" title="Option instead of Alt on a Mac; they act outside text fields and code editors">
+          Keys: <kbd>{SHORTCUTS.start.keys}</kbd> {SHORTCUTS.start.text}
+          {armed && (
+            <>
+              {' · '}
+              <kbd>{SHORTCUTS.lesson.keys}</kbd> {SHORTCUTS.lesson.text}
+            </>
+          )}
+        </span>
         <span className="status-spacer" />
         {active === 'environments' && envId && (
           <span className="status-item muted" title="This view's link reproduces it">

@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import '../core/envs/index.ts';
 import { App } from './App.tsx';
 import { startHashSync } from './state/hashSync.ts';
+import { startShortcuts } from './shell/shortcuts.ts';
 import { flushRunRecord } from './train/slice.ts';
 import { useStore } from './state/store.ts';
 import { startLessonSync } from './lessons/sync.ts';
@@ -13,6 +14,8 @@ import { interruptedText } from './train/sweepSaved.ts';
 import './styles.css';
 
 startHashSync();
+// Alt+S: Start from any view; Alt+L: back to the lesson (listed in the status bar).
+startShortcuts();
 startLessonSync();
 // The training worker's engine loads while the page is idle on the Train view, before Start.
 startPrewarm(useStore);

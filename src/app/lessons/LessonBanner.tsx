@@ -1,6 +1,7 @@
 /** On the Train view while a lesson step is set up: the step, what to do, and its live check. */
 import { useStore } from '../state/store.ts';
 import { CheckStatusView } from './CheckStatusView.tsx';
+import { actThenFocus, LESSON_ACTION, SHORTCUTS } from '../shell/shortcuts.ts';
 
 export function LessonBanner() {
   const armed = useStore((s) => s.armed);
@@ -17,7 +18,7 @@ export function LessonBanner() {
         <b>{step.title}.</b> <span>{step.action}</span>
       </div>
       <CheckStatusView lesson={lesson} step={armed.step} compact />
-      <button type="button" className="btn" data-testid="lesson-back" onClick={() => openLesson(lesson.id, armed.step)}>
+      <button type="button" className="btn" data-testid="lesson-back" aria-keyshortcuts={SHORTCUTS.lesson.keys} title={`${SHORTCUTS.lesson.keys} from anywhere`} onClick={() => actThenFocus(() => openLesson(lesson.id, armed.step), LESSON_ACTION)}>
         Back to the lesson
       </button>
     </div>

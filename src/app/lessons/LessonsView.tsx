@@ -8,6 +8,7 @@ import { ClassroomLink } from './ClassroomLink.tsx';
 import { CheckStatusView } from './CheckStatusView.tsx';
 import { isDone } from './progress.ts';
 import { isMapCheck } from './schema.ts';
+import { actThenFocus, LESSON_ACTION, RUN_BUTTON, SHORTCUTS } from '../shell/shortcuts.ts';
 import './lessons.css';
 
 const BADGE_TITLE = { outcome: 'Outcome', exploration: 'Exploration', signal: 'Signal', shift: 'Shift', reward: 'Reward' } as const;
@@ -41,6 +42,43 @@ function LessonList() {
   );
 }
 
+/**
+ * The start page: Lessons with no lesson open, where a first visit without a link lands. It says
+ * what the playground is and offers the first lesson and the first preset, one click each.
+ */
+function StartPage() {
+  const first = useStore((s) => s.lessons[0]);
+  const preset = useStore((s) => s.presets[0]);
+  const openLesson = useStore((s) => s.openLesson);
+  return (
+    <div className="lesson-empty start-page panel" data-testid="lesson-empty">
+      <h1>Train an agent in this tab, and watch it learn</h1>
+      <p>
+        The Agentic RL Playground trains small agents by reinforcement learning right here in the browser: no server, nothing to install. Live charts show the learning, and five badges say in one sentence what they see (is success holding, is the policy still exploring, does the reward
+        still track the task) and what to try.
+      </p>
+      <p>
+        Each lesson is a few short training runs that make one thing visible. Every step sets up the Train view for you; you press Start, and the step ticks itself off when the live metrics show what it is about.
+      </p>
+      <div className="start-actions">
+        {first && (
+          <button type="button" className="btn btn-primary" data-testid="start-first-lesson" onClick={() => actThenFocus(() => openLesson(first.id), LESSON_ACTION)}>
+            Start lesson 1: {first.title}
+          </button>
+        )}
+        {preset && (
+          <button type="button" className="btn" data-testid="start-first-preset" onClick={() => actThenFocus(() => useStore.getState().openTrain(`#view=train&preset=${encodeURIComponent(preset.id)}`), RUN_BUTTON)} title="Opens the Train view with this preset; training starts when you press Start">
+            Or train the first preset: {preset.title}
+          </button>
+        )}
+      </div>
+      <p className="muted small">
+        The other lessons are listed here too. <b>Environments</b> (in the header) lets you play each env by hand; the <b>Studio</b> builds maps and envs; <b>Runs</b> keeps every run. From any view, <kbd>{SHORTCUTS.start.keys}</kbd> goes to Start.
+      </p>
+    </div>
+  );
+}
+
 function LessonPanel() {
   const lesson = useStore((s) => s.lessons.find((l) => l.id === s.lessonId));
   const stepIdx = useStore((s) => s.lessonStep);
@@ -48,18 +86,7 @@ function LessonPanel() {
   const armed = useStore((s) => s.armed);
   const hasRun = useStore((s) => s.status !== 'idle' || s.history.length > 0);
   const { goStep, setUpStep, resetLesson } = useStore.getState();
-  if (!lesson) {
-    return (
-      <div className="lesson-empty panel" data-testid="lesson-empty">
-        <h1>Lessons</h1>
-        <p>
-          Each lesson is a few short training runs that make one thing visible: what a shaped reward buys, what an exploration collapse or a dead learning signal looks like, what asynchronous rollouts do to the data. Every step sets up the Train view for you; you press Start, and the step
-          ticks itself off when the live metrics show what it is about.
-        </p>
-        <p className="muted">Pick a lesson on the left.</p>
-      </div>
-    );
-  }
+  if (!lesson) return <StartPage />;
   const step = lesson.steps[stepIdx];
   const allDone = lesson.steps.every((_, k) => isDone(progress, lesson.id, k));
   const isArmed = armed?.lessonId === lesson.id && armed.step === stepIdx;
@@ -92,14 +119,14 @@ function LessonPanel() {
         <div className="lesson-setup-row">
           {isMapCheck(step.check) ? (
             <>
-              <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={setUpStep} title="Opens the Studio's Map tab; the check reads the map as you paint it">
+              <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={() => actThenFocus(setUpStep, '[data-testid=map-editor]')} title="Opens the Studio's Map tab; the check reads the map as you paint it">
                 Open the Studio
               </button>
               <span className="muted small">The check reads the map in the Studio as you paint it.</span>
             </>
           ) : (
           <>
-          <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={setUpStep} title="Puts this step's settings into the Train view and opens it; training starts only when you press Start">
+          <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={() => actThenFocus(setUpStep, RUN_BUTTON)} title="Puts this step's settings into the Train view and opens it with the focus on Start; training starts only when you press Start">
             {isArmed ? 'Set up again on the Train view' : 'Set up on the Train view'}
           </button>
           <span className="muted small">
@@ -142,17 +169,31 @@ function LessonPanel() {
 
 export function LessonsView() {
   const classroom = useStore((s) => s.classroom);
+  const lessonOpen = useStore((s) => s.lessonId !== null);
   // A classroom link is for students: the builder stays with hosts.
   const student = classroom.hide.length > 0 || classroom.lock.length > 0;
-  return (
+  const list = (
+    <aside className="sidebar lessons-sidebar">
+      <LessonList />
+    </aside>
+  );
+  const main = (
+    <main className="main lessons-main">
+      <LessonPanel />
+      {!student && <ClassroomLink />}
+    </main>
+  );
+  // The start page comes first in the page's order (and on top on a phone), the list beside it
+  // on a wide screen: a newcomer's first Tab and first screen are the first lesson, not ten list items.
+  return lessonOpen ? (
     <div className="lessons-layout">
-      <aside className="sidebar lessons-sidebar">
-        <LessonList />
-      </aside>
-      <main className="main lessons-main">
-        <LessonPanel />
-        {!student && <ClassroomLink />}
-      </main>
+      {list}
+      {main}
+    </div>
+  ) : (
+    <div className="lessons-layout lessons-start">
+      {main}
+      {list}
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { useStore } from './store.ts';
 import { formatStudioHash, isStudioHash } from '../studio/studioHash.ts';
 import { CODE_LINK_PREFIX, isTrainCodeLink } from '../studio/code/link.ts';
 import { formatClassroom, formatLessonHash, isLessonsHash, parseClassroomLink } from '../lessons/classroom.ts';
+import { landing, markVisited } from './landing.ts';
 
 /** True when the hash names the Runs view. */
 const isRunsHash = (hash: string) => /(^#?|&)view=runs(&|$)/.test(hash);
@@ -65,7 +66,12 @@ function currentHash(): string | null {
 
 /** Starts syncing; returns a function that stops it. */
 export function startHashSync(): () => void {
-  applyHash(window.location.hash);
+  const storage = typeof localStorage === 'undefined' ? null : localStorage;
+  // A first visit without a hash opens the start page (Lessons, no lesson open); everything
+  // else opens what the hash names, as a link always did.
+  if (landing(window.location.hash, storage) === 'start') useStore.getState().openLesson(null);
+  else applyHash(window.location.hash);
+  markVisited(storage);
   const write = () => {
     const h = currentHash();
     if (h && h !== window.location.hash) history.replaceState(null, '', h);

@@ -76,7 +76,7 @@ function RunBar() {
     >
       <div className="run-buttons">
         {status === 'starting' && warm ? (
-          <button type="button" className="btn btn-primary run-main" data-testid="warm-pause" onClick={toggleWarmPause} title="Pauses the warm start between two of its steps; Reset cancels it">
+          <button type="button" className="btn btn-primary run-main" aria-keyshortcuts="Alt+S" data-testid="warm-pause" onClick={toggleWarmPause} title="Pauses the warm start between two of its steps; Reset cancels it">
             {warmPaused ? (
               <>
                 <span aria-hidden>▶</span> Resume warm start
@@ -90,13 +90,13 @@ function RunBar() {
         ) : isRunning || status === 'pausing' ? (
           // aria-disabled, not disabled, while busy: a disabled button drops the keyboard focus
           // to <body>, and the same button is Start, then Pause, then Resume.
-          <button type="button" className="btn btn-primary run-main" data-testid="train-pause" onClick={() => status !== 'pausing' && pause()} aria-disabled={status === 'pausing'}>
+          <button type="button" className="btn btn-primary run-main" aria-keyshortcuts="Alt+S" data-testid="train-pause" onClick={() => status !== 'pausing' && pause()} aria-disabled={status === 'pausing'}>
             <span aria-hidden>❚❚</span> Pause
           </button>
         ) : (
           <button
             type="button"
-            className="btn btn-primary run-main"
+            className="btn btn-primary run-main" aria-keyshortcuts="Alt+S"
             data-testid="train-start"
             onClick={() => !busy && void start()}
             aria-disabled={busy || undefined}
