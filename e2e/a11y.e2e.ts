@@ -3,7 +3,8 @@
  * axe-core finds no serious or critical violation on Environments, Train (idle, reward lab open,
  * and training), Runs and Lessons; Start is reached in at most 3 Tab presses (the skip link) and
  * keeps the focus when it becomes Pause; at 390×844 nothing scrolls sideways, Start is inside
- * the viewport, and a chart draws after Start.
+ * the viewport, and a chart draws after Start. The start page (a first visit with no hash) passes
+ * axe at desktop width and at 390×844, with its first-lesson button in view.
  */
 import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
@@ -54,6 +55,30 @@ describe('accessibility and small screens', () => {
     expect(errors).toEqual([]);
     page.on('dialog', (d) => void d.accept());
     await page.close({ runBeforeUnload: false });
+  });
+
+  it('the start page (fresh profile, no hash): axe-clean at 1400 and 390 px, one h1, the first lesson in view on a phone', { timeout: 120_000 }, async () => {
+    const report: Record<string, string[]> = {};
+    for (const [name, viewport, phone] of [['start (desktop)', { width: 1400, height: 1000 }, false], ['start (390)', { width: 390, height: 844 }, true]] as const) {
+      const page = await browser().newPage({ viewport, isMobile: phone, hasTouch: phone });
+      const errors = watchErrors(page);
+      await page.goto(appUrl);
+      const first = page.getByTestId('start-first-lesson');
+      await first.waitFor();
+      await page.getByTestId('backend-status').and(page.locator('[data-backend]')).waitFor();
+      report[name] = await axeProblems(page);
+      const h1 = await page.locator('h1').count();
+      if (h1 !== 1) report[name].push(`${h1} h1 elements (one per view)`);
+      const box = (await first.boundingBox())!;
+      expect(box.x + box.width, name).toBeLessThanOrEqual(viewport.width);
+      expect(box.y + box.height, name).toBeLessThanOrEqual(viewport.height);
+      expect(await sideways(page), name).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: `${ARTIFACTS}/start-${phone ? 'phone' : 'desktop'}.png` });
+      expect(errors, name).toEqual([]);
+      await page.close();
+    }
+    writeFileSync(`${ARTIFACTS}/a11y-axe-start.json`, JSON.stringify(report, null, 2));
+    expect(report).toEqual({ 'start (desktop)': [], 'start (390)': [] });
   });
 
   it('keyboard: Start within 3 Tab presses; the focus stays on the run button as Start becomes Pause', { timeout: 180_000 }, async () => {
