@@ -110,6 +110,18 @@ const TOOLS: ChartSpec = {
   format: pct,
 };
 
+/**
+ * Tool calls per episode (`tools/call_frequency`): on the calculator a one-turn run has none and
+ * an agentic one about 1 (calc(...), then answer(...)); the lesson on RLVR vs agentic RL reads it.
+ */
+const TOOL_CALLS: ChartSpec = {
+  id: 'tool-calls',
+  title: 'Tool calls per episode',
+  help: 'tools/call_frequency: tool calls per episode, averaged over the batch (answer(...) is not a tool call). 0 when the policy answers from memory; the calculator\'s expert makes 1.',
+  lines: [{ key: 'tools/call_frequency', label: 'calls', color: C.orange }],
+  domain: [0, 'auto'],
+};
+
 /** The reward badge's chart: what the policy optimises beside what the task pays. */
 const PROXY: ChartSpec = {
   id: 'reward-proxy',
@@ -264,6 +276,19 @@ const SHIFT: ChartSpec[] = [
   },
 ];
 
+/**
+ * Token policies reuse the keys and values of earlier turns (and of the tokens already written)
+ * instead of recomputing them: the share of context tokens served from the KV cache.
+ */
+const KV_CACHE: ChartSpec = {
+  id: 'kv-cache',
+  title: 'KV-cache hit rate',
+  help: 'perf/kv_cache_hit_rate: share of context tokens whose keys and values came from the KV cache instead of being recomputed. In a multi-turn episode the second turn reuses the first turn\'s cache, so the share rises with the number of turns.',
+  lines: [{ key: 'perf/kv_cache_hit_rate', label: 'hit rate', color: C.teal }],
+  domain: [0, 1],
+  format: pct,
+};
+
 const SPEED: ChartSpec[] = [
   {
     id: 'env-steps',
@@ -313,11 +338,14 @@ function Badge({ name, v }: { name: string; v: Verdict }) {
   );
 }
 
+/** The badges the dashboard always shows, in order (a lesson names them as "the Signal badge"). */
+export const BADGES = ['outcome', 'exploration', 'signal', 'shift', 'reward'] as const;
+
 /** The outcome and the three invariants' verdicts at a glance; each links to its section. */
-function Summary({ verdicts }: { verdicts: Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward', Verdict> }) {
+function Summary({ verdicts }: { verdicts: Record<(typeof BADGES)[number], Verdict> }) {
   return (
     <nav className="health-summary" aria-label="Health of the outcome, the three invariants and the reward" title="The three invariants (Exploration, Signal, Shift) are what RL needs to keep learning: the policy keeps trying different things, batches keep comparisons to learn from, and the learner trains on the policy that acted. Outcome and Reward check the task itself.">
-      {(['outcome', 'exploration', 'signal', 'shift', 'reward'] as const).map((k) => (
+      {BADGES.map((k) => (
         <a key={k} href={`#section-${k}`} className={`health-chip health-${verdicts[k].level}`} onClick={(e) => {
           e.preventDefault();
           document.querySelector(`[data-testid="section-${k}"]`)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -446,12 +474,12 @@ export function dashboardCharts(config: { env?: { id: string }; model: { kind: s
   const tokens = config.model.kind === 'transformer';
   const toolEnv = config.env?.id.startsWith('tools/') === true;
   return {
-    outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOLS] : [])],
+    outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOL_CALLS, TOOLS] : [])],
     exploration: exploration(numActions),
     signal: [...signal(isGroupAlgo(config.algo.algo), isAlgo(config.algo.algo) && algoDescriptor(config.algo.algo).critic), ...algoCharts(config.algo.algo), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : []), ...(config.stages?.some((st) => st.distill) ? [DISTILL] : [])],
     shift: SHIFT,
     reward: [PROXY],
-    speed: SPEED,
+    speed: tokens ? [...SPEED, KV_CACHE] : SPEED,
     agents: agentCharts(agents),
   };
 }

@@ -13,7 +13,7 @@ import { FIELD_BY_PATH } from './fields.ts';
 import { blockingFields } from './config.ts';
 import { GroupView } from './GroupView.tsx';
 import { fmt } from './MetricChart.tsx';
-import type { RunStatus, TrainTab } from './trainState.ts';
+import { TRAIN_TABS as TABS, type RunStatus } from './trainState.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
 import { MAX_SEEDS, planSweep, useSweep } from './sweep.ts';
 import { startSweep, SweepPanel } from './SweepPanel.tsx';
@@ -259,12 +259,6 @@ function RestartPrompt() {
   );
 }
 
-const TABS: { id: TrainTab; title: string }[] = [
-  { id: 'dashboard', title: 'Dashboard' },
-  { id: 'groups', title: 'Groups' },
-  { id: 'trajectories', title: 'Trajectories' },
-  { id: 'sweep', title: 'Sweep' },
-];
 
 function ErrorNote() {
   const error = useStore((s) => s.error);

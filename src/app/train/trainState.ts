@@ -7,6 +7,14 @@ export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' |
 
 export type TrainTab = 'dashboard' | 'groups' | 'trajectories' | 'sweep';
 
+/** The Train view's tabs, in order, with the names a person (and a lesson's text) reads on them. */
+export const TRAIN_TABS: readonly { id: TrainTab; title: string }[] = [
+  { id: 'dashboard', title: 'Dashboard' },
+  { id: 'groups', title: 'Groups' },
+  { id: 'trajectories', title: 'Trajectories' },
+  { id: 'sweep', title: 'Sweep' },
+];
+
 /** One iteration's metrics plus the x value and the reward band, as the charts read them. */
 export type MetricPoint = Record<string, number> & { it: number };
 
