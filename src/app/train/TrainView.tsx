@@ -17,6 +17,7 @@ import { TRAIN_TABS as TABS, type RunStatus } from './trainState.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
 import { MAX_SEEDS, planSweep, useSweep } from './sweep.ts';
 import { startSweep, SweepPanel } from './SweepPanel.tsx';
+import { formatWarmEta, warmActivity } from './warmEta.ts';
 import './train.css';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
 import { RewardLabPanel } from '../rewardLab/RewardLabPanel.tsx';
@@ -117,7 +118,7 @@ function RunBar() {
       <div className="run-facts">
         <span className={`run-state run-${status}`}>
           <span className="run-dot" aria-hidden />
-          {status === 'starting' && warm ? `warm start${warmPaused ? ' paused' : ': imitating the expert'}, step ${warm.step} / ${warm.total}` : STATUS_TEXT[status]}
+          {status === 'starting' && warm ? `warm start: ${warmActivity(warm.step, warm.total, warmPaused)}` : STATUS_TEXT[status]}
         </span>
         {status === 'starting' && warm && (
           <span className="run-fact" title="Cross-entropy and mean probability of the expert's tokens during the imitation warm start">
@@ -196,23 +197,22 @@ function SeedsButton({ disabled }: { disabled: boolean }) {
   );
 }
 
-/** The warm start's progress bar and the time left at its recent pace. */
+/** The warm start's progress bar and the time left at its measured pace (warmEta.ts). */
 function WarmProgress() {
-  const w = useStore((s) => s.warmHistory);
-  const last = w[w.length - 1];
+  const last = useStore((s) => s.warmStart);
+  const eta = useStore((s) => s.warmEta);
   if (!last) return null;
-  // Pace over the last 50 reports (the first steps include session builds).
-  const from = w[Math.max(0, w.length - 51)];
-  const perStepMs = last.step > from.step ? (last.t - from.t) / (last.step - from.step) : NaN;
-  const leftS = ((last.total - last.step) * perStepMs) / 1000;
-  const eta = Number.isFinite(leftS) ? (leftS >= 90 ? `${Math.round(leftS / 60)} min left` : `${Math.max(1, Math.round(leftS))} s left`) : 'timing…';
   return (
     <span className="run-fact warm-progress" data-testid="warm-progress">
       <progress value={last.step} max={last.total} aria-label="Warm start progress" />
-      <span className="muted">{eta}</span>
+      <span className="muted" title={eta ? `From the median time per step of the last steps; the middle half of them would give ${fmtS(eta.leftS - eta.spreadS)} to ${fmtS(eta.leftS + eta.spreadS)}` : 'Shown once 10 step times are measured'}>
+        {formatWarmEta(eta)}
+      </span>
     </span>
   );
 }
+
+const fmtS = (s: number) => (s >= 90 ? `${Math.round(s / 60)} min` : `${Math.max(0, Math.round(s))} s`);
 
 /** A link or preset brought reward code while the person's own was applied: keep theirs, or use the link's. */
 function RewardReplacePrompt() {

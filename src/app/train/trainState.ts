@@ -2,6 +2,7 @@
 import type { IterationView, StartInfo, StartPhase, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import { type Preset, type Validation } from './config.ts';
 import { type DraftConfig } from './fields.ts';
+import type { WarmEta } from './warmEta.ts';
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stepping' | 'finished' | 'error';
 
@@ -48,6 +49,8 @@ export interface TrainSlice {
   warmPaused: boolean;
   /** Every warm-start report of the current run (the warm-start chart), with its page time (ms). */
   warmHistory: (WarmStartProgress & { t: number })[];
+  /** The warm start's time left as shown (warmEta.ts: from measured step times), null until 10 are measured. */
+  warmEta: WarmEta | null;
   /** Metrics per iteration, oldest first (a new array at each flush). */
   history: MetricPoint[];
   latest: IterationView | null;
