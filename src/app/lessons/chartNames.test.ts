@@ -12,7 +12,7 @@ import { dashboardCharts } from '../train/Dashboard.tsx';
 import { LESSONS } from './index.ts';
 import { configForSetup } from './setup.ts';
 import { isMapCheck } from './schema.ts';
-import { BADGES } from '../train/Dashboard.tsx';
+import { BADGES, keyChart } from '../train/Dashboard.tsx';
 import { TRAIN_TABS } from '../train/trainState.ts';
 import { STUDIO_TABS } from '../studio/studioHash.ts';
 import { metricDecl } from '../../core/metrics/lookup.ts';
@@ -170,5 +170,36 @@ describe('lesson texts name only what their step shows', () => {
       });
     });
     expect(bad).toEqual([]);
+  });
+});
+
+describe("a phone's key chart (under Start while training)", () => {
+  it("is the chart of the step's first checked metric that a chart draws, else the success rate", () => {
+    const picked: string[] = [];
+    LESSONS.lessons.forEach((lesson, li) => {
+      lesson.steps.forEach((step, si) => {
+        if (isMapCheck(step.check)) return;
+        const r = configForSetup(step.setup, presets);
+        if (!r.ok) throw new Error(r.problems.join('; '));
+        const spec = makeEnv(r.config.env.id, r.config.env.kwargs).spec;
+        const specs = dashboardCharts(r.config, spec.maxSteps, spec.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 0, spec.agents);
+        const metrics = step.check.all.map((c) => c.metric);
+        const chart = keyChart(specs, metrics)!;
+        const drawn = Object.values(specs).flat().flatMap((c) => c.lines.map((l) => l.key as string));
+        const first = metrics.find((m) => drawn.includes(m));
+        if (first) expect(chart.lines.map((l) => l.key as string)).toContain(first);
+        else expect(chart.id).toBe('success');
+        picked.push(`${li + 1}.${si + 1} ${chart.id}`);
+      });
+    });
+    // Lesson 1 step 1 checks zero-spread groups; lesson 5 step 1 turns per episode (the Episode length chart).
+    expect(picked).toContain('1.1 zero-std');
+    expect(picked).toContain('5.1 length');
+  });
+
+  it('without a lesson, the success rate', () => {
+    const r = configForSetup({ preset: 'grid-empty-8x8-grpo', studioMap: false, overrides: [] }, presets);
+    if (!r.ok) throw new Error(r.problems.join('; '));
+    expect(keyChart(dashboardCharts(r.config, 60, 7))?.id).toBe('success');
   });
 });

@@ -484,6 +484,55 @@ export function dashboardCharts(config: { env?: { id: string }; model: { kind: s
   };
 }
 
+/**
+ * The one chart a phone shows right under Start while a run trains (the dashboard itself starts
+ * below the fold there): a lesson step's first checked metric that a chart draws, else the success
+ * rate. `check` is the armed step's metric keys, in the check's order.
+ */
+export function keyChart(specs: Record<string, ChartSpec[]>, checked: readonly string[] = []): ChartSpec | undefined {
+  const all = Object.values(specs).flat();
+  for (const key of checked) {
+    const c = all.find((x) => x.lines.some((l) => l.key === key));
+    if (c) return c;
+  }
+  return all.find((x) => x.id === 'success');
+}
+
+/** On phones (train.css shows it below 900 px only), the run's key chart under the run bar: on screen without scrolling while it trains. */
+export function KeyChart() {
+  const raw = useStore((s) => s.history);
+  const status = useStore((s) => s.status);
+  const config = useStore((s) => s.running ?? s.draft);
+  const checked = useStore((s) => {
+    const step = s.armed && s.lessons.find((l) => l.id === s.armed?.lessonId)?.steps[s.armed.step];
+    return step && 'all' in step.check ? step.check.all.map((c) => c.metric).join(' ') : '';
+  });
+  const catalog = useStore((s) => s.catalog);
+  const emptyNote = useStartNote();
+  const history = useDeferredValue(raw);
+  const data = useMemo(() => thin(history), [history]);
+  const spec = useMemo(() => {
+    try {
+      return makeEnv(config.env.id, config.env.kwargs).spec;
+    } catch {
+      return catalog.find((c) => c.id === config.env.id)?.spec;
+    }
+  }, [config.env.id, config.env.kwargs, catalog]);
+  const tokens = config.model.kind === 'transformer';
+  const numActions = tokens ? 0 : spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 0;
+  const chart = useMemo(() => {
+    const c = keyChart(dashboardCharts(config, spec?.maxSteps ?? 100, numActions, spec?.agents), checked ? checked.split(' ') : []);
+    // Its own test id (chart-key-…): the dashboard's copy of the same chart keeps chart-<id>.
+    return c && { ...c, id: `key-${c.id}` };
+  }, [config, spec, numActions, checked]);
+  if (!chart || (status === 'idle' && raw.length === 0)) return null;
+  return (
+    <section className="key-chart" aria-label="Key chart of this run" data-testid="key-chart">
+      <MetricChart spec={chart} data={data} emptyNote={emptyNote} />
+    </section>
+  );
+}
+
 export function Dashboard() {
   const raw = useStore((s) => s.history);
   const warmHistory = useStore((s) => s.warmHistory);

@@ -8,7 +8,7 @@ import type { RunConfig } from '../../core/presets/schema.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
 import { useStore } from '../state/store.ts';
 import { ConfigPanel } from './ConfigPanel.tsx';
-import { Dashboard } from './Dashboard.tsx';
+import { Dashboard, KeyChart } from './Dashboard.tsx';
 import { FIELD_BY_PATH } from './fields.ts';
 import { blockingFields } from './config.ts';
 import { GroupView } from './GroupView.tsx';
@@ -18,6 +18,9 @@ import { TrajectoryInspector } from './TrajectoryInspector.tsx';
 import { MAX_SEEDS, planSweep, useSweep } from './sweep.ts';
 import { startSweep, SweepPanel } from './SweepPanel.tsx';
 import { formatWarmEta, warmActivity } from './warmEta.ts';
+import { setupBlurb } from './presetBlurb.ts';
+import type { Preset } from './config.ts';
+import { isMapCheck } from '../lessons/schema.ts';
 import './train.css';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
 import { RewardLabPanel } from '../rewardLab/RewardLabPanel.tsx';
@@ -296,24 +299,13 @@ export function TrainView() {
           Presets & settings{preset ? `: ${preset.title}` : ''}
         </button>
         <RunBar />
+        {tab === 'dashboard' && <KeyChart />}
         <RewardReplacePrompt />
         <RestartPrompt />
         <ErrorNote />
         {/* A classroom link that hides (or locks) the Reward panel hides the reward lab too: both edit the reward. */}
         {tab === 'dashboard' && !rewardHidden && <RewardLabPanel />}
-        {preset && tab === 'dashboard' && (
-          <p className="preset-blurb" data-testid="preset-blurb" key={presetId}>
-            {otherEnv === null ? (
-              <>
-                <b>{preset.title}.</b> {preset.description}
-              </>
-            ) : (
-              <>
-                <b>{otherEnv}</b>, trained with the setup of the preset <b>{preset.title}</b> (its algorithm, model and settings; not its env).
-              </>
-            )}
-          </p>
-        )}
+        {preset && tab === 'dashboard' && <SetupBlurbView preset={preset} otherEnv={otherEnv} key={presetId} />}
         <div className="train-tabs" role="tablist" aria-label="Training views">
           {TABS.map((t) => (
             <button key={t.id} type="button" role="tab" className="train-tab" aria-selected={tab === t.id} data-testid={`tab-${t.id}`} onClick={() => setTab(t.id)}>
@@ -329,6 +321,36 @@ export function TrainView() {
         </ErrorBoundary>
       </main>
     </div>
+  );
+}
+
+/** Above the tabs: the preset's description, or the lesson step's own text while its setup is on the form, and what differs from the preset. */
+function SetupBlurbView({ preset, otherEnv }: { preset: Preset; otherEnv: string | null }) {
+  const base = useStore((s) => s.base);
+  const draft = useStore((s) => s.draft);
+  const step = useStore((s) => {
+    const st = s.armed && s.lessons.find((l) => l.id === s.armed?.lessonId)?.steps[s.armed.step];
+    return st && !isMapCheck(st.check) && st.setup.preset === preset.id ? st : undefined;
+  });
+  const blurb = useMemo(() => setupBlurb(preset, base, draft, step), [preset, base, draft, step]);
+  return (
+    <p className="preset-blurb" data-testid="preset-blurb" data-lesson-step={step ? 'true' : undefined}>
+      {otherEnv !== null && !step ? (
+        <>
+          <b>{otherEnv}</b>, trained with the setup of the preset <b>{preset.title}</b> (its algorithm, model and settings; not its env).
+        </>
+      ) : (
+        <>
+          <b>{blurb.title}.</b> {blurb.text}
+        </>
+      )}
+      {blurb.changes.length > 0 && (
+        <span className="muted" data-testid="preset-changes">
+          {' '}
+          Changed from the preset {preset.title}: {blurb.changes.join('; ')}.
+        </span>
+      )}
+    </p>
   );
 }
 
