@@ -94,4 +94,35 @@ describe('phone: a chart in view while training', () => {
     expect(errors).toEqual([]);
     await page.close({ runBeforeUnload: false });
   });
+
+  it('lesson 9 step 1 is never "done" while the Studio still says "Checking…"', { timeout: 120_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = watchErrors(page);
+    await page.goto(`${appUrl}#view=lessons`);
+    await page.getByTestId('lesson-item-design-the-room').click();
+    await page.getByTestId('lesson-setup').click();
+    await page.getByTestId('lesson-banner').waitFor();
+    await page.getByTestId('map-example-four-rooms').click();
+    // Both read in the same task, every animation frame, until the banner says done.
+    const samples = await page.evaluate(
+      () =>
+        new Promise<{ banner: string; verdict: string }[]>((resolve) => {
+          const out: { banner: string; verdict: string }[] = [];
+          const t0 = performance.now();
+          const read = () => {
+            const banner = document.querySelector('[data-testid="lesson-banner-status"]')?.getAttribute('data-state') ?? '';
+            const verdict = document.querySelector('[data-testid="map-verdict"]')?.textContent ?? '';
+            out.push({ banner, verdict });
+            if (banner === 'done' || performance.now() - t0 > 20_000) resolve(out);
+            else requestAnimationFrame(read);
+          };
+          read();
+        }),
+    );
+    console.log(`lesson 9 step 1: ${samples.length} frames; states ${[...new Set(samples.map((x) => `${x.banner}/${x.verdict}`))].join(' | ')}`);
+    expect(samples[samples.length - 1]).toEqual({ banner: 'done', verdict: 'Solvable in 19 steps' });
+    expect(samples.filter((x) => x.banner === 'done' && x.verdict !== 'Solvable in 19 steps')).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close({ runBeforeUnload: false });
+  });
 });
