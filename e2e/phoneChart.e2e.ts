@@ -7,7 +7,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, axeProblems, sideways, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -49,6 +49,8 @@ describe('phone: a chart in view while training', () => {
     const drawn = seen.charts.filter((c) => c.inView && c.points >= 1);
     // The key chart under Start: the success rate, drawn.
     expect(drawn.map((c) => c.id)).toContain('chart-key-success');
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    expect(await axeProblems(page)).toEqual([]);
     page.on('dialog', (d) => void d.accept());
     await page.close({ runBeforeUnload: false });
     expect(errors).toEqual([]);
