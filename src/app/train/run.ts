@@ -4,7 +4,7 @@
  * on the page. The loop itself runs in the worker (core's runTraining, as in the CLI): this file
  * sends commands and renders the worker's reports.
  */
-import { nextWarmEta } from './warmEta.ts';
+import { nextWarmEta, resumeWarmEta } from './warmEta.ts';
 import { proxy, transfer } from 'comlink';
 import type { StoreApi } from 'zustand';
 import type { HoldReason, RunCommand } from '../../core/trainer/runControl.ts';
@@ -418,7 +418,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     toggleWarmPause: () => {
       if (get().status !== 'starting' || !get().warmStart) return;
       if (get().warmPaused) {
-        set({ warmPaused: false });
+        set({ warmPaused: false, warmEta: resumeWarmEta(get().warmEta, performance.now()) });
         run.releaseWarm?.();
         run.releaseWarm = null;
       } else set({ warmPaused: true });

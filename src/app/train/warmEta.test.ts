@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ETA_MIN_STEPS, formatWarmEta, nextWarmEta, warmActivity, type WarmEta, type WarmSample } from './warmEta.ts';
+import { ETA_MIN_STEPS, formatWarmEta, nextWarmEta, resumeWarmEta, warmActivity, type WarmEta, type WarmSample } from './warmEta.ts';
 
 /** Reports of a warm start whose step k (1-based) took ms(k) milliseconds; the first report at t = 0 after step 1. */
 function samples(n: number, ms: (k: number) => number): WarmSample[] {
@@ -74,6 +74,19 @@ describe('warm-start ETA', () => {
     const last = etas[etas.length - 1]!;
     expect(last.leftS).toBeGreaterThan(60 * 0.85);
     expect(last.leftS).toBeLessThan(60 * 1.15);
+  });
+
+  it('a 60 s Pause neither eats the time left nor swings it: the countdown restarts at the resume', () => {
+    const before = samples(100, (k) => 30 + 3 * jitter(k));
+    const eta = shown(before, 800)[99]!;
+    const resumedAt = before[99].t + 60_000;
+    // The step in flight at the Pause reports 30 ms after the resume.
+    const after = [...before, { step: 101, t: resumedAt + 30 }];
+    const next = nextWarmEta(after, 800, resumeWarmEta(eta, resumedAt))!;
+    expect(Math.abs(next.leftS - (eta.leftS - 0.03))).toBeLessThanOrEqual(next.spreadS + 1e-9);
+    expect(next.leftS).toBeGreaterThan(699 * 0.03 * 0.9);
+    // Without the restart the 60 s would count as time spent: the estimate would be pinned near 0.
+    expect(nextWarmEta(after, 800, eta)!.leftS).toBeLessThan(1);
   });
 
   it('never reads below 0, and 0 once every step is done', () => {

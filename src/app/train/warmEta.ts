@@ -4,7 +4,7 @@
  * Each report of the warm start is one imitation step with the page's clock time. The pace is the
  * median time per step over the last ETA_WINDOW steps (the first steps include building the
  * sessions and run 10-100× slower; a mean over them once read "2 min left" for a 25 s warm start),
- * and the spread is the interquartile range of those step times. The estimate is shown only once
+ * and the spread is the uncertainty of that median (interquartile range / √n) times the steps left. The estimate is shown only once
  * ETA_MIN_STEPS step times are measured, and from one report to the next the shown time left moves
  * only by the time that passed plus at most the spread: a pace that truly changes moves the
  * estimate within a few reports, a noisy one does not swing it (a 9 → 10 → 2 min swing was seen).
@@ -56,13 +56,25 @@ export function nextWarmEta(samples: readonly WarmSample[], total: number, prev:
   const last = samples[samples.length - 1];
   const remaining = Math.max(0, total - last.step);
   const median = quantile(times, 0.5);
-  const spreadS = (remaining * (quantile(times, 0.75) - quantile(times, 0.25))) / 1000;
+  // How uncertain the pace is: the step times' interquartile range over √n (about the median's
+  // standard error), for every step left. A steady pace barely moves the estimate; a changed one
+  // widens the range while the window holds both paces, and the estimate follows within reports.
+  const spreadS = (remaining * (quantile(times, 0.75) - quantile(times, 0.25))) / Math.sqrt(times.length) / 1000;
   const raw = (remaining * median) / 1000;
   if (!prev) return { leftS: raw, spreadS, at: last.t };
   // What the previous estimate says now: less by the time that passed since.
   const expected = Math.max(0, prev.leftS - (last.t - prev.at) / 1000);
   const leftS = remaining === 0 ? 0 : Math.min(expected + spreadS, Math.max(expected - spreadS, raw));
   return { leftS: Math.max(0, leftS), spreadS, at: last.t };
+}
+
+/**
+ * The estimate after a Pause of the warm start ends at `now` (ms): the time paused is no time spent
+ * on steps, so the countdown starts again from the resume (the paused step's long time is one of
+ * ETA_WINDOW in the median and does not move it).
+ */
+export function resumeWarmEta(eta: WarmEta | null, now: number): WarmEta | null {
+  return eta && { ...eta, at: now };
 }
 
 /** "about 40 s left", "about 3 min left"; under 10 step times "timing the first steps…". */
