@@ -27,7 +27,7 @@ describe('warm start phase', () => {
     // Pause holds the warm start between two steps; Resume continues it.
     await page.getByTestId('warm-pause').click();
     await expect.poll(() => page.getByTestId('warm-pause').textContent(), { timeout: 10_000 }).toMatch(/Resume warm start/);
-    const stepOf = async () => Number(/step (\d+) \/ 150/.exec((await status(page).textContent()) ?? '')?.[1]);
+    const stepOf = async () => Number(/(\d+) of 150 steps/.exec((await status(page).textContent()) ?? '')?.[1]);
     // The step in flight at the click still reports (its report is the one the worker waits on),
     // so at most one more lands: wait for it (up to 10 s: a loaded machine takes longer than the
     // one fixed second this waited before), unless it landed before this first reading.
@@ -38,7 +38,7 @@ describe('warm start phase', () => {
     expect(held - atPause, 'steps after Pause (only the one in flight may land)').toBeLessThanOrEqual(1);
     await page.waitForTimeout(2000);
     expect(await stepOf()).toBe(held);
-    expect(await status(page).textContent()).toMatch(/warm start paused, step/);
+    expect(await status(page).textContent()).toMatch(/warm start: paused while imitating the expert: \d+ of \d+ steps/);
     await page.getByTestId('warm-pause').click();
     await expect.poll(stepOf, { timeout: 30_000 }).toBeGreaterThan(held);
     await expect.poll(() => status(page).getAttribute('data-status'), { timeout: 180_000, interval: 1000 }).toBe('finished');

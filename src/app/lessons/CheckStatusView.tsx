@@ -8,6 +8,7 @@ import { evaluateMapCheck } from './mapCheck.ts';
 
 const STATE_TEXT = {
   done: 'done',
+  checking: 'waiting for the Studio to check the map',
   watching: 'watching the run',
   waiting: 'waiting for the first iteration',
   missed: 'not reached in time: press Reset on the Train view and Start again, or set the step up again',
@@ -21,15 +22,16 @@ export function CheckStatusView({ lesson, step, compact = false }: { lesson: Les
   const check = lesson.steps[step].check;
   const live = armed?.lessonId === lesson.id && armed.step === step;
   const studioMap = useStore((s) => (live && isMapCheck(check) ? s.studioMap : null));
+  const studioVerdict = useStore((s) => (live && isMapCheck(check) ? s.studioVerdict : null));
   const status = useMemo(() => {
     if (!live) return null;
     if (isMapCheck(check)) {
-      const m = studioMap && evaluateMapCheck(check, studioMap);
+      const m = studioMap && evaluateMapCheck(check, studioMap, studioVerdict);
       return m && { state: m.state, streak: 0, need: 1, readings: m.readings };
     }
     const r = evaluateCheck(check, history);
     return { ...r, readings: r.readings.map((x) => ({ text: describeReading(x), holds: x.holds })) };
-  }, [live, check, history, studioMap]);
+  }, [live, check, history, studioMap, studioVerdict]);
   const state = done ? 'done' : status ? status.state : 'not set up';
   return (
     <div className={`lesson-check lesson-check-${state.replace(/ /g, '-')}`} data-testid={compact ? 'lesson-banner-status' : 'lesson-check'} data-state={state} role="status">

@@ -4,7 +4,7 @@
  * over 100 seeds, which is how often a learner starting from scratch would ever see the reward.
  */
 import { mapToKwargs, type GridMap } from '../../core/envs/grid/mapSpec.ts';
-import { solveMap } from '../../core/envs/grid/mapSolve.ts';
+import type { MapVerdict } from '../../core/envs/grid/mapSolve.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import { firstSeeds, randomAgent } from '../../core/envs/randomAgent.ts';
 import type { MapCheck } from './schema.ts';
@@ -13,12 +13,22 @@ import type { MapCheck } from './schema.ts';
 export const MAP_CHECK_SEEDS = 100;
 
 export interface MapCheckStatus {
-  state: 'watching' | 'done';
+  /** 'checking': the Studio has not shown its verdict on this map yet ("Checking…"). */
+  state: 'checking' | 'watching' | 'done';
   readings: { text: string; holds: boolean }[];
 }
 
-export function evaluateMapCheck(check: MapCheck, map: GridMap): MapCheckStatus {
-  const v = solveMap(map.rows, map.maxSteps);
+/** Whether two maps are the same document (the store may hold an equal copy, e.g. from a link). */
+const sameMap = (a: GridMap, b: GridMap) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The step's check on `map`, read from the verdict the Studio shows for it (`studio`: its map-check
+ * worker's result, null while it says "Checking…"): until that verdict is on screen for this map
+ * the step is 'checking', never 'done', so the lesson and the Studio cannot disagree.
+ */
+export function evaluateMapCheck(check: MapCheck, map: GridMap, studio: { map: GridMap; verdict: MapVerdict } | null): MapCheckStatus {
+  if (!studio || !sameMap(studio.map, map)) return { state: 'checking', readings: [{ text: 'Waiting for the Studio to check this map', holds: false }] };
+  const v = studio.verdict;
   const steps = v.solvable ? v.steps : null;
   const solved = steps !== null && steps >= check.map.minSteps;
   const rate = randomAgent(makeEnv('grid/custom', mapToKwargs(map)), firstSeeds(MAP_CHECK_SEEDS)).successRate;

@@ -108,11 +108,11 @@ export const lessonsSlice: StateCreator<Store, [], [], LessonsSlice> = (set, get
     },
 
     checkArmedMap: () => {
-      const { armed, lessons, lessonProgress, studioMap } = get();
+      const { armed, lessons, lessonProgress, studioMap, studioVerdict } = get();
       const l = lessons.find((x) => x.id === armed?.lessonId);
       const step = armed && l?.steps[armed.step];
       if (!l || !step || !isMapCheck(step.check) || (lessonProgress.done[l.id] ?? []).includes(armed.step)) return;
-      if (evaluateMapCheck(step.check, studioMap).state === 'done') save(markDone(lessonProgress, l.id, armed.step));
+      if (evaluateMapCheck(step.check, studioMap, studioVerdict).state === 'done') save(markDone(lessonProgress, l.id, armed.step));
     },
 
     resetLesson: (id) => {

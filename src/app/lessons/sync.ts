@@ -8,7 +8,7 @@ export function startLessonSync(): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const unsubscribe = useStore.subscribe((s, prev) => {
     if (s.history !== prev.history || s.armed !== prev.armed) s.checkArmed();
-    if (s.armed && (s.studioMap !== prev.studioMap || s.armed !== prev.armed)) {
+    if (s.armed && (s.studioMap !== prev.studioMap || s.studioVerdict !== prev.studioVerdict || s.armed !== prev.armed)) {
       clearTimeout(timer);
       timer = setTimeout(() => useStore.getState().checkArmedMap(), MAP_CHECK_DELAY_MS);
     }

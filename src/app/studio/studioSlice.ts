@@ -16,6 +16,8 @@ export const studioSlice: StateCreator<Store, [], [], StudioSlice> = (set, get) 
     if (link && !link.used) set({ codeLink: { ...link, used: true } });
   },
   setStudioMap: (studioMap) => set({ studioMap }),
+  studioVerdict: null,
+  setStudioVerdict: (studioVerdict) => set({ studioVerdict }),
   openStudio: (hash, codeFrom = hash) => {
     const p = parseStudioHash(hash);
     for (const problem of p.problems) get().notify('warning', `Ignored part of the link: ${problem}.`);

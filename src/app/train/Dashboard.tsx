@@ -110,6 +110,18 @@ const TOOLS: ChartSpec = {
   format: pct,
 };
 
+/**
+ * Tool calls per episode (`tools/call_frequency`): on the calculator a one-turn run has none and
+ * an agentic one about 1 (calc(...), then answer(...)); the lesson on RLVR vs agentic RL reads it.
+ */
+const TOOL_CALLS: ChartSpec = {
+  id: 'tool-calls',
+  title: 'Tool calls per episode',
+  help: 'tools/call_frequency: tool calls per episode, averaged over the batch (answer(...) is not a tool call). 0 when the policy answers from memory; the calculator\'s expert makes 1.',
+  lines: [{ key: 'tools/call_frequency', label: 'calls', color: C.orange }],
+  domain: [0, 'auto'],
+};
+
 /** The reward badge's chart: what the policy optimises beside what the task pays. */
 const PROXY: ChartSpec = {
   id: 'reward-proxy',
@@ -264,6 +276,19 @@ const SHIFT: ChartSpec[] = [
   },
 ];
 
+/**
+ * Token policies reuse the keys and values of earlier turns (and of the tokens already written)
+ * instead of recomputing them: the share of context tokens served from the KV cache.
+ */
+const KV_CACHE: ChartSpec = {
+  id: 'kv-cache',
+  title: 'KV-cache hit rate',
+  help: 'perf/kv_cache_hit_rate: share of context tokens whose keys and values came from the KV cache instead of being recomputed. In a multi-turn episode the second turn reuses the first turn\'s cache, so the share rises with the number of turns.',
+  lines: [{ key: 'perf/kv_cache_hit_rate', label: 'hit rate', color: C.teal }],
+  domain: [0, 1],
+  format: pct,
+};
+
 const SPEED: ChartSpec[] = [
   {
     id: 'env-steps',
@@ -313,11 +338,14 @@ function Badge({ name, v }: { name: string; v: Verdict }) {
   );
 }
 
+/** The badges the dashboard always shows, in order (a lesson names them as "the Signal badge"). */
+export const BADGES = ['outcome', 'exploration', 'signal', 'shift', 'reward'] as const;
+
 /** The outcome and the three invariants' verdicts at a glance; each links to its section. */
-function Summary({ verdicts }: { verdicts: Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward', Verdict> }) {
+function Summary({ verdicts }: { verdicts: Record<(typeof BADGES)[number], Verdict> }) {
   return (
     <nav className="health-summary" aria-label="Health of the outcome, the three invariants and the reward" title="The three invariants (Exploration, Signal, Shift) are what RL needs to keep learning: the policy keeps trying different things, batches keep comparisons to learn from, and the learner trains on the policy that acted. Outcome and Reward check the task itself.">
-      {(['outcome', 'exploration', 'signal', 'shift', 'reward'] as const).map((k) => (
+      {BADGES.map((k) => (
         <a key={k} href={`#section-${k}`} className={`health-chip health-${verdicts[k].level}`} onClick={(e) => {
           e.preventDefault();
           document.querySelector(`[data-testid="section-${k}"]`)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -446,14 +474,63 @@ export function dashboardCharts(config: { env?: { id: string }; model: { kind: s
   const tokens = config.model.kind === 'transformer';
   const toolEnv = config.env?.id.startsWith('tools/') === true;
   return {
-    outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOLS] : [])],
+    outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOL_CALLS, TOOLS] : [])],
     exploration: exploration(numActions),
     signal: [...signal(isGroupAlgo(config.algo.algo), isAlgo(config.algo.algo) && algoDescriptor(config.algo.algo).critic), ...algoCharts(config.algo.algo), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : []), ...(config.stages?.some((st) => st.distill) ? [DISTILL] : [])],
     shift: SHIFT,
     reward: [PROXY],
-    speed: SPEED,
+    speed: tokens ? [...SPEED, KV_CACHE] : SPEED,
     agents: agentCharts(agents),
   };
+}
+
+/**
+ * The one chart a phone shows right under Start while a run trains (the dashboard itself starts
+ * below the fold there): a lesson step's first checked metric that a chart draws, else the success
+ * rate. `check` is the armed step's metric keys, in the check's order.
+ */
+export function keyChart(specs: Record<string, ChartSpec[]>, checked: readonly string[] = []): ChartSpec | undefined {
+  const all = Object.values(specs).flat();
+  for (const key of checked) {
+    const c = all.find((x) => x.lines.some((l) => l.key === key));
+    if (c) return c;
+  }
+  return all.find((x) => x.id === 'success');
+}
+
+/** On phones (train.css shows it below 900 px only), the run's key chart under the run bar: on screen without scrolling while it trains. */
+export function KeyChart() {
+  const raw = useStore((s) => s.history);
+  const status = useStore((s) => s.status);
+  const config = useStore((s) => s.running ?? s.draft);
+  const checked = useStore((s) => {
+    const step = s.armed && s.lessons.find((l) => l.id === s.armed?.lessonId)?.steps[s.armed.step];
+    return step && 'all' in step.check ? step.check.all.map((c) => c.metric).join(' ') : '';
+  });
+  const catalog = useStore((s) => s.catalog);
+  const emptyNote = useStartNote();
+  const history = useDeferredValue(raw);
+  const data = useMemo(() => thin(history), [history]);
+  const spec = useMemo(() => {
+    try {
+      return makeEnv(config.env.id, config.env.kwargs).spec;
+    } catch {
+      return catalog.find((c) => c.id === config.env.id)?.spec;
+    }
+  }, [config.env.id, config.env.kwargs, catalog]);
+  const tokens = config.model.kind === 'transformer';
+  const numActions = tokens ? 0 : spec?.actionSpace.kind === 'discrete' ? spec.actionSpace.n : 0;
+  const chart = useMemo(() => {
+    const c = keyChart(dashboardCharts(config, spec?.maxSteps ?? 100, numActions, spec?.agents), checked ? checked.split(' ') : []);
+    // Its own test id (chart-key-…): the dashboard's copy of the same chart keeps chart-<id>.
+    return c && { ...c, id: `key-${c.id}` };
+  }, [config, spec, numActions, checked]);
+  if (!chart || (status === 'idle' && raw.length === 0)) return null;
+  return (
+    <section className="key-chart" aria-label="Key chart of this run" data-testid="key-chart">
+      <MetricChart spec={chart} data={data} emptyNote={emptyNote} />
+    </section>
+  );
 }
 
 export function Dashboard() {

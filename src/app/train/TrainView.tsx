@@ -8,15 +8,19 @@ import type { RunConfig } from '../../core/presets/schema.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
 import { useStore } from '../state/store.ts';
 import { ConfigPanel } from './ConfigPanel.tsx';
-import { Dashboard } from './Dashboard.tsx';
+import { Dashboard, KeyChart } from './Dashboard.tsx';
 import { FIELD_BY_PATH } from './fields.ts';
 import { blockingFields } from './config.ts';
 import { GroupView } from './GroupView.tsx';
 import { fmt } from './MetricChart.tsx';
-import type { RunStatus, TrainTab } from './trainState.ts';
+import { TRAIN_TABS as TABS, type RunStatus } from './trainState.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
 import { MAX_SEEDS, planSweep, useSweep } from './sweep.ts';
 import { startSweep, SweepPanel } from './SweepPanel.tsx';
+import { formatWarmEta, warmActivity } from './warmEta.ts';
+import { setupBlurb } from './presetBlurb.ts';
+import type { Preset } from './config.ts';
+import { isMapCheck } from '../lessons/schema.ts';
 import './train.css';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
 import { RewardLabPanel } from '../rewardLab/RewardLabPanel.tsx';
@@ -117,7 +121,7 @@ function RunBar() {
       <div className="run-facts">
         <span className={`run-state run-${status}`}>
           <span className="run-dot" aria-hidden />
-          {status === 'starting' && warm ? `warm start${warmPaused ? ' paused' : ': imitating the expert'}, step ${warm.step} / ${warm.total}` : STATUS_TEXT[status]}
+          {status === 'starting' && warm ? `warm start: ${warmActivity(warm.step, warm.total, warmPaused)}` : STATUS_TEXT[status]}
         </span>
         {status === 'starting' && warm && (
           <span className="run-fact" title="Cross-entropy and mean probability of the expert's tokens during the imitation warm start">
@@ -196,23 +200,22 @@ function SeedsButton({ disabled }: { disabled: boolean }) {
   );
 }
 
-/** The warm start's progress bar and the time left at its recent pace. */
+/** The warm start's progress bar and the time left at its measured pace (warmEta.ts). */
 function WarmProgress() {
-  const w = useStore((s) => s.warmHistory);
-  const last = w[w.length - 1];
+  const last = useStore((s) => s.warmStart);
+  const eta = useStore((s) => s.warmEta);
   if (!last) return null;
-  // Pace over the last 50 reports (the first steps include session builds).
-  const from = w[Math.max(0, w.length - 51)];
-  const perStepMs = last.step > from.step ? (last.t - from.t) / (last.step - from.step) : NaN;
-  const leftS = ((last.total - last.step) * perStepMs) / 1000;
-  const eta = Number.isFinite(leftS) ? (leftS >= 90 ? `${Math.round(leftS / 60)} min left` : `${Math.max(1, Math.round(leftS))} s left`) : 'timing…';
   return (
     <span className="run-fact warm-progress" data-testid="warm-progress">
       <progress value={last.step} max={last.total} aria-label="Warm start progress" />
-      <span className="muted">{eta}</span>
+      <span className="muted" title={eta ? `From the median time per step of the last steps; the middle half of them would give ${fmtS(eta.leftS - eta.spreadS)} to ${fmtS(eta.leftS + eta.spreadS)}` : 'Shown once 10 step times are measured'}>
+        {formatWarmEta(eta)}
+      </span>
     </span>
   );
 }
+
+const fmtS = (s: number) => (s >= 90 ? `${Math.round(s / 60)} min` : `${Math.max(0, Math.round(s))} s`);
 
 /** A link or preset brought reward code while the person's own was applied: keep theirs, or use the link's. */
 function RewardReplacePrompt() {
@@ -259,12 +262,6 @@ function RestartPrompt() {
   );
 }
 
-const TABS: { id: TrainTab; title: string }[] = [
-  { id: 'dashboard', title: 'Dashboard' },
-  { id: 'groups', title: 'Groups' },
-  { id: 'trajectories', title: 'Trajectories' },
-  { id: 'sweep', title: 'Sweep' },
-];
 
 function ErrorNote() {
   const error = useStore((s) => s.error);
@@ -302,24 +299,13 @@ export function TrainView() {
           Presets & settings{preset ? `: ${preset.title}` : ''}
         </button>
         <RunBar />
+        {tab === 'dashboard' && <KeyChart />}
         <RewardReplacePrompt />
         <RestartPrompt />
         <ErrorNote />
         {/* A classroom link that hides (or locks) the Reward panel hides the reward lab too: both edit the reward. */}
         {tab === 'dashboard' && !rewardHidden && <RewardLabPanel />}
-        {preset && tab === 'dashboard' && (
-          <p className="preset-blurb" data-testid="preset-blurb" key={presetId}>
-            {otherEnv === null ? (
-              <>
-                <b>{preset.title}.</b> {preset.description}
-              </>
-            ) : (
-              <>
-                <b>{otherEnv}</b>, trained with the setup of the preset <b>{preset.title}</b> (its algorithm, model and settings; not its env).
-              </>
-            )}
-          </p>
-        )}
+        {preset && tab === 'dashboard' && <SetupBlurbView preset={preset} otherEnv={otherEnv} key={presetId} />}
         <div className="train-tabs" role="tablist" aria-label="Training views">
           {TABS.map((t) => (
             <button key={t.id} type="button" role="tab" className="train-tab" aria-selected={tab === t.id} data-testid={`tab-${t.id}`} onClick={() => setTab(t.id)}>
@@ -335,6 +321,36 @@ export function TrainView() {
         </ErrorBoundary>
       </main>
     </div>
+  );
+}
+
+/** Above the tabs: the preset's description, or the lesson step's own text while its setup is on the form, and what differs from the preset. */
+function SetupBlurbView({ preset, otherEnv }: { preset: Preset; otherEnv: string | null }) {
+  const base = useStore((s) => s.base);
+  const draft = useStore((s) => s.draft);
+  const step = useStore((s) => {
+    const st = s.armed && s.lessons.find((l) => l.id === s.armed?.lessonId)?.steps[s.armed.step];
+    return st && !isMapCheck(st.check) && st.setup.preset === preset.id ? st : undefined;
+  });
+  const blurb = useMemo(() => setupBlurb(preset, base, draft, step), [preset, base, draft, step]);
+  return (
+    <p className="preset-blurb" data-testid="preset-blurb" data-lesson-step={step ? 'true' : undefined}>
+      {otherEnv !== null && !step ? (
+        <>
+          <b>{otherEnv}</b>, trained with the setup of the preset <b>{preset.title}</b> (its algorithm, model and settings; not its env).
+        </>
+      ) : (
+        <>
+          <b>{blurb.title}.</b> {blurb.text}
+        </>
+      )}
+      {blurb.changes.length > 0 && (
+        <span className="muted" data-testid="preset-changes">
+          {' '}
+          Changed from the preset {preset.title}: {blurb.changes.join('; ')}.
+        </span>
+      )}
+    </p>
   );
 }
 

@@ -4,6 +4,7 @@
  * on the page. The loop itself runs in the worker (core's runTraining, as in the CLI): this file
  * sends commands and renders the worker's reports.
  */
+import { nextWarmEta, resumeWarmEta } from './warmEta.ts';
 import { proxy, transfer } from 'comlink';
 import type { StoreApi } from 'zustand';
 import type { HoldReason, RunCommand } from '../../core/trainer/runControl.ts';
@@ -204,7 +205,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     run.releaseWarm = null;
     const id = ++run.id;
     const draft = get().draft;
-    set({ status: 'starting', error: null, history, latest: null, inspect: null, info: null, running: draft, pendingRestart: [], liveChanges: [], skippedUpdates: 0, itPerS: 0, warmHistory: [], warmPaused: false, recordId: null, phase: { name: 'engine', since: performance.now() } });
+    set({ status: 'starting', error: null, history, latest: null, inspect: null, info: null, running: draft, pendingRestart: [], liveChanges: [], skippedUpdates: 0, itPerS: 0, warmHistory: [], warmEta: null, warmPaused: false, recordId: null, phase: { name: 'engine', since: performance.now() } });
     let backend: WebBackend | null = null;
     try {
       const threads = threadsFor(get, v.config);
@@ -212,7 +213,8 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       if (backend === null || run.id !== id) return false;
       const onWarm = proxy((p: WarmStartProgress) => {
         if (run.id !== id) return;
-        set({ warmStart: p, warmHistory: [...get().warmHistory, { ...p, t: performance.now() }] });
+        const warmHistory = [...get().warmHistory, { ...p, t: performance.now() }];
+        set({ warmStart: p, warmHistory, warmEta: nextWarmEta(warmHistory, p.total, get().warmEta) });
         // Paused: the worker's warm start waits on this answer before its next step.
         if (get().warmPaused) return new Promise<void>((resolve) => (run.releaseWarm = resolve));
       });
@@ -262,6 +264,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     warmStart: null,
     warmPaused: false,
     warmHistory: [],
+    warmEta: null,
     history: [],
     latest: null,
     itPerS: 0,
@@ -365,7 +368,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
       void retireTrainWorker();
       feed.reset();
       clearRecentBatches();
-      set({ status: 'idle', running: null, pendingRestart: [], liveChanges: [], history: [], latest: null, inspect: null, info: null, phase: null, warmStart: null, warmHistory: [], warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0, recordId: null });
+      set({ status: 'idle', running: null, pendingRestart: [], liveChanges: [], history: [], latest: null, inspect: null, info: null, phase: null, warmStart: null, warmHistory: [], warmEta: null, warmPaused: false, error: null, itPerS: 0, skippedUpdates: 0, recordId: null });
       rested();
     },
 
@@ -415,7 +418,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     toggleWarmPause: () => {
       if (get().status !== 'starting' || !get().warmStart) return;
       if (get().warmPaused) {
-        set({ warmPaused: false });
+        set({ warmPaused: false, warmEta: resumeWarmEta(get().warmEta, performance.now()) });
         run.releaseWarm?.();
         run.releaseWarm = null;
       } else set({ warmPaused: true });

@@ -2,10 +2,19 @@
 import type { IterationView, StartInfo, StartPhase, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import { type Preset, type Validation } from './config.ts';
 import { type DraftConfig } from './fields.ts';
+import type { WarmEta } from './warmEta.ts';
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stepping' | 'finished' | 'error';
 
 export type TrainTab = 'dashboard' | 'groups' | 'trajectories' | 'sweep';
+
+/** The Train view's tabs, in order, with the names a person (and a lesson's text) reads on them. */
+export const TRAIN_TABS: readonly { id: TrainTab; title: string }[] = [
+  { id: 'dashboard', title: 'Dashboard' },
+  { id: 'groups', title: 'Groups' },
+  { id: 'trajectories', title: 'Trajectories' },
+  { id: 'sweep', title: 'Sweep' },
+];
 
 /** One iteration's metrics plus the x value and the reward band, as the charts read them. */
 export type MetricPoint = Record<string, number> & { it: number };
@@ -40,6 +49,8 @@ export interface TrainSlice {
   warmPaused: boolean;
   /** Every warm-start report of the current run (the warm-start chart), with its page time (ms). */
   warmHistory: (WarmStartProgress & { t: number })[];
+  /** The warm start's time left as shown (warmEta.ts: from measured step times), null until 10 are measured. */
+  warmEta: WarmEta | null;
   /** Metrics per iteration, oldest first (a new array at each flush). */
   history: MetricPoint[];
   latest: IterationView | null;

@@ -43,7 +43,13 @@ function useMapCheck(map: GridMap): Checked | null {
       cancel.abort();
     };
   }, [map]);
-  return check && check.map === map ? check.check : null;
+  const shown = check && check.map === map ? check.check : null;
+  // What the map tab shows, for the lesson's check (null while it says "Checking…").
+  useEffect(() => {
+    useStore.getState().setStudioVerdict(shown && shown.failed === undefined ? { map, verdict: shown.verdict } : null);
+  }, [shown, map]);
+  useEffect(() => () => useStore.getState().setStudioVerdict(null), []);
+  return shown;
 }
 
 function Verdict({ check }: { check: Checked | null }) {
