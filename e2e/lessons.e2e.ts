@@ -6,7 +6,7 @@
  */
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, axeProblems, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -135,8 +135,10 @@ describe('lessons', () => {
       rewardLab: await student.getByTestId('reward-lab').count(),
     });
     expect(await hidden()).toEqual({ entropy: 0, lr: 0, reward: 0, presets: 0, rewardLab: 0 });
-    expect(await student.getByTestId('field-algo.algo').isDisabled()).toBe(true);
+    // Locked: aria-disabled (still focusable, so a click or key can say why nothing changes).
+    expect(await student.getByTestId('field-algo.algo').getAttribute('aria-disabled')).toBe('true');
     expect(await student.getByTestId('locked-algo.algo').count()).toBe(1);
+    expect(await student.getByTestId('field-algo.groupSize').getAttribute('aria-disabled')).toBeNull();
     expect(await student.getByTestId('field-algo.groupSize').isDisabled()).toBe(false);
     await student.screenshot({ path: `${ARTIFACTS}/lesson-classroom-student.png` });
     // Across a view change and a reload: still hidden; the host's builder is not shown to students.
@@ -152,6 +154,63 @@ describe('lessons', () => {
     await close(student);
     await close(page);
     await context.close();
+  });
+
+  it('locks look locked, say so when clicked or typed into, and a hash edit of a locked value is refused with a notice (issue 40)', { timeout: 120_000 }, async () => {
+    const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors = watchErrors(page);
+    const notices = () => page.getByTestId('notices').innerText();
+    await page.goto(`${appUrl}#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.01&lock=presets,algo.lr`);
+    await expect.poll(() => page.getByTestId('train-config').isVisible()).toBe(true);
+    const other = page.getByTestId('preset-grid-door-key-ppo');
+    const lr = page.getByTestId('field-algo.lr');
+    // Looks locked: a lock chip by the list and the field, aria-disabled, and a hatched, dashed,
+    // not-allowed style that the unlocked presets do not have.
+    expect(await page.getByTestId('locked-presets').innerText()).toMatch(/locked/i);
+    expect(await other.getAttribute('aria-disabled')).toBe('true');
+    const look = (testId: string) => page.getByTestId(testId).evaluate((e) => ({ border: getComputedStyle(e).borderTopStyle, cursor: getComputedStyle(e).cursor }));
+    expect(await look('preset-grid-door-key-ppo')).toEqual({ border: 'dashed', cursor: 'not-allowed' });
+    expect(await look('field-algo.lr')).toEqual({ border: 'dashed', cursor: 'not-allowed' });
+    expect(await look('field-algo.groupSize')).toEqual({ border: 'solid', cursor: expect.not.stringMatching(/not-allowed/) });
+    expect(await lr.getAttribute('aria-disabled')).toBe('true');
+    expect(await page.getByTestId('locked-algo.lr').isVisible()).toBe(true);
+    await page.screenshot({ path: `${ARTIFACTS}/lesson-locks.png` });
+
+    // Clicking a locked preset says so, and changes nothing (force: Playwright waits for an
+    // aria-disabled element to become enabled; a person's click does not).
+    await other.click({ force: true });
+    await expect.poll(notices).toMatch(/The preset list is locked by the link this page was opened with/);
+    expect(await page.getByTestId('preset-grid-empty-8x8-grpo').getAttribute('aria-pressed')).toBe('true');
+    // Clicking and typing into the locked field says so; the value stays.
+    await lr.click({ force: true });
+    await page.keyboard.type('5');
+    await expect.poll(notices).toMatch(/Learning rate is locked by the link this page was opened with/);
+    expect(await lr.inputValue()).toBe('0.01');
+
+    // A hash edit of the locked value: refused with a notice, the rest of the edit applies.
+    await page.evaluate(() => {
+      location.hash = location.hash.replace('algo.lr=0.01', 'algo.lr=0.5') + '&algo.groupSize=16';
+    });
+    await expect.poll(notices).toMatch(/Not applied: Learning rate is locked by the link this page was opened with/);
+    await expect.poll(() => page.getByTestId('field-algo.groupSize').inputValue()).toBe('16');
+    expect(await lr.inputValue()).toBe('0.01');
+    await expect.poll(() => page.url()).toContain('algo.lr=0.01');
+    expect(page.url()).not.toContain('algo.lr=0.5');
+    // Another preset in the address while the list is locked: refused, the address goes back.
+    await page.evaluate(() => {
+      location.hash = location.hash.replace('preset=grid-empty-8x8-grpo', 'preset=grid-door-key-ppo');
+    });
+    await expect.poll(notices).toMatch(/Not applied: the preset is locked/);
+    await expect.poll(() => page.url()).toContain('preset=grid-empty-8x8-grpo');
+    expect(await page.getByTestId('preset-grid-empty-8x8-grpo').getAttribute('aria-pressed')).toBe('true');
+    expect(await axeProblems(page)).toEqual([]);
+    // By keyboard: a locked preset is still a Tab stop, and Enter on it says so.
+    await other.focus();
+    await page.keyboard.press('Enter');
+    expect(await page.getByTestId('preset-grid-empty-8x8-grpo').getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByTestId('train-status').getAttribute('data-status')).toBe('idle');
+    expect(errors).toEqual([]);
+    await close(page);
   });
 
   it('a bad classroom link is named in a notice, the good part applies, and saved progress is kept', { timeout: 60_000 }, async () => {

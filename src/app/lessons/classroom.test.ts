@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CONTROLS, formatLessonHash, isHidden, isLessonsHash, isLocked, parseClassroomLink } from './classroom.ts';
+import { commonLocks, CONTROLS, formatLessonHash, isHidden, isLessonsHash, isLocked, keepLocked, lockedEditNotice, NO_CLASSROOM, parseClassroomLink } from './classroom.ts';
+import '../../core/envs/index.ts';
+import emptyPreset from '../../../presets/grid-empty-8x8-grpo.json';
+import ppoPreset from '../../../presets/grid-door-key-ppo.json';
+import { draftFromHash, loadPresets, parseTrainHash } from '../train/config.ts';
+import { getPath } from '../train/fields.ts';
 import { EMPTY_PROGRESS, forgetLesson, isDone, markDone, PROGRESS_KEY, readProgress, writeProgress } from './progress.ts';
 
 describe('classroom links', () => {
@@ -61,5 +66,46 @@ describe('lesson progress', () => {
     expect(readProgress(s).problem).toMatch(/damaged/);
     expect(readProgress({ getItem: () => { throw new Error('denied'); } }).problem).toMatch(/not kept/);
     expect(writeProgress({ setItem: () => { throw new Error('full'); } }, EMPTY_PROGRESS)).toBe(false);
+  });
+});
+
+describe('a hash edit of a locked value (issue 40: it applied while the field still said "locked")', () => {
+  const { presets } = loadPresets([emptyPreset, ppoPreset]);
+  const open = (hash: string) => draftFromHash(parseTrainHash(hash), presets, 'wasm');
+  const link = '#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.01';
+  const current = open(link);
+
+  it('keeps the locked field at its value, applies the rest of the edit, and names what was refused', () => {
+    const locks = parseClassroomLink(`${link}&lock=algo.lr`).classroom;
+    const next = open('#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.5&algo.groupSize=16');
+    // Before: the edit applied as it was (algo.lr 0.5).
+    expect(getPath(next.draft, 'algo.lr')).toBe(0.5);
+    const r = keepLocked(locks, current, next);
+    expect(r.refused).toEqual(['Learning rate']);
+    expect(getPath(r.setup.draft, 'algo.lr')).toBe(0.01);
+    expect(getPath(r.setup.draft, 'algo.groupSize')).toBe(16);
+    expect(lockedEditNotice(r.refused)).toBe('Not applied: Learning rate is locked by the link this page was opened with, so its value in the address was put back.');
+  });
+
+  it('a locked panel locks its fields; an edit of what is not locked applies untouched', () => {
+    const r = keepLocked({ hide: [], lock: ['panel.algo'] }, current, open('#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.5&algo.entropyCoef=0.2'));
+    expect(r.refused.sort()).toEqual(['Entropy coef', 'Learning rate'].sort());
+    const free = open('#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.01&iterations=7');
+    expect(keepLocked({ hide: [], lock: ['algo.lr'] }, current, free)).toEqual({ setup: free, refused: [] });
+    expect(keepLocked(NO_CLASSROOM, current, open('#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.5')).refused).toEqual([]);
+  });
+
+  it('another preset while the preset list is locked refuses the whole edit', () => {
+    const next = open('#view=train&preset=grid-door-key-ppo');
+    const r = keepLocked({ hide: [], lock: ['presets'] }, current, next);
+    expect(r.refused).toEqual(['the preset']);
+    expect(r.setup).toBe(current);
+    // The same preset with another value of a field that is not locked: applied.
+    expect(keepLocked({ hide: [], lock: ['presets'] }, current, open('#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.5')).refused).toEqual([]);
+  });
+
+  it('only locks kept by the edited link count (a first load locks nothing yet; dropping lock= is the student\'s choice)', () => {
+    expect(commonLocks({ hide: ['presets'], lock: ['algo.lr', 'presets'] }, { hide: [], lock: ['presets'] })).toEqual({ hide: [], lock: ['presets'] });
+    expect(commonLocks(NO_CLASSROOM, { hide: [], lock: ['algo.lr'] }).lock).toEqual([]);
   });
 });

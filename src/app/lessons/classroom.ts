@@ -10,7 +10,8 @@
  * the rest of the link still applies, and nothing here ever starts training.
  */
 import { z } from 'zod';
-import { FIELD_BY_PATH, PANELS } from '../train/fields.ts';
+import { FIELD_BY_PATH, PANELS, getPath, sameValue, type DraftConfig } from '../train/fields.ts';
+import { setField } from '../train/config.ts';
 
 /** Every control a link may hide or lock. */
 export const CONTROLS: readonly string[] = ['presets', ...PANELS.map((p) => `panel.${p.id}`), ...FIELD_BY_PATH.keys()];
@@ -124,4 +125,48 @@ export function isLocked(c: Classroom, control: string): boolean {
   if (c.lock.includes(control)) return true;
   const f = FIELD_BY_PATH.get(control);
   return !!f && c.lock.includes(`panel.${f.panel}`);
+}
+
+/** A Train-view setup as a hash edit replaces it: the preset, its defaults and the edited form. */
+export interface TrainSetup {
+  presetId: string;
+  base: DraftConfig;
+  draft: DraftConfig;
+}
+
+/**
+ * A hash edit while controls are locked: what was locked keeps its value, the rest of the edit
+ * applies. `locks` are the controls locked both before and after the edit (a link that drops its
+ * own lock list is the student's choice: hiding and locking are for focus, not security). A
+ * changed preset while the preset list is locked refuses the whole edit (another preset replaces
+ * every field); a locked field's new value is put back to the current one. `refused` names what
+ * was refused, as a person reads it ("the preset", "Learning rate"); empty when nothing was.
+ */
+export function keepLocked(locks: Classroom, current: TrainSetup, next: TrainSetup): { setup: TrainSetup; refused: string[] } {
+  if (isLocked(locks, 'presets') && next.presetId !== current.presetId) return { setup: current, refused: ['the preset'] };
+  let draft = next.draft;
+  const refused: string[] = [];
+  for (const [path, f] of FIELD_BY_PATH) {
+    if (!isLocked(locks, path)) continue;
+    const was = getPath(current.draft, path);
+    if (sameValue(getPath(draft, path), was)) continue;
+    draft = setField(draft, path, was);
+    refused.push(f.label);
+  }
+  return { setup: refused.length ? { ...next, draft } : next, refused };
+}
+
+/** The notice for a refused hash edit of locked controls. */
+export function lockedEditNotice(refused: readonly string[]): string {
+  return `Not applied: ${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} locked by the link this page was opened with, so ${refused.length === 1 ? 'its' : 'their'} value in the address was put back.`;
+}
+
+/** The notice when a locked control is clicked or typed into. */
+export function lockedClickNotice(what: string): string {
+  return `${what} is locked by the link this page was opened with: it keeps the value the link set and cannot be changed here.`;
+}
+
+/** The controls locked both in `a` and in `b` (the locks a hash edit keeps). */
+export function commonLocks(a: Classroom, b: Classroom): Classroom {
+  return { hide: [], lock: a.lock.filter((c) => b.lock.includes(c)) };
 }

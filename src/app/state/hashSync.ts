@@ -8,17 +8,22 @@ import { formatHash, parseHash } from './hash.ts';
 import { useStore } from './store.ts';
 import { formatStudioHash, isStudioHash } from '../studio/studioHash.ts';
 import { CODE_LINK_PREFIX, isTrainCodeLink } from '../studio/code/link.ts';
-import { formatClassroom, formatLessonHash, isLessonsHash, parseClassroomLink } from '../lessons/classroom.ts';
+import { commonLocks, formatClassroom, formatLessonHash, isLessonsHash, NO_CLASSROOM, parseClassroomLink } from '../lessons/classroom.ts';
 import { landing, markVisited } from './landing.ts';
 
 /** True when the hash names the Runs view. */
 const isRunsHash = (hash: string) => /(^#?|&)view=runs(&|$)/.test(hash);
 
-function applyHash(full: string): void {
+/**
+ * Applies a hash. `edit`: a person edited the address of an open page, so what the page's link
+ * locked (and the new hash still locks) keeps its value; the first load sets what it locks.
+ */
+function applyHash(full: string, edit = false): void {
   // The classroom part (hide/lock, lesson, step) first: it applies to every view.
   const link = parseClassroomLink(full);
   const hash = link.rest;
   for (const p of link.problems) useStore.getState().notify('warning', `Ignored part of the link: ${p}.`);
+  const locks = edit ? commonLocks(useStore.getState().classroom, link.classroom) : NO_CLASSROOM;
   useStore.getState().setClassroom(link.classroom);
   if (isLessonsHash(full)) {
     useStore.getState().openLesson(link.lesson, link.step);
@@ -41,7 +46,7 @@ function applyHash(full: string): void {
   }
   // `#view=train&...` opens the training view; anything else is the env viewer's.
   if (isTrainHash(hash)) {
-    useStore.getState().openTrain(hash);
+    useStore.getState().openTrain(hash, locks);
     return;
   }
   useStore.getState().setView('environments');
@@ -82,7 +87,12 @@ export function startHashSync(): () => void {
     if (s.view !== prev.view || s.draft !== prev.draft || s.envId !== prev.envId || s.seed !== prev.seed || s.kwargs !== prev.kwargs || s.lessonId !== prev.lessonId || s.lessonStep !== prev.lessonStep || s.classroom !== prev.classroom || s.studioMap !== prev.studioMap || s.studioTab !== prev.studioTab) write();
   });
   const onHashChange = () => {
-    if (window.location.hash !== currentHash()) applyHash(window.location.hash);
+    if (window.location.hash === currentHash()) return;
+    const locked = useStore.getState().classroom.lock.length > 0;
+    applyHash(window.location.hash, true);
+    // A refused edit of a locked value may leave the form as it was (nothing for the store
+    // subscription to write): the address goes back to what the page applies.
+    if (locked) write();
   };
   window.addEventListener('hashchange', onHashChange);
   return () => {

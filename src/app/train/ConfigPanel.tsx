@@ -8,7 +8,44 @@ import { useStore } from '../state/store.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import type { EnvKwargs } from '../../core/envs/registry.ts';
 import { FIELDS, PANELS, getPath, type FieldDef } from './fields.ts';
-import { isHidden, isLocked } from '../lessons/classroom.ts';
+import { isHidden, isLocked, lockedClickNotice } from '../lessons/classroom.ts';
+
+/** A padlock drawn in the text colour (an emoji needs a font the machine may not have). */
+function LockIcon() {
+  return (
+    <svg className="lock-icon" viewBox="0 0 10 12" width="9" height="11" aria-hidden focusable="false">
+      <path d="M2.5 5V3.5a2.5 2.5 0 0 1 5 0V5" fill="none" stroke="currentColor" strokeWidth="1.3" />
+      <rect x="1" y="5" width="8" height="6.5" rx="1" fill="currentColor" />
+    </svg>
+  );
+}
+
+/** Keys that do not change a value: they may reach a locked control (to move on, or to copy). */
+function changesNothing(e: React.KeyboardEvent): boolean {
+  return ['Tab', 'Shift', 'Escape', 'Control', 'Meta', 'Alt'].includes(e.key) || ((e.ctrlKey || e.metaKey) && ['c', 'a'].includes(e.key.toLowerCase()));
+}
+
+/**
+ * Handlers that make a locked control say so: a click, a key that would change it, a paste or a
+ * drop is stopped before the control acts and a notice names the control. The control stays
+ * focusable (aria-disabled, not disabled), so a keyboard or screen-reader user meets the lock too.
+ */
+function lockGuard(locked: boolean, say: () => void) {
+  if (!locked) return {};
+  const stop = (e: React.SyntheticEvent) => {
+    e.preventDefault();
+    say();
+  };
+  return {
+    onMouseDownCapture: stop,
+    onClickCapture: stop,
+    onPasteCapture: stop,
+    onDropCapture: stop,
+    onKeyDownCapture: (e: React.KeyboardEvent) => {
+      if (!changesNothing(e)) stop(e);
+    },
+  };
+}
 
 /**
  * A field's help: shown while the pointer is over the "?" or the field has the keyboard focus
@@ -46,7 +83,7 @@ function parseText(f: FieldDef, text: string): unknown {
 }
 
 /** A text input that keeps what is typed ("0.00") and resyncs when the value changes elsewhere (a preset). */
-function TextField({ f, value, invalid, disabled = false, onValue }: { f: FieldDef; value: unknown; invalid: boolean; disabled?: boolean; onValue: (v: unknown) => void }) {
+function TextField({ f, value, invalid, locked = false, onValue }: { f: FieldDef; value: unknown; invalid: boolean; locked?: boolean; onValue: (v: unknown) => void }) {
   const help = `help-${f.path}`;
   const [text, setText] = useState(formatValue(value));
   const [seen, setSeen] = useState(value);
@@ -62,8 +99,9 @@ function TextField({ f, value, invalid, disabled = false, onValue }: { f: FieldD
       value={text}
       inputMode={f.input.kind === 'intList' ? 'text' : 'decimal'}
       aria-invalid={invalid}
-      aria-describedby={help}
-      disabled={disabled}
+      aria-describedby={locked ? `${help} lock-${f.path}` : help}
+      aria-disabled={locked || undefined}
+      readOnly={locked}
       spellCheck={false}
       onChange={(e) => {
         setText(e.target.value);
@@ -96,6 +134,9 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
   const locked = useStore((s) => isLocked(s.classroom, f.path));
   const editField = useStore((s) => s.editField);
   const edit = locked ? () => undefined : editField;
+  const notify = useStore((s) => s.notify);
+  const guard = lockGuard(locked, () => notify('info', lockedClickNotice(f.label)));
+  const describedBy = locked ? `help-${f.path} lock-${f.path}` : `help-${f.path}`;
   // The chosen env's title follows its kwargs ("Door and key 8x8"); the registry id stays.
   const envKwargs = useStore((s) => (f.input.kind === 'env' ? s.draft.env.kwargs : undefined));
   const id = `field-${f.path}`;
@@ -106,7 +147,7 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
         ? catalog.filter((c) => c.spec?.family === family).map((c) => ({ value: c.id, label: c.id === value ? envTitle(c.id, envKwargs) ?? c.spec!.title : c.spec!.title }))
         : f.input.options;
     input = (
-      <select id={id} className="field-input" data-testid={id} value={String(value)} disabled={locked} aria-describedby={`help-${f.path}`} onChange={(e) => edit(f.path, e.target.value)}>
+      <select id={id} className="field-input" data-testid={id} value={String(value)} aria-disabled={locked || undefined} aria-describedby={describedBy} onChange={(e) => edit(f.path, e.target.value)}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -115,9 +156,9 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
       </select>
     );
   } else if (f.input.kind === 'bool') {
-    input = <input id={id} type="checkbox" className="field-check" data-testid={id} checked={value === true} disabled={locked} aria-describedby={`help-${f.path}`} onChange={(e) => edit(f.path, e.target.checked)} />;
+    input = <input id={id} type="checkbox" className="field-check" data-testid={id} checked={value === true} aria-disabled={locked || undefined} aria-describedby={describedBy} onChange={(e) => edit(f.path, e.target.checked)} />;
   } else {
-    input = <TextField f={f} value={value} invalid={!!errors} disabled={locked} onValue={(v) => edit(f.path, v)} />;
+    input = <TextField f={f} value={value} invalid={!!errors} locked={locked} onValue={(v) => edit(f.path, v)} />;
   }
   return (
     <div className={`field ${errors ? 'field-bad' : ''} ${locked ? 'field-locked' : ''}`} data-field={f.path}>
@@ -126,12 +167,17 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
         {f.live && running && <span className="chip chip-live" title="Changes apply to the running experiment at the next update">live</span>}
         {restarts && <span className="chip chip-restart">restarts</span>}
         {locked && (
-          <span className="chip" data-testid={`locked-${f.path}`} title="Locked by the link this page was opened with">
-            locked
+          <span className="chip chip-locked" data-testid={`locked-${f.path}`} title="Locked by the link this page was opened with">
+            <LockIcon /> locked
           </span>
         )}
       </label>
-      <div className="field-control">
+      {locked && (
+        <span id={`lock-${f.path}`} className="visually-hidden">
+          Locked by the link this page was opened with.
+        </span>
+      )}
+      <div className="field-control" {...guard}>
         {input}
         <Help text={f.help} id={`help-${f.path}`} />
       </div>
@@ -150,29 +196,42 @@ function Presets() {
   const choose = useStore((s) => s.choosePreset);
   const hidden = useStore((s) => isHidden(s.classroom, 'presets'));
   const locked = useStore((s) => isLocked(s.classroom, 'presets'));
+  const notify = useStore((s) => s.notify);
   if (hidden) return null;
   return (
     <section className="cfg-section" aria-labelledby="presets-h">
       <h2 id="presets-h" className="cfg-title">
         Presets
+        {locked && (
+          <span className="chip chip-locked" data-testid="locked-presets" title="Locked by the link this page was opened with">
+            <LockIcon /> locked
+          </span>
+        )}
       </h2>
-      <div className="preset-list">
+      <div className={`preset-list ${locked ? 'preset-list-locked' : ''}`}>
         {presets.map((p) => (
           <button
             key={p.id}
             type="button"
-            className={`preset ${p.id === presetId ? 'preset-on' : ''}`}
+            className={`preset ${p.id === presetId ? 'preset-on' : ''} ${locked ? 'preset-locked' : ''}`}
             data-testid={`preset-${p.id}`}
             aria-pressed={p.id === presetId}
-            disabled={locked && p.id !== presetId}
+            // Locked: still focusable and clickable, so the click can say why nothing changes.
+            aria-disabled={locked || undefined}
+            aria-describedby={locked ? 'presets-lock' : undefined}
             title={p.description}
-            onClick={() => choose(p.id)}
+            onClick={() => (locked ? notify('info', lockedClickNotice('The preset list')) : choose(p.id))}
           >
             <span className="preset-title">{p.title}</span>
             <span className="preset-desc">{p.description}</span>
           </button>
         ))}
       </div>
+      {locked && (
+        <span id="presets-lock" className="visually-hidden">
+          Locked by the link this page was opened with.
+        </span>
+      )}
     </section>
   );
 }

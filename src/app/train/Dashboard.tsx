@@ -580,15 +580,18 @@ export function Dashboard() {
   const data = useMemo(() => thin(history), [history]);
   const agents = spec?.agents;
   const specs = useMemo(() => dashboardCharts(config, maxSteps, numActions, agents), [config, maxSteps, numActions, agents]);
+  // The Shift badge is green on stale data only when TIS corrects it (the run's own config).
+  const tisOn = config.algo.tis.enabled;
+  const tisCap = config.algo.tis.cap;
   const verdicts = useMemo(
     () => ({
       outcome: outcomeHealth(history, changes),
       exploration: tokens ? explorationHealth(history, VOCAB_SIZE, true) : explorationHealth(history, numActions || 2),
       signal: signalHealth(history, grouped),
-      shift: shiftHealth(history),
+      shift: shiftHealth(history, { tis: tisOn, cap: tisCap }),
       reward: rewardHealth(history),
     }),
-    [history, numActions, grouped, tokens, changes],
+    [history, numActions, grouped, tokens, changes, tisOn, tisCap],
   );
   return (
     <div className="dashboard" data-testid="dashboard">

@@ -8,6 +8,7 @@ import type { TrainSlice } from './trainState.ts';
 import { changedFields, draftFromHash, draftFromPreset, isLiveChange, loadPresets, parseTrainHash, setField, validate } from './config.ts';
 import { getPath, type DraftConfig } from './fields.ts';
 import { adoptRewardCode } from '../rewardLab/rewardLab.ts';
+import { keepLocked, lockedEditNotice, NO_CLASSROOM } from '../lessons/classroom.ts';
 
 const rawPresets = Object.values(import.meta.glob('../../../presets/*.json', { eager: true, import: 'default' }));
 export const loaded = loadPresets(rawPresets);
@@ -34,13 +35,18 @@ export function formSlice(set: StoreApi<Store>['setState'], get: StoreApi<Store>
     draft: initial,
     validation: validate(initial),
 
-    openTrain: (hash) => {
+    openTrain: (hash, locks = NO_CLASSROOM) => {
       const backend = get().backend;
       const detected = backend.status === 'ready' ? backend.report.chosen : get().draft.backend;
       const parsed = parseTrainHash(hash);
       backendChosenByPerson = parsed.backend !== null;
-      const r = draftFromHash(parsed, get().presets, detected);
-      for (const p of [...loaded.problems, ...r.problems]) get().notify('warning', `Ignored part of the link: ${p}.`);
+      const fromHash = draftFromHash(parsed, get().presets, detected);
+      for (const p of [...loaded.problems, ...fromHash.problems]) get().notify('warning', `Ignored part of the link: ${p}.`);
+      // An edit of a locked value in the address is refused: the field keeps showing what it applies.
+      const { presetId, base, draft } = get();
+      const kept = keepLocked(locks, { presetId, base, draft }, fromHash);
+      if (kept.refused.length) get().notify('warning', lockedEditNotice(kept.refused));
+      const r = kept.setup;
       // A limit that guards the page (how long a reward term may run) changed by a link is said out loud.
       const limit = r.draft.reward?.callTimeoutMs;
       if (limit !== undefined && limit !== r.base.reward?.callTimeoutMs) get().notify('info', `This link sets the reward term time limit to ${limit.toLocaleString('en-US')} ms per call (the preset's is ${r.base.reward?.callTimeoutMs ?? 100} ms): a slow term may then stall each iteration that long.`);

@@ -69,6 +69,33 @@ describe('health verdicts', () => {
   });
 });
 
+describe('shift: green only on-policy or corrected (issue 40: green "bounded" at staleness 2.0-2.43 in the Shift lesson)', () => {
+  const it3 = (m: Record<string, number>) => Array.from({ length: 3 }, () => ({ 'actor/approx_kl': 0.004, 'actor/clipfrac_low': 0.01, 'actor/clipfrac_high': 0.01, ...m }));
+  it('staleness 0: bounded', () => {
+    expect(shiftHealth(it3({ 'async/staleness_mean': 0, 'async/staleness_max': 0 }))).toMatchObject({ level: 'ok', label: 'bounded' });
+    // Synchronous runs log no staleness at all: on-policy.
+    expect(shiftHealth(it3({}))).toMatchObject({ level: 'ok', label: 'bounded' });
+  });
+  it('stale without correction: says how stale and what corrects it; bad above 2 versions', () => {
+    // Lesson 4 step 1 measured 2.0-2.43 (before: ok 'bounded' up to 2.0, and a warning above).
+    const bad = shiftHealth(it3({ 'async/staleness_mean': 2.2, 'async/staleness_max': 4 }));
+    expect(bad).toMatchObject({ level: 'bad', label: 'stale, uncorrected' });
+    expect(bad.text).toBe('Actions are 2.2 policy versions old on average (up to 4) and nothing corrects for it: the learner trains on an older policy\'s choices. Turn on TIS (algo.tis) to re-weight them, or lower the max staleness (rollout.maxStaleness; 0 trains on-policy).');
+    expect(shiftHealth(it3({ 'async/staleness_mean': 1, 'async/staleness_max': 2 }))).toMatchObject({ level: 'warn', label: 'stale, uncorrected' });
+    expect(shiftHealth(it3({ 'async/staleness_mean': 1 }), { tis: false, cap: 2 }).level).toBe('warn');
+  });
+  it('stale with TIS whose weights are within bounds: corrected; with most ratios over the cap: a warning', () => {
+    const ok = shiftHealth(it3({ 'async/staleness_mean': 2.2, 'async/staleness_max': 4, 'async/is_ratio_max': 1.31, 'async/is_clipfrac': 0.02 }), { tis: true, cap: 2 });
+    expect(ok).toMatchObject({ level: 'ok', label: 'corrected' });
+    expect(ok.text).toBe("Actions are 2.2 policy versions old on average (up to 4); TIS re-weights them by min(π_old/μ, 2) (largest ratio 1.31, 2% truncated): the learner's gradient is corrected for the policy that acted.");
+    const over = shiftHealth(it3({ 'async/staleness_mean': 2.2, 'async/is_ratio_max': 9, 'async/is_clipfrac': 0.4 }), { tis: true, cap: 2 });
+    expect(over).toMatchObject({ level: 'warn', label: 'over the cap' });
+    expect(over.text).toMatch(/40% of the importance ratios exceed the cap of 2/);
+    // A jumping policy is still bad, corrected or not.
+    expect(shiftHealth(it3({ 'actor/approx_kl': 0.2, 'async/staleness_mean': 1, 'async/is_clipfrac': 0 }), { tis: true, cap: 2 }).level).toBe('bad');
+  });
+});
+
 describe('outcome: regressions the invariants miss', () => {
   // A solved 8×8 run, then a live entropy coef of 0.5: entropy climbs back toward uniform (ln 7 ≈ 1.95)
   // and success falls, while the signal stays "healthy" (groups keep differing).
@@ -124,6 +151,26 @@ describe('outcome: regressions the invariants miss', () => {
     expect(v.text).toBe('Success fell to 70% (mean of the last 3 iterations) from its best of 100% since Entropy coef changed at iteration 7: undo that change to check it is the cause.');
     // A change made before the best window is not blamed.
     expect(outcomeHealth([...solved, ...falling.slice(0, 3)], [{ iteration: 0, what: 'Learning rate' }]).text).toMatch(/or lower the learning rate\.$/);
+  });
+
+  it('names the change made before the fall began (the hack), not one made after it (the fix): issue 40, door-key', () => {
+    // Success holds at 60% while a hackable term is applied (reward code v1 at index 5), then falls
+    // from index 9; the fix (v2, potential-based) comes at index 13 and success stays at 0.
+    const S = [0.5, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.55, 0.3, 0.1, 0, 0, 0, 0, 0, 0, 0];
+    const h = S.map((s) => ({ 'episode/success_rate': s }));
+    const changes = [
+      { iteration: 5, what: 'the reward code (v1)' },
+      { iteration: 13, what: 'the reward code (v2)' },
+    ];
+    const v = outcomeHealth(h, changes);
+    expect(v).toMatchObject({ level: 'bad', label: 'regressing' });
+    // Before: "since the reward code (v2) changed at iteration 14", blaming the fix.
+    expect(v.text).toBe('Success fell to 0% (mean of the last 3 iterations) from its best of 60% since the reward code (v1) changed at iteration 6: undo that change to check it is the cause.');
+    // Only the fix on record: it is not blamed, and the badge says when the fall began.
+    const fixOnly = outcomeHealth(h, [changes[1]]);
+    expect(fixOnly.text).toBe('Success fell to 0% (mean of the last 3 iterations) from its best of 60%: the fall began at iteration 10, before the reward code (v2) changed at iteration 14, so that change is not its cause.');
+    // A change at the fall's first iteration can have caused it.
+    expect(outcomeHealth(h, [{ iteration: 9, what: 'Learning rate' }, changes[1]]).text).toMatch(/since Learning rate changed at iteration 10:/);
   });
 
   it('an early, still-learning run is not a regression', () => {
@@ -209,6 +256,35 @@ describe('rewardHealth', () => {
     expect(rewardHealth([...caught, ...Array.from({ length: 10 }, () => pt(0.6, 0.45, 0.3))]).label).not.toBe('gamed');
     // Success recovers: cleared, however much the term pays.
     expect(rewardHealth([...fallen, ...Array.from({ length: 3 }, () => pt(0.9, 2, 0.9))]).label).not.toBe('gamed');
+  });
+
+  it("warns early when one term's share of the return climbs while success does not (issue 40: 'aligned' while the term grew to 85%)", () => {
+    // The return stays near 1.1 (no rise for the two-window test to see) while 'closer' grows
+    // from 9% to 79% of it and success sits at 40%.
+    const pt = (outcome: number, closer: number) => ({ 'reward/mean': outcome + closer, 'reward/outcome/mean': outcome, 'reward/closer/mean': closer, 'episode/success_rate': 0.4 });
+    const h = [pt(1, 0.1), pt(1, 0.1), pt(1, 0.1), pt(0.8, 0.3), pt(0.6, 0.5), pt(0.4, 0.7), pt(0.3, 0.8), pt(0.2, 0.9), pt(0.2, 0.9)];
+    // Six iterations in: 'closer' pays 45% (under the 50% floor): not yet.
+    expect(rewardHealth(h.slice(0, 6))).toMatchObject({ level: 'ok', label: 'aligned' });
+    const v = rewardHealth(h);
+    // Before: 'aligned' (return 1.1 → 1.1, success 40% → 40%).
+    expect(v).toMatchObject({ level: 'warn', label: 'term climbing' });
+    expect(v.text).toBe("The term 'closer' pays 79% of the return, up from 45% 3 iterations earlier, while success did not rise (40% → 40%): check that it pays only for progress on the task (potential-based: γΦ(s′) − Φ(s)).");
+    // The same climb while success rises with it: aligned.
+    const rising = h.map((p, i) => ({ ...p, 'episode/success_rate': 0.1 * i }));
+    expect(rewardHealth(rising)).toMatchObject({ level: 'ok', label: 'aligned' });
+  });
+
+  it('never green while success stays at 0 after a hack, even once the code changed (the fix judged afresh read aligned)', () => {
+    const pt = (r: number, s: number, version: number) => ({ 'reward/mean': r, 'episode/success_rate': s, 'reward/version': version });
+    const hacked = [...Array.from({ length: 3 }, () => pt(1, 0.6, 1)), ...Array.from({ length: 3 }, () => pt(3, 0, 1))];
+    expect(rewardHealth(hacked)).toMatchObject({ level: 'bad', label: 'gamed' });
+    // The fix: v2, its return falls back to 1 and success stays at 0 (before: 'no success yet', idle).
+    const fixed = [...hacked, ...Array.from({ length: 6 }, () => pt(1, 0, 2))];
+    const v = rewardHealth(fixed);
+    expect(v).toMatchObject({ level: 'warn', label: 'not recovered' });
+    expect(v.text).toBe('Success is 0% (last 3 iterations), below the 60% it had before the reward was gamed at iteration 6: whatever changed since has not brought the task back yet; if it stays there, the policy learnt the hack (lower the learning rate, or restart from before it).');
+    // Success back at its pre-hack 60%: the badge judges the new code on its own again.
+    expect(rewardHealth([...fixed, ...Array.from({ length: 6 }, () => pt(1, 0.6, 2))])).toMatchObject({ level: 'ok', label: 'aligned' });
   });
 
   it('scale: a rise is relative to max(1, |earlier|), so a large negative return needs a large rise', () => {

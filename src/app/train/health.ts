@@ -48,8 +48,12 @@ export const THRESHOLDS = {
   clipfracWarn: 0.3,
   /** Rollout vs trainer |Δ log π| at the same weights (nats): numerics disagree above this. */
   mismatchWarn: 1e-3,
-  /** Mean staleness (policy versions) above which off-policy correction matters. */
+  /** Mean staleness (policy versions) at or below which the data counts as on-policy: any stale action above it needs a correction. */
+  stalenessOnPolicy: 0,
+  /** Mean staleness (policy versions) above which uncorrected data is bad, not only a warning. */
   stalenessWarn: 2,
+  /** Share of importance ratios truncated at the TIS cap above which the correction is mostly truncation (bias), not re-weighting. */
+  tisClipWarn: 0.2,
   /** Success (WINDOW mean) below its best WINDOW mean by this much: slipping (warn) / regressing (bad). */
   regressionWarn: 0.1,
   regressionBad: 0.25,
@@ -118,6 +122,20 @@ function bestStart(history: Series, key: string, window = WINDOW): number {
   return start;
 }
 
+/**
+ * The index of the fall's first iteration: the first point after the best window (which starts at
+ * `from`) whose `key` is below its best mean `top` by min(regressionWarn, top / 2). The last index
+ * when no single point is (a slow slide that only the window mean shows).
+ */
+function fallStart(history: Series, key: string, from: number, top: number): number {
+  const below = top - Math.min(THRESHOLDS.regressionWarn, top / 2);
+  for (let i = Math.max(0, from + WINDOW); i < history.length; i++) {
+    const v = history[i][key];
+    if (v !== undefined && Number.isFinite(v) && v < below) return i;
+  }
+  return history.length - 1;
+}
+
 /** A change a person made while the run trained: from `iteration` (0-based, = its index in the history) on. */
 export interface RunChange {
   iteration: number;
@@ -143,10 +161,17 @@ export function outcomeHealth(history: Series, changes: readonly RunChange[] = [
   const w = n === 1 ? 'the last iteration' : `mean of the last ${n} iterations`;
   if (!Number.isFinite(now)) return { level: 'idle', label: 'no success rate', text: 'This run reports no success rate.' };
   const drop = top - now;
-  // The latest change made after the best window began: the likeliest cause of a fall from it.
+  // The likeliest cause of a fall: the latest change made after the best window began and at or
+  // before the fall's first iteration. A change made after the fall began (a fix) did not cause it.
   const from = bestStart(history, key);
-  const cause = [...changes].reverse().find((c) => c.iteration > from);
-  const because = cause ? ` since ${cause.what} changed at iteration ${cause.iteration + 1}: undo that change to check it is the cause` : '';
+  const fell = fallStart(history, key, from, top);
+  const cause = [...changes].reverse().find((c) => c.iteration > from && c.iteration <= fell);
+  const later = changes.find((c) => c.iteration > fell);
+  const because = cause
+    ? ` since ${cause.what} changed at iteration ${cause.iteration + 1}: undo that change to check it is the cause`
+    : later
+      ? `: the fall began at iteration ${fell + 1}, before ${later.what} changed at iteration ${later.iteration + 1}, so that change is not its cause`
+      : '';
   if (top >= THRESHOLDS.regressionMinBest && drop >= THRESHOLDS.regressionBad) {
     return { level: 'bad', label: 'regressing', text: `Success fell to ${pct(now)} (${w}) from its best of ${pct(top)}${because || ' while training goes on: recent updates are unlearning the task; undo the last setting change or lower the learning rate'}.` };
   }
@@ -239,23 +264,60 @@ export function signalHealth(history: Series, grouped: boolean): Verdict {
   return { level: 'ok', label: 'healthy', text: `Advantages spread with std ${advStd.toFixed(2)}: episodes differ and the update has a direction.` };
 }
 
-export function shiftHealth(history: Series): Verdict {
+/** The run's off-policy correction, from its config (algo.tis): TIS re-weights stale actions by min(π_old/μ, cap). */
+export interface ShiftCorrection {
+  /** Truncated importance sampling on (algo.tis.enabled). */
+  tis: boolean;
+  /** The truncation cap on the importance ratio (algo.tis.cap). */
+  cap: number;
+}
+
+/**
+ * Shift: does the learner train on the policy that acted? Green only when it does (staleness 0:
+ * lockstep, or no stale action in the last WINDOW iterations) or when stale actions are corrected
+ * (TIS on and its weights within bounds: under THRESHOLDS.tisClipWarn of the ratios truncated at
+ * the cap). Stale and uncorrected says how stale and what corrects it. `correction` defaults to none.
+ */
+export function shiftHealth(history: Series, correction: ShiftCorrection = { tis: false, cap: 0 }): Verdict {
   if (history.length === 0) return { level: 'idle', label: 'waiting', text: 'Shows whether the data the learner trains on still matches the policy that produced it.' };
   const kl = recent(history, 'actor/approx_kl');
   const clip = recent(history, 'actor/clipfrac_low') + recent(history, 'actor/clipfrac_high');
   const mm = recent(history, 'mismatch/logprob_abs_diff_max');
   const stale = recent(history, 'async/staleness_mean');
+  const staleMax = recent(history, 'async/staleness_max');
+  const ratioMax = recent(history, 'async/is_ratio_max');
+  const truncated = recent(history, 'async/is_clipfrac');
   if (kl > THRESHOLDS.approxKlBad) {
     return { level: 'bad', label: 'jumping', text: `Each update moves the policy by ${kl.toFixed(3)} nats (approx KL): lower the learning rate or the update epochs.` };
   }
   if (mm > THRESHOLDS.mismatchWarn) {
     return { level: 'warn', label: 'mismatch', text: `Rollout and trainer disagree by up to ${mm.toExponential(1)} nats on the same weights: the backends' numerics differ; watch for drift.` };
   }
-  if (stale > THRESHOLDS.stalenessWarn) {
-    return { level: 'warn', label: 'stale', text: `Actions are ${stale.toFixed(1)} versions old on average: lower the max staleness or turn on TIS.` };
+  const old = `Actions are ${stale.toFixed(1)} policy versions old on average${Number.isFinite(staleMax) ? ` (up to ${Math.round(staleMax)})` : ''}`;
+  const stalePart = stale > THRESHOLDS.stalenessOnPolicy;
+  if (stalePart && !correction.tis) {
+    return {
+      level: stale > THRESHOLDS.stalenessWarn ? 'bad' : 'warn',
+      label: 'stale, uncorrected',
+      text: `${old} and nothing corrects for it: the learner trains on an older policy's choices. Turn on TIS (algo.tis) to re-weight them, or lower the max staleness (rollout.maxStaleness; 0 trains on-policy).`,
+    };
+  }
+  if (stalePart && truncated > THRESHOLDS.tisClipWarn) {
+    return {
+      level: 'warn',
+      label: 'over the cap',
+      text: `${old}; TIS is on, but ${pct(truncated)} of the importance ratios exceed the cap of ${correction.cap} and are truncated, so the correction is mostly bias: lower the max staleness (rollout.maxStaleness).`,
+    };
   }
   if (kl > THRESHOLDS.approxKlWarn || clip > THRESHOLDS.clipfracWarn) {
     return { level: 'warn', label: 'large steps', text: `Updates are large (approx KL ${kl.toFixed(3)}, ${pct(clip)} of ratios clipped): a lower learning rate keeps them in the trust region.` };
+  }
+  if (stalePart) {
+    return {
+      level: 'ok',
+      label: 'corrected',
+      text: `${old}; TIS re-weights them by min(π_old/μ, ${correction.cap})${Number.isFinite(ratioMax) ? ` (largest ratio ${ratioMax.toFixed(2)}, ${pct(Number.isFinite(truncated) ? truncated : 0)} truncated)` : ''}: the learner's gradient is corrected for the policy that acted.`,
+    };
   }
   return { level: 'ok', label: 'bounded', text: `Approx KL ${Number.isFinite(kl) ? kl.toFixed(4) : '–'} per update and rollout = trainer log-probs: the learner trains on the policy that acted.` };
 }
@@ -270,6 +332,10 @@ export const REWARD_THRESHOLDS = {
   trueFall: 0.1,
   /** Share of the return's absolute size paid by terms other than the task's own ('outcome') above which they dominate it. */
   shapingShare: 2 / 3,
+  /** One term's share of the return (absolute sizes) must climb by this much (absolute) since an earlier window to count as climbing. */
+  termShareRise: 0.2,
+  /** ... and pay at least this share of the return now: a term that climbed from 5% to 25% is not yet the return. */
+  termShareMin: 0.5,
 } as const;
 
 /** Aggregate keys under reward/ that are not terms. */
@@ -293,6 +359,56 @@ export function shapingShareBefore(history: Series, end: number, window = WINDOW
     }
   }
   return all > 0 ? shaping / all : NaN;
+}
+
+/**
+ * Each term's share of the return's absolute size (|mean_t| / Σ|mean_u| over the terms under
+ * reward/<term>/mean), summed over the `window` points before index `end`. Empty without per-term means.
+ */
+export function termSharesBefore(history: Series, end: number, window = WINDOW): Map<string, number> {
+  const size = new Map<string, number>();
+  let all = 0;
+  for (let i = Math.max(0, end - window); i < end; i++) {
+    for (const [k, v] of Object.entries(history[i])) {
+      if (!k.startsWith('reward/') || !k.endsWith('/mean') || !Number.isFinite(v)) continue;
+      const t = k.slice('reward/'.length, -'/mean'.length);
+      if (t === '' || t.includes('/') || NOT_TERMS.has(t)) continue;
+      size.set(t, (size.get(t) ?? 0) + Math.abs(v));
+      all += Math.abs(v);
+    }
+  }
+  const out = new Map<string, number>();
+  if (all > 0) for (const [t, v] of size) out.set(t, v / all);
+  return out;
+}
+
+/**
+ * A term other than the task's own ('outcome') whose share of the return climbed by
+ * termShareRise to at least termShareMin, since the previous window or the run's first, while
+ * success did not rise over the same span: the early sign of a term being farmed, before the
+ * shaped return as a whole rises or success falls. Null when none did.
+ */
+function climbingTerm(history: Series, end: number, t1: number): Verdict | null {
+  if (!(t1 < THRESHOLDS.solved) || end < 2 * WINDOW) return null;
+  const now = termSharesBefore(history, end);
+  for (const base of [end - WINDOW, WINDOW]) {
+    const then = termSharesBefore(history, base);
+    const tBase = recentBefore(history, 'episode/success_rate', base);
+    if (!Number.isFinite(tBase) || t1 - tBase > REWARD_THRESHOLDS.trueRise) continue;
+    for (const [term, share] of now) {
+      if (term === 'outcome') continue;
+      const was = then.get(term) ?? 0;
+      if (share >= REWARD_THRESHOLDS.termShareMin && share - was >= REWARD_THRESHOLDS.termShareRise) {
+        const since = base === WINDOW ? `in the first ${WINDOW} iterations` : `${WINDOW} iterations earlier`;
+        return {
+          level: 'warn',
+          label: 'term climbing',
+          text: `The term '${term}' pays ${pct(share)} of the return, up from ${pct(was)} ${since}, while success did not rise (${pct(tBase)} → ${pct(t1)}): check that it pays only for progress on the task (potential-based: γΦ(s′) − Φ(s)).`,
+        };
+      }
+    }
+  }
+  return null;
 }
 
 /** Mean of `key` over the last `window` points before index `end` that have it (NaN when none do). */
@@ -325,6 +441,8 @@ function rewardVerdictAt(history: Series, end: number): { v: Verdict; p0: number
   if (rise > REWARD_THRESHOLDS.proxyRise && t1 < THRESHOLDS.solved && dt <= REWARD_THRESHOLDS.trueRise) {
     return { p0, p1, t0, t1, v: { level: 'warn', label: 'diverging', text: `The shaped return rose ${fmt(p0)} → ${fmt(p1)} but success did not (${pct(t0)} → ${pct(t1)}): check the per-term curves for a term that pays without progress on the task.` } };
   }
+  const climbing = climbingTerm(history, end, t1);
+  if (climbing) return { p0, p1, t0, t1, v: climbing };
   return { p0, p1, t0, t1, v: { level: 'ok', label: 'aligned', text: `Shaped return ${fmt(p0)} → ${fmt(p1)}, success ${pct(t0)} → ${pct(t1)} (means of ${WINDOW} iterations): the reward still tracks the task.` } };
 }
 
@@ -346,6 +464,8 @@ export function rewardHealth(history: Series): Verdict {
   let verdict: Verdict = idle;
   /** The hack being held: the code version, the shaped return and success before the rise, and where it was caught. */
   let held: { version: number; p0: number; t0: number; at: number } | null = null;
+  /** The first hack caught in this run (kept after a code change clears `held`): success before it, and where. */
+  let caught: { t0: number; at: number } | null = null;
   for (let end = 2 * WINDOW; end <= history.length; end++) {
     const now = rewardVerdictAt(history, end);
     if (!now) {
@@ -356,6 +476,7 @@ export function rewardHealth(history: Series): Verdict {
     const version = history[end - 1]['reward/version'] ?? 0;
     if (now.v.label === 'gamed') {
       if (!held || held.version !== version) held = { version, p0: now.p0, t0: now.t0, at: end - 1 };
+      caught ??= { t0: now.t0, at: end - 1 };
       verdict = now.v;
       continue;
     }
@@ -380,7 +501,23 @@ export function rewardHealth(history: Series): Verdict {
     }
     verdict = now.v;
   }
-  return verdict.label === 'aligned' ? sinceStart(history, verdict) : verdict;
+  const final = verdict.label === 'aligned' ? sinceStart(history, verdict) : verdict;
+  return caught && (final.level === 'ok' || final.level === 'idle') ? afterHack(history, final, caught) : final;
+}
+
+/**
+ * After a hack, a changed reward (the fix) is judged afresh, and its two windows can read
+ * 'aligned' (or 'no success yet') while success is still 0: the fix has not brought the task back.
+ * Until success is back within trueFall of what it was before the hack, the badge warns.
+ */
+function afterHack(history: Series, verdict: Verdict, caught: { t0: number; at: number }): Verdict {
+  const t1 = recentBefore(history, 'episode/success_rate', history.length);
+  if (!Number.isFinite(t1) || (t1 > 0 && t1 > caught.t0 - REWARD_THRESHOLDS.trueFall)) return verdict;
+  return {
+    level: 'warn',
+    label: 'not recovered',
+    text: `Success is ${pct(t1)} (last ${WINDOW} iterations), below the ${pct(caught.t0)} it had before the reward was gamed at iteration ${caught.at + 1}: whatever changed since has not brought the task back yet; if it stays there, the policy learnt the hack (lower the learning rate, or restart from before it).`,
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { IterationView, StartInfo, StartPhase, WarmStartProgress } from '..
 import { type Preset, type Validation } from './config.ts';
 import { type DraftConfig } from './fields.ts';
 import type { WarmEta } from './warmEta.ts';
+import type { Classroom } from '../lessons/classroom.ts';
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stepping' | 'finished' | 'error';
 
@@ -66,8 +67,11 @@ export interface TrainSlice {
   /** Id of the saved record of the current run (Runs view), null before its first iteration or without storage. */
   recordId: string | null;
 
-  /** Opens the view from a `#view=train&...` hash. */
-  openTrain(hash: string): void;
+  /**
+   * Opens the view from a `#view=train&...` hash. `locks`: controls locked before this hash edit
+   * (a classroom link) that it keeps: their values stay, and what was refused is said in a notice.
+   */
+  openTrain(hash: string, locks?: Classroom): void;
   choosePreset(id: string): void;
   editField(path: string, value: unknown): void;
   /** Discards edits that would restart the run. */
