@@ -84,7 +84,7 @@ function EngineCheck({ autorun }: { autorun: boolean }) {
           What a run&apos;s first start measures: a few train steps and rollout calls of the preset&apos;s own model on each backend, in a worker. Here a software
           WebGPU adapter is timed too (a start skips it: it is never picked unless forced), within {(CHECK_BUDGET_MS / 1000).toFixed(0)} s per preset.
         </p>
-        {choices.length === 0 ? <p className="muted">{choiceStatus === 'running' ? 'Timing…' : 'Runs with the check.'}</p> : <PresetTimingsTable rows={choices} />}
+        {choices.length === 0 ? <p className="muted">{choiceStatus === 'running' ? 'Timing…' : 'Runs with the engine check.'}</p> : <PresetTimingsTable rows={choices} />}
       </section>
       <section className="check-card" data-testid="selftest" data-status={status}>
         <h2>Placement on WebGPU</h2>

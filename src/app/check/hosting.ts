@@ -58,6 +58,6 @@ export function hostingFacts(h: HostingInput): HostingFact[] {
   if (!a || a.decodedBytes === 0) facts.push({ id: 'compressed', ok: false, text: 'Compression unknown: no file of this page had a measurable size (from the browser cache, or the server sent no Timing-Allow data).' });
   else if (a.encodedBytes < a.decodedBytes * 0.9)
     facts.push({ id: 'compressed', ok: true, text: `Compressed assets served: ${a.name} came as ${mb(a.encodedBytes)} for ${mb(a.decodedBytes)} (${Math.round((100 * a.encodedBytes) / a.decodedBytes)}%).` });
-  else facts.push({ id: 'compressed', ok: false, text: `Assets served uncompressed: ${a.name} came as ${mb(a.encodedBytes)}, its full size. Serve the .br/.gz files beside it (README, Hosting): a student downloads about 5× less.` });
+  else facts.push({ id: 'compressed', ok: false, text: `Assets served uncompressed: ${a.name} came as ${mb(a.encodedBytes)}, its full size. Serve the .br/.gz files beside it (README, Hosting): a student then downloads 3.1 MB instead of 16.9 MB.` });
   return facts;
 }
