@@ -26,7 +26,7 @@ async function runCheck(page: Page) {
   const seconds = (Date.now() - t0) / 1000;
   expect(await card.getAttribute('data-status')).toBe('done');
   const verdicts = await page.getByTestId('check-verdicts').locator('li').allTextContents();
-  const shapes = await page.getByTestId('check-shapes').locator('tbody tr').allTextContents();
+  const shapes = await page.getByTestId('check-shapes').locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent).join(' | ')));
   console.log(`${seconds.toFixed(1)} s\n${shapes.join('\n')}\n${verdicts.join('\n')}`);
   return { seconds, verdicts, shapes };
 }
@@ -51,7 +51,7 @@ describe('device check for a host', () => {
     }
     // Side by side: the second run's table has a column for the first.
     expect(await page.getByTestId('check-shapes').locator('thead th').count()).toBe(3);
-    const lines = [`run 1: ${runs[0].seconds.toFixed(1)} s, run 2: ${runs[1].seconds.toFixed(1)} s`, ...runs[1].shapes.map((s) => `setup: ${s}`), ...runs[0].verdicts.map((v, i) => `${v}  ||  ${runs[1].verdicts[i]}`)];
+    const lines = [`run 1: ${runs[0].seconds.toFixed(1)} s, run 2: ${runs[1].seconds.toFixed(1)} s`, 'setup | run 2 | run 1', ...runs[1].shapes, ...runs[0].verdicts.map((v, i) => `${v}  ||  ${runs[1].verdicts[i]}`)];
     console.log(lines.join('\n'));
     writeFileSync(`${ARTIFACTS}/device-check-lessons.txt`, lines.join('\n') + '\n');
     // The e2e server sends COOP/COEP and Brotli files to 127.0.0.1 (a secure context).
