@@ -14,7 +14,7 @@ describe('device check page', () => {
   it('runs every graph node on WebGPU, agrees with WASM within 1e-4, and times both backends per preset', { timeout: 400_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 1100, height: 1000 } });
     const errors = watchErrors(page);
-    await page.goto(`${appUrl}check.html?autorun&budget=8000`);
+    await page.goto(`${appUrl}check.html?autorun=engine&budget=8000`);
     const card = page.getByTestId('selftest');
     await expect.poll(() => card.getAttribute('data-status'), { timeout: 240_000, interval: 1000 }).toMatch(/done|failed/);
     const report = JSON.parse((await page.getByTestId('selftest-json').textContent()) ?? '{}') as SelfTestReport;

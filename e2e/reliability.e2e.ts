@@ -97,7 +97,7 @@ describe('reliability in the tab', () => {
       // The device check on one model (the MLP): ORT's WebGPU build loads under the policy, places
       // every node on WebGPU and agrees with WASM. The full check (both models, the session layer,
       // the per-preset timings) is engine.e2e.ts's; the policy changes nothing between models.
-      await check.goto(`${server.url}check.html?autorun&budget=1&models=mlp-76k`);
+      await check.goto(`${server.url}check.html?autorun=engine&budget=1&models=mlp-76k`);
       await expect.poll(() => check.getByTestId('selftest').getAttribute('data-status', { timeout: 5000 }).catch(() => 'busy'), { timeout: 200_000, interval: 1000 }).toMatch(/done|failed/);
       const failure = (await check.locator('.check-error').allTextContents()).join('; ');
       expect(await check.getByTestId('selftest').getAttribute('data-status'), failure).toBe('done');

@@ -55,6 +55,8 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
   const g = globalThis as unknown as {
     navigator?: { gpu?: { requestAdapter(): Promise<GPUAdapterLike | null> }; hardwareConcurrency?: number };
     crossOriginIsolated?: boolean;
+    isSecureContext?: boolean;
+    location?: { protocol?: string; hostname?: string };
   };
   const nav = g.navigator;
   const hardwareConcurrency = nav?.hardwareConcurrency ?? 1;
@@ -82,7 +84,7 @@ export async function detectBackend(options: DetectOptions = {}): Promise<Backen
     } catch (e) {
       webgpu.reason = `requesting a WebGPU adapter failed: ${(e as Error).message}`;
     }
-  } else webgpu.reason = 'this browser has no WebGPU (navigator.gpu is missing)';
+  } else webgpu.reason = noGpuReason(g.isSecureContext !== false, g.location?.protocol ?? '', g.location?.hostname ?? '');
 
   let chosen: BackendReport['chosen'] = 'auto';
   if (options.force === 'wasm') {
@@ -138,4 +140,23 @@ export function deviceKey(r: BackendReport, userAgent: string): string {
   const g = r.webgpu;
   const adapter = g.adapter ? `${g.vendor}/${g.architecture}/${g.description}${g.isFallbackAdapter ? '/software' : ''}` : 'no-adapter';
   return `${userAgent} | ${adapter} | cores ${r.hardwareConcurrency} | ${r.wasm.crossOriginIsolated ? 'isolated' : 'not isolated'}`;
+}
+
+/** localhost names browsers treat as a secure context even over plain HTTP. */
+export function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || hostname === '::1' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/** Why a page that is not a secure context has no WebGPU and no threads, and what the host does about it. */
+export function insecureContextText(protocol: string, hostname: string): string {
+  const where = protocol === 'http:' ? (isLoopback(hostname) ? 'http' : 'http on a LAN address') : `${protocol.replace(/:$/, '') || 'unknown'} address`;
+  return `this page is not a secure context (${where}): browsers withhold WebGPU and threads; serve it over HTTPS or from localhost`;
+}
+
+/**
+ * Why navigator.gpu is missing: browsers hide it outside a secure context (a LAN address over
+ * plain HTTP), which is the host's to fix, not the browser's; only in a secure context is it the browser.
+ */
+export function noGpuReason(secure: boolean, protocol: string, hostname: string): string {
+  return secure ? 'this browser has no WebGPU (navigator.gpu is missing)' : insecureContextText(protocol, hostname);
 }

@@ -1,12 +1,15 @@
 /**
- * Device check: a workshop host opens this on a laptop before a session to see which backend
- * the playground will use, whether our graphs run entirely on WebGPU, whether WebGPU and WASM
- * agree, and how fast a train step is. `?autorun` starts it on load (used by the e2e tests);
- * `?models=mlp-76k` checks only the listed models (no session-layer check, which needs both).
+ * Device check: a workshop host opens this on a laptop before a session. One click times every
+ * lesson's setup and gives a verdict per lesson (LessonCheck); the hosting facts show on load; the
+ * engine details (below) show which backend the playground will use, whether our graphs run
+ * entirely on WebGPU, whether WebGPU and WASM agree, and how fast a train step is.
+ * `?models=mlp-76k` limits the engine details to the listed models (no session-layer check, which needs both).
  */
 import { useCallback, useEffect, useState } from 'react';
 import { describeBackend, detectBackend, type BackendReport } from '../../runtime/backend.ts';
 import type { SelfTestModel, SelfTestReport } from '../../runtime/engine/selfTest.ts';
+import { HostingFacts } from './HostingFacts.tsx';
+import { LessonCheck } from './LessonCheck.tsx';
 import { CHECK_BUDGET_MS, PresetTimingsTable, timePresets, type PresetTiming } from './PresetTimings.tsx';
 
 type Status = 'idle' | 'running' | 'done' | 'failed';
@@ -19,7 +22,7 @@ function onlyModels(): SelfTestModel[] | undefined {
   return raw ? (raw.split(',').filter(Boolean) as SelfTestModel[]) : undefined;
 }
 
-export function DeviceCheck() {
+function EngineCheck({ autorun }: { autorun: boolean }) {
   const [backend, setBackend] = useState<BackendReport | null>(null);
   const [status, setStatus] = useState<Status>('idle');
   const [report, setReport] = useState<SelfTestReport | null>(null);
@@ -56,27 +59,22 @@ export function DeviceCheck() {
   }, []);
 
   useEffect(() => {
-    if (!new URLSearchParams(location.search).has('autorun')) return;
+    if (!autorun) return;
     const id = setTimeout(() => void run(), 0);
     return () => clearTimeout(id);
-  }, [run]);
+  }, [run, autorun]);
 
   const cpuTotal = report?.placements.reduce((s, p) => s + p.cpuNodes.length, 0) ?? 0;
   return (
-    <div className="check-page">
-      <header className="check-header">
-        <a href="./">← Agentic RL Playground</a>
-        <h1>Device check</h1>
-        <p>Runs our policy and train-step graphs on this browser: where each node runs, whether WebGPU and WASM give the same update, and how long one train step takes.</p>
-      </header>
+    <>
       <section className="check-card">
-        <h2>Backend</h2>
+        <h2>Engine details</h2>
+        <p className="muted">
+          For a closer look (about 80 s): where each node of our graphs runs on WebGPU, whether WebGPU and WASM give the same update, and the backend timing a run&apos;s first start makes.
+        </p>
         <p data-testid="check-backend">{backend ? describeBackend(backend) : 'detecting…'}</p>
-        {backend && !backend.wasm.crossOriginIsolated && (
-          <p className="check-warn">Not cross-origin isolated: WASM runs single-threaded. The host should send COOP: same-origin and COEP: require-corp.</p>
-        )}
-        <button className="btn primary" onClick={run} disabled={status === 'running'} data-testid="check-run">
-          {status === 'running' ? 'Running…' : report ? 'Run again' : 'Run the check'}
+        <button className="btn" onClick={run} disabled={status === 'running'} data-testid="check-engine-run">
+          {status === 'running' ? 'Running…' : report ? 'Run the engine check again' : 'Run the engine check'}
         </button>
       </section>
       {error && <p className="check-error">{error}</p>}
@@ -86,7 +84,7 @@ export function DeviceCheck() {
           What a run&apos;s first start measures: a few train steps and rollout calls of the preset&apos;s own model on each backend, in a worker. Here a software
           WebGPU adapter is timed too (a start skips it: it is never picked unless forced), within {(CHECK_BUDGET_MS / 1000).toFixed(0)} s per preset.
         </p>
-        {choices.length === 0 ? <p className="muted">{choiceStatus === 'running' ? 'Timing…' : 'Runs with the check.'}</p> : <PresetTimingsTable rows={choices} />}
+        {choices.length === 0 ? <p className="muted">{choiceStatus === 'running' ? 'Timing…' : 'Runs with the engine check.'}</p> : <PresetTimingsTable rows={choices} />}
       </section>
       <section className="check-card" data-testid="selftest" data-status={status}>
         <h2>Placement on WebGPU</h2>
@@ -196,6 +194,26 @@ export function DeviceCheck() {
           </pre>
         )}
       </section>
-    </div>
+    </>
+  );
+}
+
+/**
+ * `?autorun` runs the one-click lesson check on load; `?autorun=engine` runs the engine details
+ * instead (the e2e tests of WebGPU placement and agreement).
+ */
+export function DeviceCheck() {
+  const autorun = new URLSearchParams(location.search).get('autorun');
+  return (
+    <main className="check-page">
+      <header className="check-header">
+        <a href="./">← Agentic RL Playground</a>
+        <h1>Device check</h1>
+        <p>For a workshop host, on the laptops students will use: how long each lesson takes here, and what this page can see about how it is served.</p>
+      </header>
+      <LessonCheck autorun={autorun === '' || autorun === 'lessons'} />
+      <HostingFacts />
+      <EngineCheck autorun={autorun === 'engine'} />
+    </main>
   );
 }

@@ -147,7 +147,9 @@ export function BackendStatus() {
               ? 'Auto: when a model first trains on this device, a few train steps and rollout calls are timed on each backend (under 1.5 s, in the training worker) and the faster is kept. A software WebGPU adapter is never picked.'
               : backend.forced
                 ? `Forced by ?backend=${backend.forced} in the address.`
-                : 'Chosen in the Backend field of the Train settings.'}
+                : !r.webgpu.adapter && requested === 'wasm'
+                  ? `Auto's choice: WASM, the only backend here (${r.webgpu.reason ?? 'no WebGPU adapter'}).`
+                  : 'Chosen in the Backend field of the Train settings.'}
           </p>
           {auto && choice && <ChoiceDetails choice={choice} />}
           {auto && (
