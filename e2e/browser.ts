@@ -19,6 +19,9 @@ export const NO_CHROMIUM_MESSAGE =
   ').\nThe end-to-end tests need a real Chromium. On Debian/Ubuntu: sudo apt-get install -y chromium\n' +
   'or set CHROMIUM_PATH to a Chromium/Chrome binary.';
 
+/** The name the tests use for a page served on a LAN address (mapped to 127.0.0.1 in Chromium). */
+export const LAN_HOST = 'lan.test';
+
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-background-networking',
@@ -27,6 +30,9 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
   '--enable-unsafe-webgpu',
+  // A host name that is not loopback by name (so not a secure context over http) but resolves to
+  // the loopback server: how the tests see a page served "on a LAN address" without leaving 127.0.0.1.
+  `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`,
 ];
 
 export async function launch(): Promise<Browser> {

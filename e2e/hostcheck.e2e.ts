@@ -6,11 +6,10 @@
  * page names the insecure context (not the browser) as why WebGPU is missing, and the app's
  * backend panel says Auto chose WASM (nobody picked it in a field).
  */
-import { networkInterfaces } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, axeProblems, sideways, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, axeProblems, LAN_HOST, sideways, useBrowser, watchErrors } from './browser.ts';
 import { serveStatic } from './serve.ts';
 import { LESSONS } from '../src/app/lessons/index.ts';
 
@@ -29,12 +28,6 @@ async function runCheck(page: Page) {
   const shapes = await page.getByTestId('check-shapes').locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent).join(' | ')));
   console.log(`${seconds.toFixed(1)} s\n${shapes.join('\n')}\n${verdicts.join('\n')}`);
   return { seconds, verdicts, shapes };
-}
-
-/** A non-loopback IPv4 address of this machine (the LAN address a host would hand out), or null. */
-function lanAddress(): string | null {
-  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
-  return null;
 }
 
 describe('device check for a host', () => {
@@ -69,9 +62,10 @@ describe('device check for a host', () => {
   });
 
   it('served carelessly (no COOP/COEP, uncompressed, http on a LAN address): names the insecure context and Auto as the chooser', { timeout: 120_000 }, async () => {
-    const lan = lanAddress();
-    // Without a LAN interface only the headers and compression can be checked, on 127.0.0.1.
-    const server = await serveStatic('dist', '/lan/', false, {}, { precompressed: false, host: lan ?? '127.0.0.1' });
+    // Served on 127.0.0.1 and opened as http://lan.test (browser.ts maps that name to loopback):
+    // a name that is not loopback makes the page an insecure context, as a LAN address does.
+    const served = await serveStatic('dist', '/lan/', false, {}, { precompressed: false });
+    const server = { url: served.url.replace('127.0.0.1', LAN_HOST), close: () => served.close() };
     try {
       const page = await browser().newPage({ viewport: { width: 1100, height: 1000 } });
       await page.goto(`${server.url}check.html?coi=0`);
@@ -80,22 +74,20 @@ describe('device check for a host', () => {
       expect(isolated).toMatch(/Not cross-origin isolated: the host does not send Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp/);
       expect(await page.getByTestId('hosting-compressed').textContent()).toMatch(/Assets served uncompressed/);
       console.log(isolated);
-      if (lan) {
-        const secure = (await page.getByTestId('hosting-secure').textContent()) ?? '';
-        expect(secure).toMatch(/not a secure context \(http on a LAN address\): browsers withhold WebGPU and threads; serve it over HTTPS or from localhost/);
-        console.log(secure);
-        const backend = (await page.getByTestId('check-backend').textContent()) ?? '';
-        expect(backend).toMatch(/WASM/);
-        // The app itself: the status bar's panel says why there is no WebGPU, and who chose WASM.
-        await page.goto(`${server.url}?coi=0`);
-        await page.getByTestId('backend-status').click();
-        const panel = (await page.getByRole('dialog', { name: 'Execution backend details' }).textContent()) ?? '';
-        console.log(panel);
-        expect(panel).not.toMatch(/navigator\.gpu is missing/);
-        expect(panel).not.toMatch(/Chosen in the Backend field/);
-        expect(panel).toMatch(/Auto's choice: WASM, the only backend here \(this page is not a secure context \(http on a LAN address\)/);
-        await page.screenshot({ path: `${ARTIFACTS}/device-check-lan.png`, fullPage: true });
-      }
+      const secure = (await page.getByTestId('hosting-secure').textContent()) ?? '';
+      expect(secure).toMatch(/not a secure context \(http on a LAN address\): browsers withhold WebGPU and threads; serve it over HTTPS or from localhost/);
+      console.log(secure);
+      const backend = (await page.getByTestId('check-backend').textContent()) ?? '';
+      expect(backend).toMatch(/WASM/);
+      // The app itself: the status bar's panel says why there is no WebGPU, and who chose WASM.
+      await page.goto(`${server.url}?coi=0`);
+      await page.getByTestId('backend-status').click();
+      const panel = (await page.getByRole('dialog', { name: 'Execution backend details' }).textContent()) ?? '';
+      console.log(panel);
+      expect(panel).not.toMatch(/navigator\.gpu is missing/);
+      expect(panel).not.toMatch(/Chosen in the Backend field/);
+      expect(panel).toMatch(/Auto's choice: WASM, the only backend here \(this page is not a secure context \(http on a LAN address\)/);
+      await page.screenshot({ path: `${ARTIFACTS}/device-check-lan.png`, fullPage: true });
       await page.close();
     } finally {
       await server.close();

@@ -55,8 +55,6 @@ export interface ServeOptions {
   precompressed?: boolean;
   /** Keep a log of every request in `requests` (default false). */
   record?: boolean;
-  /** Address to listen on and put in `url` (default 127.0.0.1); a LAN address makes the page an insecure context over http. */
-  host?: string;
 }
 
 /** The encodings to try, best first, for an Accept-Encoding header (q=0 refuses one). */
@@ -162,12 +160,11 @@ export async function serveStatic(
       sockets.delete(socket);
     });
   });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((ok) => server.listen(0, host, ok));
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${basePath}`,
+    url: `http://127.0.0.1:${port}${basePath}`,
     close: () =>
       new Promise((ok) => {
         server.close(() => ok());
