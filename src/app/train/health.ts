@@ -347,18 +347,8 @@ const NOT_TERMS = new Set(['mean', 'std', 'min', 'max', 'lo', 'hi']);
  * when the run logs no per-term means.
  */
 export function shapingShareBefore(history: Series, end: number, window = WINDOW): number {
-  let shaping = 0;
-  let all = 0;
-  for (let i = Math.max(0, end - window); i < end; i++) {
-    for (const [k, v] of Object.entries(history[i])) {
-      if (!k.startsWith('reward/') || !k.endsWith('/mean') || !Number.isFinite(v)) continue;
-      const t = k.slice('reward/'.length, -'/mean'.length);
-      if (t === '' || t.includes('/') || NOT_TERMS.has(t)) continue;
-      all += Math.abs(v);
-      if (t !== 'outcome') shaping += Math.abs(v);
-    }
-  }
-  return all > 0 ? shaping / all : NaN;
+  const shares = termSharesBefore(history, end, window);
+  return shares.size === 0 ? NaN : 1 - (shares.get('outcome') ?? 0);
 }
 
 /**
