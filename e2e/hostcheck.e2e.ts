@@ -51,7 +51,7 @@ describe('device check for a host', () => {
     expect(await page.getByTestId('hosting-secure').getAttribute('data-ok')).toBe('true');
     expect(await page.getByTestId('hosting-isolated').getAttribute('data-ok')).toBe('true');
     expect(await page.getByTestId('hosting-compressed').textContent()).toMatch(/^. ?Compressed assets served/);
-    await page.screenshot({ path: `${ARTIFACTS}/device-check.png`, fullPage: true });
+    await page.screenshot({ path: `${ARTIFACTS}/device-check-lessons.png`, fullPage: true });
     expect(await axeProblems(page)).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(200);
