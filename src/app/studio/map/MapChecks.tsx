@@ -44,11 +44,13 @@ function useMapCheck(map: GridMap): Checked | null {
     };
   }, [map]);
   const shown = check && check.map === map ? check.check : null;
-  // What the map tab shows, for the lesson's check (null while it says "Checking…").
+  // What the map tab shows, for the lesson's check (null while it says "Checking…"). It stays in
+  // the store when the tab closes: the lesson's check runs a moment after the verdict shows
+  // (MAP_CHECK_DELAY_MS) and must still find it if the person has left the Studio by then; the
+  // verdict carries its map, so it is never read for another one.
   useEffect(() => {
     useStore.getState().setStudioVerdict(shown && shown.failed === undefined ? { map, verdict: shown.verdict } : null);
   }, [shown, map]);
-  useEffect(() => () => useStore.getState().setStudioVerdict(null), []);
   return shown;
 }
 
