@@ -83,7 +83,7 @@ export const SUITES: Record<string, Suite> = {
     run: runSweepBench,
   },
   pairs: {
-    description: 'every registered algorithm on a grid env (MLP) and a tool env (transformer), 3 seeds each through npm run sweep: the README\'s algorithm × family table',
+    description: 'every registered algorithm on a grid env (MLP) and a tool env (transformer), 3 seeds each through npm run sweep: docs/algorithms.md\'s algorithm × family table',
     flags: {
       seeds: 'seeds per pair (default 1-3; --quick 1)',
       targets: 'comma-separated subset of grid-mlp, tool (default both)',

@@ -1,6 +1,6 @@
 /**
  * Hostile input and failures in the tab: a 100 KB link, a training worker that dies without an
- * error event, leaving mid-run, and the app under the Content-Security-Policy the README
+ * error event, leaving mid-run, and the app under the Content-Security-Policy docs/hosting.md
  * recommends.
  */
 import { describe, expect, inject, it } from 'vitest';
@@ -15,7 +15,7 @@ const browser = useBrowser();
 const status = (page: Page) => page.getByTestId('train-status');
 const num = async (page: Page, name: string) => Number((await status(page).getAttribute(name)) ?? 'NaN');
 
-/** The README's recommended policy (keep the two in step). */
+/** The policy docs/hosting.md recommends (keep the two in step). */
 export const RECOMMENDED_CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; connect-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'";
 

@@ -2,7 +2,7 @@
  * Each quick lesson step reaches its own check from its own setup, headless on ort-web WASM
  * (the browser's engine), through the same path as the browser: setup → Train-view config →
  * createTrainer → iteration metrics → the step's check. The slower steps (async shift, GRPO vs
- * PPO, the calculator lessons) are measured by `npx tsx bench/lessons/run.ts` (README, Lessons).
+ * PPO, the calculator lessons) are measured by `npx tsx bench/lessons/run.ts` (docs/lessons.md).
  *
  * The reward-hacking lesson's two runs are the hackable presets themselves, so the same runs also
  * check the Reward badge (the dashboard's reading of the same metrics): under the farmed 'closer'

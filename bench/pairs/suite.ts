@@ -2,7 +2,7 @@
  * `npm run bench -- pairs`: every algorithm in the registry on a grid env (MLP) and on a tool env
  * (transformer), 3 seeds each, through `npm run sweep` (one `npm run train` process per run, N at
  * a time). A pair the algorithm's descriptor refuses is not run; its reason is reported instead.
- * The result is the README's "Algorithms × env families" table (`--markdown` prints it).
+ * The result is docs/algorithms.md's "Every algorithm on every family" table (`--markdown` prints it).
  *
  * Each pair runs the same base config with only `algo.algo` changed (the algorithm's own defaults
  * for everything it owns), so a row compares algorithms, not tuning:

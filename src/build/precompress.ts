@@ -1,6 +1,6 @@
 /**
  * Build step: writes `file.br` (Brotli, quality 11) and `file.gz` (gzip -9) beside every asset of
- * the build worth compressing, so a host can send them as they are (see README, Hosting) instead
+ * the build worth compressing, so a host can send them as they are (see docs/hosting.md) instead
  * of compressing on every request, or not at all. onnxruntime's plain WASM build (14.2 MB) goes
  * over the wire as 2.4 MB of Brotli or 3.7 MB of gzip.
  *

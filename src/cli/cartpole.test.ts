@@ -1,5 +1,5 @@
 /**
- * The shipped vector-observation code env trains headless with its README command
+ * The shipped vector-observation code env trains headless with its documented command (docs/studio.md)
  * (`npm run train -- --env-file examples/envs/cartpole.js`: the default code-env preset, GRPO
  * with the MLP): held-out greedy play goes from the initial policy's ~10 steps to the threshold
  * (mean return ≥ 195, CartPole-v0's "solved" bar) within 16 iterations.

@@ -1,7 +1,7 @@
 /**
- * The shipped code-env examples train with the exact commands README.md gives for them, to the
- * success README states, scored on held-out seeds (`--eval`) against the policy before RL.
- * The commands are read out of README.md, so a changed command or file is tested as written.
+ * The shipped code-env examples train with the exact commands docs/studio.md gives for them, to the
+ * success it states, scored on held-out seeds (`--eval`) against the policy before RL.
+ * The commands are read out of docs/studio.md, so a changed command or file is tested as written.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from './train.ts';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const DOC = readFileSync(new URL('../../docs/studio.md', import.meta.url), 'utf8');
 
-/** The arguments after `npm run train --` of README's command for `file` (the first listed). */
+/** The arguments after `npm run train --` of docs/studio.md's command for `file` (the first listed). */
 function readmeCommand(file: string): string[] {
-  const line = README.split('\n').find((l) => l.startsWith('npm run train -- ') && l.includes(`--env-file examples/envs/${file}`));
-  if (!line) throw new Error(`README.md has no "npm run train -- --env-file examples/envs/${file}" command`);
+  const line = DOC.split('\n').find((l) => l.startsWith('npm run train -- ') && l.includes(`--env-file examples/envs/${file}`));
+  if (!line) throw new Error(`docs/studio.md has no "npm run train -- --env-file examples/envs/${file}" command`);
   return line.replace('npm run train -- ', '').replace(/#.*$/, '').trim().split(/\s+/).map((a) => (a.startsWith('examples/') ? new URL(`../../${a}`, import.meta.url).pathname : a));
 }
 
@@ -30,7 +30,7 @@ async function trainAsReadmeSays(file: string, extra: string[]): Promise<EvalRow
   return JSON.parse(readFileSync(join(out, 'eval.json'), 'utf8')) as EvalRow[];
 }
 
-describe('the shipped code-env examples train with their README commands', () => {
+describe('the shipped code-env examples train with their documented commands', () => {
   it('empty-room.js (GRPO, 40 iterations): held-out greedy success 0 before RL, >= 0.95 after', { timeout: 240_000 }, async () => {
     // Measured with this command, seeds 1-3, 100 held-out seeds: greedy 0.00 -> 1.00 each, 26-33 s of training.
     const [before, after] = await trainAsReadmeSays('empty-room.js', ['--seed', '1', '--eval', '40']);

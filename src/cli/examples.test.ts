@@ -1,9 +1,9 @@
 /**
- * Issue 37: the shipped example maps (examples/envs/*.json) train to their stated success with the
- * README's own command, `npm run train -- --env-file examples/envs/<map>.json` (the map preset,
+ * The shipped example maps (examples/envs/*.json) train to their stated success with the
+ * documented command (docs/studio.md), `npm run train -- --env-file examples/envs/<map>.json` (the map preset,
  * its seed, its iterations), checked on held-out episodes (`--eval 100`: greedy and sampled).
  * Before the terminal-potential fix the lava map trained to 0% with this command (the agent
- * learnt to die in lava); the figures over seeds are in the README (Studio).
+ * learnt to die in lava); the figures over seeds are in docs/studio.md.
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,12 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAP_PRESET, loadEnvFile } from './envFile.ts';
 import { main as trainMain } from './train.ts';
 
-/** Stated held-out success of each example with its README command (README, Studio). */
+/** Stated held-out success of each example with its documented command (docs/studio.md). */
 const STATED: Record<string, number> = { 'four-rooms.json': 0.9, 'lava-crossing.json': 0.9 };
 const maps = readdirSync('examples/envs').filter((f) => f.endsWith('.json') && JSON.parse(readFileSync(join('examples/envs', f), 'utf8')).kind === 'grid-map');
 const tmp = mkdtempSync(join(tmpdir(), 'examples-'));
 
-describe('the shipped example maps train with their README command', () => {
+describe('the shipped example maps train with their documented command', () => {
   it('every example map has a stated success', () => {
     expect(maps.sort()).toEqual(Object.keys(STATED).sort());
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { withAnchorTable, withMetricTable } from './metricDocs.ts';
+import { ANCHOR_DOC, withAnchorTable, withMetricTable } from './metricDocs.ts';
 import { METRICS } from '../core/metrics/registry.ts';
 
 describe('generated metric tables', () => {
@@ -12,8 +12,8 @@ describe('generated metric tables', () => {
     expect(doc).toMatch(/\| `agents\/<name>\/adv_share` \| share \| grid MLP runs; multi-agent envs \(EnvSpec\.agents\) \| that agent's share of Σ\\\|advantage\\\| over the batch \|/);
   });
 
-  it("README.md's table of TRL / veRL names matches the registry", () => {
-    const readme = readFileSync('README.md', 'utf8');
+  it("docs/headless.md's table of TRL / veRL names matches the registry", () => {
+    const readme = readFileSync(ANCHOR_DOC, 'utf8');
     expect(withAnchorTable(readme)).toBe(readme);
     expect(readme).toContain('| `groups/frac_zero_std` | `frac_reward_zero_std` |  |');
     expect(readme).toContain('| `critic/value_loss` |  | `critic/vf_loss` |');

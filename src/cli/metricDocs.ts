@@ -1,5 +1,5 @@
 /**
- * `npm run docs:metrics`: rewrites ARCHITECTURE.md's metric table and the README's table of
+ * `npm run docs:metrics`: rewrites ARCHITECTURE.md's metric table and docs/headless.md's table of
  * TRL / veRL names from the metric registry (src/core/metrics/registry.ts). A unit test fails
  * when either file and the registry disagree.
  */
@@ -23,13 +23,16 @@ export function withMetricTable(architecture: string): string {
   return between(architecture, METRICS_BEGIN, METRICS_END, metricTableMarkdown(), 'ARCHITECTURE.md');
 }
 
-/** README.md with its table of anchor names regenerated. */
+/** The file that holds the table of TRL / veRL names, relative to the repository root. */
+export const ANCHOR_DOC = 'docs/headless.md';
+
+/** docs/headless.md with its table of anchor names regenerated. */
 export function withAnchorTable(readme: string): string {
-  return between(readme, ANCHORS_BEGIN, ANCHORS_END, anchorTableMarkdown(), 'README.md');
+  return between(readme, ANCHORS_BEGIN, ANCHORS_END, anchorTableMarkdown(), ANCHOR_DOC);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const [file, rewrite] of [['ARCHITECTURE.md', withMetricTable], ['README.md', withAnchorTable]] as const) {
+  for (const [file, rewrite] of [['ARCHITECTURE.md', withMetricTable], [ANCHOR_DOC, withAnchorTable]] as const) {
     const text = readFileSync(file, 'utf8');
     const next = rewrite(text);
     writeFileSync(file, next);

@@ -52,12 +52,12 @@ export function hostingFacts(h: HostingInput): HostingFact[] {
     const missing = [h.coop !== 'same-origin' ? 'Cross-Origin-Opener-Policy: same-origin' : null, !h.coep ? 'Cross-Origin-Embedder-Policy: require-corp' : null].filter(Boolean);
     const why = missing.length ? `the host does not send ${missing.join(' and ')}` : 'the headers arrive but the browser did not isolate the page';
     const sw = !h.secure ? ' and the service-worker fallback needs a secure context' : ' and the service-worker fallback is off (?coi=0) or not active yet';
-    facts.push({ id: 'isolated', ok: false, text: `Not cross-origin isolated: ${why}${sw}. WASM runs single-threaded (slower training); send those headers (README, Hosting).` });
+    facts.push({ id: 'isolated', ok: false, text: `Not cross-origin isolated: ${why}${sw}. WASM runs single-threaded (slower training); send those headers (docs/hosting.md).` });
   }
   const a = h.asset;
   if (!a || a.decodedBytes === 0) facts.push({ id: 'compressed', ok: false, text: 'Compression unknown: no file of this page had a measurable size (from the browser cache, or the server sent no Timing-Allow data).' });
   else if (a.encodedBytes < a.decodedBytes * 0.9)
     facts.push({ id: 'compressed', ok: true, text: `Compressed assets served: ${a.name} came as ${mb(a.encodedBytes)} for ${mb(a.decodedBytes)} (${Math.round((100 * a.encodedBytes) / a.decodedBytes)}%).` });
-  else facts.push({ id: 'compressed', ok: false, text: `Assets served uncompressed: ${a.name} came as ${mb(a.encodedBytes)}, its full size. Serve the .br/.gz files beside it (README, Hosting): a student then downloads 3.1 MB instead of 16.9 MB.` });
+  else facts.push({ id: 'compressed', ok: false, text: `Assets served uncompressed: ${a.name} came as ${mb(a.encodedBytes)}, its full size. Serve the .br/.gz files beside it (docs/hosting.md): a student then downloads 3.1 MB instead of 16.9 MB.` });
   return facts;
 }

@@ -1,7 +1,7 @@
 /**
  * The kwargs every registered env accepts, read off the envs themselves: while `kwargDocs`
  * builds an env, each kwarg reader reports the name, default and range it checks, so the
- * README's table and `npm run train -- --help` cannot drift from the code.
+ * table in docs/envs.md and `npm run train -- --help` cannot drift from the code.
  */
 import { envIds, makeEnv } from './registry.ts';
 

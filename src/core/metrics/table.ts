@@ -1,5 +1,5 @@
 /**
- * The registry as Markdown: ARCHITECTURE.md's metric table and the README's table of TRL / veRL
+ * The registry as Markdown: ARCHITECTURE.md's metric table and docs/headless.md's table of TRL / veRL
  * names (written by `npm run docs:metrics`; a test fails when either is out of date).
  */
 import { METRICS, type MetricDecl } from './registry.ts';
