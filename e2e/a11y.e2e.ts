@@ -1,5 +1,5 @@
 /**
- * Any screen, any keyboard, any reader (issue 31 items 4 and 5), in Chromium on the built app:
+ * Any screen, any keyboard, any reader (phone width, keyboard only, a screen reader), in Chromium on the built app:
  * axe-core finds no serious or critical violation on Environments, Train (idle, reward lab open,
  * and training), Runs and Lessons; Start is reached in at most 3 Tab presses (the skip link) and
  * keeps the focus when it becomes Pause; at 390×844 nothing scrolls sideways, Start is inside

@@ -37,7 +37,7 @@ describe('auto backend, by measurement', () => {
     await expect.poll(() => backend.getAttribute('data-backend'), { timeout: 30_000 }).toBe('wasm');
     const line = (await backend.textContent()) ?? '';
     expect(line).toMatch(/^WASM · \d+ threads? · [\d.]+ ms\/step — WebGPU \(software\): not timed \(a software adapter is never picked unless forced\)$/);
-    // Issue 13's bar is 10 iterations within 30 s of Start on a quiet 2-core machine; that is a
+    // The bar is 10 iterations within 30 s of Start on a quiet 2-core machine; that is a
     // speed figure, logged here and measured by the benchmarks, not asserted: a busy shared
     // machine took 40+ s (load 9). A broken choice (a software adapter picked) needs minutes.
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 120_000, interval: 250 }).toBeGreaterThanOrEqual(10);

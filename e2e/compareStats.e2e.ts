@@ -1,5 +1,5 @@
 /**
- * Research-grade statistics (issue 28): a real `npm run sweep` (2 learning rates × 2 seeds)
+ * Research-grade statistics: a real `npm run sweep` (2 learning rates × 2 seeds)
  * imported into the Runs view shows, in Compare, the same per-config IQM and mean with their
  * intervals and the same probability of improvement as the sweep's own summary.
  */

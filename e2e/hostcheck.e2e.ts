@@ -1,5 +1,5 @@
 /**
- * The host's device check (issue 40 item 7), on the built app with the default backend: one click
+ * The host's device check, on the built app with the default backend: one click
  * gives a verdict per lesson within 30 s, twice (the figures of both runs side by side), and the
  * hosting facts are right for the e2e server (isolated, compressed). Then the same build served
  * as a careless host would: no COOP/COEP, nothing compressed, plain HTTP on a LAN address: the

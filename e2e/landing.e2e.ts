@@ -1,5 +1,5 @@
 /**
- * A class's first minute from the keyboard (issue 40 items 1 and 3), in Chromium on the built
+ * A class's first minute from the keyboard (the start page and the shortcuts), in Chromium on the built
  * app with the default backend (no ?backend=): a fresh profile with no hash lands on the start
  * page, which offers the first lesson and the first preset; from every view's load Start is at
  * most 3 key presses away (each press counted); after a lesson's "Set up" the focus is on Start;

@@ -2,7 +2,7 @@
  * The badges read in lessons 1, 4 and 5 (sparse vs shaped, the Shift lesson, RLVR vs agentic) on
  * the default backend, as a student sees them: every iteration's Outcome, Shift and Reward badge
  * is recorded in the page as it is drawn, and none may say something the numbers contradict
- * (issue 40: Outcome green "holding" at 0% with a best of 0%; Shift green "bounded" at
+ * (they once read Outcome green "holding" at 0% with a best of 0%; Shift green "bounded" at
  * staleness 2.0-2.43 without correction). Screenshots land in e2e/artifacts/lesson-badges-*.png.
  */
 import { describe, expect, inject, it } from 'vitest';

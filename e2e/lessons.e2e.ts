@@ -156,7 +156,7 @@ describe('lessons', () => {
     await context.close();
   });
 
-  it('locks look locked, say so when clicked or typed into, and a hash edit of a locked value is refused with a notice (issue 40)', { timeout: 120_000 }, async () => {
+  it('locks look locked, say so when clicked or typed into, and a hash edit of a locked value is refused with a notice', { timeout: 120_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 1400, height: 1000 } });
     const errors = watchErrors(page);
     const notices = () => page.getByTestId('notices').innerText();

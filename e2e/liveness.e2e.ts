@@ -1,5 +1,5 @@
 /**
- * Liveness from progress (issue 30): a slow but legal reward term and a throttled page are not a
+ * Liveness from progress: a slow but legal reward term and a throttled page are not a
  * dead worker, and a rollout worker that closes itself or spins is replaced while the run goes
  * on, with every iteration saved. Each test holds its run (a run long enough to be in progress
  * when the fault is injected, or a paused one): none races the clock.

@@ -1,5 +1,5 @@
 /**
- * Issue 37's map-studio items in Chromium on the built app, with the default backend (no
+ * The map studio on a large map, in Chromium on the built app, with the default backend (no
  * ?backend=wasm): the 25×25 map with a key and 4 locked doors is checked (the check showed
  * "Checking…" for 131 s and never finished) and its expert plays it; Space in map play toggles
  * (it pressed the focused "Play this map" button, leaving play and losing the episode); "Train on

@@ -1,5 +1,5 @@
 /**
- * Counterfactual re-scoring in the browser (issue 21, item 5): a short grid run scored by a
+ * Counterfactual re-scoring in the browser: a short grid run scored by a
  * reward term finishes; its last batches are frozen, the editor adds a term that costs every
  * step, and "Re-score" shows the new term's distribution, how many advantages flip sign and the
  * episodes that moved most, without a training step (the iteration counter stays where the run

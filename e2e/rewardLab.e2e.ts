@@ -126,7 +126,7 @@ describe('reward lab', () => {
     await expect.poll(() => page.getByTestId('detail-chart-reward/mean').getAttribute('data-markers')).toBe('v1,v2');
     await page.getByTestId('run-detail').screenshot({ path: `${ARTIFACTS}/reward-lab-run-detail.png` });
 
-    // Provenance round trip (issue 28): the run file carries both versions; the CLI resumes it
+    // Provenance round trip: the run file carries both versions; the CLI resumes it
     // with the version in force at the checkpoint; its folder imports back with the same versions.
     const [dl] = (await Promise.all([page.waitForEvent('download'), page.getByTestId('export-run').click()])) as [Download, void];
     const file = JSON.parse(readFileSync(await dl.path(), 'utf8')) as { checkpoint: { iteration: number } | null; rewardCode: { version: number; iteration: number; code: string }[]; metrics: Record<string, number>[] };

@@ -1,5 +1,5 @@
 /**
- * One run loop (issue 27 item 7): a grid preset and a tool preset, trained for the same few
+ * One run loop for every env family: a grid preset and a tool preset, trained for the same few
  * iterations in the tab and with the CLI, log the same set of metric keys. The tab's keys are
  * read from the run's record in IndexedDB (what the Runs view exports), the CLI's from its
  * metrics.jsonl. Values differ (timing, and the CLI and the tab need not share an engine); the

@@ -1,5 +1,5 @@
 /**
- * The Studio's map tab in Chromium on the built app (issue 29): paint a map with the mouse and the
+ * The Studio's map tab in Chromium on the built app: paint a map with the mouse and the
  * keyboard, read "Solvable in 9 steps", play it by hand to the goal, run the random agent, and
  * train GRPO on it to success >= 0.9; the same map opened from its link in a fresh profile
  * trains too; an unsolvable map is refused with its reason; bad JSON is named and loses nothing;

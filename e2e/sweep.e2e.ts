@@ -1,5 +1,5 @@
 /**
- * The Train view's Sweep (issue 28): 2 learning rates × 2 seeds of grid-empty-8x8, two at a time
+ * The Train view's Sweep: 2 learning rates × 2 seeds of grid-empty-8x8, two at a time
  * (navigator.hardwareConcurrency set to 3: one core left for the page), every run recorded with
  * its name, and Compare's statistics for the 2 configs; bad input named; a worker killed mid-run
  * fails its run only; Stop keeps what was recorded; the form at phone width by keyboard, with

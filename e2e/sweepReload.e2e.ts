@@ -1,5 +1,5 @@
 /**
- * A reload in the middle of a tab sweep (issue 37): the queued runs were dropped without a word.
+ * A reload in the middle of a tab sweep (the queued runs were once dropped without a word).
  * Now the page says what finished, what was cut off and what never started, and Resume trains the
  * rest under the same tag; Discard forgets it. One run at a time (hardwareConcurrency 2), default
  * backend (no ?backend=wasm); axe-core on the notice.

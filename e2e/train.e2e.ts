@@ -46,7 +46,7 @@ describe('training in the tab', () => {
     await lr.fill('0.001');
     await expect.poll(() => page.getByTestId('error-algo.lr').count()).toBe(0);
 
-    // Every note the success chart shows from Start to its first point (issue 31: the phase with its
+    // Every note the success chart shows from Start to its first point (the phase with its
     // elapsed time, never "Press Start" while the run starts).
     await page.evaluate(() => {
       const seen: string[] = [];

@@ -30,7 +30,7 @@ import { pairedFlips, sig, type PairedFlips } from '../lib/stats.ts';
 import type { SuiteOptions, SuiteResult } from '../lib/suite.ts';
 import { UsageError } from '../lib/suite.ts';
 
-/** Issue 4 §8 targets on a 2-core machine, CLI, no GPU. */
+/** The learning targets on a 2-core machine, CLI, no GPU. */
 const TARGETS: Record<string, { success: number; budgetS: number }> = {
   'grid-empty-8x8-grpo': { success: 0.95, budgetS: 60 },
   'grid-door-key-ppo': { success: 0.9, budgetS: 300 },

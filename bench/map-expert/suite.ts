@@ -2,12 +2,12 @@
  * `npm run bench -- map-expert [--json] [--quick]`: ms per expert plan on the 25×25 map with a key
  * and 4 locked doors (src/core/envs/grid/fixtures/four-doors-25x25.json), against the solver's
  * own search from the map's start (solveMap), and the whole studio check (checkMap: the solver
- * plus checkEnv, which re-plans after every random action). Issue 37: the expert's full-state
+ * plus checkEnv, which re-plans after every random action). Before: the expert's full-state
  * search took 5.5-9 s per plan here and the check did not finish in 131 s; grid/custom now plans
  * with the solver's search (custom.ts solveFromHere). `--full` adds one plan by the full-state
  * search (world.ts solve, as an AsciiGridEnv of the same rows keeps it) for the comparison: seconds.
  * `--serve` serves the map (npm run serve -- --env-file) and times GET /state after each of 20
- * off-plan steps (each /state plans again for its expert_action; issue 37: 6.9 s each).
+ * off-plan steps (each /state plans again for its expert_action; 6.9 s each before the solver's search).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 /**
  * `npm run train -- --reward FILE`: user reward terms from a file, run sandboxed. The failing
- * cases run the real command in a child process and time it from spawn to exit (the done-when of
- * issue 21: a looping or escaping term ends the CLI non-zero within 10 s, naming the term).
+ * cases run the real command in a child process and time it from spawn to exit (the bar: a
+ * looping or escaping term ends the CLI non-zero within 10 s, naming the term).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

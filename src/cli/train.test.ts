@@ -10,7 +10,7 @@ import { parseRunConfig } from '../core/presets/schema.ts';
 import { parseCliFolder, runToFile } from '../core/runs/format.ts';
 
 describe('npm run train', () => {
-  it('writes config, §7 metrics, trajectories and a standalone policy.onnx', async () => {
+  it('writes config, metrics, trajectories and a standalone policy.onnx', async () => {
     const out = mkdtempSync(join(tmpdir(), 'train-'));
     expect(await main(['--config', 'grid-empty-8x8-grpo', '--iterations', '2', '--seed', '5', '--out', out, '--quiet'])).toBe(0);
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));

@@ -69,7 +69,7 @@ describe('lesson progress', () => {
   });
 });
 
-describe('a hash edit of a locked value (issue 40: it applied while the field still said "locked")', () => {
+describe('a hash edit of a locked value (it once applied while the field still said "locked")', () => {
   const { presets } = loadPresets([emptyPreset, ppoPreset]);
   const open = (hash: string) => draftFromHash(parseTrainHash(hash), presets, 'wasm');
   const link = '#view=train&preset=grid-empty-8x8-grpo&algo.lr=0.01';

@@ -1,5 +1,5 @@
 /**
- * Charts of saved runs, drawn with recharts (DESIGN §11): they update only when a person changes
+ * Charts of saved runs, drawn with recharts: they update only when a person changes
  * a setting, and its tooltips and legends fit. The live dashboard keeps its own SVG renderer
  * (MetricChart): recharts was measured at ~12 ms per chart update at 200 points, and twenty
  * charts updating together at every training iteration made a long task each time.

@@ -1,5 +1,5 @@
 /**
- * Keyboard routes to the main actions, from any view (issue 40 item 3):
+ * Keyboard routes to the main actions, from any view, so a keyboard user reaches Start in one key:
  * - Alt+S (Option+S on a Mac) opens Train and puts the focus on its run button (Start, or
  *   Pause while training): one key to Start of the current setup from anywhere.
  * - Alt+L goes back to the lesson whose step is set up (else to Lessons) and focuses its

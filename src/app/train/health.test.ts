@@ -69,7 +69,7 @@ describe('health verdicts', () => {
   });
 });
 
-describe('shift: green only on-policy or corrected (issue 40: green "bounded" at staleness 2.0-2.43 in the Shift lesson)', () => {
+describe('shift: green only on-policy or corrected (it once read green "bounded" at staleness 2.0-2.43 in the Shift lesson)', () => {
   const it3 = (m: Record<string, number>) => Array.from({ length: 3 }, () => ({ 'actor/approx_kl': 0.004, 'actor/clipfrac_low': 0.01, 'actor/clipfrac_high': 0.01, ...m }));
   it('staleness 0: bounded', () => {
     expect(shiftHealth(it3({ 'async/staleness_mean': 0, 'async/staleness_max': 0 }))).toMatchObject({ level: 'ok', label: 'bounded' });
@@ -153,7 +153,7 @@ describe('outcome: regressions the invariants miss', () => {
     expect(outcomeHealth([...solved, ...falling.slice(0, 3)], [{ iteration: 0, what: 'Learning rate' }]).text).toMatch(/or lower the learning rate\.$/);
   });
 
-  it('names the change made before the fall began (the hack), not one made after it (the fix): issue 40, door-key', () => {
+  it('names the change made before the fall began (the hack), not one made after it (the fix), as on door-key', () => {
     // Success holds at 60% while a hackable term is applied (reward code v1 at index 5), then falls
     // from index 9; the fix (v2, potential-based) comes at index 13 and success stays at 0.
     const S = [0.5, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.55, 0.3, 0.1, 0, 0, 0, 0, 0, 0, 0];
@@ -185,7 +185,7 @@ describe('rewardHealth', () => {
     ...Array.from({ length: 3 }, () => ({ 'reward/mean': r1, 'episode/success_rate': s1 })),
   ];
 
-  it('a shaped return that rose while success sits at 0 is never aligned (issue 37: the lava map, shaping paid for dying)', () => {
+  it('a shaped return that rose while success sits at 0 is never aligned (as on the lava map, where shaping paid for dying)', () => {
     // Measured: npm run train -- --env-file examples/envs/lava-crossing.json --seed 1 before the
     // terminal-potential fix: reward/mean and episode/success_rate of its 40 iterations.
     const R = [7.7, 8.33, 10.37, 10.36, 10.34, 10.82, 11.5, 10.98, 11.05, 11.12, 10.76, 10.97, 11.32, 11.17, 10.97, 11.5, 11.48, 11.34, 11.35, 11.37, 11.35, 11.5, 11.5, 11.5, 11.39, 11.5, 11.5, 11.5, 11.5, 11.5, 11.5, 11.5, 11.32, 11.5, 11.5, 11.5, 11.5, 11.5, 11.37, 11.5];
@@ -258,7 +258,7 @@ describe('rewardHealth', () => {
     expect(rewardHealth([...fallen, ...Array.from({ length: 3 }, () => pt(0.9, 2, 0.9))]).label).not.toBe('gamed');
   });
 
-  it("warns early when one term's share of the return climbs while success does not (issue 40: 'aligned' while the term grew to 85%)", () => {
+  it("warns early when one term's share of the return climbs while success does not (it once read 'aligned' while the term grew to 85%)", () => {
     // The return stays near 1.1 (no rise for the two-window test to see) while 'closer' grows
     // from 9% to 79% of it and success sits at 40%.
     const pt = (outcome: number, closer: number) => ({ 'reward/mean': outcome + closer, 'reward/outcome/mean': outcome, 'reward/closer/mean': closer, 'episode/success_rate': 0.4 });

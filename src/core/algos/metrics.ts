@@ -68,7 +68,7 @@ export const METRIC_KEYS = {
   kvCacheHitRate: 'perf/kv_cache_hit_rate',
 } as const satisfies Record<string, IterationKey>;
 
-/** Keys beyond the §7 table, produced by dynamic sampling and the shaping schedule. */
+/** Keys beyond the core table above, produced by dynamic sampling and the shaping schedule. */
 export const EXTRA_METRIC_KEYS = {
   /** Zero-spread groups dropped by dynamic sampling this iteration. */
   groupsDropped: 'groups/dropped',
@@ -176,7 +176,7 @@ export interface IterationMetricInputs {
   extra?: Partial<Record<keyof typeof EXTRA_METRIC_KEYS, number>>;
 }
 
-/** Build one iteration's metric object; key order follows the §7 table. */
+/** Build one iteration's metric object; key order follows the table above. */
 export function buildIterationMetrics(inp: IterationMetricInputs): IterationMetrics {
   const K = METRIC_KEYS;
   const m: IterationMetrics = {};

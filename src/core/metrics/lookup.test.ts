@@ -47,7 +47,7 @@ describe('metric registry', () => {
 
 describe('anchor names', () => {
   // Written by hand from TRL's GRPOTrainer (`self._metrics[mode][...]`) and veRL's
-  // metric_utils.py / core_algos.py, and the table in issue 28.
+  // metric_utils.py / core_algos.py.
   const ours = {
     iteration: 3,
     wall_s: 1.5,
@@ -124,7 +124,7 @@ describe('anchor names', () => {
     });
   });
 
-  it('the pairs of issue 28 map as the issue lists them', () => {
+  it('the hand-checked pairs map to the names TRL and veRL log', () => {
     expect(anchorName('reward/outcome/mean', 'trl')).toBe('rewards/outcome/mean');
     expect(anchorName('reward/outcome/std', 'trl')).toBe('rewards/outcome/std');
     expect(anchorName('actor/approx_kl', 'verl')).toBe('actor/ppo_kl');

@@ -1,5 +1,5 @@
 /**
- * Issue 37: potential shaping paid the agent for dying (Φ_T was 0 on every termination, lava
+ * Potential shaping once paid the agent for dying (Φ_T was 0 on every termination, lava
  * included, so walking into lava earned the whole distance and beat wandering until the step
  * limit). On the shipped lava map, with the map preset's shaping and the trainer's potential,
  * every way of dying (every lava cell, from every pose next to it) must score below every way

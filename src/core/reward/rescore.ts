@@ -1,5 +1,5 @@
 /**
- * Counterfactual re-scoring (the reward lab, issue 21 item 5): a frozen buffer of finished
+ * Counterfactual re-scoring (the reward lab's "what would this edit change"): a frozen buffer of finished
  * episodes is scored again with edited reward terms, without training, to show what the edit
  * would change: each term's distribution before and after, per-episode returns, advantages and
  * how many flip sign, and which episodes move most.

@@ -1,5 +1,5 @@
 /**
- * A run as data (DESIGN §11): its resolved config, one metrics row per iteration (the CLI's
+ * A run as data: its resolved config, one metrics row per iteration (the CLI's
  * `metrics.jsonl` shape), sampled trajectories (the CLI's `trajectories.jsonl` shape), and the
  * person's name, tags and note. One run-file format moves between the browser (IndexedDB) and
  * the CLI's output folder; everything here is pure and runs in Node.
@@ -18,7 +18,7 @@ import { rowToOurs } from '../metrics/lookup.ts';
 
 export { RUN_FILE_FORMAT, RUN_FILE_VERSION, RUN_STATUSES, type RunStatus } from './runFileSchema.ts';
 
-/** One iteration's metrics: `iteration` (0-based), `wall_s` (training seconds so far), then DESIGN §7 keys. NaN where undefined. */
+/** One iteration's metrics: `iteration` (0-based), `wall_s` (training seconds so far), then the metric registry's keys (src/core/metrics/registry.ts). NaN where undefined. */
 export type MetricRow = { iteration: number; wall_s: number } & Record<string, number>;
 
 /** One sampled episode, as the CLI's trajectories.jsonl writes it (grid: actions are ids; tools: text, plus tokens). */

@@ -1,5 +1,5 @@
 /**
- * The faults the code-env check used to pass (issue 37, "a check an author can trust"), each as a
+ * Faults an earlier code-env check let through (so an author could not trust a pass), each as a
  * small env module with that fault, reported at the line where the fault is: a NaN reward only a
  * good policy reaches (the module's expert()), memory that grows across resets, a step too slow
  * to train headless, and runaway loops whose stack line misleads (a loop calling a helper, an

@@ -1,5 +1,5 @@
 /**
- * GiGPO on token policies (issue 27: every algorithm on every family): the anchor state of an
+ * GiGPO on token policies (every algorithm runs on every env family, not only grids): the anchor state of an
  * action is the observation text it answered, so a group's episodes that meet the same env reply
  * are compared by their returns from there. Reference: the advantages recomputed from the
  * reported episodes (their observations, shaped per-turn rewards and totals) with the estimator

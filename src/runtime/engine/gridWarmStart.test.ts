@@ -1,5 +1,5 @@
 /**
- * The grid MLP's imitation warm start (issue 27: features on every family): behaviour cloning
+ * The grid MLP's imitation warm start (a feature token runs had, brought to grids too): behaviour cloning
  * of the env's expert on door-key, then RL from there. Reference: the same config from scratch;
  * learning is judged by the success of the first iteration's own sampled episodes (before any RL
  * update) and by the cross-entropy curve falling.

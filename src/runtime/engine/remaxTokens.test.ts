@@ -1,5 +1,5 @@
 /**
- * ReMax on a tool env (issue 27: every algorithm on every family): the lockstep token trainer
+ * ReMax on a tool env (every algorithm runs on every env family, not only grids): the lockstep token trainer
  * plays one greedy episode per group from the group's seed and subtracts its reward. References:
  * a twin trainer of the same config plays the same seeds greedily with the same (initial)
  * weights, independently, and its shaped totals must be the baselines the first iteration used.

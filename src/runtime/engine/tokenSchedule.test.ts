@@ -1,5 +1,5 @@
 /**
- * Progressive shaping on token runs (issue 27: features on every family): the schedule's stage
+ * Progressive shaping on token runs (a feature grid runs had, brought to token runs too): the schedule's stage
  * sets the shaping weights of the episodes it scores and advances after its iterations, in the
  * lockstep and the continuous token trainers; a checkpoint carries the stage and a resume
  * continues in it. Reference: each episode's shaped total recomputed by hand from its recorded

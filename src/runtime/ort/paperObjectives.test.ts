@@ -1,7 +1,7 @@
 /**
  * The objectives as their papers write them, differentiated by central finite differences in
  * float64 over the policy graph's log-probs, against the train graph's gradient on the feeds the
- * trainers build (issue 27, paper-exactness):
+ * trainers build, so each loss is the one its paper states, not an approximation of it:
  *
  * - GSPO on grid steps (Zheng et al. 2025): an episode is the sequence y_i, and a minibatch of k
  *   episodes is trained on −J(θ) = −(1/k) Σ_i min(s_i·Â_i, clip(s_i, 1 − ε_low, 1 + ε_high)·Â_i),

@@ -1,5 +1,5 @@
 /**
- * Runs in IndexedDB through dexie (DESIGN §11): one `runs` row per run (its config, name, tags,
+ * Runs in IndexedDB through dexie (runs are kept in the browser, beside nothing on a server): one `runs` row per run (its config, name, tags,
  * note, status and summary), one `metrics` row per iteration, the sampled `trajectories`, and
  * the run's latest `checkpoints` row (only the latest is kept, which bounds storage: one model's
  * weights and Adam moments, ~0.8 MB for the grid MLP).

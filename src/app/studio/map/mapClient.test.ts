@@ -2,7 +2,7 @@
  * The map check's bounds, with a worker that never answers (the page's Worker replaced by a
  * stand-in that takes comlink's messages and says nothing): past its time limit the check is
  * rejected with the reason and its worker terminated; a cancelled one (a newer edit) likewise,
- * as CheckCancelled; the next call gets a fresh worker. Before issue 37 such a check showed
+ * as CheckCancelled; the next call gets a fresh worker. Without the bound such a check showed
  * "Checking…" for good (131 s and counting on a 25×25 map with 4 doors).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * against the full-state search every other grid world uses (an AsciiGridEnv of the same rows
  * keeps world.ts's own), from states a random prefix of actions left (keys dropped elsewhere,
  * doors opened and closed again), and on a 25×25 map with a key and 4 doors, where the full-state
- * search took 5.5-9 s per call and the studio's check never finished (issue 37).
+ * search took 5.5-9 s per call and the studio's check never finished.
  */
 import { describe, expect, it } from 'vitest';
 import '../index.ts';
