@@ -1,5 +1,5 @@
 /**
- * The trainer's Engine (src/core/trainer/engine.ts) on ONNX Runtime: any ORT module with the
+ * The trainer's Engine (src/core/engine/types.ts) on ONNX Runtime: any ORT module with the
  * common InferenceSession/Tensor API (onnxruntime-web WASM or WebGPU, onnxruntime-node).
  */
 import { buildTrainStep, type TrainStepOptions } from '../../core/update/trainStep.ts';

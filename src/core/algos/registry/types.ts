@@ -50,7 +50,7 @@ export type EpisodeEstimator = (cfg: AlgoSettings, batch: EpisodeBatch) => { adv
  * Where an algorithm's advantages come from; the kind says what the trainers must collect.
  * - 'episode': from episode rewards alone (`estimate`);
  * - 'gae': per step from a learned critic (PPO; `sequenceGae` in algos/gae.ts, per turn, on every family);
- * - 'step-groups': GiGPO's per-step credit from steps taken in the same state (grid MLP only);
+ * - 'step-groups': GiGPO's per-step credit from steps taken in the same observed state (grid steps and token turns);
  * - 'greedy-baseline': ReMax, each group's reward of one greedy episode as the baseline.
  * `episodePart` is the episode-level estimator re-scoring uses where the full one needs data a
  * frozen buffer lacks (GiGPO's GRPO part).
