@@ -189,7 +189,7 @@ describe('token agent loop (ort-web WASM)', () => {
     await Promise.all([dec.release(), full.release(), fresh.release()]);
   });
 
-  it('lockstep token trainer: first-iteration mismatch ≤ 1e-4 (TITO), the registry's metric keys present, expert episodes use the same format', async () => {
+  it('lockstep token trainer: first-iteration mismatch ≤ 1e-4 (TITO), the registry metric keys present, expert episodes use the same format', async () => {
     const engine = await loadNodeEngine('ort-web-wasm');
     const trainer = await createLockstepTrainer(
       {
