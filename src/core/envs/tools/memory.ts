@@ -258,7 +258,10 @@ export class MemoryEnv extends ToolEnvBase {
     const keys: string[] = [];
     const values: string[] = [];
     for (const text of this.shownTexts()) {
-      for (const m of text.matchAll(/([a-z]+) = (\d+)/g)) keys.push(m[1]), values.push(m[2]);
+      for (const m of text.matchAll(/([a-z]+) = (\d+)/g)) {
+        keys.push(m[1]);
+        values.push(m[2]);
+      }
       for (const m of text.matchAll(/what is ([a-z]+)\?/g)) keys.push(m[1]);
     }
     const key = oneOf(keys);
