@@ -21,8 +21,9 @@
  * episode). Anything else is malformed: an `error:` reply, the turn is spent, no cost.
  *
  * Action grammar (`actionGrammar()`, for constrained decoding): `call(` one of `k0` ..
- * `k<keys-1>` `)` (the keys the env declares), `retry()`, and `answer(` one of the values the
- * service has returned so far `)` (an enum of the transcript: no answer before a successful call).
+ * `k<keys-1>` `)` (the keys the env declares), `retry()` once a call has reached the service
+ * (before that there is nothing to repeat), and `answer(` one of the values the service has
+ * returned so far `)` (an enum of the transcript: no answer before a successful call).
  *
  * ## Reward
  * `-callCost` on every step that reaches the service (call or retry, failed or not); 1 for a
@@ -168,7 +169,8 @@ export class FlakyApiEnv extends ToolEnvBase {
   actionGrammar(): ActionGrammar {
     const keys = Array.from({ length: this.config.keys }, (_, k) => `k${k}`);
     const values = this.shownTexts().flatMap((t) => [...t.matchAll(/= (-?\d+)/g)].map((m) => m[1]));
-    return toolGrammar([call('call', oneOf(keys)), call('retry'), call('answer', oneOf(values))]);
+    const retry = this.lastKey === null ? [] : [call('retry')];
+    return toolGrammar([call('call', oneOf(keys)), ...retry, call('answer', oneOf(values))]);
   }
 
   protected expert(): string {
