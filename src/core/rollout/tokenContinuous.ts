@@ -315,7 +315,7 @@ export class TokenSlotGenerator {
       this.stats.contextTokens += l.ctx.length;
       this.stats.cachedTokens += l.ctx.length - l.fedThisTurn;
     }
-    const allowed = this.o.constrained ? nextTokenMask(l, l.env, decoder.vocab) : null;
+    const allowed = this.o.constrained ? nextTokenMask(l, l.env, decoder.vocab, this.o.maxActionTokens) : null;
     const s = sampleRow(logprobs, r * step + took - 1, decoder.vocab, this.o.rng, this.scratch, this.o.temperature, allowed ?? undefined);
     // The token's distribution depends on every cached key/value: after a weight update in
     // mid-episode (partial rollout) those may come from older weights, so the token counts as

@@ -174,13 +174,13 @@ function packMasks(masks: readonly (Uint32Array | null)[]): Uint32Array {
 
 /**
  * Constrained decoding: the mask for the next token of row `r`, from its env's grammar at this
- * turn and the action written so far (`action`: its ids, <eoa> excluded). Starts the record's
- * mask list on first use (environment tokens before it get null).
+ * turn and the action written so far (`action`: its ids, <eoa> excluded), within the action's
+ * token budget. Starts the record's mask list on first use (environment tokens before it get null).
  */
-export function nextTokenMask(r: EpisodeRecord & { action: number[] }, env: ToolEnv, vocab: number): Uint32Array {
+export function nextTokenMask(r: EpisodeRecord & { action: number[] }, env: ToolEnv, vocab: number, maxActionTokens: number): Uint32Array {
   if (!r.allow) r.allow = r.ctx.map(() => null);
   if (typeof env.actionGrammar !== 'function') throw new Error(`constrained decoding: ${env.spec.id} has no action grammar`);
-  return matcherFor(env.actionGrammar(), vocab).mask(actionText(r.action));
+  return matcherFor(env.actionGrammar(), vocab).mask(actionText(r.action), maxActionTokens - r.action.length);
 }
 
 /** Appends one sampled policy token (with its behaviour log-prob, entropy, version, V and the mask it was drawn under). */

@@ -124,7 +124,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
       // The whole context is in the cache: sample the next policy token from the distribution
       // after the row's last fed token (output position take − 1 of row i).
       const at = i * step + take[i] - 1;
-      const allowed = req.constrained ? nextTokenMask(r, envs[i], V) : null;
+      const allowed = req.constrained ? nextTokenMask(r, envs[i], V, maxAct) : null;
       const s = sampleRow(out.logprobs, at, V, req.rng, scratch, temperature, allowed ?? undefined);
       appendSample(r, s, decoder.version, out.value ? out.value[at] : 0, allowed);
       n.policyTokens++;

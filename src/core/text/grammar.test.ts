@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { EOA, VOCAB, VOCAB_SIZE, encode } from './codec.ts';
 import { DIGITS, GrammarMatcher, call, chars, fullMask, grammar, lit, maskHas, maskWords, oneOf, rep, seq } from './grammar.ts';
 
-const allowedTexts = (m: GrammarMatcher, prefix: string): string[] => {
-  const bits = m.mask(prefix);
+const allowedTexts = (m: GrammarMatcher, prefix: string, tokensLeft?: number): string[] => {
+  const bits = m.mask(prefix, tokensLeft);
   const out: string[] = [];
   for (let v = 0; v < VOCAB_SIZE; v++) if (maskHas(bits, 0, v)) out.push(VOCAB[v]);
   return out.sort();
@@ -57,6 +57,16 @@ describe('GrammarMatcher', () => {
     expect(allowedTexts(short, 'f(1')).toEqual([')', ...DIGITS].sort());
     expect(allowedTexts(short, 'f(12')).toEqual([')']);
     expect(short.accepts('f(123)')).toBe(false);
+  });
+
+  it('a token budget keeps room to close the action: with 3 tokens left only a digit that can still close, or ")"', () => {
+    const c = new GrammarMatcher(grammar([call('f', chars(DIGITS, 1, 20))]));
+    // After "f(1": a digit leaves ")" and <eoa> to come (3 tokens with it); ")" leaves <eoa>.
+    expect(allowedTexts(c, 'f(1', 3)).toEqual([')', ...DIGITS].sort());
+    expect(allowedTexts(c, 'f(1', 2)).toEqual([')']);
+    expect(allowedTexts(c, 'f(1)', 1)).toEqual(['<eoa>']);
+    // Unbudgeted, the same prefix allows every digit and ")".
+    expect(allowedTexts(c, 'f(1')).toEqual([')', ...DIGITS].sort());
   });
 
   it('bounded repetition: an expression of 1..3 numbers joined by + or *', () => {

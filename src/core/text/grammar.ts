@@ -176,10 +176,19 @@ export class GrammarMatcher {
     return d;
   }
 
+  /**
+   * Fewest characters that complete an action from `states` (reached after `len` characters)
+   * within maxLength; Infinity when none does.
+   */
+  private need(states: Int32Array, len: number): number {
+    let best = Infinity;
+    for (const s of states) if (this.dist[s] !== Infinity && len + this.dist[s] <= this.maxLength) best = Math.min(best, this.dist[s]);
+    return best;
+  }
+
   /** Can some state of `states`, reached after `len` characters, still complete within maxLength? */
   private live(states: Int32Array, len: number): boolean {
-    for (const s of states) if (this.dist[s] !== Infinity && len + this.dist[s] <= this.maxLength) return true;
-    return false;
+    return this.need(states, len) !== Infinity;
   }
 
   /** The ε-closure of `nodes`, sorted. */
@@ -222,22 +231,34 @@ export class GrammarMatcher {
 
   /**
    * The packed mask [maskWords(vocab)] of tokens allowed after the action text `prefix`: those
-   * whose text keeps it viable, and <eoa> when it is complete. Cached per prefix; callers must
-   * not modify the returned array.
+   * whose text keeps it viable, and <eoa> when it is complete. `tokensLeft` (the action's token
+   * budget from here, <eoa> included) also drops tokens after which the shortest completion,
+   * spelled one character per token, would not fit: the action then ends with <eoa> before the
+   * loop cuts it (a forced end is malformed). Where that leaves nothing (word tokens would fit
+   * where characters do not), the budget is ignored. Cached; callers must not modify the result.
    */
-  mask(prefix: string): Uint32Array {
-    let m = this.masks.get(prefix);
+  mask(prefix: string, tokensLeft = Infinity): Uint32Array {
+    const budget = Math.min(tokensLeft, this.maxLength + 2);
+    const key = `${budget}|${prefix}`;
+    let m = this.masks.get(key);
     if (m) return m;
-    m = new Uint32Array(maskWords(this.vocab));
-    const states = this.advance(this.startSet, prefix);
-    if (this.live(states, prefix.length)) {
-      if (states.includes(this.accept) && prefix.length <= this.maxLength && EOA < this.vocab) m[EOA >>> 5] |= 1 << (EOA & 31);
-      for (let v = SPECIAL_TOKENS.length; v < this.vocab; v++) {
-        if (this.live(this.advance(states, VOCAB[v]), prefix.length + VOCAB[v].length)) m[v >>> 5] |= 1 << (v & 31);
-      }
-    }
+    m = this.build(prefix, budget);
+    if (budget !== Infinity && m.every((w) => w === 0)) m = this.build(prefix, Infinity);
     if (this.masks.size >= PREFIX_CACHE) this.masks.clear();
-    this.masks.set(prefix, m);
+    this.masks.set(key, m);
+    return m;
+  }
+
+  private build(prefix: string, budget: number): Uint32Array {
+    const m = new Uint32Array(maskWords(this.vocab));
+    const states = this.advance(this.startSet, prefix);
+    if (!this.live(states, prefix.length)) return m;
+    if (states.includes(this.accept) && prefix.length <= this.maxLength && EOA < this.vocab) m[EOA >>> 5] |= 1 << (EOA & 31);
+    for (let v = SPECIAL_TOKENS.length; v < this.vocab; v++) {
+      // After v: its own slot, then the completion and <eoa>.
+      const need = this.need(this.advance(states, VOCAB[v]), prefix.length + VOCAB[v].length);
+      if (need !== Infinity && need + 2 <= budget) m[v >>> 5] |= 1 << (v & 31);
+    }
     return m;
   }
 }

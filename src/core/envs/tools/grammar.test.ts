@@ -50,7 +50,7 @@ describe.each(ENVS)('%s: action grammar', (_name, make) => {
     expect(actions).toBeGreaterThan(200);
   });
 
-  it('an agent sampling uniformly among unmasked tokens never writes a malformed call', () => {
+  it('an agent sampling uniformly among unmasked tokens never writes a malformed call, within a 24-token budget', () => {
     const env = make();
     const rng = new Rng(7);
     let steps = 0;
@@ -59,8 +59,10 @@ describe.each(ENVS)('%s: action grammar', (_name, make) => {
       for (let done = false; !done; ) {
         const m = matcherFor(env.actionGrammar!());
         let text = '';
-        for (;;) {
-          const bits = m.mask(text);
+        for (let used = 0; ; used++) {
+          // The loop's budget: 24 tokens per action, <eoa> included (a 25th would be a forced end).
+          expect(used).toBeLessThan(24);
+          const bits = m.mask(text, 24 - used);
           const allowed: number[] = [];
           for (let v = 0; v < VOCAB_SIZE; v++) if (maskHas(bits, 0, v)) allowed.push(v);
           expect(allowed.length, `nothing allowed after ${JSON.stringify(text)}`).toBeGreaterThan(0);
