@@ -14,7 +14,7 @@ import { heldOutSeeds } from '../../core/util/rng.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import { loadNodeEngine } from './node.ts';
 
-const PRESET = JSON.parse(readFileSync(new URL('../../../presets/flaky-api-scratch-grpo.json', import.meta.url), 'utf8')) as { rollout: object };
+const PRESET = JSON.parse(readFileSync(new URL('../../../presets/flaky-api-scratch-grpo.json', import.meta.url), 'utf8')) as { rollout: object; algo: object };
 /** Iterations: measured (seed 1), the constrained training batches reach 0.97 success at iteration 4. */
 const ITERATIONS = 6;
 
@@ -45,5 +45,17 @@ describe('constrained decoding learns a tool env from scratch (ort-web WASM)', (
     // Without the mask nothing parses: no success, so no reward spread and no learning.
     expect(off.success).toBe(0);
     expect(off.malformed).toBeGreaterThan(0.5);
+  });
+
+  it('the KL reference is scored under the same masks: at the first step, where the reference is the policy, the KL is 0', { timeout: 60_000 }, async () => {
+    // lr 1e-12: the policy stays the reference through the iteration's minibatch steps.
+    // Scored without the masks, the reference's log-probs would be the unmasked ones, lower by
+    // the mass on masked tokens, and actor/kl_ref (k3) would be well above 0 from the first step.
+    const parsed = parseRunConfig({ ...PRESET, algo: { ...PRESET.algo, klCoef: 0.01, lr: 1e-12 }, iterations: 1 });
+    if (!parsed.ok) throw new Error(parsed.messages.join('; '));
+    const trainer = await createTrainer(parsed.config, await loadNodeEngine('ort-web-wasm'), { clock: new VirtualClock() });
+    const first = await trainer.step();
+    await trainer.release();
+    expect(first.metrics['actor/kl_ref']).toBeLessThanOrEqual(1e-5);
   });
 });
