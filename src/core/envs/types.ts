@@ -9,6 +9,7 @@
  *   (a malformed tool call) never throws, it gets an error observation.
  */
 import type { Space } from './spaces.ts';
+import type { ActionGrammar } from '../text/grammar.ts';
 
 /** Free-form per-step facts. Known keys are typed; envs may add more. */
 export interface Info {
@@ -161,4 +162,11 @@ export interface ToolObs {
 }
 
 export type GridEnv = Env<GridObs, number>;
-export type ToolEnv = Env<ToolObs, string>;
+/**
+ * A text env. `actionGrammar`, where an env offers it, describes the actions it accepts as
+ * well-formed at its current state (text/grammar.ts): constrained decoding samples only those.
+ * Called after reset and after each step; its result holds until the next step.
+ */
+export interface ToolEnv extends Env<ToolObs, string> {
+  actionGrammar?(): ActionGrammar;
+}

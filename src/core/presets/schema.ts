@@ -63,6 +63,8 @@ const rolloutSchema = z.strictObject({
   workers: z.int().min(0).max(16).default(0),
   /** Token policies: most tokens per action (end-of-action included) before a forced end. */
   maxActionTokens: z.int().min(1).max(512).default(32),
+  /** Token policies on tool envs: sample (and train) the policy masked to the env's action grammar, so every call is well-formed. */
+  constrained: z.boolean().default(false),
   /**
    * Async token policies: decoder rows, i.e. the KV-cache budget in episodes' worth of context.
    * Fewer rows than episodes in flight evicts parked episodes (they re-prefill). 0 = one per
@@ -455,6 +457,14 @@ function envErrors(id: string, kwargs: EnvKwargs): string[] {
   return (found.length > 0 ? found : [all]).map((m) => `env: ${m}`);
 }
 
+/** Why constrained decoding cannot run for this config, or null: it masks a token policy to a tool env's action grammar. */
+function constrainedError(c: Parsed, family: string): string | null {
+  if (c.model.kind !== 'transformer') return `constrained decoding masks a token policy; this run's model is '${c.model.kind}': use false`;
+  const env = makeEnv(c.env.id, c.env.kwargs) as { actionGrammar?: unknown };
+  if (typeof env.actionGrammar !== 'function') return `${c.env.id} (a ${family} env) has no action grammar to constrain decoding to; use false, or a tool env (tools/calculator, tools/kv-lookup, tools/flaky-api, tools/memory)`;
+  return null;
+}
+
 /** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */
 function runnable(c: Parsed): string[] {
   let family: string;
@@ -473,6 +483,10 @@ function runnable(c: Parsed): string[] {
     // Played as text by the synchronous token trainer (envs/grid/textAdapter.ts).
     if (c.rollout.mode === 'async') out.push("rollout.mode: grid envs played as text (transformer) train synchronously; use 'sync'");
     if (c.rollout.workers > 0) out.push('rollout.workers: grid envs played as text decode in the training thread; use 0');
+  }
+  if (c.rollout.constrained) {
+    const why = constrainedError(c, family);
+    if (why) out.push(`rollout.constrained: ${why}`);
   }
   if (family === 'tool') {
     if (c.model.kind !== 'transformer') out.push(`model.kind: tool envs train a 'transformer' over tokens (got '${c.model.kind}')`);

@@ -13,19 +13,27 @@ export interface Sampled {
   entropy: number;
 }
 
-/** Log-softmax of logits[offset .. offset+n) into `out` (float64 for accuracy). */
-export function logSoftmaxRow(logits: ArrayLike<number>, offset: number, n: number, out: Float64Array): void {
+/**
+ * Log-softmax of logits[offset .. offset+n) into `out` (float64 for accuracy). With `allowed` (a
+ * packed bit set, text/grammar.ts), the softmax is over the allowed entries only and the others
+ * get −∞: the masked distribution constrained decoding samples from.
+ */
+export function logSoftmaxRow(logits: ArrayLike<number>, offset: number, n: number, out: Float64Array, allowed?: Uint32Array): void {
+  const on = (i: number) => allowed === undefined || ((allowed[i >>> 5] >>> (i & 31)) & 1) === 1;
   let max = -Infinity;
-  for (let i = 0; i < n; i++) max = Math.max(max, logits[offset + i]);
+  for (let i = 0; i < n; i++) if (on(i)) max = Math.max(max, logits[offset + i]);
+  if (max === -Infinity) throw new RangeError('logSoftmaxRow: the mask allows no token');
   let sum = 0;
-  for (let i = 0; i < n; i++) sum += Math.exp(logits[offset + i] - max);
+  for (let i = 0; i < n; i++) if (on(i)) sum += Math.exp(logits[offset + i] - max);
   const lse = max + Math.log(sum);
-  for (let i = 0; i < n; i++) out[i] = logits[offset + i] - lse;
+  for (let i = 0; i < n; i++) out[i] = on(i) ? logits[offset + i] - lse : -Infinity;
 }
 
 /**
  * Samples one action from row `row` of a [rows, n] logits array.
  * `temperature` 0 means greedy (argmax; logprob still reported under the untempered policy).
+ * `allowed` (packed bits over the n actions): sample from the distribution renormalised over
+ * them; logprob and entropy are then the masked distribution's.
  */
 export function sampleRow(
   logits: ArrayLike<number>,
@@ -34,8 +42,12 @@ export function sampleRow(
   rng: Rng,
   scratch: Float64Array = new Float64Array(n),
   temperature = 1,
+  allowed?: Uint32Array,
 ): Sampled {
-  logSoftmaxRow(logits, row * n, n, scratch);
+  logSoftmaxRow(logits, row * n, n, scratch, allowed);
+  // Where rounding leaves a draw past the end, the last allowed action takes it.
+  let last = n - 1;
+  while (last > 0 && scratch[last] === -Infinity) last--;
   let entropy = 0;
   for (let i = 0; i < n; i++) {
     const p = Math.exp(scratch[i]);
@@ -48,7 +60,7 @@ export function sampleRow(
   } else if (temperature === 1) {
     // Inverse-CDF sampling; the last index absorbs rounding so a draw never falls off the end.
     let u = rng.random();
-    action = n - 1;
+    action = last;
     for (let i = 0; i < n; i++) {
       u -= Math.exp(scratch[i]);
       if (u < 0) {
@@ -63,7 +75,7 @@ export function sampleRow(
     let z = 0;
     for (let i = 0; i < n; i++) z += Math.exp(scratch[i] / temperature - max);
     let u = rng.random() * z;
-    action = n - 1;
+    action = last;
     for (let i = 0; i < n; i++) {
       u -= Math.exp(scratch[i] / temperature - max);
       if (u < 0) {

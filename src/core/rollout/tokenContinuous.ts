@@ -11,7 +11,7 @@ import { PAD } from '../text/codec.ts';
 import { sampleRow } from './categorical.ts';
 import type { Rng } from '../util/rng.ts';
 import type { TokenDecoder } from '../engine/types.ts';
-import { appendSample, applyReply, finishEpisode, startEpisode, takeActionToken, truncateToContext, type EpisodeRecord, type TokenEpisode } from './tokenEpisode.ts';
+import { appendSample, applyReply, finishEpisode, nextTokenMask, startEpisode, takeActionToken, truncateToContext, type EpisodeRecord, type TokenEpisode } from './tokenEpisode.ts';
 
 /** What identifies an episode to the trainer. */
 export interface SlotEpisodeSpec {
@@ -35,6 +35,8 @@ export interface TokenSlotOptions {
   maxActionTokens: number;
   /** Use a prefill-chunk call when some row has at least this many tokens to feed. Default 4. */
   minChunk?: number;
+  /** Constrained decoding: sample from the distribution masked to the env's action grammar, and record the masks. Default false. */
+  constrained?: boolean;
 }
 
 /** Cumulative counters (the trainer reports per-iteration differences). */
@@ -313,12 +315,13 @@ export class TokenSlotGenerator {
       this.stats.contextTokens += l.ctx.length;
       this.stats.cachedTokens += l.ctx.length - l.fedThisTurn;
     }
-    const s = sampleRow(logprobs, r * step + took - 1, decoder.vocab, this.o.rng, this.scratch, this.o.temperature);
+    const allowed = this.o.constrained ? nextTokenMask(l, l.env, decoder.vocab, this.o.maxActionTokens) : null;
+    const s = sampleRow(logprobs, r * step + took - 1, decoder.vocab, this.o.rng, this.scratch, this.o.temperature, allowed ?? undefined);
     // The token's distribution depends on every cached key/value: after a weight update in
     // mid-episode (partial rollout) those may come from older weights, so the token counts as
     // sampled by the oldest of them (staleness and the off-policy correction see it).
     const v = Math.min(decoder.version, l.cacheVersion);
-    appendSample(l, s, v);
+    appendSample(l, s, v, 0, allowed);
     if (l.minVersion === Infinity) l.minVersion = v;
     this.stats.policyTokens++;
     const text = takeActionToken(l, s.action, this.o.maxActionTokens);

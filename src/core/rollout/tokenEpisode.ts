@@ -12,6 +12,7 @@
  */
 import type { Info, StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
 import { BOS, EOA, OBS, decode, encode } from '../text/codec.ts';
+import { maskWords, matcherFor } from '../text/grammar.ts';
 import { summarizeEpisode, type SampledEpisode } from '../algos/metrics.ts';
 import { shapeEpisode, weightsOf, type EpisodeRecord as ShapingRecord, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
 
@@ -37,6 +38,12 @@ export interface TokenEpisode {
    * Present only when the decoder has a value head (PPO).
    */
   values?: Float32Array;
+  /**
+   * Constrained decoding: [L · maskWords(V)] the packed vocabulary mask each token was drawn
+   * under (text/grammar.ts), so the learner can score the same masked distribution; every bit set
+   * on environment tokens. Absent when decoding was unconstrained.
+   */
+  allow?: Uint32Array;
   /** [turns] env reward after each action. */
   rewards: Float64Array;
   /** [turns] the env's info after each action. */
@@ -102,6 +109,8 @@ export interface EpisodeRecord {
   contextLimited: boolean;
   /** V beside each token (0 on environment tokens), kept only by a loop whose decoder has a value head. */
   val?: number[];
+  /** The mask each token was drawn under (null on environment tokens), kept only by a constrained loop. */
+  allow?: (Uint32Array | null)[];
 }
 
 /** A record at reset: the context <bos> <obs> task, all environment tokens. */
@@ -138,6 +147,7 @@ export function finishEpisode(r: EpisodeRecord, env: ToolEnv, seed: number, grou
     entropies: Float32Array.from(r.ent),
     versions: Int32Array.from(r.ver),
     ...(values ? { values: Float32Array.from(values) } : {}),
+    ...(r.allow ? { allow: packMasks(r.allow) } : {}),
     rewards: Float64Array.from(r.rewards),
     infos: r.infos,
     actions: r.actions,
@@ -152,14 +162,36 @@ export function finishEpisode(r: EpisodeRecord, env: ToolEnv, seed: number, grou
   };
 }
 
-/** Appends one sampled policy token (with its behaviour log-prob, entropy, version and V). */
-export function appendSample(r: EpisodeRecord, s: { action: number; logprob: number; entropy: number }, version: number, value = 0): void {
+/** Packs per-position masks into [L · W]; environment positions (null) get every bit set. */
+function packMasks(masks: readonly (Uint32Array | null)[]): Uint32Array {
+  // Words per position: the decoder's vocabulary sized the masks (the codec's when none was drawn).
+  const W = masks.find((m) => m !== null)?.length ?? maskWords();
+  const full = new Uint32Array(W).fill(0xffffffff);
+  const out = new Uint32Array(masks.length * W);
+  masks.forEach((m, i) => out.set(m ?? full, i * W));
+  return out;
+}
+
+/**
+ * Constrained decoding: the mask for the next token of row `r`, from its env's grammar at this
+ * turn and the action written so far (`action`: its ids, <eoa> excluded), within the action's
+ * token budget. Starts the record's mask list on first use (environment tokens before it get null).
+ */
+export function nextTokenMask(r: EpisodeRecord & { action: number[] }, env: ToolEnv, vocab: number, maxActionTokens: number): Uint32Array {
+  if (!r.allow) r.allow = r.ctx.map(() => null);
+  if (typeof env.actionGrammar !== 'function') throw new Error(`constrained decoding: ${env.spec.id} has no action grammar`);
+  return matcherFor(env.actionGrammar(), vocab).mask(actionText(r.action), maxActionTokens - r.action.length);
+}
+
+/** Appends one sampled policy token (with its behaviour log-prob, entropy, version, V and the mask it was drawn under). */
+export function appendSample(r: EpisodeRecord, s: { action: number; logprob: number; entropy: number }, version: number, value = 0, allowed: Uint32Array | null = null): void {
   r.ctx.push(s.action);
   r.mask.push(1);
   r.logp.push(s.logprob);
   r.ent.push(s.entropy);
   r.ver.push(version);
   r.val?.push(value);
+  r.allow?.push(allowed);
 }
 
 /**
@@ -198,6 +230,7 @@ export function applyReply(r: EpisodeRecord, res: StepResult<ToolObs>, context: 
     r.ent.push(0);
     r.ver.push(-1);
     r.val?.push(0);
+    r.allow?.push(null);
   }
   return r.ctx.length >= context ? 'contextFull' : 'nextTurn';
 }
@@ -208,7 +241,7 @@ export function applyReply(r: EpisodeRecord, res: StepResult<ToolObs>, context: 
  * context (its tokens were sampled and are trained on) but never reaches the env.
  */
 export function truncateToContext(r: EpisodeRecord, context: number): void {
-  for (const a of [r.ctx, r.mask, r.logp, r.ent, r.ver, r.val]) if (a) a.length = Math.min(a.length, context);
+  for (const a of [r.ctx, r.mask, r.logp, r.ent, r.ver, r.val, r.allow]) if (a) a.length = Math.min(a.length, context);
   r.truncated = true;
   r.contextLimited = true;
 }

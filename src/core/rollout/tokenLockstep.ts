@@ -15,7 +15,7 @@ import { PAD } from '../text/codec.ts';
 import { sampleRow } from './categorical.ts';
 import type { Rng } from '../util/rng.ts';
 import type { TokenDecoder } from '../engine/types.ts';
-import { appendSample, applyReply, finishEpisode, startEpisode, takeActionToken, truncateToContext, type EpisodeRecord, type TokenEpisode } from './tokenEpisode.ts';
+import { appendSample, applyReply, finishEpisode, nextTokenMask, startEpisode, takeActionToken, truncateToContext, type EpisodeRecord, type TokenEpisode } from './tokenEpisode.ts';
 
 export interface TokenRolloutRequest {
   /** One env per decoder row; length must equal decoder.batch. */
@@ -34,6 +34,11 @@ export interface TokenRolloutRequest {
   temperature?: number;
   /** Most tokens in one action, <eoa> included; reaching it ends the action (forced end). Default 32. */
   maxActionTokens?: number;
+  /**
+   * Constrained decoding: sample each policy token from the distribution masked to the env's
+   * action grammar (every env needs `actionGrammar`), and record the masks. Default false.
+   */
+  constrained?: boolean;
 }
 
 export interface TokenRolloutResult {
@@ -119,8 +124,9 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
       // The whole context is in the cache: sample the next policy token from the distribution
       // after the row's last fed token (output position take − 1 of row i).
       const at = i * step + take[i] - 1;
-      const s = sampleRow(out.logprobs, at, V, req.rng, scratch, temperature);
-      appendSample(r, s, decoder.version, out.value ? out.value[at] : 0);
+      const allowed = req.constrained ? nextTokenMask(r, envs[i], V, maxAct) : null;
+      const s = sampleRow(out.logprobs, at, V, req.rng, scratch, temperature, allowed ?? undefined);
+      appendSample(r, s, decoder.version, out.value ? out.value[at] : 0, allowed);
       n.policyTokens++;
       const text = takeActionToken(r, s.action, maxAct);
       if (text === null) {

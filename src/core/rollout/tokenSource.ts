@@ -101,6 +101,8 @@ export interface TokenSourceInit {
   prefillStep: number;
   temperature: number;
   maxActionTokens: number;
+  /** Constrained decoding (TokenSlotOptions.constrained); absent = false. */
+  constrained?: boolean;
   /** Seed of the sampling stream. */
   seed: number;
 }
@@ -119,5 +121,6 @@ export async function localTokenSource(engine: Engine, init: TokenSourceInit, cl
     rng: new Rng(init.seed),
     temperature: init.temperature,
     maxActionTokens: init.maxActionTokens,
+    constrained: init.constrained,
   });
 }

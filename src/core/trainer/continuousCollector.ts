@@ -411,7 +411,7 @@ export async function createContinuousTrainer(
   // tokens were sampled by that version: μ is π_prox for them in every minibatch and epoch.
   // Without TIS, stale tokens keep μ as π_old (no proximal policy at all).
   const selfProximal = learnerIsProximal(algo, config.groups * algo.groupSize, config.learnerBatch);
-  const opts = trainStepOptions({ ...algo, valueCoef: 0 }, config.learnerBatch);
+  const opts = { ...trainStepOptions({ ...algo, valueCoef: 0 }, config.learnerBatch), logitMask: config.constrained };
   if (selfProximal && opts.loss?.kind === 'policy-gradient') opts.loss = { ...opts.loss, proximal: 'self', tisCap: algo.tis.cap };
   const lens = lengthBuckets(model.config.context);
   const init: TokenSourceInit = {
@@ -423,6 +423,7 @@ export async function createContinuousTrainer(
     prefillStep: config.prefillStep,
     temperature: config.temperature,
     maxActionTokens: config.maxActionTokens,
+    constrained: config.constrained,
     seed: mixSeed(config.seed, 0x70c),
   };
   // A group's episodes start from one prompt: with whole groups per minibatch, the learner runs

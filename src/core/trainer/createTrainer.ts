@@ -129,6 +129,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
       episodes: rollout.episodes,
       learnerBatch: rollout.learnerBatch,
       maxActionTokens: rollout.maxActionTokens,
+      constrained: rollout.constrained,
       seed: config.seed,
       budget: rollout.budget,
       schedule: config.schedule,

@@ -127,7 +127,7 @@ export class LockstepCollector implements Collector<TokenEpisode> {
           groups.push(grouped ? g : -1);
         }
       }
-      const ro = await collectTokenEpisodes({ envs: this.envs, seeds, groups, decoder: this.decoder, rng: this.rng, temperature: this.config.temperature, maxActionTokens: this.config.maxActionTokens });
+      const ro = await collectTokenEpisodes({ envs: this.envs, seeds, groups, decoder: this.decoder, rng: this.rng, temperature: this.config.temperature, maxActionTokens: this.config.maxActionTokens, constrained: this.config.constrained });
       c.rounds++;
       c.envSteps += ro.envSteps;
       c.policyTokens += ro.policyTokens;
@@ -245,7 +245,7 @@ export async function createLockstepTrainer(config: TokenTrainerConfig, engine: 
   const n = grouped ? config.groups * algo.groupSize : config.episodes;
   const envs = Array.from({ length: n }, () => makeTextEnv(config.env.id, config.env.kwargs));
   // The value term exists only with the value head (PPO).
-  const opts = trainStepOptions(ppo ? algo : { ...algo, valueCoef: 0 }, config.learnerBatch);
+  const opts = { ...trainStepOptions(ppo ? algo : { ...algo, valueCoef: 0 }, config.learnerBatch), logitMask: config.constrained };
   const lens = lengthBuckets(model.config.context);
   // A group's episodes start from one prompt: the learner runs it once per group when a
   // minibatch holds whole groups (Learner.prefixGroups).

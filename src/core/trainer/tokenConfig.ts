@@ -36,6 +36,8 @@ export interface TokenTrainerConfig {
   prefillStep: number;
   /** Sampling temperature of the rollout policy (1 = on-policy; the mismatch check needs 1). */
   temperature: number;
+  /** Constrained decoding: sample (and train) the policy masked to the env's action grammar. */
+  constrained: boolean;
   /** Master seed: weights, env seeds and sampling derive from it. */
   seed: number;
   /** How episodes are split over prompts (the continuous collector only; default uniform, fresh prompts). */
@@ -53,6 +55,7 @@ export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {
   maxActionTokens: 32,
   prefillStep: 8,
   temperature: 1,
+  constrained: false,
   seed: 0,
 };
 
@@ -74,7 +77,7 @@ export async function shapeTokenEpisodes(rewards: RewardScoring, eps: readonly T
  * batch samples from its own stream (seed, 0xe7a1, offset), so a seed's episode does not depend
  * on what was played before it.
  */
-export async function playTokenSeeds(envs: ToolEnv[], decoder: TokenDecoder, seeds: readonly number[], temperature: number, cfg: Pick<TokenTrainerConfig, 'seed' | 'maxActionTokens'>): Promise<TokenEpisode[]> {
+export async function playTokenSeeds(envs: ToolEnv[], decoder: TokenDecoder, seeds: readonly number[], temperature: number, cfg: Pick<TokenTrainerConfig, 'seed' | 'maxActionTokens' | 'constrained'>): Promise<TokenEpisode[]> {
   const out: TokenEpisode[] = [];
   const n = envs.length;
   for (let i = 0; i < seeds.length; i += n) {
@@ -88,6 +91,7 @@ export async function playTokenSeeds(envs: ToolEnv[], decoder: TokenDecoder, see
       rng: new Rng(mixSeed(cfg.seed, 0xe7a1, i)),
       temperature,
       maxActionTokens: cfg.maxActionTokens,
+      constrained: cfg.constrained,
     });
     out.push(...r.episodes.slice(0, chunk.length));
   }

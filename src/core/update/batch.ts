@@ -12,6 +12,7 @@
  * the MLP, padded sequences for the transformer; only the update and the scorers read it.
  */
 import { PAD } from '../text/codec.ts';
+import { fullMask, maskWords } from '../text/grammar.ts';
 import { stepFeatures, type StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 
@@ -41,6 +42,12 @@ export interface SequenceFeed {
    * each group's common prefix once; undefined when groups differ in size or there are none.
    */
   groupSize?: number;
+  /**
+   * Constrained decoding: [n·T·W] the packed vocabulary mask position t's action was drawn under
+   * (the episode's `allow` at token t + 1), W = maskWords(V) words per position, every bit set off
+   * the policy tokens. The learner and the scorers renormalise over it. Absent when unconstrained.
+   */
+  allow?: Uint32Array;
 }
 
 export interface RolloutBatch {
@@ -129,8 +136,32 @@ export function tokenRolloutBatch(episodes: readonly TokenEpisode[], T: number, 
     b.terminated[s] = ep.terminated ? 1 : 0;
     b.bootstrap[s] = ep.terminated || last < 0 ? 0 : b.values[o + last];
   });
-  b.feed = { kind: 'sequences', T, V, tokens: rows.tokens, actions: rows.actions, groupSize };
+  const allow = shiftedMasks(episodes, T, V);
+  b.feed = { kind: 'sequences', T, V, tokens: rows.tokens, actions: rows.actions, groupSize, ...(allow ? { allow } : {}) };
   return b;
+}
+
+/**
+ * The episodes' per-token masks shifted like the actions (position t holds token t + 1's), [n·T·W]
+ * with every bit set where no mask applies; undefined when no episode was constrained. A batch
+ * mixing constrained and unconstrained episodes is refused: one policy cannot be both.
+ */
+function shiftedMasks(episodes: readonly TokenEpisode[], T: number, V: number): Uint32Array | undefined {
+  const withMask = episodes.filter((ep) => ep.allow).length;
+  if (withMask === 0) return undefined;
+  if (withMask !== episodes.length) throw new Error(`tokenRolloutBatch: ${withMask} of ${episodes.length} episodes were decoded constrained; a batch is all or none`);
+  const W = maskWords(V);
+  const out = new Uint32Array(episodes.length * T * W);
+  const full = fullMask(V);
+  episodes.forEach((ep, s) => {
+    const L = ep.tokens.length;
+    for (let t = 0; t < T; t++) {
+      const o = (s * T + t) * W;
+      if (t + 1 < L) out.set(ep.allow!.subarray((t + 1) * W, (t + 2) * W), o);
+      else out.set(full, o);
+    }
+  });
+  return out;
 }
 
 function emptyBatch(n: number, size: number, horizon: number): RolloutBatch {

@@ -14,6 +14,21 @@ import type { Rng } from '../util/rng.ts';
 import type { RolloutBatch, SequenceFeed } from './batch.ts';
 import { bucketFor, MASKED_BIAS, neededLengths, sharedPrefixes, writePositions, writePrefix } from './sequenceScorer.ts';
 import type { FeedWriter, UpdateTargets, WrittenMinibatch } from './feed.ts';
+import { LOGIT_MASK, LOGIT_MASKED } from './trainStep.ts';
+import { maskWords } from '../text/grammar.ts';
+
+/**
+ * Positions src … src + m − 1 of a packed mask [·W] as additive logits at positions dst … of
+ * `out` [·V]: 0 where allowed, LOGIT_MASKED where not.
+ */
+export function writeLogitMask(out: Float32Array, dst: number, allow: Uint32Array, src: number, m: number, V: number): void {
+  const W = maskWords(V);
+  for (let k = 0; k < m; k++) {
+    const o = (dst + k) * V;
+    const a = (src + k) * W;
+    for (let v = 0; v < V; v++) out[o + v] = (allow[a + (v >>> 5)] >>> (v & 31)) & 1 ? 0 : LOGIT_MASKED;
+  }
+}
 
 type FeedSet = { f: Record<string, Int32Array | Float32Array>; extra: Record<string, Float32Array> };
 
@@ -105,6 +120,8 @@ export class SequenceFeedWriter implements FeedWriter<number[]> {
         mask: new Float32Array(B * L),
         ref_logprobs: new Float32Array(B * L),
       };
+      // Constrained decoding: the additive logit mask [B·L·V] (TrainStepOptions.logitMask).
+      if (this.feedIn.allow) f[LOGIT_MASK] = new Float32Array(B * L * this.feedIn.V);
       if (P > 0) Object.assign(f, { positions: new Int32Array(B * L), prefix: new Int32Array(this.G * P), prefix_bias: new Float32Array(this.G * P) });
       const extra: Record<string, Float32Array> = {};
       for (const k of Object.keys(this.targets.extra ?? {})) extra[k] = new Float32Array(B * L);
@@ -135,6 +152,7 @@ export class SequenceFeedWriter implements FeedWriter<number[]> {
         f.weights[dst + k] = t.weights[src + k] * scale;
       }
       if (t.refLogp) f.ref_logprobs.set(t.refLogp.subarray(src, src + m), dst);
+      if (this.feedIn.allow) writeLogitMask(f[LOGIT_MASK] as Float32Array, dst, this.feedIn.allow, src, m, this.feedIn.V);
       for (const [k, a] of Object.entries(extra)) a.set(t.extra![k].subarray(src, src + m), dst);
       if (P > 0) {
         writePositions(f.positions as Int32Array, j, L, offset[s], T);

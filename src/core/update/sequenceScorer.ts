@@ -8,6 +8,7 @@ import { PAD } from '../text/codec.ts';
 import type { Engine, PolicyRunner } from '../engine/types.ts';
 import type { RolloutBatch } from './batch.ts';
 import type { PositionScorer } from './offPolicy.ts';
+import { maskWords } from '../text/grammar.ts';
 
 /**
  * Sequence lengths a token learner or scorer runs at: multiples of `step` up to the context.
@@ -72,12 +73,39 @@ export async function sequenceLogprobs(
   return out;
 }
 
+/**
+ * log π(action) under a row of log-probs (offset o, V entries), renormalised over the actions a
+ * packed mask allows (at word offset a, text/grammar.ts): the masked policy's log-prob, as the
+ * rollout sampled it and the learner's logit mask computes it. Float64; without a mask, the row's own.
+ */
+export function maskedLogprob(logprobs: ArrayLike<number>, o: number, V: number, action: number, allow: Uint32Array | undefined, a: number): number {
+  if (!allow) return logprobs[o + action];
+  let max = -Infinity;
+  for (let v = 0; v < V; v++) if ((allow[a + (v >>> 5)] >>> (v & 31)) & 1) max = Math.max(max, logprobs[o + v]);
+  let sum = 0;
+  for (let v = 0; v < V; v++) if ((allow[a + (v >>> 5)] >>> (v & 31)) & 1) sum += Math.exp(logprobs[o + v] - max);
+  return logprobs[o + action] - max - Math.log(sum);
+}
+
 /** The first L positions of each of n rows of T: [n·T] → [n·L]. */
 export function truncateRows<A extends Int32Array | Float32Array>(a: A, n: number, T: number, L: number): A {
   if (L === T) return a;
   const out = new (a.constructor as new (len: number) => A)(n * L);
   for (let s = 0; s < n; s++) out.set(a.subarray(s * T, s * T + L), s * L);
   return out;
+}
+
+/** Sequences a scorer scores: padded to T, with the trained positions' masks when decoding was constrained. */
+export interface ScoredSequences {
+  tokens: Int32Array;
+  actions: Int32Array;
+  mask: ArrayLike<number>;
+  n: number;
+  T: number;
+  V: number;
+  groupSize?: number;
+  /** [n·T·maskWords(V)] packed masks (SequenceFeed.allow); absent = unconstrained. */
+  allow?: Uint32Array;
 }
 
 /**
@@ -130,11 +158,9 @@ export class SequenceScorer implements PositionScorer {
    * log π(actions[t] | tokens[≤t]) on the positions `mask` marks (and those before them), n
    * sequences padded to T: [n·T], 0 elsewhere. `rows` limits the work to those sequences.
    */
-  async logprobs(
-    b: { tokens: Int32Array; actions: Int32Array; mask: ArrayLike<number>; n: number; T: number; V: number; groupSize?: number },
-    rows?: readonly number[],
-  ): Promise<Float32Array> {
+  async logprobs(b: ScoredSequences, rows?: readonly number[]): Promise<Float32Array> {
     const { n, T, V } = b;
+    const W = maskWords(V);
     const need = neededLengths(b.mask, n, T);
     const N = b.groupSize ?? 0;
     if (!rows && N > 0 && n % N === 0 && this.batch % N === 0 && this.seqLens.length > 1 && this.model.withSharedPrefix) return this.sharedLogprobs(b, need);
@@ -151,7 +177,11 @@ export class SequenceScorer implements PositionScorer {
       chunk.forEach((s, j) => buf.set(b.tokens.subarray(s * T, s * T + L), j * L));
       const r = await runner.run({ tokens: buf });
       chunk.forEach((s, j) => {
-        for (let t = 0; t < L; t++) out[s * T + t] = r.logprobs[(j * L + t) * V + b.actions[s * T + t]];
+        for (let t = 0; t < L; t++) {
+          // Only trained positions need the masked renormalisation; the rest stay the raw row's.
+          const allow = b.mask[s * T + t] ? b.allow : undefined;
+          out[s * T + t] = maskedLogprob(r.logprobs, (j * L + t) * V, V, b.actions[s * T + t], allow, (s * T + t) * W);
+        }
       });
     }
     return out;
@@ -163,14 +193,15 @@ export class SequenceScorer implements PositionScorer {
    */
   async logprobsAt(b: RolloutBatch, positions?: readonly number[]): Promise<Float32Array> {
     if (b.feed.kind !== 'sequences') throw new Error('SequenceScorer: the batch is not fed as sequences');
-    const { T, V, tokens, actions, groupSize } = b.feed;
+    const { T, V, tokens, actions, groupSize, allow } = b.feed;
     const seqs = positions ? [...new Set(positions.map((p) => Math.floor(p / T)))] : undefined;
-    return this.logprobs({ tokens, actions, mask: b.mask, n: b.n, T, V, groupSize }, seqs);
+    return this.logprobs({ tokens, actions, mask: b.mask, n: b.n, T, V, groupSize, allow }, seqs);
   }
 
   /** logprobs() over whole groups of `b.groupSize` sequences, each group's shared prefix run once. */
-  private async sharedLogprobs(b: { tokens: Int32Array; actions: Int32Array; mask: ArrayLike<number>; n: number; T: number; V: number; groupSize?: number }, need: Int32Array): Promise<Float32Array> {
+  private async sharedLogprobs(b: ScoredSequences, need: Int32Array): Promise<Float32Array> {
     const { n, T, V } = b;
+    const W = maskWords(V);
     const N = b.groupSize!;
     const B = this.batch;
     const G = B / N;
@@ -199,7 +230,10 @@ export class SequenceScorer implements PositionScorer {
       chunk.forEach((g, i) => {
         for (let k = 0; k < N; k++) {
           const s = g * N + k, j = i * N + k;
-          for (let t = 0; t < Math.min(S, T - off[g]); t++) out[s * T + off[g] + t] = r.logprobs[(j * S + t) * V + b.actions[s * T + off[g] + t]];
+          for (let t = 0; t < Math.min(S, T - off[g]); t++) {
+            const p = s * T + off[g] + t;
+            out[p] = maskedLogprob(r.logprobs, (j * S + t) * V, V, b.actions[p], b.mask[p] ? b.allow : undefined, p * W);
+          }
         }
       });
     }

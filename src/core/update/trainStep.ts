@@ -175,7 +175,18 @@ export interface TrainStepOptions {
   adam?: Partial<AdamConfig>;
   /** Also output the raw (unclipped) gradients as `grad.<param>` (for gradient checks). Default false. */
   exposeGradients?: boolean;
+  /**
+   * Constrained decoding: feed `logit_mask` [...lead, A], added to the logits before the
+   * log-softmax (0 = allowed, LOGIT_MASKED = masked), so every log-prob, the entropy and the KL
+   * terms are those of the masked policy the rollout sampled from. Default false.
+   */
+  logitMask?: boolean;
 }
+
+/** The additive logit of a masked action: exp(−1e9 − max) is exactly 0 in float32, and every term stays finite. */
+export const LOGIT_MASKED = -1e9;
+/** The train graph's additive logit mask input (TrainStepOptions.logitMask). */
+export const LOGIT_MASK = 'logit_mask';
 
 /** State input names for a parameter. */
 /** Flat Adam moment inputs (layout in TrainStepGraph.flatLayout). */
@@ -219,7 +230,8 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
 
   // ---- forward and per-position quantities
   const out = model.forward(g, P, obs);
-  const logp = logSoftmax(g, out.logits); // [...lead, A]
+  const A = out.logits.shape[out.logits.shape.length - 1];
+  const logp = logSoftmax(g, opts.logitMask ? g.add(out.logits, inp(LOGIT_MASK, 'float32', [A])) : out.logits); // [...lead, A]
   const actions = inp('actions', 'int32');
   const weights = inp('weights');
   const mask = inp('mask');

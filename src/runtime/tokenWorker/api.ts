@@ -81,6 +81,7 @@ export function createTokenWorkerApi(loadEngine: (name?: string) => Promise<Engi
         rng: (rng = new Rng(o.seed)),
         temperature: o.temperature,
         maxActionTokens: o.maxActionTokens,
+        constrained: o.constrained,
       });
     },
     enqueue(specs: readonly SlotEpisodeSpec[]): void {
@@ -143,6 +144,6 @@ export type TokenWorkerApi = ReturnType<typeof createTokenWorkerApi>;
 /** The distinct buffers of episodes' arrays (moved, not copied, to the trainer). */
 function episodeBuffers(eps: readonly TokenEpisode[]): ArrayBuffer[] {
   const out = new Set<ArrayBuffer>();
-  for (const e of eps) for (const a of [e.tokens, e.lossMask, e.logprobs, e.entropies, e.versions, e.rewards]) out.add(a.buffer as ArrayBuffer);
+  for (const e of eps) for (const a of [e.tokens, e.lossMask, e.logprobs, e.entropies, e.versions, e.rewards, e.allow]) if (a) out.add(a.buffer as ArrayBuffer);
   return [...out];
 }

@@ -25,6 +25,7 @@ import { Rng } from '../../util/rng.ts';
 import { CHARSET, sanitize } from '../../text/codec.ts';
 import { dict, text } from '../spaces.ts';
 import type { DictSpace, TextSpace } from '../spaces.ts';
+import { grammar, type ActionGrammar, type Pattern } from '../../text/grammar.ts';
 import type { EnvKwargs } from '../registry.ts';
 import type {
   EnvSpec,
@@ -60,6 +61,9 @@ export interface ToolCall {
 }
 
 export type ParseResult = { ok: true; call: ToolCall } | { ok: false; error: string };
+
+/** An action grammar of a tool env: one of `calls`, at most ACTION_MAX_LENGTH characters. */
+export const toolGrammar = (calls: readonly Pattern[]): ActionGrammar => grammar(calls, ACTION_MAX_LENGTH);
 
 /** Text shown inside messages: inside the vocabulary, one line, at most `max` characters, quoted. */
 export function quote(s: string, max = 32): string {
@@ -220,6 +224,14 @@ export abstract class ToolEnvBase implements ToolEnv {
     }
     this.done = terminated || truncated;
     return { obs: { text: obsText }, reward, terminated, truncated, info };
+  }
+
+  /**
+   * What the agent has been shown that a grammar may offer as argument values: the task and
+   * every successful tool reply so far (error replies excluded), in order.
+   */
+  protected shownTexts(): string[] {
+    return this.messages.filter((m) => m.role === 'task' || m.role === 'tool').map((m) => m.text);
   }
 
   expertAction(): string | null {

@@ -19,6 +19,14 @@
  * submits a whole number and ends the episode. Anything else is malformed: an `error:` reply
  * that says what is wrong, the turn is spent, `info.malformed` is set.
  *
+ * Action grammar (`actionGrammar()`, for constrained decoding): `calc(` an expression `)` where
+ * the expression is a character class with structure: whole numbers of at most maxDigits digits
+ * (2 x maxDigits with `division`, a shown dividend) joined by + - * (and /), at most 2 x terms
+ * numbers: the calculator's syntax sized to the question, no parentheses or spaces (the tool
+ * takes them; the grammar does not offer them). `answer(` one of the numbers shown so far `)`: an
+ * operand of the question or a calc() result (an enum of what the transcript has shown; a right
+ * answer is always a result the agent has seen or, never in practice, an operand).
+ *
  * ## Reward
  * 1 for a correct answer, 0 otherwise (every other step is 0). `info.progress` is 1 on the
  * first calc() reply that shows the answer (the subgoal the `progress` shaping term rewards).
@@ -33,6 +41,7 @@ import type { Rng } from '../../util/rng.ts';
 import type { EnvSpec } from '../types.ts';
 import type { EnvKwargs } from '../registry.ts';
 import { calculate } from './arith.ts';
+import { DIGITS, call, chars, oneOf, rep, seq, type ActionGrammar } from '../../text/grammar.ts';
 import {
   ACTION_MAX_LENGTH,
   LATENCY_RULES,
@@ -42,6 +51,7 @@ import {
   parseWholeNumber,
   readKwargs,
   toolActionSpace,
+  toolGrammar,
   toolObservationSpace,
 } from './base.ts';
 import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig, ToolTurnsConfig } from './base.ts';
@@ -174,6 +184,15 @@ export class CalculatorEnv extends ToolEnvBase {
     const progress = r.value === this.answer && !this.answerShown ? 1 : 0;
     if (r.value === this.answer) this.answerShown = true;
     return { kind: 'tool', failed: false, latencyMs, text: `result: ${r.value}`, progress };
+  }
+
+  /** The actions constrained decoding may sample now (see the header's Actions). */
+  actionGrammar(): ActionGrammar {
+    const c = this.config;
+    const num = chars(DIGITS, 1, (c.division ? 2 : 1) * c.maxDigits);
+    const expression = seq(num, rep(seq(chars(c.division ? '+-*/' : '+-*', 1, 1), num), 0, 2 * c.terms - 1));
+    const shown = this.shownTexts().flatMap((t) => t.match(/-?\d+/g) ?? []);
+    return toolGrammar([call('calc', expression), call('answer', oneOf(shown))]);
   }
 
   protected expert(): string {

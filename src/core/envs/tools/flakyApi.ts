@@ -20,6 +20,11 @@
  * (repeats the last call(key); costs like a call), `answer(value)` (a whole number; ends the
  * episode). Anything else is malformed: an `error:` reply, the turn is spent, no cost.
  *
+ * Action grammar (`actionGrammar()`, for constrained decoding): `call(` one of `k0` ..
+ * `k<keys-1>` `)` (the keys the env declares), `retry()` once a call has reached the service
+ * (before that there is nothing to repeat), and `answer(` one of the values the service has
+ * returned so far `)` (an enum of the transcript: no answer before a successful call).
+ *
  * ## Reward
  * `-callCost` on every step that reaches the service (call or retry, failed or not); 1 for a
  * correct answer, 0 for a wrong one. `info.progress` is 1 on the first successful fetch of the
@@ -36,6 +41,7 @@
 import type { Rng } from '../../util/rng.ts';
 import type { EnvSpec } from '../types.ts';
 import type { EnvKwargs } from '../registry.ts';
+import { call, oneOf, type ActionGrammar } from '../../text/grammar.ts';
 import {
   ToolEnvBase,
   LATENCY_RULES,
@@ -46,6 +52,7 @@ import {
   quote,
   readKwargs,
   toolActionSpace,
+  toolGrammar,
   toolObservationSpace,
 } from './base.ts';
 import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig, ToolTurnsConfig } from './base.ts';
@@ -156,6 +163,14 @@ export class FlakyApiEnv extends ToolEnvBase {
     const progress = key === this.target && !this.valueShown ? 1 : 0;
     if (key === this.target) this.valueShown = true;
     return { kind: 'tool', failed: false, latencyMs, reward, progress, text: `result: ${key} = ${value}` };
+  }
+
+  /** The actions constrained decoding may sample now (see the header's Actions). */
+  actionGrammar(): ActionGrammar {
+    const keys = Array.from({ length: this.config.keys }, (_, k) => `k${k}`);
+    const values = this.shownTexts().flatMap((t) => [...t.matchAll(/= (-?\d+)/g)].map((m) => m[1]));
+    const retry = this.lastKey === null ? [] : [call('retry')];
+    return toolGrammar([call('call', oneOf(keys)), ...retry, call('answer', oneOf(values))]);
   }
 
   protected expert(): string {

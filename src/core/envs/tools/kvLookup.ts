@@ -21,6 +21,11 @@
  * `answer(city)` ends the episode. A lookup of a missing key is a valid call with an error
  * reply (`info.toolFailed`), not a malformed one.
  *
+ * Action grammar (`actionGrammar()`, for constrained decoding): `lookup(` one of the entities
+ * the transcript has named so far `)` (teams as `team red`, projects as `project orion`, people:
+ * the kinds of key the knowledge base holds; at reset only the question's), and `answer(` one of
+ * the cities named so far `)`. Both are enums of what the task and the successful replies showed.
+ *
  * ## Reward
  * 1 for the right city, 0 otherwise (every other step is 0). `info.progress` is 1 each time a
  * key of the question's chain is looked up for the first time (one per hop; the subgoals the
@@ -35,6 +40,7 @@
 import type { Rng } from '../../util/rng.ts';
 import type { EnvSpec } from '../types.ts';
 import type { EnvKwargs } from '../registry.ts';
+import { call, oneOf, type ActionGrammar } from '../../text/grammar.ts';
 import {
   ToolEnvBase,
   LATENCY_RULES,
@@ -44,6 +50,7 @@ import {
   quote,
   readKwargs,
   toolActionSpace,
+  toolGrammar,
   toolObservationSpace,
 } from './base.ts';
 import type { Outcome, ToolCall, ToolDef, ToolLatencyConfig, ToolTurnsConfig } from './base.ts';
@@ -205,6 +212,22 @@ export class KvLookupEnv extends ToolEnvBase {
     const progress = this.kb.chain.includes(arg) && !this.found.has(arg) ? 1 : 0;
     this.found.add(arg);
     return { kind: 'tool', failed: false, latencyMs, progress, text: `result: ${entry}` };
+  }
+
+  /** The actions constrained decoding may sample now (see the header's Actions). */
+  actionGrammar(): ActionGrammar {
+    const keys: string[] = [];
+    const cities: string[] = [];
+    for (const text of this.shownTexts()) {
+      const words = text.toLowerCase().split(/[^a-z]+/);
+      words.forEach((w, i) => {
+        if (i > 0 && words[i - 1] === 'team' && COLOURS.includes(w)) keys.push(`team ${w}`);
+        else if (i > 0 && words[i - 1] === 'project' && PROJECTS.includes(w)) keys.push(`project ${w}`);
+        else if (PEOPLE.includes(w)) keys.push(w);
+        else if (CITIES.includes(w)) cities.push(w);
+      });
+    }
+    return toolGrammar([call('lookup', oneOf(keys)), call('answer', oneOf(cities))]);
   }
 
   protected expert(): string {

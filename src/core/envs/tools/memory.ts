@@ -29,6 +29,11 @@
  * `recall(key)` shows the note, `answer(value)` ends the episode. Keys and values are
  * compared trimmed and lowercase. Without `memoryTools` only `next()` and `answer(value)` exist.
  *
+ * Action grammar (`actionGrammar()`, for constrained decoding): `store(` a key `, ` a value `)`,
+ * `recall(` a key `)`, `next()`, `answer(` a value `)`, where keys and values are enums of what
+ * the transcript has shown so far (the keys and values of facts, rumors, recalled notes, and the
+ * question's key). Without `memoryTools`: `next()` and `answer(` a value `)`.
+ *
  * ## Reward
  * `-toolCost` on every store and recall (failed or not); 1 for the right answer, 0 otherwise.
  * `info.progress` is 1 the first time each fact is stored with its value, and 1 the first time
@@ -44,6 +49,7 @@
 import type { Rng } from '../../util/rng.ts';
 import type { EnvSpec } from '../types.ts';
 import type { EnvKwargs } from '../registry.ts';
+import { call, lit, oneOf, type ActionGrammar } from '../../text/grammar.ts';
 import {
   ToolEnvBase,
   intIn,
@@ -53,6 +59,7 @@ import {
   quote,
   readKwargs,
   toolActionSpace,
+  toolGrammar,
   toolObservationSpace,
 } from './base.ts';
 import type { Outcome, ToolCall, ToolDef, ToolTurnsConfig } from './base.ts';
@@ -244,6 +251,23 @@ export class MemoryEnv extends ToolEnvBase {
         return { kind: 'tool', failed: false, latencyMs, reward, progress, text: `result: ${arg} = ${note}` };
       }
     }
+  }
+
+  /** The actions constrained decoding may sample now (see the header's Actions). */
+  actionGrammar(): ActionGrammar {
+    const keys: string[] = [];
+    const values: string[] = [];
+    for (const text of this.shownTexts()) {
+      for (const m of text.matchAll(/([a-z]+) = (\d+)/g)) {
+        keys.push(m[1]);
+        values.push(m[2]);
+      }
+      for (const m of text.matchAll(/what is ([a-z]+)\?/g)) keys.push(m[1]);
+    }
+    const key = oneOf(keys);
+    const value = oneOf(values);
+    const plain = [call('next'), call('answer', value)];
+    return toolGrammar(this.config.memoryTools ? [call('store', key, lit(', '), value), call('recall', key), ...plain] : plain);
   }
 
   protected expert(): string {
