@@ -46,7 +46,7 @@ describe('npm run train', () => {
     expect(logp.reduce((s, x) => s + Math.exp(x), 0)).toBeCloseTo(1, 5);
   });
 
-  for (const algo of ['cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp'] as const) {
+  for (const algo of ['cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp', 'mt-grpo'] as const) {
     it(`algo '${algo}' trains grid/empty-8x8 for 2 iterations from a JSON config`, { timeout: 60_000 }, async () => {
       const out = mkdtempSync(join(tmpdir(), `train-${algo}-`));
       const file = join(out, 'run.json');

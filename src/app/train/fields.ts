@@ -7,6 +7,7 @@
  * anything else builds new sessions, so it restarts the run (after a prompt).
  */
 import { ALGO_DESCRIPTORS, isAlgo, algoDescriptor, isGroupAlgo } from '../../core/algos/registry/index.ts';
+import type { AlgoField } from '../../core/algos/registry/types.ts';
 import { MAX_STAGES, type RunConfig } from '../../core/presets/schema.ts';
 import { SHAPING_TERM_DOCS } from '../../core/reward/shaping.ts';
 
@@ -55,7 +56,7 @@ export type DraftConfig = Omit<RunConfig, 'algo'> & { algo: RunConfig['algo'] & 
 
 const isGroup = (c: DraftConfig) => isGroupAlgo(c.algo.algo);
 /** Whether the draft's algorithm reads `field` (its descriptor lists it). */
-const reads = (field: 'gamma' | 'lambda' | 'stepAdvantageWeight') => (c: DraftConfig) => isAlgo(c.algo.algo) && (algoDescriptor(c.algo.algo).fields?.includes(field) ?? false);
+const reads = (field: AlgoField) => (c: DraftConfig) => isAlgo(c.algo.algo) && (algoDescriptor(c.algo.algo).fields?.includes(field) ?? false);
 /** The algorithm select: group algorithms first, then the rest, each in registry order. */
 const ALGO_OPTIONS = [...ALGO_DESCRIPTORS.filter((d) => d.group), ...ALGO_DESCRIPTORS.filter((d) => !d.group)].map((d) => ({ value: d.name, label: d.label }));
 const isMlp = (c: DraftConfig) => c.model.kind === 'mlp';
@@ -135,6 +136,15 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'algo.dynamicSampling.maxRounds', label: 'Max sampling rounds', panel: 'algo', input: { kind: 'int', min: 1, max: 16 }, when: (c) => isGroup(c) && c.algo.dynamicSampling.enabled, help: 'Most sampling rounds per iteration, the first included. Each round costs a full rollout.' },
   { path: 'algo.updateEpochs', label: 'Update epochs', panel: 'algo', input: { kind: 'int', min: 1, max: 32 }, help: 'Passes over each batch (PPO typically 4; group methods 1 = on-policy). More passes reuse data but drift further from the behaviour policy.' },
   { path: 'algo.stepAdvantageWeight', label: 'Step advantage ω', panel: 'algo', input: { kind: 'number', min: 0, max: 10, step: 0.1 }, when: reads('stepAdvantageWeight'), help: "GiGPO: weight of the step-level advantage (a step's discounted return against other steps taken from the same state in its group) added to the episode's GRPO advantage; 0 = plain GRPO." },
+  { path: 'algo.turnCredit.lambda', label: 'Outcome weight λ (MT-GRPO)', panel: 'algo', input: { kind: 'number', min: 0, max: 10, step: 0.1 }, when: reads('turnCredit'), help: "MT-GRPO: weight λ of the outcome advantage added to each turn before the last (which gets its turn reward's group-normalised advantage too); the last turn gets the outcome advantage alone." },
+  {
+    path: 'algo.turnCredit.source',
+    label: 'Turn reward (MT-GRPO)',
+    panel: 'algo',
+    input: { kind: 'select', options: [{ value: 'reward+progress', label: 'step reward + env progress' }, { value: 'reward', label: 'step reward' }, { value: 'progress', label: 'env progress (info.progress)' }] },
+    when: reads('turnCredit'),
+    help: "MT-GRPO: each turn's own reward, compared with the same turn of its group: the turn's shaped reward, the progress the env reports for it (info.progress: kv-lookup's first lookup of a key on the chain, flaky-api's first successful fetch), or both.",
+  },
   { path: 'algo.minibatches', label: 'Minibatches', panel: 'algo', input: { kind: 'int', min: 1, max: 64 }, help: 'Minibatches per pass: the batch is split into this many optimizer steps.' },
   { path: 'algo.gamma', label: 'Discount γ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: reads('gamma'), help: 'Discount per step (GAE and potential shaping); 1 = undiscounted episodic return.' },
   { path: 'algo.lambda', label: 'GAE λ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: reads('lambda'), help: 'GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy).' },

@@ -33,7 +33,7 @@ import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
 import { sampledTokenEpisode, tokenStateKeys, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { tokenRolloutBatch } from '../update/batch.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import { makeScheduler, type Collected, type Collector, type GreedyBaselines } from './collector.ts';
+import { makeScheduler, turnInfosFor, type Collected, type Collector, type GreedyBaselines } from './collector.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
@@ -165,7 +165,7 @@ export class LockstepCollector implements Collector<TokenEpisode> {
       episodes,
       batch,
       shaped,
-      ctx: { groupSize: groupSize ?? episodes.length, greedyTotals: greedy?.totals, stateKeys },
+      ctx: { groupSize: groupSize ?? episodes.length, greedyTotals: greedy?.totals, stateKeys, turnInfos: turnInfosFor(algo.algo, episodes) },
       greedy,
       sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
       groups: c.ds ? samplingStats(c.ds) : undefined,
