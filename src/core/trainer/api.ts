@@ -21,6 +21,12 @@ export interface IterationReport<E extends StepEpisode | TokenEpisode = StepEpis
   /** Per-episode total (shaped) reward and advantage, parallel to `episodes`. */
   episodeRewards: Float64Array;
   episodeAdvantages: Float64Array<ArrayBufferLike>;
+  /**
+   * [episode][action] the advantage each action was trained with (the mean over its trained
+   * positions: one value per turn for episode, step- and turn-level estimators), parallel to
+   * `episodes`; absent where no advantage was computed (a distill stage).
+   */
+  episodeTurnAdvantages?: Float64Array[];
   /** False when the NaN guard skipped at least one update this iteration. */
   allApplied: boolean;
 }

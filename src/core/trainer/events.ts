@@ -42,6 +42,8 @@ export interface IterationBatch {
   episodes: readonly (StepEpisode | TokenEpisode)[];
   episodeRewards: ArrayLike<number>;
   episodeAdvantages: ArrayLike<number>;
+  /** [episode][action] each action's advantage (IterationReport.episodeTurnAdvantages); absent when none was computed. */
+  episodeTurnAdvantages?: readonly ArrayLike<number>[];
 }
 
 export type TrainerEventType = TrainerEvent['type'];

@@ -408,7 +408,8 @@ function iterationEvent(iteration: number, m: Readonly<Record<string, number>>, 
     const common = { seed: ep.seed, group: ep.group, reward: r.episodeRewards[i], advantage: r.episodeAdvantages[i], terminated: ep.terminated, truncated: ep.truncated, success: ep.success };
     if ('tokens' in ep) {
       const { tokens, lossMask, logprobs, entropies, versions, rewards, actions, infos, observations, transcript, contextLimited, forcedEnds } = ep;
-      return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, infos, observations, transcript, contextLimited, forcedEnds };
+      const turn = r.episodeTurnAdvantages?.[i];
+      return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, infos, observations, transcript, contextLimited, forcedEnds, ...(turn ? { turnAdvantages: Float64Array.from(turn) } : {}) };
     }
     const { actions, logprobs, entropies, values, versions, rewards } = ep;
     return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
