@@ -34,6 +34,8 @@ export interface TokenRolloutRequest {
   temperature?: number;
   /** Most tokens in one action, <eoa> included; reaching it ends the action (forced end). Default 32. */
   maxActionTokens?: number;
+  /** Per row, a record to continue instead of a reset (its env already brought to that state: tree rollouts' branches, rollout/treeRollout.ts). */
+  prefixes?: readonly (EpisodeRecord | null)[];
 }
 
 export interface TokenRolloutResult {
@@ -88,7 +90,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
   decoder.reset();
 
   const rows: Row[] = envs.map((env, i) => {
-    const rec = startEpisode(env.reset({ seed: req.seeds[i] }).obs.text);
+    const rec = req.prefixes?.[i] ?? startEpisode(env.reset({ seed: req.seeds[i] }).obs.text);
     const r: Row = { ...rec, val: rec.ctx.map(() => 0), fed: 0, action: [], done: false };
     if (r.ctx.length >= Tmax) endByContext(r, Tmax);
     return r;

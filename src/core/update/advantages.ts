@@ -9,6 +9,7 @@ import { klK1, klK3 } from '../algos/losses.ts';
 import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from '../algos/registry/index.ts';
 import { remaxAdvantages } from '../algos/remax.ts';
 import { gigpoAdvantages } from '../algos/stepGroups.ts';
+import { sharedPrefixSegments, type BranchLink } from '../algos/treeAdvantages.ts';
 import { mtGrpoAdvantages, turnRewardsOf } from '../algos/turnCredit.ts';
 import type { Info } from '../envs/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
@@ -80,6 +81,8 @@ export interface AdvantageContext {
   stateKeys?: readonly (readonly string[])[];
   /** MT-GRPO: each sequence's env infos per turn (`info.progress` is a turn-reward source). */
   turnInfos?: readonly (readonly Info[])[];
+  /** Tree rollouts: which sequences branched from which, and where (their shared prefixes take the mean advantage). */
+  branches?: readonly BranchLink[];
 }
 
 /**
@@ -121,7 +124,23 @@ export function computeAdvantages(
     typeof ctx.groupSize === 'number'
       ? sequenceAdvantages({ ...algo, groupSize: ctx.groupSize }, totals, ema, positions)
       : { advantages: unequalGroupAdvantages(algo, totals, ctx.groupSize, positions), ema };
-  return { adv: broadcast(b, r.advantages), returns: null, episodeAdv: r.advantages, ema: r.ema };
+  const adv = broadcast(b, r.advantages);
+  if (ctx.branches) sharePrefixes(b, adv, r.advantages, ctx.branches);
+  return { adv, returns: null, episodeAdv: r.advantages, ema: r.ema };
+}
+
+/**
+ * Tree rollouts: each trunk's shared stretches take the mean advantage of the leaves that contain
+ * them (algos/treeAdvantages.ts), in place. Token t of a sequence is trained at position t − 1
+ * (the position that predicts it); a branch's copy of the prefix is untrained (mask 0) already.
+ */
+export function sharePrefixes(b: Pick<RolloutBatch, 'starts' | 'mask'>, adv: Float64Array, episodeAdv: ArrayLike<number>, links: readonly BranchLink[]): void {
+  for (const seg of sharedPrefixSegments(links, episodeAdv)) {
+    for (let t = Math.max(1, seg.from); t < seg.to; t++) {
+      const i = b.starts[seg.trunk] + t - 1;
+      if (b.mask[i] !== 0) adv[i] = seg.advantage;
+    }
+  }
 }
 
 /**
