@@ -100,6 +100,30 @@ describe('trajectory inspectors', () => {
     await page.close();
   });
 
+  it('tree rollouts: a branched episode shows its rollout tree (trunk, branch point, leaves with outcomes), axe-clean at phone width', { timeout: 150_000 }, async () => {
+    const { page, errors } = await open('?backend=wasm#view=train&preset=kv-lookup-mtgrpo&algo.algo=grpo&rollout.tree.enabled=true&rollout.tree.entropyThreshold=0.1&warmStart.steps=5&iterations=1&rollout.groups=2&algo.groupSize=4');
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 120_000, interval: 500 }).toBe('finished');
+    await page.getByTestId('tab-trajectories').click();
+    await page.getByTestId('inspect-latest').click();
+    await page.getByTestId('token-replay').waitFor();
+    // After 5 warm-start steps the policy is unsure after every reply: trunks of two turns or more branched.
+    const tree = page.getByTestId('branch-tree');
+    for (let i = 0; i < 8 && (await tree.count()) === 0; i++) await page.getByTestId(`episode-${i}`).click();
+    await tree.waitFor();
+    const leaves = tree.locator('[data-testid^="tree-leaf-"]');
+    expect(await leaves.count()).toBeGreaterThanOrEqual(2);
+    expect(await tree.textContent()).toMatch(/Trunk, episode \d+: .*branched at turn \d+.*Branch, episode \d+: (✓ solved|✕ not solved|truncated)/);
+    await leaves.nth(1).click();
+    await expect.poll(async () => Number(await page.getByTestId('trajectory-inspector').getAttribute('data-episode'))).toBeGreaterThan(0);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: `${ARTIFACTS}/inspect-tree-phone.png` });
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    expect(await axeProblems(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('async tool run: decodes in a token rollout worker while the learner trains', { timeout: 150_000 }, async () => {
     const { page, errors } = await open('?backend=wasm#view=train&preset=flaky-api-async&warmStart.steps=20&iterations=3&rollout.groups=2&algo.groupSize=4');
     await page.getByTestId('train-start').click();

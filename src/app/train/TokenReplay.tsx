@@ -14,6 +14,7 @@ import { fmt } from './MetricChart.tsx';
 import { batchAbsAdvantage, CHANNELS, channelRange, channelValue, legendStops, meanOver, toTranscript, tokenColor, tokenInk, type Channel, type ScaleRange, type TokenCell } from './tokens.ts';
 import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
 import { SignedAdvantage } from './SignedAdvantage.tsx';
+import { BranchTree } from './BranchTree.tsx';
 
 function cellTitle(ep: TokenEpisodeView, c: TokenCell, adv: number): string {
   const name = c.special ? `<${c.text}>` : JSON.stringify(c.text);
@@ -131,6 +132,8 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
         </div>
         <ReplayControls t={t} max={T} playing={playing} setT={setT} setPlaying={setPlaying} prefix="turn" labels={{ first: 'Task only', prev: 'Previous turn', next: 'Next turn', last: 'Whole episode' }} />
       </header>
+
+      <BranchTree episodes={batchEpisodes} index={index} />
 
       <Scrubber value={t} max={T} unit="turn" testId="turn-slider" onScrub={(v) => { setPlaying(false); setT(v); }} />
 

@@ -40,6 +40,8 @@ export interface TokenEpisodeView
    * turn; GRPO repeats the episode's); absent when the trainer computed none.
    */
   turnAdvantages?: Float64Array;
+  /** Tree rollouts: this episode branched from episode `trunk` of the batch, continuing its context from token `at` after `turn` replayed turns. */
+  branch?: { trunk: number; at: number; turn: number };
 }
 
 export interface IterationView {
