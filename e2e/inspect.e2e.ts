@@ -9,7 +9,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ARTIFACTS, cpuLongTasks, describeTasks, traceMainThread, useBrowser, watchErrors } from './browser.ts';
+import { ARTIFACTS, axeProblems, cpuLongTasks, describeTasks, sideways, traceMainThread, useBrowser, watchErrors } from './browser.ts';
 
 const appUrl = inject('appUrl');
 const browser = useBrowser();
@@ -70,6 +70,56 @@ describe('trajectory inspectors', () => {
     expect(await page.getByTestId('turn-facts').textContent()).toMatch(/Turn 1 action/);
     await page.getByTestId('channel-entropy').click();
     await page.screenshot({ path: `${ARTIFACTS}/inspect-tokens-turn1-entropy.png` });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('MT-GRPO: each turn shows the advantage it was trained with, as text and as the heatmap, axe-clean at phone width', { timeout: 150_000 }, async () => {
+    const { page, errors } = await open('?backend=wasm#view=train&preset=kv-lookup-mtgrpo&warmStart.steps=20&iterations=1&rollout.groups=2&algo.groupSize=4');
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 120_000, interval: 500 }).toBe('finished');
+    await page.getByTestId('tab-trajectories').click();
+    await page.getByTestId('inspect-latest').click();
+    await page.getByTestId('token-replay').waitFor();
+    await page.getByTestId('channel-advantage').click();
+    const turns = Number(await page.getByTestId('token-replay').getAttribute('data-turns'));
+    expect(turns).toBeGreaterThanOrEqual(1);
+    // Every turn names its advantage in text, and its policy tokens are tinted by that same value.
+    for (let n = 1; n <= turns; n++) {
+      const text = (await page.getByTestId(`turn-adv-${n}`).textContent()) ?? '';
+      expect(Number(text.replace('−', '-')), `turn ${n}: ${text}`).not.toBeNaN();
+      const label = await page.getByTestId(`turn-${n}`).locator('.tok-action').getAttribute('aria-label');
+      expect(label).toMatch(/trained with advantage/);
+    }
+    expect(await page.getByTestId('token-legend').textContent()).toMatch(/advantage/);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: `${ARTIFACTS}/inspect-turn-advantage-phone.png`, fullPage: true });
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    expect(await axeProblems(page)).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('tree rollouts: a branched episode shows its rollout tree (trunk, branch point, leaves with outcomes), axe-clean at phone width', { timeout: 150_000 }, async () => {
+    const { page, errors } = await open('?backend=wasm#view=train&preset=kv-lookup-mtgrpo&algo.algo=grpo&rollout.tree.enabled=true&rollout.tree.entropyThreshold=0.1&warmStart.steps=5&iterations=1&rollout.groups=2&algo.groupSize=4');
+    await page.getByTestId('train-start').click();
+    await expect.poll(() => attr(page, 'data-status'), { timeout: 120_000, interval: 500 }).toBe('finished');
+    await page.getByTestId('tab-trajectories').click();
+    await page.getByTestId('inspect-latest').click();
+    await page.getByTestId('token-replay').waitFor();
+    // After 5 warm-start steps the policy is unsure after every reply: trunks of two turns or more branched.
+    const tree = page.getByTestId('branch-tree');
+    for (let i = 0; i < 8 && (await tree.count()) === 0; i++) await page.getByTestId(`episode-${i}`).click();
+    await tree.waitFor();
+    const leaves = tree.locator('[data-testid^="tree-leaf-"]');
+    expect(await leaves.count()).toBeGreaterThanOrEqual(2);
+    expect(await tree.textContent()).toMatch(/Trunk, episode \d+: .*branched at turn \d+.*Branch, episode \d+: (✓ solved|✕ not solved|truncated)/);
+    await leaves.nth(1).click();
+    await expect.poll(async () => Number(await page.getByTestId('trajectory-inspector').getAttribute('data-episode'))).toBeGreaterThan(0);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: `${ARTIFACTS}/inspect-tree-phone.png` });
+    expect(await sideways(page)).toBeLessThanOrEqual(0);
+    expect(await axeProblems(page)).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
   });

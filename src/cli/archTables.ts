@@ -26,6 +26,7 @@ const ADVANTAGE_WORDS: Record<AlgoDescriptor['advantage']['kind'], string> = {
   gae: 'GAE over a value head',
   'step-groups': 'episode + step groups (anchor states)',
   'greedy-baseline': 'greedy episode per group',
+  'turn-credit': 'episode + per-turn rewards (infos)',
 };
 
 function refusals(d: AlgoDescriptor): string {

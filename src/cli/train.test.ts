@@ -46,7 +46,7 @@ describe('npm run train', () => {
     expect(logp.reduce((s, x) => s + Math.exp(x), 0)).toBeCloseTo(1, 5);
   });
 
-  for (const algo of ['cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp'] as const) {
+  for (const algo of ['cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp', 'mt-grpo'] as const) {
     it(`algo '${algo}' trains grid/empty-8x8 for 2 iterations from a JSON config`, { timeout: 60_000 }, async () => {
       const out = mkdtempSync(join(tmpdir(), `train-${algo}-`));
       const file = join(out, 'run.json');
@@ -66,6 +66,20 @@ describe('npm run train', () => {
       }
     });
   }
+
+  it('tree rollouts train a tool env end to end: branches join their groups, their log-probs are the learner\'s', { timeout: 90_000 }, async () => {
+    const out = mkdtempSync(join(tmpdir(), 'train-tree-'));
+    const file = join(out, 'run.json');
+    const tree = { enabled: true, entropyThreshold: 0.1, branches: 2, maxPoints: 1 };
+    writeFileSync(file, JSON.stringify({ env: { id: 'tools/kv-lookup' }, model: { kind: 'transformer', dModel: 32, nLayers: 1, nHeads: 2, dFF: 64, context: 256 }, algo: { algo: 'grpo', groupSize: 4, lr: 0.001 }, rollout: { groups: 2, learnerBatch: 8, maxActionTokens: 8, tree }, seed: 4 }));
+    expect(await main(['--config', file, '--iterations', '2', '--out', join(out, 'run'), '--quiet'])).toBe(0);
+    const lines = readFileSync(join(out, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (const m of lines) {
+      // A fresh policy is unsure after every reply: each trunk with two turns or more branched twice.
+      expect(m['train/batch_episodes']).toBeGreaterThan(8);
+      expect(m['mismatch/logprob_abs_diff_max']).toBeLessThanOrEqual(1e-4);
+    }
+  });
 
   it('a tool config without a learner batch gets 16 sequences, not the grid default of 512 rows', () => {
     const r = parseRunConfig({ env: { id: 'tools/calculator' }, model: { kind: 'transformer' }, algo: { algo: 'grpo' } });

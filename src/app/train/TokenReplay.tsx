@@ -11,25 +11,27 @@
 import { memo, useEffect, useMemo, useState } from 'react';
 import type { EpisodeView, TokenEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { fmt } from './MetricChart.tsx';
-import { CHANNELS, channelRange, channelValue, legendStops, meanOver, toTranscript, tokenColor, tokenInk, type Channel, type ScaleRange, type TokenCell } from './tokens.ts';
+import { batchAbsAdvantage, CHANNELS, channelRange, channelValue, legendStops, meanOver, toTranscript, tokenColor, tokenInk, type Channel, type ScaleRange, type TokenCell } from './tokens.ts';
 import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
 import { SignedAdvantage } from './SignedAdvantage.tsx';
+import { BranchTree } from './BranchTree.tsx';
 
-function cellTitle(ep: TokenEpisodeView, c: TokenCell): string {
+function cellTitle(ep: TokenEpisodeView, c: TokenCell, adv: number): string {
   const name = c.special ? `<${c.text}>` : JSON.stringify(c.text);
   if (!c.policy) return `${name} · position ${c.pos} · environment token (loss mask 0: context, not trained on)`;
   const p = Math.exp(ep.logprobs[c.pos]);
-  return `${name} · position ${c.pos} · sampled by policy v${ep.versions[c.pos]} · π ${fmt(p)} (log ${fmt(ep.logprobs[c.pos])}) · entropy ${fmt(ep.entropies[c.pos])} nats · advantage ${fmt(ep.advantage)}`;
+  return `${name} · position ${c.pos} · sampled by policy v${ep.versions[c.pos]} · π ${fmt(p)} (log ${fmt(ep.logprobs[c.pos])}) · entropy ${fmt(ep.entropies[c.pos])} nats · advantage ${fmt(adv)}`;
 }
 
 /** One token: a special as a chip, '\n' as ↵ plus a line break, anything else as its text. */
-const Tok = memo(function Tok({ ep, c, channel, range, faded }: { ep: TokenEpisodeView; c: TokenCell; channel: Channel; range: ScaleRange; faded: boolean }) {
+const Tok = memo(function Tok({ ep, c, channel, range, faded, adv }: { ep: TokenEpisodeView; c: TokenCell; channel: Channel; range: ScaleRange; faded: boolean; adv: number }) {
   const cls = `tok ${c.policy ? 'tok-pol' : 'tok-env'} ${c.special ? 'tok-special' : ''} ${faded ? 'tok-faded' : ''}`;
-  const style = c.policy || channel === 'mask' ? { background: tokenColor(channel, channelValue(channel, ep, c.pos), range), color: c.policy ? tokenInk(channel, channelValue(channel, ep, c.pos), range) : undefined } : undefined;
+  const v = channelValue(channel, ep, c.pos, adv);
+  const style = c.policy || channel === 'mask' ? { background: tokenColor(channel, v, range), color: c.policy ? tokenInk(channel, v, range) : undefined } : undefined;
   const text = c.text === '\n' ? '↵' : c.text;
   return (
     <>
-      <span className={cls} style={style} title={cellTitle(ep, c)} data-pos={c.pos} data-v={c.policy ? ep.versions[c.pos] : undefined}>
+      <span className={cls} style={style} title={cellTitle(ep, c, adv)} data-pos={c.pos} data-v={c.policy ? ep.versions[c.pos] : undefined}>
         {text}
       </span>
       {c.text === '\n' && <br />}
@@ -37,11 +39,12 @@ const Tok = memo(function Tok({ ep, c, channel, range, faded }: { ep: TokenEpiso
   );
 });
 
-function Tokens({ ep, cells, channel, range, faded }: { ep: TokenEpisodeView; cells: readonly TokenCell[]; channel: Channel; range: ScaleRange; faded: boolean }) {
+/** `adv`: the advantage the cells' action was trained with (its turn's). */
+function Tokens({ ep, cells, channel, range, faded, adv = ep.advantage }: { ep: TokenEpisodeView; cells: readonly TokenCell[]; channel: Channel; range: ScaleRange; faded: boolean; adv?: number }) {
   return (
     <>
       {cells.map((c) => (
-        <Tok key={c.pos} ep={ep} c={c} channel={channel} range={range} faded={faded} />
+        <Tok key={c.pos} ep={ep} c={c} channel={channel} range={range} faded={faded} adv={adv} />
       ))}
     </>
   );
@@ -85,8 +88,10 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
   const [t, setT] = useState(T); // whole episode first: the transcript is read, then scrubbed
   const [playing, setPlaying] = useState(false);
   const [channel, setChannel] = useState<Channel>('logprob');
-  const batchAbsAdv = useMemo(() => Math.max(0, ...batchEpisodes.map((e) => Math.abs(e.advantage))), [batchEpisodes]);
+  const batchAbsAdv = useMemo(() => batchAbsAdvantage(batchEpisodes.map((e) => ({ advantage: e.advantage, turnAdvantages: e.kind === 'tokens' ? e.turnAdvantages : undefined }))), [batchEpisodes]);
+  const perTurn = ep.turnAdvantages !== undefined && transcript.turns.some((x) => x.advantage !== ep.advantage);
   const range = useMemo(() => channelRange(channel, ep, batchAbsAdv), [channel, ep, batchAbsAdv]);
+  const advRange = useMemo(() => channelRange('advantage', ep, batchAbsAdv), [ep, batchAbsAdv]);
 
   useEffect(() => {
     if (!playing) return;
@@ -116,11 +121,19 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
             {T} turn{T === 1 ? '' : 's'}, {ep.tokens.length} context tokens ({policyTokens} sampled by the policy{versions.length ? `, version${vLo === vHi ? ` v${vLo}` : `s v${vLo}–v${vHi}`}` : ''}
             {ep.forcedEnds > 0 ? `; ${ep.forcedEnds} action${ep.forcedEnds > 1 ? 's' : ''} cut at the token limit` : ''}), {end}. Reward {fmt(ep.reward)}, advantage{' '}
             <SignedAdvantage value={ep.advantage} />
-            {ep.advantage > 0 ? ': every policy token in it was made more likely.' : ep.advantage < 0 ? ': every policy token in it was made less likely.' : ': the update ignored it.'}
+            {perTurn
+              ? ': the outcome part; each turn was trained with its own advantage, shown beside it (colour by advantage for the heatmap).'
+              : ep.advantage > 0
+                ? ': every policy token in it was made more likely.'
+                : ep.advantage < 0
+                  ? ': every policy token in it was made less likely.'
+                  : ': the update ignored it.'}
           </p>
         </div>
         <ReplayControls t={t} max={T} playing={playing} setT={setT} setPlaying={setPlaying} prefix="turn" labels={{ first: 'Task only', prev: 'Previous turn', next: 'Next turn', last: 'Whole episode' }} />
       </header>
+
+      <BranchTree episodes={batchEpisodes} index={index} />
 
       <Scrubber value={t} max={T} unit="turn" testId="turn-slider" onScrub={(v) => { setPlaying(false); setT(v); }} />
 
@@ -165,11 +178,22 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
                   <b className={x.reward > 0 ? 'txt-good' : x.reward < 0 ? 'txt-bad' : ''} data-testid={`turn-reward-${x.n}`}>
                     {Number.isNaN(x.reward) ? 'none (not sent)' : fmt(x.reward)}
                   </b>
+                  {Number.isFinite(x.advantage) && (
+                    <>
+                      {' '}
+                      · advantage{' '}
+                      <span className="tok-adv-swatch" style={{ background: tokenColor('advantage', x.advantage, advRange) }} aria-hidden />
+                      <b className={x.advantage > 0 ? 'txt-good' : x.advantage < 0 ? 'txt-bad' : ''} data-testid={`turn-adv-${x.n}`}>
+                        {x.advantage >= 0 ? '+' : ''}
+                        {fmt(x.advantage)}
+                      </b>
+                    </>
+                  )}
                 </span>
               </div>
-              <div className="tok-line tok-action" aria-label={`Turn ${x.n}: the policy's action`}>
+              <div className="tok-line tok-action" aria-label={`Turn ${x.n}: the policy's action${Number.isFinite(x.advantage) ? `, trained with advantage ${fmt(x.advantage)}` : ''}`}>
                 <span className="tok-role">policy</span>
-                <Tokens ep={ep} cells={x.action} channel={channel} range={range} faded={faded} />
+                <Tokens ep={ep} cells={x.action} channel={channel} range={range} faded={faded} adv={x.advantage} />
               </div>
               {x.reply.length > 0 && (
                 <div className="tok-line tok-reply" aria-label={`Turn ${x.n}: the environment's reply`}>
@@ -196,6 +220,8 @@ export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView
             </dd>
             <dt>Reward</dt>
             <dd>{Number.isNaN(turn.reward) ? '–' : fmt(turn.reward)}</dd>
+            <dt>Advantage</dt>
+            <dd data-testid="turn-facts-adv">{Number.isFinite(turn.advantage) ? fmt(turn.advantage) : '–'}</dd>
             <dt>Policy tokens</dt>
             <dd>{turn.action.length}</dd>
             <dt>Mean π(token)</dt>

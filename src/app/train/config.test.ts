@@ -84,7 +84,7 @@ describe('reward weights and token-policy fields', () => {
   });
   it("the algorithm select lists the registry's algorithms, group ones first; γ, λ and ω show for the algorithms that read them", () => {
     const select = FIELDS.find((f) => f.path === 'algo.algo')!.input;
-    expect(select.kind === 'select' && select.options.map((o) => o.value)).toEqual(['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp', 'reinforce', 'ppo']);
+    expect(select.kind === 'select' && select.options.map((o) => o.value)).toEqual(['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp', 'mt-grpo', 'reinforce', 'ppo']);
     expect(select.kind === 'select' && select.options.find((o) => o.value === 'reinforcepp')!.label).toMatch(/REINFORCE\+\+/);
     const as = (algo: string) => shown(setField(grid, 'algo.algo', algo));
     expect(['ppo', 'gigpo', 'grpo', 'reinforcepp'].map((a) => ['algo.gamma', 'algo.lambda', 'algo.stepAdvantageWeight', 'algo.groupSize'].filter((p) => as(a).includes(p)))).toEqual([
@@ -93,6 +93,9 @@ describe('reward weights and token-policy fields', () => {
       ['algo.groupSize'],
       ['algo.groupSize'],
     ]);
+    // MT-GRPO's λ and turn-reward source show for it alone.
+    const turn = (a: string) => as(a).filter((p) => p.startsWith('algo.turnCredit.'));
+    expect([turn('mt-grpo'), turn('grpo'), turn('gigpo')]).toEqual([['algo.turnCredit.lambda', 'algo.turnCredit.source'], [], []]);
   });
   it("the agents choice is a policy field; 'separate' on a one-agent env is filed under it", () => {
     expect(shown(grid)).toContain('model.agents');

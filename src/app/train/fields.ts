@@ -7,6 +7,7 @@
  * anything else builds new sessions, so it restarts the run (after a prompt).
  */
 import { ALGO_DESCRIPTORS, isAlgo, algoDescriptor, isGroupAlgo } from '../../core/algos/registry/index.ts';
+import type { AlgoField } from '../../core/algos/registry/types.ts';
 import { MAX_STAGES, type RunConfig } from '../../core/presets/schema.ts';
 import { SHAPING_TERM_DOCS } from '../../core/reward/shaping.ts';
 
@@ -55,7 +56,7 @@ export type DraftConfig = Omit<RunConfig, 'algo'> & { algo: RunConfig['algo'] & 
 
 const isGroup = (c: DraftConfig) => isGroupAlgo(c.algo.algo);
 /** Whether the draft's algorithm reads `field` (its descriptor lists it). */
-const reads = (field: 'gamma' | 'lambda' | 'stepAdvantageWeight') => (c: DraftConfig) => isAlgo(c.algo.algo) && (algoDescriptor(c.algo.algo).fields?.includes(field) ?? false);
+const reads = (field: AlgoField) => (c: DraftConfig) => isAlgo(c.algo.algo) && (algoDescriptor(c.algo.algo).fields?.includes(field) ?? false);
 /** The algorithm select: group algorithms first, then the rest, each in registry order. */
 const ALGO_OPTIONS = [...ALGO_DESCRIPTORS.filter((d) => d.group), ...ALGO_DESCRIPTORS.filter((d) => !d.group)].map((d) => ({ value: d.name, label: d.label }));
 const isMlp = (c: DraftConfig) => c.model.kind === 'mlp';
@@ -135,6 +136,15 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'algo.dynamicSampling.maxRounds', label: 'Max sampling rounds', panel: 'algo', input: { kind: 'int', min: 1, max: 16 }, when: (c) => isGroup(c) && c.algo.dynamicSampling.enabled, help: 'Most sampling rounds per iteration, the first included. Each round costs a full rollout.' },
   { path: 'algo.updateEpochs', label: 'Update epochs', panel: 'algo', input: { kind: 'int', min: 1, max: 32 }, help: 'Passes over each batch (PPO typically 4; group methods 1 = on-policy). More passes reuse data but drift further from the behaviour policy.' },
   { path: 'algo.stepAdvantageWeight', label: 'Step advantage ω', panel: 'algo', input: { kind: 'number', min: 0, max: 10, step: 0.1 }, when: reads('stepAdvantageWeight'), help: "GiGPO: weight of the step-level advantage (a step's discounted return against other steps taken from the same state in its group) added to the episode's GRPO advantage; 0 = plain GRPO." },
+  { path: 'algo.turnCredit.lambda', label: 'Outcome weight λ (MT-GRPO)', panel: 'algo', input: { kind: 'number', min: 0, max: 10, step: 0.1 }, when: reads('turnCredit'), help: "MT-GRPO: weight λ of the outcome advantage added to each turn before the last (which gets its turn reward's group-normalised advantage too); the last turn gets the outcome advantage alone." },
+  {
+    path: 'algo.turnCredit.source',
+    label: 'Turn reward (MT-GRPO)',
+    panel: 'algo',
+    input: { kind: 'select', options: [{ value: 'reward+progress', label: 'step reward + env progress' }, { value: 'reward', label: 'step reward' }, { value: 'progress', label: 'env progress (info.progress)' }] },
+    when: reads('turnCredit'),
+    help: "MT-GRPO: each turn's own reward, compared with the same turn of its group: the turn's shaped reward, the progress the env reports for it (info.progress: kv-lookup's first lookup of a key on the chain, flaky-api's first successful fetch), or both.",
+  },
   { path: 'algo.minibatches', label: 'Minibatches', panel: 'algo', input: { kind: 'int', min: 1, max: 64 }, help: 'Minibatches per pass: the batch is split into this many optimizer steps.' },
   { path: 'algo.gamma', label: 'Discount γ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: reads('gamma'), help: 'Discount per step (GAE and potential shaping); 1 = undiscounted episodic return.' },
   { path: 'algo.lambda', label: 'GAE λ', panel: 'algo', input: { kind: 'number', min: 0, max: 1, step: 0.01 }, when: reads('lambda'), help: 'GAE λ: 0 = one-step TD (low variance, biased), 1 = Monte Carlo (unbiased, noisy).' },
@@ -181,6 +191,10 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'rollout.budget.maxPerPrompt', label: 'Max episodes / prompt', panel: 'rollout', input: { kind: 'int', min: 2, max: 1024 }, when: (c) => isTokens(c) && isGroup(c) && c.rollout.budget.mode === 'adaptive', help: 'Adaptive: most episodes one prompt gets per iteration.' },
   { path: 'rollout.budget.decay', label: 'Estimate decay', panel: 'rollout', input: { kind: 'number', min: 0, max: 1, step: 0.05 }, when: (c) => isTokens(c) && isGroup(c) && c.rollout.budget.mode === 'adaptive', help: "Per-iteration decay of each prompt's success and failure counts (1 = never forget). Lower = estimates follow the changing policy faster, and solved or hopeless prompts are retried sooner." },
   { path: 'rollout.constrained', label: 'Constrained decoding', panel: 'rollout', input: { kind: 'bool' }, when: isTokens, help: "Sample each action token only among those that keep the action a well-formed tool call at the env's current state (its action grammar): every call parses, and the masked distribution is the policy that is trained (same log-probs in rollout and learner; entropy and KL over the allowed tokens). Tool envs only; lets a tiny policy learn from no warm start." },
+  { path: 'rollout.tree.enabled', label: 'Tree rollouts', panel: 'rollout', input: { kind: 'bool' }, when: (c) => isTokens(c) && isGroup(c), help: 'Branch extra episodes after a tool reply where the policy is unsure (its first token\'s entropy above the threshold); a shared prefix is trained once, with the mean advantage of its branches. Sync only.' },
+  { path: 'rollout.tree.entropyThreshold', label: 'Branch entropy (nats)', panel: 'rollout', input: { kind: 'number', min: 0, max: 20, step: 0.1 }, when: (c) => isTokens(c) && c.rollout.tree?.enabled === true, help: 'A turn after a tool reply is a branch point when the entropy of its first token\'s distribution exceeds this (ln 2 ≈ 0.69 nats = a coin flip).' },
+  { path: 'rollout.tree.branches', label: 'Branches per point', panel: 'rollout', input: { kind: 'int', min: 1, max: 16 }, when: (c) => isTokens(c) && c.rollout.tree?.enabled === true, help: 'Extra episodes started from each branch point; each is a leaf with its own outcome.' },
+  { path: 'rollout.tree.maxPoints', label: 'Branch points per episode', panel: 'rollout', input: { kind: 'int', min: 1, max: 16 }, when: (c) => isTokens(c) && c.rollout.tree?.enabled === true, help: 'Most branch points per sampled episode (its highest-entropy turns).' },
   { path: 'rollout.maxActionTokens', label: 'Max action tokens', panel: 'rollout', input: { kind: 'int', min: 1, max: 512 }, when: isTokens, help: 'Most tokens in one action (its end-of-action token included); a longer action is cut there (a forced end, usually malformed).' },
   { path: 'rollout.learnerBatch', label: 'Learner batch', panel: 'rollout', input: { kind: 'int', min: 1, max: 8192 }, help: 'Rows (env steps) per train step, the static batch of the ONNX train graph; an iteration runs ⌈steps / batch⌉ train steps per epoch.' },
   ...Array.from({ length: MAX_STAGES }, (_, k) => stageFields(k)).flat(),

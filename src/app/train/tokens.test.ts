@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BOS, encode, EOA, OBS } from '../../core/text/codec.ts';
-import { channelRange, channelValue, legendStops, meanOver, toTranscript, tokenColor, tokenInk } from './tokens.ts';
+import { batchAbsAdvantage, channelRange, channelValue, legendStops, meanOver, toTranscript, tokenColor, tokenInk } from './tokens.ts';
 
 /** A hand-built two-turn calculator episode: task, calc(...), result, answer(...), verdict. */
 function episode(opts: { cutLastReply?: boolean } = {}) {
@@ -28,6 +28,18 @@ function episode(opts: { cutLastReply?: boolean } = {}) {
 }
 
 describe('toTranscript', () => {
+  it("gives each turn the advantage its tokens were trained with: the per-turn one when sent, else the episode's", () => {
+    const ep = episode();
+    expect(toTranscript(ep).turns.map((t) => t.advantage)).toEqual([0.5, 0.5]);
+    const perTurn = { ...ep, turnAdvantages: Float64Array.from([1.25, -0.75]) };
+    const turns = toTranscript(perTurn).turns;
+    expect(turns.map((t) => t.advantage)).toEqual([1.25, -0.75]);
+    // The heatmap's value on a policy token is its turn's, on an env token 0; the scale spans the batch's largest |advantage|.
+    expect(channelValue('advantage', perTurn, turns[1].action[0].pos, turns[1].advantage)).toBe(-0.75);
+    expect(channelValue('advantage', perTurn, turns[0].reply[0].pos, turns[0].advantage)).toBe(0);
+    expect(batchAbsAdvantage([perTurn, { advantage: -1 }])).toBe(1.25);
+  });
+
   it('splits the context into the task and one turn per policy run, specials named', () => {
     const ep = episode();
     const tr = toTranscript(ep);
@@ -78,8 +90,9 @@ describe('colour scales', () => {
     expect(tokenColor('advantage', -1, a)).toBe('hsl(0 85% 46%)');
     expect(tokenColor('advantage', 0, a)).toBe('hsl(140 30% 96%)');
     expect(tokenColor('mask', 1, a)).not.toBe(tokenColor('mask', 0, a));
-    expect(tokenInk('logprob', -2, r)).toBe('#fff');
-    expect(tokenInk('logprob', -0.2, r)).toBe('inherit');
+    // Deep orange is light enough that black reads better on it than white (5.2:1 against 3.4:1).
+    expect(tokenInk('logprob', -2, r)).toBe('#000');
+    expect(tokenInk('logprob', -0.2, r)).toBe('#000');
   });
 
   it('legend stops run lo → hi through the same colours', () => {
@@ -93,5 +106,32 @@ describe('colour scales', () => {
     const xs = Float32Array.from({ length: 40 }, (_, i) => i);
     expect(meanOver(tr.turns[0].action, xs)).toBe((6 + 7 + 8 + 9 + 10 + 11) / 6);
     expect(meanOver([], xs)).toBeNaN();
+  });
+
+  it('the ink on every heatmap colour reaches WCAG AA contrast (4.5:1)', () => {
+    // HSL → sRGB by hue sectors (CSS Color 4), then WCAG luminance: written apart from tokens.ts.
+    const rgb = (css: string) => {
+      const [h, sp, lp] = css.match(/[\d.]+/g)!.map(Number);
+      const s = sp / 100;
+      const l = lp / 100;
+      const c = (1 - Math.abs(2 * l - 1)) * s;
+      const x = c * (1 - Math.abs(((h / 60) % 2) - 1));
+      const [r, g, b] = h < 60 ? [c, x, 0] : h < 120 ? [x, c, 0] : h < 180 ? [0, c, x] : h < 240 ? [0, x, c] : h < 300 ? [x, 0, c] : [c, 0, x];
+      return [r, g, b].map((v) => v + l - c / 2);
+    };
+    const lum = (c: number[]) => {
+      const [r, g, b] = c.map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const ratio = (a: number, b: number) => (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const cases: [Parameters<typeof tokenColor>[0], { lo: number; hi: number }][] = [['advantage', { lo: -2, hi: 2 }], ['logprob', { lo: -3, hi: 0 }], ['entropy', { lo: 0, hi: 1.5 }]];
+    for (const [ch, range] of cases) {
+      for (let k = 0; k <= 200; k++) {
+        const v = range.lo + ((range.hi - range.lo) * k) / 200;
+        const bg = lum(rgb(tokenColor(ch, v, range)));
+        const ink = tokenInk(ch, v, range) === '#fff' ? 1 : 0;
+        expect(ratio(bg, ink), `${ch} ${v}: ${tokenColor(ch, v, range)} with ${tokenInk(ch, v, range)}`).toBeGreaterThanOrEqual(4.5);
+      }
+    }
   });
 });

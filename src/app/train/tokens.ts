@@ -15,7 +15,7 @@ export type Channel = 'logprob' | 'entropy' | 'advantage' | 'mask';
 export const CHANNELS: readonly { id: Channel; label: string; help: string }[] = [
   { id: 'logprob', label: 'probability', help: 'π(token): how likely the policy found the token it sampled. Pale = sure, deep orange = a surprising pick.' },
   { id: 'entropy', label: 'entropy', help: 'Entropy of the distribution the token was drawn from (nats). Deep purple = the policy was torn between options here.' },
-  { id: 'advantage', label: 'advantage', help: 'The advantage each policy token was trained with (GRPO gives every token of an episode the episode\'s advantage). Green = made more likely, red = less.' },
+  { id: 'advantage', label: 'advantage', help: 'The advantage each policy token was trained with: GRPO gives every token of an episode the episode\'s advantage, MT-GRPO and GiGPO one per turn (the number beside each turn). Green = made more likely, red = less.' },
   { id: 'mask', label: 'loss mask', help: 'Which tokens the loss trains on: the policy\'s own tokens (mask 1, blue). Environment tokens (mask 0, grey) are context only.' },
 ];
 
@@ -42,6 +42,8 @@ export interface Turn {
   reward: number;
   /** The action text as the env received it ('' when it never did). */
   actionText: string;
+  /** The advantage the action's tokens were trained with (the episode's when no per-turn one came; NaN when neither). */
+  advantage: number;
 }
 
 export interface Transcript {
@@ -57,7 +59,7 @@ export function tokenCell(pos: number, id: number, mask: number): TokenCell {
 }
 
 /** Splits a token episode's context into task and turns (see the file comment). */
-export function toTranscript(ep: Pick<TokenEpisodeView, 'tokens' | 'lossMask' | 'rewards' | 'actions'>): Transcript {
+export function toTranscript(ep: Pick<TokenEpisodeView, 'tokens' | 'lossMask' | 'rewards' | 'actions'> & Partial<Pick<TokenEpisodeView, 'advantage' | 'turnAdvantages'>>): Transcript {
   const L = ep.tokens.length;
   if (ep.lossMask.length !== L) throw new RangeError(`toTranscript: ${L} tokens but ${ep.lossMask.length} mask entries`);
   const task: TokenCell[] = [];
@@ -66,7 +68,8 @@ export function toTranscript(ep: Pick<TokenEpisodeView, 'tokens' | 'lossMask' | 
   for (; i < L && ep.lossMask[i] !== 1; i++) task.push(tokenCell(i, ep.tokens[i], 0));
   while (i < L) {
     const k = turns.length;
-    const turn: Turn = { n: k + 1, action: [], reply: [], reward: k < ep.rewards.length ? ep.rewards[k] : NaN, actionText: ep.actions[k] ?? '' };
+    const advantage = ep.turnAdvantages && k < ep.turnAdvantages.length ? ep.turnAdvantages[k] : (ep.advantage ?? NaN);
+    const turn: Turn = { n: k + 1, action: [], reply: [], reward: k < ep.rewards.length ? ep.rewards[k] : NaN, actionText: ep.actions[k] ?? '', advantage };
     for (; i < L && ep.lossMask[i] === 1; i++) turn.action.push(tokenCell(i, ep.tokens[i], 1));
     for (; i < L && ep.lossMask[i] !== 1; i++) turn.reply.push(tokenCell(i, ep.tokens[i], 0));
     turns.push(turn);
@@ -107,10 +110,10 @@ export function channelRange(channel: Channel, ep: Pick<TokenEpisodeView, 'lossM
   return { lo: 0, hi: Math.max(hi, 1e-3) };
 }
 
-/** Per channel, the value a policy token at `pos` is coloured by. */
-export function channelValue(channel: Channel, ep: Pick<TokenEpisodeView, 'lossMask' | 'logprobs' | 'entropies' | 'advantage'>, pos: number): number {
+/** Per channel, the value a policy token at `pos` is coloured by; `turnAdvantage`: its turn's advantage (default the episode's). */
+export function channelValue(channel: Channel, ep: Pick<TokenEpisodeView, 'lossMask' | 'logprobs' | 'entropies' | 'advantage'>, pos: number, turnAdvantage = ep.advantage): number {
   if (channel === 'mask') return ep.lossMask[pos];
-  if (channel === 'advantage') return ep.lossMask[pos] === 1 ? ep.advantage : 0;
+  if (channel === 'advantage') return ep.lossMask[pos] === 1 ? turnAdvantage : 0;
   return channel === 'logprob' ? ep.logprobs[pos] : ep.entropies[pos];
 }
 
@@ -139,11 +142,27 @@ export function tokenColor(channel: Channel, value: number, range: ScaleRange): 
   }
 }
 
-/** Text colour readable on `tokenColor`'s background (deep backgrounds get white text). */
+/** WCAG relative luminance of an `hsl(h s% l%)` colour as tokenColor writes it (0 = black, 1 = white). */
+export function hslLuminance(css: string): number {
+  const m = /^hsl\((\d+(?:\.\d+)?) (\d+(?:\.\d+)?)% (\d+(?:\.\d+)?)%\)$/.exec(css);
+  if (!m) throw new RangeError(`hslLuminance: not an hsl() colour: ${css}`);
+  const [h, sat, l] = [Number(m[1]), Number(m[2]) / 100, Number(m[3]) / 100];
+  const a = sat * Math.min(l, 1 - l);
+  const f = (n: number) => {
+    const k = (n + h / 30) % 12;
+    return l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+  };
+  const lin = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * lin(f(0)) + 0.7152 * lin(f(8)) + 0.0722 * lin(f(4));
+}
+
+/**
+ * Text colour on `tokenColor`'s background: black or white, whichever contrasts more (every
+ * background then reaches WCAG's 4.5:1; the crossover is at luminance √(1.05 · 0.06) − 0.05 ≈ 0.179).
+ */
 export function tokenInk(channel: Channel, value: number, range: ScaleRange): string {
   if (channel === 'mask' || !Number.isFinite(value)) return 'inherit';
-  const t = channel === 'logprob' ? value / range.lo : channel === 'entropy' ? value / range.hi : value >= 0 ? value / range.hi : value / range.lo;
-  return clamp01(t) > 0.62 ? '#fff' : 'inherit';
+  return hslLuminance(tokenColor(channel, value, range)) > 0.179 ? '#000' : '#fff';
 }
 
 /** `n` evenly spaced stops of a channel's scale, lo → hi, for the legend gradient. */
@@ -160,4 +179,14 @@ export function meanOver(cells: readonly TokenCell[], xs: ArrayLike<number>): nu
   let s = 0;
   for (const c of cells) s += xs[c.pos];
   return s / cells.length;
+}
+
+/** The largest |advantage| of a batch, per-turn ones included: the advantage scale's half-width. */
+export function batchAbsAdvantage(episodes: readonly { advantage: number; turnAdvantages?: ArrayLike<number> }[]): number {
+  let a = 0;
+  for (const e of episodes) {
+    if (Number.isFinite(e.advantage)) a = Math.max(a, Math.abs(e.advantage));
+    for (const x of Array.from(e.turnAdvantages ?? [])) if (Number.isFinite(x)) a = Math.max(a, Math.abs(x));
+  }
+  return a;
 }

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { Aggregation } from './advantages.ts';
+import { DEFAULT_TURN_CREDIT, TURN_REWARD_SOURCES, type TurnCreditConfig, type TurnRewardSource } from './turnCredit.ts';
 import { algoDescriptor, ALGOS, GROUP_ALGOS, STD_NORMALIZED, type Algo } from './registry/index.ts';
 
 export type { Aggregation } from './advantages.ts';
@@ -104,6 +105,8 @@ export interface AlgoConfig {
   stepAdvantageWeight: number;
   /** Minibatches per pass (the batch is split into this many optimizer steps). */
   minibatches: number;
+  /** MT-GRPO: λ on the outcome advantage of intermediate turns, and where each turn's reward comes from (algos/turnCredit.ts). */
+  turnCredit: TurnCreditConfig;
 }
 
 /** Defaults shared by every algorithm (the algorithm-dependent fields for GRPO). */
@@ -138,6 +141,7 @@ export const DEFAULT_ALGO_CONFIG: AlgoConfig = {
   valueClip: null,
   updateEpochs: 1,
   minibatches: 1,
+  turnCredit: { ...DEFAULT_TURN_CREDIT },
 };
 
 /** The defaults for one algorithm, with its algorithm-dependent fields filled. */
@@ -146,6 +150,7 @@ export function defaultsFor(algo: Algo): AlgoConfig {
     ...DEFAULT_ALGO_CONFIG,
     dynamicSampling: { ...DEFAULT_ALGO_CONFIG.dynamicSampling },
     tis: { ...DEFAULT_ALGO_CONFIG.tis },
+    turnCredit: { ...DEFAULT_ALGO_CONFIG.turnCredit },
     algo,
     normalizeStd: algoDescriptor(algo).groupStd,
     aggregation: defaultAggregation(algo),
@@ -204,6 +209,12 @@ export const algoConfigSchema = z.strictObject({
   updateEpochs: int().min(1, 'must be ≥ 1').max(64, 'must be ≤ 64 (passes over one batch)').optional(),
   minibatches: int().min(1, 'must be ≥ 1').max(1024, 'must be ≤ 1024').default(D.minibatches),
   stepAdvantageWeight: num().min(0, 'must be ≥ 0').max(10, 'must be ≤ 10 (a weight on a standardised advantage)').default(D.stepAdvantageWeight),
+  turnCredit: z
+    .strictObject({
+      lambda: num().min(0, 'must be ≥ 0').max(10, 'must be ≤ 10 (a weight on a standardised advantage)').default(D.turnCredit.lambda),
+      source: oneOf(TURN_REWARD_SOURCES as [TurnRewardSource, ...TurnRewardSource[]]).default(D.turnCredit.source),
+    }, { error: 'must be an object' })
+    .default({ ...D.turnCredit }),
 }, { error: 'config must be a JSON object' });
 
 export type AlgoConfigInput = z.input<typeof algoConfigSchema>;

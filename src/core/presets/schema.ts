@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, GROUP_ALGOS, type Algo, type AlgoConfig } from '../algos/config.ts';
 import { algoDescriptor, algoTarget } from '../algos/registry/index.ts';
 import { ROLLOUT_BUDGET_DEFAULTS as BD } from '../algos/budget.ts';
+import { DEFAULT_TREE_ROLLOUT as TD } from '../rollout/treeRollout.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
 import { mixSeed } from '../util/rng.ts';
 import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
@@ -90,6 +91,23 @@ const rolloutSchema = z.strictObject({
       decay: z.number().min(0).max(1).default(BD.decay),
     })
     .default({ ...BD }),
+  /**
+   * Tree rollouts (rollout/treeRollout.ts): after a tool reply where the policy's next-token
+   * entropy exceeds the threshold, extra episodes branch from that prefix; a shared prefix is
+   * trained once, with the mean advantage of its branches. Sync token runs of a group algorithm.
+   */
+  tree: z
+    .strictObject({
+      /** Off by default: every episode is sampled whole. */
+      enabled: z.boolean().default(TD.enabled),
+      /** Entropy (nats) of the first token's distribution after a tool reply above which a turn is a branch point. */
+      entropyThreshold: z.number().min(0).max(20).default(TD.entropyThreshold),
+      /** Extra episodes per branch point. */
+      branches: z.int().min(1).max(16).default(TD.branches),
+      /** Most branch points per sampled episode (its highest-entropy ones). */
+      maxPoints: z.int().min(1).max(16).default(TD.maxPoints),
+    })
+    .default({ ...TD }),
 });
 
 /** Longest reward module accepted, characters: a hand-written file of terms is a few KB; the config travels in links and storage. */
@@ -269,7 +287,7 @@ export function parseRunConfig(input: unknown): ParseResult {
   }
   const rawRollout = (input as { rollout?: { learnerBatch?: unknown } }).rollout;
   if (rawRollout?.learnerBatch === undefined && r.data.model.kind === 'transformer') r.data.rollout.learnerBatch = 16;
-  messages.push(...runnable(r.data), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config));
+  messages.push(...runnable(r.data), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config), ...treeRules(r.data, algo.config));
   if (messages.length > 0) return { ok: false, messages };
   const config: RunConfig = { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null };
   if (config.stages.length > 0) {
@@ -403,6 +421,19 @@ function sizes(c: Parsed, algo: AlgoConfig): string[] {
     if (perStep > MAX_TOKENS_PER_STEP) out.push(`rollout.learnerBatch: learnerBatch × model.context must be ≤ ${MAX_TOKENS_PER_STEP.toLocaleString('en-US')} tokens per train step (got ${perStep.toLocaleString('en-US')})`);
     if (c.warmStart && c.warmStart.batch * m.context > MAX_TOKENS_PER_STEP) out.push(`warmStart.batch: warmStart.batch × model.context must be ≤ ${MAX_TOKENS_PER_STEP.toLocaleString('en-US')} tokens per step (got ${(c.warmStart.batch * m.context).toLocaleString('en-US')})`);
   }
+  return out;
+}
+
+/** rollout.tree: branching replays a token episode's prefix in the lockstep loop, for episode-level group advantages. */
+function treeRules(c: Parsed, algo: AlgoConfig): string[] {
+  if (!c.rollout.tree.enabled) return [];
+  const out: string[] = [];
+  const d = algoDescriptor(algo.algo);
+  if (c.model.kind !== 'transformer') out.push('rollout.tree.enabled: tree rollouts branch token episodes: use a transformer policy');
+  if (!d.group || d.advantage.kind !== 'episode') out.push(`rollout.tree.enabled: a shared prefix takes the mean of its branches' episode advantages, so it needs a group algorithm with episode-level advantages (${GROUP_ALGOS.filter((a) => algoDescriptor(a).advantage.kind === 'episode').join(', ')}); algo is '${algo.algo}'`);
+  if (c.rollout.mode !== 'sync') out.push("rollout.tree.enabled: branches are sampled by the version that sampled their trunk: use rollout.mode 'sync'");
+  if (c.rollout.workers > 0) out.push('rollout.tree.enabled: branches decode in the training thread: use rollout.workers 0');
+  if (c.rollout.budget.pool > 0) out.push('rollout.tree.enabled: a prompt pool plans every group\'s size before sampling, branches add episodes after: use rollout.budget.pool 0');
   return out;
 }
 

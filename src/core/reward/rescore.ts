@@ -266,7 +266,7 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
     advantageNote =
       !algoDescriptor(algo.algo).group
         ? 'REINFORCE: return minus the mean return of its batch'
-        : `${algo.algo.toUpperCase()}: group-relative, within each batch's groups${kind === 'step-groups' ? ' (the episode-level part only)' : ''}`;
+        : `${algo.algo.toUpperCase()}: group-relative, within each batch's groups${kind === 'step-groups' || kind === 'turn-credit' ? ' (the episode-level part only)' : ''}`;
   }
 
   const rescored: RescoredEpisode[] = episodes.map((_, i) => ({ oldReturn: oldReturn[i], newReturn: newReturn[i], oldAdv: oldAdv[i], newAdv: newAdv[i], flip: oldAdv[i] * newAdv[i] < 0 }));

@@ -39,6 +39,8 @@ export interface TokenRolloutRequest {
    * action grammar (every env needs `actionGrammar`), and record the masks. Default false.
    */
   constrained?: boolean;
+  /** Per row, a record to continue instead of a reset (its env already brought to that state: tree rollouts' branches, rollout/treeRollout.ts). */
+  prefixes?: readonly (EpisodeRecord | null)[];
 }
 
 export interface TokenRolloutResult {
@@ -93,7 +95,7 @@ export async function collectTokenEpisodes(req: TokenRolloutRequest): Promise<To
   decoder.reset();
 
   const rows: Row[] = envs.map((env, i) => {
-    const rec = startEpisode(env.reset({ seed: req.seeds[i] }).obs.text);
+    const rec = req.prefixes?.[i] ?? startEpisode(env.reset({ seed: req.seeds[i] }).obs.text);
     const r: Row = { ...rec, val: rec.ctx.map(() => 0), fed: 0, action: [], done: false };
     if (r.ctx.length >= Tmax) endByContext(r, Tmax);
     return r;

@@ -5,6 +5,7 @@
  * hyperparameters, the current weights, and cleanup. Callers never need to know which they hold; `runTraining` (events.ts) turns `step()` into events.
  */
 import type { IterationMetrics } from '../algos/metrics.ts';
+import type { BranchLink } from '../algos/treeAdvantages.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
@@ -21,6 +22,14 @@ export interface IterationReport<E extends StepEpisode | TokenEpisode = StepEpis
   /** Per-episode total (shaped) reward and advantage, parallel to `episodes`. */
   episodeRewards: Float64Array;
   episodeAdvantages: Float64Array<ArrayBufferLike>;
+  /**
+   * [episode][action] the advantage each action was trained with (the mean over its trained
+   * positions: one value per turn for episode, step- and turn-level estimators), parallel to
+   * `episodes`; absent where no advantage was computed (a distill stage).
+   */
+  episodeTurnAdvantages?: Float64Array[];
+  /** Tree rollouts: which episodes branched from which, at which token (indices into `episodes`). */
+  branches?: readonly BranchLink[];
   /** False when the NaN guard skipped at least one update this iteration. */
   allApplied: boolean;
 }

@@ -56,7 +56,7 @@ import { tokenRolloutBatch } from '../update/batch.ts';
 import { continuousMetrics } from './continuousMetrics.ts';
 import { learnerIsProximal } from '../update/offPolicy.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import { makeScheduler, type Collected, type Collector, type Scheduler } from './collector.ts';
+import { makeScheduler, turnInfosFor, type Collected, type Collector, type Scheduler } from './collector.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
@@ -279,7 +279,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
       episodes,
       batch: tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, equal ? N : undefined),
       shaped,
-      ctx: { groupSize: equal ? N : sizes, stateKeys },
+      ctx: { groupSize: equal ? N : sizes, stateKeys, turnInfos: turnInfosFor(algo.algo, episodes) },
       greedy: null,
       sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
       groups: samplingStats(c.ds),

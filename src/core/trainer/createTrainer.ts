@@ -133,12 +133,14 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
       seed: config.seed,
       budget: rollout.budget,
       schedule: config.schedule,
+      tree: rollout.tree,
     };
     const ref = config.algo.klCoef > 0 ? reference : undefined;
     // Group algorithms run on continuous batching, sync being staleness 0 (as for grids): both
     // modes then wait for tool latency the same way, so a sync/async comparison is fair. ReMax
     // plays its greedy baseline episodes by the version that sampled the batch: lockstep.
-    if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo) && algoDescriptor(config.algo.algo).advantage.kind !== 'greedy-baseline') {
+    // Tree rollouts replay a prefix and branch in the lockstep loop.
+    if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo) && algoDescriptor(config.algo.algo).advantage.kind !== 'greedy-baseline' && !rollout.tree.enabled) {
       const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
       const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
       return createContinuousTrainer(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);

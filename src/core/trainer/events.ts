@@ -15,6 +15,7 @@
  * per iteration. The CLI and the browser's training worker both run it: the worker with a
  * RunControl, so the page's pause / step / stop / "train N more" / live iteration count act between two iterations.
  */
+import type { BranchLink } from '../algos/treeAdvantages.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { SteppableTrainer } from './api.ts';
@@ -42,6 +43,10 @@ export interface IterationBatch {
   episodes: readonly (StepEpisode | TokenEpisode)[];
   episodeRewards: ArrayLike<number>;
   episodeAdvantages: ArrayLike<number>;
+  /** [episode][action] each action's advantage (IterationReport.episodeTurnAdvantages); absent when none was computed. */
+  episodeTurnAdvantages?: readonly ArrayLike<number>[];
+  /** Tree rollouts' branch links (IterationReport.branches). */
+  branches?: readonly BranchLink[];
 }
 
 export type TrainerEventType = TrainerEvent['type'];

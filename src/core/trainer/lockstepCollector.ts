@@ -30,10 +30,12 @@ import { trainStepOptions } from '../update/hyper.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { checkTokenCheckpoint, copyWeights } from './tokenCheckpoint.ts';
 import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
+import { growBranches } from '../rollout/treeRollout.ts';
+import type { BranchLink } from '../algos/treeAdvantages.ts';
 import { sampledTokenEpisode, tokenStateKeys, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { tokenRolloutBatch } from '../update/batch.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import { makeScheduler, type Collected, type Collector, type GreedyBaselines } from './collector.ts';
+import { makeScheduler, turnInfosFor, type Collected, type Collector, type GreedyBaselines } from './collector.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
@@ -59,6 +61,8 @@ interface Rounds {
 }
 
 export class LockstepCollector implements Collector<TokenEpisode> {
+  /** Tree rollouts: each branch episode's trunk and the token position it branched at. */
+  private readonly branchOf = new WeakMap<TokenEpisode, { trunk: TokenEpisode; at: number }>();
   /** Lockstep rollouts sample with the learner's version: nothing is ever stale. */
   readonly proximal = null;
   readonly metricRun: MetricRun;
@@ -108,6 +112,26 @@ export class LockstepCollector implements Collector<TokenEpisode> {
   }
 
   /**
+   * Tree rollouts (rollout/treeRollout.ts): a round's episodes by group, each group's trunks
+   * followed by their branches, whose trunk and branch point `branchOf` keeps. Without trees,
+   * the groups of N as sampled.
+   */
+  private async branch(trunks: TokenEpisode[], c: Rounds): Promise<TokenEpisode[][]> {
+    const { algo, tree } = this.config;
+    const N = GROUP_ALGOS.includes(algo.algo) ? algo.groupSize : trunks.length;
+    const groups = Array.from({ length: trunks.length / N }, (_, g) => trunks.slice(g * N, (g + 1) * N));
+    if (!tree?.enabled) return groups;
+    const br = await growBranches(trunks, { envs: this.envs, decoder: this.decoder, rng: this.rng, temperature: this.config.temperature, maxActionTokens: this.config.maxActionTokens, tree });
+    c.envSteps += br.envSteps;
+    c.policyTokens += br.policyTokens;
+    br.episodes.forEach((ep, k) => {
+      this.branchOf.set(ep, { trunk: trunks[br.from[k].trunk], at: br.from[k].at });
+      groups[Math.floor(br.from[k].trunk / N)].push(ep);
+    });
+    return groups;
+  }
+
+  /**
    * The sampling rounds: one decoder batch each (every round plays all rows); group algorithms
    * run dynamic sampling over them. Every episode sampled is kept for the metrics.
    */
@@ -132,10 +156,12 @@ export class LockstepCollector implements Collector<TokenEpisode> {
       c.envSteps += ro.envSteps;
       c.policyTokens += ro.policyTokens;
       c.cacheHit += ro.kvCacheHitRate;
-      const roundShaped = await shapeTokenEpisodes(this.rewards, ro.episodes.slice(0, G * N));
+      const grown = await this.branch(ro.episodes.slice(0, G * N), c);
+      const roundShaped = await shapeTokenEpisodes(this.rewards, grown.flat());
+      let o = 0;
       return Array.from({ length: G }, (_, g) => {
-        const eps = ro.episodes.slice(g * N, (g + 1) * N);
-        const shaped = roundShaped.slice(g * N, (g + 1) * N);
+        const eps = grown[g];
+        const shaped = roundShaped.slice(o, (o += eps.length));
         c.sampled.push(...eps);
         c.sampledShaped.push(...shaped);
         return { episodes: eps, shaped, rewards: shaped.map((x) => x.total) };
@@ -155,7 +181,11 @@ export class LockstepCollector implements Collector<TokenEpisode> {
     const { algo } = this.config;
     const c = await this.rounds(it);
     const episodes = c.batch.flatMap((g) => g.episodes);
-    const groupSize = c.ds ? algo.groupSize : undefined;
+    const sizes = c.batch.map((g) => g.episodes.length);
+    // Branches make groups unequal; the learner then runs every sequence whole (no shared prompt).
+    const equal = sizes.every((x) => x === algo.groupSize);
+    const groupSize = c.ds && equal ? algo.groupSize : undefined;
+    const branches = branchLinks(episodes, this.branchOf);
     const batch = tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, groupSize);
     const greedy = this.greedy ? await this.greedyBaselines(c.batch) : null;
     if (greedy) c.envSteps += greedy.envSteps;
@@ -165,7 +195,7 @@ export class LockstepCollector implements Collector<TokenEpisode> {
       episodes,
       batch,
       shaped,
-      ctx: { groupSize: groupSize ?? episodes.length, greedyTotals: greedy?.totals, stateKeys },
+      ctx: { groupSize: c.ds ? (equal ? algo.groupSize : sizes) : episodes.length, greedyTotals: greedy?.totals, stateKeys, turnInfos: turnInfosFor(algo.algo, episodes), branches },
       greedy,
       sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
       groups: c.ds ? samplingStats(c.ds) : undefined,
@@ -259,4 +289,16 @@ export async function createLockstepTrainer(config: TokenTrainerConfig, engine: 
   const trainer = new Trainer<TokenEpisode, LockstepCollector>({ algo, collector, scheduler: makeScheduler(0), learner, rewards });
   if (rewardLab) trainer.setRewardLab(rewardLab);
   return trainer;
+}
+
+/** The batch's branch links (episode indices in `episodes`), for the shared-prefix advantages; undefined without branches. */
+function branchLinks(episodes: readonly TokenEpisode[], branchOf: WeakMap<TokenEpisode, { trunk: TokenEpisode; at: number }>): BranchLink[] | undefined {
+  const index = new Map(episodes.map((ep, i) => [ep, i]));
+  const links: BranchLink[] = [];
+  episodes.forEach((ep, i) => {
+    const b = branchOf.get(ep);
+    const trunk = b ? index.get(b.trunk) : undefined;
+    if (b && trunk !== undefined) links.push({ trunk, branch: i, at: b.at });
+  });
+  return links.length ? links : undefined;
 }

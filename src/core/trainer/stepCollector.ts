@@ -42,7 +42,7 @@ import type { RewardLab } from '../reward/userTerms.ts';
 import { buildGridStepRecords } from '../reward/stepRecord.ts';
 import type { GridEnv } from '../envs/types.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
-import { makeScheduler, type Collected, type Collector, type GreedyBaselines, type IterationTimes, type Skipped } from './collector.ts';
+import { makeScheduler, turnInfosFor, type Collected, type Collector, type GreedyBaselines, type IterationTimes, type Skipped } from './collector.ts';
 import { RewardScoring } from './rewards.ts';
 import { Trainer } from './trainer.ts';
 import type { ScoredBatch, TrainedBatch } from './phases.ts';
@@ -246,7 +246,7 @@ export class StepCollector implements Collector<StepEpisode> {
       episodes,
       batch,
       shaped: episodes.map(shape),
-      ctx: { groupSize: this.config.algo.groupSize, greedyTotals: greedy?.totals, stateKeys },
+      ctx: { groupSize: this.config.algo.groupSize, greedyTotals: greedy?.totals, stateKeys, turnInfos: turnInfosFor(this.config.algo.algo, episodes) },
       greedy,
       sampled,
       groups: ds ? samplingStats(ds) : undefined,

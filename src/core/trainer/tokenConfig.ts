@@ -3,6 +3,7 @@
  * shaping of a round of token episodes (env reward + named shaping terms + user reward terms), and
  * greedy or held-out play of seeds on a decoder.
  */
+import type { TreeRolloutConfig } from '../rollout/treeRollout.ts';
 import type { RolloutBudgetConfig } from '../algos/budget.ts';
 import type { AlgoConfig } from '../algos/config.ts';
 import type { TokenDecoder } from '../engine/types.ts';
@@ -44,6 +45,8 @@ export interface TokenTrainerConfig {
   budget?: RolloutBudgetConfig;
   /** A progressive reward schedule: stages of shaping weights, advanced by success (null: the shaping's own weights throughout). */
   schedule?: ShapingSchedule | null;
+  /** Tree rollouts (the lockstep collector only; default off). */
+  tree?: TreeRolloutConfig;
 }
 
 export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {

@@ -24,6 +24,7 @@ import type { RewardLab } from '../reward/userTerms.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
+import { perActionAdvantages } from '../update/advantages.ts';
 import { applyLiveHyper, type LiveHyper } from '../update/hyper.ts';
 import { buildIterationMetrics } from '../algos/metrics.ts';
 import { batchMetrics, sampledMetrics } from '../update/metrics.ts';
@@ -147,7 +148,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     this.rewards.advance(metrics);
     this.rewards.labMetrics(metrics, labVersion);
     keepApplicable(metrics, this.collector.metricRun);
-    return { iteration: it, metrics, episodes: c.episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, allApplied: tr.upd.allApplied };
+    return { iteration: it, metrics, episodes: c.episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, episodeTurnAdvantages: perActionAdvantages(sc.batch, sc.adv.adv), ...(c.ctx.branches ? { branches: c.ctx.branches } : {}), allApplied: tr.upd.allApplied };
   }
 
   /**

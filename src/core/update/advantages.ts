@@ -9,6 +9,9 @@ import { klK1, klK3 } from '../algos/losses.ts';
 import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from '../algos/registry/index.ts';
 import { remaxAdvantages } from '../algos/remax.ts';
 import { gigpoAdvantages } from '../algos/stepGroups.ts';
+import { sharedPrefixSegments, type BranchLink } from '../algos/treeAdvantages.ts';
+import { mtGrpoAdvantages, turnRewardsOf } from '../algos/turnCredit.ts';
+import type { Info } from '../envs/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import { broadcast, positionCounts, type RolloutBatch } from './batch.ts';
 
@@ -76,6 +79,10 @@ export interface AdvantageContext {
   greedyTotals?: Float64Array;
   /** GiGPO: each sequence's anchor-state key per turn (the observation the action was taken in). */
   stateKeys?: readonly (readonly string[])[];
+  /** MT-GRPO: each sequence's env infos per turn (`info.progress` is a turn-reward source). */
+  turnInfos?: readonly (readonly Info[])[];
+  /** Tree rollouts: which sequences branched from which, and where (their shared prefixes take the mean advantage). */
+  branches?: readonly BranchLink[];
 }
 
 /**
@@ -105,6 +112,7 @@ export function computeAdvantages(
     }
     return { adv, returns: null, episodeAdv: g.episodeAdvantages, ema, stepGroups: { perGroup: g.stepGroupsPerGroup, groupedShare: g.groupedStepShare } };
   }
+  if (kind === 'turn-credit') return turnCreditAdvantages(algo, b, shaped, totals, ema, ctx);
   if (kind === 'greedy-baseline') {
     if (!ctx.greedyTotals) throw new Error(`computeAdvantages: ${algo.algo} needs each group's greedy reward`);
     const a = remaxAdvantages(totals, ctx.greedyTotals, algo.groupSize);
@@ -116,7 +124,89 @@ export function computeAdvantages(
     typeof ctx.groupSize === 'number'
       ? sequenceAdvantages({ ...algo, groupSize: ctx.groupSize }, totals, ema, positions)
       : { advantages: unequalGroupAdvantages(algo, totals, ctx.groupSize, positions), ema };
-  return { adv: broadcast(b, r.advantages), returns: null, episodeAdv: r.advantages, ema: r.ema };
+  const adv = broadcast(b, r.advantages);
+  if (ctx.branches) sharePrefixes(b, adv, r.advantages, ctx.branches);
+  return { adv, returns: null, episodeAdv: r.advantages, ema: r.ema };
+}
+
+/**
+ * Tree rollouts: each trunk's shared stretches take the mean advantage of the leaves that contain
+ * them (algos/treeAdvantages.ts), in place. Token t of a sequence is trained at position t − 1
+ * (the position that predicts it); a branch's copy of the prefix is untrained (mask 0) already.
+ */
+export function sharePrefixes(b: Pick<RolloutBatch, 'starts' | 'mask'>, adv: Float64Array, episodeAdv: ArrayLike<number>, links: readonly BranchLink[]): void {
+  for (const seg of sharedPrefixSegments(links, episodeAdv)) {
+    for (let t = Math.max(1, seg.from); t < seg.to; t++) {
+      const i = b.starts[seg.trunk] + t - 1;
+      if (b.mask[i] !== 0) adv[i] = seg.advantage;
+    }
+  }
+}
+
+/**
+ * Each trained position's action index within its sequence, [size] (−1 off the mask): actions
+ * are the runs of trained positions, each closed by a turn end; a half-written action the
+ * context cut (no turn end) is one more. Also each sequence's action count.
+ */
+export function actionIndex(b: Pick<RolloutBatch, 'n' | 'starts' | 'lengths' | 'mask' | 'turnEnd' | 'size'>): { index: Int32Array; actions: Int32Array } {
+  const index = new Int32Array(b.size).fill(-1);
+  const actions = new Int32Array(b.n);
+  for (let s = 0; s < b.n; s++) {
+    let a = 0;
+    let open = false;
+    for (let i = b.starts[s]; i < b.starts[s] + b.lengths[s]; i++) {
+      if (b.mask[i] === 0) continue;
+      index[i] = a;
+      open = true;
+      if (b.turnEnd[i]) {
+        a++;
+        open = false;
+      }
+    }
+    actions[s] = a + (open ? 1 : 0);
+  }
+  return { index, actions };
+}
+
+/**
+ * The advantage of each action of each sequence, [n][actions]: the mean over the action's trained
+ * positions (one value for every estimator that gives an action's tokens one advantage: the
+ * episode's, GiGPO's per step, MT-GRPO's per turn; PPO's per-token GAE averaged). What the
+ * trajectory inspector tints each action by.
+ */
+export function perActionAdvantages(b: Pick<RolloutBatch, 'n' | 'starts' | 'lengths' | 'mask' | 'turnEnd' | 'size'>, adv: ArrayLike<number>): Float64Array[] {
+  const { index, actions } = actionIndex(b);
+  return Array.from({ length: b.n }, (_, s) => {
+    const sum = new Float64Array(actions[s]);
+    const count = new Float64Array(actions[s]);
+    for (let i = b.starts[s]; i < b.starts[s] + b.lengths[s]; i++) {
+      if (index[i] < 0) continue;
+      sum[index[i]] += adv[i];
+      count[index[i]]++;
+    }
+    return sum.map((x, k) => (count[k] ? x / count[k] : 0));
+  });
+}
+
+/**
+ * MT-GRPO (algos/turnCredit.ts): per-action advantages from each intermediate turn's reward
+ * (`algo.turnCredit.source`: the shaped per-turn reward and/or `info.progress`) and the outcome
+ * (the shaped total), on every trained position of the action. `episodeAdv` is Â^O.
+ */
+function turnCreditAdvantages(algo: AlgoConfig, b: RolloutBatch, shaped: readonly ShapedReward[], totals: Float64Array, ema: EmaBaselineState, ctx: AdvantageContext): BatchAdvantages {
+  if (!ctx.turnInfos) throw new Error(`computeAdvantages: ${algo.algo} needs each turn's env info (the collector passes turnInfos)`);
+  const { index, actions } = actionIndex(b);
+  const episodes = Array.from({ length: b.n }, (_, s) => ({
+    outcome: totals[s],
+    turnRewards: turnRewardsOf(algo.turnCredit.source, shaped[s].perStep, ctx.turnInfos![s]),
+    actions: Math.max(1, actions[s]),
+  }));
+  const r = mtGrpoAdvantages(episodes, ctx.groupSize, { lambda: algo.turnCredit.lambda, normalizeStd: algo.normalizeStd, eps: algo.stdEps });
+  const adv = new Float64Array(b.size);
+  for (let s = 0; s < b.n; s++) {
+    for (let i = b.starts[s]; i < b.starts[s] + b.lengths[s]; i++) if (index[i] >= 0) adv[i] = r.perAction[s][index[i]];
+  }
+  return { adv, returns: null, episodeAdv: r.outcomeAdv, ema };
 }
 
 /** PPO: GAE per sequence over its per-turn shaped rewards, then (optionally) normalised over the mask. */

@@ -35,6 +35,13 @@ export interface TokenEpisodeView
   extends Scored,
     Pick<TokenEpisode, 'seed' | 'group' | 'tokens' | 'lossMask' | 'logprobs' | 'entropies' | 'versions' | 'rewards' | 'actions' | 'infos' | 'observations' | 'transcript' | 'terminated' | 'truncated' | 'contextLimited' | 'forcedEnds' | 'success'> {
   kind: 'tokens';
+  /**
+   * [actions] the advantage each action's tokens were trained with (MT-GRPO and GiGPO differ per
+   * turn; GRPO repeats the episode's); absent when the trainer computed none.
+   */
+  turnAdvantages?: Float64Array;
+  /** Tree rollouts: this episode branched from episode `trunk` of the batch, continuing its context from token `at` after `turn` replayed turns. */
+  branch?: { trunk: number; at: number; turn: number };
 }
 
 export interface IterationView {

@@ -408,7 +408,11 @@ function iterationEvent(iteration: number, m: Readonly<Record<string, number>>, 
     const common = { seed: ep.seed, group: ep.group, reward: r.episodeRewards[i], advantage: r.episodeAdvantages[i], terminated: ep.terminated, truncated: ep.truncated, success: ep.success };
     if ('tokens' in ep) {
       const { tokens, lossMask, logprobs, entropies, versions, rewards, actions, infos, observations, transcript, contextLimited, forcedEnds } = ep;
-      return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, infos, observations, transcript, contextLimited, forcedEnds };
+      const turn = r.episodeTurnAdvantages?.[i];
+      const link = r.branches?.find((l) => l.branch === i);
+      const trunk = link ? r.episodes[link.trunk] : undefined;
+      const branch = link && trunk && 'tokens' in trunk ? { trunk: link.trunk, at: link.at, turn: actionsBefore(trunk.lossMask, link.at) + 1 } : undefined;
+      return { kind: 'tokens', ...common, tokens, lossMask, logprobs, entropies, versions, rewards, actions, infos, observations, transcript, contextLimited, forcedEnds, ...(turn ? { turnAdvantages: Float64Array.from(turn) } : {}), ...(branch ? { branch } : {}) };
     }
     const { actions, logprobs, entropies, values, versions, rewards } = ep;
     return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
@@ -421,6 +425,13 @@ function iterationEvent(iteration: number, m: Readonly<Record<string, number>>, 
     for (const a of arrays) buffers.add(a.buffer as ArrayBuffer);
   }
   return transfer({ type: 'iteration', view }, [...buffers]);
+}
+
+/** Actions of a token context that end before position `at` (a trunk's turns a branch from `at` replayed). */
+function actionsBefore(lossMask: Uint8Array, at: number): number {
+  let n = 0;
+  for (let i = 1; i < at; i++) if (lossMask[i] === 1 && lossMask[i + 1] !== 1) n++;
+  return n;
 }
 
 export type TrainWorkerApi = typeof api;

@@ -9,6 +9,7 @@ import type { Numbers } from '../stats.ts';
 import { cispo } from './cispo.ts';
 import { drgrpo } from './drgrpo.ts';
 import { gigpo } from './gigpo.ts';
+import { mtgrpo } from './mtgrpo.ts';
 import { gspo } from './gspo.ts';
 import { grpo } from './grpo.ts';
 import { ppo } from './ppo.ts';
@@ -19,7 +20,7 @@ import { rloo } from './rloo.ts';
 import type { AlgoDescriptor, AlgoSettings, AlgoTarget } from './types.ts';
 
 /** Every algorithm, in the order the config's error messages list them. */
-export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp] as const;
+export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp, mtgrpo] as const;
 
 /** An algorithm's name (`algo.algo`). */
 export type Algo = (typeof ALGO_DESCRIPTORS)[number]['name'];
@@ -55,7 +56,7 @@ export function algoTarget(family: string, modelKind: string): AlgoTarget {
 
 /**
  * Episode-level advantages of the configured algorithm (an `episode` estimator, or the episode
- * part of a step-groups one when `episodePart`). Other kinds need more than rewards: PPO's GAE
+ * part of a step-groups or turn-credit one when `episodePart`). Other kinds need more than rewards: PPO's GAE
  * needs values, ReMax the greedy episodes' rewards.
  * @param rewards [n] episode rewards, group-major for group algorithms.
  * @param positions [n] policy positions per episode (steps or policy tokens); absent = 1 each.
@@ -70,9 +71,10 @@ export function sequenceAdvantages(
 ): { advantages: Float64Array; ema: EmaBaselineState } {
   const a = algoDescriptor(cfg.algo).advantage;
   if (a.kind === 'episode') return a.estimate(cfg, { rewards, groupSize, positions, ema });
-  if (a.kind === 'step-groups' && episodePart) return a.episodePart(cfg, { rewards, groupSize, positions, ema });
+  if ((a.kind === 'step-groups' || a.kind === 'turn-credit') && episodePart) return a.episodePart(cfg, { rewards, groupSize, positions, ema });
   if (a.kind === 'gae') throw new RangeError(`sequenceAdvantages: ${cfg.algo} advantages are per step; use gae()`);
   if (a.kind === 'step-groups') throw new RangeError(`sequenceAdvantages: ${cfg.algo} advantages are per step; use gigpoAdvantages() (algos/stepGroups.ts)`);
+  if (a.kind === 'turn-credit') throw new RangeError(`sequenceAdvantages: ${cfg.algo} advantages are per turn; use mtGrpoAdvantages() (algos/turnCredit.ts)`);
   throw new RangeError(`sequenceAdvantages: ${cfg.algo} needs each group's greedy reward; use remaxAdvantages() (algos/remax.ts)`);
 }
 

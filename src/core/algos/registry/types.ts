@@ -51,15 +51,17 @@ export type EpisodeEstimator = (cfg: AlgoSettings, batch: EpisodeBatch) => { adv
  * - 'episode': from episode rewards alone (`estimate`);
  * - 'gae': per step from a learned critic (PPO; `sequenceGae` in algos/gae.ts, per turn, on every family);
  * - 'step-groups': GiGPO's per-step credit from steps taken in the same observed state (grid steps and token turns);
- * - 'greedy-baseline': ReMax, each group's reward of one greedy episode as the baseline.
+ * - 'greedy-baseline': ReMax, each group's reward of one greedy episode as the baseline;
+ * - 'turn-credit': MT-GRPO's per-turn advantages from turn-level rewards (algos/turnCredit.ts).
  * `episodePart` is the episode-level estimator re-scoring uses where the full one needs data a
- * frozen buffer lacks (GiGPO's GRPO part).
+ * frozen buffer lacks (GiGPO's and MT-GRPO's GRPO part).
  */
 export type AdvantageEstimator =
   | { kind: 'episode'; estimate: EpisodeEstimator }
   | { kind: 'gae' }
   | { kind: 'step-groups'; episodePart: EpisodeEstimator }
-  | { kind: 'greedy-baseline' };
+  | { kind: 'greedy-baseline' }
+  | { kind: 'turn-credit'; episodePart: EpisodeEstimator };
 
 /** The loss the train-step graph builds, and how a batch is cut into minibatches. */
 export interface LossOptions {
@@ -111,6 +113,9 @@ export interface RunContext {
   learnerBatch: number;
 }
 
+/** AlgoConfig fields only some algorithms read (the form shows them for those). */
+export type AlgoField = 'gamma' | 'lambda' | 'stepAdvantageWeight' | 'turnCredit';
+
 /** One algorithm, as the rest of the playground sees it. */
 export interface AlgoDescriptor<N extends string = string> {
   /** The config value (`algo.algo`). */
@@ -130,7 +135,7 @@ export interface AlgoDescriptor<N extends string = string> {
   /** Default passes over each batch (updateEpochs). */
   updateEpochs: number;
   /** AlgoConfig fields only some algorithms read, shown in the form when this one is chosen. */
-  fields?: readonly ('gamma' | 'lambda' | 'stepAdvantageWeight')[];
+  fields?: readonly AlgoField[];
   /** Why it does not run on a target, or in async mode (absent = it does); shown as the refusal. */
   refuses?: Partial<Record<AlgoTarget | 'async', string>>;
   /** Why a group of one cannot work for it (default: no spread, every advantage 0). */
