@@ -19,6 +19,7 @@ import { runSweepBench } from './sweep/suite.ts';
 import { runPairs } from './pairs/suite.ts';
 import { runEnvStudio } from './env-studio/suite.ts';
 import { runMapExpert } from './map-expert/suite.ts';
+import { runAgentic } from './agentic/suite.ts';
 
 export const SUITES: Record<string, Suite> = {
   'train-step': {
@@ -42,6 +43,17 @@ export const SUITES: Record<string, Suite> = {
       engine: 'ort-web-wasm (default: as in the browser) or ort-node (native, the CLI option)',
     },
     run: runLearn,
+  },
+  agentic: {
+    description: 'what RL adds to imitation on the tool envs: per discovery preset and seed, held-out success (greedy, sampled) and the behaviour metric after the warm start and after RL, and wall time',
+    flags: {
+      presets: 'comma-separated subset of flaky-retry-discovery, flaky-stop-discovery, kv-hasty-discovery (default), calc-grpo (contrast: sharpening)',
+      seeds: 'seeds 1..N per preset (default 3; --quick 1)',
+      eval: 'held-out seeds scored before and after RL (default 128; --quick 16)',
+      iterations: "RL iterations (default: the preset's; --quick 2)",
+      engine: 'ort-web-wasm (default: as in the browser) or ort-node',
+    },
+    run: runAgentic,
   },
   threads: {
     description: 'onnxruntime-web WASM at 1, 2, 4 threads on one preset per model family (the evidence for the learner thread rule)',

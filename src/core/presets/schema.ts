@@ -43,6 +43,8 @@ const warmStartSchema = z.strictObject({
   lr: z.number().positive().max(1).default(3e-3),
   /** Weight of an auxiliary next-token loss on the observations, relative to the action loss (0 = actions only). */
   observationWeight: z.number().min(0).max(100).default(0),
+  /** Env kwargs merged over `env.kwargs` for the expert episodes only ({} = demonstrations from the training env): lets demonstrations lack what RL must discover. */
+  envKwargs: z.record(z.string(), z.unknown()).default({}),
 });
 
 /** Held-out pass@1 / pass@k during training (trainer/heldOutEval.ts): cheap enough for a tab at the defaults. */
@@ -466,6 +468,11 @@ function envErrors(id: string, kwargs: EnvKwargs): string[] {
   return (found.length > 0 ? found : [all]).map((m) => `env: ${m}`);
 }
 
+/** The env the warm start's expert plays: the run's env with `warmStart.envKwargs` merged over its kwargs. */
+export function warmStartEnv(c: Pick<RunConfig, 'env' | 'warmStart'>): { id: string; kwargs: EnvKwargs } {
+  return { id: c.env.id, kwargs: { ...(c.env.kwargs as EnvKwargs), ...((c.warmStart?.envKwargs ?? {}) as EnvKwargs) } };
+}
+
 /** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */
 function runnable(c: Parsed): string[] {
   let family: string;
@@ -501,6 +508,10 @@ function runnable(c: Parsed): string[] {
     out.push(`model.agents: 'separate' gives each agent of a two-agent env (e.g. grid/switch-door) its own network; ${c.env.id} has ${agentCount === 1 ? 'one agent' : `${agentCount} agents`}, use 'shared'`);
   }
   if (d.runCheck) out.push(...d.runCheck({ target, envId: c.env.id, maxSteps, learnerBatch: c.rollout.learnerBatch }));
+  if (c.warmStart && Object.keys(c.warmStart.envKwargs).length > 0) {
+    // The demonstrations' env is built here, so a bad kwarg is named before any training starts.
+    out.push(...envErrors(c.env.id, warmStartEnv(c).kwargs as EnvKwargs).map((m) => `warmStart.envKwargs: ${m.replace(/^env: /, '')}`));
+  }
   if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) {
     // Behaviour cloning of the env's expert (trainer/gridImitation.ts): one agent, and no auxiliary observation loss (an MLP predicts no tokens).
     if (agentCount > 1) out.push(`warmStart: the grid warm start imitates one expert; ${c.env.id} has ${agentCount} agents`);

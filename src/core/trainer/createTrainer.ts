@@ -15,14 +15,14 @@
  */
 import { makeEnv } from '../envs/index.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import type { RunConfig } from '../presets/schema.ts';
+import { warmStartEnv, type RunConfig } from '../presets/schema.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import { createStepTrainer, type PoolFactory } from './stepCollector.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, vectorBox } from '../rollout/stepPool.ts';
 import { mixSeed } from '../util/rng.ts';
 import type { RunTrainer } from './api.ts';
 import type { Engine } from '../engine/types.ts';
-import { DEFAULT_IMITATION, trainImitation, type ImitationReport } from './imitation.ts';
+import { DEFAULT_IMITATION, trainImitation, type ImitationConfig, type ImitationReport } from './imitation.ts';
 import { HeldOutEvalTrainer } from './heldOutEval.ts';
 import { warmStartFileName, warmStartFromJson, warmStartKey } from './warmStartCache.ts';
 import { DEFAULT_TOKEN_TRAINER } from './tokenConfig.ts';
@@ -174,10 +174,20 @@ async function gridWarmStart(config: RunConfig, engine: Engine, onWarmStart?: Cr
     engine,
     model,
     initWeights(model, mixSeed(config.seed, 0x1e1)),
-    { env: config.env, steps: ws.steps, batch: ws.batch, rows: config.rollout.learnerBatch, lr: ws.lr, seed: mixSeed(config.seed, 0x1a1) },
+    { env: warmStartEnv(config), steps: ws.steps, batch: ws.batch, rows: config.rollout.learnerBatch, lr: ws.lr, seed: mixSeed(config.seed, 0x1a1) },
     onWarmStart ? (rep) => onWarmStart(rep, ws.steps) : undefined,
   );
   return r.weights;
+}
+
+/**
+ * The imitation warm start a token run's config asks for (null without one): the expert plays
+ * the run's env with `warmStart.envKwargs` merged over its kwargs, from a seed stream of the run's seed.
+ */
+export function tokenImitationConfig(config: RunConfig): ImitationConfig | null {
+  const ws = config.warmStart;
+  if (!ws) return null;
+  return { ...DEFAULT_IMITATION, env: warmStartEnv(config), steps: ws.steps, batch: ws.batch, lr: ws.lr, observationWeight: ws.observationWeight, seed: mixSeed(config.seed, 0x1a1) };
 }
 
 /**
@@ -209,12 +219,6 @@ export async function initialTokenWeights(
       cache.onResult?.({ loaded: false, reason: r.reason });
     }
   }
-  const r = await trainImitation(
-    engine,
-    policy,
-    weights,
-    { ...DEFAULT_IMITATION, env: config.env, steps: ws.steps, batch: ws.batch, lr: ws.lr, observationWeight: ws.observationWeight, seed: mixSeed(config.seed, 0x1a1) },
-    onWarmStart ? (rep) => onWarmStart(rep, ws.steps) : undefined,
-  );
+  const r = await trainImitation(engine, policy, weights, tokenImitationConfig(config)!, onWarmStart ? (rep) => onWarmStart(rep, ws.steps) : undefined);
   return { weights: r.weights, reference: r.weights };
 }

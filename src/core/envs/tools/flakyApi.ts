@@ -59,6 +59,12 @@ export interface FlakyApiConfig extends ToolTurnsConfig, ToolLatencyConfig {
   callCost: number;
   /** Keys the service holds (`k0` .. `k<keys-1>`); the task asks for one of them. */
   keys: number;
+  /**
+   * The expert only (the env's dynamics ignore it): after each successful fetch of the value, the
+   * probability that it fetches it again instead of answering (a demonstrator that over-calls; 0 =
+   * it stops at once). Drawn per episode from the task seed, so an episode's expert is fixed.
+   */
+  expertExtraCallProb: number;
 }
 
 export const FLAKY_API_DEFAULTS: FlakyApiConfig = {
@@ -66,6 +72,7 @@ export const FLAKY_API_DEFAULTS: FlakyApiConfig = {
   failureProb: 0.3,
   callCost: 0.05,
   keys: 20,
+  expertExtraCallProb: 0,
   latencyMedianMs: 20,
   latencySigma: 1.7,
 };
@@ -91,6 +98,10 @@ export class FlakyApiEnv extends ToolEnvBase {
   private lastFailed = false;
   /** Has a successful call shown the target's value? (then the expert answers) */
   private valueShown = false;
+  /** Successful fetches of the asked-for value this episode. */
+  private fetches = 0;
+  /** Fetches the expert makes before it answers (1 + its extra calls, drawn at reset). */
+  private expertFetches = 1;
 
   constructor(config: Partial<FlakyApiConfig> = {}) {
     super();
@@ -119,6 +130,11 @@ export class FlakyApiEnv extends ToolEnvBase {
     this.lastKey = null;
     this.lastFailed = false;
     this.valueShown = false;
+    this.fetches = 0;
+    // A stream of its own, forked after the task is drawn: the expert's choice never changes the task.
+    const expertRng = rng.fork();
+    this.expertFetches = 1;
+    while (this.expertFetches < this.config.maxTurns && expertRng.bernoulli(this.config.expertExtraCallProb)) this.expertFetches++;
     const tools = TOOLS.map((t) => t.signature).join(', ');
     return `task: fetch the value stored under ${this.target} and answer with it. tools: ${tools}. each call costs ${this.config.callCost}.`;
   }
@@ -154,12 +170,15 @@ export class FlakyApiEnv extends ToolEnvBase {
     if (value === undefined) return { kind: 'tool', failed: true, latencyMs, reward, text: `error: no such key ${quote(key, 20)}` };
     // Progress: the first successful fetch of the asked-for value.
     const progress = key === this.target && !this.valueShown ? 1 : 0;
-    if (key === this.target) this.valueShown = true;
+    if (key === this.target) {
+      this.valueShown = true;
+      this.fetches++;
+    }
     return { kind: 'tool', failed: false, latencyMs, reward, progress, text: `result: ${key} = ${value}` };
   }
 
   protected expert(): string {
-    if (this.valueShown) return `answer(${this.values.get(this.target)!})`;
+    if (this.valueShown && this.fetches >= this.expertFetches) return `answer(${this.values.get(this.target)!})`;
     return this.lastKey === this.target && this.lastFailed ? 'retry()' : `call(${this.target})`;
   }
 
@@ -175,6 +194,7 @@ export function makeFlakyApi(kwargs: EnvKwargs = {}): FlakyApiEnv {
       failureProb: numIn(0, 1),
       callCost: numIn(0, 1),
       keys: intIn(1, 1000),
+      expertExtraCallProb: numIn(0, 1),
       ...LATENCY_RULES,
     }),
   );

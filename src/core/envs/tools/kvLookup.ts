@@ -41,6 +41,7 @@ import {
   intIn,
   isBool,
   normalizeArg,
+  numIn,
   quote,
   readKwargs,
   toolActionSpace,
@@ -57,6 +58,12 @@ export interface KvLookupConfig extends ToolTurnsConfig, ToolLatencyConfig {
   teams: number;
   /** Add fields that are not on the chain (home city, birthplace, ...) to every entry. */
   distractors: boolean;
+  /**
+   * The expert only (the env's dynamics ignore it): the probability that it answers after its
+   * first lookup with the first city that entry shows (the team's home city: a hasty, usually wrong
+   * guess) instead of following the chain. Drawn per episode from the task seed. 0 = always follows it.
+   */
+  expertGuessProb: number;
 }
 
 export const KV_LOOKUP_DEFAULTS: KvLookupConfig = {
@@ -64,6 +71,7 @@ export const KV_LOOKUP_DEFAULTS: KvLookupConfig = {
   hops: 2,
   teams: 4,
   distractors: true,
+  expertGuessProb: 0,
   latencyMedianMs: 10,
   latencySigma: 0.5,
 };
@@ -151,6 +159,10 @@ export class KvLookupEnv extends ToolEnvBase {
   private kb: KnowledgeBase = { entries: new Map(), chain: [], answer: '', question: '' };
   /** Keys the agent has looked up successfully this episode (the expert skips those). */
   private found = new Set<string>();
+  /** This episode's expert guesses after its first lookup (drawn at reset with expertGuessProb). */
+  private hasty = false;
+  /** The first city a successful lookup showed this episode ('' before one did). */
+  private firstCitySeen = '';
 
   constructor(config: Partial<KvLookupConfig> = {}) {
     super();
@@ -180,6 +192,9 @@ export class KvLookupEnv extends ToolEnvBase {
   protected newEpisode(rng: Rng): string {
     this.kb = generateKnowledgeBase(rng, this.config);
     this.found = new Set();
+    this.firstCitySeen = '';
+    // Forked after the world is drawn: the expert's coin never changes the task.
+    this.hasty = rng.fork().bernoulli(this.config.expertGuessProb);
     const tools = TOOLS.map((t) => t.signature).join(', ');
     return `task: ${this.kb.question} tools: ${tools}.`;
   }
@@ -204,10 +219,12 @@ export class KvLookupEnv extends ToolEnvBase {
     // Progress: one per hop of the question's chain, the first time it is looked up.
     const progress = this.kb.chain.includes(arg) && !this.found.has(arg) ? 1 : 0;
     this.found.add(arg);
+    if (this.firstCitySeen === '') this.firstCitySeen = entry.split(/[\s,:]+/).find((w) => CITIES.includes(w)) ?? '';
     return { kind: 'tool', failed: false, latencyMs, progress, text: `result: ${entry}` };
   }
 
   protected expert(): string {
+    if (this.hasty && this.found.size > 0) return `answer(${this.firstCitySeen || CITIES[0]})`;
     const next = this.kb.chain.find((k) => !this.found.has(k));
     return next === undefined ? `answer(${this.kb.answer})` : `lookup(${next})`;
   }
@@ -224,6 +241,7 @@ export function makeKvLookup(kwargs: EnvKwargs = {}): KvLookupEnv {
       hops: intIn(2, 3),
       teams: intIn(2, Math.min(COLOURS.length, PROJECTS.length, PEOPLE.length / 2)),
       distractors: isBool,
+      expertGuessProb: numIn(0, 1),
       ...LATENCY_RULES,
     }),
   );
