@@ -32,12 +32,11 @@ import { UsageError } from '../lib/suite.ts';
 export const BEHAVIOURS: Record<string, { metric: string; rises: boolean; what: string }> = {
   'flaky-retry-discovery': { metric: 'tools/recovery_rate', rises: true, what: 'failure runs ended by a successful call (retrying)' },
   'flaky-stop-discovery': { metric: 'tools/call_frequency', rises: false, what: 'service calls per episode (stopping once the value is in hand)' },
-  'kv-hasty-discovery': { metric: 'tools/call_frequency', rises: true, what: 'lookups per episode (following the chain before answering)' },
   // Contrast: imitation of a perfect expert, then RL sharpens (no behaviour to discover).
   'calc-grpo': { metric: 'tools/call_frequency', rises: false, what: 'calculator calls per episode' },
 };
 
-const DEFAULT_PRESETS = ['flaky-retry-discovery', 'flaky-stop-discovery', 'kv-hasty-discovery'];
+const DEFAULT_PRESETS = ['flaky-retry-discovery', 'flaky-stop-discovery'];
 
 export interface PolicyScore {
   greedy: number;
@@ -123,13 +122,17 @@ export function summarize(rows: readonly AgenticRow[]) {
     const warmGreedy = m((r) => r.warm_start.greedy)!;
     const rlGreedy = m((r) => r.after_rl.greedy)!;
     const warmSampled = m((r) => r.warm_start.sampled)!;
+    const bw = m((r) => r.warm_start.behaviour_sampled);
+    const ba = m((r) => r.after_rl.behaviour_sampled);
     const rlSampled = m((r) => r.after_rl.sampled)!;
     return {
       preset,
       seeds: rs.length,
       metric: rs[0].metric,
-      warm_start: { greedy: warmGreedy, sampled: warmSampled, behaviour_sampled: m((r) => r.warm_start.behaviour_sampled) },
-      after_rl: { greedy: rlGreedy, sampled: rlSampled, behaviour_sampled: m((r) => r.after_rl.behaviour_sampled) },
+      warm_start: { greedy: warmGreedy, sampled: warmSampled, behaviour_sampled: bw },
+      after_rl: { greedy: rlGreedy, sampled: rlSampled, behaviour_sampled: ba },
+      /** The behaviour metric moved the way the preset's discovery moves it (null: undefined before or after). */
+      behaviour_as_expected: bw === null || ba === null || !BEHAVIOURS[preset] ? null : BEHAVIOURS[preset].rises ? ba > bw : ba < bw,
       gain_greedy: r3(rlGreedy - warmGreedy),
       gain_sampled: r3(rlSampled - warmSampled),
       warm_s: m((r) => r.warm_s),
