@@ -137,6 +137,7 @@ const HELD_OUT: ChartSpec = {
   ],
   domain: [0, 1],
   format: pct,
+  sparse: true,
 };
 
 /** The reward badge's chart: what the policy optimises beside what the task pays. */
