@@ -6,7 +6,7 @@ export default {
   title: 'What RL learns that imitation can\'t',
   summary: 'Fetch a value from an API (each call costs) and answer within 3 turns. Imitation copies a demonstrator who keeps calling; RL finds, from the success reward alone, that one call is enough. Then the same task with a demonstrator who already stopped.',
   badge: 'outcome',
-  takeaway: 'Imitation can only copy what the demonstrations show: a demonstrator that over-calls gives a policy that over-calls and runs out of turns. RL trains on the policy\'s own samples, and the few that happened to answer after one call got the reward: the behaviour spread until calls per episode reached the minimum and success climbed from near 0. With demonstrations that had the behaviour, imitation alone solved the task and RL had little left to add. Agentic RL earns its keep where the behaviour is missing from the data but reachable by sampling.',
+  takeaway: 'Imitation can only copy what the demonstrations show: a demonstrator that over-calls gives a policy that over-calls and runs out of turns. RL trains on the policy\'s own samples, and the few that happened to answer after one call got the reward: the behaviour spread until calls per episode reached the minimum and success climbed from near 0. With demonstrations that had the behaviour, imitation alone gave it from the first iteration, and RL was left only to sharpen the rest. Agentic RL earns its keep where the behaviour is missing from the data but reachable by sampling.',
   steps: [
     {
       title: 'RL discovers stopping',
@@ -25,17 +25,14 @@ export default {
     },
     {
       title: 'The same task, demonstrations that stopped',
-      text: 'Now the demonstrator calls once and answers (its extra-call probability is 0), everything else as before. Imitation alone learns the behaviour: from the first iteration tool calls per episode sit near 1 and the success rate is high, and RL has little left to do. Compare the first iterations of the two runs: the gap is what RL discovered in step 1.',
+      text: 'Now the demonstrator calls once and answers (its extra-call probability is 0), everything else as before. Imitation alone carries the behaviour: from the first iteration "Tool calls per episode" sits at about 1, where step 1 started near 2.7 and needed RL to get there. What is left for RL is the rest of the task: the warm start still miscopies some values, so the success rate starts around 0.4 to 0.7 (measured in the CLI on this seed) and RL sharpens it from there.',
       action: 'Press Start and compare the first iterations with step 1\'s.',
       setup: { preset: 'flaky-stop-discovery', overrides: [['warmStart.envKwargs.expertExtraCallProb', 0], ['iterations', 8]] },
       check: {
-        all: [
-          { metric: 'tools/call_frequency', op: '<=', value: 1.3, window: 3 },
-          { metric: 'episode/success_rate', op: '>=', value: 0.7, window: 3 },
-        ],
+        all: [{ metric: 'tools/call_frequency', op: '<=', value: 1.2, window: 3 }],
         for: 1,
-        within: 5,
-        says: 'from the start: ≤ 1.3 tool calls per episode with success ≥ 70% (means of 3 iterations) by iteration 5',
+        within: 3,
+        says: 'from the start: ≤ 1.2 tool calls per episode (mean of the first 3 iterations)',
       },
     },
   ],
