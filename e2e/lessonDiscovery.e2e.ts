@@ -68,7 +68,9 @@ describe("lesson: what RL learns that imitation can't", () => {
     const at2 = await walkStep(page, false);
     console.log(`discovery step 2 done at iteration ${at2}`);
     await pause(page);
-    await page.getByTestId('chart-tool-calls').scrollIntoViewIfNeeded();
+    const calls = page.getByTestId('chart-tool-calls');
+    await calls.scrollIntoViewIfNeeded();
+    await expect.poll(async () => Number(await calls.getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThanOrEqual(at2);
     await page.screenshot({ path: `${ARTIFACTS}/lesson-discovery-step2-desktop.png` });
     await page.getByTestId('view-lessons').click();
     expect(await attr(page, 'lesson-step-2', 'data-done')).toBe('true');

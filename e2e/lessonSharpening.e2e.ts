@@ -67,7 +67,9 @@ describe('lesson: sharpening or discovery', () => {
     const at2 = await walkStep(page, false);
     console.log(`sharpening step 2 done at iteration ${at2}`);
     await pause(page);
-    await page.getByTestId('chart-zero-std').scrollIntoViewIfNeeded().catch(() => undefined);
+    const zero = page.getByTestId('chart-zero-std');
+    await zero.scrollIntoViewIfNeeded();
+    await expect.poll(async () => Number(await zero.getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThanOrEqual(at2);
     await page.screenshot({ path: `${ARTIFACTS}/lesson-sharpening-step2-desktop.png` });
     await page.getByTestId('view-lessons').click();
     expect(await attr(page, 'lesson-step-2', 'data-done')).toBe('true');
