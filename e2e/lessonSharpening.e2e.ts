@@ -38,7 +38,10 @@ async function close(page: Page): Promise<void> {
 
 async function openLesson(page: Page): Promise<void> {
   await page.goto(`${appUrl}#view=lessons`);
-  await page.getByTestId('lesson-item-sharpening-or-discovery').click();
+  // The list's last items sit under the status bar until scrolled past: centre it first.
+  const item = page.getByTestId('lesson-item-sharpening-or-discovery');
+  await item.evaluate((el) => el.scrollIntoView({ block: 'center' }));
+  await item.click();
   await expect.poll(() => attr(page, 'lesson', 'data-lesson')).toBe('sharpening-or-discovery');
 }
 
