@@ -104,11 +104,14 @@ export const SUITES: Record<string, Suite> = {
     run: runPairs,
   },
   tab: {
-    description: 'the first minute in the built app (Chromium): Start to the 1st and 10th iteration, steady it/s, bytes to the 1st iteration, vs the CLI on the same presets',
+    description: 'the first minute in the built app (Chromium): Start to the 1st and 10th iteration (tool presets: and to the warm start\'s end), steady it/s, bytes to the 1st iteration, vs the CLI on the same presets',
     flags: {
-      presets: 'comma-separated preset ids (default grid-empty-8x8-grpo,grid-door-key-ppo; the first also gets a second Start in its tab)',
+      presets: 'comma-separated preset ids, "tools" = every tool preset in presets/ (default grid-empty-8x8-grpo,grid-door-key-ppo,calc-grpo; the first also gets a second Start in its tab)',
       rounds: 'fresh tabs per preset (default 2; --quick 1); medians reported',
-      iterations: 'iterations per run (default 40; --quick 12; at least 10)',
+      iterations: 'iterations per run (default 40; --quick 12; the 10th iteration and steady it/s need ≥ 11)',
+      cli: 'on (default) or off: also time npm run train on each preset',
+      'warm-start-cache': 'on (default) or off: serve the build without public/warm-start/ (tool presets then train their warm start in the tab)',
+      'timeout-s': 'seconds to wait for each run\'s first iteration, and again for its last (default 600)',
       'idle-s': 'seconds the page sits loaded before Start is pressed (default 2)',
       precompressed: 'on (default) or off: serve the .br/.gz files the build writes',
       build: 'skip: use the dist/ already built',

@@ -17,7 +17,7 @@
  * `bytes_to_first_iteration` (bytes over the wire until then, precompressed assets served).
  */
 import { execSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -27,7 +27,22 @@ import { sig } from '../lib/stats.ts';
 import { table } from '../lib/table.ts';
 import { UsageError, type SuiteOptions, type SuiteResult } from '../lib/suite.ts';
 
-const DEFAULT_PRESETS = ['grid-empty-8x8-grpo', 'grid-door-key-ppo'];
+const DEFAULT_PRESETS = ['grid-empty-8x8-grpo', 'grid-door-key-ppo', 'calc-grpo'];
+
+/**
+ * Every preset in presets/ on a tool env (`--presets tools`): whichever exist when the bench runs,
+ * so presets added later (short warm starts, none at all) are measured without naming them.
+ */
+export function toolPresets(dir = 'presets'): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .filter((f) => {
+      const j = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { env?: { id?: string } };
+      return typeof j.env?.id === 'string' && j.env.id.startsWith('tools/');
+    })
+    .map((f) => f.slice(0, -'.json'.length))
+    .sort();
+}
 
 /** One mark from the page or a worker, on the epoch clock (ms). */
 interface Mark {
@@ -52,6 +67,10 @@ export interface TabTrial {
   /** Seconds from Start to each phase's end (see phases()). */
   phases: Record<string, number>;
   errors: string[];
+  /** The page was cross-origin isolated (SharedArrayBuffer, so WASM threads were possible). */
+  isolated: boolean;
+  /** navigator.hardwareConcurrency in the page. */
+  cores: number;
 }
 
 export interface CliTrial {
@@ -120,10 +139,17 @@ function phases(all: Mark[], t0: number, firstAt: number, requests: ServedReques
     run_built: s(at('start-end')),
     first_step_begin: s(at('step-begin:0')),
     first_step_end: s(step?.atMs),
+    warm_start_first_step: s(at('warm-start-first-step')),
+    warm_start_end: s(at('warm-start-end')),
+    // 1 when a shipped warm start (public/warm-start/) was loaded instead of trained.
+    warm_start_loaded: ms.some((m) => m.name === 'warm-start-loaded') ? 1 : 0,
     shown: s(firstAt),
     // 1 when the engine was warmed before Start (prewarm), else 0; how long before Start it was ready.
     prewarmed: warmEnd && warmEnd.atMs < t0 ? 1 : 0,
   };
+  // Threads the training worker's ORT runs with (its runtime may have loaded before Start).
+  const runtime = mine.find((m) => m.name.startsWith('ort-runtime'));
+  if (runtime?.detail?.threads !== undefined) out.threads = runtime.detail.threads;
   if (warmEnd && warmEnd.atMs < t0) out.warm_ready_before_start = sig((t0 - warmEnd.atMs) / 1000, 3);
   // The backend timing made before Start (premeasure): ready before Start (negative) or after it.
   const pre = mine.find((m) => m.name === 'premeasure-end');
@@ -174,11 +200,10 @@ async function follow(page: Page, t0: number, total: number, timeoutMs: number, 
   const done = await until(async () => {
     const its = await iterations(page);
     return its.at(-1)!.it >= total ? its : undefined;
-  }, timeoutMs, `iteration ${total}`);
+  }, timeoutMs + (first.at - t0), `iteration ${total}`);
   const tenth = done.find((x) => x.it >= 10) ?? null;
   const last = done.at(-1)!;
   const steady = tenth && last.it > tenth.it ? ((last.it - tenth.it) * 1000) / (last.at - tenth.at) : null;
-  void t0;
   return { firstAt: first.at, tenthAt: tenth?.at ?? null, steady };
 }
 
@@ -243,6 +268,8 @@ async function tabRun(
         engine: (await page.getByTestId('train-status').getAttribute('data-engine')) ?? '',
         phases: phases(await marks(page), t0, r.firstAt, requests),
         errors: [...errors],
+        isolated: (await page.evaluate('self.crossOriginIsolated')) === true,
+        cores: Number(await page.evaluate('navigator.hardwareConcurrency')),
       });
     }
   } finally {
@@ -300,15 +327,21 @@ const medianOrNull = (xs: readonly (number | null)[]) => {
 };
 
 export async function runTab(o: SuiteOptions): Promise<SuiteResult> {
-  const presets = typeof o.flags.presets === 'string' ? o.flags.presets.split(',') : DEFAULT_PRESETS;
+  // 'tools' stands for every tool preset in presets/ (toolPresets()).
+  const presets = typeof o.flags.presets === 'string' ? o.flags.presets.split(',').flatMap((p) => (p === 'tools' ? toolPresets() : [p])) : DEFAULT_PRESETS;
+  if (presets.length === 0) throw new UsageError('--presets: no presets (presets/ has no tool preset?)');
   const rounds = o.quick ? 1 : Number(o.flags.rounds ?? 2);
   if (!Number.isInteger(rounds) || rounds < 1) throw new UsageError(`--rounds: a whole number ≥ 1, got ${o.flags.rounds}`);
   const total = Number(o.flags.iterations ?? (o.quick ? 12 : 40));
-  if (!Number.isInteger(total) || total < 10) throw new UsageError(`--iterations: a whole number ≥ 10, got ${o.flags.iterations}`);
+  if (!Number.isInteger(total) || total < 1) throw new UsageError(`--iterations: a whole number ≥ 1, got ${o.flags.iterations}`);
   const idleMs = Number(o.flags['idle-s'] ?? 2) * 1000;
   const precompressed = o.flags.precompressed !== 'off';
-  const timeoutMs = 180_000;
-  const dist = typeof o.flags.dist === 'string' ? o.flags.dist : 'dist';
+  // A tool preset that trains its warm start in the tab takes minutes before its first iteration on a busy machine.
+  const timeoutMs = Number(o.flags['timeout-s'] ?? 600) * 1000;
+  if (!(timeoutMs > 0)) throw new UsageError(`--timeout-s: seconds > 0, got ${o.flags['timeout-s']}`);
+  const withCli = o.flags.cli !== 'off';
+  const warmStartCache = o.flags['warm-start-cache'] !== 'off';
+  let dist = typeof o.flags.dist === 'string' ? o.flags.dist : 'dist';
   if (dist !== 'dist' && !existsSync(join(dist, 'index.html'))) throw new UsageError(`--dist ${dist}: no built app there (index.html)`);
   if (dist === 'dist' && (o.flags.build !== 'skip' || !existsSync('dist/index.html'))) {
     o.progress('tab: building the app (vite build, production)');
@@ -317,6 +350,13 @@ export async function runTab(o: SuiteOptions): Promise<SuiteResult> {
     } catch (e) {
       throw new Error(`tab: the build failed: ${String((e as { stderr?: Buffer }).stderr ?? e).slice(-4000)}`, { cause: e });
     }
+  }
+  // --warm-start-cache off: the same build without its shipped warm starts (each run trains its own).
+  let bare: string | null = null;
+  if (!warmStartCache) {
+    bare = mkdtempSync(join(tmpdir(), 'bench-tab-dist-'));
+    cpSync(dist, bare, { recursive: true, filter: (src) => !src.includes('/warm-start') });
+    dist = bare;
   }
   const load0 = loadavg()[0];
   const server = await serveStatic(dist, '/playground/', true, {}, { precompressed, record: true });
@@ -329,6 +369,7 @@ export async function runTab(o: SuiteOptions): Promise<SuiteResult> {
         // Tab and CLI alternate which goes first, round by round, so neither always meets a warmer machine.
         const tabFirst = (r + i) % 2 === 0;
         const doCli = async () => {
+          if (!withCli) return;
           o.progress(`tab: CLI on ${preset} (round ${r + 1}/${rounds})`);
           cli.push(await cliRun(preset, total, timeoutMs));
         };
@@ -341,6 +382,7 @@ export async function runTab(o: SuiteOptions): Promise<SuiteResult> {
   } finally {
     await browser.close();
     await server.close();
+    if (bare) rmSync(bare, { recursive: true, force: true });
   }
   const load1 = loadavg()[0];
 
@@ -348,7 +390,7 @@ export async function runTab(o: SuiteOptions): Promise<SuiteResult> {
     const t = tab.filter((x) => x.preset === p && x.kind === kind);
     const c = cli.filter((x) => x.preset === p);
     const firstS = medianOrNull(t.map((x) => x.firstS))!;
-    const cliFirstS = medianOrNull(c.map((x) => x.firstS))!;
+    const cliFirstS = medianOrNull(c.map((x) => x.firstS));
     return {
       preset: p,
       start: kind,
@@ -358,7 +400,9 @@ export async function runTab(o: SuiteOptions): Promise<SuiteResult> {
       cli_first_iteration_s: cliFirstS,
       cli_tenth_iteration_s: medianOrNull(c.map((x) => x.tenthS)),
       cli_steady_it_per_s: medianOrNull(c.map((x) => x.steadyItPerS)),
-      ratio_first: sig(firstS / cliFirstS, 3),
+      ratio_first: cliFirstS === null ? null : sig(firstS / cliFirstS, 3),
+      isolated: t.every((x) => x.isolated),
+      cores: t[0]?.cores ?? null,
       bytes_to_first_iteration: medianOrNull(t.map((x) => x.bytesToFirst)),
       phases: Object.fromEntries(Object.keys(t[0]?.phases ?? {}).map((k) => [k, medianOrNull(t.map((x) => (Number.isFinite(x.phases[k]) ? x.phases[k] : null)))])),
     };
@@ -366,7 +410,7 @@ export async function runTab(o: SuiteOptions): Promise<SuiteResult> {
   o.print(
     table(
       ['preset', 'start', 'tab 1st s', 'tab 10th s', 'tab it/s', 'CLI 1st s', 'CLI 10th s', 'CLI it/s', 'tab/CLI', 'MB to 1st'],
-      rows.map((x) => [x.preset, x.start, x.first_iteration_s, x.tenth_iteration_s ?? '-', x.steady_it_per_s ?? '-', x.cli_first_iteration_s, x.cli_tenth_iteration_s ?? '-', x.cli_steady_it_per_s ?? '-', x.ratio_first, sig((x.bytes_to_first_iteration ?? 0) / 1e6, 3)]),
+      rows.map((x) => [x.preset, x.start, x.first_iteration_s, x.tenth_iteration_s ?? '-', x.steady_it_per_s ?? '-', x.cli_first_iteration_s ?? '-', x.cli_tenth_iteration_s ?? '-', x.cli_steady_it_per_s ?? '-', x.ratio_first ?? '-', sig((x.bytes_to_first_iteration ?? 0) / 1e6, 3)]),
     ),
   );
   const phaseNames = [...new Set(rows.flatMap((x) => Object.keys(x.phases)))];
@@ -382,10 +426,17 @@ export async function runTab(o: SuiteOptions): Promise<SuiteResult> {
   const machine = { cpus: availableParallelism(), loadavg1m: load0, loadavg1mEnd: load1 };
   o.print(`\nmachine: ${machine.cpus} cores, load ${load0.toFixed(2)} -> ${load1.toFixed(2)}; ${rounds} round(s), medians; idle ${idleMs / 1000} s before Start; precompressed ${precompressed ? 'on' : 'off'}; app from ${dist}`);
   const head = rows[0];
+  // Tool presets: the first RL iteration and the warm start's end after Start (fresh tab).
+  const toolRows = rows.filter((x) => x.start === 'fresh' && toolPresets().includes(x.preset));
+  const tools = toolRows.map((x) => ({ preset: x.preset, first_iteration_s: x.first_iteration_s, warm_start_end_s: x.phases.warm_start_end ?? null, warm_start_loaded: x.phases.warm_start_loaded === 1, threads: x.phases.threads ?? null, isolated: x.isolated }));
+  if (tools.length) o.print(`\ntool presets, fresh tab (s after Start): ${tools.map((t) => `${t.preset} first RL iteration ${t.first_iteration_s}, warm start ended ${t.warm_start_end_s ?? '-'}${t.warm_start_loaded ? ' (shipped, loaded)' : ''}, ${t.threads ?? '?'} thread(s), isolated ${t.isolated}`).join('; ')}`);
   return {
     suite: 'tab',
     quick: o.quick,
     first_iteration_s: head.first_iteration_s,
+    tool_first_iteration_s: tools.length ? Math.min(...tools.map((t) => t.first_iteration_s)) : null,
+    tools,
+    warm_start_cache: warmStartCache,
     cli_first_iteration_s: head.cli_first_iteration_s,
     bytes_to_first_iteration: head.bytes_to_first_iteration,
     preset: presets[0],

@@ -20,7 +20,9 @@ import { exportPolicyOnnx } from '../core/models/export.ts';
 import { policyCard } from '../core/models/policyCard.ts';
 import { checkpointFitProblems } from '../core/runs/policyExport.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
-import { createTrainer } from '../core/trainer/createTrainer.ts';
+import { createTrainer, type WarmStartCache } from '../core/trainer/createTrainer.ts';
+import { WARM_START_DIR } from '../core/trainer/warmStartCache.ts';
+import { fileURLToPath } from 'node:url';
 import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
 import { studentLabel } from '../core/trainer/stagedTrainer.ts';
 import { trajectoryLine } from '../core/runs/trajectoryLine.ts';
@@ -52,6 +54,7 @@ const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed 
   --resume PATH   continue a run from its last checkpoint: a CLI --out folder (continues in it unless --out) or a run file exported by the app; the config comes from the run, --iterations is the new total
   --metric-names trl|verl   write metrics.jsonl under TRL's GRPOTrainer or veRL's names (e.g. trl: reward, rewards/<term>/mean, frac_reward_zero_std, kl; verl: critic/score/mean, actor/ppo_kl, critic/vf_loss); keys without such a name keep ours. Default ours; --resume keeps the folder's naming
   --engine auto   time a few train steps of this run's model on ort-web-wasm and on ort-node (≤ 1.5 s), train on the faster
+  --shipped-warm-start   load the warm start from public/warm-start/ when a file there was trained for exactly this config (npm run warm-start; as the tab does) instead of training it
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
 stop signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP each stop the run after the iteration in flight (one whose reward terms are still scoring is dropped, within about a second) and write every output, checkpoint.json included, so --resume continues it; a second signal quits at once
 exit status: 0 done; 1 an invalid config (every problem listed), or a failed run (an error, or 5 iterations in a row whose updates were all skipped as non-finite: the outputs hold the last good weights); 2 bad command-line usage; 130, 143, 129 stopped by SIGINT, SIGTERM, SIGHUP after writing the outputs
@@ -66,6 +69,15 @@ const MAX_EVAL_EPISODES = 100_000;
 
 /** What a run writes into its --out folder: finding any of them there means a run lives there. */
 const RUN_FILES = ['config.json', 'metrics.jsonl', 'trajectories.jsonl', 'policy.onnx', 'policy.json', 'eval.json', 'eval-episodes.jsonl', 'checkpoint.json', REWARD_VERSIONS_FILE];
+
+/** public/warm-start/ read as the tab reads it (--shipped-warm-start): a file's JSON by name, undefined when absent. */
+function shippedWarmStarts(): WarmStartCache {
+  const dir = resolve(dirname(fileURLToPath(import.meta.url)), '../../public', WARM_START_DIR);
+  return {
+    read: async (name) => (existsSync(join(dir, name)) ? (JSON.parse(readFileSync(join(dir, name), 'utf8')) as unknown) : undefined),
+    onResult: (r) => console.log(r.loaded ? `warm start: loaded the shipped one (public/${WARM_START_DIR}/; it took ${r.savedS.toFixed(1)} s to train)` : `warm start: the shipped file was not used (${r.reason}); training it`),
+  };
+}
 
 /** Default of --checkpoint-every: iterations between checkpoint saves. */
 export const CHECKPOINT_EVERY = 10;
@@ -285,6 +297,7 @@ export async function main(argv: string[]): Promise<number> {
       reward: { type: 'string' },
       'env-file': { type: 'string' },
       'metric-names': { type: 'string' },
+      'shipped-warm-start': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     USAGE,
@@ -379,6 +392,7 @@ export async function main(argv: string[]): Promise<number> {
       tokenWorker: nodeTokenWorkerOn(engine.name as NodeEngineName),
       // A token run's checkpoint replaces the imitation warm start's result: no need to train it again.
       resume: resume?.checkpoint,
+      warmStartCache: values['shipped-warm-start'] ? shippedWarmStarts() : undefined,
       onWarmStart: (r, total) => {
         if (!values.quiet && (r.step % 50 === 0 || r.step === total - 1)) {
           console.log(`warm start ${String(r.step + 1).padStart(5)}/${total}  ${r.wallS.toFixed(1).padStart(6)}s  ce ${r.ceLoss.toFixed(3)}  p(expert token) ${r.targetProb.toFixed(3)}`);

@@ -128,6 +128,9 @@ const READING_LABELS: Record<string, { label: string; unit: 'share' | 'nats' | '
   'reward/mean': { label: 'Reward (mean)', unit: 'plain' },
   // Calls per episode, not a share: 2 calls in an episode read "200%" as a share.
   'tools/call_frequency': { label: 'Tool calls per episode', unit: 'plain' },
+  'tools/recovery_rate': { label: 'Recovered (tool failures)', unit: 'share' },
+  'eval/pass_at_one': { label: 'Held-out pass@1', unit: 'share' },
+  'eval/pass_at_k': { label: 'Held-out pass@k', unit: 'share' },
 };
 
 /** A value in its unit: shares as percent (a change in points), entropy in nats, staleness in versions. */

@@ -8,8 +8,10 @@ import grpoVsPpo from './data/grpo-vs-ppo.ts';
 import warmStartThenRl from './data/warm-start-then-rl.ts';
 import rewardHacking from './data/reward-hacking.ts';
 import designTheRoom from './data/design-the-room.ts';
+import sharpeningOrDiscovery from './data/sharpening-or-discovery.ts';
+import rlLearnsWhatImitationCannot from './data/rl-learns-what-imitation-cannot.ts';
 import { loadLessons } from './schema.ts';
 
-export const LESSON_FILES: readonly unknown[] = [sparseVsShaped, explorationCollapse, signalDegeneration, shiftStaleness, rlvrVsAgentic, grpoVsPpo, rewardHacking, warmStartThenRl, designTheRoom];
+export const LESSON_FILES: readonly unknown[] = [sparseVsShaped, explorationCollapse, signalDegeneration, shiftStaleness, rlvrVsAgentic, grpoVsPpo, rewardHacking, warmStartThenRl, designTheRoom, sharpeningOrDiscovery, rlLearnsWhatImitationCannot];
 
 export const LESSONS = loadLessons(LESSON_FILES);

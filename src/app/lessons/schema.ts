@@ -8,9 +8,12 @@ import { z } from 'zod';
 import { FIELD_BY_PATH } from '../train/fields.ts';
 import { metricDecl } from '../../core/metrics/lookup.ts';
 
-/** A form field path (fields.ts) or an env kwarg (`env.kwargs.<name>`): what a setup may override. */
+/**
+ * A form field path (fields.ts), an env kwarg (`env.kwargs.<name>`) or a kwarg of the warm start's
+ * demonstrator only (`warmStart.envKwargs.<name>`): what a setup may override.
+ */
 export function isOverridePath(path: string): boolean {
-  return (FIELD_BY_PATH.has(path) && path !== 'backend') || /^env\.kwargs\.[A-Za-z][A-Za-z0-9_]*$/.test(path);
+  return (FIELD_BY_PATH.has(path) && path !== 'backend') || /^(env\.kwargs|warmStart\.envKwargs)\.[A-Za-z][A-Za-z0-9_]*$/.test(path);
 }
 
 const metricName = z
@@ -70,7 +73,7 @@ export const SetupSchema = z.strictObject({
     .default([])
     .superRefine((list, ctx) => {
       list.forEach(([path], i) => {
-        if (!isOverridePath(path)) ctx.addIssue({ code: 'custom', path: [i, 0], message: `${JSON.stringify(path)} is not a setting of the Train view (nor env.kwargs.<name>)` });
+        if (!isOverridePath(path)) ctx.addIssue({ code: 'custom', path: [i, 0], message: `${JSON.stringify(path)} is not a setting of the Train view (nor env.kwargs.<name>, warmStart.envKwargs.<name>)` });
       });
     }),
 });

@@ -122,6 +122,24 @@ const TOOL_CALLS: ChartSpec = {
   domain: [0, 'auto'],
 };
 
+/**
+ * Held-out pass@1 and pass@k (heldOut.every > 0): one point every heldOut.every iterations, the
+ * first before any RL update. pass@1 climbing toward a flat pass@k is sharpening; pass@k rising
+ * is RL solving questions no sample solved before.
+ */
+const HELD_OUT: ChartSpec = {
+  id: 'held-out',
+  title: 'Held-out pass@1 and pass@k',
+  help: 'eval/pass_at_one: mean success of k sampled answers (temperature 1) per held-out question, questions no run trains on; eval/pass_at_k: share of those questions solved by at least one of their k samples. One point every heldOut.every iterations, the first before RL. pass@1 can rise to pass@k by sharpening alone; pass@k rises only when RL solves what no sample solved.',
+  lines: [
+    { key: 'eval/pass_at_k', label: 'pass@k', color: C.blue, dashed: true },
+    { key: 'eval/pass_at_one', label: 'pass@1', color: C.green },
+  ],
+  domain: [0, 1],
+  format: pct,
+  sparse: true,
+};
+
 /** The reward badge's chart: what the policy optimises beside what the task pays. */
 const PROXY: ChartSpec = {
   id: 'reward-proxy',
@@ -470,11 +488,12 @@ export function agentCharts(agents: readonly string[]): ChartSpec[] {
   ];
 }
 
-export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown; rollout?: { budget?: { pool: number } }; stages?: readonly { distill?: unknown }[] }, maxSteps: number, numActions: number, agents: readonly string[] = []): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed' | 'agents', ChartSpec[]> {
+export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown; rollout?: { budget?: { pool: number } }; stages?: readonly { distill?: unknown }[]; heldOut?: { every: number } }, maxSteps: number, numActions: number, agents: readonly string[] = []): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed' | 'agents', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   const toolEnv = config.env?.id.startsWith('tools/') === true;
+  const heldOut = (config.heldOut?.every ?? 0) > 0 ? [HELD_OUT] : [];
   return {
-    outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOL_CALLS, TOOLS] : [])],
+    outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), ...heldOut, rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOL_CALLS, TOOLS] : [])],
     exploration: exploration(numActions),
     signal: [...signal(isGroupAlgo(config.algo.algo), isAlgo(config.algo.algo) && algoDescriptor(config.algo.algo).critic), ...algoCharts(config.algo.algo), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : []), ...(config.stages?.some((st) => st.distill) ? [DISTILL] : [])],
     shift: SHIFT,

@@ -100,6 +100,11 @@ export interface ChartSpec {
   /** Shown instead of the plot when none of the lines has data (why this run does not produce it). */
   absentNote?: string;
   format?: (v: number) => string;
+  /**
+   * Its metrics are logged only every few iterations (held-out evaluations): the line joins its
+   * points across the iterations without one, and each point gets a dot.
+   */
+  sparse?: boolean;
 }
 
 /** Axis labels: as few digits as the tick needs (0, 0.25, 150, 1e-4). */
@@ -207,7 +212,13 @@ function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data
     const sy = linear(y0, y1, height - PAD.bottom, PAD.top);
     const xTicks = niceTicks(x0, x1, 5).filter((t) => Number.isInteger(t));
     const yTicks = niceTicks(y0, y1, 4);
-    const lines = spec.lines.map((l) => ({ ...l, d: linePath(xs, data.map((p) => p[l.key]), sx, sy) }));
+    const lines = spec.lines.map((l) => {
+      const ys = data.map((p) => p[l.key]);
+      // Sparse: only the iterations that logged it, so the pen never lifts between them.
+      const at = spec.sparse ? xs.map((_, i) => i).filter((i) => ys[i] !== undefined && Number.isFinite(ys[i])) : null;
+      const dots = at ? at.map((i) => ({ x: sx(xs[i]), y: sy(ys[i]!) })) : [];
+      return { ...l, d: at ? linePath(at.map((i) => xs[i]), at.map((i) => ys[i]), sx, sy) : linePath(xs, ys, sx, sy), dots };
+    });
     const band = spec.band ? bandPath(xs, data.map((p) => p[spec.band![0]]), data.map((p) => p[spec.band![1]]), sx, sy) : '';
     const shown = (markers ?? []).filter((m) => m.x >= x0 && m.x <= x1).sort((a, b) => a.x - b.x);
     const placed = layoutMarkers(shown.map((m) => sx(m.x)), shown.map((m) => m.label), width - PAD.right);
@@ -253,6 +264,7 @@ function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data
         {geo.lines.map((l) => (
           <path key={l.key} d={l.d} fill="none" stroke={l.color} strokeWidth={l.dashed ? 1.3 : 1.9} strokeOpacity={l.dashed ? 0.7 : 1} strokeLinejoin="round" strokeLinecap="round" />
         ))}
+        {geo.lines.flatMap((l) => l.dots.map((d, i) => <circle key={`${l.key}-${i}`} cx={d.x} cy={d.y} r={3} fill={l.color} />))}
         {/* The newest value of each line as a dot: the live head, and visible even with one point. */}
         {last &&
           spec.lines.map((l) => (Number.isFinite(last[l.key]) ? <circle key={l.key} cx={sx(last.it)} cy={sy(last[l.key])} r={2.6} fill={l.color} /> : null))}
@@ -297,6 +309,12 @@ export function chartSummary(spec: Pick<ChartSpec, 'title' | 'lines'>, data: rea
   return `${spec.title}: ${parts.length ? parts.join('; ') : 'no values'} over ${data.length} iteration${data.length === 1 ? '' : 's'}`;
 }
 
+/** The newest finite value of `key` (a sparse metric's latest, which the last row may lack); NaN when none. */
+function latestOf(data: readonly MetricPoint[], key: string): number {
+  for (let i = data.length - 1; i >= 0; i--) if (Number.isFinite(data[i][key])) return data[i][key];
+  return NaN;
+}
+
 /** `markers`: vertical lines at iterations (RL's start after a warm start, each reward-code version); keep the array's identity stable between renders. */
 export const MetricChart = memo(function MetricChart({ spec, data: latest, emptyNote, markers }: { spec: ChartSpec; data: MetricPoint[]; emptyNote?: string; markers?: readonly ChartMarker[] }) {
   const ref = useRef<HTMLElement>(null);
@@ -320,7 +338,7 @@ export const MetricChart = memo(function MetricChart({ spec, data: latest, empty
         <span className="chart-values">
           {spec.lines.map((l) => (
             <span key={l.key} className="chart-value" style={{ color: l.color }} title={l.label}>
-              {l.label} <b>{last ? f(last[l.key]) : '–'}</b>
+              {l.label} <b>{last ? f(spec.sparse ? latestOf(data, l.key) : last[l.key]) : '–'}</b>
             </span>
           ))}
         </span>

@@ -145,6 +145,11 @@ function RunBar() {
             {info.engine.replace('ort-web-', '').toUpperCase()} · {info.params.toLocaleString()} params
           </span>
         )}
+        {info?.warmStartLoaded && (
+          <span className="run-fact muted" data-testid="warm-start-shipped" title="This config's imitation warm start was trained once ahead of time (npm run warm-start) and loaded instead of trained again: the same weights, seconds instead of minutes.">
+            warm start: shipped
+          </span>
+        )}
         {!valid && (
           <span className="chip chip-warn" data-testid="train-blocked" title={blockers.join('\n')}>
             blocked by {blockers.map((b) => b.split(':')[0]).join(', ')}

@@ -25,6 +25,7 @@ import { createChartFeed } from './chartFeed.ts';
 import { recording, type RecordLabel } from './recording.ts';
 import { MEASURE_AGAIN_BUDGET_MS, resolveBackend, threadsFor } from './backendChoice.ts';
 import type { TrainSlice } from './trainState.ts';
+import { WARM_START_DIR } from '../../core/trainer/warmStartCache.ts';
 
 type Get = StoreApi<Store>['getState'];
 type Set = StoreApi<Store>['setState'];
@@ -230,7 +231,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
         } else if (cur?.name !== p.phase) set({ phase: { name: p.phase, since: performance.now() } });
       });
       useRewardLab.setState({ versions: [], problems: [], error: null });
-      const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads, resume && transfer(resume.checkpoint, checkpointTransferables(resume.checkpoint)), onPhase));
+      const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads, resume && transfer(resume.checkpoint, checkpointTransferables(resume.checkpoint)), onPhase, new URL(`${WARM_START_DIR}/`, document.baseURI).href));
       if (run.id !== id) return false; // reset or restarted while starting
       run.canCheckpoint = info.canCheckpoint;
       run.trained = info.iteration;

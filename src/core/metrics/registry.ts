@@ -73,6 +73,7 @@ const ANY: readonly PolicyKind[] = ['step', 'token'];
 const STEP: readonly PolicyKind[] = ['step'];
 const TOKEN: readonly PolicyKind[] = ['token'];
 
+const HELD_OUT = 'every heldOut.every-th iteration (heldOut.every > 0), iteration 0 included';
 const GROUP = 'group algorithms (GRPO, Dr. GRPO, GSPO, CISPO, GiGPO, RLOO, ReMax)';
 const ASYNC_TOKEN = 'step runs, and token runs of group algorithms on tool envs (the continuous token loop)';
 const USER_TERMS = 'runs with reward-lab code (user reward terms)';
@@ -166,6 +167,9 @@ export const METRICS = [
   { key: 'perf/rollout_s', doc: 'rollout busy time this iteration', unit: 's', families: BOTH, policies: ANY, verl: 'timing_s/gen' },
   { key: 'perf/train_s', doc: 'learner time this iteration (everything after the rollout: off-policy weights, update, weight sync)', unit: 's', families: BOTH, policies: ANY },
   { key: 'perf/iteration_s', doc: 'wall time of the iteration', unit: 's', families: BOTH, policies: ANY, verl: 'perf/time_per_step' },
+  { key: 'perf/eval_s', doc: 'wall time of the held-out pass@1 / pass@k evaluation before this iteration\'s update', unit: 's', families: BOTH, policies: ANY, when: HELD_OUT },
+  { key: 'eval/pass_at_one', doc: 'held-out pass@1 before this iteration\'s update: mean success of heldOut.k samples (temperature 1) on each of heldOut.questions held-out seeds', unit: 'share', families: BOTH, policies: ANY, when: HELD_OUT },
+  { key: 'eval/pass_at_k', doc: 'held-out pass@k before this iteration\'s update: share of the heldOut.questions held-out seeds solved by at least one of their heldOut.k samples', unit: 'share', families: BOTH, policies: ANY, when: HELD_OUT },
   { key: 'perf/learner_idle_ratio', doc: 'share of the iteration the learner waited for rollouts', unit: 'share', families: BOTH, policies: ANY },
   { key: 'perf/rollout_idle_ratio', doc: 'share of the iteration the rollout workers waited for weights', unit: 'share', families: BOTH, policies: ANY },
   { key: 'perf/episodes_per_s', doc: 'trained episodes per second of wall time', unit: 'per s', families: BOTH, policies: ANY, when: ASYNC_TOKEN },

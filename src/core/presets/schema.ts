@@ -48,6 +48,16 @@ const warmStartSchema = z.strictObject({
   envKwargs: z.record(z.string(), z.unknown()).default({}),
 });
 
+/** Held-out pass@1 / pass@k during training (trainer/heldOutEval.ts): cheap enough for a tab at the defaults. */
+const heldOutSchema = z.strictObject({
+  /** Iterations between held-out evaluations, each before that iteration's update (0 = none; iteration 0 is the one before RL). */
+  every: z.int().min(0).max(1_000_000).default(0),
+  /** Held-out questions (seeds no run trains on) per evaluation. */
+  questions: z.int().min(1).max(256).default(16),
+  /** Samples per question at temperature 1: the k of pass@k (pass@1 is their mean success). */
+  k: z.int().min(1).max(32).default(4),
+});
+
 const rolloutSchema = z.strictObject({
   /** Groups per iteration for group algorithms (each `algo.groupSize` episodes from one seed). */
   groups: z.int().min(1).max(512).default(8),
@@ -200,6 +210,7 @@ export const runConfigSchema = z.strictObject({
   rollout: rolloutSchema.default(rolloutSchema.parse({})),
   reward: rewardSchema.default(rewardSchema.parse({})),
   warmStart: warmStartSchema.nullable().default(null),
+  heldOut: heldOutSchema.default(heldOutSchema.parse({})),
   /** Training iterations (rollout + update). With `stages`, their sum (leave it out to have it computed). */
   iterations: z.int().min(1).max(1_000_000).default(100),
   /**

@@ -23,6 +23,8 @@ import { mixSeed } from '../util/rng.ts';
 import type { RunTrainer } from './api.ts';
 import type { Engine } from '../engine/types.ts';
 import { DEFAULT_IMITATION, trainImitation, type ImitationConfig, type ImitationReport } from './imitation.ts';
+import { HeldOutEvalTrainer } from './heldOutEval.ts';
+import { warmStartFileName, warmStartFromJson, warmStartKey } from './warmStartCache.ts';
 import { DEFAULT_TOKEN_TRAINER } from './tokenConfig.ts';
 import { createLockstepTrainer } from './lockstepCollector.ts';
 import { makeTokenModel } from '../models/transformer.ts';
@@ -66,14 +68,27 @@ export interface CreateTrainerOptions {
    * other collectors report nothing yet.
    */
   onEpisode?: (done: number, total: number) => void;
+  /**
+   * Shipped warm starts (warmStartCache.ts): `read` returns the parsed JSON of a file by name, or
+   * undefined when there is none; a token run whose warm start has a matching file loads it
+   * instead of training. `onResult` hears whether a file was used (or why one found was not).
+   */
+  warmStartCache?: WarmStartCache;
+}
+
+export interface WarmStartCache {
+  read: (fileName: string) => Promise<unknown>;
+  onResult?: (r: { loaded: true; savedS: number } | { loaded: false; reason: string }) => void;
 }
 
 export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<RunTrainer> {
-  if (config.stages.length > 0) {
-    // Each stage is a single-stage run of its own config; a resume starts in the checkpoint's stage.
-    return StagedTrainer.create(config, (stage, start, lab) => createStageTrainer(stage, engine, { ...options, rewardLab: lab ?? undefined }, start), options.rewardLab ?? null, options.resume);
-  }
-  return createStageTrainer(config, engine, options, {});
+  const t =
+    config.stages.length > 0
+      ? // Each stage is a single-stage run of its own config; a resume starts in the checkpoint's stage.
+        await StagedTrainer.create(config, (stage, start, lab) => createStageTrainer(stage, engine, { ...options, rewardLab: lab ?? undefined }, start), options.rewardLab ?? null, options.resume)
+      : await createStageTrainer(config, engine, options, {});
+  // Held-out pass@1 / pass@k every heldOut.every iterations (before that iteration's update).
+  return config.heldOut.every > 0 ? new HeldOutEvalTrainer(t, config.heldOut) : t;
 }
 
 /** The trainer of a run without stages (or of one stage), from `start`'s weights when given. */
@@ -118,7 +133,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     // A later stage continues the stage before it: those weights are also its KL reference.
     const { weights, reference } = start.initial
       ? { weights: start.initial, reference: start.initial }
-      : await initialTokenWeights(skipWarmStart ? { ...config, warmStart: null } : config, engine, options.onWarmStart);
+      : await initialTokenWeights(skipWarmStart ? { ...config, warmStart: null } : config, engine, options.onWarmStart, options.warmStartCache);
     const tokenConfig = {
       ...DEFAULT_TOKEN_TRAINER,
       env: config.env,
@@ -186,12 +201,27 @@ export async function initialTokenWeights(
   config: RunConfig,
   engine: Engine,
   onWarmStart?: (r: ImitationReport, totalSteps: number) => void | Promise<void>,
+  cache?: WarmStartCache,
 ): Promise<{ weights: Weights; reference: Weights | undefined }> {
   if (config.model.kind !== 'transformer') throw new Error(`initialTokenWeights: a token policy needs a transformer model (got ${config.model.kind})`);
   const policy = makeTokenModel(config.model);
   const weights = initWeights(policy, mixSeed(config.seed, 0x1e1));
   if (!config.warmStart) return { weights, reference: undefined };
   const ws = config.warmStart;
+  const key = cache ? warmStartKey(config) : null;
+  if (cache && key !== null) {
+    const value = await cache.read(warmStartFileName(key));
+    if (value !== undefined) {
+      const r = warmStartFromJson(value, key, policy);
+      if (r.ok) {
+        cache.onResult?.({ loaded: true, savedS: r.file.wallS });
+        // One report at the last step: the page shows the warm start done, with its final loss.
+        await onWarmStart?.({ step: ws.steps - 1, ceLoss: r.file.ceLoss, targetProb: r.file.targetProb, wallS: 0 }, ws.steps);
+        return { weights: r.weights, reference: r.weights };
+      }
+      cache.onResult?.({ loaded: false, reason: r.reason });
+    }
+  }
   const r = await trainImitation(engine, policy, weights, tokenImitationConfig(config)!, onWarmStart ? (rep) => onWarmStart(rep, ws.steps) : undefined);
   return { weights: r.weights, reference: r.weights };
 }

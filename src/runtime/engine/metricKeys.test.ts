@@ -22,8 +22,8 @@ const RUNS: { name: string; run: MetricRun; config: Record<string, unknown>; log
   {
     name: 'tool GRPO with an adaptive prompt pool and a warm start',
     run: { family: 'tool', policy: 'token' },
-    config: { env: { id: 'tools/calculator' }, model: TINY, warmStart: { steps: 2, batch: 4, lr: 0.003 }, algo: { algo: 'grpo', groupSize: 2, klCoef: 0.001 }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8, budget: { mode: 'adaptive', pool: 8, minPerPrompt: 2, maxPerPrompt: 4, decay: 0.9 } } },
-    logs: ['budget/prompts', 'budget/uncertain_share', 'actor/kl_ref'],
+    config: { env: { id: 'tools/calculator' }, model: TINY, warmStart: { steps: 2, batch: 4, lr: 0.003 }, heldOut: { every: 1, questions: 2, k: 2 }, algo: { algo: 'grpo', groupSize: 2, klCoef: 0.001 }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8, budget: { mode: 'adaptive', pool: 8, minPerPrompt: 2, maxPerPrompt: 4, decay: 0.9 } } },
+    logs: ['budget/prompts', 'budget/uncertain_share', 'actor/kl_ref', 'eval/pass_at_one', 'eval/pass_at_k', 'perf/eval_s'],
   },
   {
     name: 'grid GRPO with a progressive shaping schedule',

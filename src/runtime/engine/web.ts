@@ -74,7 +74,8 @@ export async function loadWebEngine(kind: WebBackend, options: WebEngineOptions 
   if (options.threads !== undefined) ort.env.wasm.numThreads = options.threads;
   const logSeverityLevel = options.logSeverityLevel ?? 3;
   await initRuntime(ort);
-  mark(`ort-runtime:${kind}`);
+  // The thread count ORT runs with (1 where the page is not cross-origin isolated): bench/tab reads it.
+  mark(`ort-runtime:${kind}`, { threads: Number(ort.env.wasm.numThreads ?? 1) });
   if (kind === 'webgpu') {
     return ortEngine(ort as unknown as OrtModule, 'ort-web-webgpu', {
       sessionOptions: { executionProviders: ['webgpu'], logSeverityLevel },

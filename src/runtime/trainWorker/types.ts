@@ -72,6 +72,8 @@ export interface StartInfo {
   canCheckpoint: boolean;
   /** Iterations already trained (a resumed run starts at its checkpoint's). */
   iteration: number;
+  /** The warm start was a shipped one (public/warm-start/) loaded instead of trained. */
+  warmStartLoaded?: boolean;
 }
 
 /** Progress of an imitation warm start (tool envs), one report per imitation step. */

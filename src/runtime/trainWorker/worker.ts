@@ -111,6 +111,17 @@ async function release(): Promise<boolean> {
   return clean;
 }
 
+/** A shipped warm start's JSON, or undefined when the host has none by that name (or it does not parse). */
+async function fetchWarmStart(url: string): Promise<unknown> {
+  try {
+    const res = await fetch(url);
+    if (!res.ok) return undefined;
+    return await res.json();
+  } catch {
+    return undefined;
+  }
+}
+
 const api = {
   /** Heartbeat: the page asks every few seconds; a worker that stops answering is treated as dead. */
   ping(): true {
@@ -188,6 +199,7 @@ const api = {
     threads = 1,
     resumeFrom?: Checkpoint,
     onPhase?: (p: PhaseReport) => void,
+    warmStartBase?: string,
   ): Promise<StartInfo> {
     const gen = ++generation;
     await release();
@@ -209,14 +221,30 @@ const api = {
     onPhase?.({ phase: 'session' });
     // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
     // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
+    let warmStartLoaded = false;
     const t = await createTrainer(config, engine, {
+      // Shipped warm starts (public/warm-start/, absolute URL from the page): a matching one replaces the warm start's training.
+      warmStartCache: warmStartBase
+        ? {
+            read: (name) => fetchWarmStart(new URL(name, warmStartBase).href),
+            onResult: (r) => {
+              warmStartLoaded = r.loaded;
+              mark(r.loaded ? 'warm-start-loaded' : 'warm-start-refused');
+            },
+          }
+        : undefined,
       rewardLab: lab,
       workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights, onRestart: (m) => workerNotes.length < 20 && workerNotes.push(m) }),
       // Tool runs with rollout.workers 1 decode in a token rollout worker beside this one.
       tokenWorker: browserTokenWorker,
       // A token run's checkpoint replaces the imitation warm start's result: a resume skips it.
       resume: resumeFrom,
-      onWarmStart: onWarmStart ? (r, total) => onWarmStart({ step: r.step + 1, total, ceLoss: r.ceLoss, targetProb: r.targetProb }) : undefined,
+      onWarmStart: (r, total) => {
+        // Marks at the warm start's first and last step: bench/tab's time to the warm start's end.
+        if (r.step === 0) mark('warm-start-first-step');
+        if (r.step + 1 === total) mark('warm-start-end');
+        return onWarmStart?.({ step: r.step + 1, total, ceLoss: r.ceLoss, targetProb: r.targetProb });
+      },
       onEpisode: onPhase ? firstRolloutProgress(gen, onPhase) : undefined,
     });
     if (gen !== generation) {
@@ -237,7 +265,7 @@ const api = {
     runConfig = config;
     runEngine = engine;
     mark('start-end');
-    return { engine: engine.name, setupS: (performance.now() - t0) / 1000, params: countParams(t.model), canCheckpoint: t.canCheckpoint, iteration: t.iteration };
+    return { engine: engine.name, setupS: (performance.now() - t0) / 1000, params: countParams(t.model), canCheckpoint: t.canCheckpoint, iteration: t.iteration, warmStartLoaded };
   },
 
   /**
