@@ -51,6 +51,11 @@ export interface FamilyPlay {
 export interface EnvFamily {
   /** `EnvSpec.family` of its envs. */
   name: 'grid' | 'tool';
+  /** The env list's heading over its envs, and the line under it. */
+  title: string;
+  blurb: string;
+  /** How its built-in envs' ids begin (the env list groups an env whose spec failed to build by it). */
+  idPrefix: string;
   /**
    * What an observation is: 'grid', an egocentric view (view×view×3 bytes under `image`, with its
    * text) or, for a vector code env, floats under `vector` (the observation space says which);
@@ -84,6 +89,9 @@ export interface EnvFamily {
 
 const GRID: EnvFamily = {
   name: 'grid',
+  title: 'Grid worlds',
+  blurb: 'Navigate with a partial, egocentric view.',
+  idPrefix: 'grid/',
   observation: 'grid',
   action: 'discrete',
   stepPool: true,
@@ -112,6 +120,9 @@ const GRID: EnvFamily = {
 
 const TOOL: EnvFamily = {
   name: 'tool',
+  title: 'Tool APIs',
+  blurb: 'Multi-turn: call tools, then answer.',
+  idPrefix: 'tools/',
   observation: 'text',
   action: 'text',
   stepPool: false,
@@ -136,7 +147,7 @@ const TOOL: EnvFamily = {
   wire: { observationTitle: 'ToolObservation', verlTool: true },
 };
 
-/** Every family, in the order messages list them. */
+/** Every family, in the order messages and the env list show them. */
 export const ENV_FAMILIES: readonly EnvFamily[] = [GRID, TOOL];
 
 /** A family's name (`EnvSpec.family`). */
