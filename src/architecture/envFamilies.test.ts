@@ -54,7 +54,7 @@ describe('every env maps to a family that describes it', () => {
   });
 
   it('an unknown family is refused by name', () => {
-    expect(() => envFamily('remote')).toThrow(/unknown env family 'remote' \(registered: grid, tool\)/);
+    expect(() => envFamily('lunar')).toThrow(/unknown env family 'lunar' \(registered: grid, tool\)/);
   });
 });
 

@@ -9,7 +9,7 @@
 import { expose } from 'comlink';
 import { checkCodeEnv, exportLine, makeCodeEnv, type CodeEnv, type CodeEnvProblem } from '../../core/envs/code/index.ts';
 import type { Frame } from '../../core/envs/types.ts';
-import { familyOf } from '../../core/envs/families.ts';
+import { familyOf, type EnvFamilyName } from '../../core/envs/families.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadCodeEnvs } from './index.ts';
 
@@ -17,7 +17,7 @@ import { loadCodeEnvs } from './index.ts';
 export interface StudioSpec {
   title: string;
   description: string;
-  family: 'grid' | 'tool';
+  family: EnvFamilyName;
   /** What the module observes: a grid view, a text, or a vector (a Box of floats; family 'grid'). */
   observation: 'grid' | 'text' | 'vector';
   /** A vector observation's element names (env.observation.labels), else null. */
