@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { checkCodeEnv, MAX_CODE_CHARS } from '../core/envs/code/index.ts';
+import { familyOf } from '../core/envs/families.ts';
 import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
 import '../runtime/codeEnv/node.ts';
 import { parseCli, runWhenScript, UsageError } from './args.ts';
@@ -50,7 +51,7 @@ export async function checkEnvFile(path: string): Promise<FileVerdict> {
   const check = checkCodeEnv(text);
   if (check.problems.length === 0 && check.spec !== null) {
     const s = check.spec;
-    return { ok: true, lines: [`${path}: code env "${s.title}" passes its check (${s.family === 'grid' ? 'grid observations' : 'text observations'}, ${s.maxSteps} steps at most)`] };
+    return { ok: true, lines: [`${path}: code env "${s.title}" passes its check (${familyOf(s).label} observations, ${s.maxSteps} steps at most)`] };
   }
   const n = check.problems.length;
   return { ok: false, lines: [`${path}: the code env fails its check (${n} problem${n === 1 ? '' : 's'}):`, ...problemLines(path, check.problems)] };

@@ -12,6 +12,7 @@ import { basename, extname } from 'node:path';
 import { DEFAULT_MAP_PRESET, mapFromJson, mapToKwargs, type GridMap } from '../core/envs/grid/mapSpec.ts';
 import { solveMap } from '../core/envs/grid/mapSolve.ts';
 import { envIds, makeEnv, registerEnv, type EnvKwargs } from '../core/envs/index.ts';
+import { familyOf } from '../core/envs/families.ts';
 import { registerCodeEnv } from '../core/envs/code/index.ts';
 import { UsageError } from './args.ts';
 import { codeEnvFromFile, DEFAULT_CODE_ENV_PRESET } from './codeEnvFile.ts';
@@ -54,7 +55,7 @@ export async function loadEnvFile(path: string): Promise<EnvFile> {
   const ext = extname(path).toLowerCase();
   if (ext === '.js' || ext === '.mjs') {
     const f = await codeEnvFromFile(path);
-    return { kind: 'code', path, env: f.env, defaultPreset: DEFAULT_CODE_ENV_PRESET, summary: `${path}: code env "${f.spec.title}", ${vectorBox(f.spec) ? 'vector observations' : f.spec.family === 'grid' ? 'grid observations' : 'text observations'}, checked` };
+    return { kind: 'code', path, env: f.env, defaultPreset: DEFAULT_CODE_ENV_PRESET, summary: `${path}: code env "${f.spec.title}", ${vectorBox(f.spec) ? 'vector observations' : `${familyOf(f.spec).label} observations`}, checked` };
   }
   let text: string;
   try {

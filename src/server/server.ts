@@ -40,6 +40,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { envIds, makeEnv, type Env } from '../core/envs/index.ts';
 import { RealClock, type Clock } from '../core/envs/clock.ts';
+import { familyOf } from '../core/envs/families.ts';
 import { WireError, envSchemas, toJson, type FieldError, type Json } from './wire.ts';
 import { SessionStore, clientOf, readResetBody, resetSession, sessionState, stepSession, type EpisodeOptions, type LatencyMode, type Session } from './sessions.ts';
 import { getObservations, readVerlBatch, type VerlActionMode } from './verlTool.ts';
@@ -209,7 +210,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
     return null;
   };
   const unknownPath = (path: string) =>
-    new WireError(404, `no route ${path}: ${prefixed ? `served envs are under ${mounts.map((m) => m.prefix).join(', ')}` : `this server serves ${mounts[0].envId} at the root`} (routes: /health, /metadata, /schema, /reset, /step, /state, /close, /ws${mounts.some((m) => m.probe.spec.family === 'tool') ? ', /get_observation' : ''})`);
+    new WireError(404, `no route ${path}: ${prefixed ? `served envs are under ${mounts.map((m) => m.prefix).join(', ')}` : `this server serves ${mounts[0].envId} at the root`} (routes: /health, /metadata, /schema, /reset, /step, /state, /close, /ws${mounts.some((m) => familyOf(m.probe.spec).wire.verlTool) ? ', /get_observation' : ''})`);
 
   const httpKey = (m: Mount, id: string) => `http:${m.envId}:${id}`;
 
@@ -226,7 +227,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
       '/schema': get('Get all JSON schemas'),
       '/mcp': post('MCP JSON-RPC endpoint'),
     };
-    if (m.probe.spec.family === 'tool') paths['/get_observation'] = post('verl-tool batched observations');
+    if (familyOf(m.probe.spec).wire.verlTool) paths['/get_observation'] = post('verl-tool batched observations');
     return { openapi: '3.1.0', info: { title: `Agentic RL Playground env server: ${m.envId}`, version: VERSION }, paths };
   };
 
@@ -336,7 +337,7 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
       }
       case '/get_observation': {
         expect('POST');
-        if (m.probe.spec.family !== 'tool') throw new WireError(404, `${m.envId} is a ${m.probe.spec.family} env: the verl-tool protocol (/get_observation) is served for tool envs only`);
+        if (!familyOf(m.probe.spec).wire.verlTool) throw new WireError(404, `${m.envId} is a ${m.probe.spec.family} env: the verl-tool protocol (/get_observation) is served for tool envs only`);
         const items = readVerlBatch(parseJson(await readBody(req, opts.maxBodyBytes)));
         return sendJson(res, 200, await getObservations(items, m.envId, store, episode, opts.verlActions, client));
       }

@@ -15,6 +15,7 @@
  */
 import type { Env, Info, ResetResult, StepResult } from '../core/envs/index.ts';
 import type { Space } from '../core/envs/spaces.ts';
+import { familyOf } from '../core/envs/families.ts';
 
 /** A JSON value as it goes on the wire. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -174,12 +175,12 @@ export function envSchemas(env: Env): { action: Record<string, Json>; observatio
         };
   const obs = spaceSchema(spec.observationSpace) as { properties?: Record<string, Json>; required?: Json[] };
   const observation = {
-    title: spec.family === 'grid' ? 'GridObservation' : 'ToolObservation',
+    title: familyOf(spec).wire.observationTitle,
     type: 'object',
     properties: {
       ...(obs.properties ?? {}),
       terminated: { type: 'boolean', description: 'true end of the episode (no bootstrapping past it)' },
-      truncated: { type: 'boolean', description: `time limit reached (${spec.maxSteps} ${spec.family === 'grid' ? 'steps' : 'turns'})` },
+      truncated: { type: 'boolean', description: `time limit reached (${spec.maxSteps} ${familyOf(spec).stepNoun}s)` },
       info: { type: 'object', description: 'per-step facts: success, malformed, toolCall, toolFailed, latencyMs (simulated ms), progress, turn, ...' },
     },
     required: [...(obs.required ?? []), 'terminated', 'truncated', 'info'],

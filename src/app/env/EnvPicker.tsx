@@ -2,27 +2,27 @@
 import { useStore } from '../state/store.ts';
 import type { CatalogEntry } from '../state/storeTypes.ts';
 import { keepFocus } from './EpisodeControls.tsx';
+import { ENV_FAMILIES } from '../../core/envs/families.ts';
 
-const FAMILIES: { family: string; title: string; blurb: string }[] = [
-  { family: 'grid', title: 'Grid worlds', blurb: 'Navigate with a partial, egocentric view.' },
-  { family: 'tool', title: 'Tool APIs', blurb: 'Multi-turn: call tools, then answer.' },
-];
-
-/** The env's family; a broken registration (no spec) is grouped by its id prefix. */
-function familyOf(c: CatalogEntry): string {
+/** The env's family name; a broken registration (no spec) is grouped by its id's prefix. */
+function groupOf(c: CatalogEntry): string {
   if (c.spec) return c.spec.family;
-  const prefix = c.id.split('/')[0];
-  return prefix === 'tools' ? 'tool' : prefix;
+  return ENV_FAMILIES.find((f) => c.id.startsWith(f.idPrefix))?.name ?? c.id.split('/')[0];
 }
 
 export function EnvPicker() {
   const catalog = useStore((s) => s.catalog);
   const envId = useStore((s) => s.envId);
   const open = useStore((s) => s.open);
-  const known = new Set(FAMILIES.map((f) => f.family));
+  const byGroup = new Map<string, CatalogEntry[]>();
+  for (const c of catalog) {
+    const g = groupOf(c);
+    byGroup.set(g, [...(byGroup.get(g) ?? []), c]);
+  }
+  const other = catalog.filter((c) => !ENV_FAMILIES.some((f) => f.name === groupOf(c)));
   const groups = [
-    ...FAMILIES.map((f) => ({ ...f, items: catalog.filter((c) => familyOf(c) === f.family) })),
-    { family: 'other', title: 'Other', blurb: '', items: catalog.filter((c) => !known.has(familyOf(c))) },
+    ...ENV_FAMILIES.map((f) => ({ family: f.name as string, title: f.title, blurb: f.blurb, items: byGroup.get(f.name) ?? [] })),
+    { family: 'other', title: 'Other', blurb: '', items: other },
   ].filter((g) => g.items.length > 0);
 
   return (

@@ -8,6 +8,7 @@ import { ExpertControls, SeedControls } from './EpisodeControls.tsx';
 import { EpisodeStatus } from './EpisodeStatus.tsx';
 import { GridView } from './GridView.tsx';
 import { ToolView } from './ToolView.tsx';
+import { familyOf } from '../../core/envs/families.ts';
 
 function Description({ text }: { text: string }) {
   const [open, setOpen] = useState(false);
@@ -61,7 +62,7 @@ function EnvStage() {
             <ExpertControls />
           </div>
           <AgentControls spec={spec} />
-          {spec.family === 'grid' ? <GridView spec={spec} episode={episode} /> : <ToolView spec={spec} episode={episode} />}
+          {familyOf(spec).view === 'grid' ? <GridView spec={spec} episode={episode} /> : <ToolView spec={spec} episode={episode} />}
         </>
       ) : (
         <div className="panel placeholder">

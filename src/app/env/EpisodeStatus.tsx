@@ -5,6 +5,7 @@
  */
 import { isOver, type Episode } from '../state/episode.ts';
 import type { EnvSpec } from '../../core/envs/types.ts';
+import { familyOf } from '../../core/envs/families.ts';
 
 export function formatReward(r: number): string {
   return Number.isInteger(r) ? String(r) : r.toFixed(3);
@@ -24,7 +25,8 @@ function outcome(ep: Episode): { state: string; text: string; tone: string; hint
 
 export function EpisodeStatus({ spec, episode }: { spec: EnvSpec; episode: Episode }) {
   const o = outcome(episode);
-  const unit = spec.family === 'tool' ? 'Turn' : 'Step';
+  const noun = familyOf(spec).stepNoun;
+  const unit = noun[0].toUpperCase() + noun.slice(1);
   const used = episode.steps.length;
   const last = episode.steps[used - 1];
   return (

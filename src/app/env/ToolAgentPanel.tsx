@@ -21,6 +21,7 @@ import { envActionOf, type AgentPlan } from '../../core/agents/tokenAgent.ts';
 import { GRID_ACTION_LETTERS } from '../../core/envs/grid/textAdapter.ts';
 import { ACTION_LABELS } from '../../core/envs/grid/world.ts';
 import type { EnvSpec } from '../../core/envs/types.ts';
+import { familyOf } from '../../core/envs/families.ts';
 import { isOver, type Episode } from '../state/episode.ts';
 import { useStore } from '../state/store.ts';
 import { agentPolicy } from './agentClient.ts';
@@ -43,7 +44,7 @@ function letterName(text: string): string | null {
 }
 
 export function ToolAgentPanel({ agent, spec }: { agent: TokenAgent; spec: EnvSpec }) {
-  const grid = spec.family === 'grid';
+  const grid = familyOf(spec).textForm === 'grid-adapter';
   const envId = useStore((s) => s.envId);
   const episode = useStore((s) => s.episode);
   const [mode, setMode] = useState<AgentMode>('sampled');

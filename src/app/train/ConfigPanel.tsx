@@ -7,6 +7,7 @@ import { Fragment, memo, useState } from 'react';
 import { useStore } from '../state/store.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import type { EnvKwargs } from '../../core/envs/registry.ts';
+import { familyOf } from '../../core/envs/families.ts';
 import { FIELDS, PANELS, getPath, type FieldDef } from './fields.ts';
 import { isHidden, isLocked, lockedClickNotice } from '../lessons/classroom.ts';
 
@@ -128,8 +129,8 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
   // KL is live only while a reference policy exists (β > 0 when the run started).
   const running = useStore((s) => s.running !== null && (f.path !== 'algo.klCoef' || s.running.algo.klCoef > 0));
   const catalog = useStore((s) => s.catalog);
-  // The env list matches the policy: grid worlds for the MLP, tool envs for the transformer.
-  const family = useStore((s) => (s.draft.model.kind === 'mlp' ? 'grid' : 'tool'));
+  // The env list matches the policy: each family's envs are listed under its own model kind (grid worlds for the MLP, tool envs for the transformer).
+  const modelKind = useStore((s) => s.draft.model.kind);
   // A classroom link can lock a field: it shows its value but cannot be edited.
   const locked = useStore((s) => isLocked(s.classroom, f.path));
   const editField = useStore((s) => s.editField);
@@ -144,7 +145,7 @@ const Field = memo(function Field({ f }: { f: FieldDef }) {
   if (f.input.kind === 'select' || f.input.kind === 'env') {
     const options =
       f.input.kind === 'env'
-        ? catalog.filter((c) => c.spec?.family === family).map((c) => ({ value: c.id, label: c.id === value ? envTitle(c.id, envKwargs) ?? c.spec!.title : c.spec!.title }))
+        ? catalog.filter((c) => c.spec !== null && familyOf(c.spec).listedUnder === modelKind).map((c) => ({ value: c.id, label: c.id === value ? envTitle(c.id, envKwargs) ?? c.spec!.title : c.spec!.title }))
         : f.input.options;
     input = (
       <select id={id} className="field-input" data-testid={id} value={String(value)} aria-disabled={locked || undefined} aria-describedby={describedBy} onChange={(e) => edit(f.path, e.target.value)}>

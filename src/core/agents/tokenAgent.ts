@@ -12,6 +12,7 @@
  */
 import type { TokenDecoder } from '../engine/types.ts';
 import { parseGridAction } from '../envs/grid/textAdapter.ts';
+import { envFamily } from '../envs/families.ts';
 import { ACTION } from '../envs/grid/world.ts';
 import type { EnvSpec, ToolEnv } from '../envs/types.ts';
 import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
@@ -93,5 +94,5 @@ export async function playTokenAgent(decoder: TokenDecoder, env: ToolEnv, seed: 
  * so both copies stay in step); a tool env the text itself.
  */
 export function envActionOf(family: EnvSpec['family'], action: string): string | number {
-  return family === 'grid' ? (parseGridAction(action) ?? ACTION.done) : action;
+  return envFamily(family).textForm === 'grid-adapter' ? (parseGridAction(action) ?? ACTION.done) : action;
 }

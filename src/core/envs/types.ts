@@ -8,6 +8,7 @@
  * - Stepping a finished episode is a programming error and throws; bad *agent* input
  *   (a malformed tool call) never throws, it gets an error observation.
  */
+import type { EnvFamilyName } from './families.ts';
 import type { Space } from './spaces.ts';
 import type { ActionGrammar } from '../text/grammar.ts';
 
@@ -56,7 +57,8 @@ export interface EnvSpec {
   title: string;
   /** One paragraph: the task, what makes it hard, what success means. */
   description: string;
-  family: 'grid' | 'tool';
+  /** Its family (envs/families.ts): what it observes and does, which policies fit it, how it is shown. */
+  family: EnvFamilyName;
   observationSpace: Space;
   actionSpace: Space;
   /** Inclusive bounds on any single step's reward. */

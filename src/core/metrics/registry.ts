@@ -15,9 +15,10 @@
  * losses in `core_algos.py`. An anchor is given only where the quantity is the same; `anchorNote`
  * says where the estimator or the unit of an episode differs.
  */
+import { ENV_FAMILIES, type EnvFamilyName } from '../envs/families.ts';
 
 /** The env family a run trains on. Grid-as-text runs are family 'grid' with a 'token' policy. */
-export type EnvFamily = 'grid' | 'tool';
+export type EnvFamily = EnvFamilyName;
 /** What one policy action is: an env step of an MLP policy, or a token of a transformer. */
 export type PolicyKind = 'step' | 'token';
 
@@ -66,7 +67,8 @@ export interface MetricDecl {
   readonly anchorNote?: string;
 }
 
-const BOTH: readonly EnvFamily[] = ['grid', 'tool'];
+/** Every registered family (envs/families.ts). */
+const BOTH: readonly EnvFamily[] = ENV_FAMILIES.map((f) => f.name);
 const GRID: readonly EnvFamily[] = ['grid'];
 const TOOL: readonly EnvFamily[] = ['tool'];
 const ANY: readonly PolicyKind[] = ['step', 'token'];

@@ -6,10 +6,11 @@
  */
 import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, GROUP_ALGOS, type Algo, type AlgoConfig } from '../algos/config.ts';
-import { algoDescriptor, algoTarget } from '../algos/registry/index.ts';
+import { algoDescriptor } from '../algos/registry/index.ts';
 import { ROLLOUT_BUDGET_DEFAULTS as BD } from '../algos/budget.ts';
 import { DEFAULT_TREE_ROLLOUT as TD } from '../rollout/treeRollout.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
+import { familyOf, playOf, type EnvFamily } from '../envs/families.ts';
 import { mixSeed } from '../util/rng.ts';
 import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
@@ -359,10 +360,11 @@ export function stageStarts(stages: readonly Pick<Stage, 'iterations'>[]): numbe
 }
 
 /** What a policy sees and chooses among in an env: stages that change the env must keep both. */
-function shapeOf(env: { id: string; kwargs: Record<string, unknown> }): { family: string; obs: number; actions: number } {
+function shapeOf(env: { id: string; kwargs: Record<string, unknown> }): { fam: EnvFamily; obs: number; actions: number } {
   const e = makeEnv(env.id, env.kwargs);
-  const obs = e.spec.family === 'grid' ? ((e.reset({ seed: 0 }).obs as { image: ArrayLike<number> }).image.length) : 0;
-  return { family: e.spec.family, obs, actions: e.spec.actionSpace.kind === 'discrete' ? e.spec.actionSpace.n : 0 };
+  const fam = familyOf(e.spec);
+  const obs = fam.observation === 'grid' ? ((e.reset({ seed: 0 }).obs as { image: ArrayLike<number> }).image.length) : 0;
+  return { fam, obs, actions: e.spec.actionSpace.kind === 'discrete' ? e.spec.actionSpace.n : 0 };
 }
 
 /** A staged run's rules: each stage is a valid run, they chain (same shapes), and the run's totals agree. */
@@ -379,7 +381,7 @@ function stageRules(c: RunConfig, rawIterations: unknown): string[] {
     if (st.distill) {
       if (k === 0) out.push(`${at}.distill: distillation needs a teacher, so it cannot be the first stage`);
       if (k !== c.stages.length - 1) out.push(`${at}.distill: distillation ends a pipeline (the stages after it would train the student, whose shape differs from the run's model); make it the last stage`);
-      out.push(...distillRules(c, st.distill, at, base.family));
+      out.push(...distillRules(c, st.distill, at, base.fam));
     }
     if (st.env) {
       let shape: ReturnType<typeof shapeOf> | null = null;
@@ -388,7 +390,7 @@ function stageRules(c: RunConfig, rawIterations: unknown): string[] {
       } catch (e) {
         out.push(`${at}.env: ${(e as Error).message}`);
       }
-      if (shape && shape.family !== base.family) out.push(`${at}.env: a ${shape.family} env, but the run trains on ${base.family} envs (the policy carries over from stage to stage)`);
+      if (shape && shape.fam !== base.fam) out.push(`${at}.env: a ${shape.fam.name} env, but the run trains on ${base.fam.name} envs (the policy carries over from stage to stage)`);
       else if (shape && (shape.obs !== base.obs || shape.actions !== base.actions)) out.push(`${at}.env: its observations (${shape.obs} values) or actions (${shape.actions}) differ from the run's env (${base.obs}, ${base.actions}); keep the view size so the policy carries over`);
     }
     if (out.length > 0) return;
@@ -399,10 +401,10 @@ function stageRules(c: RunConfig, rawIterations: unknown): string[] {
 }
 
 /** A distill stage's student against the run's model: the same kind, and what each kind supports. */
-function distillRules(c: RunConfig, d: NonNullable<Stage['distill']>, at: string, family: string): string[] {
+function distillRules(c: RunConfig, d: NonNullable<Stage['distill']>, at: string, fam: EnvFamily): string[] {
   const s = d.student;
   if (s.kind !== c.model.kind) return [`${at}.distill.student.kind: the student must be the run's kind of policy ('${c.model.kind}'), got '${s.kind}'`];
-  if (s.kind === 'mlp') return family === 'grid' ? [] : [`${at}.distill: an mlp student needs a grid env`];
+  if (s.kind === 'mlp') return fam.plays.mlp ? [] : [`${at}.distill: an mlp student needs a grid env`];
   const out: string[] = [];
   const teacher = c.model as Extract<RunConfig['model'], { kind: 'transformer' }>;
   if (s.context > teacher.context) out.push(`${at}.distill.student.context: at most the teacher's context (${teacher.context}), which scores every position of the student's episodes (got ${s.context})`);
@@ -457,13 +459,13 @@ function budgetRules(c: Parsed, algo: AlgoConfig): string[] {
   if (b.mode === 'adaptive' && b.pool === 0) out.push('rollout.budget.pool: adaptive allocation keeps an estimate per prompt, so it needs a finite pool of prompts (≥ 1)');
   if (b.minPerPrompt > b.maxPerPrompt) out.push(`rollout.budget.maxPerPrompt: must be ≥ minPerPrompt (${b.minPerPrompt}); got ${b.maxPerPrompt}`);
   if (b.pool === 0) return out;
-  let family: string;
+  let fam: EnvFamily;
   try {
-    family = makeEnv(c.env.id, c.env.kwargs).spec.family;
+    fam = familyOf(makeEnv(c.env.id, c.env.kwargs).spec);
   } catch {
     return out; // runnable() reports the env
   }
-  if (family !== 'tool' || c.model.kind !== 'transformer' || !GROUP_ALGOS.includes(algo.algo)) out.push(`rollout.budget.pool: a prompt pool runs on tool envs with a group algorithm (${GROUP_ALGOS.join(', ')}); use 0`);
+  if (!fam.plays[c.model.kind]?.promptPool || !GROUP_ALGOS.includes(algo.algo)) out.push(`rollout.budget.pool: a prompt pool runs on tool envs with a group algorithm (${GROUP_ALGOS.join(', ')}); use 0`);
   if (c.rollout.mode !== 'sync') out.push("rollout.budget.pool: a prompt pool is allocated once per iteration, before it is sampled: use rollout.mode 'sync'");
   if (algo.dynamicSampling.enabled) out.push('algo.dynamicSampling.enabled: a prompt pool fixes the episodes per iteration (the budget), so it does not resample; turn dynamic sampling off');
   // GiGPO compares a group's episodes turn by turn in groups of algo.groupSize; adaptive groups differ in size.
@@ -516,36 +518,32 @@ export function warmStartEnv(c: Pick<RunConfig, 'env' | 'warmStart'>): { id: str
 
 /** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */
 function runnable(c: Parsed): string[] {
-  let family: string;
+  let fam: EnvFamily;
   let agentCount: number;
   let maxSteps: number;
   try {
     const spec = makeEnv(c.env.id, c.env.kwargs).spec;
-    family = spec.family;
+    fam = familyOf(spec);
     agentCount = spec.agents?.length ?? 1;
     maxSteps = spec.maxSteps;
   } catch {
     return envErrors(c.env.id, c.env.kwargs);
   }
   const out: string[] = [];
-  if (family === 'grid' && c.model.kind === 'transformer') {
-    // Played as text by the synchronous token trainer (envs/grid/textAdapter.ts).
-    if (c.rollout.mode === 'async') out.push("rollout.mode: grid envs played as text (transformer) train synchronously; use 'sync'");
-    if (c.rollout.workers > 0) out.push('rollout.workers: grid envs played as text decode in the training thread; use 0');
-  }
+  // The family's rules for this policy (a policy that does not fit is judged by the family's own).
+  const play = playOf(fam, c.model.kind);
+  if (!fam.plays[c.model.kind]) out.push(`model.kind: ${fam.modelKindRule} (got '${c.model.kind}')`);
+  if (play.syncOnly !== null && c.rollout.mode === 'async') out.push(`rollout.mode: ${play.syncOnly}; use 'sync'`);
+  if (c.rollout.workers > play.workers.max) out.push(`rollout.workers: ${play.workers.why}`);
+  if (play.workerNeedsGroupAlgo && c.rollout.workers === 1 && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.workers: a token rollout worker serves group algorithms (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}', use 0`);
+  if (play.asyncNeedsGroupAlgo && c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}'`);
   if (c.rollout.constrained) {
-    const why = constrainedError(c, family);
+    const why = constrainedError(c, fam.name);
     if (why) out.push(`rollout.constrained: ${why}`);
-  }
-  if (family === 'tool') {
-    if (c.model.kind !== 'transformer') out.push(`model.kind: tool envs train a 'transformer' over tokens (got '${c.model.kind}')`);
-    if (c.rollout.workers > 1) out.push('rollout.workers: tool envs decode in the training thread (0) or in one rollout worker (1) over one KV cache; use 0 or 1');
-    if (c.rollout.workers === 1 && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.workers: a token rollout worker serves group algorithms (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}', use 0`);
-    if (c.rollout.mode === 'async' && !GROUP_ALGOS.includes(c.algo.algo as Algo)) out.push(`rollout.mode: async token training takes a group algorithm (${GROUP_ALGOS.join(', ')}); got '${c.algo.algo}'`);
   }
   // Where the algorithm itself does not run: its descriptor's reasons.
   const d = algoDescriptor(c.algo.algo);
-  const target = algoTarget(family, c.model.kind);
+  const target = play.target;
   const refusedTarget = d.refuses?.[target];
   if (refusedTarget) out.push(`algo.algo: ${refusedTarget}`);
   if (c.rollout.mode === 'async' && d.refuses?.async) out.push(`rollout.mode: ${d.refuses.async}`);
@@ -557,7 +555,7 @@ function runnable(c: Parsed): string[] {
     // The demonstrations' env is built here, so a bad kwarg is named before any training starts.
     out.push(...envErrors(c.env.id, warmStartEnv(c).kwargs as EnvKwargs).map((m) => `warmStart.envKwargs: ${m.replace(/^env: /, '')}`));
   }
-  if (family === 'grid' && c.model.kind === 'mlp' && c.warmStart !== null) {
+  if (fam.plays[c.model.kind]?.data === 'steps' && c.warmStart !== null) {
     // Behaviour cloning of the env's expert (trainer/gridImitation.ts): one agent, and no auxiliary observation loss (an MLP predicts no tokens).
     if (agentCount > 1) out.push(`warmStart: the grid warm start imitates one expert; ${c.env.id} has ${agentCount} agents`);
     if (c.warmStart.observationWeight !== 0) out.push('warmStart.observationWeight: an mlp policy predicts actions, not the observation tokens; use 0');

@@ -15,6 +15,7 @@
  * its `versions` array shows where (the scheduler in trainer/stepCollector.ts relies on this).
  */
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
+import { familyOf } from '../envs/families.ts';
 import type { Env, EnvSpec, Frame, GridObs, StepObs } from '../envs/types.ts';
 import type { BoxSpace } from '../envs/spaces.ts';
 import type { Potential } from '../reward/shaping.ts';
@@ -53,7 +54,7 @@ export function vectorBox(spec: EnvSpec): BoxSpace | null {
  */
 export function gridMlpSpec(env: { id: string; kwargs?: EnvKwargs }, mlp: Partial<Omit<MlpConfig, 'obsDim' | 'numActions' | 'towers' | 'towerFeature'>> = {}, agents: AgentPolicies = 'shared'): PoolModelSpec {
   const probe = makeEnv(env.id, env.kwargs) as Env<GridObs, number>;
-  if (probe.spec.family !== 'grid') throw new Error(`${env.id} is a ${probe.spec.family} env, not a grid env`);
+  if (!familyOf(probe.spec).stepPool) throw new Error(`${env.id} is a ${probe.spec.family} env, not a grid env`);
   const space = probe.spec.actionSpace;
   if (space.kind !== 'discrete') throw new Error(`${env.id}: expected a discrete action space`);
   const vec = vectorBox(probe.spec);
@@ -209,7 +210,7 @@ export class SerialRolloutPool implements RolloutPool {
     if (!list) this.envs.set(key, (list = []));
     while (list.length < n) {
       const env = makeEnv(id, kwargs) as Env<StepObs, number>;
-      if (env.spec.family !== 'grid') throw new Error(`rollout pool: ${id} is a ${env.spec.family} env; step pools play grid envs`);
+      if (!familyOf(env.spec).stepPool) throw new Error(`rollout pool: ${id} is a ${env.spec.family} env; step pools play grid envs`);
       list.push(env);
     }
     return list.slice(0, n);

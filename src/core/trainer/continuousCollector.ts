@@ -34,6 +34,7 @@
  */
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
+import { familyOf } from '../envs/families.ts';
 import { PromptPool, type PlannedGroup } from '../rollout/promptPool.ts';
 import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Clock } from '../envs/clock.ts';
@@ -397,7 +398,7 @@ export async function createContinuousTrainer(
   if (!GROUP_ALGOS.includes(algo.algo)) throw new Error(`the continuous token loop trains group algorithms (${GROUP_ALGOS.join(', ')}); got ${algo.algo}`);
   const scheduler = continuousScheduler(config, scheduling.maxStaleness);
   const probe = makeEnv(config.env.id, config.env.kwargs);
-  if (probe.spec.family !== 'tool') throw new Error(`the continuous token loop trains text (tool) envs; ${config.env.id} is a ${probe.spec.family} env`);
+  if (!familyOf(probe.spec).plays.transformer?.continuous) throw new Error(`the continuous token loop trains text (tool) envs; ${config.env.id} is a ${probe.spec.family} env`);
   const model = makeTokenModel(config.model);
   const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
   const rows = scheduling.kvRows > 0 ? scheduling.kvRows : config.groups * algo.groupSize;

@@ -14,6 +14,7 @@
  *   any, with `stages`      → StagedTrainer over one of the above per stage (stagedTrainer.ts)
  */
 import { makeEnv } from '../envs/index.ts';
+import { familyOf } from '../envs/families.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import { warmStartEnv, type RunConfig } from '../presets/schema.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
@@ -94,11 +95,12 @@ export async function createTrainer(config: RunConfig, engine: Engine, options: 
 /** The trainer of a run without stages (or of one stage), from `start`'s weights when given. */
 async function createStageTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions, start: StageStart): Promise<RunTrainer> {
   const probeSpec = makeEnv(config.env.id, config.env.kwargs).spec;
-  const family = probeSpec.family;
+  const family = familyOf(probeSpec);
+  const play = family.plays[config.model.kind];
   const { rollout, model } = config;
   // A vector observation has no text form for a token policy to read.
   if (model.kind !== 'mlp' && vectorBox(probeSpec)) throw new Error(`${config.env.id} has vector observations (a Box of floats): train it with an mlp policy (model.kind "mlp"), not a ${model.kind}`);
-  if (family === 'grid' && model.kind === 'mlp') {
+  if (play?.data === 'steps' && model.kind === 'mlp') {
     if (rollout.workers > 0 && !options.workerPool) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no worker pool; use 0`);
     // The warm start is deterministic (expert episodes from the run's seed), so a resumed run
     // plays it again: its result is the KL reference the checkpoint does not carry for grids.
@@ -123,10 +125,10 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
       options.rewardLab,
     );
   }
-  if ((family === 'tool' || family === 'grid') && model.kind === 'transformer') {
-    if (family === 'grid' && rollout.workers > 0) throw new Error('grid envs played as text decode in the training thread: set rollout.workers 0');
+  if (play?.data === 'tokens' && model.kind === 'transformer') {
+    if (play.workers.max === 0 && rollout.workers > 0) throw new Error('grid envs played as text decode in the training thread: set rollout.workers 0');
     if (rollout.workers > 0 && !options.tokenWorker) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no token rollout worker; use 0`);
-    if (family === 'grid' && rollout.mode === 'async') throw new Error('grid envs played as text train synchronously: set rollout.mode "sync"');
+    if (play.syncOnly !== null && rollout.mode === 'async') throw new Error('grid envs played as text train synchronously: set rollout.mode "sync"');
     // A token checkpoint carries every weight the warm start would give (learner, reference).
     const skipWarmStart = options.resume !== undefined && options.resume.trainer !== 'step';
     if (start.tokenTeacher) return createTokenDistillTrainer(config, start.tokenTeacher, engine, options.rewardLab);
@@ -155,14 +157,14 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     // modes then wait for tool latency the same way, so a sync/async comparison is fair. ReMax
     // plays its greedy baseline episodes by the version that sampled the batch: lockstep.
     // Tree rollouts replay a prefix and branch in the lockstep loop.
-    if (family === 'tool' && GROUP_ALGOS.includes(config.algo.algo) && algoDescriptor(config.algo.algo).advantage.kind !== 'greedy-baseline' && !rollout.tree.enabled) {
+    if (play.continuous && GROUP_ALGOS.includes(config.algo.algo) && algoDescriptor(config.algo.algo).advantage.kind !== 'greedy-baseline' && !rollout.tree.enabled) {
       const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
       const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
       return createContinuousTrainer(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);
     }
     return createLockstepTrainer(tokenConfig, engine, weights, ref, options.rewardLab);
   }
-  throw new Error(`no trainer for ${family} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp or a transformer, tool envs a transformer`);
+  throw new Error(`no trainer for ${family.name} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp or a transformer, tool envs a transformer`);
 }
 
 /**

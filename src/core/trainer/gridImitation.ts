@@ -11,6 +11,7 @@
  */
 import type { Engine } from '../engine/types.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
+import { familyOf } from '../envs/families.ts';
 import type { Env, StepObs } from '../envs/types.ts';
 import type { MlpPolicy } from '../models/mlp.ts';
 import type { Weights } from '../models/types.ts';
@@ -41,7 +42,7 @@ export async function trainGridImitation(
   onStep?: (r: ImitationReport) => void | Promise<void>,
 ): Promise<{ weights: Weights; curve: ImitationReport[] }> {
   const env = makeEnv(cfg.env.id, cfg.env.kwargs) as Env<StepObs, number>;
-  if (env.spec.family !== 'grid' || (env.spec.agents?.length ?? 1) > 1) throw new Error(`trainGridImitation: ${cfg.env.id} is not a one-agent grid env`);
+  if (!familyOf(env.spec).stepPool || (env.spec.agents?.length ?? 1) > 1) throw new Error(`trainGridImitation: ${cfg.env.id} is not a one-agent grid env`);
   const D = model.config.obsDim;
   const B = cfg.rows;
   const learner = await engine.createLearner(model, { batch: B, loss: { kind: 'imitation', entropyCoef: 0 }, adam: { lr: cfg.lr, maxGradNorm: 1 } }, initial);

@@ -9,6 +9,7 @@
 import { expose } from 'comlink';
 import { checkCodeEnv, exportLine, makeCodeEnv, type CodeEnv, type CodeEnvProblem } from '../../core/envs/code/index.ts';
 import type { Frame } from '../../core/envs/types.ts';
+import { familyOf, type EnvFamilyName } from '../../core/envs/families.ts';
 import { Rng } from '../../core/util/rng.ts';
 import { loadCodeEnvs } from './index.ts';
 
@@ -16,7 +17,7 @@ import { loadCodeEnvs } from './index.ts';
 export interface StudioSpec {
   title: string;
   description: string;
-  family: 'grid' | 'tool';
+  family: EnvFamilyName;
   /** What the module observes: a grid view, a text, or a vector (a Box of floats; family 'grid'). */
   observation: 'grid' | 'text' | 'vector';
   /** A vector observation's element names (env.observation.labels), else null. */
@@ -81,7 +82,7 @@ function stepWith(action: number | string): StudioView {
 /** A random action: uniform over a grid env's set; for a text env, one of its calls with a small number. */
 function randomAction(e: CodeEnv, rng: Rng): number | string {
   const names = e.meta.actions;
-  return e.spec.family === 'grid' ? rng.int(0, names.length) : `${rng.choice(names)}(${rng.int(0, 100)})`;
+  return familyOf(e.spec).action === 'discrete' ? rng.int(0, names.length) : `${rng.choice(names)}(${rng.int(0, 100)})`;
 }
 
 const api = {

@@ -4,6 +4,7 @@
  */
 import { makeEnv } from '../../core/envs/index.ts';
 import type { GridEnv } from '../../core/envs/types.ts';
+import { familyOf } from '../../core/envs/families.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { sampleGridEpisode, sampleTextEpisode, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
 import { makeTextEnv } from '../../core/envs/grid/textAdapter.ts';
@@ -60,6 +61,6 @@ export function warmRewardSandbox(): Promise<void> {
 /** A few steps of a real episode of the run's env, recorded as its trainer would: grid steps for an mlp policy, text turns for a transformer (tool envs, grids as text). */
 function dryRunEpisode(config: Pick<RunConfig, 'env' | 'seed' | 'model'>): ScoreEpisode {
   const env = makeEnv(config.env.id, config.env.kwargs);
-  if (env.spec.family === 'grid' && config.model.kind === 'mlp') return sampleGridEpisode(env as GridEnv, config.env.id, config.seed, DRY_RUN_ACTIONS);
+  if (familyOf(env.spec).plays[config.model.kind]?.data === 'steps') return sampleGridEpisode(env as GridEnv, config.env.id, config.seed, DRY_RUN_ACTIONS);
   return sampleTextEpisode(makeTextEnv(config.env.id, config.env.kwargs), config.env.id, config.seed, DRY_RUN_TEXT_ACTIONS);
 }

@@ -4,6 +4,7 @@
  * sandbox, and hand the values to core/reward/rescore.ts. Runs in the re-score worker (the
  * browser) or in Node (tests); never on the page's thread, since it runs user code.
  */
+import { familyOf } from '../../core/envs/families.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import type { GridEnv } from '../../core/envs/types.ts';
 import { rescoreBuffer, type FrozenEpisode, type RescoreAlgo, type RescoreResult, type TermValues } from '../../core/reward/rescore.ts';
@@ -63,7 +64,7 @@ function stepRecords(req: Pick<RescoreRequest, 'envId' | 'envKwargs' | 'episodes
   }
   if (text > 0) throw new Error(`re-scoring: ${text} of ${req.episodes.length} frozen episodes are token episodes; a buffer holds one run's episodes, all of one kind`);
   const env = makeEnv(req.envId, req.envKwargs);
-  if (env.spec.family !== 'grid') throw new Error(`re-scoring replays grid episodes from their actions; ${req.envId} is not a grid env, and its episodes carry no token record`);
+  if (!familyOf(env.spec).stepPool) throw new Error(`re-scoring replays grid episodes from their actions; ${req.envId} is not a grid env, and its episodes carry no token record`);
   return req.episodes.map((ep) => buildGridStepRecords(env as GridEnv, { envId: req.envId, seed: ep.seed, actions: ep.actions, rewards: ep.rewards }));
 }
 

@@ -11,6 +11,7 @@
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { CodeEnvProblem } from '../../../core/envs/code/index.ts';
+import { familyOf } from '../../../core/envs/families.ts';
 import type { RandomAgentResult, StudioCheck } from '../../../runtime/codeEnv/studioWorker.ts';
 import { useStore } from '../../state/store.ts';
 import { CodeEditor } from './CodeEditor.tsx';
@@ -315,7 +316,7 @@ export function CodeEnvPanel({ incoming = null, onTrain, onIncomingSettled }: Co
               <button type="button" className="btn btn-primary" disabled={presetId === '' || busy !== null} onClick={() => void trainOnCode(checked.code, presetId, onTrain)} data-testid="code-env-train">
                 Train on this env
               </button>
-              {trainable.length === 0 && <span>No preset trains a {checked.spec.family === 'grid' ? 'grid' : 'text'} code env here yet (the CLI does: see examples/envs/guess-number.run.json).</span>}
+              {trainable.length === 0 && <span>No preset trains a {familyOf(checked.spec).label} code env here yet (the CLI does: see examples/envs/guess-number.run.json).</span>}
             </div>
             <p className="muted" data-testid="code-env-where">
               In this tab the env runs in the QuickJS sandbox, which interprets it (about 1/70 of a built-in env's speed).{' '}

@@ -6,17 +6,20 @@ import type { Preset } from '../../train/config.ts';
 import { validate } from '../../train/config.ts';
 import { useStore } from '../../state/store.ts';
 import { CODE_ENV_ID } from '../../../core/envs/code/codeEnv.ts';
+import { envFamily, type EnvFamilyName } from '../../../core/envs/families.ts';
 
 /**
  * Presets that can train a code env of `family`: grid envs with an MLP, text envs with a token
  * policy; not pipelines (distillation is a stage), two-agent setups, or shaping and reward-lab terms
  * that read a built-in grid's full state (goal distance), which a code env does not expose.
  */
-export function presetsFor(presets: readonly Preset[], family: 'grid' | 'tool'): Preset[] {
+export function presetsFor(presets: readonly Preset[], family: EnvFamilyName): Preset[] {
+  const listed = envFamily(family).listedUnder;
   return presets.filter((p) => {
     const c = p.config;
     const plain = c.stages.length === 0 && !p.id.includes('coop') && c.shaping.potential.weight === 0 && c.shaping.progress.weight === 0 && c.reward.code.trim() === '';
-    return plain && (family === 'grid' ? c.model.kind === 'mlp' : c.model.kind === 'transformer' && c.warmStart === null);
+    // The family's own policy; a token warm start imitates the env's expert, which a code env need not export.
+    return plain && c.model.kind === listed && (c.model.kind === 'mlp' || c.warmStart === null);
   });
 }
 

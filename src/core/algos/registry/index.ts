@@ -6,6 +6,7 @@
  */
 import { EMA_BASELINE_INIT, type EmaBaselineState } from '../advantages.ts';
 import type { Numbers } from '../stats.ts';
+import { envFamily, playOf } from '../../envs/families.ts';
 import { cispo } from './cispo.ts';
 import { drgrpo } from './drgrpo.ts';
 import { gigpo } from './gigpo.ts';
@@ -49,9 +50,9 @@ export function isGroupAlgo(name: string): boolean {
   return BY_NAME.get(name)?.group === true;
 }
 
-/** The env family + policy pair of a run, as descriptors' refusals name it. */
+/** The env family + policy pair of a run, as descriptors' refusals name it (the family's play of that policy declares it). */
 export function algoTarget(family: string, modelKind: string): AlgoTarget {
-  return family === 'tool' ? 'tool' : modelKind === 'mlp' ? 'grid-mlp' : 'grid-text';
+  return playOf(envFamily(family), modelKind).target;
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import type { Aggregation, EmaBaselineState } from '../advantages.ts';
 import type { Numbers } from '../stats.ts';
+import type { PlayTarget } from '../../envs/families.ts';
 import type { MetricKey } from '../../metrics/registry.ts';
 
 /** The hyperparameters descriptors read (AlgoConfig satisfies it; config.ts checks that). */
@@ -76,7 +77,7 @@ export interface LossOptions {
 }
 
 /** The env family and policy a run pairs: MLP on grids, a transformer on grids as text, or on tool envs. */
-export type AlgoTarget = 'grid-mlp' | 'grid-text' | 'tool';
+export type AlgoTarget = PlayTarget;
 
 /** One line of an algorithm's extra chart; `tone` picks the dashboard's colour for it. */
 export interface AlgoChartLine {

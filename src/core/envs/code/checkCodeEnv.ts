@@ -23,6 +23,7 @@
 import { checkEnv } from '../checkEnv.ts';
 import { Rng } from '../../util/rng.ts';
 import type { Env, EnvSpec } from '../types.ts';
+import { familyOf } from '../families.ts';
 import { CALL_TIMEOUT_ENV, CodeEnvError, exportLine } from './contract.ts';
 import { CodeEnv, makeCodeEnv } from './codeEnv.ts';
 import { growthLines, rewardLine, topLevelBindings } from './source.ts';
@@ -112,7 +113,7 @@ export function checkCodeEnv(code: string, options: CheckCodeEnvOptions = {}): C
     if (!out.some((q) => q.rule === p.rule)) out.push(p);
   };
   first.guest.takeClockLines();
-  const text = spec.family === 'tool';
+  const text = familyOf(spec).action === 'text';
   const actions = first.meta.actions;
   // Text envs: mostly well-formed calls built from the declared names, sometimes garbage.
   const randomAction = text ? (_env: Env, rng: Rng) => (rng.random() < 0.2 ? rng.choice(MALFORMED) : `${rng.choice(actions)}(${rng.int(0, 100)})`) : undefined;

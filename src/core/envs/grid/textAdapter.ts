@@ -20,6 +20,7 @@
 import { CHARSET } from '../../text/codec.ts';
 // The envs index, not the bare registry: makeTextEnv must find every built-in env registered.
 import { makeEnv, type EnvKwargs } from '../index.ts';
+import { familyOf } from '../families.ts';
 import { dict, text } from '../spaces.ts';
 import type { EnvSpec, Frame, GridEnv, Info, ResetOptions, ResetResult, StepResult, ToolEnv, ToolObs } from '../types.ts';
 import { ACTION, ACTION_LABELS } from './world.ts';
@@ -84,7 +85,8 @@ export class GridTextEnv implements ToolEnv {
  */
 export function makeTextEnv(id: string, kwargs?: EnvKwargs): ToolEnv {
   const env = makeEnv(id, kwargs);
-  if (env.spec.family === 'tool') return env as ToolEnv;
-  if (env.spec.family === 'grid') return new GridTextEnv(env as GridEnv);
+  const form = familyOf(env.spec).textForm;
+  if (form === 'native') return env as ToolEnv;
+  if (form === 'grid-adapter') return new GridTextEnv(env as GridEnv);
   throw new TypeError(`makeTextEnv: ${id} is a ${String(env.spec.family)} env, with no text form`);
 }
