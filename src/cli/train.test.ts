@@ -81,6 +81,25 @@ describe('npm run train', () => {
     }
   });
 
+  it('tree rollouts with constrained decoding: branches are decoded under the grammar masks as their trunks are', { timeout: 90_000 }, async () => {
+    // Unmasked branches would mix masked and unmasked episodes in one batch (the learner refuses it),
+    // and their actions would be free text (a fresh policy writes malformed calls and forced ends).
+    const out = mkdtempSync(join(tmpdir(), 'train-tree-masked-'));
+    const file = join(out, 'run.json');
+    const tree = { enabled: true, entropyThreshold: 0.1, branches: 2, maxPoints: 1 };
+    const env = { id: 'tools/kv-lookup', kwargs: { hops: 2, maxTurns: 5 } };
+    writeFileSync(file, JSON.stringify({ env, model: { kind: 'transformer', dModel: 32, nLayers: 1, nHeads: 2, dFF: 64, context: 256 }, algo: { algo: 'grpo', groupSize: 4, lr: 0.001 }, rollout: { groups: 2, learnerBatch: 8, maxActionTokens: 16, constrained: true, tree }, seed: 4 }));
+    expect(await main(['--config', file, '--iterations', '2', '--out', join(out, 'run'), '--quiet'])).toBe(0);
+    const lines = readFileSync(join(out, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    for (const m of lines) {
+      expect(m['train/batch_episodes']).toBeGreaterThan(8);
+      // The learner scores every position under the mask it was sampled with, branches included.
+      expect(m['mismatch/logprob_abs_diff_max']).toBeLessThanOrEqual(1e-4);
+      expect(m['episode/forced_end_ratio']).toBe(0);
+    }
+  });
+
   it('a tool config without a learner batch gets 16 sequences, not the grid default of 512 rows', () => {
     const r = parseRunConfig({ env: { id: 'tools/calculator' }, model: { kind: 'transformer' }, algo: { algo: 'grpo' } });
     expect(r.ok && r.config.rollout.learnerBatch).toBe(16);

@@ -100,7 +100,9 @@ export interface Branches {
  */
 export async function growBranches(
   trunks: readonly TokenEpisode[],
-  o: { envs: readonly ToolEnv[]; decoder: TokenDecoder; rng: Rng; temperature: number; maxActionTokens: number; tree: TreeRolloutConfig },
+  // constrained: decode the branches under the action grammar's masks as the trunks were, so a
+  // branch's actions are drawn from the same (masked) policy and its masks are recorded for the learner.
+  o: { envs: readonly ToolEnv[]; decoder: TokenDecoder; rng: Rng; temperature: number; maxActionTokens: number; constrained?: boolean; tree: TreeRolloutConfig },
 ): Promise<Branches> {
   const plan: { trunk: number; at: number }[] = [];
   trunks.forEach((ep, i) => {
@@ -120,6 +122,7 @@ export async function growBranches(
       rng: o.rng,
       temperature: o.temperature,
       maxActionTokens: o.maxActionTokens,
+      constrained: o.constrained,
       prefixes,
     });
     out.episodes.push(...ro.episodes.slice(0, chunk.length));

@@ -121,7 +121,7 @@ export class LockstepCollector implements Collector<TokenEpisode> {
     const N = GROUP_ALGOS.includes(algo.algo) ? algo.groupSize : trunks.length;
     const groups = Array.from({ length: trunks.length / N }, (_, g) => trunks.slice(g * N, (g + 1) * N));
     if (!tree?.enabled) return groups;
-    const br = await growBranches(trunks, { envs: this.envs, decoder: this.decoder, rng: this.rng, temperature: this.config.temperature, maxActionTokens: this.config.maxActionTokens, tree });
+    const br = await growBranches(trunks, { envs: this.envs, decoder: this.decoder, rng: this.rng, temperature: this.config.temperature, maxActionTokens: this.config.maxActionTokens, constrained: this.config.constrained, tree });
     c.envSteps += br.envSteps;
     c.policyTokens += br.policyTokens;
     br.episodes.forEach((ep, k) => {
