@@ -47,7 +47,7 @@ export const SUITES: Record<string, Suite> = {
   agentic: {
     description: 'what RL adds to imitation on the tool envs: per discovery preset and seed, held-out success (greedy, sampled) and the behaviour metric after the warm start and after RL, and wall time',
     flags: {
-      presets: 'comma-separated preset ids or config files: flaky-stop-discovery (default), bench/agentic/flaky-retry-rare-failures.json (a measured attempt), calc-grpo (contrast: sharpening)',
+      presets: 'comma-separated preset ids or config files: flaky-stop-discovery, kv-gather-discovery and flaky-stop-constrained (default), bench/agentic/flaky-retry-rare-failures.json (a measured attempt), calc-grpo (contrast: sharpening)',
       seeds: 'seeds 1..N per preset (default 3; --quick 1)',
       eval: 'held-out seeds scored before and after RL (default 128; --quick 16)',
       iterations: "RL iterations (default: the preset's; --quick 2)",

@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { makeFlakyApi } from '../../src/core/envs/tools/flakyApi.ts';
+import { makeKvLookup } from '../../src/core/envs/tools/kvLookup.ts';
 import type { TokenEpisode } from '../../src/core/rollout/tokenEpisode.ts';
 import { behaviourOf, summarize, type AgenticRow } from './suite.ts';
 
-/** Plays `policy` (observation → action) on flaky-api from `seed`; the episode as behaviourOf reads it. */
-function play(seed: number, policy: (obs: string) => string): TokenEpisode {
-  const env = makeFlakyApi({ failureProb: 0.5, keys: 3, maxTurns: 6 });
+/** Plays `policy` (observation → action) on `env` (flaky-api unless given) from `seed`; the episode as behaviourOf reads it. */
+function play(seed: number, policy: (obs: string) => string, env: ReturnType<typeof makeFlakyApi | typeof makeKvLookup> = makeFlakyApi({ failureProb: 0.5, keys: 3, maxTurns: 6 })): TokenEpisode {
   let obs = env.reset({ seed }).obs.text;
   const infos = [];
   const rewards = [];
@@ -62,6 +62,25 @@ describe('agentic bench: behaviour metrics', () => {
     expect(behaviourOf(eps, 'tools/call_frequency')).toBeCloseTo((failures + recovered + eps.filter((e) => e.infos[0].toolFailed === false).length) / eps.length, 3);
     // Undefined where nothing failed: no runs to recover from.
     expect(behaviourOf(eps.filter((e) => !e.infos.some((i) => i.toolFailed)), 'tools/recovery_rate')).toBeNull();
+  });
+
+  it("kv-gather-discovery's metric: lookups per episode, 1 for the hasty demonstrator and 2 for the chain (answers are not calls)", () => {
+    // The preset's training env; the expert plays it, hasty (always guesses) or following the chain.
+    const kwargs = { hops: 2, teams: 3, maxTurns: 4, distractors: true, latencyMedianMs: 0, latencySigma: 0 };
+    const seeds = Array.from({ length: 50 }, (_, i) => i);
+    const expertOf = (guess: number) => seeds.map((s) => {
+      const env = makeKvLookup({ ...kwargs, expertGuessProb: guess });
+      return play(s, () => env.expertAction()!, env);
+    });
+    const hasty = expertOf(1);
+    const chain = expertOf(0);
+    // Hand count: the hasty expert looks up the team, then answers its home city (never the
+    // manager's): 1 call, always wrong. The chain: team, manager, answer: 2 calls, always right.
+    // Counting answer() as a call would give 2 and 3.
+    expect(behaviourOf(hasty, 'tools/call_frequency')).toBe(1);
+    expect(hasty.filter((e) => e.success)).toHaveLength(0);
+    expect(behaviourOf(chain, 'tools/call_frequency')).toBe(2);
+    expect(chain.every((e) => e.success)).toBe(true);
   });
 
   it('summarize: means over seeds, gains after RL − warm start', () => {

@@ -32,12 +32,14 @@ import { UsageError } from '../lib/suite.ts';
 export const BEHAVIOURS: Record<string, { metric: string; rises: boolean; what: string }> = {
   // A measured attempt, not a preset (docs/agentic.md): demonstrations that rarely failed.
   'flaky-retry-rare-failures': { metric: 'tools/recovery_rate', rises: true, what: 'failure runs ended by a successful call (retrying)' },
+  'kv-gather-discovery': { metric: 'tools/call_frequency', rises: true, what: 'lookups per episode (gathering the second hop before answering)' },
+  'flaky-stop-constrained': { metric: 'tools/call_frequency', rises: false, what: 'service calls per episode (stopping once the value is in hand), with constrained decoding' },
   'flaky-stop-discovery': { metric: 'tools/call_frequency', rises: false, what: 'service calls per episode (stopping once the value is in hand)' },
   // Contrast: imitation of a perfect expert, then RL sharpens (no behaviour to discover).
   'calc-grpo': { metric: 'tools/call_frequency', rises: false, what: 'calculator calls per episode' },
 };
 
-const DEFAULT_PRESETS = ['flaky-stop-discovery'];
+const DEFAULT_PRESETS = ['flaky-stop-discovery', 'kv-gather-discovery', 'flaky-stop-constrained'];
 
 export interface PolicyScore {
   greedy: number;
