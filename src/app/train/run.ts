@@ -27,6 +27,12 @@ import { MEASURE_AGAIN_BUDGET_MS, resolveBackend, threadsFor } from './backendCh
 import type { TrainSlice } from './trainState.ts';
 import { WARM_START_DIR } from '../../core/trainer/warmStartCache.ts';
 
+/**
+ * Where the page's shipped warm starts are fetched from (beside the app, under `base`); undefined
+ * without a document (the store's tests run this slice in Node), so the warm start trains.
+ */
+const shippedWarmStartBase = (): string | undefined => (typeof document === 'undefined' ? undefined : new URL(`${WARM_START_DIR}/`, document.baseURI).href);
+
 type Get = StoreApi<Store>['getState'];
 type Set = StoreApi<Store>['setState'];
 
@@ -231,7 +237,7 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
         } else if (cur?.name !== p.phase) set({ phase: { name: p.phase, since: performance.now() } });
       });
       useRewardLab.setState({ versions: [], problems: [], error: null });
-      const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads, resume && transfer(resume.checkpoint, checkpointTransferables(resume.checkpoint)), onPhase, new URL(`${WARM_START_DIR}/`, document.baseURI).href));
+      const info = await workerStarting(trainWorker(fail).start(v.config, backend, onWarm, threads, resume && transfer(resume.checkpoint, checkpointTransferables(resume.checkpoint)), onPhase, shippedWarmStartBase()));
       if (run.id !== id) return false; // reset or restarted while starting
       run.canCheckpoint = info.canCheckpoint;
       run.trained = info.iteration;
