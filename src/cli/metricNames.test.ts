@@ -22,7 +22,7 @@ describe('--metric-names', () => {
     // TRL's own names (GRPOTrainer._metrics), each the number of our key in the same-seed run.
     const pairs: [string, string][] = [
       ['reward', 'reward/mean'],
-      ['reward_std', 'groups/reward_std_mean'],
+      ['reward_std', 'reward/std'],
       ['frac_reward_zero_std', 'groups/frac_zero_std'],
       ['rewards/outcome/mean', 'reward/outcome/mean'],
       ['rewards/outcome/std', 'reward/outcome/std'],
@@ -31,6 +31,8 @@ describe('--metric-names', () => {
       ['learning_rate', 'actor/lr'],
       ['clip_ratio/low_mean', 'actor/clipfrac_low'],
       ['clip_ratio/high_mean', 'actor/clipfrac_high'],
+      ['clip_ratio/region_mean', 'actor/clipfrac'],
+      ['policy_loss', 'actor/pg_loss'],
       ['completions/mean_length', 'episode/length_mean'],
       ['sampling/sampling_logp_difference/max', 'mismatch/logprob_abs_diff_max'],
     ];
@@ -42,6 +44,8 @@ describe('--metric-names', () => {
         expect(t[i][trl], trl).toBe(o[i][ours]);
         expect(t[i][ours], `${ours} is renamed, not repeated`).toBeUndefined();
       }
+      // region_mean is the two one-sided cuts together (disjoint sets of tokens).
+      expect(t[i]['clip_ratio/region_mean']).toBeCloseTo((o[i]['actor/clipfrac_low'] as number) + (o[i]['actor/clipfrac_high'] as number), 12);
       // No TRL name: kept as ours.
       expect(t[i]['episode/success_rate']).toBe(o[i]['episode/success_rate']);
       expect(Object.keys(t[i])).toHaveLength(Object.keys(o[i]).length);
@@ -60,6 +64,7 @@ describe('--metric-names', () => {
     for (const row of r) {
       expect(row['critic/score/mean']).toBeTypeOf('number');
       expect(row['actor/ppo_kl']).toBeTypeOf('number');
+      expect(row['actor/pg_clipfrac']).toBeTypeOf('number');
       expect(row['response_length/mean']).toBeTypeOf('number');
       expect(row['reward/mean']).toBeUndefined();
       expect(row['actor/approx_kl']).toBeUndefined();

@@ -91,7 +91,7 @@ function termRows<const T extends string, const F extends readonly EnvFamily[], 
 export const METRICS = [
   // reward: the shaped episode return and its parts
   { key: 'reward/mean', doc: 'total (shaped) episode reward, mean over the sampled episodes', unit: 'reward', families: BOTH, policies: ANY, trl: 'reward', verl: 'critic/score/mean', anchorNote: "veRL's score is the reward function's output before an in-reward KL penalty; ours is after shaping and user terms" },
-  { key: 'reward/std', doc: 'sample std (N−1) of the total episode reward over the batch', unit: 'reward', families: BOTH, policies: ANY },
+  { key: 'reward/std', doc: 'sample std (N−1) of the total episode reward over the batch', unit: 'reward', families: BOTH, policies: ANY, trl: 'reward_std', anchorNote: "TRL (≥ 1.0) logs nanstd over the whole batch, Bessel-corrected, whatever scale_rewards is" },
   { key: 'reward/min', doc: 'lowest total episode reward in the batch', unit: 'reward', families: BOTH, policies: ANY, verl: 'critic/score/min' },
   { key: 'reward/max', doc: 'highest total episode reward in the batch', unit: 'reward', families: BOTH, policies: ANY, verl: 'critic/score/max' },
   ...termRows('outcome', "the task's own reward from the env (weight × raw)", BOTH, ANY),
@@ -115,8 +115,8 @@ export const METRICS = [
   { key: 'episode/context_limited_ratio', doc: "share of sampled episodes ended by the model's context length", unit: 'share', families: BOTH, policies: TOKEN },
 
   // tools
-  { key: 'tools/call_frequency', doc: 'tool calls per episode', unit: 'calls', families: TOOL, policies: TOKEN, verl: 'tool_call_counts/mean' },
-  { key: 'tools/failure_frequency', doc: 'failed tool calls over all tool calls in the batch (0 without calls)', unit: 'share', families: TOOL, policies: TOKEN },
+  { key: 'tools/call_frequency', doc: 'tool calls per episode', unit: 'calls', families: TOOL, policies: TOKEN, trl: 'tools/call_frequency', verl: 'tool_call_counts/mean' },
+  { key: 'tools/failure_frequency', doc: 'failed tool calls over all tool calls in the batch (0 without calls)', unit: 'share', families: TOOL, policies: TOKEN, trl: 'tools/failure_frequency' },
   { key: 'tools/recovery_rate', doc: 'failure runs (failed calls in a row) ended by a successful call (info.recovered), over all failure runs', unit: 'share', families: TOOL, policies: TOKEN, when: 'iterations whose batch had a failed tool call' },
 
   // adv
@@ -126,7 +126,7 @@ export const METRICS = [
 
   // groups
   { key: 'groups/frac_zero_std', doc: 'share of groups whose rewards are all equal (no learning signal)', unit: 'share', families: BOTH, policies: ANY, when: GROUP, trl: 'frac_reward_zero_std' },
-  { key: 'groups/reward_std_mean', doc: 'mean over groups of the in-group reward std', unit: 'reward', families: BOTH, policies: ANY, when: GROUP, trl: 'reward_std', anchorNote: "TRL's reward_std is this under its default scale_rewards='group'" },
+  { key: 'groups/reward_std_mean', doc: 'mean over groups of the in-group reward std', unit: 'reward', families: BOTH, policies: ANY, when: GROUP, anchorNote: "no anchor logs it: TRL's reward_std is the batch std (reward/std)" },
   { key: 'groups/dropped', doc: 'zero-spread groups dropped by dynamic sampling this iteration', unit: 'count', families: BOTH, policies: ANY, when: GROUP },
   { key: 'groups/sampling_rounds', doc: 'sampling rounds used this iteration (1 without dynamic sampling)', unit: 'count', families: BOTH, policies: ANY, when: `${GROUP}; every token run` },
   { key: 'groups/step_groups_mean', doc: 'GiGPO: distinct anchor states per group of episodes', unit: 'count', families: BOTH, policies: ANY, when: 'GiGPO' },
@@ -135,11 +135,12 @@ export const METRICS = [
   // actor
   { key: 'actor/entropy', doc: 'mean policy entropy over policy tokens (steps) under the learner', unit: 'nats', families: BOTH, policies: ANY, trl: 'entropy', verl: 'actor/entropy' },
   { key: 'actor/rollout_entropy', doc: 'mean behaviour entropy on the sampled tokens (steps)', unit: 'nats', families: BOTH, policies: ANY },
-  { key: 'actor/pg_loss', doc: 'policy-gradient loss, mean over the update’s minibatches', unit: 'loss', families: BOTH, policies: ANY, verl: 'actor/pg_loss' },
+  { key: 'actor/pg_loss', doc: 'policy-gradient loss, mean over the update’s minibatches', unit: 'loss', families: BOTH, policies: ANY, trl: 'policy_loss', verl: 'actor/pg_loss', anchorNote: "TRL's policy_loss adds β·KL to the reference (ours: actor/kl_ref) when beta > 0; the same at its default beta = 0" },
   { key: 'actor/loss', doc: 'total loss (policy − entropy bonus + KL + value terms)', unit: 'loss', families: BOTH, policies: ANY, trl: 'loss' },
   { key: 'actor/grad_norm', doc: 'global gradient L2 norm before clipping', unit: 'norm', families: BOTH, policies: ANY, trl: 'grad_norm', verl: 'actor/grad_norm' },
   { key: 'actor/lr', doc: 'learning rate in force', unit: 'lr', families: BOTH, policies: ANY, trl: 'learning_rate', verl: 'actor/lr' },
-  { key: 'actor/clipfrac_low', doc: 'share of policy tokens clipped below (ratio < 1 − ε with a negative advantage)', unit: 'share', families: BOTH, policies: ANY, trl: 'clip_ratio/low_mean', anchorNote: "veRL's actor/pg_clipfrac is clipfrac_low + clipfrac_high" },
+  { key: 'actor/clipfrac_low', doc: 'share of policy tokens clipped below (ratio < 1 − ε with a negative advantage)', unit: 'share', families: BOTH, policies: ANY, trl: 'clip_ratio/low_mean', },
+  { key: 'actor/clipfrac', doc: 'share of policy tokens whose ratio clip cut the gradient, either side (clipfrac_low + clipfrac_high)', unit: 'share', families: BOTH, policies: ANY, trl: 'clip_ratio/region_mean', verl: 'actor/pg_clipfrac', anchorNote: "CISPO: any ratio outside the region (TRL logs cispo_clip_ratio there instead)" },
   { key: 'actor/clipfrac_high', doc: 'share of policy tokens clipped above (ratio > 1 + ε_high with a positive advantage)', unit: 'share', families: BOTH, policies: ANY, trl: 'clip_ratio/high_mean' },
   { key: 'actor/approx_kl', doc: 'k3 estimate of KL between the behaviour and the updated policy, per token', unit: 'nats', families: BOTH, policies: ANY, verl: 'actor/ppo_kl', anchorNote: "veRL's ppo_kl is the k1 estimate (mean log-ratio) of the same KL" },
   { key: 'actor/kl_ref', doc: 'k3 estimate of KL to the reference policy (or to the teacher in a distill stage), per token', unit: 'nats', families: BOTH, policies: ANY, when: 'a KL term to a reference (klCoef > 0, KL as reward, distill stages)', trl: 'kl', verl: 'actor/kl_loss' },

@@ -82,6 +82,10 @@ export function batchMetrics(inp: BatchMetricInputs): IterationMetrics & Record<
     'train/batch_episodes': n,
     'train/stale_rows': inp.off.staleCount,
   };
+  const low = inp.upd.metrics['actor/clipfrac_low'];
+  const high = inp.upd.metrics['actor/clipfrac_high'];
+  // The two cuts are disjoint (ratio below 1 − ε_low vs above 1 + ε_high, same mask): their sum is the share cut either way.
+  if (low !== undefined && high !== undefined) m['actor/clipfrac'] = low + high;
   if (adv.stepGroups) {
     m['groups/step_groups_mean'] = adv.stepGroups.perGroup;
     m['groups/grouped_step_share'] = adv.stepGroups.groupedShare;
