@@ -118,7 +118,7 @@ describe('TRL names', () => {
     // Two groups of two: rewards [0, 1] and [3, 3]. Batch: mean 1.75, Σ(x−m)² = 3.0625+0.5625+1.5625+1.5625 = 6.75,
     // sample var 6.75/3 = 2.25, std 1.5. Mean in-group std: (0.7071 + 0) / 2 = 0.3536 (what the old map wrote).
     const episodes = [0, 1, 3, 3].map((reward) => ({ reward, success: reward > 2, steps: 1, policyTokens: 1, truncated: false, toolCalls: 0, toolFailures: 0 }));
-    const m = buildIterationMetrics({ episodes, groups: { fracZeroStd: 0.5, rewardStdMean: Math.SQRT1_2 / 2 } });
+    const m = buildIterationMetrics({ episodes, groups: { fracZeroStd: 0.5, rewardStdMean: Math.SQRT1_2 / 2, nGroups: 2, zeroStdGroups: 1 } });
     const trl = renameRow(m as Record<string, number>, 'trl');
     expect(trl.reward_std).toBeCloseTo(1.5, 12);
     expect(trl.frac_reward_zero_std).toBe(0.5);
