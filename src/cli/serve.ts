@@ -1,5 +1,5 @@
 /**
- * npm run serve -- --env <id|all> | --env-file <map.json> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict] [--ws-stall S]
+ * npm run serve -- --env <id|all> | --env-file <map.json> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict] [--ws-stall S] [--reward-file FILE]
  *
  * Serves registered envs to external trainers: OpenEnv's HTTP/WebSocket protocol for every env,
  * verl-tool's `POST /get_observation` for the tool envs (see src/server/server.ts for routes).
@@ -10,8 +10,9 @@ import { envIds } from '../core/envs/index.ts';
 import { startServer, SERVE_DEFAULTS } from '../server/server.ts';
 import { intArg, parseCli, runWhenScript, UsageError } from './args.ts';
 import { loadEnvFile, registerEnvFile } from './envFile.ts';
+import { scorerFromFile } from './serveScore.ts';
 
-const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file <map.json | env.js> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict] [--ws-stall S]
+const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file <map.json | env.js> [--port N] [--host H] [--latency real|skip] [--latency-cap-ms N] [--max-sessions N] [--max-sessions-per-client N] [--idle-timeout S] [--request-timeout S] [--seed N] [--verl-actions last-call|strict] [--ws-stall S] [--reward-file FILE]
   --env             env id to serve at the root, or several / all, each under /<env id>
   --env-file        an env from a file, checked first: a map drawn in the studio (.json), served as file/<file name>, or a code env (.js, examples/envs/), served as code/<file name>; alone, at the root; with --env, beside those envs, each under /<env id>
   --port            TCP port (default ${SERVE_DEFAULTS.port}; 0 = any free port)
@@ -25,6 +26,7 @@ const USAGE = `usage: npm run serve -- --env <id | id,id,... | all> | --env-file
   --seed            first seed given to a reset without one; later ones count up (default ${SERVE_DEFAULTS.seed})
   --verl-actions    get_observation: last-call plays the last name(...) call in the model's text, strict the text as is (default ${SERVE_DEFAULTS.verlActions})
   --ws-stall        seconds a WebSocket client may leave its replies unread once the server stopped reading from it (past ${SERVE_DEFAULTS.wsMaxPending} messages waiting or ${SERVE_DEFAULTS.wsMaxBufferedBytes >> 20} MiB of replies) before it is closed with 1008 (default ${SERVE_DEFAULTS.wsStallS})
+  --reward-file     reward-lab terms (an ES module, e.g. an export's reward_terms.js) that POST /score scores finished episodes with, in the sandbox the playground trains with
 envs: ${envIds().join(', ')}`;
 
 /**
@@ -58,6 +60,7 @@ export async function main(argv: string[]): Promise<number> {
       seed: { type: 'string' },
       'verl-actions': { type: 'string', default: SERVE_DEFAULTS.verlActions },
       'ws-stall': { type: 'string' },
+      'reward-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     USAGE,
@@ -70,6 +73,7 @@ export async function main(argv: string[]): Promise<number> {
   if (values.latency !== 'real' && values.latency !== 'skip') throw new UsageError(`--latency must be real or skip, got ${JSON.stringify(values.latency)}`);
   const verlActions = values['verl-actions'];
   if (verlActions !== 'last-call' && verlActions !== 'strict') throw new UsageError(`--verl-actions must be last-call or strict, got ${JSON.stringify(verlActions)}`);
+  const score = values['reward-file'] === undefined ? null : await scorerFromFile(values['reward-file']);
   const server = await startServer({
     envs,
     prefixed: all || envs.length > 1,
@@ -84,6 +88,7 @@ export async function main(argv: string[]): Promise<number> {
     seed: intArg(values.seed, 'seed', 0, 2 ** 32 - 1) ?? SERVE_DEFAULTS.seed,
     verlActions,
     wsStallS: intArg(values['ws-stall'], 'ws-stall', 1, 3600) ?? SERVE_DEFAULTS.wsStallS,
+    score,
   });
   const lines = Object.entries(server.prefixes).map(([id, prefix]) => `  ${id.padEnd(24)} ${server.url}${prefix}  (ws ${server.url.replace(/^http/, 'ws')}${prefix}/ws)`);
   const limits = `at most ${server.sessions.options.maxSessions} sessions, ${server.sessions.maxPerClient} per client; a request in full within ${intArg(values['request-timeout'], 'request-timeout', 1, 3600) ?? SERVE_DEFAULTS.requestTimeoutS} s`;

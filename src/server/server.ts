@@ -44,6 +44,7 @@ import { familyOf } from '../core/envs/families.ts';
 import { WireError, envSchemas, toJson, type FieldError, type Json } from './wire.ts';
 import { SessionStore, clientOf, readResetBody, resetSession, sessionState, stepSession, type EpisodeOptions, type LatencyMode, type Session } from './sessions.ts';
 import { getObservations, readVerlBatch, type VerlActionMode } from './verlTool.ts';
+import type { EpisodeScorer } from './score.ts';
 
 export interface ServeOptions {
   /** Env ids to serve; one id is served at the root, several each under `/<id>`. */
@@ -92,6 +93,8 @@ export interface ServeOptions {
   wsMaxBufferedBytes: number;
   /** Seconds a client may leave replies untaken while the server has stopped reading from it (no reply taken meanwhile) before its WebSocket is closed (1008). */
   wsStallS: number;
+  /** Reward-lab terms that `POST /score` scores a finished episode with (score.ts); null: no /score route. */
+  score: EpisodeScorer | null;
 }
 
 export const SERVE_DEFAULTS: ServeOptions = {
@@ -107,6 +110,7 @@ export const SERVE_DEFAULTS: ServeOptions = {
   idleTimeoutS: 600,
   seed: 0,
   verlActions: 'last-call',
+  score: null,
   maxBodyBytes: 1 << 20,
   clock: new RealClock(),
   wsMaxPending: 64,
@@ -340,6 +344,11 @@ export async function startServer(overrides: Partial<ServeOptions>): Promise<Run
         if (!familyOf(m.probe.spec).wire.verlTool) throw new WireError(404, `${m.envId} is a ${m.probe.spec.family} env: the verl-tool protocol (/get_observation) is served for tool envs only`);
         const items = readVerlBatch(parseJson(await readBody(req, opts.maxBodyBytes)));
         return sendJson(res, 200, await getObservations(items, m.envId, store, episode, opts.verlActions, client));
+      }
+      case '/score': {
+        expect('POST');
+        if (!opts.score) throw new WireError(404, `no reward terms to score with: start the server with --reward-file FILE (the export's reward_terms.js)`);
+        return sendJson(res, 200, await opts.score(m.envId, parseJson(await readBody(req, opts.maxBodyBytes))));
       }
       default:
         throw unknownPath(path);

@@ -143,11 +143,13 @@ export async function getObservations(items: Item[], envId: string, store: Sessi
       return session.run(async () => {
         if (session.closed) return failed(`trajectory ${item.id} was closed`);
         if (session.done) return failed(`trajectory ${item.id} already ended after ${session.stepCount} turns; send finish to close it`);
-        const r = await stepSession(session, { text: mode === 'last-call' ? lastCall(item.action) : item.action }, ['body', 'actions'], opts);
+        const played = mode === 'last-call' ? lastCall(item.action) : item.action;
+        const r = await stepSession(session, { text: played }, ['body', 'actions'], opts);
         if (item.isLast) store.delete(key);
         const info = r.observation.info as Record<string, Json>;
         const { text, ...rest } = r.observation;
-        return { observation: { obs: text, reward: r.reward, ...rest } as Json, done: r.done, valid: info.malformed !== true };
+        // The call played and the trajectory's seed ride along, so a reward manager can rebuild the episode's step records (an export's terms_reward.py).
+        return { observation: { obs: text, reward: r.reward, ...rest, action: played, seed: session.seed } as Json, done: r.done, valid: info.malformed !== true };
       });
     }),
   );

@@ -20,7 +20,7 @@ export type FieldSet = ReadonlySet<string>;
 
 type Tok = { kind: 'num' | 'str' | 'id' | 'op'; text: string };
 
-const OPS = ['===', '!==', '==', '!=', '<=', '>=', '&&', '||', '=>', '<', '>', '+', '-', '*', '/', '%', '!', '?', ':', '(', ')', ',', '.'];
+const OPS = ['===', '!==', '==', '!=', '<=', '>=', '&&', '||', '=>', '<', '>', '+', '-', '*', '/', '%', '!', '?', ':', '(', ')', '[', ']', ',', '.'];
 
 function tokenize(src: string): Tok[] {
   const out: Tok[] = [];
