@@ -1,4 +1,5 @@
 /**
+ * (Here, not beside src/core/export/pyTerms.ts: it runs python3, and src/core runs in browsers too.)
  * Translated terms compute in Python what the JS term computes, step by step: the JS module is
  * imported as it is (the reference), the translation run by python3 on the same records. Cases
  * are picked where a naive translation differs: % (Python's sign follows the divisor), x/0
@@ -7,8 +8,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { translateTerms } from './pyTerms.ts';
-import { availableFields } from './bundle.ts';
+import { translateTerms } from '../core/export/pyTerms.ts';
+import { availableFields } from '../core/export/bundle.ts';
 
 const hasPython = (() => {
   try {
