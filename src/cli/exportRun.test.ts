@@ -6,7 +6,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { episodeScorer } from '../server/score.ts';
 import { createRewardSandbox } from '../runtime/rewardSandbox/index.ts';
 import { makeEnv, type Info } from '../core/envs/index.ts';
 import { buildTextStepRecords } from '../core/reward/stepRecord.ts';
+import { tarFolder } from '../core/export/tar.ts';
 
 const hasPython = (() => {
   try {
@@ -134,5 +135,16 @@ print(json.dumps(rt.episode_terms(ep)))`;
     } finally {
       await server.close();
     }
+  });
+
+  it("the Runs view's .tar of an export unpacks with tar into the same files (modes: .sh executable)", () => {
+    const files = { 'README.txt': 'Did not translate:\n  - é, ü\n', 'launch.sh': '#!/bin/sh\necho hi\n', 'empty.txt': '', 'block.txt': 'x'.repeat(512) };
+    const dir = mkdtempSync(join(tmpdir(), 'tar-'));
+    writeFileSync(join(dir, 'a.tar'), tarFolder('run-trl', files, 1_700_000_000_000));
+    execFileSync('tar', ['-xf', 'a.tar'], { cwd: dir });
+    expect(readdirSync(join(dir, 'run-trl')).sort()).toEqual(Object.keys(files).sort());
+    for (const [name, text] of Object.entries(files)) expect(readFileSync(join(dir, 'run-trl', name), 'utf8')).toBe(text);
+    expect(statSync(join(dir, 'run-trl', 'launch.sh')).mode & 0o777).toBe(0o755);
+    expect(execFileSync('tar', ['-tvf', 'a.tar'], { cwd: dir }).toString()).toMatch(/2023-11-1\d/);
   });
 });

@@ -309,6 +309,8 @@ const EXPORTS: { kind: ExportKind; label: string; title: string }[] = [
   { kind: 'trajectories-jsonl', label: 'Trajectories JSONL', title: "The saved sampled episodes, as the CLI's trajectories.jsonl" },
   { kind: 'config', label: 'Config JSON', title: 'The fully resolved config: npm run train -- --config FILE runs it headless' },
   { kind: 'onnx', label: 'Policy ONNX', title: "The policy at the run's last checkpoint, weights baked in (an MLP: one state per call; a transformer: one token per call on a KV cache), as the CLI's policy.onnx: loadable by any ONNX runtime" },
+  { kind: 'experiment-trl', label: 'TRL experiment', title: "The run as a TRL experiment (a .tar folder, as npm run export -- --to trl): GRPOConfig fields, a GRPOTrainer script on the env served by npm run serve, the reward terms in Python, and a README.txt saying what did not translate" },
+  { kind: 'experiment-verl', label: 'veRL experiment', title: "The run as a veRL experiment through verl-tool (a .tar folder, as npm run export -- --to verl; tool envs): hydra overrides, a launch script, the reward terms in Python, and a README.txt saying what did not translate" },
   { kind: 'policy-json', label: 'policy.json', title: "What the Policy ONNX needs beside it, as the CLI's policy.json: its inputs and outputs, how to build the input from an observation, the action names (or vocabulary), the env and the reward code's hash" },
 ];
 

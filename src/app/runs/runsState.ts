@@ -6,7 +6,7 @@ import type { RunMeta } from '../../runtime/storage/runStore.ts';
 import type { XAxis } from './compare.ts';
 
 /** What can be exported from a run. */
-export type ExportKind = 'csv' | 'metrics-jsonl' | 'metrics-jsonl-trl' | 'metrics-jsonl-verl' | 'trajectories-jsonl' | 'config' | 'run' | 'onnx' | 'policy-json';
+export type ExportKind = 'csv' | 'metrics-jsonl' | 'metrics-jsonl-trl' | 'metrics-jsonl-verl' | 'trajectories-jsonl' | 'config' | 'run' | 'onnx' | 'policy-json' | 'experiment-trl' | 'experiment-verl';
 
 /** A run opened read-only. */
 export type OpenRun = RunData & { meta: RunMeta };

@@ -13,6 +13,7 @@ import { browserRunStore, recoverInterrupted, storageUse } from '../../runtime/s
 import { flushRunRecord, forgetRunRecord, recordingRunId } from '../train/slice.ts';
 import { download } from './download.ts';
 import { renameRow } from '../../core/metrics/lookup.ts';
+import { downloadExperiment } from './experimentExport.ts';
 
 /** How long a deleted run can be brought back, ms. */
 export const UNDO_DELETE_MS = 10_000;
@@ -235,6 +236,7 @@ export const runsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => {
           get().notify('info', `"${run.info.name}" changed its reward code while training (${versions.map((v) => `v${v.version} from iteration ${v.iteration + 1}`).join(', ')}). The config holds v${last.version}, the code it ended with; the run file keeps every version, and npm run train -- --resume FILE continues with the one in force at its checkpoint.`);
         }
       }
+      else if (kind === 'experiment-trl' || kind === 'experiment-verl') await downloadExperiment(run, kind === 'experiment-trl' ? 'trl' : 'verl', get().notify);
       else if (kind === 'onnx' || kind === 'policy-json') {
         if (!run.checkpoint) {
           get().notify('warning', 'This run has no saved checkpoint, so no policy to export: runs save one after their first iteration, every 10 iterations, on pause and at the end (tool-env runs recorded before they kept checkpoints have none).');
