@@ -186,6 +186,16 @@ describe('runs that last', () => {
     const sr = header.indexOf('episode/success_rate');
     for (const l of lines.slice(1)) expect(Number(l.split(',')[sr])).toBeGreaterThanOrEqual(0);
 
+    // The run as a TRL experiment, by keyboard: one .tar of npm run export's folder (a grid run: veRL is refused with the reason).
+    await page.getByTestId('export-experiment-trl').focus();
+    const [tarDl] = (await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')])) as [Download, void];
+    expect(tarDl.suggestedFilename()).toBe('baseline_seed_1-trl.tar');
+    const tarText = readFileSync((await tarDl.path())!, 'latin1');
+    for (const f of ['README.txt', 'grpo_config.json', 'train_trl.py', 'reward_terms.py', 'launch.sh']) expect(tarText).toContain(`baseline_seed_1-trl/${f}`);
+    expect(tarText).toContain('Did not translate:');
+    await page.getByTestId('export-experiment-verl').click();
+    await page.getByText(/Not exported: grid\/empty-8x8 is a grid env/).first().waitFor();
+
     const runFile = await downloadOf(page, 'export-run');
     expect(runFile.name).toBe('baseline_seed_1.run.json');
     const f = JSON.parse(runFile.text);
