@@ -9,7 +9,7 @@ import { makeEnv } from '../envs/index.ts';
 import type { GridObs } from '../envs/types.ts';
 import { encodeGridObs, gridFeatureSize } from '../rollout/features.ts';
 import { parseRunConfig, type RunConfig } from '../presets/schema.ts';
-import { VOCAB } from '../text/codec.ts';
+import { encode, VOCAB } from '../text/codec.ts';
 import { policyCard } from './policyCard.ts';
 
 const cfg = (raw: unknown): RunConfig => {
@@ -52,6 +52,24 @@ describe('policy.json', () => {
     expect(card.actions).toEqual({ kind: 'tokens', vocabulary: VOCAB });
     expect(card.onnx.inputs.length).toBeGreaterThan(1);
     expect(card.onnx.inputs.every((t) => t.shape[0] === 1)).toBe(true);
-    expect(card.observation).toMatchObject({ kind: 'tokens' });
+    expect(card.observation).toMatchObject({ kind: 'tokens', context: 128, maxActionTokens: 32, framing: { episodeStart: ['<bos>', '<obs>'], afterAction: ['<obs>'], actionEnd: '<eoa>', ids: { pad: 0, bos: 1, eoa: 2, obs: 3, unk: 4 } } });
+    // The card's tokenizer, followed as its rule says, gives the trainer's token ids (codec.encode).
+    const o = card.observation as { tokenizer: { wordTokens: string[]; characterIds: { first: number; characters: string } } };
+    const words = o.tokenizer.wordTokens.map((w) => ({ w, id: VOCAB.indexOf(w) })).sort((a, b) => b.w.length - a.w.length);
+    const byCard = (text: string) => {
+      const out: number[] = [];
+      for (let i = 0; i < text.length; ) {
+        const hit = words.find((x) => text.startsWith(x.w, i));
+        const c = o.tokenizer.characterIds.characters.indexOf(text[i]);
+        out.push(hit ? hit.id : c >= 0 ? o.tokenizer.characterIds.first + c : 4);
+        i += hit ? hit.w.length : 1;
+      }
+      return out;
+    };
+    const text = 'task: what is 12 * 3?\nresult: 36 calc(12*3) answer(36) é';
+    expect(byCard(text)).toEqual(encode(text, { unknown: 'unk' }));
+    // What pos and the cache are: positions 0..context−1, caches [1, heads, context, head dim].
+    expect(card.onnx.notes).toMatch(/pos int32 \[1\]: its 0-based position/);
+    expect(card.onnx.inputs.find((t) => t.name === 'past.k.0')?.shape).toEqual([1, 2, 128, 8]);
   });
 });

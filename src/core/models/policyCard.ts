@@ -13,7 +13,7 @@ import { probeShapeFor } from '../engine/shape.ts';
 import { vectorBox } from '../rollout/stepPool.ts';
 import { buildPolicyGraph } from './policyGraph.ts';
 import { TransformerPolicy } from './transformer.ts';
-import { VOCAB } from '../text/codec.ts';
+import { BOS, EOA, OBS, PAD, SPECIAL_TOKENS, UNK, VOCAB, WORD_TOKENS } from '../text/codec.ts';
 
 export const POLICY_CARD_FORMAT = 'agentic-rl-playground/policy';
 export const POLICY_CARD_VERSION = 1;
@@ -42,6 +42,9 @@ export interface PolicyCard {
   /** Action ids → names (grid), or the token vocabulary (token policies). */
   actions: { kind: 'discrete'; names: readonly string[] } | { kind: 'tokens'; vocabulary: readonly string[] };
 }
+
+/** Special tokens at the head of the vocabulary (<pad> <bos> <eoa> <obs> <unk>). */
+const SPECIAL_COUNT = SPECIAL_TOKENS.length;
 
 /** The state names of a grid cell's third byte (doors; other objects use 0). */
 const STATE_NAMES = ['open', 'closed', 'locked'] as const;
@@ -75,21 +78,7 @@ export function policyCard(config: RunConfig, o: { iteration: number; rewardCode
     iteration: o.iteration,
     rewardCodeHash: o.rewardCodeHash,
   } as const;
-  if (transformer) {
-    return {
-      ...base,
-      onnx: {
-        inputs,
-        outputs,
-        notes: 'The KV-cache decode step a rollout runs: one new token per call. Feed the prompt token by token (or the tokens of the observation text), carrying the cache outputs into the next call\'s cache inputs, and sample the next token from the log-probabilities; an action ends at the end-of-action token.',
-      },
-      observation: {
-        kind: 'tokens',
-        how: "The env's observation text (and the transcript so far), encoded character by character with the vocabulary below; multi-character entries are whole tokens the tokenizer prefers.",
-      },
-      actions: { kind: 'tokens', vocabulary: VOCAB },
-    };
-  }
+  if (transformer) return { ...base, ...tokenSections(run, model, inputs, outputs) };
   const obsDim = inputs[0]?.shape[1] ?? 0;
   const names = { kind: 'discrete' as const, names: space.kind === 'discrete' ? (space.labels ?? Array.from({ length: space.n }, (_, i) => String(i))) : [] };
   const onnx = {
@@ -137,5 +126,40 @@ export function policyCard(config: RunConfig, o: { iteration: number; rewardCode
       headings: DIR_NAMES,
     },
     actions: { kind: 'discrete', names: space.kind === 'discrete' ? (space.labels ?? Array.from({ length: space.n }, (_, i) => String(i))) : [] },
+  };
+}
+
+/**
+ * The token policy's card: everything a script needs to run it from policy.onnx alone (the
+ * context framing, the tokenizer rule, what `pos` and the cache tensors mean, how an action ends).
+ * Framing as rollout/tokenEpisode.ts builds it; tokenizer as text/codec.ts encodes.
+ */
+function tokenSections(run: RunConfig, model: TransformerPolicy, inputs: TensorCard[], outputs: TensorCard[]): Pick<PolicyCard, 'onnx' | 'observation' | 'actions'> {
+  const tmax = model.config.context;
+  const cache = inputs.find((t) => t.name.startsWith('past.k.'))?.shape ?? [];
+  const first = SPECIAL_COUNT + WORD_TOKENS.length;
+  return {
+    onnx: {
+      inputs,
+      outputs,
+      notes: `The KV-cache decode step a rollout runs: one token per call. tokens int32 [1, 1]: the token at position pos; pos int32 [1]: its 0-based position in the episode's context (0 for <bos>, then 1, 2, … up to ${tmax - 1}). past.k.<layer> / past.v.<layer> float32 [1, heads, ${tmax}, head dim] (here [${cache.join(', ')}]): the keys and values of every position so far; start each episode with zeros and pass each call's present.k.<layer> / present.v.<layer> as the next call's past (the call writes position pos and attends to positions 0..pos). logprobs float32 [1, 1, ${VOCAB.length}]: log π(next token | context up to pos).${outputs.some((o) => o.name === 'value') ? ' value: the value head at pos.' : ''}`,
+    },
+    observation: {
+      kind: 'tokens',
+      how: "The context is one episode: <bos> <obs> task text, then per turn the policy's action tokens ending with <eoa>, then <obs> and the env's reply text, and so on. Feed every context token in order (one call each); after the last one, sample the action from logprobs token by token, feeding each sampled token back, until <eoa> (or maxActionTokens tokens: a forced end, no <eoa> in the context). The action's text is its tokens' strings joined (<eoa> left out); send it to the env, append <obs> and the reply's tokens, and sample the next action.",
+      framing: { episodeStart: ['<bos>', '<obs>'], afterAction: ['<obs>'], actionEnd: '<eoa>', ids: { pad: PAD, bos: BOS, eoa: EOA, obs: OBS, unk: UNK } },
+      tokenizer: {
+        rule: `Left to right: at each position the longest whole-word token that the text continues with (ids ${SPECIAL_COUNT}..${first - 1}: ${WORD_TOKENS.join(' ')}), else the single character (ids ${first}..${VOCAB.length - 1}: newline, then ASCII 32..126 in order); any other character is <unk> (id ${UNK}). Decoding joins the token strings.`,
+        wordTokens: WORD_TOKENS,
+        characterIds: { first, characters: VOCAB.slice(first).join('') },
+      },
+      context: tmax,
+      contextFull: 'When the context holds context tokens, the episode ends (truncated): no position is left to act from.',
+      maxActionTokens: run.rollout.maxActionTokens,
+      sampling: run.rollout.constrained
+        ? "Trained sampling at temperature 1 under the env's action grammar (rollout.constrained): unmasked sampling may write calls the env rejects."
+        : 'Trained sampling at temperature 1 from exp(logprobs); argmax is greedy play.',
+    },
+    actions: { kind: 'tokens', vocabulary: VOCAB },
   };
 }
