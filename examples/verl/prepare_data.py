@@ -30,6 +30,7 @@ Writing parquet needs pandas and pyarrow (both are verl dependencies). `--jsonl`
 train.jsonl / val.jsonl instead, with the standard library only.
 """
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -115,6 +116,11 @@ def main():
     p.add_argument("--jsonl", action="store_true", help="write .jsonl instead of .parquet (no pandas/pyarrow needed)")
     args = p.parse_args()
 
+    if not args.jsonl:
+        # Checked before any episode is played: a missing writer used to fail only after all 4,096.
+        missing = [m for m in ("pandas", "pyarrow") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise SystemExit(f"writing parquet needs {' and '.join(missing)} (verl's own dependencies): pip install {' '.join(missing)}, or pass --jsonl for train.jsonl / val.jsonl with the standard library only")
     kwargs = json.loads(args.kwargs)
     if not isinstance(kwargs, dict):
         raise SystemExit("--kwargs must be a JSON object")
