@@ -137,6 +137,14 @@ describe('npm run train', () => {
     // The greedy rate in eval.json is the share of successful greedy episodes.
     const greedyBefore = episodes.filter((e) => e.when === 'before RL' && e.temperature === 0);
     expect(evals[0].greedy_success).toBeCloseTo(greedyBefore.filter((e) => e.success).length / 3, 9);
+    // After RL: seeds fixed (failed before, solved after) and broke (the reverse), recounted from the episodes.
+    for (const [t, name] of [[0, 'greedy'], [1, 'sampled']] as const) {
+      const won = (when: string) => new Map(episodes.filter((e) => e.when === when && e.temperature === t).map((e) => [e.seed, e.success]));
+      const [b, a] = [won('before RL'), won('after RL')];
+      expect(evals[1][`${name}_fixed`]).toBe([...a].filter(([seed, ok]) => ok && !b.get(seed)).length);
+      expect(evals[1][`${name}_broke`]).toBe([...a].filter(([seed, ok]) => !ok && b.get(seed)).length);
+    }
+    expect(evals[0]).not.toHaveProperty('greedy_fixed');
     for (const l of lines) {
       expect(l['train/batch_episodes']).toBe(8);
       expect(l['async/staleness_max']).toBeLessThanOrEqual(1);

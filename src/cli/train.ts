@@ -33,6 +33,7 @@ import { envKwargsText } from '../core/envs/kwargDocs.ts';
 import type { Engine } from '../core/engine/types.ts';
 import { createNodeWorkerPool } from '../runtime/pool/node.ts';
 import { nodeTokenWorkerOn } from '../runtime/tokenWorker/node.ts';
+import { fixedBroke, type SeedOutcome } from './evalDelta.ts';
 import { intArg, parseCli, runWhenScript, UsageError } from './args.ts';
 import { loadRunConfig, presetIds } from './presets.ts';
 import { withRewardFile } from './reward.ts';
@@ -423,6 +424,7 @@ export async function main(argv: string[]): Promise<number> {
     const heldOut = heldOutSeeds(evalN);
     const evalEpisodesPath = join(out, 'eval-episodes.jsonl');
     if (evalN > 0) writeFileSync(evalEpisodesPath, '');
+    const evalOutcomes: { greedy: SeedOutcome[]; sampled: SeedOutcome[] }[] = [];
     const evaluate = async (when: string) => {
       const greedy = await trainer.evaluate(heldOut, 0);
       const sampled = await trainer.evaluate(heldOut, 1);
@@ -432,8 +434,12 @@ export async function main(argv: string[]): Promise<number> {
       );
       appendFileSync(evalEpisodesPath, lines.join('\n') + '\n');
       const rate = (eps: readonly { success: boolean }[]) => eps.filter((e) => e.success).length / Math.max(1, eps.length);
-      const r = { when, episodes: evalN, greedy_success: rate(greedy), sampled_success: rate(sampled) };
-      console.log(`eval (${when}, ${evalN} held-out seeds): greedy success ${r.greedy_success.toFixed(3)}, sampled ${r.sampled_success.toFixed(3)}`);
+      const r: Record<string, unknown> = { when, episodes: evalN, greedy_success: rate(greedy), sampled_success: rate(sampled) };
+      // After RL: how many held-out seeds RL fixed and broke, against the evaluation before it.
+      const before = evalOutcomes[0];
+      if (before) Object.assign(r, Object.fromEntries(Object.entries({ greedy: fixedBroke(before.greedy, greedy), sampled: fixedBroke(before.sampled, sampled) }).flatMap(([k, v]) => [[`${k}_fixed`, v.fixed], [`${k}_broke`, v.broke]])));
+      evalOutcomes.push({ greedy, sampled });
+      console.log(`eval (${when}, ${evalN} held-out seeds): greedy success ${(r.greedy_success as number).toFixed(3)}, sampled ${(r.sampled_success as number).toFixed(3)}${before ? `; RL fixed ${r.greedy_fixed} and broke ${r.greedy_broke} seeds greedy, fixed ${r.sampled_fixed} and broke ${r.sampled_broke} sampled` : ''}`);
       return r;
     };
     const evals = evalN > 0 ? [await evaluate('before RL')] : [];
