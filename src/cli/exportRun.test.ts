@@ -147,4 +147,31 @@ print(json.dumps(rt.episode_terms(ep)))`;
     expect(statSync(join(dir, 'run-trl', 'launch.sh')).mode & 0o777).toBe(0o755);
     expect(execFileSync('tar', ['-tvf', 'a.tar'], { cwd: dir }).toString()).toMatch(/2023-11-1\d/);
   });
+
+  it('POST /score replays a grid episode from its seed and scores the terms as the JS module does; a reply that disagrees with the rewards is refused', { timeout: 30_000 }, async () => {
+    const server = await startServer({ envs: ['grid/empty-8x8'], host: '127.0.0.1', port: 0, latency: 'skip', score: episodeScorer(await createRewardSandbox(HACKABLE.reward.code)) });
+    try {
+      const env = makeEnv('grid/empty-8x8');
+      env.reset({ seed: 3 });
+      const actions = [2, 2, 1, 2, 2, 0, 2];
+      const rewards: number[] = [];
+      for (const a of actions) rewards.push((await env.step(a)).reward);
+      const post = (body: unknown) => fetch(`${server.url}/score`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await post({ seed: 3, actions, rewards });
+      expect(res.status).toBe(200);
+      const got = (await res.json()) as { terms: Record<string, number> };
+      // Reference: the preset's own term, imported as JS, over the replayed step records with the steps before each.
+      const { buildGridStepRecords } = await import('../core/reward/stepRecord.ts');
+      const rec = buildGridStepRecords(makeEnv('grid/empty-8x8') as Parameters<typeof buildGridStepRecords>[0], { envId: 'grid/empty-8x8', seed: 3, actions, rewards });
+      const mod = (await import(`data:text/javascript;base64,${Buffer.from(HACKABLE.reward.code).toString('base64')}`)) as Record<string, (s: unknown) => number>;
+      const expected = rec.steps.reduce((a, s, i) => a + mod.closer({ ...s, episode: { seed: 3, envId: 'grid/empty-8x8', length: rec.steps.length, steps: rec.steps.slice(0, i), returnSoFar: 0 } }), 0);
+      expect(expected).toBeGreaterThan(0);
+      expect(got.terms.closer).toBeCloseTo(expected, 12);
+      const wrong = await post({ seed: 3, actions, rewards: rewards.map((r, i) => (i === rewards.length - 1 ? r + 1 : r)) });
+      expect(wrong.status).toBe(422);
+      expect(JSON.stringify(await wrong.json())).toMatch(/reward/);
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -154,7 +154,7 @@ export function verlOverrides(c: RunConfig, maxTurns: number): Mapped {
     if (a.normalizeAdvantages === false) notes.push('algo.normalizeAdvantages false: not translated; veRL whitens GAE advantages over the batch');
   }
   notes.push(`algo.adamEps ${a.adamEps}: not translated (veRL's optimizer config has no eps key; torch's AdamW default 1e-8 applies)`);
-  if (a.normalizeStd) notes.push(`algo.stdEps ${a.stdEps}: veRL adds a fixed 1e-6 to the group std`);
+  if (a.normalizeStd && a.stdEps !== 1e-6) notes.push(`algo.stdEps ${a.stdEps}: veRL adds a fixed 1e-6 to the group std`);
   return { values: v, notes };
 }
 
