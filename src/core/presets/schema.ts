@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, GROUP_ALGOS, type Algo, type AlgoConfig } from '../algos/config.ts';
+import { correctionRunIssue } from '../algos/correction/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import { ROLLOUT_BUDGET_DEFAULTS as BD } from '../algos/budget.ts';
 import { DEFAULT_TREE_ROLLOUT as TD } from '../rollout/treeRollout.ts';
@@ -301,7 +302,7 @@ export function parseRunConfig(input: unknown): ParseResult {
   }
   const rawRollout = (input as { rollout?: { learnerBatch?: unknown } }).rollout;
   if (rawRollout?.learnerBatch === undefined && r.data.model.kind === 'transformer') r.data.rollout.learnerBatch = 16;
-  messages.push(...runnable(r.data), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config), ...treeRules(r.data, algo.config));
+  messages.push(...runnable(r.data, algo.config), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config), ...treeRules(r.data, algo.config));
   if (messages.length > 0) return { ok: false, messages };
   const config: RunConfig = { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null };
   if (config.stages.length > 0) {
@@ -517,7 +518,7 @@ export function warmStartEnv(c: Pick<RunConfig, 'env' | 'warmStart'>): { id: str
 }
 
 /** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */
-function runnable(c: Parsed): string[] {
+function runnable(c: Parsed, algo: AlgoConfig): string[] {
   let fam: EnvFamily;
   let agentCount: number;
   let maxSteps: number;
@@ -551,6 +552,8 @@ function runnable(c: Parsed): string[] {
     out.push(`model.agents: 'separate' gives each agent of a two-agent env (e.g. grid/switch-door) its own network; ${c.env.id} has ${agentCount === 1 ? 'one agent' : `${agentCount} agents`}, use 'shared'`);
   }
   if (d.runCheck) out.push(...d.runCheck({ target, envId: c.env.id, maxSteps, learnerBatch: c.rollout.learnerBatch }));
+  const corr = correctionRunIssue(algo.rolloutCorrection, target);
+  if (corr) out.push(corr);
   if (c.warmStart && Object.keys(c.warmStart.envKwargs).length > 0) {
     // The demonstrations' env is built here, so a bad kwarg is named before any training starts.
     out.push(...envErrors(c.env.id, warmStartEnv(c).kwargs as EnvKwargs).map((m) => `warmStart.envKwargs: ${m.replace(/^env: /, '')}`));
