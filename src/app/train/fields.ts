@@ -10,6 +10,7 @@ import { ALGO_DESCRIPTORS, isAlgo, algoDescriptor, isGroupAlgo } from '../../cor
 import type { AlgoField } from '../../core/algos/registry/types.ts';
 import { MAX_STAGES, type RunConfig } from '../../core/presets/schema.ts';
 import { SHAPING_TERM_DOCS } from '../../core/reward/shaping.ts';
+import { CORRECTION_FIELDS } from './correctionFields.ts';
 
 export type Panel = 'env' | 'policy' | 'algo' | 'reward' | 'rollout' | 'pipeline';
 
@@ -176,6 +177,7 @@ export const FIELDS: readonly FieldDef[] = [
   },
   { path: 'rollout.maxStaleness', label: 'Max staleness', panel: 'rollout', input: { kind: 'int', min: 0, max: 16 }, when: (c) => c.rollout.mode === 'async', help: 'Async only: most policy versions a trained-on step may lag behind the learner. Higher = more overlap, more off-policy drift.' },
   { path: 'algo.tis.enabled', label: 'Truncated IS', panel: 'rollout', input: { kind: 'bool' }, when: (c) => c.rollout.mode === 'async', help: 'Truncated importance sampling: re-weight stale steps by π_old/μ (capped), correcting for the older policy that sampled them.' },
+  ...CORRECTION_FIELDS,
   { path: 'rollout.workers', label: 'Rollout workers', panel: 'rollout', input: { kind: 'int', min: 0, max: 16 }, help: 'Web Workers that play episodes in parallel (0 = in the training worker). Tool envs: 0 or 1 (one worker decodes while the learner trains). Helps only with spare CPU cores.' },
   { path: 'rollout.kvRows', label: 'KV cache rows', panel: 'rollout', input: { kind: 'int', min: 0, max: 1024 }, when: (c) => isTokens(c) && isGroup(c), help: "Decoder rows: the KV-cache budget, in episodes' worth of context (0 = one per episode of a batch). Fewer rows than episodes in flight: an episode waiting on a slow tool gives its row up and re-prefills later (watch the KV hit rate)." },
   {
