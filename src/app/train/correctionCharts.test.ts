@@ -3,6 +3,7 @@ import { DEFAULT_ROLLOUT_CORRECTION } from '../../core/algos/correction/config.t
 import { anchorName } from '../../core/metrics/lookup.ts';
 import { dashboardCharts } from './Dashboard.tsx';
 import { CORRECTION_FIELDS } from './correctionFields.ts';
+import { essFormat } from './correctionCharts.ts';
 import { FIELD_BY_PATH } from './fields.ts';
 
 const base = { env: { id: 'grid/empty-8x8' }, model: { kind: 'mlp' }, shaping: {} };
@@ -29,5 +30,13 @@ describe('rollout correction on the dashboard and in the form', () => {
     const draft = (kind: string) => ({ model: { kind } }) as Parameters<NonNullable<(typeof CORRECTION_FIELDS)[number]['when']>>[0];
     expect(CORRECTION_FIELDS.every((f) => f.when?.(draft('mlp')))).toBe(true);
     expect(CORRECTION_FIELDS.some((f) => f.when?.(draft('transformer')))).toBe(false);
+  });
+});
+
+describe('essFormat', () => {
+  it('reads 1 − the gap near 1 (0.9999917 → "1 − 8.3e-6"), three digits elsewhere', () => {
+    expect(essFormat(0.9999916866540441)).toBe('1 − 8.3e-6');
+    expect(essFormat(1)).toBe('1');
+    expect(essFormat(0.8254)).toBe('0.825');
   });
 });
