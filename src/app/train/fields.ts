@@ -158,6 +158,14 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'shaping.length.weight', label: 'Length penalty', panel: 'reward', input: { kind: 'number', min: 0, step: 0.001 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.length },
   { path: 'shaping.length.freeTokens', label: 'Free tokens', panel: 'reward', input: { kind: 'int', min: 0 }, when: (c) => isTokens(c) && c.shaping.length.weight > 0, help: 'Policy tokens per episode that cost nothing under the length penalty.' },
   {
+    path: 'algo.rewardAggregation',
+    label: 'Multi-term advantage',
+    panel: 'reward',
+    input: { kind: 'select', options: [{ value: 'sum', label: 'sum, then normalise (GRPO)' }, { value: 'gdpo', label: 'normalise each term, then sum (GDPO)' }] },
+    when: (c) => isAlgo(c.algo.algo) && algoDescriptor(c.algo.algo).groupStd && algoDescriptor(c.algo.algo).advantage.kind === 'episode',
+    help: "How the reward terms (outcome, shaping, your reward-lab terms) become advantages. 'sum': GRPO normalises the summed reward within each group, so episodes scoring (1, 0) and (0, 1) on two terms get the same advantage, and a wide-spread term drowns a narrow one. 'gdpo' (GDPO; TRL normalize_then_sum): each term is normalised within its group, the results summed and standardised over the batch, so each term counts by its own spread.",
+  },
+  {
     path: 'reward.onNonFinite',
     label: 'If a term fails',
     panel: 'reward',
