@@ -105,6 +105,7 @@ export const METRICS = [
   { key: 'reward/<term>/std', doc: 'a user reward term, sample std over episodes', unit: 'reward', families: BOTH, policies: ANY, when: USER_TERMS, trl: 'rewards/<term>/std' },
   { key: 'reward/version', doc: 'reward-lab code version that scored the iteration (1 = the starting code)', unit: 'index', families: BOTH, policies: ANY, when: USER_TERMS },
   { key: 'reward/terms_skipped', doc: '(episode, term) pairs counted 0 for a non-finite value', unit: 'count', families: BOTH, policies: ANY, when: USER_TERMS },
+  { key: 'eval/reward_mean', doc: 'the eval reward: Σ of the reward.evalTerms terms per episode (log-only terms included), mean over the sampled episodes; the training reward is reward/mean', unit: 'reward', families: BOTH, policies: ANY, when: 'runs with reward-lab code and reward.evalTerms' },
 
   // episode: outcome and shape
   { key: 'episode/success_rate', doc: "share of sampled episodes whose last step reported info.success", unit: 'share', families: BOTH, policies: ANY },

@@ -232,7 +232,7 @@ export class StepCollector implements Collector<StepEpisode> {
     this.inflight.delete(it);
     const t1 = performance.now();
     const { shaping, weights } = this.rewards;
-    const shape = (ep: StepEpisode) => addTermRewards(shapeEpisode(recordOf(ep), shaping, weights), ep.termRewards);
+    const shape = (ep: StepEpisode) => addTermRewards(shapeEpisode(recordOf(ep), shaping, weights), ep.termRewards, this.rewards.lab?.logOnly);
     const c = await this.collectRounds(it, ro, shape);
     const sampled = c.sampled.map((ep) => ({ summary: summarizeEpisode(recordOf(ep), shape(ep)), entropies: ep.entropies, actionKey: ep.actions.join(',') }));
     if (c.episodes.length === 0) return { skipped: this.skipMetrics(c, sampled) };
