@@ -31,11 +31,11 @@ export const CORRECTION_CHARTS: ChartSpec[] = [
   },
   {
     id: 'correction-rejected',
-    title: 'Truncated and rejected',
+    title: 'Truncated, rejected',
     help: 'correction/is_ratio_fraction_high (veRL rollout_is_ratio_fraction_high): share of IS weights above the cap, truncated to it; correction/rs_masked_fraction (veRL rollout_rs_masked_fraction): share of trained steps rejection sampling dropped from the loss; correction/second_moment_masked_fraction: share M2PO masked to keep the mean (log ρ)² under its threshold.',
     lines: [
       { key: 'correction/is_ratio_fraction_high', label: 'above cap', color: '#c92a2a' },
-      { key: 'correction/rs_masked_fraction', label: 'rejection sampling', color: '#c2410c', dashed: true },
+      { key: 'correction/rs_masked_fraction', label: 'RS', color: '#c2410c', dashed: true },
       { key: 'correction/second_moment_masked_fraction', label: 'M2PO', color: '#64748b', dashed: true },
     ],
     domain: [0, 'auto'],
