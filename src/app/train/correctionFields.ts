@@ -5,12 +5,21 @@
  */
 import { IS_MODES, RS_MODES } from '../../core/algos/correction/index.ts';
 import { MISMATCH_MODES } from '../../core/algos/correction/config.ts';
-import type { DraftConfig, FieldDef } from './fields.ts';
 
-const mlp = (c: DraftConfig) => c.model.kind === 'mlp';
+/** A form field (fields.ts FieldDef) as this file needs it; typed here so fields.ts can import the list without a cycle. */
+interface CorrectionField {
+  path: string;
+  label: string;
+  panel: 'rollout';
+  input: { kind: 'select'; options: readonly { value: string; label: string }[] } | { kind: 'number'; min: number; max: number; step: number };
+  help: string;
+  when: (c: { model: { kind: string } }) => boolean;
+}
+
+const mlp = (c: { model: { kind: string } }) => c.model.kind === 'mlp';
 const options = (names: readonly string[]) => names.map((n) => ({ value: n, label: n }));
 
-export const CORRECTION_FIELDS: readonly FieldDef[] = [
+export const CORRECTION_FIELDS: readonly CorrectionField[] = [
   {
     path: 'algo.rolloutCorrection.mismatch',
     label: 'Rollout precision (mismatch)',
