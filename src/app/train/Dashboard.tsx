@@ -17,6 +17,8 @@ import { versionMarkers } from '../../core/reward/versions.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
+import { correctionCharts } from './correctionCharts.ts';
+import type { RolloutCorrectionConfig } from '../../core/algos/correction/config.ts';
 import { explorationHealth, outcomeHealth, rewardHealth, shiftHealth, signalHealth, WINDOW, type RunChange, type Verdict } from './health.ts';
 import { FIELD_BY_PATH } from './fields.ts';
 import { MetricChart, thin, type ChartMarker, type ChartSpec } from './MetricChart.tsx';
@@ -488,7 +490,7 @@ export function agentCharts(agents: readonly string[]): ChartSpec[] {
   ];
 }
 
-export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string }; shaping: unknown; rollout?: { budget?: { pool: number } }; stages?: readonly { distill?: unknown }[]; heldOut?: { every: number } }, maxSteps: number, numActions: number, agents: readonly string[] = []): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed' | 'agents', ChartSpec[]> {
+export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string; rolloutCorrection?: RolloutCorrectionConfig }; shaping: unknown; rollout?: { budget?: { pool: number } }; stages?: readonly { distill?: unknown }[]; heldOut?: { every: number } }, maxSteps: number, numActions: number, agents: readonly string[] = []): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed' | 'agents', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
   const toolEnv = config.env?.id.startsWith('tools/') === true;
   const heldOut = (config.heldOut?.every ?? 0) > 0 ? [HELD_OUT] : [];
@@ -496,7 +498,7 @@ export function dashboardCharts(config: { env?: { id: string }; model: { kind: s
     outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), ...heldOut, rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOL_CALLS, TOOLS] : [])],
     exploration: exploration(numActions),
     signal: [...signal(isGroupAlgo(config.algo.algo), isAlgo(config.algo.algo) && algoDescriptor(config.algo.algo).critic), ...algoCharts(config.algo.algo), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : []), ...(config.stages?.some((st) => st.distill) ? [DISTILL] : [])],
-    shift: SHIFT,
+    shift: [...SHIFT, ...correctionCharts(config.algo.rolloutCorrection)],
     reward: [PROXY],
     speed: tokens ? [...SPEED, KV_CACHE] : SPEED,
     agents: agentCharts(agents),

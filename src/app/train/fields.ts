@@ -10,6 +10,7 @@ import { ALGO_DESCRIPTORS, isAlgo, algoDescriptor, isGroupAlgo } from '../../cor
 import type { AlgoField } from '../../core/algos/registry/types.ts';
 import { MAX_STAGES, type RunConfig } from '../../core/presets/schema.ts';
 import { SHAPING_TERM_DOCS } from '../../core/reward/shaping.ts';
+import { CORRECTION_FIELDS } from './correctionFields.ts';
 
 export type Panel = 'env' | 'policy' | 'algo' | 'reward' | 'rollout' | 'pipeline';
 
@@ -157,6 +158,14 @@ export const FIELDS: readonly FieldDef[] = [
   { path: 'shaping.length.weight', label: 'Length penalty', panel: 'reward', input: { kind: 'number', min: 0, step: 0.001 }, live: true, when: isTokens, help: SHAPING_TERM_DOCS.length },
   { path: 'shaping.length.freeTokens', label: 'Free tokens', panel: 'reward', input: { kind: 'int', min: 0 }, when: (c) => isTokens(c) && c.shaping.length.weight > 0, help: 'Policy tokens per episode that cost nothing under the length penalty.' },
   {
+    path: 'algo.rewardAggregation',
+    label: 'Multi-term advantage',
+    panel: 'reward',
+    input: { kind: 'select', options: [{ value: 'sum', label: 'sum, then normalise (GRPO)' }, { value: 'gdpo', label: 'normalise each term, then sum (GDPO)' }] },
+    when: (c) => isAlgo(c.algo.algo) && algoDescriptor(c.algo.algo).groupStd && algoDescriptor(c.algo.algo).advantage.kind === 'episode',
+    help: "How the reward terms (outcome, shaping, your reward-lab terms) become advantages. 'sum': GRPO normalises the summed reward within each group, so episodes scoring (1, 0) and (0, 1) on two terms get the same advantage, and a wide-spread term drowns a narrow one. 'gdpo' (GDPO; TRL normalize_then_sum): each term is normalised within its group, the results summed and standardised over the batch, so each term counts by its own spread.",
+  },
+  {
     path: 'reward.onNonFinite',
     label: 'If a term fails',
     panel: 'reward',
@@ -176,6 +185,7 @@ export const FIELDS: readonly FieldDef[] = [
   },
   { path: 'rollout.maxStaleness', label: 'Max staleness', panel: 'rollout', input: { kind: 'int', min: 0, max: 16 }, when: (c) => c.rollout.mode === 'async', help: 'Async only: most policy versions a trained-on step may lag behind the learner. Higher = more overlap, more off-policy drift.' },
   { path: 'algo.tis.enabled', label: 'Truncated IS', panel: 'rollout', input: { kind: 'bool' }, when: (c) => c.rollout.mode === 'async', help: 'Truncated importance sampling: re-weight stale steps by π_old/μ (capped), correcting for the older policy that sampled them.' },
+  ...CORRECTION_FIELDS,
   { path: 'rollout.workers', label: 'Rollout workers', panel: 'rollout', input: { kind: 'int', min: 0, max: 16 }, help: 'Web Workers that play episodes in parallel (0 = in the training worker). Tool envs: 0 or 1 (one worker decodes while the learner trains). Helps only with spare CPU cores.' },
   { path: 'rollout.kvRows', label: 'KV cache rows', panel: 'rollout', input: { kind: 'int', min: 0, max: 1024 }, when: (c) => isTokens(c) && isGroup(c), help: "Decoder rows: the KV-cache budget, in episodes' worth of context (0 = one per episode of a batch). Fewer rows than episodes in flight: an episode waiting on a slow tool gives its row up and re-prefills later (watch the KV hit rate)." },
   {

@@ -10,6 +10,8 @@ import { z } from 'zod';
 import type { Aggregation } from './advantages.ts';
 import { DEFAULT_TURN_CREDIT, TURN_REWARD_SOURCES, type TurnCreditConfig, type TurnRewardSource } from './turnCredit.ts';
 import { algoDescriptor, ALGOS, GROUP_ALGOS, STD_NORMALIZED, type Algo } from './registry/index.ts';
+import type { RewardAggregation } from './gdpo.ts';
+import { correctionIssues, DEFAULT_ROLLOUT_CORRECTION, rolloutCorrectionSchema, type RolloutCorrectionConfig } from './correction/config.ts';
 
 export type { Aggregation } from './advantages.ts';
 export { ALGOS, GROUP_ALGOS, type Algo } from './registry/index.ts';
@@ -80,6 +82,10 @@ export interface AlgoConfig {
     /** Upper bound on π_old/μ per token (bias–variance trade-off; veRL default 2). */
     cap: number;
   };
+  /** Multi-term rewards: 'sum' = advantages of the summed reward; 'gdpo' = each term normalised within its group, summed, standardised over the batch (GDPO; TRL normalize_then_sum). */
+  rewardAggregation: RewardAggregation;
+  /** Rollout correction (algos/correction/): IS, rejection sampling and M2PO on π_old/μ at every position, and a mismatch mode that makes μ ≠ π_old. */
+  rolloutCorrection: RolloutCorrectionConfig;
   /** Adam learning rate (per update step). */
   lr: number;
   /** Adam β1 (first-moment decay). */
@@ -131,6 +137,8 @@ export const DEFAULT_ALGO_CONFIG: AlgoConfig = {
   stepAdvantageWeight: 1,
   dynamicSampling: { enabled: false, maxRounds: 3, spreadTol: 1e-9 },
   tis: { enabled: false, cap: 2 },
+  rolloutCorrection: { ...DEFAULT_ROLLOUT_CORRECTION },
+  rewardAggregation: 'sum',
   lr: 3e-4,
   adamBeta1: 0.9,
   adamBeta2: 0.999,
@@ -150,6 +158,7 @@ export function defaultsFor(algo: Algo): AlgoConfig {
     ...DEFAULT_ALGO_CONFIG,
     dynamicSampling: { ...DEFAULT_ALGO_CONFIG.dynamicSampling },
     tis: { ...DEFAULT_ALGO_CONFIG.tis },
+    rolloutCorrection: { ...DEFAULT_ALGO_CONFIG.rolloutCorrection },
     turnCredit: { ...DEFAULT_ALGO_CONFIG.turnCredit },
     algo,
     normalizeStd: algoDescriptor(algo).groupStd,
@@ -198,6 +207,8 @@ export const algoConfigSchema = z.strictObject({
       cap: num().min(1, 'must be ≥ 1 (a cap below 1 would down-weight on-policy tokens)').max(1e6, 'must be ≤ 1e6').default(D.tis.cap),
     }, { error: 'must be an object' })
     .default({ ...D.tis }),
+  rolloutCorrection: rolloutCorrectionSchema,
+  rewardAggregation: oneOf(['sum', 'gdpo']).default(D.rewardAggregation),
   lr: num().positive('must be > 0').max(1, 'must be ≤ 1 (Adam moves each weight by about lr per step; above 1 the weights blow up)').default(D.lr),
   adamBeta1: num().min(0, 'must be in [0, 1)').lt(1, 'must be in [0, 1)').default(D.adamBeta1),
   adamBeta2: num().min(0, 'must be in [0, 1)').lt(1, 'must be in [0, 1)').default(D.adamBeta2),
@@ -243,6 +254,13 @@ export function crossCheck(c: AlgoConfig): ConfigIssue[] {
       path: 'klEstimator',
       message: "k1 as a loss term has a zero-mean gradient on samples from π (it adds only noise); use 'k3' with klMode 'loss', or klMode 'reward' for k1",
     });
+  }
+  out.push(...correctionIssues(c.rolloutCorrection, c.tis.enabled));
+  if (c.rewardAggregation === 'gdpo' && !(d.group && d.advantage.kind === 'episode' && c.normalizeStd)) {
+    out.push({ path: 'rewardAggregation', message: `'gdpo' normalises each reward term by its group's std: it needs a group algorithm with episode advantages and normalizeStd on (${STD_NORMALIZED.filter((a) => algoDescriptor(a).advantage.kind === 'episode').join(', ')}); algo is '${c.algo}'${d.groupStd && !c.normalizeStd ? ' with normalizeStd off' : ''}` });
+  }
+  if (c.rewardAggregation === 'gdpo' && c.klCoef > 0 && c.klMode === 'reward') {
+    out.push({ path: 'klMode', message: "'reward' subtracts the KL penalty from the summed reward, which 'gdpo' does not read (it normalises the reward terms); use klMode 'loss'" });
   }
   if (c.dynamicSampling.enabled && !d.group) {
     out.push({ path: 'dynamicSampling.enabled', message: `needs a group algorithm (${GROUP_ALGOS.join(', ')}); algo is '${c.algo}'` });

@@ -75,6 +75,7 @@ const ANY: readonly PolicyKind[] = ['step', 'token'];
 const STEP: readonly PolicyKind[] = ['step'];
 const TOKEN: readonly PolicyKind[] = ['token'];
 
+const CORRECTION = 'rollout correction on (algo.rolloutCorrection: an IS, RS or M2PO mode, or a mismatch mode)';
 const HELD_OUT = 'every heldOut.every-th iteration (heldOut.every > 0), iteration 0 included';
 const GROUP = 'group algorithms (GRPO, Dr. GRPO, GSPO, CISPO, GiGPO, RLOO, ReMax)';
 const ASYNC_TOKEN = 'step runs, and token runs of group algorithms on tool envs (the continuous token loop)';
@@ -104,6 +105,7 @@ export const METRICS = [
   { key: 'reward/<term>/std', doc: 'a user reward term, sample std over episodes', unit: 'reward', families: BOTH, policies: ANY, when: USER_TERMS, trl: 'rewards/<term>/std' },
   { key: 'reward/version', doc: 'reward-lab code version that scored the iteration (1 = the starting code)', unit: 'index', families: BOTH, policies: ANY, when: USER_TERMS },
   { key: 'reward/terms_skipped', doc: '(episode, term) pairs counted 0 for a non-finite value', unit: 'count', families: BOTH, policies: ANY, when: USER_TERMS },
+  { key: 'eval/reward_mean', doc: 'the eval reward: Σ of the reward.evalTerms terms per episode (log-only terms included), mean over the sampled episodes; the training reward is reward/mean', unit: 'reward', families: BOTH, policies: ANY, when: 'runs with reward-lab code and reward.evalTerms' },
 
   // episode: outcome and shape
   { key: 'episode/success_rate', doc: "share of sampled episodes whose last step reported info.success", unit: 'share', families: BOTH, policies: ANY },
@@ -163,6 +165,14 @@ export const METRICS = [
   // mismatch
   { key: 'mismatch/logprob_abs_diff_mean', doc: 'mean |rollout − learner| log-prob of the same tokens at one policy version', unit: 'nats', families: BOTH, policies: ANY, trl: 'sampling/sampling_logp_difference/mean' },
   { key: 'mismatch/logprob_abs_diff_max', doc: 'largest |rollout − learner| log-prob in the batch', unit: 'nats', families: BOTH, policies: ANY, trl: 'sampling/sampling_logp_difference/max' },
+
+  // rollout correction (algos/correction/): ρ = π_old/μ at every trained step, π_old the learner's weights before the update
+  { key: 'correction/is_ess', doc: 'effective sample size of the IS weights, normalised: 1 / mean((w/mean w)²) with w = ρ clamped to [1/isCap, isCap] (1 = all equal)', unit: 'share', families: GRID, policies: STEP, when: CORRECTION, verl: 'rollout_corr/rollout_is_eff_sample_size' },
+  { key: 'correction/is_ratio_fraction_high', doc: 'share of IS weights (steps, or episodes for sequence-level IS) above isCap before truncation', unit: 'share', families: GRID, policies: STEP, when: CORRECTION, verl: 'rollout_corr/rollout_is_ratio_fraction_high' },
+  { key: 'correction/rs_masked_fraction', doc: 'share of trained steps rejected by rejection sampling (0 with rs off)', unit: 'share', families: GRID, policies: STEP, when: CORRECTION, verl: 'rollout_corr/rollout_rs_masked_fraction' },
+  { key: 'correction/second_moment_masked_fraction', doc: 'share of trained steps masked by M2PO (0 with m2po off)', unit: 'share', families: GRID, policies: STEP, when: CORRECTION },
+  { key: 'correction/log_ppl_abs_diff', doc: 'mean over episodes of |mean log μ − mean log π_old| over the episode', unit: 'nats', families: GRID, policies: STEP, when: CORRECTION, verl: 'rollout_corr/log_ppl_abs_diff' },
+  { key: 'correction/chi_squared_token', doc: 'token-level χ² divergence of π_old from μ: mean of ρ² − 1 over trained steps', unit: 'ratio', families: GRID, policies: STEP, when: CORRECTION, verl: 'rollout_corr/chi2_token' },
 
   // perf
   { key: 'perf/env_steps_per_s', doc: 'env steps per second of rollout busy time', unit: 'per s', families: BOTH, policies: ANY },

@@ -6,13 +6,15 @@
  */
 import { z } from 'zod';
 import { parseAlgoConfig, defaultsFor, ALGOS, GROUP_ALGOS, type Algo, type AlgoConfig } from '../algos/config.ts';
+import { correctionRunIssue } from '../algos/correction/config.ts';
+import { rewardTermNameIssues } from '../reward/userTerms.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import { ROLLOUT_BUDGET_DEFAULTS as BD } from '../algos/budget.ts';
 import { DEFAULT_TREE_ROLLOUT as TD } from '../rollout/treeRollout.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
 import { familyOf, playOf, type EnvFamily } from '../envs/families.ts';
 import { mixSeed } from '../util/rng.ts';
-import { DEFAULT_SHAPING, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
+import { DEFAULT_SHAPING, SHAPING_TERMS, parseShapingConfig, parseShapingSchedule, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
 
 const transformerSchema = z.strictObject({
   kind: z.literal('transformer'),
@@ -126,6 +128,9 @@ const rolloutSchema = z.strictObject({
 /** Longest reward module accepted, characters: a hand-written file of terms is a few KB; the config travels in links and storage. */
 export const MAX_REWARD_CODE_CHARS = 64 * 1024;
 
+/** A reward term's name: a shaping term or an export of the reward code (a JavaScript identifier). */
+const termName = z.string().regex(/^[A-Za-z_$][\w$]*$/, 'must be a term name (a JavaScript identifier, e.g. stepCost)');
+
 /** User-written reward terms (the reward lab; ARCHITECTURE.md 'Reward lab'), run in a sandbox. */
 const rewardSchema = z.strictObject({
   /**
@@ -142,6 +147,10 @@ const rewardSchema = z.strictObject({
     .min(1, 'must be at least 1 ms')
     .max(10_000, 'must be at most 10,000 ms (10 s): a term that slow would stall every iteration')
     .default(100),
+  /** Reward-lab terms scored and logged (reward/<term>/*) but not trained on: their values stay out of the reward the advantages see. */
+  logOnly: z.array(termName, { error: 'must be a list of term names' }).max(64).default([]),
+  /** The eval reward, logged each iteration as eval/reward_mean: the sum of these terms (the shaping terms' names or the code's exports, log-only ones included); [] = none. */
+  evalTerms: z.array(termName, { error: 'must be a list of term names' }).max(64).default([]),
 });
 
 const envSchema = z.strictObject({ id: z.string().min(1), kwargs: z.record(z.string(), z.unknown()).default({}) });
@@ -301,7 +310,7 @@ export function parseRunConfig(input: unknown): ParseResult {
   }
   const rawRollout = (input as { rollout?: { learnerBatch?: unknown } }).rollout;
   if (rawRollout?.learnerBatch === undefined && r.data.model.kind === 'transformer') r.data.rollout.learnerBatch = 16;
-  messages.push(...runnable(r.data), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config), ...treeRules(r.data, algo.config));
+  messages.push(...runnable(r.data, algo.config), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config), ...treeRules(r.data, algo.config));
   if (messages.length > 0) return { ok: false, messages };
   const config: RunConfig = { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null };
   if (config.stages.length > 0) {
@@ -517,7 +526,7 @@ export function warmStartEnv(c: Pick<RunConfig, 'env' | 'warmStart'>): { id: str
 }
 
 /** Rules that need the env itself: it exists, takes these kwargs, and pairs with the policy. */
-function runnable(c: Parsed): string[] {
+function runnable(c: Parsed, algo: AlgoConfig): string[] {
   let fam: EnvFamily;
   let agentCount: number;
   let maxSteps: number;
@@ -551,6 +560,9 @@ function runnable(c: Parsed): string[] {
     out.push(`model.agents: 'separate' gives each agent of a two-agent env (e.g. grid/switch-door) its own network; ${c.env.id} has ${agentCount === 1 ? 'one agent' : `${agentCount} agents`}, use 'shared'`);
   }
   if (d.runCheck) out.push(...d.runCheck({ target, envId: c.env.id, maxSteps, learnerBatch: c.rollout.learnerBatch }));
+  const corr = correctionRunIssue(algo.rolloutCorrection, target);
+  if (corr) out.push(corr);
+  out.push(...rewardTermNameIssues(c.reward, null, SHAPING_TERMS));
   if (c.warmStart && Object.keys(c.warmStart.envKwargs).length > 0) {
     // The demonstrations' env is built here, so a bad kwarg is named before any training starts.
     out.push(...envErrors(c.env.id, warmStartEnv(c).kwargs as EnvKwargs).map((m) => `warmStart.envKwargs: ${m.replace(/^env: /, '')}`));

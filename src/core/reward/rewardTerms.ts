@@ -134,21 +134,26 @@ export function exportLine(code: string, name: string): number | null {
   return null;
 }
 
-/** The per-step term values added to a shaped reward: a new object (perStep, total and terms extended). */
-export function addTermRewards<S extends { total: number; terms: Record<string, number>; perStep: Float64Array }>(shaped: S, termRewards: Readonly<Record<string, Float64Array>> | undefined): S {
+/**
+ * The per-step term values added to a shaped reward: a new object (perStep, total and terms
+ * extended). A `logOnly` term is recorded in `terms` (so it is logged and re-scored) but added
+ * to neither `perStep` nor `total`: the advantages never see it.
+ */
+export function addTermRewards<S extends { total: number; terms: Record<string, number>; perStep: Float64Array }>(shaped: S, termRewards: Readonly<Record<string, Float64Array>> | undefined, logOnly: readonly string[] = []): S {
   if (!termRewards) return shaped;
   const perStep = Float64Array.from(shaped.perStep);
   const terms: Record<string, number> = { ...shaped.terms };
   let total = shaped.total;
   for (const [term, v] of Object.entries(termRewards)) {
     if (v.length !== perStep.length) throw new RangeError(`reward term '${term}': ${v.length} values for ${perStep.length} steps`);
+    const trained = !logOnly.includes(term);
     let sum = 0;
     for (let t = 0; t < v.length; t++) {
-      perStep[t] += v[t];
+      if (trained) perStep[t] += v[t];
       sum += v[t];
     }
     terms[term] = sum;
-    total += sum;
+    if (trained) total += sum;
   }
   return { ...shaped, perStep, terms, total };
 }

@@ -18,6 +18,10 @@ export interface RewardLab {
   version?: number;
   /** Called once per skipped (episode, term) with a message naming the term, the line and the seed. */
   onProblem?: (message: string) => void;
+  /** Terms scored and logged but not added to the reward the advantages see (config reward.logOnly). */
+  logOnly?: readonly string[];
+  /** Terms whose per-episode sum is the eval reward, `eval/reward_mean` (config reward.evalTerms). */
+  evalTerms?: readonly string[];
 }
 
 /** A trainer's copy of a lab passed to setRewardLab: the version defaults to 1 (the run's starting code). */
@@ -42,6 +46,41 @@ export async function scoreWithRewardLab(lab: RewardLab, records: readonly Score
     return r.values;
   });
   return { values, skipped };
+}
+
+/**
+ * `eval/reward_mean`: the eval reward, Σ of the named terms per episode, mean over the iteration's
+ * sampled episodes — the sum of the terms' `reward/<term>/mean`, which the metrics already hold
+ * (a mean of sums is the sum of means). Nothing without eval terms.
+ */
+export function addEvalReward(m: Record<string, number>, evalTerms: readonly string[] | undefined): void {
+  if (!evalTerms?.length) return;
+  let sum = 0;
+  for (const t of evalTerms) {
+    const v = m[`reward/${t}/mean`];
+    if (v === undefined) throw new Error(`reward.evalTerms: '${t}' is no term this run scores (no reward/${t}/mean)`);
+    sum += v;
+  }
+  m['eval/reward_mean'] = sum;
+}
+
+/**
+ * Problems with reward.logOnly / reward.evalTerms against the terms that exist: log-only names must
+ * be the code's exports (a shaping term is switched off by its weight), eval names exports or
+ * shaping terms, and neither means anything without reward code. `exported` = null when the code
+ * has not been loaded yet (only the empty-code rule is checked).
+ */
+export function rewardTermNameIssues(reward: { code: string; logOnly: readonly string[]; evalTerms: readonly string[] }, exported: readonly string[] | null, shapingTerms: readonly string[]): string[] {
+  const out: string[] = [];
+  if (reward.code.trim() === '') {
+    if (reward.logOnly.length) out.push('reward.logOnly: names reward-lab terms, but reward.code is empty; write the terms or use []');
+    if (reward.evalTerms.length) out.push('reward.evalTerms: the eval reward is computed with the reward lab, but reward.code is empty; write the terms or use []');
+    return out;
+  }
+  if (!exported) return out;
+  for (const t of reward.logOnly) if (!exported.includes(t)) out.push(`reward.logOnly: '${t}' is not a term of the reward code (its terms: ${exported.join(', ') || 'none'}); a shaping term is left out of training by weight 0`);
+  for (const t of reward.evalTerms) if (!exported.includes(t) && !shapingTerms.includes(t)) out.push(`reward.evalTerms: '${t}' is neither a term of the reward code (${exported.join(', ') || 'none'}) nor a shaping term (${shapingTerms.join(', ')})`);
+  return out;
 }
 
 /** Adds `reward/version` (the user-terms code that scored the iteration; 0 = none) and `reward/terms_skipped`; nothing for a run without terms. */

@@ -14,6 +14,8 @@ import { aggregationWeightsOf, computeAdvantages, klRewardPenalty, valueTargets,
 import type { RolloutBatch } from '../update/batch.ts';
 import { isRatios, offPolicyWeights, type OffPolicy, type PositionScorer } from '../update/offPolicy.ts';
 import { runUpdate, type UpdateResult } from '../update/update.ts';
+import { rolloutCorrection } from '../update/rolloutCorrection.ts';
+import type { CorrectionMetrics } from '../algos/correction/metrics.ts';
 
 export interface ScoredBatch {
   batch: RolloutBatch;
@@ -59,6 +61,8 @@ export interface TrainedBatch {
   tis: TisResult;
   /** Seconds spent on the off-policy weights (a proximal forward pass over stale sequences). */
   offS: number;
+  /** The rollout correction's correction/* keys, when algo.rolloutCorrection is on. */
+  correction?: CorrectionMetrics;
 }
 
 /**
@@ -69,8 +73,9 @@ export async function trainBatch(learner: Learner, algo: AlgoConfig, sc: ScoredB
   const { batch } = sc;
   const t0 = performance.now();
   const off = await offPolicyWeights(algo, version, batch, sc.adv.adv, proximal);
+  const corr = await rolloutCorrection(algo, batch, off, proximal);
   const offS = (performance.now() - t0) / 1000;
-  const targets = { oldLogp: off.oldLogp, advantages: off.advUsed, weights: sc.weights, refLogp: sc.refLogp, extra: { ...valueTargets(batch, sc.adv.returns, algo.valueClip), ...off.extra } };
+  const targets = { oldLogp: corr?.oldLogp ?? off.oldLogp, advantages: corr?.advUsed ?? off.advUsed, weights: corr?.weights ?? sc.weights, refLogp: sc.refLogp, extra: { ...valueTargets(batch, sc.adv.returns, algo.valueClip), ...off.extra } };
   const upd = await runUpdate(learner, algo, batch, targets, rng, { logprobs: batch.mu, mask: off.fresh });
-  return { off, upd, tis: isRatios(batch, off, upd.stepLogprobs, algo.tis.cap), offS };
+  return { off, upd, tis: isRatios(batch, off, upd.stepLogprobs, algo.tis.cap), offS, ...(corr ? { correction: corr.metrics } : {}) };
 }

@@ -7,7 +7,7 @@
  * the schedule and checkpoints both.
  */
 import { SCHEDULE_START, stageWeights, stepSchedule, weightsOf, withShapingWeights, type ScheduleState, type ShapingConfig, type ShapingSchedule, type ShapingWeights } from '../reward/shaping.ts';
-import { addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
+import { addEvalReward, addRewardLabMetrics, installRewardLab, scoreWithRewardLab, type RewardLab } from '../reward/userTerms.ts';
 import type { ScoreEpisode } from '../reward/stepRecord.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 
@@ -86,6 +86,7 @@ export class RewardScoring {
   /** `reward/version` (the lab version that scored the iteration; 0 = none) and `reward/terms_skipped`. */
   labMetrics(m: Record<string, number>, labVersion: number): void {
     addRewardLabMetrics(m, labVersion, this.termsSkipped);
+    addEvalReward(m, this.lab?.evalTerms);
   }
 
   /** What a checkpoint holds of the rewards. */

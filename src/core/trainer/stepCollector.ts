@@ -47,6 +47,7 @@ import { RewardScoring } from './rewards.ts';
 import { Trainer } from './trainer.ts';
 import type { ScoredBatch, TrainedBatch } from './phases.ts';
 import { allOrRelease } from '../util/allOrRelease.ts';
+import { roundWeights } from '../models/precision.ts';
 
 /** The potential Φ grid runs record for potential-based shaping (by id, see rollout/stepPool.ts POTENTIALS). */
 export const TRAINER_POTENTIAL = gridStepsToSuccess.id;
@@ -231,7 +232,7 @@ export class StepCollector implements Collector<StepEpisode> {
     this.inflight.delete(it);
     const t1 = performance.now();
     const { shaping, weights } = this.rewards;
-    const shape = (ep: StepEpisode) => addTermRewards(shapeEpisode(recordOf(ep), shaping, weights), ep.termRewards);
+    const shape = (ep: StepEpisode) => addTermRewards(shapeEpisode(recordOf(ep), shaping, weights), ep.termRewards, this.rewards.lab?.logOnly);
     const c = await this.collectRounds(it, ro, shape);
     const sampled = c.sampled.map((ep) => ({ summary: summarizeEpisode(recordOf(ep), shape(ep)), entropies: ep.entropies, actionKey: ep.actions.join(',') }));
     if (c.episodes.length === 0) return { skipped: this.skipMetrics(c, sampled) };
@@ -354,7 +355,7 @@ export class StepCollector implements Collector<StepEpisode> {
   async sync(w: Weights | null, version: number): Promise<void> {
     if (w) {
       this.proximal.setWeights(w, version);
-      await this.pool.setWeights(w, version);
+      await this.pool.setWeights(roundWeights(w, this.config.algo.rolloutCorrection.mismatch), version);
     }
     this.launch(this.current + 1);
   }
@@ -387,7 +388,7 @@ export class StepCollector implements Collector<StepEpisode> {
     this.nextLaunch = cp.iteration;
     this.current = cp.iteration;
     this.proximal.setWeights(w, cp.policyVersion);
-    await this.pool.setWeights(w, cp.policyVersion);
+    await this.pool.setWeights(roundWeights(w, this.config.algo.rolloutCorrection.mismatch), cp.policyVersion);
   }
 
   /** Waits for batches in flight (their results are dropped), then closes the pool and the scorers. */
@@ -417,7 +418,8 @@ export async function createStepTrainer(config: StepTrainerConfig, rawEngine: En
   if (teacher && !(algo.klCoef > 0)) throw new Error('createStepTrainer: a teacher is the KL reference, so it needs algo.klCoef > 0');
   const envSpec = makeEnv(config.env.id, config.env.kwargs).spec;
   const [pool, learner, proximal, reference] = await allOrRelease([
-    makePool(spec, weights, engine),
+    // Mismatch mode: the rollout policy holds rounded weights, the learner and π_old float32.
+    makePool(spec, roundWeights(weights, algo.rolloutCorrection.mismatch), engine),
     engine.createLearner(model, trainStepOptions(algo, config.learnerBatch), weights),
     engine.createPolicy(model, config.learnerBatch, weights),
     teacher

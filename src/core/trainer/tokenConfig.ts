@@ -71,7 +71,7 @@ export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {
 export async function shapeTokenEpisodes(rewards: RewardScoring, eps: readonly TokenEpisode[]): Promise<ShapedReward[]> {
   const shaped = eps.map((ep) => shapeTokenEpisode(ep, rewards.shaping, rewards.weights));
   const terms = rewards.lab ? await rewards.userTerms(eps.map(buildTextStepRecords)) : null;
-  return terms ? shaped.map((s, i) => addTermRewards(s, terms[i])) : shaped;
+  return terms ? shaped.map((s, i) => addTermRewards(s, terms[i], rewards.lab?.logOnly)) : shaped;
 }
 
 /**

@@ -142,6 +142,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
         extra: c.extra,
       }),
       ...own.keys,
+      ...tr.correction,
       ...budget,
       ...(c.greedy ? greedyMetrics(c.greedy) : {}),
     };

@@ -5,6 +5,7 @@
 import { normalizeAdvantages, sequenceAggregationWeights, type EmaBaselineState } from '../algos/advantages.ts';
 import type { AlgoConfig } from '../algos/config.ts';
 import { sequenceGae } from '../algos/gae.ts';
+import { gdpoAdvantages, termVectors } from '../algos/gdpo.ts';
 import { klK1, klK3 } from '../algos/losses.ts';
 import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from '../algos/registry/index.ts';
 import { remaxAdvantages } from '../algos/remax.ts';
@@ -120,6 +121,12 @@ export function computeAdvantages(
   }
   if (b.n === 0) return { adv: new Float64Array(0), returns: null, episodeAdv: new Float64Array(0), ema };
   const positions = positionCounts(b);
+  if (algo.rewardAggregation === 'gdpo') {
+    const a = gdpoAdvantages(algo, termVectors(shaped), ctx.groupSize, positions);
+    const adv = broadcast(b, a);
+    if (ctx.branches) sharePrefixes(b, adv, a, ctx.branches);
+    return { adv, returns: null, episodeAdv: a, ema };
+  }
   const r =
     typeof ctx.groupSize === 'number'
       ? sequenceAdvantages({ ...algo, groupSize: ctx.groupSize }, totals, ema, positions)

@@ -32,6 +32,12 @@ const RUNS: { name: string; run: MetricRun; config: Record<string, unknown>; log
     logs: ['schedule/stage'],
   },
   { name: 'tool PPO (lockstep token loop)', run: { family: 'tool', policy: 'token' }, config: { env: { id: 'tools/calculator' }, model: TINY, algo: { algo: 'ppo' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 8 } } },
+  {
+    name: 'grid GRPO with rollout correction (fp8 rollouts, token IS, seq_mean_k3, M2PO)',
+    run: { family: 'grid', policy: 'step' },
+    config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'grpo', groupSize: 4, rolloutCorrection: { is: 'token', rs: 'seq_mean_k3', m2po: 0.04, mismatch: 'fp8' } }, rollout: { groups: 2, learnerBatch: 64 } },
+    logs: ['correction/is_ess', 'correction/is_ratio_fraction_high', 'correction/rs_masked_fraction', 'correction/second_moment_masked_fraction', 'correction/log_ppl_abs_diff', 'correction/chi_squared_token'],
+  },
   { name: 'grid GiGPO', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'gigpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } }, logs: ['groups/step_groups_mean', 'groups/grouped_step_share'] },
   { name: 'grid ReMax', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'remax', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } }, logs: ['remax/greedy_reward_mean', 'remax/greedy_success_rate'] },
   { name: 'two agents (grid/switch-door, shared network)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/switch-door' }, model: { ...MLP, agents: 'shared' }, algo: { algo: 'ppo' }, rollout: { episodes: 8, learnerBatch: 64 } }, logs: ['agents/a/subgoal_rate', 'agents/b/adv_share', 'critic/value_loss'] },

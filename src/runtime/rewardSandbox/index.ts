@@ -8,7 +8,9 @@ import { familyOf } from '../../core/envs/families.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { sampleGridEpisode, sampleTextEpisode, type ScoreEpisode } from '../../core/reward/stepRecord.ts';
 import { makeTextEnv } from '../../core/envs/grid/textAdapter.ts';
-import type { RewardLab } from '../../core/reward/userTerms.ts';
+import { rewardTermNameIssues, type RewardLab } from '../../core/reward/userTerms.ts';
+import { RewardTermError } from '../../core/reward/rewardTerms.ts';
+import { SHAPING_TERMS } from '../../core/reward/shaping.ts';
 import { createRewardSandbox } from './quickjs.ts';
 
 export { createRewardSandbox, DEFAULT_SANDBOX, type SandboxOptions } from './quickjs.ts';
@@ -34,12 +36,14 @@ export async function rewardLabFor(config: Pick<RunConfig, 'reward' | 'env' | 's
   if (config.reward.code.trim() === '') return undefined;
   const scorer = await createRewardSandbox(config.reward.code, { callTimeoutMs: config.reward.callTimeoutMs });
   try {
+    const names = rewardTermNameIssues(config.reward, scorer.terms, SHAPING_TERMS);
+    if (names.length) throw new RewardTermError('load', names.join('; '));
     await scorer.score([dryRunEpisode(config)]);
   } catch (e) {
     scorer.close();
     throw e;
   }
-  return { scorer, onNonFinite: config.reward.onNonFinite, onProblem, version };
+  return { scorer, onNonFinite: config.reward.onNonFinite, onProblem, version, logOnly: config.reward.logOnly, evalTerms: config.reward.evalTerms };
 }
 
 let warmed: Promise<void> | null = null;

@@ -48,5 +48,20 @@ export default {
         says: 'stale actions are re-weighted (largest ratio π_old/μ ≥ 1.05), 3 iterations in a row',
       },
     },
+    {
+      title: 'Synchronous, but the rollout runs in fp8',
+      text: 'Staleness is back to 0, yet the policy that acts is still not the one that learns: the rollout holds its weights rounded to FP8, as a fast inference engine beside a float32 trainer does, so μ and π_old differ on every step by numerics alone. Rollout correction recomputes π_old with the learner, multiplies each advantage by min(π_old/μ, 2) and rejects steps whose ratio leaves [1/1.01, 1.01]. The "Effective sample size" chart falls below 1 and the "Rollout–learner gap" leaves 0; set the rollout precision back to float32 and every ratio is 1 again.',
+      action: 'Press Start and watch the "Effective sample size" and the "Rollout–learner gap" charts in the Shift section.',
+      setup: { preset: 'grid-empty-8x8-rollout-correction', overrides: [['iterations', 30]] },
+      check: {
+        all: [
+          { metric: 'correction/is_ess', op: '<=', value: 0.999999 },
+          { metric: 'correction/log_ppl_abs_diff', op: '>=', value: 1e-5 },
+        ],
+        for: 3,
+        within: 15,
+        says: 'the effective sample size is below 1 (≤ 0.999999) and the per-episode log-perplexity gap ≥ 1e-5 nats, 3 iterations in a row',
+      },
+    },
   ],
 } satisfies LessonInput;
