@@ -155,9 +155,9 @@ export class RemoteEnv implements ToolEnv {
       if (!call.ok) return this.finish({ observation: { text: `error: ${call.error}` }, reward: 0, done: false }, { malformed: true, wireMs: 0 }, 'error');
       wire = { type: 'call_tool', tool_name: call.tool.name, arguments: argumentsFor(call.tool, call.args) };
     } else wire = { text: action };
-    const t0 = Date.now();
+    const t0 = performance.now();
     const r = this.session!.step(wire);
-    const extra: Info = { wireMs: Date.now() - t0 };
+    const extra: Info = { wireMs: performance.now() - t0 };
     if (this.tools) extra.toolCall = (wire.tool_name as string) ?? undefined;
     return this.finish(r, extra, null);
   }
