@@ -24,17 +24,5 @@ export default {
         says: 'entropy down by 0.03 nats with sampled success up (means of 5 iterations) from the first RL iterations, 3 iterations in a row',
       },
     },
-    {
-      title: 'The same env, over the wire',
-      text: 'Now the calculator runs on a server, as an env on a hub would: start the playground\'s own env server in a terminal (npm run serve -- --env tools/calculator; it listens on ws://127.0.0.1:8000) and train the same kind of run against it. Every reset and step is an OpenEnv message to the server, and each episode holds its own session; the policy, the warm start and GRPO are unchanged (one-digit questions here, so it trains in minutes). The page asks before it connects to a server it has not connected to before. The curve has the shape of an in-process run\'s; the Speed section\'s "Env latency (network)" chart shows what each step costs on the wire. Stop the server mid-run and the run stops with a named error, saved in Runs.',
-      action: 'Start npm run serve -- --env tools/calculator, then press Start and answer the question about the server.',
-      setup: { preset: 'calc-remote-grpo', overrides: [] },
-      check: {
-        all: [{ metric: 'episode/success_rate', op: '>=', value: 0.8 }],
-        for: 3,
-        within: 10,
-        says: 'sampled success at least 0.8 over the wire, 3 iterations in a row',
-      },
-    },
   ],
 } satisfies LessonInput;
