@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envIds, makeEnv } from '../core/envs/index.ts';
 import type { Env } from '../core/envs/types.ts';
 import { ENV_FAMILIES, envFamily, familyOf, MODEL_KINDS, modelKindsOf, playOf } from '../core/envs/families.ts';
@@ -15,11 +15,20 @@ import { makeCodeEnv } from '../core/envs/code/index.ts';
 import { mapFromJson, mapToKwargs } from '../core/envs/grid/mapSpec.ts';
 import { parseRunConfig } from '../core/presets/schema.ts';
 import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
+import { ensureRemoteEnvs } from '../runtime/openenv/node.ts';
+import { startServeChild, type ChildServer } from '../runtime/openenv/fixtureServers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const example = (f: string) => readFileSync(join(ROOT, 'examples/envs', f), 'utf8');
 
-beforeAll(() => loadCodeEnvs());
+// A remote env plays the calculator served by `npm run serve` in a child process (its steps block this thread).
+let served: ChildServer;
+beforeAll(async () => {
+  await loadCodeEnvs();
+  await ensureRemoteEnvs('remote/openenv');
+  served = await startServeChild('tools/calculator');
+}, 30_000);
+afterAll(() => served.kill());
 
 /** Every kind of env there is: the listed built-ins, a custom map, and a code env of each observation kind. */
 function allEnvs(): { name: string; env: Env }[] {
@@ -29,6 +38,7 @@ function allEnvs(): { name: string; env: Env }[] {
     ...envIds().map((id) => ({ name: id, env: makeEnv(id) })),
     { name: 'grid/custom (four-rooms.json)', env: makeEnv('grid/custom', mapToKwargs(map.map)) },
     ...['empty-room.js', 'cartpole.js', 'guess-number.js'].map((f) => ({ name: `code env ${f}`, env: makeCodeEnv({ code: example(f) }) as Env })),
+    { name: 'remote/openenv (tools/calculator over the wire)', env: makeEnv('remote/openenv', { url: served.url }) },
   ];
 }
 
@@ -54,20 +64,20 @@ describe('every env maps to a family that describes it', () => {
   });
 
   it('an unknown family is refused by name', () => {
-    expect(() => envFamily('lunar')).toThrow(/unknown env family 'lunar' \(registered: grid, tool\)/);
+    expect(() => envFamily('lunar')).toThrow(/unknown env family 'lunar' \(registered: grid, tool, remote\)/);
   });
 });
 
 describe('each family fits exactly the policies the schema accepts for it', () => {
   // Written out here, apart from the descriptors: grids train an MLP over step rows or a
   // transformer over the grid as text; tool envs only a transformer over tokens.
-  const expected: Record<string, string[]> = { grid: ['mlp', 'transformer'], tool: ['transformer'] };
-  const representative: Record<string, string> = { grid: 'grid/empty-8x8', tool: 'tools/calculator' };
+  const expected: Record<string, string[]> = { grid: ['mlp', 'transformer'], tool: ['transformer'], remote: ['transformer'] };
+  const representative: Record<string, { id: string; kwargs?: Record<string, unknown> }> = { grid: { id: 'grid/empty-8x8' }, tool: { id: 'tools/calculator' }, remote: { id: 'remote/openenv', kwargs: { url: 'ws://127.0.0.1:8000' } } };
 
   it.each(ENV_FAMILIES.map((f) => [f.name, f] as const))('%s', (name, f) => {
     expect(modelKindsOf(f)).toEqual(expected[name]);
     for (const kind of MODEL_KINDS) {
-      const r = parseRunConfig({ env: { id: representative[name] }, model: { kind }, algo: { algo: 'grpo' } });
+      const r = parseRunConfig({ env: representative[name], model: { kind }, algo: { algo: 'grpo' } });
       const fits = modelKindsOf(f).includes(kind);
       expect(r.ok, `${name} + ${kind}: ${r.ok ? 'accepted' : r.messages.join('; ')}`).toBe(fits);
       if (!r.ok) expect(r.messages).toContain(`model.kind: ${f.modelKindRule} (got '${kind}')`);

@@ -40,15 +40,17 @@ import { withRewardFile } from './reward.ts';
 import { DEFAULT_MAP_PRESET, loadEnvFile, type EnvFile } from './envFile.ts';
 import { DEFAULT_CODE_ENV_PRESET } from './codeEnvFile.ts';
 import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
+import { ENV_URL_USAGE, isRemoteEnv, withEnvUrl } from './remoteEnv.ts';
 import { rewardLabFor } from '../runtime/rewardSandbox/index.ts';
 import { CODE_HASH_CHARS, missingVersionProblem, rewardCodeHash, rewardVersions, versionsForResume, withCheckpointVersions, type CodeVersion } from '../core/reward/versions.ts';
 import { ScoringInterrupted } from '../core/reward/rewardTerms.ts';
 import { detectNaming, METRIC_NAMINGS, renameRow, type MetricNaming } from '../core/metrics/lookup.ts';
 
-const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N] [--metric-names ours|trl|verl]
+const USAGE = `usage: npm run train -- --config <preset id | file.json> [--seed N] [--iterations N] [--out DIR] [--engine ort-web-wasm|ort-node|auto] [--trajectories N] [--eval N] [--reward FILE] [--force] [--checkpoint-every N] [--metric-names ours|trl|verl] [--env-url URL]
        npm run train -- --resume <run folder | file.run.json> [--iterations N] [--out DIR] [...]
        npm run train -- --env-file <map.json | env.js> [--config <preset id>] [...]
   --env-file FILE   train on an env from a file: a map drawn in the studio (.json, "kind": "grid-map"; refused with the reason if it cannot be solved; default preset ${DEFAULT_MAP_PRESET}) or a code env (.js: a JavaScript module exporting env, reset(seed), step(action); examples/envs/; run sandboxed (QuickJS) and checked first, problems named FILE:LINE; default preset ${DEFAULT_CODE_ENV_PRESET}); the preset's algorithm and policy train on it
+${ENV_URL_USAGE}
   --reward FILE   user reward terms: an ES module whose named exports (step) => number are added to each step's reward, run sandboxed (QuickJS); stored in config.json
   --force   write into an --out folder that already holds a run (its files are replaced)
   --checkpoint-every N   save checkpoint.json (the trainer's full state) every N iterations (default 10; 0 = only at the end and on Ctrl-C)
@@ -297,6 +299,7 @@ export async function main(argv: string[]): Promise<number> {
       'checkpoint-every': { type: 'string', default: String(CHECKPOINT_EVERY) },
       reward: { type: 'string' },
       'env-file': { type: 'string' },
+      'env-url': { type: 'string' },
       'metric-names': { type: 'string' },
       'shipped-warm-start': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -327,6 +330,7 @@ export async function main(argv: string[]): Promise<number> {
   const naming: MetricNaming = (namingArg as MetricNaming | undefined) ?? resume?.metricNaming ?? 'ours';
   let config = resume ? resume.config : loadRunConfig(values.config ?? envFile!.defaultPreset);
   if (envFile) config = withEnvFile(config, envFile);
+  config = await withEnvUrl(config, values['env-url']);
   if (values.reward !== undefined) config = withRewardFile(config, values.reward);
   if (!resume) config.seed = intArg(values.seed, 'seed') ?? config.seed;
   config.iterations = intArg(values.iterations, 'iterations', 1) ?? config.iterations;
@@ -450,7 +454,7 @@ export async function main(argv: string[]): Promise<number> {
      */
     // A code env can fail in any iteration (its sandbox stopped: out of memory, past its deadline),
     // so its run keeps the last finished iteration's checkpoint too, and writes it on an error.
-    const codeEnvRun = config.env.id.startsWith('code/');
+    const codeEnvRun = config.env.id.startsWith('code/') || isRemoteEnv(config.env.id);
     const keepLastGood = (rewardLab !== undefined || codeEnvRun) && trainer.canCheckpoint;
     let lastGood: Checkpoint | null = keepLastGood ? (resume ? resume.checkpoint : await trainer.checkpoint()) : null;
     /** The iteration's error when a stop signal interrupted its scoring (not a failure of the run). */
@@ -542,7 +546,7 @@ export async function main(argv: string[]): Promise<number> {
     const wrote = `config.json, metrics.jsonl, trajectories.jsonl, policy.onnx, policy.json${existsSync(checkpointPath) ? ', checkpoint.json' : ''}${versions.length > 0 ? `, ${REWARD_VERSIONS_FILE}` : ''}`;
     if (stopped.reason === 'error') {
       const cp = savedAfterError !== null ? `checkpoint.json: the state after iteration ${savedAfterError - 1}, the last finished one; continue with npm run train -- --resume ${out}` : 'a checkpoint.json is the last one saved before the error';
-      const what = failed && codeEnvRun ? ' (the code env failed, see the error above)' : '';
+      const what = failed && codeEnvRun ? ` (the ${isRemoteEnv(config.env.id) ? 'remote' : 'code'} env failed, see the error above)` : '';
       console.error(`stopped after ${iterations} iterations${what}; wrote ${wrote} (policy.onnx: the last good weights; ${cp}) to ${out}`);
       return 1;
     }

@@ -10,8 +10,9 @@ import rewardHacking from './data/reward-hacking.ts';
 import designTheRoom from './data/design-the-room.ts';
 import sharpeningOrDiscovery from './data/sharpening-or-discovery.ts';
 import rlLearnsWhatImitationCannot from './data/rl-learns-what-imitation-cannot.ts';
+import overTheWire from './data/over-the-wire.ts';
 import { loadLessons } from './schema.ts';
 
-export const LESSON_FILES: readonly unknown[] = [sparseVsShaped, explorationCollapse, signalDegeneration, shiftStaleness, rlvrVsAgentic, grpoVsPpo, rewardHacking, warmStartThenRl, designTheRoom, sharpeningOrDiscovery, rlLearnsWhatImitationCannot];
+export const LESSON_FILES: readonly unknown[] = [sparseVsShaped, explorationCollapse, signalDegeneration, shiftStaleness, rlvrVsAgentic, grpoVsPpo, rewardHacking, warmStartThenRl, designTheRoom, sharpeningOrDiscovery, rlLearnsWhatImitationCannot, overTheWire];
 
 export const LESSONS = loadLessons(LESSON_FILES);

@@ -12,7 +12,7 @@ describe('lessons', () => {
   it('every lesson file validates, with a distinct id', () => {
     expect(LESSONS.problems).toEqual([]);
     expect(LESSONS.lessons.length).toBe(LESSON_FILES.length);
-    expect(LESSONS.lessons.map((l) => l.id)).toEqual(['sparse-vs-shaped', 'exploration-collapse', 'signal-degeneration', 'shift-staleness', 'rlvr-vs-agentic', 'grpo-vs-ppo', 'reward-hacking', 'warm-start-then-rl', 'design-the-room', 'sharpening-or-discovery', 'rl-learns-what-imitation-cannot']);
+    expect(LESSONS.lessons.map((l) => l.id)).toEqual(['sparse-vs-shaped', 'exploration-collapse', 'signal-degeneration', 'shift-staleness', 'rlvr-vs-agentic', 'grpo-vs-ppo', 'reward-hacking', 'warm-start-then-rl', 'design-the-room', 'sharpening-or-discovery', 'rl-learns-what-imitation-cannot', 'over-the-wire']);
   });
 
   for (const lesson of LESSONS.lessons) {

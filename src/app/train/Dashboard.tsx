@@ -343,6 +343,15 @@ const SPEED: ChartSpec[] = [
   },
 ];
 
+/** Remote envs: what the network costs each step. */
+const ENV_WIRE: ChartSpec = {
+  id: 'env-wire',
+  title: 'Env latency (network)',
+  help: 'perf/env_wire_ms: real milliseconds one env step took over the network, request to reply, mean over the batch (remote envs).',
+  lines: [{ key: 'perf/env_wire_ms', label: 'ms / step', color: C.teal }],
+  domain: [0, 'auto'],
+};
+
 function Badge({ name, v }: { name: string; v: Verdict }) {
   return (
     <div className={`health health-${v.level}`} data-testid={`health-${name.toLowerCase()}`} data-level={v.level} role="status">
@@ -500,7 +509,7 @@ export function dashboardCharts(config: { env?: { id: string }; model: { kind: s
     signal: [...signal(isGroupAlgo(config.algo.algo), isAlgo(config.algo.algo) && algoDescriptor(config.algo.algo).critic), ...algoCharts(config.algo.algo), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : []), ...(config.stages?.some((st) => st.distill) ? [DISTILL] : [])],
     shift: [...SHIFT, ...correctionCharts(config.algo.rolloutCorrection)],
     reward: [PROXY],
-    speed: tokens ? [...SPEED, KV_CACHE] : SPEED,
+    speed: [...SPEED, ...(tokens ? [KV_CACHE] : []), ...(config.env?.id.startsWith('remote/') ? [ENV_WIRE] : [])],
     agents: agentCharts(agents),
   };
 }

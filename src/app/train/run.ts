@@ -4,6 +4,7 @@
  * on the page. The loop itself runs in the worker (core's runTraining, as in the CLI): this file
  * sends commands and renders the worker's reports.
  */
+import { consentToConnect, pageConsentHost, remoteAddresses } from './remoteConsent.ts';
 import { nextWarmEta, resumeWarmEta } from './warmEta.ts';
 import { proxy, transfer } from 'comlink';
 import type { StoreApi } from 'zustand';
@@ -199,6 +200,11 @@ export function runSlice(set: Set, get: Get): { part: RunPart; applyLive: (runni
     const v = validate(get().draft);
     if (!v.ok) {
       get().notify('warning', 'Fix the highlighted settings first; nothing was started.');
+      return false;
+    }
+    const consent = consentToConnect(remoteAddresses(v.config), pageConsentHost());
+    if (!consent.ok) {
+      get().notify('warning', `Not connected to ${consent.refused}: nothing was started.`);
       return false;
     }
     // The previous run's worker stops and waits as the spare this run adopts (same threads).

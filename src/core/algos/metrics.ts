@@ -78,6 +78,8 @@ export const EXTRA_METRIC_KEYS = {
   shapingStage: 'schedule/stage',
   /** Failure runs (failed tool calls in a row) that a successful call ended, over all failure runs. */
   toolRecoveryRate: 'tools/recovery_rate',
+  /** Real milliseconds one env step took over the network (remote envs' `info.wireMs`), mean over the batch's steps. */
+  envWireMs: 'perf/env_wire_ms',
 } as const satisfies Record<string, IterationKey>;
 
 /** `reward/<term>/mean`: one shaping term's mean contribution over the batch's episodes. */
@@ -115,6 +117,8 @@ export interface EpisodeSummary {
   toolFailureRuns?: number;
   /** Successful calls right after a failed one (`info.recovered`). */
   toolRecoveries?: number;
+  /** Remote envs: real ms its steps took over the network, summed (`info.wireMs`); absent for envs played here. */
+  wireMs?: number;
 }
 
 /** What the metrics read of one sampled episode, whichever family it is from. */
@@ -132,6 +136,7 @@ export interface SampledEpisode {
 /** Summarise an episode record (and its shaped reward, if shaping ran). Success = last step's info.success. */
 export function summarizeEpisode(rec: EpisodeRecord, shaped?: ShapedReward): EpisodeSummary {
   let toolCalls = 0, toolFailures = 0, toolFailureRuns = 0, toolRecoveries = 0, envReward = 0;
+  let wireMs: number | undefined;
   let prevFailed = false;
   for (let t = 0; t < rec.infos.length; t++) {
     const info = rec.infos[t];
@@ -141,6 +146,7 @@ export function summarizeEpisode(rec: EpisodeRecord, shaped?: ShapedReward): Epi
       if (!prevFailed) toolFailureRuns++;
     }
     if (info.recovered) toolRecoveries++;
+    if (typeof info.wireMs === 'number') wireMs = (wireMs ?? 0) + info.wireMs;
     // Only tool calls move the "previous call" (malformed turns and the answer do not).
     if (info.toolFailed !== undefined) prevFailed = info.toolFailed;
     envReward += rec.rewards[t];
@@ -157,6 +163,7 @@ export function summarizeEpisode(rec: EpisodeRecord, shaped?: ShapedReward): Epi
     toolFailures,
     toolFailureRuns,
     toolRecoveries,
+    ...(wireMs !== undefined ? { wireMs } : {}),
   };
 }
 
@@ -203,6 +210,9 @@ export function buildIterationMetrics(inp: IterationMetricInputs): IterationMetr
     m[K.toolFailureFrequency] = calls ? eps.reduce((s, e) => s + e.toolFailures, 0) / calls : 0;
     const runs = eps.reduce((s, e) => s + (e.toolFailureRuns ?? 0), 0);
     if (runs > 0) m[EXTRA_METRIC_KEYS.toolRecoveryRate] = eps.reduce((s, e) => s + (e.toolRecoveries ?? 0), 0) / runs;
+    const wired = eps.filter((e) => e.wireMs !== undefined);
+    const wiredSteps = wired.reduce((s, e) => s + e.steps, 0);
+    if (wiredSteps > 0) m[EXTRA_METRIC_KEYS.envWireMs] = wired.reduce((s, e) => s + e.wireMs!, 0) / wiredSteps;
   }
   if (inp.advantages) {
     const a = inp.advantages.mask ? masked(inp.advantages.values, inp.advantages.mask) : Float64Array.from(inp.advantages.values);

@@ -50,7 +50,7 @@ export interface FamilyPlay {
 /** What a family is: its observations and actions, the policies that fit it, and how it is shown. */
 export interface EnvFamily {
   /** `EnvSpec.family` of its envs. */
-  name: 'grid' | 'tool';
+  name: 'grid' | 'tool' | 'remote';
   /** The env list's heading over its envs, and the line under it. */
   title: string;
   blurb: string;
@@ -147,8 +147,30 @@ const TOOL: EnvFamily = {
   wire: { observationTitle: 'ToolObservation', verlTool: true },
 };
 
+/**
+ * Envs on an OpenEnv server, played over the network (envs/remote): text in, text out, like a tool
+ * env, and trained the same way. Each env instance holds its own server session; a step blocks its
+ * thread on the reply, so rollout workers play as they do tool envs.
+ */
+const REMOTE: EnvFamily = {
+  ...TOOL,
+  name: 'remote',
+  title: 'Remote envs',
+  blurb: 'An env on an OpenEnv server, over the wire.',
+  idPrefix: 'remote/',
+  plays: {
+    transformer: {
+      ...TOOL.plays.transformer!,
+      workers: { max: 1, why: 'remote envs decode in the training thread (0) or in one rollout worker (1), each env holding its own server session; use 0 or 1' },
+    },
+  },
+  modelKindRule: "remote envs train a 'transformer' over tokens",
+  // Served again by this server, a remote env would be a proxy; the server serves built-in envs only.
+  wire: { observationTitle: 'ToolObservation', verlTool: false },
+};
+
 /** Every family, in the order messages and the env list show them. */
-export const ENV_FAMILIES: readonly EnvFamily[] = [GRID, TOOL];
+export const ENV_FAMILIES: readonly EnvFamily[] = [GRID, TOOL, REMOTE];
 
 /** A family's name (`EnvSpec.family`). */
 export type EnvFamilyName = EnvFamily['name'];

@@ -40,6 +40,7 @@ export type MetricUnit =
   | 'index'
   | 'flag'
   | 's'
+  | 'ms'
   | 'per s';
 
 /**
@@ -71,6 +72,8 @@ export interface MetricDecl {
 const BOTH: readonly EnvFamily[] = ENV_FAMILIES.map((f) => f.name);
 const GRID: readonly EnvFamily[] = ['grid'];
 const TOOL: readonly EnvFamily[] = ['tool'];
+/** Remote envs, and tool envs: the continuous token loop reports every text run as 'tool', remote ones included. */
+const TOOL_OR_REMOTE: readonly EnvFamily[] = ['tool', 'remote'];
 const ANY: readonly PolicyKind[] = ['step', 'token'];
 const STEP: readonly PolicyKind[] = ['step'];
 const TOKEN: readonly PolicyKind[] = ['token'];
@@ -189,6 +192,7 @@ export const METRICS = [
   { key: 'perf/tis_s', doc: 'time spent on off-policy weights (importance sampling) this iteration', unit: 's', families: BOTH, policies: ANY, when: ASYNC_TOKEN },
   { key: 'perf/update_s', doc: 'time spent in gradient steps this iteration', unit: 's', families: GRID, policies: STEP, verl: 'timing_s/update_actor' },
   { key: 'perf/kv_cache_hit_rate', doc: 'share of context tokens served from the KV cache, not recomputed', unit: 'share', families: BOTH, policies: TOKEN },
+  { key: 'perf/env_wire_ms', doc: 'real time one env step took over the network (request to reply), mean over the batch\'s steps', unit: 'ms', families: TOOL_OR_REMOTE, policies: TOKEN, when: 'remote envs (remote/openenv) only' },
   { key: 'perf/tool_wait_s', doc: 'time no row could decode because every episode waited on a tool', unit: 's', families: TOOL, policies: TOKEN, when: 'the continuous token loop' },
 
   // train: learner bookkeeping

@@ -3,6 +3,7 @@
  * names (written by `npm run docs:metrics`; a test fails when either is out of date).
  */
 import { METRICS, type MetricDecl } from './registry.ts';
+import { ENV_FAMILIES } from '../envs/families.ts';
 
 const ALL: readonly MetricDecl[] = METRICS;
 
@@ -13,12 +14,13 @@ const code = (s: string | undefined) => (s ? `\`${s}\`` : '');
 /** Which runs log a key, in words. */
 function runs(d: MetricDecl): string {
   if (d.stream === 'chart') return 'none: drawn by the app';
-  const fam = d.families.length === 2 ? null : d.families[0];
+  const fam = d.families.length === ENV_FAMILIES.length ? null : d.families[0];
   const pol = d.policies.length === 2 ? null : d.policies[0];
   let who: string;
   if (!fam && !pol) who = 'all runs';
   else if (!fam) who = pol === 'step' ? 'grid MLP runs' : 'token runs';
   else if (fam === 'tool') who = 'tool runs';
+  else if (fam === 'remote') who = 'remote runs';
   else who = pol === 'step' ? 'grid MLP runs' : pol === 'token' ? 'grids as text' : 'grid runs';
   if (d.stream === 'warm-start') who += ', each warm-start step';
   return d.when ? `${who}; ${d.when}` : who;
