@@ -1,5 +1,5 @@
 /**
- * Float64 reference values of the policy and value losses and their metrics (metric names: algos/metrics.ts).
+ * Float64 reference values of the policy and value losses and their metrics (metric names: metrics/registry.ts).
  *
  * The ONNX train-step graph computes these same quantities (and their gradients) in float32;
  * its outputs are tested against these functions. So the definitions here are the contract:
@@ -112,7 +112,7 @@ export interface PolicyLossInputs {
    * log π_old(a_i): the fixed policy the ratio is taken against — the trainer's parameters at
    * the start of this batch's updates (PPO's θ_old). Equals the behaviour log-prob when
    * rollouts are synchronous; with stale rollouts the behaviour mismatch is corrected by
-   * `isWeights` instead (see offpolicy.ts).
+   * `isWeights` instead (see update/importanceWeights.ts).
    */
   oldLogp: Numbers;
   /** Advantage per token (0 on non-policy tokens). */

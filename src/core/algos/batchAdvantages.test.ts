@@ -3,15 +3,15 @@
  * against hand-worked grid batches (packed rows); update/tokenPhases.test.ts has the token ones.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultsFor } from '../algos/config.ts';
-import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
+import { defaultsFor } from './config.ts';
+import { EMA_BASELINE_INIT } from './advantages.ts';
 import type { PolicyRunner } from '../engine/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import { stepStateKeys } from '../rollout/stepEpisode.ts';
-import { aggregationWeightsOf, computeAdvantages, klRewardPenalty } from './advantages.ts';
-import type { RolloutBatch } from './batch.ts';
-import { isRatios, offPolicyWeights, RowScorer } from './offPolicy.ts';
+import { aggregationWeightsOf, computeAdvantages, klRewardPenalty } from './batchAdvantages.ts';
+import type { RolloutBatch } from '../update/batch.ts';
+import { isRatios, offPolicyWeights, RowScorer } from '../update/offPolicy.ts';
 
 /** An episode of T steps with the given values (the fields these phases read). */
 function ep(T: number, over: Partial<StepEpisode> = {}): StepEpisode {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildIterationMetrics, EXTRA_METRIC_KEYS, METRIC_KEYS, referenceStats, rewardTermKey, summarizeEpisode, type EpisodeSummary } from './metrics.ts';
-import { describe as stats, explainedVariance, maskedMean, std, variance } from './stats.ts';
+import { buildIterationMetrics, EXTRA_METRIC_KEYS, METRIC_KEYS, referenceStats, rewardTermKey, summarizeEpisode, type EpisodeSummary } from './iterationMetrics.ts';
+import { describe as stats, explainedVariance, maskedMean, std, variance } from '../algos/stats.ts';
 
 describe('stats helpers', () => {
   it('sample std, min/max, masked mean', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { logprobMismatch, partialRatio, staleness, truncatedIsWeights } from './offpolicy.ts';
+import { logprobMismatch, partialRatio, staleness, truncatedIsWeights } from './importanceWeights.ts';
 
 const L = Math.log;
 

@@ -16,7 +16,7 @@
  * and the weight multiplies token i's policy-gradient loss as a constant (`isWeights` in
  * `policyLoss`). Truncation bounds the variance at the cost of a small bias.
  */
-import type { Numbers } from './stats.ts';
+import type { Numbers } from '../algos/stats.ts';
 
 export interface TisResult {
   /** [N] min(ratio, cap) on policy tokens, 0 elsewhere. */

@@ -4,12 +4,12 @@
  * algos/advantages.ts where the two must agree (one token per action).
  */
 import { describe, expect, it } from 'vitest';
-import { EMA_BASELINE_INIT, gae } from '../algos/advantages.ts';
-import { defaultsFor } from '../algos/config.ts';
+import { EMA_BASELINE_INIT, gae } from './advantages.ts';
+import { defaultsFor } from './config.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
-import { computeAdvantages } from './advantages.ts';
-import { tokenRolloutBatch } from './batch.ts';
+import { computeAdvantages } from './batchAdvantages.ts';
+import { tokenRolloutBatch } from '../update/batch.ts';
 
 /** GAE of one token episode (context index i ↔ training position i − 1), in context indices. */
 function tokenGae(ep: { lossMask: Uint8Array; values: Float32Array; terminated: boolean }, turnRewards: number[], gamma: number, lambda: number): { advantages: Float64Array; returns: Float64Array } {

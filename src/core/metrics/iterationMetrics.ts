@@ -19,11 +19,11 @@
  * are NaN, which JSON writes as null.
  */
 import type { EpisodeRecord, ShapedReward } from '../reward/shaping.ts';
-import { klK3, type PolicyLossResult } from './losses.ts';
-import type { StalenessResult, TisResult } from './offpolicy.ts';
-import type { GroupStats } from './sampling.ts';
-import type { IterationKey } from '../metrics/registry.ts';
-import { describe, explainedVariance, masked, mean, std, type Numbers } from './stats.ts';
+import { klK3, type PolicyLossResult } from '../algos/losses.ts';
+import type { StalenessResult, TisResult } from '../update/importanceWeights.ts';
+import type { GroupStats } from '../algos/sampling.ts';
+import type { IterationKey } from './registry.ts';
+import { describe, explainedVariance, masked, mean, std, type Numbers } from '../algos/stats.ts';
 
 export const METRIC_KEYS = {
   rewardMean: 'reward/mean',
