@@ -13,7 +13,7 @@ import { sharedPrefixSegments, type BranchLink } from './treeAdvantages.ts';
 import { mtGrpoAdvantages, turnRewardsOf } from './turnCredit.ts';
 import type { Info } from '../envs/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
-import { broadcast, positionCounts, type RolloutBatch } from '../update/batch.ts';
+import { broadcast, positionCounts, type PositionLayout, type RolloutBatch } from '../update/batch.ts';
 
 /**
  * Each trained position's turn (env step) index within its sequence, [size] (−1 off the mask or
@@ -235,9 +235,9 @@ function gaeAdvantages(algo: AlgoConfig, b: RolloutBatch, shaped: readonly Shape
 /**
  * Aggregation weights per position (`sequenceAggregationWeights` over each sequence's trained
  * positions); 'constant' divides by `aggregationLen`, default the batch's horizon (the env's time
- * limit for grids, the context for tokens).
+ * limit for grids, the context for tokens). Token rows built without a batch pass `paddedLayout`.
  */
-export function aggregationWeightsOf(b: RolloutBatch, algo: Pick<AlgoConfig, 'aggregation' | 'aggregationLen'>): Float64Array {
+export function aggregationWeightsOf(b: PositionLayout, algo: Pick<AlgoConfig, 'aggregation' | 'aggregationLen'>): Float64Array {
   if (b.n === 0) return new Float64Array(0);
   return broadcast(b, sequenceAggregationWeights(positionCounts(b), algo.aggregation, algo.aggregationLen ?? b.horizon));
 }

@@ -1,11 +1,15 @@
 /**
- * GAE over a token batch (PPO for token policies: `computeAdvantages` → algos/gae.ts
- * `sequenceGae`) against a hand-worked example and against the textbook step-level `gae` of
- * algos/advantages.ts where the two must agree (one token per action).
+ * The one GAE (`sequenceGae`, and `stepGae`, its one-position-per-step case): hand-worked
+ * episodes step by step, and over a token batch (PPO for token policies: `computeAdvantages` →
+ * `sequenceGae`) against hand-worked numbers and against the textbook sum
+ * A_t = Σ_l (γλ)^l δ_{t+l}, written out separately here, where the two must agree (one token per
+ * action). A recursion with γ or λ alone in place of γλ, with γλ applied inside an action, or
+ * bootstrapping a terminated episode fails these numbers.
  */
 import { describe, expect, it } from 'vitest';
-import { EMA_BASELINE_INIT, gae } from './advantages.ts';
+import { EMA_BASELINE_INIT } from './advantages.ts';
 import { defaultsFor } from './config.ts';
+import { sequenceGae, stepGae } from './gae.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { computeAdvantages } from './batchAdvantages.ts';
@@ -27,11 +31,85 @@ function tokenGae(ep: { lossMask: Uint8Array; values: Float32Array; terminated: 
   return { advantages: toContext(r.adv), returns: toContext(r.returns!) };
 }
 
+/**
+ * Textbook GAE as the explicit sum (not the recursion the code uses): δ_t = r_t + γ·V_{t+1} − V_t
+ * with V_T = bootstrap, A_t = Σ_{l ≥ 0} (γλ)^l δ_{t+l}, R_t = A_t + V_t.
+ */
+function gaeBySum(rewards: readonly number[], values: readonly number[], bootstrap: number, gamma: number, lambda: number): { advantages: number[]; returns: number[] } {
+  const T = rewards.length;
+  const delta = rewards.map((r, t) => r + gamma * (t + 1 < T ? values[t + 1] : bootstrap) - values[t]);
+  const advantages = delta.map((_, t) => delta.slice(t).reduce((s, d, l) => s + (gamma * lambda) ** l * d, 0));
+  return { advantages, returns: advantages.map((a, t) => a + values[t]) };
+}
+
 // Values are float32 (as the decoder returns them): agree to 1e-6.
-const close = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+const close = (a: ArrayLike<number>, b: ArrayLike<number>, digits = 6) => {
   expect(a.length).toBe(b.length);
-  for (let i = 0; i < a.length; i++) expect(a[i]).toBeCloseTo(b[i], 6);
+  for (let i = 0; i < a.length; i++) expect(a[i], `index ${i}`).toBeCloseTo(b[i], digits);
 };
+
+describe('GAE over steps (one position per step)', () => {
+  // 3 steps, rewards [0, 0, 1], values [0.5, 0.6, 0.7], γ = 0.9, λ = 0.8, γλ = 0.72.
+  const rewards = [0, 0, 1];
+  const values = [0.5, 0.6, 0.7];
+
+  it('terminated: no bootstrap past the last step', () => {
+    // δ2 = 1 + 0 − 0.7 = 0.3;  δ1 = 0 + 0.9·0.7 − 0.6 = 0.03;  δ0 = 0 + 0.9·0.6 − 0.5 = 0.04.
+    // A2 = 0.3;  A1 = 0.03 + 0.72·0.3 = 0.246;  A0 = 0.04 + 0.72·0.246 = 0.21712.
+    // returns = A + V = [0.71712, 0.846, 1.0]. (γ alone in place of γλ gives A0 = 0.31, λ alone 0.256.)
+    const r = stepGae(rewards, values, 0, 0.9, 0.8);
+    close(r.advantages, [0.21712, 0.246, 0.3], 12);
+    close(r.returns, [0.71712, 0.846, 1.0], 12);
+  });
+
+  it('truncated: bootstraps from V(s_T)', () => {
+    // V(s3) = 0.5: δ2 = 1 + 0.9·0.5 − 0.7 = 0.75; A2 = 0.75; A1 = 0.03 + 0.72·0.75 = 0.57;
+    // A0 = 0.04 + 0.72·0.57 = 0.4504. returns = [0.9504, 1.17, 1.45].
+    const r = stepGae(rewards, values, 0.5, 0.9, 0.8);
+    close(r.advantages, [0.4504, 0.57, 0.75], 12);
+    close(r.returns, [0.9504, 1.17, 1.45], 12);
+  });
+
+  it('λ = 1 gives Monte Carlo returns; λ = 0 gives one-step TD errors', () => {
+    // Discounted returns of [0, 0, 1] with γ = 0.9: [0.81, 0.9, 1].
+    const mc = stepGae(rewards, values, 0, 0.9, 1);
+    close(mc.returns, [0.81, 0.9, 1], 12);
+    close(mc.advantages, [0.31, 0.3, 0.3], 12);
+    const td = stepGae(rewards, values, 0, 0.9, 0);
+    close(td.advantages, [0.04, 0.03, 0.3], 12);
+  });
+
+  it('agrees with the textbook sum on random episodes', () => {
+    let x = 7;
+    const rand = () => ((x = (x * 48271) % 2147483647) / 2147483647) * 2 - 1;
+    for (const [gamma, lambda] of [[0.99, 0.95], [0.5, 0.3], [1, 1]]) {
+      const rw = Array.from({ length: 9 }, rand);
+      const v = Array.from({ length: 9 }, rand);
+      const ref = gaeBySum(rw, v, 0.25, gamma, lambda);
+      const r = stepGae(rw, v, 0.25, gamma, lambda);
+      close(r.advantages, ref.advantages, 12);
+      close(r.returns, ref.returns, 12);
+    }
+  });
+
+  it('sequences side by side in one array do not leak into each other', () => {
+    // Positions 0-2: the episode above (terminated); position 3: one step, r = 2, V = 1: δ = 1.
+    const mask = new Uint8Array(4).fill(1);
+    const adv = new Float64Array(4);
+    const ret = new Float64Array(4);
+    const all = { mask, turnEnd: mask, rewards: [...rewards, 2], values: [...values, 1] };
+    sequenceGae({ ...all, start: 3, length: 1, bootstrap: 0 }, 0.9, 0.8, adv, ret);
+    sequenceGae({ ...all, start: 0, length: 3, bootstrap: 0 }, 0.9, 0.8, adv, ret);
+    close(adv, [0.21712, 0.246, 0.3, 1], 12);
+  });
+
+  it('refuses a non-finite bootstrap (a cut episode whose V(s_T) is unknown) and γ, λ outside [0, 1]', () => {
+    expect(() => stepGae(rewards, values, NaN, 0.9, 0.8)).toThrow(/bootstrap/);
+    expect(() => stepGae(rewards, values, 0, 1.1, 0.8)).toThrow(/gamma/);
+    expect(() => stepGae(rewards, values, 0, 0.9, -0.1)).toThrow(/lambda/);
+    expect(() => stepGae(rewards, [0.5], 0, 0.9, 0.8)).toThrow(/3 rewards vs 1 values/);
+  });
+});
 
 describe('GAE over policy tokens', () => {
   it('matches a hand-worked two-turn episode (two tokens per action, env tokens skipped)', () => {
@@ -57,7 +135,8 @@ describe('GAE over policy tokens', () => {
     pos.forEach((p, k) => (values[p] = stepValues[k]));
     const rewards = [0.5, 0, -1, 2];
     for (const terminated of [true, false]) {
-      const ref = gae({ rewards, values: Float32Array.from(stepValues), terminated, truncated: !terminated, bootstrapValue: Math.fround(0.1) }, 0.97, 0.9);
+      // The token batch bootstraps a cut episode from its last policy token's own V (0.1).
+      const ref = gaeBySum(rewards, stepValues.map(Math.fround), terminated ? 0 : Math.fround(0.1), 0.97, 0.9);
       const r = tokenGae({ lossMask, values, terminated }, rewards, 0.97, 0.9);
       close(pos.map((p) => r.advantages[p]), ref.advantages);
       close(pos.map((p) => r.returns[p]), ref.returns);

@@ -4,11 +4,11 @@
  * The ONNX train-step graph computes these same quantities (and their gradients) in float32;
  * its outputs are tested against these functions. So the definitions here are the contract:
  *
- * Shapes: every per-token array is flat, length N (in practice N = B·T, row-major, see
- * `advantages.ts`), and all arrays of one call have the same N.
+ * Shapes: every per-token array is flat, length N (in practice a rollout batch's positions, see
+ * update/batch.ts), and all arrays of one call have the same N.
  * - `mask[i]`      1 = policy token, 0 = environment token or padding. Metrics named "share of
  *                  tokens" or "mean over tokens" are plain means over mask ≠ 0 (unweighted).
- * - `weights[i]`   aggregation weight (`aggregationWeights`), 0 where mask is 0. Every loss
+ * - `weights[i]`   aggregation weight (`aggregationWeightsOf`), 0 where mask is 0. Every loss
  *                  *value* is Σ_i weights[i] · ℓ_i, so the aggregation mode lives only here.
  * - log-probs are natural logs of the probability of the sampled token.
  *

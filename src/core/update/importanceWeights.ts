@@ -82,32 +82,6 @@ export function staleness(trainerVersion: number, tokenVersions: Numbers, mask: 
 }
 
 /**
- * `async/partial_ratio`: share of sequences whose policy tokens were sampled under more than
- * one policy version (partial rollouts that continued under newer weights).
- * @param tokenVersions, mask: [B·T] row-major.
- */
-export function partialRatio(tokenVersions: Numbers, mask: Numbers, nSeqs: number, seqLen: number): number {
-  if (tokenVersions.length !== nSeqs * seqLen || mask.length !== nSeqs * seqLen) {
-    throw new RangeError(`partialRatio: expected ${nSeqs}·${seqLen} entries`);
-  }
-  if (nSeqs === 0) return 0;
-  let partial = 0;
-  for (let b = 0; b < nSeqs; b++) {
-    let first: number | null = null;
-    for (let t = 0; t < seqLen; t++) {
-      const i = b * seqLen + t;
-      if (mask[i] === 0) continue;
-      if (first === null) first = tokenVersions[i];
-      else if (tokenVersions[i] !== first) {
-        partial++;
-        break;
-      }
-    }
-  }
-  return partial / nSeqs;
-}
-
-/**
  * `mismatch/logprob_abs_diff_mean|max`: |rollout log-prob − trainer log-prob| at the *same*
  * policy version, over policy tokens. Nonzero only from numerics (kernels, precision, KV-cache
  * path); a large value means the rollout and trainer compute different functions (TITO broken).
