@@ -18,7 +18,7 @@ import { loadavg } from 'node:os';
 import { heldOutSeeds } from '../../src/core/util/rng.ts';
 import { createTrainer } from '../../src/core/trainer/createTrainer.ts';
 import type { RunTrainer } from '../../src/core/trainer/api.ts';
-import { buildIterationMetrics, summarizeEpisode } from '../../src/core/algos/metrics.ts';
+import { buildIterationMetrics, summarizeEpisode } from '../../src/core/metrics/iterationMetrics.ts';
 import { tokenEpisodeRecord, type TokenEpisode } from '../../src/core/rollout/tokenEpisode.ts';
 import { loadNodeEngine, type NodeEngineName } from '../../src/runtime/engine/node.ts';
 import { loadRunConfig } from '../../src/cli/presets.ts';

@@ -37,7 +37,7 @@ function refusals(d: AlgoDescriptor): string {
 /** One row per registered algorithm, in registry order. */
 export function algoTableMarkdown(): string {
   const rows = ALGO_DESCRIPTORS.map((d: AlgoDescriptor) => {
-    const own = [...(d.fields ?? []), ...(d.metrics ?? []).map((m) => m.key)].map(code).join(', ');
+    const own = [...(d.fields ?? []), ...(d.metrics ?? [])].map(code).join(', ');
     return `| ${code(d.name)} | ${ADVANTAGE_WORDS[d.advantage.kind]} | ${d.loss.objective} / ${d.loss.aggregation} | ${d.group ? (d.groupStd ? 'yes, ÷ std' : 'yes') : 'no'} | ${d.critic ? 'yes' : 'no'} | ${d.updateEpochs} | ${cell(own)} | ${cell(refusals(d))} |`;
   });
   return [

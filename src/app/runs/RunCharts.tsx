@@ -9,6 +9,7 @@ import { Area, CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, Respon
 import type { MetricRow } from '../../core/runs/format.ts';
 import { seedGroupKey } from '../../core/runs/format.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
+import { metricDecl } from '../../core/metrics/lookup.ts';
 import { ema, meanBand, seriesOf, thinSeries, tickFormat, X_AXES, type XAxis as XAxisId } from './compare.ts';
 
 export const PALETTE = ['#4f46e5', '#c2410c', '#16803c', '#7c3aed', '#0f766e', '#c92a2a', '#2563eb', '#a15c00', '#64748b', '#be185d'];
@@ -38,8 +39,8 @@ export interface ChartModel {
 
 const fmtNum = (v: number) => (Math.abs(v) >= 1000 ? v.toLocaleString('en-US', { maximumFractionDigits: 0 }) : Number(v.toPrecision(3)).toString());
 
-/** Metrics that are shares (0..1): their charts show the whole range, as the live dashboard does. */
-const SHARE_METRICS = new Set(['episode/success_rate', 'groups/frac_zero_std', 'episode/truncated_ratio', 'episode/distinct_ratio', 'actor/clipfrac_low', 'actor/clipfrac_high']);
+/** Whether a metric is a share (0..1, its registry unit): its chart shows the whole range, as the live dashboard does. */
+const isShareMetric = (key: string): boolean => metricDecl(key)?.unit === 'share';
 
 /** Finite y values of the model (lines and bands), for the tick format. */
 function yRange(model: ChartModel): [number, number] {
@@ -128,7 +129,7 @@ export const RunChart = memo(function RunChart({ runs, metric, axis, smoothing =
   const model = useMemo(() => chartModel(runs, metric, axis, smoothing, groupSeeds), [runs, metric, axis, smoothing, groupSeeds]);
   const unit = X_AXES.find((a) => a.id === axis)!;
   const empty = model.lines.length === 0 || model.data.length === 0;
-  const share = SHARE_METRICS.has(metric);
+  const share = isShareMetric(metric);
   const [lo, hi] = share ? [0, 1] : yRange(model);
   const yTick = tickFormat(lo, hi);
   // Long runs read better from 0 (ticks at round numbers); a short one would waste its left part.

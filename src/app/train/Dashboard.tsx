@@ -9,7 +9,7 @@
 import { useStartNote } from './startNote.ts';
 import { memo, useDeferredValue, useMemo, type ReactNode } from 'react';
 import { algoDescriptor, isAlgo, isGroupAlgo } from '../../core/algos/registry/index.ts';
-import { rewardTermKey } from '../../core/algos/metrics.ts';
+import { rewardTermKey } from '../../core/metrics/iterationMetrics.ts';
 import { SHAPING_TERMS, type ShapingConfig, type ShapingTerm } from '../../core/reward/shaping.ts';
 import { useStore } from '../state/store.ts';
 import { useRewardLab } from '../rewardLab/rewardLab.ts';

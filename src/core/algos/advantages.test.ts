@@ -1,18 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  aggregationWeights,
-  broadcastToTokens,
-  drGrpoAdvantages,
-  EMA_BASELINE_INIT,
-  expandPerStep,
-  gae,
-  gaeBatch,
-  grpoAdvantages,
-  normalizeAdvantages,
-  reinforceAdvantages,
-  rlooAdvantages,
-  type TokenBatch,
-} from './advantages.ts';
+import { drGrpoAdvantages, EMA_BASELINE_INIT, grpoAdvantages, normalizeAdvantages, reinforceAdvantages, rlooAdvantages } from './advantages.ts';
 import { defaultsFor } from './config.ts';
 import { sequenceAdvantages } from './registry/index.ts';
 
@@ -91,102 +78,11 @@ describe('RLOO', () => {
   });
 });
 
-describe('GAE', () => {
-  // 3 steps, rewards [0, 0, 1], values [0.5, 0.6, 0.7], γ = 0.9, λ = 0.8, γλ = 0.72.
-  const rewards = [0, 0, 1];
-  const values = [0.5, 0.6, 0.7];
-
-  it('terminated: no bootstrap past the last step', () => {
-    // δ2 = 1 + 0 − 0.7 = 0.3;  δ1 = 0 + 0.9·0.7 − 0.6 = 0.03;  δ0 = 0 + 0.9·0.6 − 0.5 = 0.04.
-    // A2 = 0.3;  A1 = 0.03 + 0.72·0.3 = 0.246;  A0 = 0.04 + 0.72·0.246 = 0.21712.
-    // returns = A + V = [0.71712, 0.846, 1.0].
-    const r = gae({ rewards, values, terminated: true, truncated: false }, 0.9, 0.8);
-    close(r.advantages, [0.21712, 0.246, 0.3], 12);
-    close(r.returns, [0.71712, 0.846, 1.0], 12);
-  });
-
-  it('truncated: bootstraps from V(s_T)', () => {
-    // V(s3) = 0.5: δ2 = 1 + 0.9·0.5 − 0.7 = 0.75; A2 = 0.75; A1 = 0.03 + 0.72·0.75 = 0.57;
-    // A0 = 0.04 + 0.72·0.57 = 0.4504. returns = [0.9504, 1.17, 1.45].
-    const r = gae({ rewards, values, terminated: false, truncated: true, bootstrapValue: 0.5 }, 0.9, 0.8);
-    close(r.advantages, [0.4504, 0.57, 0.75], 12);
-    close(r.returns, [0.9504, 1.17, 1.45], 12);
-  });
-
-  it('terminated wins over a bootstrap value given by mistake', () => {
-    const r = gae({ rewards, values, terminated: true, truncated: true, bootstrapValue: 100 }, 0.9, 0.8);
-    close(r.advantages, [0.21712, 0.246, 0.3], 12);
-  });
-
-  it('λ = 1 gives Monte Carlo returns; λ = 0 gives one-step TD errors', () => {
-    // Discounted returns of [0, 0, 1] with γ = 0.9: [0.81, 0.9, 1].
-    const mc = gae({ rewards, values, terminated: true, truncated: false }, 0.9, 1);
-    close(mc.returns, [0.81, 0.9, 1], 12);
-    close(mc.advantages, [0.31, 0.3, 0.3], 12);
-    const td = gae({ rewards, values, terminated: true, truncated: false }, 0.9, 0);
-    close(td.advantages, [0.04, 0.03, 0.3], 12);
-  });
-
-  it('a truncated episode without a bootstrap value is an error', () => {
-    expect(() => gae({ rewards, values, terminated: false, truncated: true }, 0.9, 0.8)).toThrow(/bootstrapValue/);
-  });
-
-  it('gaeBatch concatenates episodes without leaking across the boundary', () => {
-    const r = gaeBatch(
-      [
-        { rewards, values, terminated: true, truncated: false },
-        { rewards: [2], values: [1], terminated: true, truncated: false },
-      ],
-      0.9,
-      0.8,
-    );
-    // Second episode alone: δ = 2 − 1 = 1. First episode unchanged by it.
-    close(r.advantages, [0.21712, 0.246, 0.3, 1], 12);
-  });
-});
-
 describe('normalizeAdvantages', () => {
   it('standardises over masked positions only', () => {
     // Selected [1, 3]: mean 2, sample std √2 -> [−1/√2, +1/√2]; the unmasked 100 stays 0.
     const a = normalizeAdvantages([1, 100, 3], [1, 0, 1], 0);
     close(a, [-Math.SQRT1_2, 0, Math.SQRT1_2], 12);
-  });
-});
-
-describe('tokens', () => {
-  // B = 2, T = 4. Seq 0: [env, pol, pol, pol] (3 policy tokens). Seq 1: [env, pol, pad, pad] (1).
-  const batch: TokenBatch = { nSeqs: 2, seqLen: 4, lossMask: [0, 1, 1, 1, 0, 1, 0, 0] };
-
-  it('broadcasts sequence advantages to policy tokens only', () => {
-    close(broadcastToTokens([0.5, -2], batch), [0, 0.5, 0.5, 0.5, 0, -2, 0, 0]);
-  });
-
-  it("token-level weights: 1/total = 1/4 on every policy token", () => {
-    close(aggregationWeights(batch, 'token'), [0, 0.25, 0.25, 0.25, 0, 0.25, 0, 0]);
-  });
-
-  it('sequence-level weights: 1/(len_b · n_seqs) = 1/6 for seq 0, 1/2 for seq 1', () => {
-    close(aggregationWeights(batch, 'sequence'), [0, 1 / 6, 1 / 6, 1 / 6, 0, 0.5, 0, 0]);
-  });
-
-  it('constant (Dr.GRPO) weights: 1/(B·L), default L = T = 4 -> 1/8; L = 10 -> 1/20', () => {
-    close(aggregationWeights(batch, 'constant'), [0, 0.125, 0.125, 0.125, 0, 0.125, 0, 0]);
-    close(aggregationWeights(batch, 'constant', 10), [0, 0.05, 0.05, 0.05, 0, 0.05, 0, 0]);
-  });
-
-  it('sequence-level ignores sequences with no policy token when counting n_seqs', () => {
-    const b2: TokenBatch = { nSeqs: 2, seqLen: 2, lossMask: [1, 1, 0, 0] };
-    close(aggregationWeights(b2, 'sequence'), [0.5, 0.5, 0, 0]);
-    close(aggregationWeights({ nSeqs: 1, seqLen: 2, lossMask: [0, 0] }, 'token'), [0, 0]);
-  });
-
-  it('expandPerStep maps multi-token steps and leaves env tokens at 0', () => {
-    close(expandPerStep([0.3, -1], [-1, 0, 0, -1, 1, 1]), [0, 0.3, 0.3, 0, -1, -1]);
-    expect(() => expandPerStep([1], [2])).toThrow(/step 2/);
-  });
-
-  it('rejects a mask of the wrong size', () => {
-    expect(() => broadcastToTokens([1, 2], { nSeqs: 2, seqLen: 3, lossMask: [1, 1, 1] })).toThrow(/expected nSeqs/);
   });
 });
 

@@ -14,7 +14,7 @@
  * After the last position V = `bootstrap`: 0 if the episode terminated; otherwise the value of
  * the state after it (a grid episode's V(s_T); for tokens the last policy token's own V, since
  * the final observation was never fed to the model). With one position per turn this is the
- * textbook GAE (Schulman et al. 2016) step for step.
+ * textbook GAE (Schulman et al. 2016) step for step; `stepGae` is that case.
  */
 import type { Numbers } from './stats.ts';
 
@@ -52,4 +52,24 @@ export function sequenceGae(s: GaeSequence, gamma: number, lambda: number, adv: 
     nextValue = v;
     nextAdv = a;
   }
+}
+
+/**
+ * GAE over an episode whose every position is one env step (one action per turn): `sequenceGae`
+ * with every position trained and ending a turn, i.e. the textbook recursion
+ *   δ_t = r_t + γ·V_{t+1} − V_t,   A_t = δ_t + γλ·A_{t+1},   R_t = A_t + V_t,   V_T = bootstrap.
+ * λ = 1 gives Monte Carlo returns minus V; λ = 0 the one-step TD error.
+ * @param rewards [T] reward after step t's action.
+ * @param values [T] V(s_t).
+ * @param bootstrap V(s_T) after the last step: 0 when the episode terminated.
+ * @returns advantages [T] and returns (value targets) [T].
+ */
+export function stepGae(rewards: Numbers, values: Numbers, bootstrap: number, gamma: number, lambda: number): { advantages: Float64Array; returns: Float64Array } {
+  const T = rewards.length;
+  if (values.length !== T) throw new RangeError(`gae: ${T} rewards vs ${values.length} values`);
+  const ones = new Uint8Array(T).fill(1);
+  const advantages = new Float64Array(T);
+  const returns = new Float64Array(T);
+  sequenceGae({ start: 0, length: T, mask: ones, turnEnd: ones, rewards, values, bootstrap }, gamma, lambda, advantages, returns);
+  return { advantages, returns };
 }

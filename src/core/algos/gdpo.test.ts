@@ -48,7 +48,7 @@ describe('GDPO (normalize_then_sum)', () => {
 
 describe('GDPO in the advantage phase and the config', () => {
   it("computeAdvantages with rewardAggregation 'gdpo' reads each episode's terms, not its total", async () => {
-    const { computeAdvantages } = await import('../update/advantages.ts');
+    const { computeAdvantages } = await import('./batchAdvantages.ts');
     const { EMA_BASELINE_INIT } = await import('./advantages.ts');
     const n = 4;
     const b = {

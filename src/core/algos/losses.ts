@@ -1,14 +1,14 @@
 /**
- * Float64 reference values of the policy and value losses and their metrics (metric names: algos/metrics.ts).
+ * Float64 reference values of the policy and value losses and their metrics (metric names: metrics/registry.ts).
  *
  * The ONNX train-step graph computes these same quantities (and their gradients) in float32;
  * its outputs are tested against these functions. So the definitions here are the contract:
  *
- * Shapes: every per-token array is flat, length N (in practice N = B·T, row-major, see
- * `advantages.ts`), and all arrays of one call have the same N.
+ * Shapes: every per-token array is flat, length N (in practice a rollout batch's positions, see
+ * update/batch.ts), and all arrays of one call have the same N.
  * - `mask[i]`      1 = policy token, 0 = environment token or padding. Metrics named "share of
  *                  tokens" or "mean over tokens" are plain means over mask ≠ 0 (unweighted).
- * - `weights[i]`   aggregation weight (`aggregationWeights`), 0 where mask is 0. Every loss
+ * - `weights[i]`   aggregation weight (`aggregationWeightsOf`), 0 where mask is 0. Every loss
  *                  *value* is Σ_i weights[i] · ℓ_i, so the aggregation mode lives only here.
  * - log-probs are natural logs of the probability of the sampled token.
  *
@@ -112,7 +112,7 @@ export interface PolicyLossInputs {
    * log π_old(a_i): the fixed policy the ratio is taken against — the trainer's parameters at
    * the start of this batch's updates (PPO's θ_old). Equals the behaviour log-prob when
    * rollouts are synchronous; with stale rollouts the behaviour mismatch is corrected by
-   * `isWeights` instead (see offpolicy.ts).
+   * `isWeights` instead (see update/importanceWeights.ts).
    */
   oldLogp: Numbers;
   /** Advantage per token (0 on non-policy tokens). */

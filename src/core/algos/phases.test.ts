@@ -3,7 +3,9 @@
  * aggregation weights, KL as a per-step reward penalty, and the dynamic-sampling driver.
  */
 import { describe, expect, it } from 'vitest';
-import { aggregationWeights, sequenceAggregationWeights } from './advantages.ts';
+import { sequenceAggregationWeights } from './advantages.ts';
+import { aggregationWeightsOf } from './batchAdvantages.ts';
+import { paddedLayout } from '../update/batch.ts';
 import { klK1, klK3, klPenalizeSteps } from './losses.ts';
 import { sampleWithDynamicSampling, type RewardGroup } from './sampling.ts';
 
@@ -23,9 +25,9 @@ describe('sequenceAggregationWeights', () => {
     expect(Array.from(sequenceAggregationWeights([0, 0], 'token', 1))).toEqual([0, 0]);
     expect(() => sequenceAggregationWeights([1], 'constant', 0)).toThrow(RangeError);
   });
-  it('is what aggregationWeights spreads over a padded batch', () => {
-    const lossMask = [1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1];
-    const w = aggregationWeights({ nSeqs: 3, seqLen: 4, lossMask }, 'sequence');
+  it('is what aggregationWeightsOf spreads over a padded batch', () => {
+    const mask = Float32Array.from([1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]);
+    const w = aggregationWeightsOf(paddedLayout(3, 4, mask), { aggregation: 'sequence', aggregationLen: null });
     expect(Array.from(w)).toEqual([1 / 4, 1 / 4, 0, 0, 0, 0, 0, 0, 1 / 8, 1 / 8, 1 / 8, 1 / 8]);
   });
 });

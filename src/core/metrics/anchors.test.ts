@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { anchorName, renameRow } from './lookup.ts';
 import { METRICS, type MetricDecl } from './registry.ts';
-import { buildIterationMetrics } from '../algos/metrics.ts';
+import { buildIterationMetrics } from './iterationMetrics.ts';
 
 const ALL: readonly MetricDecl[] = METRICS;
 

@@ -16,7 +16,7 @@
  * Advantages are recomputed from the totals with the run's own estimator (algos/advantages.ts),
  * old and new alike, so both sides of a comparison come from the same formula.
  */
-import { gae } from '../algos/advantages.ts';
+import { stepGae } from '../algos/gae.ts';
 import { algoDescriptor, sequenceAdvantages } from '../algos/registry/index.ts';
 import { DEFAULT_ALGO_CONFIG, type AlgoConfig } from '../algos/config.ts';
 import { mean, std } from '../algos/stats.ts';
@@ -250,7 +250,7 @@ export function rescoreBuffer(algo: RescoreAlgo, episodes: readonly FrozenEpisod
       for (const t of after.terms) for (let s = 0; s < T; s++) delta[s] += after.values[i][t]?.[s] ?? 0;
       for (const t of before.terms) for (let s = 0; s < T; s++) delta[s] -= before.values[i][t]?.[s] ?? 0;
       // GAE with zero values over Δr is Σ (γλ)^t Δr_t at step 0: the change the values do not see.
-      const g = gae({ rewards: delta, values: new Float64Array(T), terminated: true, truncated: false }, algo.gamma, algo.lambda);
+      const g = stepGae(delta, new Float64Array(T), 0, algo.gamma, algo.lambda);
       return ep.advantage + (g.advantages[0] ?? 0);
     });
     advantageNote = `PPO: each episode's first-step GAE advantage (γ ${algo.gamma}, λ ${algo.lambda}) with the critic's values held fixed, before batch normalisation`;

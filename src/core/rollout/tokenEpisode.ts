@@ -13,7 +13,7 @@
 import type { Info, StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
 import { BOS, EOA, OBS, decode, encode } from '../text/codec.ts';
 import { maskWords, matcherFor } from '../text/grammar.ts';
-import { summarizeEpisode, type SampledEpisode } from '../algos/metrics.ts';
+import { summarizeEpisode, type SampledEpisode } from '../metrics/iterationMetrics.ts';
 import { shapeEpisode, weightsOf, type EpisodeRecord as ShapingRecord, type ShapedReward, type ShapingConfig, type ShapingWeights } from '../reward/shaping.ts';
 
 export interface TokenEpisode {
@@ -263,7 +263,7 @@ export function shapeTokenEpisode(ep: TokenEpisode, shaping: ShapingConfig, weig
   return shapeEpisode(tokenEpisodeRecord(ep), shaping, weights);
 }
 
-/** The metrics' view of a sampled token episode (update/metrics.ts). */
+/** The metrics' view of a sampled token episode (metrics/batchMetrics.ts). */
 export function sampledTokenEpisode(ep: TokenEpisode, shaped: ShapedReward): SampledEpisode {
   const entropies: number[] = [];
   for (let i = 0; i < ep.lossMask.length; i++) if (ep.lossMask[i]) entropies.push(ep.entropies[i]);

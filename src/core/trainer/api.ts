@@ -4,7 +4,7 @@
  * policy and rollout scheduling it runs: one iteration at a time, held-out evaluation, live
  * hyperparameters, the current weights, and cleanup. Callers never need to know which they hold; `runTraining` (events.ts) turns `step()` into events.
  */
-import type { IterationMetrics } from '../algos/metrics.ts';
+import type { IterationMetrics } from '../metrics/iterationMetrics.ts';
 import type { BranchLink } from '../algos/treeAdvantages.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';

@@ -10,7 +10,7 @@
  * - a **scheduler**: the staleness bound (0 = synchronous) and, as its option, the prompt pool.
  * - optionally an **objective** replacing the policy gradient (a distill stage's teacher KL).
  */
-import type { IterationMetricInputs, SampledEpisode } from '../algos/metrics.ts';
+import type { IterationMetricInputs, SampledEpisode } from '../metrics/iterationMetrics.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import type { Learner } from '../engine/types.ts';
 import type { Info } from '../envs/types.ts';
@@ -21,7 +21,7 @@ import type { PoolOutcome, PromptPool } from '../rollout/promptPool.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { Checkpoint, CheckpointTrainer } from '../runs/checkpoint.ts';
-import type { AdvantageContext } from '../update/advantages.ts';
+import type { AdvantageContext } from '../algos/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
 import type { PositionScorer } from '../update/offPolicy.ts';
 import type { Rng } from '../util/rng.ts';

@@ -4,7 +4,7 @@
  * metrics phase reports and the loop's own `async/*` and `perf/*` keys.
  */
 import type { TokenSlotStats } from '../rollout/tokenContinuous.ts';
-import type { IterationMetricInputs } from '../algos/metrics.ts';
+import type { IterationMetricInputs } from '../metrics/iterationMetrics.ts';
 
 type BatchPerf = NonNullable<IterationMetricInputs['perf']>;
 

@@ -8,7 +8,7 @@
  * the training stream.
  */
 import { bucketFor, lengthBuckets, neededLengths, truncateRows } from '../update/sequenceScorer.ts';
-import { aggregationWeights } from '../algos/advantages.ts';
+import { aggregationWeightsOf } from '../algos/batchAdvantages.ts';
 import type { EnvKwargs } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import type { ToolEnv } from '../envs/types.ts';
@@ -18,7 +18,7 @@ import { EOA, encode } from '../text/codec.ts';
 import type { Engine } from '../engine/types.ts';
 import { mixSeed } from '../util/rng.ts';
 import { initialContext, observationTokens, type TokenEpisode } from '../rollout/tokenEpisode.ts';
-import { shiftedBatch } from '../update/batch.ts';
+import { paddedLayout, shiftedBatch } from '../update/batch.ts';
 
 /** An expert episode as the policy would have produced it (log-probs 0, versions −1). */
 export type ExpertEpisode = Pick<TokenEpisode, 'seed' | 'tokens' | 'lossMask' | 'success' | 'turns'> & {
@@ -122,7 +122,7 @@ export function imitationRows(
   observationWeight: number,
 ): { tokens: Int32Array; actions: Int32Array; mask: Float32Array; weights: Float32Array } {
   const rows = shiftedBatch(eps.map((e) => ({ ...e, logprobs: new Float32Array(e.tokens.length) })), T);
-  const weights = Float32Array.from(aggregationWeights({ nSeqs: eps.length, seqLen: T, lossMask: rows.mask }, 'token'));
+  const weights = Float32Array.from(aggregationWeightsOf(paddedLayout(eps.length, T, rows.mask), { aggregation: 'token', aggregationLen: null }));
   if (observationWeight > 0) {
     let nObs = 0;
     eps.forEach((e, b) => {

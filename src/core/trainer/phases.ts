@@ -6,11 +6,11 @@
  */
 import type { AlgoConfig } from '../algos/config.ts';
 import type { EmaBaselineState } from '../algos/advantages.ts';
-import type { TisResult } from '../algos/offpolicy.ts';
+import type { TisResult } from '../update/importanceWeights.ts';
 import type { Learner } from '../engine/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { Rng } from '../util/rng.ts';
-import { aggregationWeightsOf, computeAdvantages, klRewardPenalty, valueTargets, type AdvantageContext, type BatchAdvantages } from '../update/advantages.ts';
+import { aggregationWeightsOf, computeAdvantages, klRewardPenalty, valueTargets, type AdvantageContext, type BatchAdvantages } from '../algos/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
 import { isRatios, offPolicyWeights, type OffPolicy, type PositionScorer } from '../update/offPolicy.ts';
 import { runUpdate, type UpdateResult } from '../update/update.ts';

@@ -135,7 +135,8 @@ export class StagedTrainer implements Trainer {
     const r = await this.inner.step();
     const metrics = r.metrics;
     metrics['pipeline/stage'] = this.stage + 1;
-    if ('train/policy_version' in metrics) metrics['train/policy_version'] += this.versionOffset;
+    const version = metrics['train/policy_version'];
+    if (version !== undefined) metrics['train/policy_version'] = version + this.versionOffset;
     return { ...r, iteration: this.offset + r.iteration, metrics };
   }
 

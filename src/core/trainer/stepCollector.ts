@@ -21,7 +21,7 @@
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import { agentCreditMetrics } from '../algos/agentCredit.ts';
-import { buildIterationMetrics, referenceStats, summarizeEpisode } from '../algos/metrics.ts';
+import { buildIterationMetrics, referenceStats, summarizeEpisode } from '../metrics/iterationMetrics.ts';
 import { groupStats, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import { makeEnv } from '../envs/index.ts';
 import type { MlpPolicy } from '../models/mlp.ts';

@@ -18,7 +18,7 @@
  * The env's reward (and shaping) is reported but not trained on: the KL is the whole objective.
  */
 import { GROUP_ALGOS } from '../algos/config.ts';
-import { referenceStats } from '../algos/metrics.ts';
+import { referenceStats } from '../metrics/iterationMetrics.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import type { Engine, Learner, PolicyRunner } from '../engine/types.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';

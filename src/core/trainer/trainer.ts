@@ -9,7 +9,7 @@
  *   weights/TIS stale positions' π_old from the proximal policy, TIS (phases.ts: trainBatch)
  *   update      epochs × minibatches of the ONNX train step
  *   sync        version V + 1 to the collector when the update stepped
- *   metrics     update/metrics.ts over the batch, the collector's perf and own keys, the prompt
+ *   metrics     metrics/batchMetrics.ts over the batch, the collector's perf and own keys, the prompt
  *               pool's `budget/*`, ReMax's `remax/*`, the reward schedule's step, the lab's keys
  *
  * Written once here for every family: setHyper, the reward lab, checkpoint/restore of the learner,
@@ -24,10 +24,10 @@ import type { RewardLab } from '../reward/userTerms.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
-import { perActionAdvantages } from '../update/advantages.ts';
+import { perActionAdvantages } from '../algos/batchAdvantages.ts';
 import { applyLiveHyper, type LiveHyper } from '../update/hyper.ts';
-import { buildIterationMetrics } from '../algos/metrics.ts';
-import { batchMetrics, sampledMetrics } from '../update/metrics.ts';
+import { buildIterationMetrics } from '../metrics/iterationMetrics.ts';
+import { batchMetrics, sampledMetrics } from '../metrics/batchMetrics.ts';
 import type { IterationReport, RunTrainer } from './api.ts';
 import { greedyMetrics, type Collected, type Collector, type Objective, type Scheduler, type Skipped } from './collector.ts';
 import { scoreBatch, trainBatch } from './phases.ts';

@@ -183,6 +183,19 @@ function emptyBatch(n: number, size: number, horizon: number): RolloutBatch {
   };
 }
 
+/** Where a batch's sequences sit in its per-position arrays and which positions are trained: what the per-position helpers below read. */
+export type PositionLayout = Pick<RolloutBatch, 'n' | 'starts' | 'lengths' | 'mask' | 'size' | 'horizon'>;
+
+/**
+ * The layout of n sequences padded to the context T (sequence s at positions [s·T, (s+1)·T),
+ * horizon T), for rows built without a rollout batch (the imitation warm start).
+ * @param mask [n·T] 1 on trained positions.
+ */
+export function paddedLayout(n: number, T: number, mask: Float32Array): PositionLayout {
+  if (mask.length !== n * T) throw new RangeError(`paddedLayout: mask has ${mask.length} entries, expected n·T = ${n}·${T}`);
+  return { n, starts: Int32Array.from({ length: n }, (_, s) => s * T), lengths: new Int32Array(n).fill(T), mask, size: n * T, horizon: T };
+}
+
 /** Trained positions per sequence ([n]: its steps, or its policy tokens). */
 export function positionCounts(b: Pick<RolloutBatch, 'n' | 'starts' | 'lengths' | 'mask'>): Int32Array {
   const out = new Int32Array(b.n);

@@ -8,7 +8,7 @@
  * 'Off-policy correction'.
  */
 import type { AlgoConfig } from '../algos/config.ts';
-import { staleness, truncatedIsWeights, type StalenessResult, type TisResult } from '../algos/offpolicy.ts';
+import { staleness, truncatedIsWeights, type StalenessResult, type TisResult } from './importanceWeights.ts';
 import type { PolicyRunner } from '../engine/types.ts';
 import { maskedPositions, type RolloutBatch } from './batch.ts';
 

@@ -8,7 +8,7 @@
  * sequences); see ARCHITECTURE.md, 'The rollout batch'.
  */
 import type { AlgoConfig } from '../algos/config.ts';
-import { logprobMismatch } from '../algos/offpolicy.ts';
+import { logprobMismatch } from './importanceWeights.ts';
 import type { Learner } from '../engine/types.ts';
 import type { Rng } from '../util/rng.ts';
 import type { RolloutBatch } from './batch.ts';

@@ -1,13 +1,16 @@
 /**
  * Real short runs (ort-web WASM in Node), one per trainer and family: every key a run logs is
  * declared in the metric registry for that run's family and policy, and every key the registry
- * says such a run always logs is there. A grid run logs no tool keys at all.
+ * says such a run always logs is there. A grid run logs no tool keys at all. The keys an
+ * algorithm descriptor declares as its own (`metrics`) are logged by a run of it and by no run
+ * of another algorithm.
  */
 import { describe, expect, it } from 'vitest';
 import { parseRunConfig } from '../../core/presets/schema.ts';
 import { createTrainer } from '../../core/trainer/createTrainer.ts';
 import { appliesTo, metricDecl, type MetricRun } from '../../core/metrics/lookup.ts';
 import { METRICS, type MetricDecl } from '../../core/metrics/registry.ts';
+import { ALGO_DESCRIPTORS, algoDescriptor } from '../../core/algos/registry/index.ts';
 import { loadNodeEngine } from './node.ts';
 import { createRewardSandbox } from '../rewardSandbox/quickjs.ts';
 
@@ -38,8 +41,8 @@ const RUNS: { name: string; run: MetricRun; config: Record<string, unknown>; log
     config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'grpo', groupSize: 4, rolloutCorrection: { is: 'token', rs: 'seq_mean_k3', m2po: 0.04, mismatch: 'fp8' } }, rollout: { groups: 2, learnerBatch: 64 } },
     logs: ['correction/is_ess', 'correction/is_ratio_fraction_high', 'correction/rs_masked_fraction', 'correction/second_moment_masked_fraction', 'correction/log_ppl_abs_diff', 'correction/chi_squared_token'],
   },
-  { name: 'grid GiGPO', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'gigpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } }, logs: ['groups/step_groups_mean', 'groups/grouped_step_share'] },
-  { name: 'grid ReMax', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'remax', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } }, logs: ['remax/greedy_reward_mean', 'remax/greedy_success_rate'] },
+  { name: 'grid GiGPO', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'gigpo', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } } },
+  { name: 'grid ReMax', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/empty-5x5' }, model: MLP, algo: { algo: 'remax', groupSize: 4 }, rollout: { groups: 2, learnerBatch: 64 } } },
   { name: 'two agents (grid/switch-door, shared network)', run: { family: 'grid', policy: 'step' }, config: { env: { id: 'grid/switch-door' }, model: { ...MLP, agents: 'shared' }, algo: { algo: 'ppo' }, rollout: { episodes: 8, learnerBatch: 64 } }, logs: ['agents/a/subgoal_rate', 'agents/b/adv_share', 'critic/value_loss'] },
   {
     name: 'staged: RL, then distill into a smaller MLP',
@@ -55,6 +58,11 @@ const RUNS: { name: string; run: MetricRun; config: Record<string, unknown>; log
   },
   { name: 'grid as text, REINFORCE (lockstep token loop)', run: { family: 'grid', policy: 'token' }, config: { env: { id: 'grid/memory', kwargs: { size: 8, viewSize: 3, maxSteps: 6 } }, model: { ...TINY, context: 256 }, algo: { algo: 'reinforce' }, rollout: { groups: 2, learnerBatch: 4, maxActionTokens: 2 } } },
 ];
+
+/** The keys an algorithm's descriptor declares as its own, and those of every other algorithm. */
+function ownKeys(algo: string): { own: readonly string[]; others: string[] } {
+  return { own: algoDescriptor(algo).metrics ?? [], others: ALGO_DESCRIPTORS.filter((d) => d.name !== algo).flatMap((d) => d.metrics ?? []) };
+}
 
 /** The keys the registry says every iteration of such a run logs. */
 function always(run: MetricRun): string[] {
@@ -78,8 +86,22 @@ describe('metric keys of real runs', () => {
       expect(always(run).filter((k) => !keys.has(k)), 'keys declared as always logged but missing').toEqual([]);
       if (run.family === 'grid') expect([...keys].filter((k) => k.startsWith('tools/') || k === 'reward/toolCost/mean')).toEqual([]);
       expect(logs.filter((k) => !keys.has(k)), 'keys this run exists to exercise').toEqual([]);
+      const { own, others } = ownKeys((config.algo as { algo: string }).algo);
+      expect(own.filter((k) => !keys.has(k)), "keys the algorithm's descriptor declares as its own").toEqual([]);
+      expect(others.filter((k) => keys.has(k)), "keys other algorithms' descriptors declare as theirs").toEqual([]);
     });
   }
+
+  it('every descriptor-declared key is a per-iteration key of the registry, and some run above is of that algorithm', () => {
+    const ran = new Set(RUNS.map((r) => (r.config.algo as { algo: string }).algo));
+    for (const d of ALGO_DESCRIPTORS) {
+      for (const k of d.metrics ?? []) {
+        expect(metricDecl(k), `${d.name}: ${k} is not in the metric registry`).toBeDefined();
+        expect(metricDecl(k)!.stream ?? 'iteration', `${d.name}: ${k}`).toBe('iteration');
+      }
+      if (d.metrics?.length) expect(ran.has(d.name), `no run of ${d.name} checks its own keys`).toBe(true);
+    }
+  });
 
   it('user reward terms (reward lab): reward/<term>/mean and /std, reward/version, all declared; the std is the sample std of the per-episode term sums', { timeout: 60_000 }, async () => {
     const parsed = parseRunConfig({ ...RUNS[0].config, env: { id: 'grid/empty-5x5' }, iterations: 1, seed: 2 });

@@ -43,7 +43,7 @@ describe('ReMax on token policies', () => {
     expect(rep.metrics['remax/greedy_success_rate']).toBe(greedy.filter((ep) => ep.success).length / greedy.length);
     // The update happened on those advantages: a second iteration trains on a new version.
     const rep2 = await t.step();
-    expect(rep2.metrics['train/policy_version']).toBeGreaterThan(rep.metrics['train/policy_version']);
+    expect(rep2.metrics['train/policy_version']).toBeGreaterThan(rep.metrics['train/policy_version']!);
     await t.release();
     await twin.release();
   });

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultsFor } from '../../core/algos/config.ts';
-import { truncatedIsWeights } from '../../core/algos/offpolicy.ts';
+import { truncatedIsWeights } from '../../core/update/importanceWeights.ts';
 import { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { PAD, VOCAB_SIZE } from '../../core/text/codec.ts';

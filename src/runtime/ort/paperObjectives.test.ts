@@ -20,7 +20,7 @@ import { buildPolicyGraph } from '../../core/models/policyGraph.ts';
 import { MlpPolicy } from '../../core/models/mlp.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { packedRowsBatch } from '../../core/update/batch.ts';
-import { aggregationWeightsOf } from '../../core/update/advantages.ts';
+import { aggregationWeightsOf } from '../../core/algos/batchAdvantages.ts';
 import { runUpdate } from '../../core/update/update.ts';
 import { buildTrainStep, next } from '../../core/update/trainStep.ts';
 import { Rng } from '../../core/util/rng.ts';

@@ -15,10 +15,7 @@ export const gigpo = defineAlgo({
   group: true,
   groupStd: true,
   fields: ['stepAdvantageWeight', 'gamma'],
-  metrics: [
-    { key: 'groups/step_groups_mean', doc: 'Distinct states (grid: heading + view; tokens: observation text) per group of episodes: the step groups.' },
-    { key: 'groups/grouped_step_share', doc: "Share of steps that share their state with another of the group's steps (got a step advantage)." },
-  ],
+  metrics: ['groups/step_groups_mean', 'groups/grouped_step_share'],
   charts: [
     {
       id: 'step-groups',

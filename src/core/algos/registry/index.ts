@@ -73,7 +73,7 @@ export function sequenceAdvantages(
   const a = algoDescriptor(cfg.algo).advantage;
   if (a.kind === 'episode') return a.estimate(cfg, { rewards, groupSize, positions, ema });
   if ((a.kind === 'step-groups' || a.kind === 'turn-credit') && episodePart) return a.episodePart(cfg, { rewards, groupSize, positions, ema });
-  if (a.kind === 'gae') throw new RangeError(`sequenceAdvantages: ${cfg.algo} advantages are per step; use gae()`);
+  if (a.kind === 'gae') throw new RangeError(`sequenceAdvantages: ${cfg.algo} advantages are per step; use GAE (algos/gae.ts)`);
   if (a.kind === 'step-groups') throw new RangeError(`sequenceAdvantages: ${cfg.algo} advantages are per step; use gigpoAdvantages() (algos/stepGroups.ts)`);
   if (a.kind === 'turn-credit') throw new RangeError(`sequenceAdvantages: ${cfg.algo} advantages are per turn; use mtGrpoAdvantages() (algos/turnCredit.ts)`);
   throw new RangeError(`sequenceAdvantages: ${cfg.algo} needs each group's greedy reward; use remaxAdvantages() (algos/remax.ts)`);

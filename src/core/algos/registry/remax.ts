@@ -18,10 +18,7 @@ export const remax = defineAlgo({
     c.dynamicSampling.enabled
       ? [{ path: 'dynamicSampling.enabled', message: "ReMax's baseline is one greedy episode per group: a group with no spread can still beat or trail it, so there is nothing to resample; turn dynamic sampling off" }]
       : [],
-  metrics: [
-    { key: 'remax/greedy_reward_mean', doc: "Mean reward of the groups' greedy episodes (the baseline)." },
-    { key: 'remax/greedy_success_rate', doc: "Share of the groups' greedy episodes that succeeded." },
-  ],
+  metrics: ['remax/greedy_reward_mean', 'remax/greedy_success_rate'],
   charts: [
     {
       id: 'remax',

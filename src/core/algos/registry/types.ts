@@ -9,7 +9,7 @@
 import type { Aggregation, EmaBaselineState } from '../advantages.ts';
 import type { Numbers } from '../stats.ts';
 import type { PlayTarget } from '../../envs/families.ts';
-import type { MetricKey } from '../../metrics/registry.ts';
+import type { IterationKey, MetricKey } from '../../metrics/registry.ts';
 
 /** The hyperparameters descriptors read (AlgoConfig satisfies it; config.ts checks that). */
 export interface AlgoSettings {
@@ -98,12 +98,6 @@ export interface AlgoChart {
   domain?: readonly [number | 'auto', number | 'auto'];
 }
 
-/** A metric key only this algorithm emits, with what it means. */
-export interface AlgoMetric {
-  key: MetricKey;
-  doc: string;
-}
-
 /** What a run-level rule sees: the env's time limit and the rollout's learner batch. */
 export interface RunContext {
   target: AlgoTarget;
@@ -145,8 +139,12 @@ export interface AlgoDescriptor<N extends string = string> {
   check?: (c: AlgoSettings) => { path: string; message: string }[];
   /** Rules that need the env: messages with their run-config path. */
   runCheck?: (run: RunContext) => string[];
-  /** Metric keys only it emits. */
-  metrics?: readonly AlgoMetric[];
+  /**
+   * Per-iteration metric keys only it logs (each declared, with its doc and unit, in the metric
+   * registry): the architecture table lists them, and a short run of each algorithm is held to
+   * logging them while runs of the others do not (runtime/engine/metricKeys.test.ts).
+   */
+  metrics?: readonly IterationKey[];
   /** Charts the dashboard adds for it. */
   charts?: readonly AlgoChart[];
 }

@@ -16,7 +16,7 @@
  * and the weight multiplies token i's policy-gradient loss as a constant (`isWeights` in
  * `policyLoss`). Truncation bounds the variance at the cost of a small bias.
  */
-import type { Numbers } from './stats.ts';
+import type { Numbers } from '../algos/stats.ts';
 
 export interface TisResult {
   /** [N] min(ratio, cap) on policy tokens, 0 elsewhere. */
@@ -79,32 +79,6 @@ export function staleness(trainerVersion: number, tokenVersions: Numbers, mask: 
     if (s > mx) mx = s;
   }
   return { perToken, mean: tok ? sum / tok : 0, max: mx };
-}
-
-/**
- * `async/partial_ratio`: share of sequences whose policy tokens were sampled under more than
- * one policy version (partial rollouts that continued under newer weights).
- * @param tokenVersions, mask: [B·T] row-major.
- */
-export function partialRatio(tokenVersions: Numbers, mask: Numbers, nSeqs: number, seqLen: number): number {
-  if (tokenVersions.length !== nSeqs * seqLen || mask.length !== nSeqs * seqLen) {
-    throw new RangeError(`partialRatio: expected ${nSeqs}·${seqLen} entries`);
-  }
-  if (nSeqs === 0) return 0;
-  let partial = 0;
-  for (let b = 0; b < nSeqs; b++) {
-    let first: number | null = null;
-    for (let t = 0; t < seqLen; t++) {
-      const i = b * seqLen + t;
-      if (mask[i] === 0) continue;
-      if (first === null) first = tokenVersions[i];
-      else if (tokenVersions[i] !== first) {
-        partial++;
-        break;
-      }
-    }
-  }
-  return partial / nSeqs;
 }
 
 /**

@@ -2,19 +2,19 @@
  * The score (KL reward), advantages and aggregation-weight phases over a rollout batch
  * (update/batch.ts), once for every env family: per-position arrays are [batch.size].
  */
-import { normalizeAdvantages, sequenceAggregationWeights, type EmaBaselineState } from '../algos/advantages.ts';
-import type { AlgoConfig } from '../algos/config.ts';
-import { sequenceGae } from '../algos/gae.ts';
-import { gdpoAdvantages, termVectors } from '../algos/gdpo.ts';
-import { klK1, klK3 } from '../algos/losses.ts';
-import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from '../algos/registry/index.ts';
-import { remaxAdvantages } from '../algos/remax.ts';
-import { gigpoAdvantages } from '../algos/stepGroups.ts';
-import { sharedPrefixSegments, type BranchLink } from '../algos/treeAdvantages.ts';
-import { mtGrpoAdvantages, turnRewardsOf } from '../algos/turnCredit.ts';
+import { normalizeAdvantages, sequenceAggregationWeights, type EmaBaselineState } from './advantages.ts';
+import type { AlgoConfig } from './config.ts';
+import { sequenceGae } from './gae.ts';
+import { gdpoAdvantages, termVectors } from './gdpo.ts';
+import { klK1, klK3 } from './losses.ts';
+import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from './registry/index.ts';
+import { remaxAdvantages } from './remax.ts';
+import { gigpoAdvantages } from './stepGroups.ts';
+import { sharedPrefixSegments, type BranchLink } from './treeAdvantages.ts';
+import { mtGrpoAdvantages, turnRewardsOf } from './turnCredit.ts';
 import type { Info } from '../envs/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
-import { broadcast, positionCounts, type RolloutBatch } from './batch.ts';
+import { broadcast, positionCounts, type PositionLayout, type RolloutBatch } from '../update/batch.ts';
 
 /**
  * Each trained position's turn (env step) index within its sequence, [size] (−1 off the mask or
@@ -242,9 +242,9 @@ function gaeAdvantages(algo: AlgoConfig, b: RolloutBatch, shaped: readonly Shape
 /**
  * Aggregation weights per position (`sequenceAggregationWeights` over each sequence's trained
  * positions); 'constant' divides by `aggregationLen`, default the batch's horizon (the env's time
- * limit for grids, the context for tokens).
+ * limit for grids, the context for tokens). Token rows built without a batch pass `paddedLayout`.
  */
-export function aggregationWeightsOf(b: RolloutBatch, algo: Pick<AlgoConfig, 'aggregation' | 'aggregationLen'>): Float64Array {
+export function aggregationWeightsOf(b: PositionLayout, algo: Pick<AlgoConfig, 'aggregation' | 'aggregationLen'>): Float64Array {
   if (b.n === 0) return new Float64Array(0);
   return broadcast(b, sequenceAggregationWeights(positionCounts(b), algo.aggregation, algo.aggregationLen ?? b.horizon));
 }

@@ -1,7 +1,8 @@
 /**
  * The standard per-iteration metrics: one flat object per training iteration, written as a
  * `metrics.jsonl` line by the CLI and charted by the UI. Every key is declared, with its doc,
- * unit and families, in metrics/registry.ts; `METRIC_KEYS` names the ones built here.
+ * unit and families, in metrics/registry.ts, the one key table: keys are written here as
+ * literals typed by it (`IterationKey`), so an undeclared key does not compile.
  *
  * Definitions that the table leaves open, fixed here:
  * - `reward/std` and each `reward/<term>/std` are sample stds (N−1), like every std in this
@@ -10,7 +11,7 @@
  *   `episode/turns_mean` is env steps (turns) per episode.
  * - `tools/call_frequency` is tool calls per episode; `tools/failure_frequency` is failed calls /
  *   all calls over the batch (0 when there were no calls).
- * - `tools/recovery_rate` (an extra key) is recoveries / failure runs over the batch: a failure
+ * - `tools/recovery_rate` is recoveries / failure runs over the batch: a failure
  *   run is one or more failed tool calls in a row, a recovery a successful call right after one
  *   (`info.recovered`). Present only when the batch had a failure: with none it is undefined.
  * - `adv/*` are over policy tokens (or steps) only: positions where the mask is 1.
@@ -19,68 +20,11 @@
  * are NaN, which JSON writes as null.
  */
 import type { EpisodeRecord, ShapedReward } from '../reward/shaping.ts';
-import { klK3, type PolicyLossResult } from './losses.ts';
-import type { StalenessResult, TisResult } from './offpolicy.ts';
-import type { GroupStats } from './sampling.ts';
-import type { IterationKey } from '../metrics/registry.ts';
-import { describe, explainedVariance, masked, mean, std, type Numbers } from './stats.ts';
-
-export const METRIC_KEYS = {
-  rewardMean: 'reward/mean',
-  rewardStd: 'reward/std',
-  rewardMin: 'reward/min',
-  rewardMax: 'reward/max',
-  successRate: 'episode/success_rate',
-  lengthMean: 'episode/length_mean',
-  turnsMean: 'episode/turns_mean',
-  truncatedRatio: 'episode/truncated_ratio',
-  toolCallFrequency: 'tools/call_frequency',
-  toolFailureFrequency: 'tools/failure_frequency',
-  advMean: 'adv/mean',
-  advStd: 'adv/std',
-  advAbsMean: 'adv/abs_mean',
-  groupsFracZeroStd: 'groups/frac_zero_std',
-  groupsRewardStdMean: 'groups/reward_std_mean',
-  entropy: 'actor/entropy',
-  pgLoss: 'actor/pg_loss',
-  gradNorm: 'actor/grad_norm',
-  lr: 'actor/lr',
-  clipfracLow: 'actor/clipfrac_low',
-  clipfracHigh: 'actor/clipfrac_high',
-  approxKl: 'actor/approx_kl',
-  klRef: 'actor/kl_ref',
-  valueLoss: 'critic/value_loss',
-  explainedVariance: 'critic/explained_variance',
-  stalenessMean: 'async/staleness_mean',
-  stalenessMax: 'async/staleness_max',
-  isRatioMean: 'async/is_ratio_mean',
-  isRatioMax: 'async/is_ratio_max',
-  isClipfrac: 'async/is_clipfrac',
-  partialRatio: 'async/partial_ratio',
-  logprobAbsDiffMean: 'mismatch/logprob_abs_diff_mean',
-  logprobAbsDiffMax: 'mismatch/logprob_abs_diff_max',
-  envStepsPerS: 'perf/env_steps_per_s',
-  tokensPerS: 'perf/tokens_per_s',
-  rolloutS: 'perf/rollout_s',
-  trainS: 'perf/train_s',
-  learnerIdleRatio: 'perf/learner_idle_ratio',
-  rolloutIdleRatio: 'perf/rollout_idle_ratio',
-  kvCacheHitRate: 'perf/kv_cache_hit_rate',
-} as const satisfies Record<string, IterationKey>;
-
-/** Keys beyond the core table above, produced by dynamic sampling and the shaping schedule. */
-export const EXTRA_METRIC_KEYS = {
-  /** Zero-spread groups dropped by dynamic sampling this iteration. */
-  groupsDropped: 'groups/dropped',
-  /** Sampling rounds used this iteration (1 without dynamic sampling). */
-  samplingRounds: 'groups/sampling_rounds',
-  /** Index of the progressive-shaping stage in force this iteration. */
-  shapingStage: 'schedule/stage',
-  /** Failure runs (failed tool calls in a row) that a successful call ended, over all failure runs. */
-  toolRecoveryRate: 'tools/recovery_rate',
-  /** Real milliseconds one env step took over the network (remote envs' `info.wireMs`), mean over the batch's steps. */
-  envWireMs: 'perf/env_wire_ms',
-} as const satisfies Record<string, IterationKey>;
+import { klK3, type PolicyLossResult } from '../algos/losses.ts';
+import type { StalenessResult, TisResult } from '../update/importanceWeights.ts';
+import type { GroupStats } from '../algos/sampling.ts';
+import type { IterationKey } from './registry.ts';
+import { describe, explainedVariance, masked, mean, std, type Numbers } from '../algos/stats.ts';
 
 /** `reward/<term>/mean`: one shaping term's mean contribution over the batch's episodes. */
 export function rewardTermKey(term: string): `reward/${string}/mean` {
@@ -92,13 +36,8 @@ export function rewardTermStdKey(term: string): `reward/${string}/std` {
   return `reward/${term}/std`;
 }
 
-export type MetricKey =
-  | (typeof METRIC_KEYS)[keyof typeof METRIC_KEYS]
-  | (typeof EXTRA_METRIC_KEYS)[keyof typeof EXTRA_METRIC_KEYS]
-  | `reward/${string}/mean`
-  | `reward/${string}/std`;
-
-export type IterationMetrics = Partial<Record<MetricKey, number>>;
+/** One iteration's metrics: registered per-iteration keys (metrics/registry.ts) to values. */
+export type IterationMetrics = Partial<Record<IterationKey, number>>;
 
 /** The per-episode facts the episode metrics need. */
 export interface EpisodeSummary {
@@ -180,90 +119,97 @@ export interface IterationMetricInputs {
   partialRatio?: number;
   mismatch?: { absDiffMean: number; absDiffMax: number };
   perf?: Partial<Record<'envStepsPerS' | 'tokensPerS' | 'rolloutS' | 'trainS' | 'learnerIdleRatio' | 'rolloutIdleRatio' | 'kvCacheHitRate', number>>;
-  extra?: Partial<Record<keyof typeof EXTRA_METRIC_KEYS, number>>;
+  /** Dynamic sampling: zero-spread groups dropped (`groups/dropped`) and sampling rounds used (`groups/sampling_rounds`). */
+  extra?: { groupsDropped?: number; samplingRounds?: number };
 }
 
-/** Build one iteration's metric object; key order follows the table above. */
+/** Sets `m[key]` when the value was measured (a key is absent, not NaN, when its input is). */
+function put(m: IterationMetrics, key: IterationKey, v: number | undefined): void {
+  if (v !== undefined) m[key] = v;
+}
+
+/** Build one iteration's metric object (key order: episodes, advantages, groups, actor, critic, async, perf, extras). */
 export function buildIterationMetrics(inp: IterationMetricInputs): IterationMetrics {
-  const K = METRIC_KEYS;
   const m: IterationMetrics = {};
-  const eps = inp.episodes;
-  if (eps && eps.length > 0) {
-    const r = describe(eps.map((e) => e.reward));
-    m[K.rewardMean] = r.mean;
-    m[K.rewardStd] = r.std;
-    m[K.rewardMin] = r.min;
-    m[K.rewardMax] = r.max;
-    const terms = new Set<string>();
-    for (const e of eps) for (const k of Object.keys(e.terms ?? {})) terms.add(k);
-    for (const k of terms) {
-      const xs = eps.map((e) => e.terms?.[k] ?? 0);
-      m[rewardTermKey(k)] = mean(xs);
-      m[rewardTermStdKey(k)] = std(xs);
-    }
-    m[K.successRate] = mean(eps.map((e) => (e.success ? 1 : 0)));
-    m[K.lengthMean] = mean(eps.map((e) => e.policyTokens));
-    m[K.turnsMean] = mean(eps.map((e) => e.steps));
-    m[K.truncatedRatio] = mean(eps.map((e) => (e.truncated ? 1 : 0)));
-    const calls = eps.reduce((s, e) => s + e.toolCalls, 0);
-    m[K.toolCallFrequency] = calls / eps.length;
-    m[K.toolFailureFrequency] = calls ? eps.reduce((s, e) => s + e.toolFailures, 0) / calls : 0;
-    const runs = eps.reduce((s, e) => s + (e.toolFailureRuns ?? 0), 0);
-    if (runs > 0) m[EXTRA_METRIC_KEYS.toolRecoveryRate] = eps.reduce((s, e) => s + (e.toolRecoveries ?? 0), 0) / runs;
-    const wired = eps.filter((e) => e.wireMs !== undefined);
-    const wiredSteps = wired.reduce((s, e) => s + e.steps, 0);
-    if (wiredSteps > 0) m[EXTRA_METRIC_KEYS.envWireMs] = wired.reduce((s, e) => s + e.wireMs!, 0) / wiredSteps;
-  }
+  if (inp.episodes && inp.episodes.length > 0) episodeMetrics(m, inp.episodes);
   if (inp.advantages) {
     const a = inp.advantages.mask ? masked(inp.advantages.values, inp.advantages.mask) : Float64Array.from(inp.advantages.values);
-    m[K.advMean] = mean(a);
-    m[K.advStd] = std(a);
-    m[K.advAbsMean] = mean(a.map(Math.abs));
+    m['adv/mean'] = mean(a);
+    m['adv/std'] = std(a);
+    m['adv/abs_mean'] = mean(a.map(Math.abs));
   }
   if (inp.groups) {
-    m[K.groupsFracZeroStd] = inp.groups.fracZeroStd;
-    m[K.groupsRewardStdMean] = inp.groups.rewardStdMean;
+    m['groups/frac_zero_std'] = inp.groups.fracZeroStd;
+    m['groups/reward_std_mean'] = inp.groups.rewardStdMean;
   }
   if (inp.actor) {
     const a = inp.actor;
-    if (!Number.isNaN(a.entropy)) m[K.entropy] = a.entropy;
-    m[K.pgLoss] = a.pgLoss;
-    if (a.gradNorm !== undefined) m[K.gradNorm] = a.gradNorm;
-    if (a.lr !== undefined) m[K.lr] = a.lr;
-    m[K.clipfracLow] = a.clipfracLow;
-    m[K.clipfracHigh] = a.clipfracHigh;
-    m[K.approxKl] = a.approxKl;
-    if (!Number.isNaN(a.klRef)) m[K.klRef] = a.klRef;
+    if (!Number.isNaN(a.entropy)) m['actor/entropy'] = a.entropy;
+    m['actor/pg_loss'] = a.pgLoss;
+    put(m, 'actor/grad_norm', a.gradNorm);
+    put(m, 'actor/lr', a.lr);
+    m['actor/clipfrac_low'] = a.clipfracLow;
+    m['actor/clipfrac_high'] = a.clipfracHigh;
+    m['actor/approx_kl'] = a.approxKl;
+    if (!Number.isNaN(a.klRef)) m['actor/kl_ref'] = a.klRef;
   }
   if (inp.critic) {
-    m[K.valueLoss] = inp.critic.valueLoss;
-    m[K.explainedVariance] = explainedVariance(inp.critic.values, inp.critic.returns);
+    m['critic/value_loss'] = inp.critic.valueLoss;
+    m['critic/explained_variance'] = explainedVariance(inp.critic.values, inp.critic.returns);
   }
   if (inp.staleness) {
-    m[K.stalenessMean] = inp.staleness.mean;
-    m[K.stalenessMax] = inp.staleness.max;
+    m['async/staleness_mean'] = inp.staleness.mean;
+    m['async/staleness_max'] = inp.staleness.max;
   }
   if (inp.tis) {
-    m[K.isRatioMean] = inp.tis.ratioMean;
-    m[K.isRatioMax] = inp.tis.ratioMax;
-    m[K.isClipfrac] = inp.tis.clipfrac;
+    m['async/is_ratio_mean'] = inp.tis.ratioMean;
+    m['async/is_ratio_max'] = inp.tis.ratioMax;
+    m['async/is_clipfrac'] = inp.tis.clipfrac;
   }
-  if (inp.partialRatio !== undefined) m[K.partialRatio] = inp.partialRatio;
+  put(m, 'async/partial_ratio', inp.partialRatio);
   if (inp.mismatch) {
-    m[K.logprobAbsDiffMean] = inp.mismatch.absDiffMean;
-    m[K.logprobAbsDiffMax] = inp.mismatch.absDiffMax;
+    m['mismatch/logprob_abs_diff_mean'] = inp.mismatch.absDiffMean;
+    m['mismatch/logprob_abs_diff_max'] = inp.mismatch.absDiffMax;
   }
-  for (const [k, v] of Object.entries(inp.perf ?? {})) if (v !== undefined) m[K[k as keyof typeof K]] = v;
-  for (const [k, v] of Object.entries(inp.extra ?? {})) if (v !== undefined) m[EXTRA_METRIC_KEYS[k as keyof typeof EXTRA_METRIC_KEYS]] = v;
+  const p = inp.perf ?? {};
+  put(m, 'perf/env_steps_per_s', p.envStepsPerS);
+  put(m, 'perf/tokens_per_s', p.tokensPerS);
+  put(m, 'perf/rollout_s', p.rolloutS);
+  put(m, 'perf/train_s', p.trainS);
+  put(m, 'perf/learner_idle_ratio', p.learnerIdleRatio);
+  put(m, 'perf/rollout_idle_ratio', p.rolloutIdleRatio);
+  put(m, 'perf/kv_cache_hit_rate', p.kvCacheHitRate);
+  put(m, 'groups/dropped', inp.extra?.groupsDropped);
+  put(m, 'groups/sampling_rounds', inp.extra?.samplingRounds);
   return m;
 }
 
-/** Share of distinct action sequences among the batch's episodes (exploration, invariant 1). */
-export function distinctRatio(episodes: readonly { actions: Int32Array }[]): number {
-  if (episodes.length === 0) return 0;
-  const seen = new Set<string>();
-  for (const ep of episodes) seen.add(ep.actions.join(','));
-  return seen.size / episodes.length;
+/** The episode keys (`reward/*`, `episode/*`, `tools/*`) of a non-empty batch, into `m`. */
+function episodeMetrics(m: IterationMetrics, eps: readonly EpisodeSummary[]): void {
+  const r = describe(eps.map((e) => e.reward));
+  m['reward/mean'] = r.mean;
+  m['reward/std'] = r.std;
+  m['reward/min'] = r.min;
+  m['reward/max'] = r.max;
+  const terms = new Set<string>();
+  for (const e of eps) for (const k of Object.keys(e.terms ?? {})) terms.add(k);
+  for (const k of terms) {
+    const xs = eps.map((e) => e.terms?.[k] ?? 0);
+    m[rewardTermKey(k)] = mean(xs);
+    m[rewardTermStdKey(k)] = std(xs);
+  }
+  m['episode/success_rate'] = mean(eps.map((e) => (e.success ? 1 : 0)));
+  m['episode/length_mean'] = mean(eps.map((e) => e.policyTokens));
+  m['episode/turns_mean'] = mean(eps.map((e) => e.steps));
+  m['episode/truncated_ratio'] = mean(eps.map((e) => (e.truncated ? 1 : 0)));
+  const calls = eps.reduce((s, e) => s + e.toolCalls, 0);
+  m['tools/call_frequency'] = calls / eps.length;
+  m['tools/failure_frequency'] = calls ? eps.reduce((s, e) => s + e.toolFailures, 0) / calls : 0;
+  const runs = eps.reduce((s, e) => s + (e.toolFailureRuns ?? 0), 0);
+  if (runs > 0) m['tools/recovery_rate'] = eps.reduce((s, e) => s + (e.toolRecoveries ?? 0), 0) / runs;
+  const wired = eps.filter((e) => e.wireMs !== undefined);
+  const wiredSteps = wired.reduce((s, e) => s + e.steps, 0);
+  if (wiredSteps > 0) m['perf/env_wire_ms'] = wired.reduce((s, e) => s + e.wireMs!, 0) / wiredSteps;
 }
 
 /**

@@ -1,46 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { buildIterationMetrics, EXTRA_METRIC_KEYS, METRIC_KEYS, referenceStats, rewardTermKey, summarizeEpisode, type EpisodeSummary } from './metrics.ts';
-import { describe as stats, explainedVariance, maskedMean, std, variance } from './stats.ts';
-
-describe('stats helpers', () => {
-  it('sample std, min/max, masked mean', () => {
-    // [2, 4, 4, 4, 5, 5, 7, 9]: mean 5, squared deviations sum 32, sample var 32/7.
-    expect(variance([2, 4, 4, 4, 5, 5, 7, 9])).toBeCloseTo(32 / 7, 12);
-    expect(stats([3, -1, 2])).toEqual({ mean: 4 / 3, std: std([3, -1, 2]), min: -1, max: 3 });
-    expect(std([5])).toBe(0);
-    expect(maskedMean([1, 100, 3], [1, 0, 1])).toBe(2);
-  });
-
-  it('explained variance', () => {
-    // target [1, 2, 4] (sample var 7/3), pred [1, 2, 3]: residual [0, 0, 1] (var 1/3) -> 1 − 1/7 = 6/7.
-    expect(explainedVariance([1, 2, 3], [1, 2, 4])).toBeCloseTo(6 / 7, 12);
-    expect(explainedVariance([1, 2, 4], [1, 2, 4])).toBe(1);
-    // A constant prediction explains nothing: residual var = target var.
-    expect(explainedVariance([0, 0, 0], [1, 2, 4])).toBeCloseTo(0, 12);
-    expect(explainedVariance([1, 2], [3, 3])).toBeNaN();
-  });
-});
+import { buildIterationMetrics, referenceStats, rewardTermKey, rewardTermStdKey, summarizeEpisode, type EpisodeSummary, type IterationMetricInputs } from './iterationMetrics.ts';
+import { metricDecl } from './lookup.ts';
 
 describe('metric keys', () => {
-  it('are exactly the metric table of ARCHITECTURE.md (copied here by hand)', () => {
-    const table = [
-      'reward/mean', 'reward/std', 'reward/min', 'reward/max',
-      'episode/success_rate', 'episode/length_mean', 'episode/turns_mean', 'episode/truncated_ratio',
-      'tools/call_frequency', 'tools/failure_frequency',
-      'adv/mean', 'adv/std', 'adv/abs_mean',
-      'groups/frac_zero_std', 'groups/reward_std_mean',
-      'actor/entropy', 'actor/pg_loss', 'actor/grad_norm', 'actor/lr',
-      'actor/clipfrac_low', 'actor/clipfrac_high', 'actor/approx_kl', 'actor/kl_ref',
-      'critic/value_loss', 'critic/explained_variance',
-      'async/staleness_mean', 'async/staleness_max', 'async/is_ratio_mean', 'async/is_ratio_max', 'async/is_clipfrac',
-      'async/partial_ratio',
-      'mismatch/logprob_abs_diff_mean', 'mismatch/logprob_abs_diff_max',
-      'perf/env_steps_per_s', 'perf/tokens_per_s', 'perf/rollout_s', 'perf/train_s',
-      'perf/learner_idle_ratio', 'perf/rollout_idle_ratio', 'perf/kv_cache_hit_rate',
-    ];
-    expect(Object.values(METRIC_KEYS)).toEqual(table);
-    expect(rewardTermKey('format')).toBe('reward/format/mean');
-    for (const k of Object.values(EXTRA_METRIC_KEYS)) expect(table).not.toContain(k);
+  /** Every input given, each part as a run would give it (a tool batch with a failure run, a critic, async, perf). */
+  const everything: IterationMetricInputs = {
+    episodes: [
+      { reward: 1, terms: { outcome: 1 }, success: true, steps: 3, policyTokens: 10, truncated: false, toolCalls: 2, toolFailures: 1, toolFailureRuns: 1, toolRecoveries: 1 },
+      { reward: 0, terms: { outcome: 0 }, success: false, steps: 5, policyTokens: 20, truncated: true, toolCalls: 1, toolFailures: 0 },
+    ],
+    advantages: { values: [1, -1], mask: [1, 1] },
+    groups: { nGroups: 2, zeroStdGroups: 1, fracZeroStd: 0.5, rewardStdMean: 0.3 },
+    actor: { pgLoss: -0.5, clipfracLow: 0.1, clipfracHigh: 0.2, approxKl: 0.01, klRef: 0.02, entropy: 1.2, gradNorm: 3, lr: 1e-3 },
+    critic: { valueLoss: 0.2, values: [1, 2, 3], returns: [1, 2, 4] },
+    staleness: { mean: 1, max: 2 },
+    tis: { ratioMean: 1.5, ratioMax: 3, clipfrac: 0.25 },
+    partialRatio: 0.5,
+    mismatch: { absDiffMean: 1e-7, absDiffMax: 1e-6 },
+    perf: { envStepsPerS: 100, tokensPerS: 1000, rolloutS: 1, trainS: 2, learnerIdleRatio: 0.1, rolloutIdleRatio: 0.2, kvCacheHitRate: 0.7 },
+    extra: { groupsDropped: 2, samplingRounds: 2 },
+  };
+
+  it('every key written is a per-iteration key of the registry, and every share-unit value lies in [0, 1]', () => {
+    const m = buildIterationMetrics(everything);
+    // 4 reward + 2 term + 4 episode + 3 tools + 3 adv + 2 groups + 8 actor + 2 critic + 6 async + 2 mismatch + 7 perf + 2 extras.
+    expect(Object.keys(m)).toHaveLength(45);
+    for (const [k, v] of Object.entries(m)) {
+      const d = metricDecl(k);
+      expect(d, `${k} is not in metrics/registry.ts`).toBeDefined();
+      expect(d!.stream ?? 'iteration', k).toBe('iteration');
+      if (d!.unit === 'share') expect(v! >= 0 && v! <= 1, `${k} = ${v} is declared a share`).toBe(true);
+    }
+    expect(metricDecl(rewardTermKey('format'))?.key).toBe('reward/format/mean');
+    expect(metricDecl(rewardTermStdKey('myTerm'))?.key).toBe('reward/<term>/std');
   });
 });
 

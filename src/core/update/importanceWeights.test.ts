@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { logprobMismatch, partialRatio, staleness, truncatedIsWeights } from './offpolicy.ts';
+import { paddedLayout, partialShare } from './batch.ts';
+import { logprobMismatch, staleness, truncatedIsWeights } from './importanceWeights.ts';
 
 const L = Math.log;
 
@@ -36,11 +37,11 @@ describe('staleness', () => {
     expect(() => staleness(1, [2], [1])).toThrow(/newer/);
   });
 
-  it('partial ratio: sequences spanning more than one version', () => {
-    // B = 3, T = 3. Seq 0 all v1; seq 1 v1, v2, v2 (partial); seq 2: masked v0 then v2, v2.
-    const v = [1, 1, 1, 1, 2, 2, 0, 2, 2];
-    const m = [1, 1, 1, 1, 1, 1, 0, 1, 1];
-    expect(partialRatio(v, m, 3, 3)).toBeCloseTo(1 / 3, 12);
+  it('partial share: sequences spanning more than one version', () => {
+    // n = 3, T = 3. Seq 0 all v1; seq 1 v1, v2, v2 (partial); seq 2: masked v0 then v2, v2.
+    const versions = Int32Array.from([1, 1, 1, 1, 2, 2, 0, 2, 2]);
+    const mask = Float32Array.from([1, 1, 1, 1, 1, 1, 0, 1, 1]);
+    expect(partialShare({ ...paddedLayout(3, 3, mask), versions })).toBe(1 / 3);
   });
 
   it('log-prob mismatch mean/max over policy tokens', () => {

@@ -1,6 +1,6 @@
 /**
  * The metrics phase over a rollout batch, once for every env family: the standard keys
- * (algos/metrics.ts) plus the ones below. The trainer measures its own timing and passes the perf
+ * (metrics/iterationMetrics.ts) plus the ones below. The trainer measures its own timing and passes the perf
  * figures and any keys of its own (async, budget, schedule, multi-agent credit).
  *
  * Keys here: `actor/lr`, `actor/rollout_entropy` (behaviour entropy over the trained positions of
@@ -10,13 +10,13 @@
  * `train/updates`, `train/policy_version`, `train/stale_rows`, GiGPO's step-group keys. Keys that
  * do not apply to a run are dropped by `keepApplicable` (metrics/lookup.ts).
  */
-import { buildIterationMetrics, type IterationMetricInputs, type IterationMetrics, type SampledEpisode } from '../algos/metrics.ts';
-import type { TisResult } from '../algos/offpolicy.ts';
+import { buildIterationMetrics, type IterationMetricInputs, type IterationMetrics, type SampledEpisode } from './iterationMetrics.ts';
+import type { TisResult } from '../update/importanceWeights.ts';
 import { mean } from '../algos/stats.ts';
-import type { BatchAdvantages } from './advantages.ts';
-import { partialShare, type RolloutBatch } from './batch.ts';
-import type { OffPolicy } from './offPolicy.ts';
-import type { UpdateResult } from './update.ts';
+import type { BatchAdvantages } from '../algos/batchAdvantages.ts';
+import { partialShare, type RolloutBatch } from '../update/batch.ts';
+import type { OffPolicy } from '../update/offPolicy.ts';
+import type { UpdateResult } from '../update/update.ts';
 
 export interface BatchMetricInputs extends Pick<IterationMetricInputs, 'groups' | 'perf' | 'extra'> {
   /** Every episode sampled this iteration (dropped groups included: episode/* and reward/* describe the policy, not the filtered batch). */

@@ -1,17 +1,18 @@
 /**
  * The phases over a rollout batch (advantages, weights, off-policy correction, reference scoring)
- * against hand-worked grid batches (packed rows); update/tokenPhases.test.ts has the token ones.
+ * against hand-worked grid batches (packed rows) and padded token rows; update/sequencePhases.test.ts
+ * has whole token batches.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultsFor } from '../algos/config.ts';
-import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
+import { defaultsFor } from './config.ts';
+import { EMA_BASELINE_INIT } from './advantages.ts';
 import type { PolicyRunner } from '../engine/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import { stepStateKeys } from '../rollout/stepEpisode.ts';
-import { aggregationWeightsOf, computeAdvantages, klRewardPenalty } from './advantages.ts';
-import type { RolloutBatch } from './batch.ts';
-import { isRatios, offPolicyWeights, RowScorer } from './offPolicy.ts';
+import { actionIndex, aggregationWeightsOf, computeAdvantages, klRewardPenalty } from './batchAdvantages.ts';
+import { broadcast, paddedLayout, type RolloutBatch } from '../update/batch.ts';
+import { isRatios, offPolicyWeights, RowScorer } from '../update/offPolicy.ts';
 
 /** An episode of T steps with the given values (the fields these phases read). */
 function ep(T: number, over: Partial<StepEpisode> = {}): StepEpisode {
@@ -105,6 +106,42 @@ describe('aggregationWeightsOf on grid batches', () => {
     expect(Array.from(aggregationWeightsOf(batchOf(eps), { aggregation: 'sequence', aggregationLen: null }))).toEqual([0.5, 1 / 6, 1 / 6, 1 / 6]);
     expect(Array.from(aggregationWeightsOf(batchOf(eps), { aggregation: 'constant', aggregationLen: null }))).toEqual([0.05, 0.05, 0.05, 0.05]);
     expect(Array.from(aggregationWeightsOf(batchOf(eps), { aggregation: 'constant', aggregationLen: 4 }))).toEqual([0.125, 0.125, 0.125, 0.125]);
+  });
+});
+
+describe('padded token rows', () => {
+  // n = 2, T = 4. Seq 0: [env, pol, pol, pol] (3 policy tokens). Seq 1: [env, pol, pad, pad] (1).
+  const rows = paddedLayout(2, 4, Float32Array.from([0, 1, 1, 1, 0, 1, 0, 0]));
+  const weights = (aggregation: 'token' | 'sequence' | 'constant', aggregationLen: number | null = null) => Array.from(aggregationWeightsOf(rows, { aggregation, aggregationLen }));
+
+  it('broadcasts sequence advantages to policy tokens only', () => {
+    expect(Array.from(broadcast(rows, [0.5, -2]))).toEqual([0, 0.5, 0.5, 0.5, 0, -2, 0, 0]);
+  });
+
+  it("'token': 1/total = 1/4 on every policy token; 'sequence': 1/(len · n) = 1/6 for seq 0, 1/2 for seq 1", () => {
+    expect(weights('token')).toEqual([0, 0.25, 0.25, 0.25, 0, 0.25, 0, 0]);
+    expect(weights('sequence')).toEqual([0, 1 / 6, 1 / 6, 1 / 6, 0, 0.5, 0, 0]);
+  });
+
+  it("'constant' (Dr.GRPO): 1/(n·L), default L = T = 4 -> 1/8; L = 10 -> 1/20", () => {
+    expect(weights('constant')).toEqual([0, 0.125, 0.125, 0.125, 0, 0.125, 0, 0]);
+    expect(weights('constant', 10)).toEqual([0, 0.05, 0.05, 0.05, 0, 0.05, 0, 0]);
+  });
+
+  it("'sequence' leaves sequences without a policy token out of n; no policy token at all gives zeros", () => {
+    expect(Array.from(aggregationWeightsOf(paddedLayout(2, 2, Float32Array.from([1, 1, 0, 0])), { aggregation: 'sequence', aggregationLen: null }))).toEqual([0.5, 0.5, 0, 0]);
+    expect(Array.from(aggregationWeightsOf(paddedLayout(1, 2, Float32Array.from([0, 0])), { aggregation: 'token', aggregationLen: null }))).toEqual([0, 0]);
+    expect(() => paddedLayout(2, 3, Float32Array.from([1, 1, 1]))).toThrow(/expected n·T = 2·3/);
+  });
+
+  it('actionIndex maps multi-token actions to their step and leaves env tokens at −1', () => {
+    // [env, a0, a0 (ends turn 0), env, a1, a1 (ends turn 1)]: step values [0.3, −1] land as [0, 0.3, 0.3, 0, −1, −1].
+    const b = { ...paddedLayout(1, 6, Float32Array.from([0, 1, 1, 0, 1, 1])), turnEnd: Uint8Array.from([0, 0, 1, 0, 0, 1]) };
+    const { index, actions } = actionIndex(b);
+    expect(Array.from(index)).toEqual([-1, 0, 0, -1, 1, 1]);
+    expect(Array.from(actions)).toEqual([2]);
+    const stepValues = [0.3, -1];
+    expect(Array.from(index, (k) => (k < 0 ? 0 : stepValues[k]))).toEqual([0, 0.3, 0.3, 0, -1, -1]);
   });
 });
 

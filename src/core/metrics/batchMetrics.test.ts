@@ -8,9 +8,9 @@ import type { Info } from '../envs/types.ts';
 import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
 import { sampledTokenEpisode, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
-import { tokenRolloutBatch } from './batch.ts';
-import { batchMetrics } from './metrics.ts';
-import type { OffPolicy } from './offPolicy.ts';
+import { tokenRolloutBatch } from '../update/batch.ts';
+import { batchMetrics } from './batchMetrics.ts';
+import type { OffPolicy } from '../update/offPolicy.ts';
 
 /** The metrics phase over sampled episodes and an empty trained batch. */
 function metricsOf(sampled: TokenEpisode[], shaped: ShapedReward[]): Record<string, number> {
