@@ -7,7 +7,7 @@
  * trl/trainer/grpo_trainer.py `self._metrics[mode][...]` plus the `loss`, `grad_norm` and
  * `learning_rate` that transformers' Trainer.log adds; veRL 0.8.0.dev (volcengine/verl main at
  * b178a3cd, 2026-01-29), trainer/ppo/metric_utils.py, trainer/ppo/core_algos.py (policy losses'
- * pg_metrics), workers/actor/dp_actor.py, workers/critic/dp_critic.py, workers/fsdp_workers.py.
+ * pg_metrics), workers/actor/dp_actor.py, trainer/ppo/rollout_corr_helper.py, workers/critic/dp_critic.py, workers/fsdp_workers.py.
  */
 import { describe, expect, it } from 'vitest';
 import { anchorName, renameRow } from './lookup.ts';
@@ -58,6 +58,12 @@ const TRL_LOGGED = new Set([
 
 /** Names veRL's PPO trainer logs. */
 const VERL_LOGGED = new Set([
+  // trainer/ppo/rollout_corr_helper.py (algorithm.rollout_correction), prefixed rollout_corr/
+  'rollout_corr/rollout_is_eff_sample_size',
+  'rollout_corr/rollout_is_ratio_fraction_high',
+  'rollout_corr/rollout_rs_masked_fraction',
+  'rollout_corr/log_ppl_abs_diff',
+  'rollout_corr/chi2_token',
   'critic/score/mean',
   'critic/score/max',
   'critic/score/min',
