@@ -18,10 +18,11 @@ import { reinforce } from './reinforce.ts';
 import { reinforcepp } from './reinforcepp.ts';
 import { remax } from './remax.ts';
 import { rloo } from './rloo.ts';
+import { sapo } from './sapo.ts';
 import type { AlgoDescriptor, AlgoSettings, AlgoTarget } from './types.ts';
 
 /** Every algorithm, in the order the config's error messages list them. */
-export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp, mtgrpo] as const;
+export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp, mtgrpo, sapo] as const;
 
 /** An algorithm's name (`algo.algo`). */
 export type Algo = (typeof ALGO_DESCRIPTORS)[number]['name'];
