@@ -10,6 +10,7 @@ import { envFamily, playOf } from '../../envs/families.ts';
 import { cispo } from './cispo.ts';
 import { drgrpo } from './drgrpo.ts';
 import { gigpo } from './gigpo.ts';
+import { gmpo } from './gmpo.ts';
 import { mtgrpo } from './mtgrpo.ts';
 import { gspo } from './gspo.ts';
 import { grpo } from './grpo.ts';
@@ -22,7 +23,7 @@ import { sapo } from './sapo.ts';
 import type { AlgoDescriptor, AlgoSettings, AlgoTarget } from './types.ts';
 
 /** Every algorithm, in the order the config's error messages list them. */
-export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp, mtgrpo, sapo] as const;
+export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp, mtgrpo, sapo, gmpo] as const;
 
 /** An algorithm's name (`algo.algo`). */
 export type Algo = (typeof ALGO_DESCRIPTORS)[number]['name'];
