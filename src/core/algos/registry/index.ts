@@ -8,6 +8,7 @@ import { EMA_BASELINE_INIT, type EmaBaselineState } from '../advantages.ts';
 import type { Numbers } from '../stats.ts';
 import { envFamily, playOf } from '../../envs/families.ts';
 import { cispo } from './cispo.ts';
+import { dapo } from './dapo.ts';
 import { drgrpo } from './drgrpo.ts';
 import { gigpo } from './gigpo.ts';
 import { gmpo } from './gmpo.ts';
@@ -23,7 +24,7 @@ import { sapo } from './sapo.ts';
 import type { AlgoDescriptor, AlgoSettings, AlgoTarget } from './types.ts';
 
 /** Every algorithm, in the order the config's error messages list them. */
-export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp, mtgrpo, sapo, gmpo] as const;
+export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp, mtgrpo, sapo, gmpo, dapo] as const;
 
 /** An algorithm's name (`algo.algo`). */
 export type Algo = (typeof ALGO_DESCRIPTORS)[number]['name'];
