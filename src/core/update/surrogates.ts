@@ -17,10 +17,8 @@
  *   update/covariance.ts picks the tokens) zeroes the selected tokens' loss (Clip-Cov) or adds
  *   coef·|log r| to it (KL-Cov).
  */
-import type { Tensor } from '../graph/builder.ts';
+import type { Graph, Tensor } from '../graph/builder.ts';
 import { indicator } from '../graph/nn.ts';
-// Type-only: trainStep.ts imports these builders, so a value import would be a cycle.
-import type { PolicyGradientLoss, StepBuild } from './trainStep.ts';
 
 /** The policy-gradient objectives the train-step graph builds. */
 export type PgObjective = 'clip' | 'cispo' | 'gspo' | 'sapo' | 'gmpo';
@@ -31,9 +29,29 @@ export type CovarianceMode = 'off' | 'clip-cov' | 'kl-cov';
 /** The graph's train input holding the covariance selection (1 = selected token). */
 export const COV_MASK = 'cov_mask';
 
+/**
+ * The part of the train-step build these losses use (trainStep.ts's StepBuild satisfies it; it is
+ * restated here because trainStep.ts imports this file).
+ */
+export interface SurrogateBuild {
+  g: Graph;
+  /** Declares a per-position batch input of shape [...lead]. */
+  inp: (name: string) => Tensor;
+  /** Declares a scalar hyperparameter input (its `hp.<name>`) with its configured value. */
+  hp: (name: 'tau_pos' | 'tau_neg' | 'cov_kl_coef', value: number) => Tensor;
+}
+
+/** The loss options these builders read (PolicyGradientLoss's fields of the same names). */
+export interface SurrogateOptions {
+  tauPos: number;
+  tauNeg: number;
+  covariance: CovarianceMode;
+  covKlCoef: number;
+}
+
 /** What the per-token losses read, [...lead] each (clip bounds are scalar graph inputs). */
 export interface SurrogateContext {
-  b: StepBuild;
+  b: SurrogateBuild;
   /** log π_θ of the taken token (differentiated). */
   lp: Tensor;
   /** log π_θ − log π_old, clamped to ±20. */
@@ -45,19 +63,19 @@ export interface SurrogateContext {
 }
 
 /** σ(x) = ½·(1 + tanh(x/2)): no overflow for large |x|, and the graph has a Tanh kernel everywhere. */
-function sigmoid(b: StepBuild, x: Tensor): Tensor {
+function sigmoid(b: SurrogateBuild, x: Tensor): Tensor {
   const { g } = b;
   return g.mul(g.add(g.tanh(g.mul(x, 0.5)), 1), 0.5);
 }
 
 /** sign(x) ∈ {−1, 0, 1}, a constant for autodiff. */
-function sign(b: StepBuild, x: Tensor): Tensor {
+function sign(b: SurrogateBuild, x: Tensor): Tensor {
   const { g } = b;
   return g.sub(indicator(g, g.greater(x, 0)), indicator(g, g.less(x, 0)));
 }
 
 /** SAPO: −(4/τ)·σ(τ·(r − 1))·A per token, τ by the sign of A. */
-export function sapoTokens(c: SurrogateContext, loss: PolicyGradientLoss, ratio: Tensor): Tensor {
+export function sapoTokens(c: SurrogateContext, loss: SurrogateOptions, ratio: Tensor): Tensor {
   const { g, hp } = c.b;
   const tauPos = hp('tau_pos', loss.tauPos);
   const tauNeg = hp('tau_neg', loss.tauNeg);
@@ -81,7 +99,7 @@ export function gmpoTokens(c: SurrogateContext, seqMean: (x: Tensor) => Tensor):
 }
 
 /** Clip-Cov: the selected tokens' loss (and gradient) is 0; KL-Cov: + coef·|log r| on them. */
-export function covarianceTokens(c: SurrogateContext, loss: PolicyGradientLoss, pg: Tensor): Tensor {
+export function covarianceTokens(c: SurrogateContext, loss: SurrogateOptions, pg: Tensor): Tensor {
   const { g, inp, hp } = c.b;
   const sel = inp(COV_MASK);
   if (loss.covariance === 'clip-cov') return g.mul(pg, g.sub(1, sel));

@@ -282,7 +282,7 @@ export function buildTrainStep(base: PolicyModel, opts: TrainStepOptions): Train
  * sequence. [N] leads: rows with equal `seq_ids` form one (a one-hot [N, N] sums them; N is a
  * minibatch, so this is small).
  */
-export function sequenceMeanLogRatio(g: Graph, logRatio: Tensor, mask: Tensor, lead: readonly number[], inp: (name: string, dtype?: DType) => Tensor): Tensor {
+function sequenceMeanLogRatio(g: Graph, logRatio: Tensor, mask: Tensor, lead: readonly number[], inp: (name: string, dtype?: DType) => Tensor): Tensor {
   const lr = g.stopGradient(g.mul(logRatio, mask));
   if (lead.length === 2) return g.div(g.reduceSum(lr, [1], true), g.maximum(g.reduceSum(mask, [1], true), 1));
   if (lead.length !== 1) throw new RangeError(`gspo: a lead of rank ${lead.length} has no sequence axis`);
@@ -295,7 +295,7 @@ export function sequenceMeanLogRatio(g: Graph, logRatio: Tensor, mask: Tensor, l
 }
 
 /** What the loss and optimizer builders share while one train-step graph is built. */
-export interface StepBuild {
+interface StepBuild {
   g: Graph;
   lead: readonly number[];
   /** Declares a per-position batch input of shape [...lead, ...last] (default [...lead]). */
