@@ -14,4 +14,5 @@ export const sapo = defineAlgo({
   loss: { objective: 'sapo', aggregation: 'sequence' },
   group: true,
   groupStd: true,
+  fields: ['sapo'],
 });

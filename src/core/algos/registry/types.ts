@@ -121,7 +121,7 @@ export interface RunContext {
 }
 
 /** AlgoConfig fields only some algorithms read (the form shows them for those). */
-export type AlgoField = 'gamma' | 'lambda' | 'stepAdvantageWeight' | 'turnCredit';
+export type AlgoField = 'gamma' | 'lambda' | 'stepAdvantageWeight' | 'turnCredit' | 'sapo';
 
 /** One algorithm, as the rest of the playground sees it. */
 export interface AlgoDescriptor<N extends string = string> {
