@@ -52,12 +52,9 @@ export interface SurrogateOptions {
 /** What the per-token losses read, [...lead] each (clip bounds are scalar graph inputs). */
 export interface SurrogateContext {
   b: SurrogateBuild;
-  /** log π_θ of the taken token (differentiated). */
-  lp: Tensor;
-  /** log π_θ − log π_old, clamped to ±20. */
+  /** log π_θ − log π_old of the taken token (differentiated), clamped to ±20. */
   logRatio: Tensor;
   adv: Tensor;
-  mask: Tensor;
   clipLow: Tensor;
   clipHigh: Tensor;
 }

@@ -353,7 +353,7 @@ function policySurrogate(b: StepBuild, loss: PolicyGradientLoss, { lp, ent, mask
   const lo = loss.objective === 'gmpo' ? g.exp(g.neg(clipLow)) : g.sub(1, clipLow);
   const hi = loss.objective === 'gmpo' ? g.exp(clipHigh) : g.add(clipHigh, 1);
   const clipped = g.minimum(g.maximum(ratio, lo), hi);
-  const ctx = { b, lp, logRatio, adv, mask, clipLow, clipHigh };
+  const ctx = { b, logRatio, adv, clipLow, clipHigh };
   const pgBase =
     loss.objective === 'cispo' ? g.neg(g.mul(g.mul(g.stopGradient(clipped), adv), lp))
     : loss.objective === 'sapo' ? sapoTokens(ctx, loss, tokenRatio)
