@@ -100,6 +100,11 @@ describe('reward weights and token-policy fields', () => {
     const tau = (a: string) => as(a).filter((p) => p.startsWith('algo.sapo.'));
     expect([tau('sapo'), tau('grpo')]).toEqual([['algo.sapo.tauPos', 'algo.sapo.tauNeg'], []]);
     for (const a of ['grpo', 'ppo', 'sapo']) expect(as(a)).toEqual(expect.arrayContaining(['algo.covariance.mode', 'algo.overlong.enabled', 'algo.maskTruncated']));
+    // Picking DAPO in the form turns its length controls on; picking GRPO after it turns them off.
+    const dapo = setField(grid, 'algo.algo', 'dapo');
+    expect([dapo.algo.overlong.enabled, dapo.algo.maskTruncated]).toEqual([true, true]);
+    const back = setField(dapo, 'algo.algo', 'grpo');
+    expect([back.algo.overlong.enabled, back.algo.maskTruncated]).toEqual([false, false]);
   });
   it("the agents choice is a policy field; 'separate' on a one-agent env is filed under it", () => {
     expect(shown(grid)).toContain('model.agents');
