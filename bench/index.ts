@@ -99,6 +99,8 @@ export const SUITES: Record<string, Suite> = {
     flags: {
       seeds: 'seeds per pair (default 1-3; --quick 1)',
       targets: 'comma-separated subset of grid-mlp, tool (default both)',
+      algos: 'comma-separated subset of the registered algorithms (default all)',
+      with: 'PATH=VALUE, one more config field for every pair, e.g. algo.covariance.mode=clip-cov',
       parallel: 'runs at a time (default: the cores)',
     },
     run: runPairs,

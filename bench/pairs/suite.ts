@@ -109,19 +109,26 @@ export async function runPairs(o: SuiteOptions): Promise<SuiteResult> {
   const parallel = o.flags.parallel === undefined ? availableParallelism() : Number(o.flags.parallel);
   if (!Number.isInteger(parallel) || parallel < 1) throw new UsageError(`--parallel: a whole number ≥ 1, got ${o.flags.parallel}`);
   const only = typeof o.flags.targets === 'string' ? o.flags.targets.split(',') : null;
+  // --algos a,b: only these registered algorithms; --with PATH=VALUE: one more field set in both base configs (e.g. algo.covariance.mode=clip-cov).
+  const algos = typeof o.flags.algos === 'string' ? o.flags.algos.split(',') : null;
+  for (const a of algos ?? []) if (!ALGO_DESCRIPTORS.some((d) => d.name === a)) throw new UsageError(`--algos: '${a}' is not a registered algorithm`);
+  const extra = typeof o.flags.with === 'string' ? parseWith(o.flags.with) : null;
   const dir = mkdtempSync(join(tmpdir(), 'bench-pairs-'));
   const rows: PairRow[] = [];
   const timing: Record<string, number> = {};
   const load0 = loadavg()[0];
   for (const t of targets(o.quick)) {
     if (only && !only.includes(t.target)) continue;
-    const trained = ALGO_DESCRIPTORS.filter((d) => !d.refuses?.[t.target]).map((d) => d.name);
-    for (const d of ALGO_DESCRIPTORS) {
+    const listed = ALGO_DESCRIPTORS.filter((d) => !algos || algos.includes(d.name));
+    const trained = listed.filter((d) => !d.refuses?.[t.target]).map((d) => d.name);
+    for (const d of listed) {
       const why = d.refuses?.[t.target];
       if (why) rows.push({ algo: d.name, target: t.target, refused: why, seeds: [], scores: [], mean: null, std: null, iqm: null, first: [] });
     }
     const file = join(dir, `${t.target}.json`);
-    writeFileSync(file, JSON.stringify(t.base()));
+    const base = t.base();
+    if (extra) setPath(base, extra.path, extra.value);
+    writeFileSync(file, JSON.stringify(base));
     const out = join(dir, t.target);
     o.progress(`pairs: ${t.label}: ${trained.length} algorithms × seeds ${seeds}, ${t.iterations} iterations, ${parallel} at a time`);
     const args = ['--import', 'tsx', 'src/cli/sweep.ts', '--config', file, '--seeds', seeds, '--set', `algo.algo=${trained.join(',')}`, '--iterations', String(t.iterations), '--parallel', String(parallel), '--out', out, '--json'];
@@ -151,9 +158,31 @@ export async function runPairs(o: SuiteOptions): Promise<SuiteResult> {
   };
   const header = `| algorithm | ${ts.map((t) => `${t.label}, ${t.iterations} iterations`).join(' | ')} |`;
   const lines = [header, `|---|${ts.map(() => '---').join('|')}|`];
-  for (const d of ALGO_DESCRIPTORS) lines.push(`| \`${d.name}\` | ${ts.map((t) => cell(rows.find((r) => r.algo === d.name && r.target === t.target), t)).join(' | ')} |`);
+  for (const d of ALGO_DESCRIPTORS.filter((x) => !algos || algos.includes(x.name))) lines.push(`| \`${d.name}\` | ${ts.map((t) => cell(rows.find((r) => r.algo === d.name && r.target === t.target), t)).join(' | ')} |`);
   const markdown = lines.join('\n');
-  o.print(`success over the last 10% of iterations, mean ± std over seeds ${seeds} (tool: the warm start's success at iteration 1 in brackets); ${availableParallelism()} cores, load ${load0.toFixed(1)} at the start`);
+  o.print(`success over the last 10% of iterations${extra ? ` (with ${extra.path} = ${JSON.stringify(extra.value)})` : ''}, mean ± std over seeds ${seeds} (tool: the warm start's success at iteration 1 in brackets); ${availableParallelism()} cores, load ${load0.toFixed(1)} at the start`);
   o.print(markdown);
   return { suite: 'pairs', quick: o.quick, seeds, parallel, wall_s: timing, rows, markdown, machine: { cpus: availableParallelism(), loadavg1m: load0, loadavg1mEnd: loadavg()[0] } };
+}
+
+/** `--with PATH=VALUE`: the value as JSON where it parses, else the string. */
+function parseWith(spec: string): { path: string; value: unknown } {
+  const eq = spec.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--with: PATH=VALUE, e.g. algo.covariance.mode=clip-cov; got '${spec}'`);
+  const raw = spec.slice(eq + 1);
+  let value: unknown = raw;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    // a plain string
+  }
+  return { path: spec.slice(0, eq), value };
+}
+
+/** Sets a dotted path in a config object, making the objects on the way. */
+function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let at = obj;
+  for (const k of keys.slice(0, -1)) at = (at[k] ??= {}) as Record<string, unknown>;
+  at[keys[keys.length - 1]] = value;
 }

@@ -84,7 +84,7 @@ describe('reward weights and token-policy fields', () => {
   });
   it("the algorithm select lists the registry's algorithms, group ones first; γ, λ and ω show for the algorithms that read them", () => {
     const select = FIELDS.find((f) => f.path === 'algo.algo')!.input;
-    expect(select.kind === 'select' && select.options.map((o) => o.value)).toEqual(['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp', 'mt-grpo', 'reinforce', 'ppo']);
+    expect(select.kind === 'select' && select.options.map((o) => o.value)).toEqual(['grpo', 'drgrpo', 'rloo', 'cispo', 'gspo', 'gigpo', 'remax', 'reinforcepp', 'mt-grpo', 'sapo', 'gmpo', 'dapo', 'reinforce', 'ppo']);
     expect(select.kind === 'select' && select.options.find((o) => o.value === 'reinforcepp')!.label).toMatch(/REINFORCE\+\+/);
     const as = (algo: string) => shown(setField(grid, 'algo.algo', algo));
     expect(['ppo', 'gigpo', 'grpo', 'reinforcepp'].map((a) => ['algo.gamma', 'algo.lambda', 'algo.stepAdvantageWeight', 'algo.groupSize'].filter((p) => as(a).includes(p)))).toEqual([
@@ -96,6 +96,15 @@ describe('reward weights and token-policy fields', () => {
     // MT-GRPO's λ and turn-reward source show for it alone.
     const turn = (a: string) => as(a).filter((p) => p.startsWith('algo.turnCredit.'));
     expect([turn('mt-grpo'), turn('grpo'), turn('gigpo')]).toEqual([['algo.turnCredit.lambda', 'algo.turnCredit.source'], [], []]);
+    // SAPO's gate temperatures show for it alone; the covariance control and DAPO's length controls for every algorithm.
+    const tau = (a: string) => as(a).filter((p) => p.startsWith('algo.sapo.'));
+    expect([tau('sapo'), tau('grpo')]).toEqual([['algo.sapo.tauPos', 'algo.sapo.tauNeg'], []]);
+    for (const a of ['grpo', 'ppo', 'sapo']) expect(as(a)).toEqual(expect.arrayContaining(['algo.covariance.mode', 'algo.overlong.enabled', 'algo.maskTruncated']));
+    // Picking DAPO in the form turns its length controls on; picking GRPO after it turns them off.
+    const dapo = setField(grid, 'algo.algo', 'dapo');
+    expect([dapo.algo.overlong.enabled, dapo.algo.maskTruncated]).toEqual([true, true]);
+    const back = setField(dapo, 'algo.algo', 'grpo');
+    expect([back.algo.overlong.enabled, back.algo.maskTruncated]).toEqual([false, false]);
   });
   it("the agents choice is a policy field; 'separate' on a one-agent env is filed under it", () => {
     expect(shown(grid)).toContain('model.agents');

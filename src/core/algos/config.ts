@@ -12,6 +12,7 @@ import { DEFAULT_TURN_CREDIT, TURN_REWARD_SOURCES, type TurnCreditConfig, type T
 import { algoDescriptor, ALGOS, GROUP_ALGOS, STD_NORMALIZED, type Algo } from './registry/index.ts';
 import type { RewardAggregation } from './gdpo.ts';
 import { correctionIssues, DEFAULT_ROLLOUT_CORRECTION, rolloutCorrectionSchema, type RolloutCorrectionConfig } from './correction/config.ts';
+import { COVARIANCE_DEFAULTS, COVARIANCE_MODES, type CovarianceConfig } from '../update/covariance.ts';
 
 export type { Aggregation } from './advantages.ts';
 export { ALGOS, GROUP_ALGOS, type Algo } from './registry/index.ts';
@@ -113,6 +114,28 @@ export interface AlgoConfig {
   minibatches: number;
   /** MT-GRPO: λ on the outcome advantage of intermediate turns, and where each turn's reward comes from (algos/turnCredit.ts). */
   turnCredit: TurnCreditConfig;
+  /** SAPO's soft gate (4/τ)·σ(τ(r − 1)) in place of the clip (algo 'sapo'). */
+  sapo: {
+    /** τ for tokens with A > 0: larger = the gate closes faster as the ratio leaves 1 (paper: 1). */
+    tauPos: number;
+    /** τ for tokens with A < 0 (paper: 1.05, above tauPos: negative updates are the less stable). */
+    tauNeg: number;
+  };
+  /** Covariance-based entropy control, on any policy-gradient algorithm (update/covariance.ts). */
+  covariance: CovarianceConfig;
+  /** DAPO's soft overlong punishment, added to each episode's reward before advantages (update/lengthControl.ts). */
+  overlong: {
+    /** On/off. Default: on for dapo, off for the others. */
+    enabled: boolean;
+    /** L_c, the buffer before L_max where the penalty ramps from 0 to −1, in policy positions (steps or tokens). */
+    buffer: number;
+    /** L_max in policy positions; null = the batch horizon (the env's maxSteps, or the context). */
+    maxLen: number | null;
+    /** Reward units per unit of the ramp (veRL overlong_penalty_factor): −penalty at and beyond L_max. */
+    penalty: number;
+  };
+  /** Episodes cut by a time limit or the context carry no loss (DAPO's overlong filtering). Default: on for dapo. */
+  maskTruncated: boolean;
 }
 
 /** Defaults shared by every algorithm (the algorithm-dependent fields for GRPO). */
@@ -150,6 +173,10 @@ export const DEFAULT_ALGO_CONFIG: AlgoConfig = {
   updateEpochs: 1,
   minibatches: 1,
   turnCredit: { ...DEFAULT_TURN_CREDIT },
+  sapo: { tauPos: 1, tauNeg: 1.05 },
+  covariance: { ...COVARIANCE_DEFAULTS },
+  overlong: { enabled: false, buffer: 16, maxLen: null, penalty: 1 },
+  maskTruncated: false,
 };
 
 /** The defaults for one algorithm, with its algorithm-dependent fields filled. */
@@ -160,6 +187,10 @@ export function defaultsFor(algo: Algo): AlgoConfig {
     tis: { ...DEFAULT_ALGO_CONFIG.tis },
     rolloutCorrection: { ...DEFAULT_ALGO_CONFIG.rolloutCorrection },
     turnCredit: { ...DEFAULT_ALGO_CONFIG.turnCredit },
+    sapo: { ...DEFAULT_ALGO_CONFIG.sapo },
+    covariance: { ...DEFAULT_ALGO_CONFIG.covariance },
+    overlong: { ...DEFAULT_ALGO_CONFIG.overlong, enabled: algoDescriptor(algo).loss.overlong },
+    maskTruncated: algoDescriptor(algo).loss.maskTruncated,
     algo,
     normalizeStd: algoDescriptor(algo).groupStd,
     aggregation: defaultAggregation(algo),
@@ -226,6 +257,31 @@ export const algoConfigSchema = z.strictObject({
       source: oneOf(TURN_REWARD_SOURCES as [TurnRewardSource, ...TurnRewardSource[]]).default(D.turnCredit.source),
     }, { error: 'must be an object' })
     .default({ ...D.turnCredit }),
+  sapo: z
+    .strictObject({
+      tauPos: num().gt(0, 'must be > 0').max(100, 'must be ≤ 100').default(D.sapo.tauPos),
+      tauNeg: num().gt(0, 'must be > 0').max(100, 'must be ≤ 100').default(D.sapo.tauNeg),
+    }, { error: 'must be an object' })
+    .default({ ...D.sapo }),
+  covariance: z
+    .strictObject({
+      mode: oneOf(COVARIANCE_MODES).default(D.covariance.mode),
+      clipRatio: num().gt(0, 'must be in (0, 1]').max(1, 'must be in (0, 1]').default(D.covariance.clipRatio),
+      lb: num().default(D.covariance.lb),
+      ub: num().default(D.covariance.ub),
+      klRatio: num().gt(0, 'must be in (0, 1]').max(1, 'must be in (0, 1]').default(D.covariance.klRatio),
+      klCoef: num().min(0, 'must be ≥ 0').max(100, 'must be ≤ 100').default(D.covariance.klCoef),
+    }, { error: 'must be an object' })
+    .default({ ...D.covariance }),
+  overlong: z
+    .strictObject({
+      enabled: bool().optional(),
+      buffer: int().min(1, 'must be ≥ 1 (positions)').max(1_000_000, 'must be ≤ 1,000,000 (positions)').default(D.overlong.buffer),
+      maxLen: int().min(1, 'must be ≥ 1 (positions) or null').max(1_000_000, 'must be ≤ 1,000,000 (positions) or null').nullable().default(D.overlong.maxLen),
+      penalty: num().min(0, 'must be ≥ 0').max(100, 'must be ≤ 100').default(D.overlong.penalty),
+    }, { error: 'must be an object' })
+    .default({ buffer: D.overlong.buffer, maxLen: D.overlong.maxLen, penalty: D.overlong.penalty }),
+  maskTruncated: bool().optional(),
 }, { error: 'config must be a JSON object' });
 
 export type AlgoConfigInput = z.input<typeof algoConfigSchema>;
@@ -261,6 +317,12 @@ export function crossCheck(c: AlgoConfig): ConfigIssue[] {
   }
   if (c.rewardAggregation === 'gdpo' && c.klCoef > 0 && c.klMode === 'reward') {
     out.push({ path: 'klMode', message: "'reward' subtracts the KL penalty from the summed reward, which 'gdpo' does not read (it normalises the reward terms); use klMode 'loss'" });
+  }
+  if (c.covariance.mode === 'clip-cov' && !(c.covariance.lb < c.covariance.ub)) {
+    out.push({ path: 'covariance.ub', message: `must be above covariance.lb (${c.covariance.lb}): Clip-Cov picks tokens with lb < cov < ub, got ${c.covariance.ub}` });
+  }
+  if (c.overlong.enabled && c.overlong.maxLen !== null && c.overlong.buffer > c.overlong.maxLen) {
+    out.push({ path: 'overlong.buffer', message: `must be ≤ overlong.maxLen (${c.overlong.maxLen}), got ${c.overlong.buffer}` });
   }
   if (c.dynamicSampling.enabled && !d.group) {
     out.push({ path: 'dynamicSampling.enabled', message: `needs a group algorithm (${GROUP_ALGOS.join(', ')}); algo is '${c.algo}'` });
@@ -301,6 +363,8 @@ export function parseAlgoConfig(input: unknown): { ok: true; config: AlgoConfig 
       normalizeStd: d.normalizeStd ?? algoDescriptor(d.algo).groupStd,
       aggregation: d.aggregation ?? defaultAggregation(d.algo),
       updateEpochs: d.updateEpochs ?? algoDescriptor(d.algo).updateEpochs,
+      overlong: { ...d.overlong, enabled: d.overlong.enabled ?? algoDescriptor(d.algo).loss.overlong },
+      maskTruncated: d.maskTruncated ?? algoDescriptor(d.algo).loss.maskTruncated,
     };
     issues = crossCheck(config);
     if (issues.length === 0) return { ok: true, config };

@@ -12,6 +12,7 @@ import type { ShapedReward } from '../reward/shaping.ts';
 import type { Rng } from '../util/rng.ts';
 import { aggregationWeightsOf, computeAdvantages, klRewardPenalty, valueTargets, type AdvantageContext, type BatchAdvantages } from '../algos/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
+import { applyOverlong, truncationMaskedWeights } from '../update/lengthControl.ts';
 import { isRatios, offPolicyWeights, type OffPolicy, type PositionScorer } from '../update/offPolicy.ts';
 import { runUpdate, type UpdateResult } from '../update/update.ts';
 import { rolloutCorrection } from '../update/rolloutCorrection.ts';
@@ -34,7 +35,8 @@ function copyShaped(s: ShapedReward): ShapedReward {
 }
 
 /**
- * Score → advantages → weights. `shaped` (env reward + shaping + user terms, one per sequence) is
+ * Score (KL reward, DAPO's overlong term) → advantages → weights (truncated episodes left out
+ * with maskTruncated, update/lengthControl.ts). `shaped` (env reward + shaping + user terms, one per sequence) is
  * copied first: the KL penalty lands on the copies.
  * @param ctx what the estimator needs beyond rewards (group sizes, ReMax's greedy rewards, GiGPO's states).
  */
@@ -49,9 +51,10 @@ export async function scoreBatch(
   const shaped = shapedIn.map(copyShaped);
   const refLogp = reference && algo.klCoef > 0 && batch.n > 0 ? await reference.logprobsAt(batch) : null;
   if (refLogp && algo.klMode === 'reward') klRewardPenalty(batch, shaped, refLogp, algo);
+  applyOverlong(batch, shaped, algo);
   const totals = Float64Array.from(shaped, (s) => s.total);
   const adv = computeAdvantages(algo, batch, shaped, totals, ema, ctx);
-  return { batch, totals, refLogp, adv, weights: aggregationWeightsOf(batch, algo) };
+  return { batch, totals, refLogp, adv, weights: truncationMaskedWeights(batch, aggregationWeightsOf(batch, algo), algo) };
 }
 
 export interface TrainedBatch {

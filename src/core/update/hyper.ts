@@ -42,6 +42,10 @@ export function trainStepOptions(algo: AlgoConfig, batch: number): TrainStepOpti
       entropyCoef: algo.entropyCoef,
       valueCoef: algo.valueCoef,
       valueClip: algo.valueClip,
+      tauPos: algo.sapo.tauPos,
+      tauNeg: algo.sapo.tauNeg,
+      covariance: algo.covariance.mode,
+      covKlCoef: algo.covariance.klCoef,
     },
     adam: { lr: algo.lr, beta1: algo.adamBeta1, beta2: algo.adamBeta2, eps: algo.adamEps, weightDecay: algo.weightDecay, maxGradNorm: algo.maxGradNorm ?? 0 },
   };

@@ -12,9 +12,10 @@ import type { Rng } from '../util/rng.ts';
 import type { RolloutBatch, RowFeed } from './batch.ts';
 import type { FeedWriter, UpdateTargets, WrittenMinibatch } from './feed.ts';
 
-/** The loss takes one ratio per episode (GSPO's objective), so an episode's rows must stay in one train step. */
+/** The loss takes one ratio per episode (GSPO's and GMPO's objectives), so an episode's rows must stay in one train step. */
 function sequenceRatio(algo: Pick<AlgoConfig, 'algo'>): boolean {
-  return algoDescriptor(algo.algo).loss.objective === 'gspo';
+  const o = algoDescriptor(algo.algo).loss.objective;
+  return o === 'gspo' || o === 'gmpo';
 }
 
 /**

@@ -18,6 +18,7 @@ import { entropyFromLogp, indicator, logSoftmax, maskedMean, selectLogprob } fro
 import { declareParams, type PolicyModel } from '../models/types.ts';
 import type { DType } from '../graph/proto.ts';
 import { DISTILL_LOSS_DEFAULTS, reverseKl, TEACHER_LOGPROBS, type DistillLoss } from './distillLoss.ts';
+import { covarianceTokens, gmpoTokens, sapoTokens, type CovarianceMode, type PgObjective } from './surrogates.ts';
 
 /**
  * The train-step graph's scalar inputs (fed as `hp.<name>` each step, so they can change while
@@ -38,6 +39,9 @@ export const HYPER_INPUTS = {
   eps: 'eps',
   weightDecay: 'weight_decay',
   maxGradNorm: 'max_grad_norm',
+  tauPos: 'tau_pos',
+  tauNeg: 'tau_neg',
+  covKlCoef: 'cov_kl_coef',
 } as const;
 
 export type HyperInput = (typeof HYPER_INPUTS)[keyof typeof HYPER_INPUTS];
@@ -52,9 +56,23 @@ export interface PolicyGradientLoss {
    * 'gspo': the clipped surrogate on the sequence's ratio s = exp(mean over its policy tokens of
    * log π − log π_old), each token's ratio being sg(s)·π/sg(π) (GSPO-token, Qwen3). A row of a
    * [B, T] lead is one sequence; a flat [N] lead (grid steps) feeds `seq_ids` [N] (int32 episode
-   * index of each row, < N) to say which rows form a sequence. Default 'clip'.
+   * index of each row, < N) to say which rows form a sequence. 'sapo' and 'gmpo': update/surrogates.ts
+   * (SAPO's soft gate; GMPO's geometric mean of sign-clipped token ratios, sequences as for 'gspo').
+   * Default 'clip'.
    */
-  objective: 'clip' | 'cispo' | 'gspo';
+  objective: PgObjective;
+  /** SAPO's gate temperature τ for tokens with A > 0 (larger = narrower trust region). Default 1. */
+  tauPos: number;
+  /** SAPO's gate temperature τ for tokens with A < 0 (the paper keeps it above tauPos). Default 1.05. */
+  tauNeg: number;
+  /**
+   * Covariance-based entropy control on top of the objective (update/surrogates.ts): feeds
+   * `cov_mask` [...lead] (1 = the token was selected). 'clip-cov' zeroes the selected tokens'
+   * loss; 'kl-cov' adds covKlCoef·|log π − log π_old| to it. Default 'off'.
+   */
+  covariance: CovarianceMode;
+  /** KL-Cov's coefficient on |log π − log π_old| of the selected tokens (veRL ppo_kl_coef). Default 1. */
+  covKlCoef: number;
   /** ε_low: the ratio is clipped below at 1 − ε_low. Default 0.2. */
   clipLow: number;
   /** ε_high: the ratio is clipped above at 1 + ε_high (DAPO clip-higher uses 0.28). Default 0.2. */
@@ -112,6 +130,10 @@ export const PG_LOSS_DEFAULTS: PolicyGradientLoss = {
   valueClip: null,
   proximal: 'fed',
   tisCap: 2,
+  tauPos: 1,
+  tauNeg: 1.05,
+  covariance: 'off',
+  covKlCoef: 1,
 };
 
 export const IMITATION_LOSS_DEFAULTS: ImitationLoss = { kind: 'imitation', entropyCoef: 0 };
@@ -327,11 +349,17 @@ function policySurrogate(b: StepBuild, loss: PolicyGradientLoss, { lp, ent, mask
   const tokenRatio = g.exp(logRatio);
   // The ratio the surrogate clips: per token, or the sequence's (value s, gradient s·∇log π).
   const ratio = loss.objective === 'gspo' ? g.mul(g.exp(sequenceMeanLogRatio(g, logRatio, mask, lead, inp)), g.exp(g.sub(lp, g.stopGradient(lp)))) : tokenRatio;
-  const lo = g.sub(1, clipLow);
-  const hi = g.add(clipHigh, 1);
+  // GMPO clips the log-ratio at −ε_low, ε_high: its ratio bounds are e^−ε_low, e^ε_high.
+  const lo = loss.objective === 'gmpo' ? g.exp(g.neg(clipLow)) : g.sub(1, clipLow);
+  const hi = loss.objective === 'gmpo' ? g.exp(clipHigh) : g.add(clipHigh, 1);
   const clipped = g.minimum(g.maximum(ratio, lo), hi);
-  const pgTok =
-    loss.objective === 'cispo' ? g.neg(g.mul(g.mul(g.stopGradient(clipped), adv), lp)) : g.neg(g.minimum(g.mul(ratio, adv), g.mul(clipped, adv)));
+  const ctx = { b, logRatio, adv, clipLow, clipHigh };
+  const pgBase =
+    loss.objective === 'cispo' ? g.neg(g.mul(g.mul(g.stopGradient(clipped), adv), lp))
+    : loss.objective === 'sapo' ? sapoTokens(ctx, loss, tokenRatio)
+    : loss.objective === 'gmpo' ? gmpoTokens(ctx, (x) => sequenceMeanLogRatio(g, x, mask, lead, inp))
+    : g.neg(g.minimum(g.mul(ratio, adv), g.mul(clipped, adv)));
+  const pgTok = loss.covariance === 'off' ? pgBase : covarianceTokens(ctx, loss, pgBase);
   const pgLoss = wsum(pgTok);
   metric(pgLoss, 'pg_loss', 'actor/pg_loss');
   const withBonus = g.sub(pgLoss, g.mul(wsum(ent), entCoef));

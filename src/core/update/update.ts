@@ -9,12 +9,14 @@
  */
 import type { AlgoConfig } from '../algos/config.ts';
 import { logprobMismatch } from './importanceWeights.ts';
-import type { Learner } from '../engine/types.ts';
+import type { Feed, Learner } from '../engine/types.ts';
 import type { Rng } from '../util/rng.ts';
 import type { RolloutBatch } from './batch.ts';
 import { RowFeedWriter } from './rowFeed.ts';
 import { SequenceFeedWriter } from './sequenceFeed.ts';
 import type { FeedWriter, UpdateTargets } from './feed.ts';
+import { covarianceSelection } from './covariance.ts';
+import { COV_MASK } from './surrogates.ts';
 
 export type { UpdateTargets } from './feed.ts';
 
@@ -54,6 +56,7 @@ export async function runUpdate(
     const plan = writer.plan(rng);
     for (const [c, mb] of plan.entries()) {
       const w = writer.write(mb, targets);
+      if (algo.covariance.mode !== 'off') w.feed[COV_MASK] = covarianceFeed(w.feed, algo, rng);
       const res = await learner.step(w.feed, w.seqLen, w.prefixLen);
       steps++;
       if (!res.applied) allApplied = false;
@@ -66,6 +69,14 @@ export async function runUpdate(
   const metrics: Record<string, number> = {};
   for (const [k, v] of Object.entries(sums)) metrics[k] = v / Math.max(1, steps);
   return { metrics, steps, allApplied, mismatch, stepLogprobs };
+}
+
+/** Clip-Cov's or KL-Cov's selection for one minibatch, over its trained positions (policy tokens with a loss weight). */
+function covarianceFeed(feed: Record<string, Feed>, algo: AlgoConfig, rng: Rng): Float32Array {
+  const mask = feed.mask as Float32Array;
+  const weights = feed.weights as Float32Array;
+  const trained = Float32Array.from(mask, (m, i) => (m !== 0 && weights[i] !== 0 ? 1 : 0));
+  return covarianceSelection(feed.advantages as Float32Array, feed.old_logprobs as Float32Array, trained, algo.covariance, rng);
 }
 
 /** TITO check: the learner's pre-update log-probs vs `check` where its mask is on (0, 0 when it is on nowhere: the key is logged every iteration). */

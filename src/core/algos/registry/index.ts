@@ -8,8 +8,10 @@ import { EMA_BASELINE_INIT, type EmaBaselineState } from '../advantages.ts';
 import type { Numbers } from '../stats.ts';
 import { envFamily, playOf } from '../../envs/families.ts';
 import { cispo } from './cispo.ts';
+import { dapo } from './dapo.ts';
 import { drgrpo } from './drgrpo.ts';
 import { gigpo } from './gigpo.ts';
+import { gmpo } from './gmpo.ts';
 import { mtgrpo } from './mtgrpo.ts';
 import { gspo } from './gspo.ts';
 import { grpo } from './grpo.ts';
@@ -18,10 +20,11 @@ import { reinforce } from './reinforce.ts';
 import { reinforcepp } from './reinforcepp.ts';
 import { remax } from './remax.ts';
 import { rloo } from './rloo.ts';
+import { sapo } from './sapo.ts';
 import type { AlgoDescriptor, AlgoSettings, AlgoTarget } from './types.ts';
 
 /** Every algorithm, in the order the config's error messages list them. */
-export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp, mtgrpo] as const;
+export const ALGO_DESCRIPTORS = [reinforce, grpo, drgrpo, rloo, ppo, cispo, gspo, gigpo, remax, reinforcepp, mtgrpo, sapo, gmpo, dapo] as const;
 
 /** An algorithm's name (`algo.algo`). */
 export type Algo = (typeof ALGO_DESCRIPTORS)[number]['name'];

@@ -21,6 +21,9 @@ const EXPECTED: Record<string, [group: boolean, std: boolean, aggregation: strin
   remax: [true, false, 'token', 1, 'clip', false],
   reinforcepp: [true, false, 'token', 1, 'clip', false],
   'mt-grpo': [true, true, 'token', 1, 'clip', false],
+  sapo: [true, true, 'sequence', 1, 'sapo', false],
+  gmpo: [true, true, 'sequence', 1, 'gmpo', false],
+  dapo: [true, true, 'token', 1, 'clip', false],
 };
 
 /** Where an algorithm itself refuses to run (absent: grid MLP, grid as text and tool envs, sync and async). */

@@ -69,11 +69,17 @@ export interface LossOptions {
   /**
    * 'clip': PPO's clipped surrogate on each token's ratio; 'cispo': the clipped, detached
    * importance weight times log π (MiniMax-M1); 'gspo': the clipped surrogate on the episode's
-   * length-normalised sequence ratio (Qwen3), so minibatches take whole episodes.
+   * length-normalised sequence ratio (Qwen3), so minibatches take whole episodes; 'sapo': a soft
+   * gate (4/τ)·σ(τ(r − 1)) in place of the clip; 'gmpo': the geometric mean of each episode's
+   * sign-clipped token ratios (whole episodes, as 'gspo'). Graph code: update/surrogates.ts.
    */
-  objective: 'clip' | 'cispo' | 'gspo';
+  objective: 'clip' | 'cispo' | 'gspo' | 'sapo' | 'gmpo';
   /** Default `aggregation` (how per-token losses are summed; see AlgoConfig.aggregation). */
   aggregation: Aggregation;
+  /** Default of `overlong.enabled` (DAPO's soft overlong punishment on the reward). */
+  overlong: boolean;
+  /** Default of `maskTruncated` (episodes cut by a limit carry no loss). */
+  maskTruncated: boolean;
 }
 
 /** The env family and policy a run pairs: MLP on grids, a transformer on grids as text, or on tool envs. */
@@ -109,7 +115,7 @@ export interface RunContext {
 }
 
 /** AlgoConfig fields only some algorithms read (the form shows them for those). */
-export type AlgoField = 'gamma' | 'lambda' | 'stepAdvantageWeight' | 'turnCredit';
+export type AlgoField = 'gamma' | 'lambda' | 'stepAdvantageWeight' | 'turnCredit' | 'sapo';
 
 /** One algorithm, as the rest of the playground sees it. */
 export interface AlgoDescriptor<N extends string = string> {
@@ -151,7 +157,7 @@ export interface AlgoDescriptor<N extends string = string> {
 
 /** A descriptor as written: the fields most algorithms share may be left out (`defineAlgo` fills them). */
 export type AlgoSpec<N extends string> = Omit<AlgoDescriptor<N>, 'loss' | 'groupStd' | 'critic' | 'updateEpochs'> & {
-  /** Default: PPO's clipped surrogate, 'token' aggregation. */
+  /** Default: PPO's clipped surrogate, 'token' aggregation, no overlong term, truncated episodes trained. */
   loss?: Partial<LossOptions>;
   /** Default false. */
   groupStd?: boolean;
@@ -168,7 +174,7 @@ export type AlgoSpec<N extends string> = Omit<AlgoDescriptor<N>, 'loss' | 'group
 export function defineAlgo<const N extends string>(spec: AlgoSpec<N>): AlgoDescriptor<N> {
   return {
     ...spec,
-    loss: { objective: 'clip', aggregation: 'token', ...spec.loss },
+    loss: { objective: 'clip', aggregation: 'token', overlong: false, maskTruncated: false, ...spec.loss },
     groupStd: spec.groupStd ?? false,
     critic: spec.critic ?? false,
     updateEpochs: spec.updateEpochs ?? 1,

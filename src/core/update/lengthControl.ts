@@ -1,0 +1,54 @@
+/**
+ * DAPO's length controls (Yu et al. 2025, "DAPO: An Open-Source LLM Reinforcement Learning System
+ * at Scale"), applied once per batch in the score phase (trainer/phases.ts):
+ *
+ * - Soft overlong punishment, a reward term by length L (policy positions: grid steps, or policy
+ *   tokens over all turns): 0 for L ≤ L_max − L_c, (L_max − L_c − L)/L_c inside the buffer, −1
+ *   beyond L_max; times `penalty`. Added to the episode's reward before advantages, at its last step.
+ * - Overlong filtering (`maskTruncated`): episodes cut by a time limit or the context carry no
+ *   loss; the aggregation weights are recomputed without them, so with 'token' aggregation the
+ *   normaliser is Σ|o_i| over the kept episodes only.
+ */
+import { sequenceAggregationWeights } from '../algos/advantages.ts';
+import type { AlgoConfig } from '../algos/config.ts';
+import type { ShapedReward } from '../reward/shaping.ts';
+import { broadcast, positionCounts, type RolloutBatch } from './batch.ts';
+
+/** DAPO's R_length(L) ∈ [−1, 0] for a response of L positions, L_max and buffer L_c (positions). */
+export function overlongPenalty(L: number, maxLen: number, buffer: number): number {
+  const start = maxLen - buffer;
+  if (L <= start) return 0;
+  if (L <= maxLen) return (start - L) / buffer;
+  return -1;
+}
+
+/**
+ * Adds `penalty`·R_length to each episode's shaped reward (total and last step), in place; the
+ * shaped rewards must be the score phase's copies. Returns the per-episode term [n] (for a metric).
+ */
+export function applyOverlong(b: RolloutBatch, shaped: ShapedReward[], algo: Pick<AlgoConfig, 'overlong'>): Float64Array {
+  const out = new Float64Array(b.n);
+  if (!algo.overlong.enabled) return out;
+  const maxLen = algo.overlong.maxLen ?? b.horizon;
+  const counts = positionCounts(b);
+  for (let s = 0; s < b.n; s++) {
+    const r = algo.overlong.penalty * overlongPenalty(counts[s], maxLen, Math.min(algo.overlong.buffer, maxLen));
+    out[s] = r;
+    if (r === 0) continue;
+    shaped[s].total += r;
+    if (shaped[s].perStep.length > 0) shaped[s].perStep[shaped[s].perStep.length - 1] += r;
+  }
+  return out;
+}
+
+/**
+ * Aggregation weights [size] with truncated episodes (terminated 0) left out when `maskTruncated`:
+ * their positions weigh 0 and 'token'/'sequence' weights renormalise over the kept ones. When every
+ * episode was truncated, nothing is trained (all weights 0).
+ */
+export function truncationMaskedWeights(b: RolloutBatch, weights: Float64Array, algo: Pick<AlgoConfig, 'maskTruncated' | 'aggregation' | 'aggregationLen'>): Float64Array {
+  if (!algo.maskTruncated || b.n === 0) return weights;
+  const counts = positionCounts(b);
+  for (let s = 0; s < b.n; s++) if (!b.terminated[s]) counts[s] = 0;
+  return broadcast(b, sequenceAggregationWeights(counts, algo.aggregation, algo.aggregationLen ?? b.horizon));
+}
