@@ -14,7 +14,7 @@ import { metricDecl } from '../core/metrics/lookup.ts';
 import { METRICS } from '../core/metrics/registry.ts';
 import { loadPresets } from './train/config.ts';
 import { dashboardCharts } from './train/Dashboard.tsx';
-import type { LineSpec } from './train/MetricChart.tsx';
+import type { LineSpec } from './ui/MetricChart.tsx';
 import { LESSONS } from './lessons/index.ts';
 import { configForSetup } from './lessons/setup.ts';
 import { LessonSchema } from './lessons/schema.ts';

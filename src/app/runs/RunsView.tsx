@@ -5,7 +5,7 @@
  * as mean ± band, and the config fields that differ).
  */
 import { useEffect, useMemo, useRef, useState, type ChangeEvent } from 'react';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { configDiff, statusText } from '../../core/runs/format.ts';
 import type { RunMeta } from '../../runtime/storage/runStore.ts';
 import { formatRanges, rangesCount } from '../../runtime/storage/recorder.ts';

@@ -4,7 +4,7 @@
  * and export. The data lives in the RunStore; this slice holds what the views draw.
  */
 import type { StateCreator } from 'zustand';
-import type { Store } from '../state/storeTypes.ts';
+import type { Store } from '../storeTypes.ts';
 import type { CompareSettings, RunsSlice } from './runsState.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
 import { rewardCodeHash, versionAt } from '../../core/reward/versions.ts';

@@ -6,12 +6,12 @@
  * memoised charts skip it), and redrawing the charts happens in an interruptible background
  * render, so the main thread never blocks for long while training streams in.
  */
-import { useStartNote } from './startNote.ts';
+import { useStartNote } from '../ui/startNote.ts';
 import { memo, useDeferredValue, useMemo, type ReactNode } from 'react';
 import { algoDescriptor, isAlgo, isGroupAlgo } from '../../core/algos/registry/index.ts';
 import { rewardTermKey } from '../../core/algos/metrics.ts';
 import { SHAPING_TERMS, type ShapingConfig, type ShapingTerm } from '../../core/reward/shaping.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { useRewardLab } from '../rewardLab/rewardLab.ts';
 import { versionMarkers } from '../../core/reward/versions.ts';
 import { makeEnv } from '../../core/envs/index.ts';
@@ -19,7 +19,7 @@ import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { LiveRollout } from './LiveRollout.tsx';
 import { explorationHealth, outcomeHealth, rewardHealth, shiftHealth, signalHealth, WINDOW, type RunChange, type Verdict } from './health.ts';
 import { FIELD_BY_PATH } from './fields.ts';
-import { MetricChart, thin, type ChartMarker, type ChartSpec } from './MetricChart.tsx';
+import { MetricChart, thin, type ChartMarker, type ChartSpec } from '../ui/MetricChart.tsx';
 import type { MetricPoint } from './trainState.ts';
 import { StageStrip } from './StageStrip.tsx';
 import { stageMarkers } from './stages.ts';

@@ -15,7 +15,7 @@ import { resumable } from './resumable.ts';
 import { checkpointTransferables, type Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { MetricRow } from '../../core/runs/format.ts';
 import { rewardVersions } from '../../core/reward/versions.ts';
-import type { Store } from '../state/storeTypes.ts';
+import type { Store } from '../storeTypes.ts';
 import { messageLine, setAppliedCode, setOwnCode, useRewardLab } from '../rewardLab/rewardLab.ts';
 import { clearRecentBatches, noteBatch } from '../rewardLab/recentBatches.ts';
 import { retireTrainWorker, terminateTrainWorker, trainWorker, withProbeWorker, workerStarting } from './client.ts';

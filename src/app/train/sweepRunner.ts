@@ -13,7 +13,7 @@ import type { RunEvent } from '../../runtime/trainWorker/types.ts';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 import { RunRecorder, type RecorderHooks } from '../../runtime/storage/recorder.ts';
 import type { RunStore } from '../../runtime/storage/runStore.ts';
-import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
+import { trajectoryLine } from '../../runtime/trainWorker/trajectory.ts';
 
 export type SweepRunState = 'queued' | 'running' | 'done' | 'failed' | 'stopped';
 
