@@ -37,41 +37,36 @@ export function silentWorkerMessage(limitMs: number, silentMs: number, stage: st
 
 const newWorker = () => new Worker(new URL('../../runtime/trainWorker/worker.ts', import.meta.url), { type: 'module', name: 'trainer' });
 
-/** The tab's training-worker client: its current worker, spare and retirement, held per client (not per module). */
-export interface TrainWorkerClient {
-  workerStarting<T>(work: Promise<T>): Promise<T>;
-  prewarmTrainWorker(threads: number): Remote<TrainWorkerApi> | null;
-  trainWorker(onCrash: (message: string) => void, threads?: number): Remote<TrainWorkerApi>;
-  terminateTrainWorker(): void;
-  retireTrainWorker(): Promise<void>;
-  currentTrainWorker(): Remote<TrainWorkerApi> | null;
-}
-
-/** A client with no worker yet; `spawn` makes a training worker (the real script by default). */
-export function createTrainWorkerClient(spawn: () => Worker = newWorker): TrainWorkerClient {
-  let worker: Worker | null = null;
-  let remote: Remote<TrainWorkerApi> | null = null;
+/**
+ * A training-worker client: its current worker, spare and retirement are its own fields (the
+ * tab has one, below; a test may make another). `spawn` makes a training worker.
+ */
+export class TrainWorkerClient {
+  private worker: Worker | null = null;
+  private remote: Remote<TrainWorkerApi> | null = null;
   /** The WASM threads the current worker's runtime was loaded with (null: not known). */
-  let workerThreads: number | null = null;
+  private workerThreads: number | null = null;
   /** A retirement in progress: the next run waits for it, so the worker it frees can be adopted. */
-  let retiring: Promise<void> | null = null;
-  let crashed: ((message: string) => void) | null = null;
-  let watchdog: Watchdog | null = null;
-
-  let starting = false;
-
-
-  /** While `busy`, the worker is building a run and may stay silent up to STARTING_HEARTBEAT_TIMEOUT_MS. */
-  function workerStarting<T>(work: Promise<T>): Promise<T> {
-    starting = true;
-    return work.finally(() => (starting = false));
-  }
-
+  private retiring: Promise<void> | null = null;
+  private crashed: ((message: string) => void) | null = null;
+  private watchdog: Watchdog | null = null;
+  private starting = false;
   /**
    * A training worker started ahead of Start (prewarmTrainWorker), its WASM runtime loading or
    * loaded with `threads` threads (ORT fixes the count at load), waiting to be adopted.
    */
-  let spare: { worker: Worker; remote: Remote<TrainWorkerApi>; threads: number } | null = null;
+  private spare: { worker: Worker; remote: Remote<TrainWorkerApi>; threads: number } | null = null;
+
+  /** Workers whose events are already listened to (a retired worker adopted again keeps its listeners). */
+  private readonly listened = new WeakSet<Worker>();
+
+  constructor(private readonly spawn: () => Worker = newWorker) {}
+
+  /** While `busy`, the worker is building a run and may stay silent up to STARTING_HEARTBEAT_TIMEOUT_MS. */
+  workerStarting<T>(work: Promise<T>): Promise<T> {
+    this.starting = true;
+    return work.finally(() => (this.starting = false));
+  }
 
   /**
    * Starts a training worker and its WASM runtime (download, compile, thread workers) now, while
@@ -79,18 +74,18 @@ export function createTrainWorkerClient(spawn: () => Worker = newWorker): TrainW
    * thread count adopts it. Does nothing (null) while a training worker exists or a spare with
    * these threads waits; a spare with other threads is replaced. Returns the new spare's API.
    */
-  function prewarmTrainWorker(threads: number): Remote<TrainWorkerApi> | null {
+  prewarmTrainWorker(threads: number): Remote<TrainWorkerApi> | null {
     // A worker being retired becomes the spare: warming another meanwhile would replace it.
-    if (remote || retiring || spare?.threads === threads) return null;
-    spare?.worker.terminate();
-    const w = spawn();
+    if (this.remote || this.retiring || this.spare?.threads === threads) return null;
+    this.spare?.worker.terminate();
+    const w = this.spawn();
     const r = wrap<TrainWorkerApi>(w);
-    spare = { worker: w, remote: r, threads };
+    this.spare = { worker: w, remote: r, threads };
     // A spare that fails to warm is dropped: the run then starts a worker of its own, as without one.
     r.warm(threads).catch(() => {
-      if (spare?.worker !== w) return;
+      if (this.spare?.worker !== w) return;
       w.terminate();
-      spare = null;
+      this.spare = null;
     });
     return r;
   }
@@ -100,68 +95,65 @@ export function createTrainWorkerClient(spawn: () => Worker = newWorker): TrainW
    * the heartbeat timeout). `threads`: the WASM threads the run will use; a prewarmed worker with
    * the same count is adopted (with another count, or none given, it is replaced by a fresh one).
    */
-  function trainWorker(onCrash: (message: string) => void, threads?: number): Remote<TrainWorkerApi> {
-    crashed = onCrash;
-    if (!remote) {
-      const adopt = spare && threads !== undefined && spare.threads === threads ? spare : null;
-      if (spare && !adopt) spare.worker.terminate();
-      spare = null;
-      const w = adopt?.worker ?? spawn();
-      worker = w;
-      workerThreads = adopt?.threads ?? threads ?? null;
+  trainWorker(onCrash: (message: string) => void, threads?: number): Remote<TrainWorkerApi> {
+    this.crashed = onCrash;
+    if (!this.remote) {
+      const adopt = this.spare && threads !== undefined && this.spare.threads === threads ? this.spare : null;
+      if (this.spare && !adopt) this.spare.worker.terminate();
+      this.spare = null;
+      const w = adopt?.worker ?? this.spawn();
+      this.worker = w;
+      this.workerThreads = adopt?.threads ?? threads ?? null;
       const r = adopt?.remote ?? wrap<TrainWorkerApi>(w);
-      remote = r;
-      const limit = () => (starting ? STARTING_HEARTBEAT_TIMEOUT_MS : HEARTBEAT_TIMEOUT_MS);
+      this.remote = r;
+      const limit = () => (this.starting ? STARTING_HEARTBEAT_TIMEOUT_MS : HEARTBEAT_TIMEOUT_MS);
       const dog = new Watchdog({
         everyMs: HEARTBEAT_EVERY_MS,
         limitMs: limit,
         probe: () => r.ping(),
         onSilent: (silentMs, stage) => {
-          if (worker === w) crashed?.(silentWorkerMessage(limit(), silentMs, stage));
+          if (this.worker === w) this.crashed?.(silentWorkerMessage(limit(), silentMs, stage));
         },
       });
-      watchdog = dog;
-      listen(w);
+      this.watchdog = dog;
+      this.listen(w);
     }
-    return remote;
+    return this.remote;
   }
 
-  /** Workers whose events are already listened to (a retired worker adopted again keeps its listeners). */
-  const listened = new WeakSet<Worker>();
-
   /** Progress and crash reports of `w`, acted on only while it is the current worker. */
-  function listen(w: Worker): void {
-    if (listened.has(w)) return;
-    listened.add(w);
+  private listen(w: Worker): void {
+    if (this.listened.has(w)) return;
+    this.listened.add(w);
     w.addEventListener('message', (e: MessageEvent) => {
-      if (worker === w && isProgressMessage(e.data)) watchdog?.progress(e.data.stage);
+      if (this.worker === w && isProgressMessage(e.data)) this.watchdog?.progress(e.data.stage);
     });
     w.addEventListener('error', (e) => {
-      if (worker !== w) return;
-      watchdog?.stop();
-      crashed?.(`the training worker crashed: ${e.message || 'script error (see the console)'}`);
+      if (this.worker !== w) return;
+      this.watchdog?.stop();
+      this.crashed?.(`the training worker crashed: ${e.message || 'script error (see the console)'}`);
     });
     w.addEventListener('messageerror', () => {
-      if (worker !== w) return;
-      watchdog?.stop();
-      crashed?.('a message from the training worker could not be read (messageerror): the worker is stopped');
+      if (this.worker !== w) return;
+      this.watchdog?.stop();
+      this.crashed?.('a message from the training worker could not be read (messageerror): the worker is stopped');
     });
   }
 
   /** Lets go of the current worker (no more heartbeat or crash reports from it); returns it. */
-  function detach(): { w: Worker; r: Remote<TrainWorkerApi>; threads: number | null } | null {
-    watchdog?.stop();
-    watchdog = null;
-    const out = worker && remote ? { w: worker, r: remote, threads: workerThreads } : null;
-    worker = null;
-    remote = null;
-    workerThreads = null;
+  private detach(): { w: Worker; r: Remote<TrainWorkerApi>; threads: number | null } | null {
+    this.watchdog?.stop();
+    this.watchdog = null;
+    const out = this.worker && this.remote ? { w: this.worker, r: this.remote, threads: this.workerThreads } : null;
+    this.worker = null;
+    this.remote = null;
+    this.workerThreads = null;
     return out;
   }
 
   /** Ends the worker at once (a failed run: its state is unknown). */
-  function terminateTrainWorker(): void {
-    detach()?.w.terminate();
+  terminateTrainWorker(): void {
+    this.detach()?.w.terminate();
   }
 
   /**
@@ -169,38 +161,41 @@ export function createTrainWorkerClient(spawn: () => Worker = newWorker): TrainW
    * file); resolves once that is settled. A worker that does not stop cleanly within RETIRE_MS, or
    * whose thread count is unknown, is terminated; so is the retired one when a spare already waits.
    */
-  function retireTrainWorker(): Promise<void> {
-    const cur = detach();
-    const prev = retiring ?? Promise.resolve();
+  retireTrainWorker(): Promise<void> {
+    const cur = this.detach();
+    const prev = this.retiring ?? Promise.resolve();
     if (!cur) return prev;
     const done = prev.then(async () => {
       const clean = await Promise.race([cur.r.stop().catch(() => false), new Promise<boolean>((res) => setTimeout(() => res(false), RETIRE_MS))]);
-      if (!clean || cur.threads === null || spare) {
+      if (!clean || cur.threads === null || this.spare) {
         cur.w.terminate();
         return;
       }
-      spare = { worker: cur.w, remote: cur.r, threads: cur.threads };
+      this.spare = { worker: cur.w, remote: cur.r, threads: cur.threads };
     });
     const settled: Promise<void> = done.finally(() => {
-      if (retiring === settled) retiring = null;
+      if (this.retiring === settled) this.retiring = null;
     });
-    retiring = settled;
+    this.retiring = settled;
     return settled;
   }
 
   /** The worker if one exists (for optional requests such as overlays: they never create one). */
-  function currentTrainWorker(): Remote<TrainWorkerApi> | null {
-    return remote;
+  currentTrainWorker(): Remote<TrainWorkerApi> | null {
+    return this.remote;
   }
-
-  return { workerStarting, prewarmTrainWorker, trainWorker, terminateTrainWorker, retireTrainWorker, currentTrainWorker };
 }
 
 /** The tab's one client. */
-const tab = createTrainWorkerClient();
+const tab = new TrainWorkerClient();
 
-/** The tab's client's methods (see each inside createTrainWorkerClient). */
-export const { workerStarting, prewarmTrainWorker, trainWorker, terminateTrainWorker, retireTrainWorker, currentTrainWorker } = tab;
+/** The tab's client's methods (see each in TrainWorkerClient). */
+export const workerStarting = tab.workerStarting.bind(tab);
+export const prewarmTrainWorker = tab.prewarmTrainWorker.bind(tab);
+export const trainWorker = tab.trainWorker.bind(tab);
+export const terminateTrainWorker = tab.terminateTrainWorker.bind(tab);
+export const retireTrainWorker = tab.retireTrainWorker.bind(tab);
+export const currentTrainWorker = tab.currentTrainWorker.bind(tab);
 
 /**
  * Runs `fn` against a throwaway worker of the same script (e.g. to time the backends while the
