@@ -13,7 +13,7 @@ import { envIds, makeEnv } from '../core/envs/index.ts';
 import { metricDecl } from '../core/metrics/lookup.ts';
 import { METRICS } from '../core/metrics/registry.ts';
 import { loadPresets } from './train/config.ts';
-import { dashboardCharts } from './train/Dashboard.tsx';
+import { dashboardCharts } from './train/dashboardCharts.ts';
 import type { LineSpec } from './ui/MetricChart.tsx';
 import { LESSONS } from './lessons/index.ts';
 import { configForSetup } from './lessons/setup.ts';
