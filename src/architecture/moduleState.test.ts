@@ -19,7 +19,6 @@ const REMAINING: Record<string, string[]> = {
   'src/app/rewardLab/RewardLabPanel.tsx': ['flushEditor'],
   'src/app/rewardLab/recentBatches.ts': ['recent'],
   'src/app/rewardLab/rescore.ts': ['freezes', 'worker', 'remote'],
-  'src/app/runs/slice.ts': ['undoTimer'],
   'src/app/state/sharedSlices.ts': ['nextNoticeId'],
   'src/app/studio/code/studioClient.ts': ['worker', 'api'],
   'src/app/train/sweep.ts': ['current'],
