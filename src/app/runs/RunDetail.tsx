@@ -4,7 +4,7 @@
  */
 import { useMemo, useState } from 'react';
 import { useStore } from '../store.ts';
-import { formatRanges, rangesCount } from '../../runtime/storage/recorder.ts';
+import { formatRanges, rangesCount } from '../../runtime/storage/recorderOptions.ts';
 import { RunChart, type ChartRun } from './RunCharts.tsx';
 import type { ExportKind } from './runsState.ts';
 import { pct, shortValue, runMarkers, RewardCodeLine, fmtDate, useLiveRunId, StatusChip, ResumeButton } from './runParts.tsx';

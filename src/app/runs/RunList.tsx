@@ -4,7 +4,7 @@
  */
 import { useRef, type ChangeEvent } from 'react';
 import { useStore } from '../store.ts';
-import { formatRanges } from '../../runtime/storage/recorder.ts';
+import { formatRanges } from '../../runtime/storage/recorderOptions.ts';
 import { pct, fmtBytes, CodeHash, AppliedCount, fmtDate, useLiveRunId, StatusChip, MissingMark, ResumeButton } from './runParts.tsx';
 
 export function StorageLine() {

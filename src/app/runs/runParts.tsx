@@ -6,7 +6,7 @@ import { useMemo } from 'react';
 import { useStore } from '../store.ts';
 import { statusText } from '../../core/runs/format.ts';
 import type { RunMeta } from '../../runtime/storage/runStore.ts';
-import { formatRanges, rangesCount } from '../../runtime/storage/recorder.ts';
+import { formatRanges, rangesCount } from '../../runtime/storage/recorderOptions.ts';
 import { rewardVersions, versionMarkers, type CodeEdit } from '../../core/reward/versions.ts';
 import { useCodeHashes } from './codeHash.ts';
 
