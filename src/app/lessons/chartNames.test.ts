@@ -77,8 +77,8 @@ const METRIC_WORDS: readonly [RegExp, MetricKey][] = [
   [/\bthe critic charts\b/i, 'critic/explained_variance'],
 ];
 
-/** The label a badge can show (health.ts's verdicts), read off its source: a lesson quotes them ('gamed'). */
-const BADGE_LABELS = new Set([...readFileSync('src/app/train/health.ts', 'utf8').matchAll(/label: '([^']+)'/g)].map((m) => m[1]));
+/** The label a badge can show (health.ts's and rewardHealth.ts's verdicts), read off their source: a lesson quotes them ('gamed'). */
+const BADGE_LABELS = new Set(['health.ts', 'rewardHealth.ts'].flatMap((f) => [...readFileSync(`src/app/train/${f}`, 'utf8').matchAll(/label: '([^']+)'/g)].map((m) => m[1])));
 
 /** Buttons a lesson tells the student to press, where they are: the Train view's run button and the Studio map tab's random agent (MapChecks.tsx). */
 const BUTTONS = new Set(['start', 'random agent']);
