@@ -11,7 +11,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LESSONS } from '../../src/app/lessons/index.ts';
-import { rewardHealth, type Level } from '../../src/app/train/health.ts';
+import type { Level } from '../../src/app/train/health.ts';
+import { rewardHealth } from '../../src/app/train/rewardHealth.ts';
 import { runStep } from './run.ts';
 
 const QUICK: [string, number, number][] = [

@@ -7,9 +7,11 @@ import { TrainView } from './train/TrainView.tsx';
 import { RunsView } from './runs/RunsView.tsx';
 import { LessonsView } from './lessons/LessonsView.tsx';
 import { StudioView } from './studio/StudioView.tsx';
-import { useStore } from './state/store.ts';
+import { LessonBanner } from './lessons/LessonBanner.tsx';
+import { armedSetupStep } from './lessons/setupStep.ts';
+import { useStore } from './store.ts';
 import { useSweep } from './train/sweep.ts';
-import type { ViewId } from './state/storeTypes.ts';
+import type { ViewId } from './storeTypes.ts';
 import { FIRST_LESSON, focusAction, LESSON_ACTION, RUN_BUTTON, SHORTCUTS } from './shell/shortcuts.ts';
 
 /** The views in the header nav. */
@@ -95,7 +97,7 @@ export function App() {
         {(active === 'train' || active === 'runs') && <h1 className="visually-hidden">{title}</h1>}
         {active === 'environments' && <EnvironmentsView />}
         {active === 'studio' && <StudioView />}
-        {active === 'train' && <TrainView />}
+        {active === 'train' && <TrainView banner={<LessonBanner />} setupStep={armedSetupStep} />}
         {active === 'runs' && <RunsView />}
         {active === 'lessons' && <LessonsView />}
       </div>

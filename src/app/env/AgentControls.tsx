@@ -12,7 +12,7 @@ import { agentFor, whyNoAgent, type AgentManifest, type MlpAgent, type TokenAgen
 import type { EnvSpec, GridObs } from '../../core/envs/types.ts';
 import { encodeGridObs } from '../../core/rollout/features.ts';
 import { isOver } from '../state/episode.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { agentPolicy, loadAgentManifest } from './agentClient.ts';
 import { keepFocus } from './EpisodeControls.tsx';
 import { useWatchLoop } from './useWatchLoop.ts';

@@ -1,6 +1,6 @@
 /** The list of environments, grouped by family, with each one's title (description on hover). */
-import { useStore } from '../state/store.ts';
-import type { CatalogEntry } from '../state/storeTypes.ts';
+import { useStore } from '../store.ts';
+import type { CatalogEntry } from '../storeTypes.ts';
 import { keepFocus } from './EpisodeControls.tsx';
 import { ENV_FAMILIES } from '../../core/envs/families.ts';
 

@@ -1,6 +1,6 @@
 /** The "Environments" view: pick an env, read what it is, play it or watch the expert. */
 import { useState } from 'react';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
 import { EnvPicker } from './EnvPicker.tsx';
 import { AgentControls } from './AgentControls.tsx';

@@ -2,7 +2,8 @@
 import { useEffect, useState, type MouseEvent } from 'react';
 import { isOver } from '../state/episode.ts';
 import { parseSeed } from '../state/hash.ts';
-import { PLAY_RATE, useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
+import { PLAY_RATE } from '../state/sharedSlices.ts';
 
 /** Buttons that should not keep keyboard focus after a click, so Space/Enter stay game keys. */
 export const keepFocus = { onMouseDown: (e: MouseEvent) => e.preventDefault() };

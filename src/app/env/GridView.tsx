@@ -8,7 +8,7 @@ import { DIR_NAMES } from '../../core/envs/grid/view.ts';
 import { COLOR_NAMES, OBJ_NAMES } from '../../core/envs/grid/objects.ts';
 import type { EnvSpec, GridFrame, GridObs } from '../../core/envs/types.ts';
 import { isOver, type Episode } from '../state/episode.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { PixelCanvas } from '../ui/PixelCanvas.tsx';
 import { useElementSize } from '../ui/useElementSize.ts';
 import { keepFocus } from './EpisodeControls.tsx';

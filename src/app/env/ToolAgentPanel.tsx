@@ -23,7 +23,7 @@ import { ACTION_LABELS } from '../../core/envs/grid/world.ts';
 import type { EnvSpec } from '../../core/envs/types.ts';
 import { familyOf } from '../../core/envs/families.ts';
 import { isOver, type Episode } from '../state/episode.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { agentPolicy } from './agentClient.ts';
 import { keepFocus } from './EpisodeControls.tsx';
 import { useWatchLoop } from './useWatchLoop.ts';

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { EnvSpec, ToolObs, TranscriptMessage } from '../../core/envs/types.ts';
 import { isOver, type Actor, type Episode } from '../state/episode.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { formatReward } from './EpisodeStatus.tsx';
 import { toolsFromTask } from './toolText.ts';
 

@@ -5,7 +5,7 @@
  */
 import { useEffect } from 'react';
 import { isOver } from '../state/episode.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 
 /**
  * `step` is read once per watch (it reads the agent and mode through refs and the store), and

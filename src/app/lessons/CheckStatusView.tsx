@@ -1,6 +1,6 @@
 /** A step's check: what it asks, and (while its setup is on the Train view) how far the live run is. */
 import { useMemo } from 'react';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { describeReading, evaluateCheck } from './check.ts';
 import { isDone } from './progress.ts';
 import { isMapCheck, type Lesson } from './schema.ts';

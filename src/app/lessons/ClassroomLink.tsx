@@ -3,10 +3,10 @@
  * with chosen controls hidden or locked. The link only describes; opening it trains nothing.
  */
 import { useMemo, useState } from 'react';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { formatTrainHash } from '../train/config.ts';
 import { FIELDS, PANELS } from '../train/fields.ts';
-import { formatClassroom, formatLessonHash, type Classroom } from './classroom.ts';
+import { formatClassroom, formatLessonHash, type Classroom } from '../train/classroom.ts';
 import { draftForSetup } from './setup.ts';
 
 type Mode = 'hide' | 'lock' | 'show';

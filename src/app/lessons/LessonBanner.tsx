@@ -1,5 +1,5 @@
 /** On the Train view while a lesson step is set up: the step, what to do, and its live check. */
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { CheckStatusView } from './CheckStatusView.tsx';
 import { actThenFocus, LESSON_ACTION, SHORTCUTS } from '../shell/shortcuts.ts';
 

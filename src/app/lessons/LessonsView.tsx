@@ -3,7 +3,7 @@
  * lesson's current step (what to do, what to watch, its check), previous / next, and the
  * classroom-link builder for hosts.
  */
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { ClassroomLink } from './ClassroomLink.tsx';
 import { CheckStatusView } from './CheckStatusView.tsx';
 import { isDone } from './progress.ts';

@@ -8,11 +8,12 @@ import { describe, expect, it } from 'vitest';
 import '../../core/envs/index.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import { loadPresets } from '../train/config.ts';
-import { dashboardCharts } from '../train/Dashboard.tsx';
+import { dashboardCharts } from '../train/dashboardCharts.ts';
 import { LESSONS } from './index.ts';
 import { configForSetup } from './setup.ts';
 import { isMapCheck } from './schema.ts';
-import { BADGES, keyChart } from '../train/Dashboard.tsx';
+import { BADGES } from '../train/Dashboard.tsx';
+import { keyChart } from '../train/dashboardCharts.ts';
 import { TRAIN_TABS } from '../train/trainState.ts';
 import { STUDIO_TABS } from '../studio/studioHash.ts';
 import { metricDecl } from '../../core/metrics/lookup.ts';
@@ -76,8 +77,8 @@ const METRIC_WORDS: readonly [RegExp, MetricKey][] = [
   [/\bthe critic charts\b/i, 'critic/explained_variance'],
 ];
 
-/** The label a badge can show (health.ts's verdicts), read off its source: a lesson quotes them ('gamed'). */
-const BADGE_LABELS = new Set([...readFileSync('src/app/train/health.ts', 'utf8').matchAll(/label: '([^']+)'/g)].map((m) => m[1]));
+/** The label a badge can show (health.ts's and rewardHealth.ts's verdicts), read off their source: a lesson quotes them ('gamed'). */
+const BADGE_LABELS = new Set(['health.ts', 'rewardHealth.ts'].flatMap((f) => [...readFileSync(`src/app/train/${f}`, 'utf8').matchAll(/label: '([^']+)'/g)].map((m) => m[1])));
 
 /** Buttons a lesson tells the student to press, where they are: the Train view's run button and the Studio map tab's random agent (MapChecks.tsx). */
 const BUTTONS = new Set(['start', 'random agent']);

@@ -1,5 +1,5 @@
 /** The Lessons slice's state and actions, apart from their implementation (slice.ts), so the store's type imports no slice. */
-import { type Classroom } from './classroom.ts';
+import { type Classroom } from '../train/classroom.ts';
 import { type Progress } from './progress.ts';
 import type { Lesson } from './schema.ts';
 

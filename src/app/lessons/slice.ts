@@ -7,11 +7,11 @@
  * run in the training worker; it never starts training: the student presses Start.
  */
 import type { StateCreator } from 'zustand';
-import type { Store } from '../state/storeTypes.ts';
+import type { Store } from '../storeTypes.ts';
 import type { LessonsSlice } from './lessonsState.ts';
 import { validate } from '../train/config.ts';
 import { evaluateCheck } from './check.ts';
-import { NO_CLASSROOM } from './classroom.ts';
+import { NO_CLASSROOM } from '../train/classroom.ts';
 import { LESSONS } from './index.ts';
 import { forgetLesson, markDone, readProgress, writeProgress, type Progress } from './progress.ts';
 import { isMapCheck, type Lesson } from './schema.ts';

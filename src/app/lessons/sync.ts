@@ -1,5 +1,5 @@
 /** Marks the armed lesson step done as soon as the live metrics (or the Studio's map) satisfy its check. */
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 
 /** Quiet time after the last map edit before a map check runs (it plays 100 random episodes), ms. */
 const MAP_CHECK_DELAY_MS = 200;

@@ -7,7 +7,7 @@
  */
 import { useMemo, useState } from 'react';
 import type { Distribution, RescoredEpisode } from '../../core/reward/rescore.ts';
-import { fmt } from '../train/MetricChart.tsx';
+import { fmt } from '../ui/MetricChart.tsx';
 import { recentBatches, useRecentBatches } from './recentBatches.ts';
 import { freezeBuffer, openFrozenEpisode, rescoreFrozen, useRescore, type FrozenBuffer, type RescoreAnswer } from './rescore.ts';
 import { useRewardLab } from './rewardLab.ts';

@@ -10,9 +10,9 @@
 import { memo, useMemo, useRef } from 'react';
 import { stackTerms, termsOf } from '../../core/reward/stack.ts';
 import { useElementSize } from '../ui/useElementSize.ts';
-import { bandPath, linear, linePath, niceTicks, yRange } from '../train/plot.ts';
-import { fmt, layoutMarkers, PAD, PlotAxes, PlotMarkers, thin, tickFmt, useStaggered, type ChartMarker } from '../train/MetricChart.tsx';
-import type { MetricPoint } from '../train/trainState.ts';
+import { bandPath, linear, linePath, niceTicks, yRange } from '../ui/plot.ts';
+import { fmt, layoutMarkers, PAD, PlotAxes, PlotMarkers, thin, tickFmt, useStaggered, type ChartMarker } from '../ui/MetricChart.tsx';
+import type { MetricPoint } from '../ui/plot.ts';
 
 /** The task's own reward in green (as on the dashboard); other terms from a palette. */
 const TASK_COLOR = '#16803c';

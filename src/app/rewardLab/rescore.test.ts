@@ -4,7 +4,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { GridEpisodeView, IterationView, TokenEpisodeView } from '../../runtime/trainWorker/types.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { clearRecentBatches, noteBatch, RECENT_BATCHES, recentBatches, useRecentBatches } from './recentBatches.ts';
 import { freezeBuffer, openFrozenEpisode, useRescore } from './rescore.ts';
 import { useRewardLab } from './rewardLab.ts';

@@ -14,7 +14,7 @@ import type { FrozenEpisode, RescoreResult } from '../../core/reward/rescore.ts'
 import type { RescoreReply, RescoreRequest } from '../../runtime/rewardSandbox/rescore.ts';
 import type { RescoreWorkerApi } from '../../runtime/rescoreWorker/worker.ts';
 import { recentBatches, type KeptBatch } from './recentBatches.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { messageLine, useRewardLab } from './rewardLab.ts';
 
 /** How long a re-score may take before its worker is terminated, ms (QuickJS stops a looping term per call; this is the backstop). */

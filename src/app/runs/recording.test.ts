@@ -29,7 +29,7 @@ vi.mock('../train/client.ts', async () =>
   })),
 );
 
-const { useStore } = await import('../state/store.ts');
+const { useStore } = await import('../store.ts');
 const { flushRunRecord } = await import('../train/slice.ts');
 const { browserRunStore } = await import('../../runtime/storage/browser.ts');
 const s = () => useStore.getState();

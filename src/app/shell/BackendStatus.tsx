@@ -6,8 +6,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { describeBackend, type BackendReport } from '../../runtime/backend.ts';
 import { formatMs, summarize, type Candidate } from '../../core/engine/choose.ts';
-import { useStore } from '../state/store.ts';
-import type { EngineChoiceView } from '../state/storeTypes.ts';
+import { useStore } from '../store.ts';
+import type { EngineChoiceView } from '../storeTypes.ts';
 
 function details(r: BackendReport): [string, string][] {
   const gpu = r.webgpu;

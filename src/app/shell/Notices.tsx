@@ -3,8 +3,8 @@
  * Info and warnings fade after a while; errors stay until dismissed.
  */
 import { useEffect } from 'react';
-import { useStore } from '../state/store.ts';
-import type { Notice } from '../state/storeTypes.ts';
+import { useStore } from '../store.ts';
+import type { Notice } from '../storeTypes.ts';
 
 /** How long an info or warning notice stays, ms. */
 const AUTO_DISMISS_MS = 15_000;

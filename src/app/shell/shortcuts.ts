@@ -11,7 +11,7 @@
  * The focus helpers render first (flushSync) so the target exists when it is focused.
  */
 import { flushSync } from 'react-dom';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 
 /** What the page shows for each shortcut (the status bar lists them; buttons carry aria-keyshortcuts). */
 export const SHORTCUTS = {

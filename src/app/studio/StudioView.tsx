@@ -3,7 +3,7 @@
  * One tab per kind of env; each entry of PANELS is a tab (its id is also the link's `tab=`).
  */
 import type { ReactNode } from 'react';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { LessonBanner } from '../lessons/LessonBanner.tsx';
 import { isMapCheck } from '../lessons/schema.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';

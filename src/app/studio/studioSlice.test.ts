@@ -1,6 +1,6 @@
 /** Code links reach the Code tab through the store, at page open and when pasted into an open tab. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { codeEnvLink, CODE_LINK_PREFIX } from './code/link.ts';
 
 const s = () => useStore.getState();

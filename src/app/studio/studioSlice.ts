@@ -1,7 +1,7 @@
 /** The studio slice (its state's type is studioState.ts, which the store's types import without this creator). */
 import type { StateCreator } from 'zustand';
 import { DEFAULT_MAP } from '../../core/envs/grid/mapSpec.ts';
-import type { Store } from '../state/storeTypes.ts';
+import type { Store } from '../storeTypes.ts';
 import { readCodeLink } from './code/link.ts';
 import { parseStudioHash } from './studioHash.ts';
 import type { StudioSlice } from './studioState.ts';

@@ -5,8 +5,8 @@
  * that neither branched nor was branched from.
  */
 import type { EpisodeView } from '../../runtime/trainWorker/types.ts';
-import { useStore } from '../state/store.ts';
-import { fmt } from './MetricChart.tsx';
+import { useStore } from '../store.ts';
+import { fmt } from '../ui/MetricChart.tsx';
 
 const outcome = (e: EpisodeView) => (e.success ? '✓ solved' : e.truncated ? 'truncated' : '✕ not solved');
 

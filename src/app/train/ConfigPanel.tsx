@@ -4,12 +4,12 @@
  * value is wrong; a wrong value never reaches the running experiment.
  */
 import { Fragment, memo, useState } from 'react';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import type { EnvKwargs } from '../../core/envs/registry.ts';
 import { familyOf } from '../../core/envs/families.ts';
 import { FIELDS, PANELS, getPath, type FieldDef } from './fields.ts';
-import { isHidden, isLocked, lockedClickNotice } from '../lessons/classroom.ts';
+import { isHidden, isLocked, lockedClickNotice } from './classroom.ts';
 
 /** A padlock drawn in the text colour (an emoji needs a font the machine may not have). */
 function LockIcon() {

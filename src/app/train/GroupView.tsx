@@ -6,8 +6,8 @@
  */
 import { memo } from 'react';
 import type { EpisodeView, IterationView } from '../../runtime/trainWorker/types.ts';
-import { useStore } from '../state/store.ts';
-import { fmt } from './MetricChart.tsx';
+import { useStore } from '../store.ts';
+import { fmt } from '../ui/MetricChart.tsx';
 
 /** Rewards closer than this count as equal (matches dynamic sampling's default tolerance scale). */
 const SPREAD_TOL = 1e-9;

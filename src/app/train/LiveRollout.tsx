@@ -13,7 +13,7 @@ import { makeEnv, type Env } from '../../core/envs/index.ts';
 import type { Frame } from '../../core/envs/types.ts';
 import type { GridEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { paintGridFrame } from '../env/gridPaint.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { PixelCanvas } from '../ui/PixelCanvas.tsx';
 
 /** Frames per second of the live replay (the throttle: at most 4). */

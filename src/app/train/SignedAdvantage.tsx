@@ -1,4 +1,4 @@
-import { fmt } from './MetricChart.tsx';
+import { fmt } from '../ui/MetricChart.tsx';
 
 /** An episode's advantage with its sign, green when the update made it more likely, red when less. */
 export function SignedAdvantage({ value }: { value: number }) {

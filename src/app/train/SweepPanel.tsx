@@ -3,7 +3,7 @@
  * of values; the runs' progress table (live); Stop; and, once it ended, "Compare these runs".
  */
 import { useMemo } from 'react';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { sweepWorker } from './client.ts';
 import { discardInterrupted, MAX_SWEEP_RUNS, planSweep, resumePlan, runSweep, stopSweep, sweepableFields, useSweep, type SweepPlan } from './sweep.ts';
 import { interruptedText } from './sweepSaved.ts';

@@ -10,7 +10,7 @@
  */
 import { memo, useEffect, useMemo, useState } from 'react';
 import type { EpisodeView, TokenEpisodeView } from '../../runtime/trainWorker/types.ts';
-import { fmt } from './MetricChart.tsx';
+import { fmt } from '../ui/MetricChart.tsx';
 import { batchAbsAdvantage, CHANNELS, channelRange, channelValue, legendStops, meanOver, toTranscript, tokenColor, tokenInk, type Channel, type ScaleRange, type TokenCell } from './tokens.ts';
 import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
 import { SignedAdvantage } from './SignedAdvantage.tsx';

@@ -2,17 +2,18 @@
  * The "Train" view: configuration on the left; on the right the run controls, a prompt when an
  * edit needs a restart, and three tabs (dashboard, GRPO groups, trajectory inspector).
  */
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { makeEnv } from '../../core/envs/index.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { ErrorBoundary } from '../shell/ErrorBoundary.tsx';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
+import type { Store } from '../storeTypes.ts';
 import { ConfigPanel } from './ConfigPanel.tsx';
 import { Dashboard, KeyChart } from './Dashboard.tsx';
 import { FIELD_BY_PATH } from './fields.ts';
 import { blockingFields } from './config.ts';
 import { GroupView } from './GroupView.tsx';
-import { fmt } from './MetricChart.tsx';
+import { fmt } from '../ui/MetricChart.tsx';
 import { TRAIN_TABS as TABS, type RunStatus } from './trainState.ts';
 import { TrajectoryInspector } from './TrajectoryInspector.tsx';
 import { MAX_SEEDS, planSweep, useSweep } from './sweep.ts';
@@ -20,12 +21,10 @@ import { startSweep, SweepPanel } from './SweepPanel.tsx';
 import { formatWarmEta, warmActivity } from './warmEta.ts';
 import { setupBlurb } from './presetBlurb.ts';
 import type { Preset } from './config.ts';
-import { isMapCheck } from '../lessons/schema.ts';
 import './train.css';
-import { LessonBanner } from '../lessons/LessonBanner.tsx';
 import { RewardLabPanel } from '../rewardLab/RewardLabPanel.tsx';
 import { answerReplace, useRewardLab } from '../rewardLab/rewardLab.ts';
-import { isHidden, isLocked } from '../lessons/classroom.ts';
+import { isHidden, isLocked } from './classroom.ts';
 
 const STATUS_TEXT: Record<RunStatus, string> = {
   idle: 'ready',
@@ -280,7 +279,17 @@ function ErrorNote() {
   );
 }
 
-export function TrainView() {
+/**
+ * What the app (not this folder) puts into the Train view from a lesson: `banner`, the open
+ * lesson's banner; `setupStep`, the armed lesson step whose setup is this preset's, if any (its
+ * title and text replace the preset's blurb). Passed in so train/ does not import lessons/.
+ */
+export interface TrainViewProps {
+  banner?: ReactNode;
+  setupStep?: (s: Store, presetId: string) => { title: string; text: string } | undefined;
+}
+
+export function TrainView({ banner, setupStep }: TrainViewProps = {}) {
   const tab = useStore((s) => s.tab);
   const setTab = useStore((s) => s.setTab);
   const presetId = useStore((s) => s.presetId);
@@ -299,7 +308,7 @@ export function TrainView() {
         <ConfigPanel />
       </aside>
       <main className="main train-main">
-        <LessonBanner />
+        {banner}
         <button type="button" className="btn drawer-toggle" aria-expanded={drawer} aria-controls="train-settings" onClick={() => setDrawer(!drawer)} data-testid="drawer-toggle">
           Presets & settings{preset ? `: ${preset.title}` : ''}
         </button>
@@ -310,7 +319,7 @@ export function TrainView() {
         <ErrorNote />
         {/* A classroom link that hides (or locks) the Reward panel hides the reward lab too: both edit the reward. */}
         {tab === 'dashboard' && !rewardHidden && <RewardLabPanel />}
-        {preset && tab === 'dashboard' && <SetupBlurbView preset={preset} otherEnv={otherEnv} key={presetId} />}
+        {preset && tab === 'dashboard' && <SetupBlurbView preset={preset} otherEnv={otherEnv} setupStep={setupStep} key={presetId} />}
         <div className="train-tabs" role="tablist" aria-label="Training views">
           {TABS.map((t) => (
             <button key={t.id} type="button" role="tab" className="train-tab" aria-selected={tab === t.id} data-testid={`tab-${t.id}`} onClick={() => setTab(t.id)}>
@@ -330,13 +339,10 @@ export function TrainView() {
 }
 
 /** Above the tabs: the preset's description, or the lesson step's own text while its setup is on the form, and what differs from the preset. */
-function SetupBlurbView({ preset, otherEnv }: { preset: Preset; otherEnv: string | null }) {
+function SetupBlurbView({ preset, otherEnv, setupStep }: { preset: Preset; otherEnv: string | null; setupStep: TrainViewProps['setupStep'] }) {
   const base = useStore((s) => s.base);
   const draft = useStore((s) => s.draft);
-  const step = useStore((s) => {
-    const st = s.armed && s.lessons.find((l) => l.id === s.armed?.lessonId)?.steps[s.armed.step];
-    return st && !isMapCheck(st.check) && st.setup.preset === preset.id ? st : undefined;
-  });
+  const step = useStore((s) => setupStep?.(s, preset.id));
   const blurb = useMemo(() => setupBlurb(preset, base, draft, step), [preset, base, draft, step]);
   return (
     <p className="preset-blurb" data-testid="preset-blurb" data-lesson-step={step ? 'true' : undefined}>

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import '../../core/envs/index.ts';
 import { makeEnv } from '../../core/envs/index.ts';
 import { loadRunConfig } from '../../cli/presets.ts';
-import { dashboardCharts } from './Dashboard.tsx';
+import { dashboardCharts } from './dashboardCharts.ts';
 
 describe('per-agent charts', () => {
   it('appear for grid/switch-door with a line per agent, and not for a one-agent env', () => {

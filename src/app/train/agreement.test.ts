@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/train.ts';
-import { dashboardCharts } from './Dashboard.tsx';
+import { dashboardCharts } from './dashboardCharts.ts';
 import { explorationHealth, outcomeHealth, recent, signalHealth } from './health.ts';
 import { loadRunConfig } from '../../cli/presets.ts';
 

@@ -10,7 +10,7 @@ import { learnerThreads } from '../../core/engine/threads.ts';
 import { deviceKey } from '../../runtime/backend.ts';
 import type { WebBackend } from '../../runtime/engine/web.ts';
 import { recallChoice, rememberChoice } from '../state/engineCache.ts';
-import type { Store } from '../state/storeTypes.ts';
+import type { Store } from '../storeTypes.ts';
 import type { DraftConfig } from './fields.ts';
 
 /** Wall-clock budget for timing the backends at a run's first start on a device, ms. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ROLLOUT_CORRECTION } from '../../core/algos/correction/config.ts';
 import { anchorName } from '../../core/metrics/lookup.ts';
-import { dashboardCharts } from './Dashboard.tsx';
+import { dashboardCharts } from './dashboardCharts.ts';
 import { CORRECTION_FIELDS } from './correctionFields.ts';
 import { essFormat } from './correctionCharts.ts';
 import { FIELD_BY_PATH } from './fields.ts';

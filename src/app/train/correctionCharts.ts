@@ -3,7 +3,7 @@
  * only when the run corrects, since every key is absent otherwise.
  */
 import { correctionActive, type RolloutCorrectionConfig } from '../../core/algos/correction/config.ts';
-import type { ChartSpec } from './MetricChart.tsx';
+import type { ChartSpec } from '../ui/MetricChart.tsx';
 
 /** ESS sits at 1 − 1e-5 under a small mismatch: shown as its distance below 1 there, where 3 digits would all read 1.000. */
 export const essFormat = (v: number) => (!Number.isFinite(v) ? '–' : v < 1 && v > 0.999 ? `1 − ${(1 - v).toExponential(1)}` : String(Number(v.toPrecision(3))));

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { makeEnv } from '../../core/envs/index.ts';
 import { parseRunConfig } from '../../core/presets/schema.ts';
-import { dashboardCharts } from './Dashboard.tsx';
+import { dashboardCharts } from './dashboardCharts.ts';
 
 /** Plain-language names in descriptions → the metric a chart must draw for them. */
 const PHRASES: [RegExp, string][] = [

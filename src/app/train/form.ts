@@ -3,12 +3,12 @@
  * draft change means for a run in progress (applied live, or waiting for a confirmed restart).
  */
 import type { StoreApi } from 'zustand';
-import type { Store } from '../state/storeTypes.ts';
+import type { Store } from '../storeTypes.ts';
 import type { TrainSlice } from './trainState.ts';
 import { changedFields, draftFromHash, draftFromPreset, isLiveChange, loadPresets, parseTrainHash, setField, validate } from './config.ts';
 import { getPath, type DraftConfig } from './fields.ts';
 import { adoptRewardCode } from '../rewardLab/rewardLab.ts';
-import { keepLocked, lockedEditNotice, NO_CLASSROOM } from '../lessons/classroom.ts';
+import { keepLocked, lockedEditNotice, NO_CLASSROOM } from './classroom.ts';
 
 const rawPresets = Object.values(import.meta.glob('../../../presets/*.json', { eager: true, import: 'default' }));
 export const loaded = loadPresets(rawPresets);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { best, outcomeHealth, explorationHealth, recent, rewardHealth, shiftHealth, signalHealth } from './health.ts';
+import { best, outcomeHealth, explorationHealth, recent, shiftHealth, signalHealth } from './health.ts';
+import { rewardHealth } from './rewardHealth.ts';
 
 const ln7 = Math.log(7);
 

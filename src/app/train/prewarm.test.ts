@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { prewarmThreads } from './prewarm.ts';
-import type { Store } from '../state/storeTypes.ts';
+import type { Store } from '../storeTypes.ts';
 
 type S = Parameters<typeof prewarmThreads>[0];
 

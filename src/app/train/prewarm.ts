@@ -18,7 +18,7 @@ import { deviceKey } from '../../runtime/backend.ts';
 import type { WebMeasureOptions } from '../../runtime/engine/web.ts';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
 import { recallChoice } from '../state/engineCache.ts';
-import type { Store } from '../state/storeTypes.ts';
+import type { Store } from '../storeTypes.ts';
 import { currentTrainWorker, prewarmTrainWorker } from './client.ts';
 import { validate } from './config.ts';
 

@@ -5,9 +5,10 @@
  */
 import type { RunConfig } from '../../core/presets/schema.ts';
 import type { CheckpointWrite, RunMeta, RunStore } from '../../runtime/storage/runStore.ts';
-import { RunRecorder, type RecorderHooks } from '../../runtime/storage/recorder.ts';
+import { RunRecorder } from '../../runtime/storage/recorder.ts';
+import { type RecorderHooks } from '../../runtime/storage/recorderOptions.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
-import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
+import { trajectoryLine } from '../../runtime/trainWorker/trajectory.ts';
 import type { IterationView } from '../../runtime/trainWorker/types.ts';
 import type { LiveEdit, MetricRow } from '../../core/runs/format.ts';
 

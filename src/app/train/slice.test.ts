@@ -33,7 +33,7 @@ vi.mock('./client.ts', async () =>
   })),
 );
 
-const { useStore } = await import('../state/store.ts');
+const { useStore } = await import('../store.ts');
 const s = () => useStore.getState();
 const until = async (cond: () => boolean, ms = 3000) => {
   const t0 = Date.now();

@@ -4,7 +4,7 @@
  * the run's saved record (recording.ts).
  */
 import type { StateCreator } from 'zustand';
-import type { Store } from '../state/storeTypes.ts';
+import type { Store } from '../storeTypes.ts';
 import type { TrainSlice } from './trainState.ts';
 import { formSlice } from './form.ts';
 import { runSlice } from './run.ts';

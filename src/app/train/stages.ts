@@ -4,7 +4,7 @@
  */
 import { stageStarts, type Stage } from '../../core/presets/schema.ts';
 import { studentLabel } from '../../core/trainer/stagedTrainer.ts';
-import type { ChartMarker } from './MetricChart.tsx';
+import type { ChartMarker } from '../ui/MetricChart.tsx';
 
 type StageLike = Pick<Stage, 'name' | 'iterations'> & { distill?: { student: Parameters<typeof studentLabel>[0] } };
 

@@ -11,9 +11,10 @@ import type { RunConfig } from '../../core/presets/schema.ts';
 import type { SweepJob } from '../../core/runs/sweep.ts';
 import type { RunEvent } from '../../runtime/trainWorker/types.ts';
 import type { TrainWorkerApi } from '../../runtime/trainWorker/worker.ts';
-import { RunRecorder, type RecorderHooks } from '../../runtime/storage/recorder.ts';
+import { RunRecorder } from '../../runtime/storage/recorder.ts';
+import { type RecorderHooks } from '../../runtime/storage/recorderOptions.ts';
 import type { RunStore } from '../../runtime/storage/runStore.ts';
-import { trajectoryLine } from '../../runtime/storage/trajectory.ts';
+import { trajectoryLine } from '../../runtime/trainWorker/trajectory.ts';
 
 export type SweepRunState = 'queued' | 'running' | 'done' | 'failed' | 'stopped';
 

@@ -3,7 +3,7 @@ import type { IterationView, StartInfo, StartPhase, WarmStartProgress } from '..
 import { type Preset, type Validation } from './config.ts';
 import { type DraftConfig } from './fields.ts';
 import type { WarmEta } from './warmEta.ts';
-import type { Classroom } from '../lessons/classroom.ts';
+import type { Classroom } from './classroom.ts';
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'pausing' | 'paused' | 'stepping' | 'finished' | 'error';
 
@@ -17,8 +17,8 @@ export const TRAIN_TABS: readonly { id: TrainTab; title: string }[] = [
   { id: 'sweep', title: 'Sweep' },
 ];
 
-/** One iteration's metrics plus the x value and the reward band, as the charts read them. */
-export type MetricPoint = Record<string, number> & { it: number };
+import type { MetricPoint } from '../ui/plot.ts';
+export type { MetricPoint };
 
 export interface TrainSlice {
   presets: Preset[];

@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { GridEpisodeView, GridOverlay } from '../../runtime/trainWorker/types.ts';
-import { useStore } from '../state/store.ts';
+import { useStore } from '../store.ts';
 import { currentTrainWorker } from './client.ts';
 
 /** Least time between overlay refreshes caused by new iterations (ms). */

@@ -11,7 +11,8 @@ import './node.ts';
 import { loadCodeEnvs } from './index.ts';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { MAX_BATCH, nodeVmEngine } from './nodeVm.ts';
+import { nodeVmEngine } from './nodeVm.ts';
+import { MAX_BATCH } from './nodeChannel.ts';
 
 const ROOM = readFileSync(new URL('../../../examples/envs/empty-room.js', import.meta.url), 'utf8');
 const lineOf = (code: string, text: string) => code.split('\n').findIndex((l) => l.includes(text)) + 1;

@@ -17,7 +17,8 @@ import { countParams, initWeights } from '../../core/models/types.ts';
 import { syntheticBatch } from '../../core/update/syntheticBatch.ts';
 import { VOCAB_SIZE } from '../../core/text/codec.ts';
 import { Rng } from '../../core/util/rng.ts';
-import { KvDecoder, PolicySession, TrainSession, type OrtModule } from './session.ts';
+import { PolicySession, TrainSession, type OrtModule } from './session.ts';
+import { KvDecoder } from './kvDecoder.ts';
 import { maxAbsDiff } from './test/util.ts';
 
 ortWeb.env.wasm.numThreads = 1;

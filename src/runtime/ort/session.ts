@@ -12,7 +12,6 @@ import type * as Ort from 'onnxruntime-web';
 import type { Graph } from '../../core/graph/builder.ts';
 import { STEP, type TrainStepGraph } from '../../core/update/trainStep.ts';
 import type { Weights } from '../../core/models/types.ts';
-import type { TransformerPolicy } from '../../core/models/transformer.ts';
 
 /** The parts of an onnxruntime module the session layer uses (onnxruntime-web or -node). */
 export interface OrtModule {
@@ -54,13 +53,16 @@ async function createSession(ort: OrtModule, bytes: Uint8Array, opts: OrtSession
  * kept (their bytes change with every set of weights). A hit compares the bytes exactly.
  */
 const IDLE_SESSIONS_MAX = 8;
+
 interface IdleSession {
   ort: OrtModule;
   bytes: Uint8Array;
   options: string;
   session: Ort.InferenceSession;
 }
+
 const idleSessions: IdleSession[] = [];
+
 /** Sessions handed out by reusableSession, with what releaseSession keeps them under. */
 const reusable = new WeakMap<Ort.InferenceSession, Omit<IdleSession, 'session'>>();
 
@@ -93,12 +95,12 @@ export async function releaseIdleSessions(): Promise<void> {
 export const idleSessionCount = (): number => idleSessions.length;
 
 /** Read any tensor (CPU or GPU) into a fresh Float32Array. */
-async function readFloat(t: Ort.Tensor): Promise<Float32Array> {
+export async function readFloat(t: Ort.Tensor): Promise<Float32Array> {
   const d = t.location === 'cpu' ? t.data : await t.getData();
   return Float32Array.from(d as Float32Array);
 }
 
-function dispose(t: Ort.Tensor): void {
+export function dispose(t: Ort.Tensor): void {
   if (t.location !== 'cpu') t.dispose();
 }
 
@@ -459,53 +461,5 @@ export class PolicySession {
     this.baked = null;
     if (baked) await baked.session.release();
     await releaseSession(this.session);
-  }
-}
-
-/**
- * Incremental decoding for a TransformerPolicy: holds the KV cache between calls (as runtime
- * tensors) for a fixed batch of rows.
- */
-export class KvDecoder {
-  private cache: Record<string, Ort.Tensor> = {};
-
-  private constructor(
-    private readonly ort: OrtModule,
-    readonly model: TransformerPolicy,
-    readonly batch: number,
-    readonly step: number,
-    readonly policy: PolicySession,
-    private readonly location: 'cpu' | 'gpu-buffer',
-  ) {
-    this.reset();
-  }
-
-  static async create(ort: OrtModule, model: TransformerPolicy, batch: number, step: number, weights: Weights, opts: OrtSessionOptions = {}): Promise<KvDecoder> {
-    const policy = await PolicySession.create(ort, model.buildDecodeGraph(batch, step), weights, opts);
-    return new KvDecoder(ort, model, batch, step, policy, opts.stateLocation ?? 'cpu');
-  }
-
-  /** Empty the cache (all rows). */
-  reset(): void {
-    const shape = this.model.cacheShape(this.batch);
-    for (const t of Object.values(this.cache)) dispose(t);
-    this.cache = {};
-    for (const [k, v] of Object.entries(this.model.emptyCache(this.batch))) this.cache[k] = new this.ort.Tensor('float32', v, shape);
-  }
-
-  /**
-   * Feed `step` tokens per row starting at positions `pos` [B]; returns log-probs [B, S, V]
-   * (and values [B, S] with a value head). The cache advances in place.
-   */
-  async next(tokens: Int32Array, pos: Int32Array): Promise<{ logprobs: Float32Array; value?: Float32Array }> {
-    const res = await this.policy.runRaw({ tokens, pos, ...this.cache });
-    for (const k of Object.keys(this.cache)) {
-      const present = res[k.replace('past.', 'present.')];
-      if (this.location !== 'cpu') dispose(this.cache[k]);
-      this.cache[k] = present;
-    }
-    const out: { logprobs: Float32Array; value?: Float32Array } = { logprobs: await readFloat(res.logprobs) };
-    if (res.value) out.value = await readFloat(res.value);
-    return out;
   }
 }

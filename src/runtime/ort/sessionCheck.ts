@@ -10,7 +10,8 @@ import { MODEL_PRESETS } from '../../core/models/presets.ts';
 import type { TransformerPolicy } from '../../core/models/transformer.ts';
 import { initWeights } from '../../core/models/types.ts';
 import { syntheticBatch } from '../../core/update/syntheticBatch.ts';
-import { KvDecoder, TrainSession, type OrtModule } from './session.ts';
+import { TrainSession, type OrtModule } from './session.ts';
+import { KvDecoder } from './kvDecoder.ts';
 
 const gpuOpts = { sessionOptions: { executionProviders: ['webgpu'] }, stateLocation: 'gpu-buffer' as const };
 const cpuOpts = { sessionOptions: { executionProviders: ['wasm'] } };

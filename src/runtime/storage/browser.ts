@@ -3,7 +3,7 @@
  * still records (Web Locks), and how much storage the origin uses.
  */
 import { RunStore, type RunMeta } from './runStore.ts';
-import { runLockName } from './recorder.ts';
+import { runLockName } from './recorderOptions.ts';
 
 let store: RunStore | null | undefined;
 

@@ -6,7 +6,8 @@ import '../../core/envs/index.ts';
 import { parseRunConfig, type RunConfig } from '../../core/presets/schema.ts';
 import type { TrajectoryLine } from '../../core/runs/format.ts';
 import { isQuotaError, newRunMeta, RunStore, writeCheckpoint } from './runStore.ts';
-import { RunRecorder, trajectoryReserveBytes, type RecorderHooks } from './recorder.ts';
+import { RunRecorder } from './recorder.ts';
+import { trajectoryReserveBytes, type RecorderHooks } from './recorderOptions.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../../core/runs/checkpoint.ts';
 
 const parsed = parseRunConfig(JSON.parse(readFileSync('presets/grid-empty-8x8-grpo.json', 'utf8')));

@@ -37,19 +37,61 @@ import { mark } from '../marks.ts';
 
 mark('worker-ready');
 
-let trainer: RunTrainer | null = null;
-let runConfig: RunConfig | null = null;
-let runEngine: Engine | null = null;
-/** Policy session for grid overlays (built on first use per run; rows per call). */
-let overlayPolicy: Promise<PolicyRunner> | null = null;
-/** The run's user reward terms (QuickJS sandbox in this worker), null without reward code. */
-let rewardLab: RewardLab | null = null;
-/** The run database, opened on the first checkpoint this worker saves. */
-let runStore: RunStore | null = null;
-/** Reward-term problems (skipped non-finite values) since the last step report. */
-let rewardProblems: string[] = [];
+/**
+ * This worker's run state, in one record made as the worker starts (each worker runs its own
+ * instance of this module): the run, its engine and sessions, its reward terms and store, and
+ * the bookkeeping of starts, stops and reports. release() clears the run's part.
+ */
+interface WorkerState {
+  trainer: RunTrainer | null;
+  runConfig: RunConfig | null;
+  runEngine: Engine | null;
+  /** Policy session for grid overlays (built on first use per run; rows per call). */
+  overlayPolicy: Promise<PolicyRunner> | null;
+  /** The run's user reward terms (QuickJS sandbox in this worker), null without reward code. */
+  rewardLab: RewardLab | null;
+  /** The run database, opened on the first checkpoint this worker saves. */
+  runStore: RunStore | null;
+  /** Reward-term problems (skipped non-finite values) since the last step report. */
+  rewardProblems: string[];
+  /** Rollout-worker restarts (and other notes on the run's workers) since the last step report. */
+  workerNotes: string[];
+  /** Bumped by every start/stop, so a step that was in flight when the run changed is discarded. */
+  generation: number;
+  /** A backend timing made before Start (premeasure), for the model and options named by `key`. */
+  premeasured: { key: string; decision: Promise<EngineDecision> } | null;
+  /** Steps of this run that left timing marks so far (up to MARKED_STEPS). */
+  markedSteps: number;
+  /** This start's trainer finished a step (the first rollout's progress is no longer reported). */
+  firstStepDone: boolean;
+  /** The running loop's commands (null between runs). */
+  control: RunControl | null;
+  /** The running loop (run()), settled once it has stopped: release waits for it before freeing the trainer's sessions. */
+  looping: Promise<unknown> | null;
+}
+
+function newWorkerState(): WorkerState {
+  return {
+    trainer: null,
+    runConfig: null,
+    runEngine: null,
+    overlayPolicy: null,
+    rewardLab: null,
+    runStore: null,
+    rewardProblems: [],
+    workerNotes: [],
+    generation: 0,
+    premeasured: null,
+    markedSteps: 0,
+    firstStepDone: false,
+    control: null,
+    looping: null,
+  };
+}
+
+const st = newWorkerState();
 const noteRewardProblem = (m: string) => {
-  if (rewardProblems.length < 20) rewardProblems.push(m);
+  if (st.rewardProblems.length < 20) st.rewardProblems.push(m);
 };
 const OVERLAY_BATCH = 128;
 /**
@@ -58,28 +100,15 @@ const OVERLAY_BATCH = 128;
  * even while this thread never returns to its event loop, which a heartbeat ping needs.
  */
 const progress = progressBeacon((m: ProgressMessage) => (globalThis as unknown as { postMessage(m: unknown): void }).postMessage(m));
-/** Rollout-worker restarts (and other notes on the run's workers) since the last step report. */
-let workerNotes: string[] = [];
-/** Bumped by every start/stop, so a step that was in flight when the run changed is discarded. */
-let generation = 0;
-/** A backend timing made before Start (premeasure), for the model and options named by `key`. */
-let premeasured: { key: string; decision: Promise<EngineDecision> } | null = null;
 const measureKey = (config: RunConfig, o: WebMeasureOptions) => JSON.stringify([probeShapeFor(config).key, o.backends, o.threads, o.budgetMs, o.softwareAdapter, o.timeSoftware ?? false]);
 /** The first MARKED_STEPS steps of each run leave timing marks (bench/tab's breakdown). */
 const MARKED_STEPS = 2;
-let markedSteps = 0;
-/** This start's trainer finished a step (the first rollout's progress is no longer reported). */
-let firstStepDone = false;
-/** The running loop's commands (null between runs). */
-let control: RunControl | null = null;
-/** The running loop (run()), settled once it has stopped: release waits for it before freeing the trainer's sessions. */
-let looping: Promise<unknown> | null = null;
 /** Longest release() waits for a stopped loop's iteration in flight before freeing the trainer anyway, ms. */
 const LOOP_STOP_WAIT_MS = 5000;
 
 function need(): RunTrainer {
-  if (!trainer) throw new Error('training worker: no run (call start first)');
-  return trainer;
+  if (!st.trainer) throw new Error('training worker: no run (call start first)');
+  return st.trainer;
 }
 
 /**
@@ -89,22 +118,22 @@ function need(): RunTrainer {
  * this worker instead of keeping it for the next run).
  */
 async function release(): Promise<boolean> {
-  control?.command('stop');
-  control = null;
+  st.control?.command('stop');
+  st.control = null;
   // A batch of user reward terms being scored stops at its next slice (≤ ~250 ms) instead of
   // finishing: the iteration in flight is dropped, as the CLI drops it on Ctrl-C.
-  rewardLab?.scorer.interrupt?.();
-  const loop = looping;
+  st.rewardLab?.scorer.interrupt?.();
+  const loop = st.looping;
   const clean = !loop || (await Promise.race([loop.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), LOOP_STOP_WAIT_MS))]));
-  const t = trainer;
-  const p = overlayPolicy;
-  trainer = null;
-  runConfig = null;
-  overlayPolicy = null;
-  const lab = rewardLab;
-  rewardLab = null;
-  rewardProblems = [];
-  workerNotes = [];
+  const t = st.trainer;
+  const p = st.overlayPolicy;
+  st.trainer = null;
+  st.runConfig = null;
+  st.overlayPolicy = null;
+  const lab = st.rewardLab;
+  st.rewardLab = null;
+  st.rewardProblems = [];
+  st.workerNotes = [];
   await t?.release();
   lab?.scorer.close();
   await p?.then((x) => x.release()).catch(() => undefined);
@@ -155,8 +184,8 @@ const api = {
   async measureBackends(config: RunConfig, options: WebMeasureOptions): Promise<EngineDecision> {
     await ensureCodeEnvs(config.env.id);
     const key = measureKey(config, options);
-    const early = premeasured;
-    premeasured = null;
+    const early = st.premeasured;
+    st.premeasured = null;
     // Timed already, before Start, for this model and these options: that result is this start's.
     if (early && early.key === key) return early.decision;
     // A different one is still running: the runtime runs one session call at a time.
@@ -173,10 +202,10 @@ const api = {
    * result instead of timing again.
    */
   async premeasure(config: RunConfig, options: WebMeasureOptions): Promise<void> {
-    if (premeasured || trainer) return;
+    if (st.premeasured || st.trainer) return;
     await ensureCodeEnvs(config.env.id);
     // A start or another timing may have begun while the sandbox loaded.
-    if (premeasured || trainer) return;
+    if (st.premeasured || st.trainer) return;
     const decision = (async () => {
       mark('premeasure-begin');
       const d = await measureWebBackends(config, options);
@@ -184,7 +213,7 @@ const api = {
       return d;
     })();
     decision.catch(() => undefined);
-    premeasured = { key: measureKey(config, options), decision };
+    st.premeasured = { key: measureKey(config, options), decision };
   },
 
   /**
@@ -201,16 +230,16 @@ const api = {
     onPhase?: (p: PhaseReport) => void,
     warmStartBase?: string,
   ): Promise<StartInfo> {
-    const gen = ++generation;
+    const gen = ++st.generation;
     await release();
     // Sessions of an early timing still in flight finish first (one session call at a time).
-    const early = premeasured;
-    premeasured = null;
+    const early = st.premeasured;
+    st.premeasured = null;
     await early?.decision.catch(() => undefined);
     const t0 = performance.now();
     mark('start-begin');
-    markedSteps = 0;
-    firstStepDone = false;
+    st.markedSteps = 0;
+    st.firstStepDone = false;
     // A code env's sandbox (QuickJS) loads in this worker before anything makes the env.
     await ensureCodeEnvs(config.env.id);
     // User reward terms load (and get a dry run) before any session is built: a broken module fails the start at once.
@@ -234,7 +263,7 @@ const api = {
           }
         : undefined,
       rewardLab: lab,
-      workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights, onRestart: (m) => workerNotes.length < 20 && workerNotes.push(m) }),
+      workerPool: (size) => (model, weights) => createBrowserWorkerPool({ size, model, weights, onRestart: (m) => st.workerNotes.length < 20 && st.workerNotes.push(m) }),
       // Tool runs with rollout.workers 1 decode in a token rollout worker beside this one.
       tokenWorker: browserTokenWorker,
       // A token run's checkpoint replaces the imitation warm start's result: a resume skips it.
@@ -247,7 +276,7 @@ const api = {
       },
       onEpisode: onPhase ? firstRolloutProgress(gen, onPhase) : undefined,
     });
-    if (gen !== generation) {
+    if (gen !== st.generation) {
       await t.release();
       lab?.scorer.close();
       throw new Error('superseded by a newer start');
@@ -260,10 +289,10 @@ const api = {
         throw e;
       }
     }
-    trainer = t;
-    rewardLab = lab ?? null;
-    runConfig = config;
-    runEngine = engine;
+    st.trainer = t;
+    st.rewardLab = lab ?? null;
+    st.runConfig = config;
+    st.runEngine = engine;
     mark('start-end');
     return { engine: engine.name, setupS: (performance.now() - t0) / 1000, params: countParams(t.model), canCheckpoint: t.canCheckpoint, iteration: t.iteration, warmStartLoaded };
   },
@@ -276,8 +305,8 @@ const api = {
   async saveCheckpoint(runId: string): Promise<CheckpointWrite | null> {
     const t = need();
     if (!t.canCheckpoint) return null;
-    runStore ??= new RunStore();
-    return writeCheckpoint(runStore, runId, await t.checkpoint());
+    st.runStore ??= new RunStore();
+    return writeCheckpoint(st.runStore, runId, await t.checkpoint());
   },
 
   /**
@@ -289,14 +318,14 @@ const api = {
    */
   async run(o: RunOptions, onEvent: (e: RunEvent) => void | Promise<void>): Promise<StopReason> {
     const t = need();
-    const gen = generation;
-    control?.command('stop');
+    const gen = st.generation;
+    st.control?.command('stop');
     const c = new RunControl(o.iterations, { steps: o.mode === 'step' ? 1 : 0 });
-    control = c;
+    st.control = c;
     const events = new TrainerEvents();
     /** The page's answer to the latest iteration report (awaited before the next step). */
     let answered: Promise<void> | void = undefined;
-    const live = () => gen === generation && control === c;
+    const live = () => gen === st.generation && st.control === c;
     events.on('iteration', (e) => {
       if (live()) answered = onEvent(iterationEvent(e.iteration, e.metrics, e.allApplied, e.wallS, e.batch));
     });
@@ -306,14 +335,14 @@ const api = {
     // Marks around the first steps of each run: bench/tab's breakdown of the first iteration.
     const marked = {
       async step() {
-        const k = markedSteps;
+        const k = st.markedSteps;
         if (k < MARKED_STEPS) mark(`step-begin:${k}`);
         const r = await t.step();
-        firstStepDone = true;
+        st.firstStepDone = true;
         // After the first iteration, not before it: the first Apply of reward code then finds the sandbox loaded.
         if (k === 0) void warmRewardSandbox();
         if (k < MARKED_STEPS) {
-          markedSteps++;
+          st.markedSteps++;
           const m = r.metrics;
           mark(`step-end:${k}`, { rolloutS: m['perf/rollout_s'], trainS: m['perf/train_s'], updateS: m['perf/update_s'], iterationS: m['perf/iteration_s'] });
         }
@@ -334,17 +363,17 @@ const api = {
         if (live()) await onEvent({ type: 'held', reason, iteration: t.iteration });
       },
     });
-    looping = loop;
+    st.looping = loop;
     const stopped = await loop.finally(() => {
-      if (looping === loop) looping = null;
+      if (st.looping === loop) st.looping = null;
     });
-    if (control === c) control = null;
+    if (st.control === c) st.control = null;
     return stopped.reason;
   },
 
   /** Pause, step, play, stop or re-budget the running loop (ignored without one). */
   command(c: RunCommand): void {
-    control?.command(c);
+    st.control?.command(c);
   },
 
   /**
@@ -354,14 +383,14 @@ const api = {
    * may interleave with a step in flight without two WASM runs overlapping.
    */
   async gridOverlay(req: GridOverlayRequest): Promise<GridOverlay | null> {
-    const t = trainer;
-    const config = runConfig;
-    const engine = runEngine;
+    const t = st.trainer;
+    const config = st.runConfig;
+    const engine = st.runEngine;
     if (!t || !config || !engine || t.model.kind !== 'mlp') return null;
     const inp = overlayInputs(config.env.id, config.env.kwargs, req.seed, req.actions, req.step);
-    overlayPolicy ??= t.getWeights().then((w) => serializeEngine(engine).createPolicy(t.model, OVERLAY_BATCH, w));
-    const policy = await overlayPolicy;
-    if (t !== trainer) return null; // the run changed meanwhile
+    st.overlayPolicy ??= t.getWeights().then((w) => serializeEngine(engine).createPolicy(t.model, OVERLAY_BATCH, w));
+    const policy = await st.overlayPolicy;
+    if (t !== st.trainer) return null; // the run changed meanwhile
     const version = t.version;
     policy.setWeights(await t.getWeights(), version);
     const A = t.model.numActions;
@@ -379,16 +408,16 @@ const api = {
    */
   async setRewardCode(code: string, version: number): Promise<string[]> {
     const t = need();
-    if (!runConfig) throw new Error('no run config: the run has not started');
-    const lab = progressLab(await rewardLabFor({ ...runConfig, reward: { ...runConfig.reward, code } }, noteRewardProblem, version), progress) ?? null;
-    if (t !== trainer) {
+    if (!st.runConfig) throw new Error('no run config: the run has not started');
+    const lab = progressLab(await rewardLabFor({ ...st.runConfig, reward: { ...st.runConfig.reward, code } }, noteRewardProblem, version), progress) ?? null;
+    if (t !== st.trainer) {
       lab?.scorer.close();
       throw new Error('the run changed meanwhile');
     }
-    const old = rewardLab;
+    const old = st.rewardLab;
     t.setRewardLab(lab);
-    rewardLab = lab;
-    runConfig = { ...runConfig, reward: { ...runConfig.reward, code } };
+    st.rewardLab = lab;
+    st.runConfig = { ...st.runConfig, reward: { ...st.runConfig.reward, code } };
     old?.scorer.close();
     return lab ? [...lab.scorer.terms] : [];
   },
@@ -404,7 +433,7 @@ const api = {
    * flight did not end in time: the page should terminate the worker.
    */
   async stop(): Promise<boolean> {
-    generation++;
+    st.generation++;
     return release();
   },
 };
@@ -419,7 +448,7 @@ const ROLLOUT_REPORT_MS = 100;
 function firstRolloutProgress(gen: number, onPhase: (p: PhaseReport) => void): (done: number, total: number) => void {
   let last = 0;
   return (done, total) => {
-    if (gen !== generation || firstStepDone) return;
+    if (gen !== st.generation || st.firstStepDone) return;
     const now = performance.now();
     if (done < total && now - last < ROLLOUT_REPORT_MS) return;
     last = now;
@@ -445,7 +474,7 @@ function iterationEvent(iteration: number, m: Readonly<Record<string, number>>, 
     const { actions, logprobs, entropies, values, versions, rewards } = ep;
     return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
   });
-  const view: IterationView = { iteration, metrics: { ...m }, allApplied, wallS, episodes, rewardProblems: rewardProblems.splice(0), ...(workerNotes.length ? { workerNotes: workerNotes.splice(0) } : {}) };
+  const view: IterationView = { iteration, metrics: { ...m }, allApplied, wallS, episodes, rewardProblems: st.rewardProblems.splice(0), ...(st.workerNotes.length ? { workerNotes: st.workerNotes.splice(0) } : {}) };
   // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
   const buffers = new Set<ArrayBuffer>();
   for (const e of episodes) {

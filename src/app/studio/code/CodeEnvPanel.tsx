@@ -13,7 +13,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { CodeEnvProblem } from '../../../core/envs/code/index.ts';
 import { familyOf } from '../../../core/envs/families.ts';
 import type { RandomAgentResult, StudioCheck } from '../../../runtime/codeEnv/studioWorker.ts';
-import { useStore } from '../../state/store.ts';
+import { useStore } from '../../store.ts';
 import { CodeEditor } from './CodeEditor.tsx';
 import { CodePlay } from './CodePlay.tsx';
 import { CODE_ENV_EXAMPLES } from './examples.ts';

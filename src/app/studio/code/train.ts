@@ -4,7 +4,7 @@
  */
 import type { Preset } from '../../train/config.ts';
 import { validate } from '../../train/config.ts';
-import { useStore } from '../../state/store.ts';
+import { useStore } from '../../store.ts';
 import { CODE_ENV_ID } from '../../../core/envs/code/codeEnv.ts';
 import { envFamily, type EnvFamilyName } from '../../../core/envs/families.ts';
 

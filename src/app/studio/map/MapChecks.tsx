@@ -7,7 +7,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { GridMap } from '../../../core/envs/grid/mapSpec.ts';
 import type { MapCheck } from '../../../core/envs/grid/mapCheck.ts';
 import type { RandomAgentReport } from '../../../core/envs/randomAgent.ts';
-import { useStore } from '../../state/store.ts';
+import { useStore } from '../../store.ts';
 import { CheckCancelled, checkMapOffPage, randomAgentOffPage } from './mapClient.ts';
 import { mapPresets, trainHashForMap } from './trainLink.ts';
 

@@ -9,7 +9,7 @@ import { mapFromJson, mapToJson, parseGridMap, type GridMap } from '../../../cor
 import { browserRunStore } from '../../../runtime/storage/browser.ts';
 import { deleteDesign, listDesigns, newDesignId, saveDesign, type DesignRecord } from '../../../runtime/storage/designs.ts';
 import { download } from '../../runs/download.ts';
-import { useStore } from '../../state/store.ts';
+import { useStore } from '../../store.ts';
 
 /** A file name from the map's name. */
 const fileName = (m: GridMap) => `${m.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'map'}.json`;

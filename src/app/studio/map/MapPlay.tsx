@@ -9,7 +9,7 @@ import { mapToKwargs, type GridMap } from '../../../core/envs/grid/mapSpec.ts';
 import { ExpertControls, keepFocus } from '../../env/EpisodeControls.tsx';
 import { EpisodeStatus } from '../../env/EpisodeStatus.tsx';
 import { GridView } from '../../env/GridView.tsx';
-import { useStore } from '../../state/store.ts';
+import { useStore } from '../../store.ts';
 
 export function MapPlay({ map }: { map: GridMap }) {
   const env = useStore((s) => s.env);

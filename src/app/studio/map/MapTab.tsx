@@ -7,7 +7,7 @@ import { useState } from 'react';
 import { AGENT_CHARS } from '../../../core/envs/grid/objects.ts';
 import { DIR_NAMES } from '../../../core/envs/grid/view.ts';
 import { paintCell, rowsProblem, type GridMap } from '../../../core/envs/grid/mapSpec.ts';
-import { useStore } from '../../state/store.ts';
+import { useStore } from '../../store.ts';
 import { keepFocus } from '../../env/EpisodeControls.tsx';
 import { MapChecks } from './MapChecks.tsx';
 import { MapEditor } from './MapEditor.tsx';

@@ -11,7 +11,7 @@
 import { CHARSET } from '../../text/codec.ts';
 import { MAX_CELL_VALUE } from '../grid/objects.ts';
 import { DIR_NAMES, maxViewTextLength } from '../grid/view.ts';
-import { lazyGridObs } from '../grid/world.ts';
+import { lazyGridObs } from '../grid/lazyObs.ts';
 import { hasEnv, registerEnv, type EnvKwargs } from '../registry.ts';
 import { box, boxPerElement, dict, discrete, text } from '../spaces.ts';
 import { rewardLine } from './source.ts';

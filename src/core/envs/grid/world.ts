@@ -27,36 +27,11 @@ import { box, dict, discrete, text } from '../spaces.ts';
 import type { EnvSpec, GridEnv, GridFrame, GridObs, Info, ResetOptions, ResetResult, StepResult } from '../types.ts';
 import { Grid } from './grid.ts';
 import { AGENT_CHARS, DOOR, MAX_CELL_VALUE, OBJ, canOverlap, canPickUp } from './objects.ts';
-import { DIR_NAMES, DIR_VEC, egocentricView, maxViewTextLength, renderCells, renderView, viewCoords, writeEgocentricView, type Carry } from './view.ts';
+import { DIR_NAMES, DIR_VEC, egocentricView, maxViewTextLength, renderCells, viewCoords, writeEgocentricView, type Carry } from './view.ts';
+import { lazyGridObs } from './lazyObs.ts';
 
 /** The info of a step that reports nothing: shared and frozen (infos are read, never written), one object less per step. */
 const NO_INFO: Info = Object.freeze({});
-
-/**
- * Observations render their text on first read (image policies never read it; building it was
- * a fifth of a grid step). `text` is an own, enumerable accessor, so structured clone, JSON and
- * deepClone see it as data; its getter is one shared function (a getter written in an object
- * literal is a new closure per observation and leaves the object in slow dictionary mode:
- * ~0.7 µs an observation, against ~0.2 µs this way). What it renders from is kept under a
- * symbol key, which those copies skip: (view size << 16 | carried type << 8 | carried colour),
- * replaced by the text once rendered.
- */
-const TEXT_STATE = Symbol('gridObsText');
-type LazyObs = GridObs & { [TEXT_STATE]: number | string };
-function lazyText(this: LazyObs): string {
-  const s = this[TEXT_STATE];
-  if (typeof s === 'string') return s;
-  return (this[TEXT_STATE] = renderView(this.image, s >>> 16, { type: (s >>> 8) & 0xff, color: s & 0xff }));
-}
-const TEXT_PROPERTY: PropertyDescriptor = Object.freeze({ get: lazyText, enumerable: true, configurable: true });
-
-/** A grid observation over `image` (a `size`-cell view; the agent carries `type`/`color`) whose text renders on first read. */
-export function lazyGridObs(image: Uint8Array, direction: number, size: number, type: number, color: number): GridObs {
-  const obs = { image, direction } as LazyObs;
-  Object.defineProperty(obs, 'text', TEXT_PROPERTY);
-  obs[TEXT_STATE] = (size << 16) | (type << 8) | color;
-  return obs;
-}
 
 /**
  * Observation images are views into chunks of this many images (one chunk per env, a fresh one

@@ -4,7 +4,7 @@
  * which says what the playground is and offers the first lesson and the first preset; a
  * returning visitor with no hash gets the Environments view, as before.
  */
-import { PROGRESS_KEY } from '../lessons/progress.ts';
+import { PROGRESS_KEY } from './lessons/progress.ts';
 
 /** Written on the first visit, so later visits without a hash open Environments. */
 export const VISITED_KEY = 'arl-playground.visited.v1';

@@ -10,8 +10,8 @@
  * the rest of the link still applies, and nothing here ever starts training.
  */
 import { z } from 'zod';
-import { FIELD_BY_PATH, PANELS, getPath, sameValue, type DraftConfig } from '../train/fields.ts';
-import { setField } from '../train/config.ts';
+import { FIELD_BY_PATH, PANELS, getPath, sameValue, type DraftConfig } from './fields.ts';
+import { setField } from './config.ts';
 
 /** Every control a link may hide or lock. */
 export const CONTROLS: readonly string[] = ['presets', ...PANELS.map((p) => `panel.${p.id}`), ...FIELD_BY_PATH.keys()];

@@ -3,15 +3,15 @@
  * implementation, so each slice can type its creator with the whole store without an import
  * cycle (store.ts composes the implementations).
  */
-import type { BackendKind, BackendReport } from '../../runtime/backend.ts';
-import type { EnvKwargs } from '../../core/envs/registry.ts';
-import type { Env, EnvSpec } from '../../core/envs/types.ts';
-import type { Actor, Episode } from './episode.ts';
-import type { RememberedChoice } from './engineCache.ts';
-import type { TrainSlice } from '../train/trainState.ts';
-import type { RunsSlice } from '../runs/runsState.ts';
-import type { LessonsSlice } from '../lessons/lessonsState.ts';
-import type { StudioSlice } from '../studio/studioState.ts';
+import type { BackendKind, BackendReport } from '../runtime/backend.ts';
+import type { EnvKwargs } from '../core/envs/registry.ts';
+import type { Env, EnvSpec } from '../core/envs/types.ts';
+import type { Actor, Episode } from './state/episode.ts';
+import type { RememberedChoice } from './state/engineCache.ts';
+import type { TrainSlice } from './train/trainState.ts';
+import type { RunsSlice } from './runs/runsState.ts';
+import type { LessonsSlice } from './lessons/lessonsState.ts';
+import type { StudioSlice } from './studio/studioState.ts';
 
 export interface Notice {
   id: number;

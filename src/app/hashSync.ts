@@ -3,12 +3,12 @@
  * person edits it; the view writes the hash back (replaceState, so Back leaves the app rather
  * than walking through every seed tried).
  */
-import { formatTrainHash, isTrainHash } from '../train/config.ts';
-import { formatHash, parseHash } from './hash.ts';
+import { formatTrainHash, isTrainHash } from './train/config.ts';
+import { formatHash, parseHash } from './state/hash.ts';
 import { useStore } from './store.ts';
-import { formatStudioHash, isStudioHash } from '../studio/studioHash.ts';
-import { CODE_LINK_PREFIX, isTrainCodeLink } from '../studio/code/link.ts';
-import { commonLocks, formatClassroom, formatLessonHash, isLessonsHash, NO_CLASSROOM, parseClassroomLink } from '../lessons/classroom.ts';
+import { formatStudioHash, isStudioHash } from './studio/studioHash.ts';
+import { CODE_LINK_PREFIX, isTrainCodeLink } from './studio/code/link.ts';
+import { commonLocks, formatClassroom, formatLessonHash, isLessonsHash, NO_CLASSROOM, parseClassroomLink } from './train/classroom.ts';
 import { landing, markVisited } from './landing.ts';
 
 /** True when the hash names the Runs view. */

@@ -4,10 +4,10 @@
  * "Press Start" while the engine loads, the sessions build and the first rollout plays.
  */
 import { useEffect, useState } from 'react';
-import { useStore } from '../state/store.ts';
-import type { TrainSlice } from './trainState.ts';
+import { useStore } from '../store.ts';
+import type { Store } from '../storeTypes.ts';
 
-const PHASE_TEXT: Record<NonNullable<TrainSlice['phase']>['name'], string> = {
+const PHASE_TEXT: Record<NonNullable<Store['phase']>['name'], string> = {
   engine: 'loading the engine',
   session: 'building the session',
   rollout: 'first rollout',
@@ -20,7 +20,7 @@ export function warmEmptyNote(warm: { step: number; total: number } | null): str
 }
 
 /** "building the session · 0.4 s", "first rollout · 37 of 64 episodes · 2.1 s" (`now`, `phase.since`: page time, ms). */
-export function phaseNote(phase: TrainSlice['phase'], now: number): string | undefined {
+export function phaseNote(phase: Store['phase'], now: number): string | undefined {
   if (!phase) return undefined;
   const episodes = phase.done !== undefined && phase.total !== undefined ? ` · ${phase.done} of ${phase.total} episodes` : '';
   return `${PHASE_TEXT[phase.name]}${episodes} · ${(Math.max(0, now - phase.since) / 1000).toFixed(1)} s`;

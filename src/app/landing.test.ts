@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { landing, markVisited, VISITED_KEY } from './landing.ts';
-import { PROGRESS_KEY } from '../lessons/progress.ts';
+import { PROGRESS_KEY } from './lessons/progress.ts';
 
 /** A Map-backed Storage stand-in: only what landing reads and writes. */
 function memory(init: Record<string, string> = {}) {

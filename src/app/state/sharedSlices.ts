@@ -1,17 +1,14 @@
 /**
- * The app's one zustand store, in slices: the backend report for the status bar,
- * the env viewer, and user-facing notices. Components subscribe with narrow selectors.
+ * The slices every view shares: user-facing notices, the backend report for the status bar,
+ * the env viewer and the view in the header nav. The app's store (../store.ts) composes them
+ * with each view's own slice.
  */
-import { create, type StateCreator } from 'zustand';
+import type { StateCreator } from 'zustand';
 import { detectBackend, type BackendKind } from '../../runtime/backend.ts';
 import { envIds, makeEnv } from '../../core/envs/index.ts';
 import type { Env } from '../../core/envs/types.ts';
 import { advance, isOver, rewind, startEpisode, type Episode } from './episode.ts';
-import { trainSlice } from '../train/slice.ts';
-import { runsSlice, saveSelected } from '../runs/slice.ts';
-import { lessonsSlice } from '../lessons/slice.ts';
-import { studioSlice } from '../studio/studioSlice.ts';
-import type { BackendSlice, CatalogEntry, NoticeSlice, Store, ViewerSlice, ViewSlice } from './storeTypes.ts';
+import type { BackendSlice, CatalogEntry, NoticeSlice, Store, ViewerSlice, ViewSlice } from '../storeTypes.ts';
 
 
 // ---------------------------------------------------------------- notices
@@ -28,7 +25,7 @@ export function capNotice(text: string): string {
   return text.length > NOTICE_MAX_CHARS ? `${text.slice(0, NOTICE_MAX_CHARS)}…` : text;
 }
 
-const noticeSlice: StateCreator<Store, [], [], NoticeSlice> = (set) => ({
+export const noticeSlice: StateCreator<Store, [], [], NoticeSlice> = (set) => ({
   notices: [],
   notify: (level, raw) =>
     set((s) => {
@@ -49,7 +46,7 @@ const noticeSlice: StateCreator<Store, [], [], NoticeSlice> = (set) => ({
 /** Most WASM threads `?threads=N` may ask for (browsers cap a page's workers well above this). */
 const MAX_FORCED_THREADS = 16;
 
-const backendSlice: StateCreator<Store, [], [], BackendSlice> = (set, get) => ({
+export const backendSlice: StateCreator<Store, [], [], BackendSlice> = (set, get) => ({
   backend: { status: 'detecting' },
   engineChoice: null,
   measuringBackends: false,
@@ -108,7 +105,7 @@ export function defaultEnvId(catalog: readonly CatalogEntry[]): string | null {
 export const PLAY_RATE = { min: 0.5, max: 12, default: 3 } as const;
 
 
-const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
+export const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
   /** Starts an episode on `env` with `seed`; reports and returns null if the env throws. */
   const begin = (env: Env, seed: number): Episode | null => {
     try {
@@ -238,25 +235,7 @@ const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
 
 
 
-const viewSlice: StateCreator<Store, [], [], ViewSlice> = (set) => ({
+export const viewSlice: StateCreator<Store, [], [], ViewSlice> = (set) => ({
   view: 'environments',
   setView: (view) => set({ view }),
-});
-
-// ---------------------------------------------------------------- store
-
-
-export const useStore = create<Store>()((...a) => ({
-  ...noticeSlice(...a),
-  ...backendSlice(...a),
-  ...viewerSlice(...a),
-  ...viewSlice(...a),
-  ...trainSlice(...a),
-  ...runsSlice(...a),
-  ...lessonsSlice(...a),
-  ...studioSlice(...a),
-}));
-
-useStore.subscribe((s, prev) => {
-  if (s.selected !== prev.selected) saveSelected(s.selected);
 });

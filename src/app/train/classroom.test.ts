@@ -3,9 +3,9 @@ import { commonLocks, CONTROLS, formatLessonHash, isHidden, isLessonsHash, isLoc
 import '../../core/envs/index.ts';
 import emptyPreset from '../../../presets/grid-empty-8x8-grpo.json';
 import ppoPreset from '../../../presets/grid-door-key-ppo.json';
-import { draftFromHash, loadPresets, parseTrainHash } from '../train/config.ts';
-import { getPath } from '../train/fields.ts';
-import { EMPTY_PROGRESS, forgetLesson, isDone, markDone, PROGRESS_KEY, readProgress, writeProgress } from './progress.ts';
+import { draftFromHash, loadPresets, parseTrainHash } from './config.ts';
+import { getPath } from './fields.ts';
+import { EMPTY_PROGRESS, forgetLesson, isDone, markDone, PROGRESS_KEY, readProgress, writeProgress } from '../lessons/progress.ts';
 
 describe('classroom links', () => {
   it('parse hide/lock/lesson/step and hand the rest of the link back untouched', () => {

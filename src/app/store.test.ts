@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { capNotice, useStore } from './store.ts';
-import { isOver } from './episode.ts';
+import { useStore } from './store.ts';
+import { capNotice } from './state/sharedSlices.ts';
+import { isOver } from './state/episode.ts';
 
 const s = () => useStore.getState();
 

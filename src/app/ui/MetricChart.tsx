@@ -9,9 +9,9 @@
  * Memoised, at most MAX_POINTS points, and redrawn through a shared per-frame queue.
  */
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
-import { useElementSize } from '../ui/useElementSize.ts';
+import { useElementSize } from './useElementSize.ts';
 import { bandPath, linePath, linear, niceTicks, yRange } from './plot.ts';
-import type { MetricPoint } from './trainState.ts';
+import type { MetricPoint } from './plot.ts';
 import type { MetricKey } from '../../core/metrics/registry.ts';
 
 /** Points drawn per chart; longer histories are thinned evenly (the last point always kept). */

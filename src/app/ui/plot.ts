@@ -3,6 +3,9 @@
  * SVG path strings for lines (gaps where a value is missing) and bands.
  */
 
+/** One iteration's metrics plus the x value and the reward band, as the charts read them. */
+export type MetricPoint = Record<string, number> & { it: number };
+
 /** About `count` round tick values covering [lo, hi] (1, 2, 2.5, 5 × 10^k steps). */
 export function niceTicks(lo: number, hi: number, count = 4): number[] {
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) return [];
