@@ -28,6 +28,8 @@ const REMAINING: Record<string, string[]> = {
   'src/runtime/codeEnv/quickjs.ts': ['modulePromise', 'wasm', 'wasmMemory'],
   'src/runtime/codeEnv/studioWorker.ts': ['env', 'ret', 'lastVector'],
   'src/runtime/engine/selfTest.ts': ['consoleHooked'],
+  // One network thread per JS thread by design: every remote env of a rollout thread blocks on the same bridge.
+  'src/runtime/openenv/link.ts': ['spawnThread', 'started', 'nextId'],
   'src/runtime/engine/web.ts': ['tinyModel'],
   'src/runtime/pool/browser.ts': ['spawned'],
   'src/runtime/pool/faultWorker.node.ts': ['collects'],

@@ -70,8 +70,6 @@ export function openEnvAddresses(url: string): { http: string; ws: string } {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let sessionCounter = 0;
-
 /** One env session on an OpenEnv server. */
 export class OpenEnvClient {
   readonly options: OpenEnvClientOptions;
@@ -79,7 +77,8 @@ export class OpenEnvClient {
   /** The transport in use: decided by the first request (null before it). */
   transport: 'ws' | 'http' | null = null;
   private ws: WsChannel | null = null;
-  private readonly sessionId = `ts-${Date.now().toString(36)}-${(++sessionCounter).toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  // crypto.randomUUID: unique across clients without a module-level counter (Node ≥ 19, workers, secure pages).
+  private readonly sessionId = `ts-${globalThis.crypto.randomUUID()}`;
   /** The episode so far, for replay after a reconnect: the reset's fields, the actions, and each observation seen. */
   private episode: { reset: Record<string, unknown>; actions: unknown[]; seen: string[] } | null = null;
   private closed = false;
