@@ -11,9 +11,7 @@
  * - optionally an **objective** replacing the policy gradient (a distill stage's teacher KL).
  */
 import type { IterationMetricInputs, SampledEpisode } from '../algos/metrics.ts';
-import { algoDescriptor } from '../algos/registry/index.ts';
 import type { Learner } from '../engine/types.ts';
-import type { Info } from '../envs/types.ts';
 import type { MetricRun } from '../metrics/lookup.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
@@ -109,11 +107,6 @@ export interface Objective<E extends StepEpisode | TokenEpisode> {
  */
 export interface Skipped {
   skipped: Record<string, number>;
-}
-
-/** MT-GRPO's turn infos (`AdvantageContext.turnInfos`): each episode's env info per turn, only for a turn-credit algorithm. */
-export function turnInfosFor(algo: string, episodes: readonly { infos: readonly Info[] }[]): readonly (readonly Info[])[] | undefined {
-  return algoDescriptor(algo).advantage.kind === 'turn-credit' ? episodes.map((ep) => ep.infos) : undefined;
 }
 
 /** A scheduler of staleness bound `maxStaleness` (0 = synchronous), with an optional prompt pool. */

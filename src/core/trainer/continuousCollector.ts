@@ -33,16 +33,13 @@
  * virtual clock it is bit-identical.
  */
 import { GROUP_ALGOS } from '../algos/config.ts';
-import { algoDescriptor } from '../algos/registry/index.ts';
 import { familyOf } from '../envs/families.ts';
 import { PromptPool, type PlannedGroup } from '../rollout/promptPool.ts';
-import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Clock } from '../envs/clock.ts';
 import { makeEnv } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import { makeTokenModel, type TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import type { ShapedReward } from '../reward/shaping.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import { trainStepOptions } from '../update/hyper.ts';
@@ -57,7 +54,8 @@ import { tokenRolloutBatch } from '../update/batch.ts';
 import { continuousMetrics } from './continuousMetrics.ts';
 import { learnerIsProximal } from '../update/offPolicy.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import { makeScheduler, turnInfosFor, type Collected, type Collector, type Scheduler } from './collector.ts';
+import { makeScheduler, type Collected, type Collector, type Scheduler, type Skipped } from './collector.ts';
+import { gather, skippedMetrics, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
@@ -84,17 +82,6 @@ interface GroupRec {
   size: number;
   /** Index in the prompt pool (rollout.budget.pool > 0), else −1 (a fresh prompt). */
   prompt: number;
-}
-
-type Scored = GroupRec & { rewards: number[]; shaped: ShapedReward[] };
-
-/** What the rounds of one collect hand on: the batch to train on and what the metrics need of every round. */
-interface Rounds {
-  batch: Scored[];
-  ds: DynamicSamplingState<Scored>;
-  sampled: TokenEpisode[];
-  sampledShaped: ShapedReward[];
-  rounds: number;
 }
 
 /** Oldest policy version in a group's finished episodes (Infinity when none sampled yet). */
@@ -215,19 +202,18 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
     return doomed;
   }
 
+  /** The prompt pool's planned groups of the collect under way (with a pool), else undefined. */
+  private plan: readonly PlannedGroup[] | undefined;
+
   /**
-   * The rounds of one collect: admits groups (up to (1 + s)·G open) and waits for `need` finished
-   * ones per dynamic-sampling round; every finished episode is kept for the metrics.
+   * One sampling round: admits groups (up to (1 + s)·G open, or the pool's plan) and waits until
+   * `need` have finished, which it hands on in finish order.
    */
-  private async rounds(it: number): Promise<Rounds> {
-    const s = this.scheduler.maxStaleness;
-    const G = this.config.groups;
-    const sampled: TokenEpisode[] = [];
-    const sampledShaped: ShapedReward[] = [];
-    let rounds = 0;
-    // With a prompt pool (sync, no dynamic sampling: one round) the groups are planned up front.
-    const plan = this.scheduler.prompts?.plan(it, G, this.config.algo.groupSize);
-    const sampleRound = async (_round: number, need: number): Promise<Scored[]> => {
+  private readonly rounds: RolloutSource<TokenEpisode, GroupRec> = {
+    play: async (_it, _round, need) => {
+      const s = this.scheduler.maxStaleness;
+      const G = this.config.groups;
+      const plan = this.plan;
       // Not awaited alone: next() is answered after the enqueue (call order), one round trip.
       let admitted = this.admit(s === 0 ? need : (1 + s) * G, plan);
       while (this.finished.length < need) {
@@ -242,50 +228,43 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
         }
       }
       await admitted;
-      rounds++;
       const taken = this.finished.splice(0, need);
-      // One sandbox call for the round's groups (step records read off the episodes).
-      const shapedAll = await shapeTokenEpisodes(this.rewards, taken.flatMap((g) => g.episodes));
-      let e = 0;
-      return taken.map((g) => {
-        const shaped = g.episodes.map(() => shapedAll[e++]);
-        sampled.push(...g.episodes);
-        sampledShaped.push(...shaped);
-        this.open.delete(g.id);
-        return { ...g, shaped, rewards: shaped.map((x) => x.total) };
-      });
-    };
-    const r = await sampleWithDynamicSampling(sampleRound, plan ? plan.length : G, this.config.algo.dynamicSampling);
-    for (const g of r.batch) {
-      const v = minVersion(g);
-      if (this.version - v > s) throw new Error(`ContinuousCollector: group ${g.id} has a token ${this.version - v} versions old (max ${s})`);
-    }
-    return { batch: r.batch, ds: r.state, sampled, sampledShaped, rounds };
-  }
+      for (const g of taken) this.open.delete(g.id);
+      return taken;
+    },
+    score: (episodes) => shapeTokenEpisodes(this.rewards, episodes),
+    greedy: () => Promise.reject(new Error('ContinuousCollector: greedy baselines need sync lockstep play (the algorithm refuses async)')),
+    stateKeys: (ep, shaped) => tokenStateKeys(ep, shaped.perStep.length),
+    summarize: sampledTokenEpisode,
+  };
 
-  async collect(it: number, version: number): Promise<Collected<TokenEpisode>> {
+  async collect(it: number, version: number): Promise<Collected<TokenEpisode> | Skipped> {
     this.version = version;
     const { algo } = this.config;
-    const N = algo.groupSize;
-    const c = await this.rounds(it);
-    const episodes = c.batch.flatMap((g) => g.episodes);
+    const s = this.scheduler.maxStaleness;
+    // With a prompt pool (sync, no dynamic sampling: one round) the groups are planned up front.
+    this.plan = this.scheduler.prompts?.plan(it, this.config.groups, algo.groupSize);
+    const g = await gather(this.rounds, algo, it, this.plan ? this.plan.length : this.config.groups);
+    this.plan = undefined;
+    for (const grp of g.groups) {
+      const v = minVersion(grp);
+      if (this.version - v > s) throw new Error(`ContinuousCollector: group ${grp.id} has a token ${this.version - v} versions old (max ${s})`);
+    }
+    if (g.episodes.length === 0) return { skipped: skippedMetrics(g) };
+    const { episodes } = g;
     const n = episodes.length;
     if (!this.prox && !learnerIsProximal(algo, n, this.config.learnerBatch)) throw new Error(`ContinuousCollector: ${n} sequences take more than one train step, and the learner serves as π_prox only for one`);
-    // Adaptive budget: groups of unequal size; the scorers then run every sequence whole.
-    const sizes = c.batch.map((g) => g.size);
-    const equal = sizes.every((x) => x === N);
-    const shaped = c.batch.flatMap((g) => g.shaped);
-    const stateKeys = algoDescriptor(algo.algo).advantage.kind === 'step-groups' ? episodes.map((ep, i) => tokenStateKeys(ep, shaped[i].perStep.length)) : undefined;
     return {
       episodes,
-      batch: tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, equal ? N : undefined),
-      shaped,
-      ctx: { groupSize: equal ? N : sizes, stateKeys, turnInfos: turnInfosFor(algo.algo, episodes) },
+      // Adaptive budget: groups of unequal size; the scorers then run every sequence whole.
+      batch: tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, g.equal ? algo.groupSize : undefined),
+      shaped: g.shaped,
+      ctx: g.ctx,
       greedy: null,
-      sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
-      groups: samplingStats(c.ds),
-      extra: { groupsDropped: c.ds.droppedGroups, samplingRounds: c.rounds },
-      outcomes: this.scheduler.prompts ? c.batch.map((g) => ({ prompt: g.prompt, size: g.size, successes: g.episodes.filter((ep) => ep.success).length, episodes: g.episodes.length, rewards: g.rewards })) : undefined,
+      sampled: g.sampled,
+      groups: g.groupStats,
+      extra: g.extra,
+      outcomes: this.scheduler.prompts ? g.groups.map((grp) => ({ prompt: grp.prompt, size: grp.size, successes: grp.episodes.filter((ep) => ep.success).length, episodes: grp.episodes.length, rewards: grp.rewards })) : undefined,
       metrics: (_sc, tr, t) => {
         if (!tr) throw new Error('ContinuousCollector: its metrics need the policy-gradient phases, which did not run');
         const st = this.syncStats;

@@ -91,7 +91,7 @@ export async function createTokenDistillTrainer(config: RunConfig, teacher: Toke
   ]);
   // Token episodes record no potentials Φ, so the potential weight stays 0; the rewards are reported, not trained on.
   const rewards = new RewardScoring(tc.shaping, null, false);
-  const collector = new LockstepCollector(tc, model, envs, decoder, null, null, rewards, false, 'token-distill');
+  const collector = new LockstepCollector(tc, model, envs, decoder, null, null, rewards, 'token-distill');
   const objective = new DistillObjective(engine, teacherModel, teacher.weights, tc.learnerBatch, lens);
   const trainer = new Trainer<TokenEpisode, LockstepCollector>({ algo, collector, scheduler: makeScheduler(0), learner, rewards, objective });
   if (rewardLab) trainer.setRewardLab(rewardLab);
