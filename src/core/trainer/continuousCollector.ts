@@ -34,7 +34,7 @@
  */
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { familyOf } from '../envs/families.ts';
-import { PromptPool, type PlannedGroup } from '../rollout/promptPool.ts';
+import type { PlannedGroup } from '../rollout/promptPool.ts';
 import type { Clock } from '../envs/clock.ts';
 import { makeEnv } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
@@ -54,7 +54,8 @@ import { tokenRolloutBatch } from '../update/batch.ts';
 import { continuousMetrics } from './continuousMetrics.ts';
 import { learnerIsProximal } from '../update/offPolicy.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import { makeScheduler, type Collected, type Collector, type Scheduler, type Skipped } from './collector.ts';
+import type { Collected, Collector, Skipped } from './collector.ts';
+import { budgetScheduler, type Scheduler } from './scheduler.ts';
 import { gather, skippedMetrics, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
@@ -192,7 +193,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
       const g = this.open.get(ep.group);
       if (!g) continue; // its group was dropped
       g.episodes.push(ep);
-      if (this.version - minVersion(g) > this.scheduler.maxStaleness) {
+      if (!this.scheduler.fresh(minVersion(g), this.version)) {
         this.open.delete(g.id);
         this.finished = this.finished.filter((x) => x !== g);
         this.lateAborted += g.episodes.length;
@@ -212,10 +213,10 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
   private readonly rounds: RolloutSource<TokenEpisode, GroupRec> = {
     play: async (_it, _round, need) => {
       const s = this.scheduler.maxStaleness;
-      const G = this.config.groups;
+      const open = this.scheduler.openGroups(need, this.config.groups);
       const plan = this.plan;
       // Not awaited alone: next() is answered after the enqueue (call order), one round trip.
-      let admitted = this.admit(s === 0 ? need : (1 + s) * G, plan);
+      let admitted = this.admit(open, plan);
       while (this.finished.length < need) {
         const [, eps] = await Promise.all([admitted, this.source.next()]);
         admitted = Promise.resolve();
@@ -224,7 +225,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
         if (doomed.length > 0) {
           await this.source.drop(doomed, this.version - s);
           // A planned batch is admitted once (sync: nothing can become too stale in it).
-          admitted = plan ? Promise.resolve() : this.admit(s === 0 ? need : (1 + s) * G);
+          admitted = plan ? Promise.resolve() : this.admit(open);
         }
       }
       await admitted;
@@ -243,12 +244,12 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
     const { algo } = this.config;
     const s = this.scheduler.maxStaleness;
     // With a prompt pool (sync, no dynamic sampling: one round) the groups are planned up front.
-    this.plan = this.scheduler.prompts?.plan(it, this.config.groups, algo.groupSize);
+    this.plan = this.scheduler.plan(it, this.config.groups, algo.groupSize);
     const g = await gather(this.rounds, algo, it, this.plan ? this.plan.length : this.config.groups);
     this.plan = undefined;
     for (const grp of g.groups) {
       const v = minVersion(grp);
-      if (this.version - v > s) throw new Error(`ContinuousCollector: group ${grp.id} has a token ${this.version - v} versions old (max ${s})`);
+      if (!this.scheduler.fresh(v, this.version)) throw new Error(`ContinuousCollector: group ${grp.id} has a token ${this.version - v} versions old (max ${s})`);
     }
     if (g.episodes.length === 0) return { skipped: skippedMetrics(g) };
     const { episodes } = g;
@@ -293,7 +294,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
       await this.prox?.setWeights(w, version);
     }
     const doomed = new Set<number>();
-    for (const g of this.open.values()) if (version - minVersion(g) > s) doomed.add(g.id);
+    for (const g of this.open.values()) if (!this.scheduler.fresh(minVersion(g), version)) doomed.add(g.id);
     const [, dropped, st] = await Promise.all([synced, this.source.drop([...doomed], version - s), this.source.stats()]);
     for (const id of dropped) doomed.add(id);
     for (const id of doomed) {
@@ -348,16 +349,6 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
   }
 }
 
-/** The scheduler of a continuous run: its staleness bound, and the prompt pool when rollout.budget.pool > 0 (sync only). */
-function continuousScheduler(config: TokenTrainerConfig, maxStaleness: number): Scheduler {
-  const budget = config.budget;
-  if (budget && budget.pool > 0 && (maxStaleness !== 0 || config.algo.dynamicSampling.enabled)) {
-    throw new Error('a prompt pool (rollout.budget.pool > 0) needs sync scheduling (maxStaleness 0) and no dynamic sampling');
-  }
-  if (budget?.mode === 'adaptive' && budget.pool === 0) throw new Error('the adaptive budget needs a prompt pool (rollout.budget.pool ≥ 1)');
-  return makeScheduler(maxStaleness, budget && budget.pool > 0 ? new PromptPool(budget, config.seed) : null);
-}
-
 /**
  * The Trainer of the continuous token loop (group algorithms on tool envs).
  * @param worker decode in a rollout worker (the learner then trains while it decodes); default: this thread.
@@ -375,7 +366,7 @@ export async function createContinuousTrainer(
 ): Promise<Trainer<TokenEpisode, ContinuousCollector>> {
   const { algo } = config;
   if (!GROUP_ALGOS.includes(algo.algo)) throw new Error(`the continuous token loop trains group algorithms (${GROUP_ALGOS.join(', ')}); got ${algo.algo}`);
-  const scheduler = continuousScheduler(config, scheduling.maxStaleness);
+  const scheduler = budgetScheduler(config.budget, scheduling.maxStaleness, algo.dynamicSampling.enabled, config.seed);
   const probe = makeEnv(config.env.id, config.env.kwargs);
   if (!familyOf(probe.spec).plays.transformer?.continuous) throw new Error(`the continuous token loop trains text (tool) envs; ${config.env.id} is a ${probe.spec.family} env`);
   const model = makeTokenModel(config.model);

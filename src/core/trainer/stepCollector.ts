@@ -41,7 +41,8 @@ import type { RewardLab } from '../reward/userTerms.ts';
 import { buildGridStepRecords } from '../reward/stepRecord.ts';
 import type { GridEnv } from '../envs/types.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
-import { makeScheduler, type Collected, type Collector, type IterationTimes, type Skipped } from './collector.ts';
+import { makeScheduler, type Scheduler } from './scheduler.ts';
+import { type Collected, type Collector, type IterationTimes, type Skipped } from './collector.ts';
 import { gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { Trainer } from './trainer.ts';
@@ -101,7 +102,7 @@ export class StepCollector implements Collector<StepEpisode> {
     readonly proximal: RowScorer,
     readonly reference: RowScorer | null,
     private readonly rewards: RewardScoring,
-    private readonly maxStaleness: number,
+    private readonly scheduler: Scheduler,
     /** Whether Φ is recorded (any stage, or the base config, weights the potential term). */
     private readonly needsPotential: boolean,
     /** The env's time limit (steps), for 'constant' aggregation's default length. */
@@ -157,7 +158,7 @@ export class StepCollector implements Collector<StepEpisode> {
   /** Start every batch the staleness bound allows while the learner trains `iteration` (pool version = learner version). */
   private launch(iteration: number): void {
     if (this.manual) return;
-    const limit = iteration + this.maxStaleness;
+    const limit = this.scheduler.launchLimit(iteration);
     while (this.nextLaunch <= limit) {
       const j = this.nextLaunch++;
       this.track(j, () => this.pool.collect(this.requestFor(j)));
@@ -384,7 +385,7 @@ export async function createStepTrainer(config: StepTrainerConfig, rawEngine: En
   const needsPotential = weightsOf(config.shaping).potential !== 0 || (config.schedule?.stages.some((st) => (st.weights.potential ?? 0) !== 0) ?? false);
   const rewards = new RewardScoring(config.shaping, config.schedule ?? null, needsPotential);
   const agents = envSpec.agents && envSpec.agents.length > 1 ? envSpec.agents : null;
-  const collector = new StepCollector(config, model, pool, new RowScorer(proximal, A), reference ? new RowScorer(reference, A) : null, rewards, scheduler.maxStaleness, needsPotential, envSpec.maxSteps, agents);
+  const collector = new StepCollector(config, model, pool, new RowScorer(proximal, A), reference ? new RowScorer(reference, A) : null, rewards, scheduler, needsPotential, envSpec.maxSteps, agents);
   const trainer = new Trainer<StepEpisode, StepCollector>({ algo, collector, scheduler, learner, rewards });
   if (rewardLab) trainer.setRewardLab(rewardLab);
   return trainer;
