@@ -25,7 +25,10 @@ import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } f
 import type { Info } from '../envs/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { AdvantageContext } from '../update/advantages.ts';
-import type { GreedyBaselines } from './collector.ts';
+import type { RolloutBatch } from '../update/batch.ts';
+import type { StepEpisode } from '../rollout/stepEpisode.ts';
+import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
+import type { Collected, GreedyBaselines } from './collector.ts';
 
 /** A group as a source played it (the source may carry its own bookkeeping beside the episodes). */
 export interface PlayedGroup<E> {
@@ -178,5 +181,25 @@ export function skippedMetrics(g: Pick<Gathered<unknown, unknown>, 'sampled' | '
     ...buildIterationMetrics({ episodes: g.sampled.map((s) => s.summary), groups: samplingStats(ds) }),
     'groups/dropped': ds.droppedGroups,
     'groups/sampling_rounds': g.rounds,
+  };
+}
+
+/**
+ * The Trainer's view of a gathered iteration: the trained `episodes` (the source may have copied
+ * them, e.g. renumbered their groups) and their rollout batch, with the source's own additions to
+ * the estimator's context, the prompt pool's outcomes and its perf metrics.
+ */
+export function collectedOf<E extends StepEpisode | TokenEpisode, G>(g: Gathered<unknown, G>, episodes: E[], batch: RolloutBatch, own: Pick<Collected<E>, 'metrics' | 'outcomes'> & { ctx?: Partial<Collected<E>['ctx']> }): Collected<E> {
+  return {
+    episodes,
+    batch,
+    shaped: g.shaped,
+    ctx: { ...g.ctx, ...own.ctx },
+    greedy: g.greedy,
+    sampled: g.sampled,
+    groups: g.groupStats,
+    extra: g.extra,
+    ...(own.outcomes ? { outcomes: own.outcomes } : {}),
+    metrics: own.metrics,
   };
 }

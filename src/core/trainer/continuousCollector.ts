@@ -56,7 +56,7 @@ import { learnerIsProximal } from '../update/offPolicy.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
 import type { Collected, Collector, Skipped } from './collector.ts';
 import { budgetScheduler, type Scheduler } from './scheduler.ts';
-import { gather, skippedMetrics, type RolloutSource } from './collect.ts';
+import { collectedOf, gather, skippedMetrics, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
@@ -255,16 +255,8 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
     const { episodes } = g;
     const n = episodes.length;
     if (!this.prox && !learnerIsProximal(algo, n, this.config.learnerBatch)) throw new Error(`ContinuousCollector: ${n} sequences take more than one train step, and the learner serves as π_prox only for one`);
-    return {
-      episodes,
-      // Adaptive budget: groups of unequal size; the scorers then run every sequence whole.
-      batch: tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, g.equal ? algo.groupSize : undefined),
-      shaped: g.shaped,
-      ctx: g.ctx,
-      greedy: null,
-      sampled: g.sampled,
-      groups: g.groupStats,
-      extra: g.extra,
+    // Adaptive budget: groups of unequal size; the scorers then run every sequence whole.
+    return collectedOf(g, episodes, tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, g.equal ? algo.groupSize : undefined), {
       outcomes: this.scheduler.prompts ? g.groups.map((grp) => ({ prompt: grp.prompt, size: grp.size, successes: grp.episodes.filter((ep) => ep.success).length, episodes: grp.episodes.length, rewards: grp.rewards })) : undefined,
       metrics: (_sc, tr, t) => {
         if (!tr) throw new Error('ContinuousCollector: its metrics need the policy-gradient phases, which did not run');
@@ -274,7 +266,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
         this.lateAborted = 0;
         return loop;
       },
-    };
+    });
   }
 
   /**

@@ -34,7 +34,7 @@ import { tokenRolloutBatch } from '../update/batch.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
 import type { Collected, Collector, Skipped } from './collector.ts';
 import { makeScheduler } from './scheduler.ts';
-import { gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
+import { collectedOf, gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
@@ -147,15 +147,8 @@ export class LockstepCollector implements Collector<TokenEpisode> {
     // Branches make groups unequal; the learner then runs every sequence whole (no shared prompt).
     const groupSize = g.ds && g.equal ? algo.groupSize : undefined;
     const branches = branchLinks(episodes, this.branchOf);
-    return {
-      episodes,
-      batch: tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, groupSize),
-      shaped: g.shaped,
-      ctx: { ...g.ctx, branches },
-      greedy: g.greedy,
-      sampled: g.sampled,
-      groups: g.groupStats,
-      extra: g.extra,
+    return collectedOf(g, episodes, tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, groupSize), {
+      ctx: { branches },
       metrics: (_sc, _tr, t) => {
         const rolloutS = (t.collected - t.start) / 1000;
         const trainS = (t.trained - t.collected) / 1000;
@@ -170,7 +163,7 @@ export class LockstepCollector implements Collector<TokenEpisode> {
         };
         return { perf, keys: { 'perf/iteration_s': (t.synced - t.start) / 1000 } };
       },
-    };
+    });
   }
 
   async sync(w: Weights | null, version: number): Promise<void> {

@@ -43,7 +43,7 @@ import type { GridEnv } from '../envs/types.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { makeScheduler, type Scheduler } from './scheduler.ts';
 import { type Collected, type Collector, type IterationTimes, type Skipped } from './collector.ts';
-import { gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
+import { collectedOf, gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { Trainer } from './trainer.ts';
 import type { ScoredBatch, TrainedBatch } from './phases.ts';
@@ -244,20 +244,12 @@ export class StepCollector implements Collector<StepEpisode> {
     // Group ids renumbered in batch order (dynamic sampling keeps groups from several rounds).
     const episodes = g.groups.flatMap((grp, gi) => grp.episodes.map((ep) => ({ ...ep, group: gi })));
     c.episodes = episodes;
-    return {
-      episodes,
-      batch: stepRolloutBatch(episodes, this.model.config.obsDim, this.maxSteps),
-      shaped: g.shaped,
-      ctx: g.ctx,
-      greedy: g.greedy,
-      sampled: g.sampled,
-      groups: g.groupStats,
-      extra: g.extra,
+    return collectedOf(g, episodes, stepRolloutBatch(episodes, this.model.config.obsDim, this.maxSteps), {
       metrics: (sc, tr, t) => {
         if (!sc || !tr) throw new Error('StepCollector: its metrics need the policy-gradient phases, which did not run');
         return this.iterationMetrics(c, sc, tr, { ...t, start: t0 }, t1, idle0);
       },
-    };
+    });
   }
 
   /**
