@@ -7,17 +7,16 @@
  *   scheduler's staleness bound, turns the episodes into a RolloutBatch with their shaped rewards
  *   and what the advantage estimator needs, takes each new version, evaluates, and checkpoints,
  *   restores and releases its own state. ReMax's greedy baseline episodes are a collector option.
- * - a **scheduler**: the staleness bound (0 = synchronous) and, as its option, the prompt pool.
+ * - a **scheduler** (scheduler.ts): the staleness bound (0 = synchronous), how far ahead a source
+ *   may play, and the prompt pool.
  * - optionally an **objective** replacing the policy gradient (a distill stage's teacher KL).
  */
 import type { IterationMetricInputs, SampledEpisode } from '../metrics/iterationMetrics.ts';
-import { algoDescriptor } from '../algos/registry/index.ts';
 import type { Learner } from '../engine/types.ts';
-import type { Info } from '../envs/types.ts';
 import type { MetricRun } from '../metrics/lookup.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
-import type { PoolOutcome, PromptPool } from '../rollout/promptPool.ts';
+import type { PoolOutcome } from '../rollout/promptPool.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { Checkpoint, CheckpointTrainer } from '../runs/checkpoint.ts';
@@ -27,13 +26,6 @@ import type { PositionScorer } from '../update/offPolicy.ts';
 import type { Rng } from '../util/rng.ts';
 import type { ScoredBatch, TrainedBatch } from './phases.ts';
 
-/** When batches may be collected relative to the learner, and which prompts they start from. */
-export interface Scheduler {
-  /** Most policy versions between sampling a position and training on it (0 = synchronous). */
-  maxStaleness: number;
-  /** The prompt pool (tool runs with rollout.budget.pool > 0; sync only), else null: fresh prompts. */
-  prompts: PromptPool | null;
-}
 
 /** ReMax's greedy baseline episodes of one batch: one per group, scored as the sampled ones. */
 export interface GreedyBaselines {
@@ -109,17 +101,6 @@ export interface Objective<E extends StepEpisode | TokenEpisode> {
  */
 export interface Skipped {
   skipped: Record<string, number>;
-}
-
-/** MT-GRPO's turn infos (`AdvantageContext.turnInfos`): each episode's env info per turn, only for a turn-credit algorithm. */
-export function turnInfosFor(algo: string, episodes: readonly { infos: readonly Info[] }[]): readonly (readonly Info[])[] | undefined {
-  return algoDescriptor(algo).advantage.kind === 'turn-credit' ? episodes.map((ep) => ep.infos) : undefined;
-}
-
-/** A scheduler of staleness bound `maxStaleness` (0 = synchronous), with an optional prompt pool. */
-export function makeScheduler(maxStaleness: number, prompts: PromptPool | null = null): Scheduler {
-  if (!(Number.isInteger(maxStaleness) && maxStaleness >= 0)) throw new RangeError(`maxStaleness must be a whole number ≥ 0, got ${maxStaleness}`);
-  return { maxStaleness, prompts };
 }
 
 /** A rollout source and its timing, for one env family and policy (see the file comment). */

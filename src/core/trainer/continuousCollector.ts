@@ -33,16 +33,13 @@
  * virtual clock it is bit-identical.
  */
 import { GROUP_ALGOS } from '../algos/config.ts';
-import { algoDescriptor } from '../algos/registry/index.ts';
 import { familyOf } from '../envs/families.ts';
-import { PromptPool, type PlannedGroup } from '../rollout/promptPool.ts';
-import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
+import type { PlannedGroup } from '../rollout/promptPool.ts';
 import type { Clock } from '../envs/clock.ts';
 import { makeEnv } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import { makeTokenModel, type TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import type { ShapedReward } from '../reward/shaping.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import { trainStepOptions } from '../update/hyper.ts';
@@ -57,7 +54,9 @@ import { tokenRolloutBatch } from '../update/batch.ts';
 import { continuousMetrics } from './continuousMetrics.ts';
 import { learnerIsProximal } from '../update/offPolicy.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import { makeScheduler, turnInfosFor, type Collected, type Collector, type Scheduler } from './collector.ts';
+import type { Collected, Collector, Skipped } from './collector.ts';
+import { budgetScheduler, type Scheduler } from './scheduler.ts';
+import { collectedOf, gather, skippedMetrics, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
@@ -84,17 +83,6 @@ interface GroupRec {
   size: number;
   /** Index in the prompt pool (rollout.budget.pool > 0), else −1 (a fresh prompt). */
   prompt: number;
-}
-
-type Scored = GroupRec & { rewards: number[]; shaped: ShapedReward[] };
-
-/** What the rounds of one collect hand on: the batch to train on and what the metrics need of every round. */
-interface Rounds {
-  batch: Scored[];
-  ds: DynamicSamplingState<Scored>;
-  sampled: TokenEpisode[];
-  sampledShaped: ShapedReward[];
-  rounds: number;
 }
 
 /** Oldest policy version in a group's finished episodes (Infinity when none sampled yet). */
@@ -205,7 +193,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
       const g = this.open.get(ep.group);
       if (!g) continue; // its group was dropped
       g.episodes.push(ep);
-      if (this.version - minVersion(g) > this.scheduler.maxStaleness) {
+      if (!this.scheduler.fresh(minVersion(g), this.version)) {
         this.open.delete(g.id);
         this.finished = this.finished.filter((x) => x !== g);
         this.lateAborted += g.episodes.length;
@@ -215,21 +203,20 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
     return doomed;
   }
 
+  /** The prompt pool's planned groups of the collect under way (with a pool), else undefined. */
+  private plan: readonly PlannedGroup[] | undefined;
+
   /**
-   * The rounds of one collect: admits groups (up to (1 + s)·G open) and waits for `need` finished
-   * ones per dynamic-sampling round; every finished episode is kept for the metrics.
+   * One sampling round: admits groups (up to (1 + s)·G open, or the pool's plan) and waits until
+   * `need` have finished, which it hands on in finish order.
    */
-  private async rounds(it: number): Promise<Rounds> {
-    const s = this.scheduler.maxStaleness;
-    const G = this.config.groups;
-    const sampled: TokenEpisode[] = [];
-    const sampledShaped: ShapedReward[] = [];
-    let rounds = 0;
-    // With a prompt pool (sync, no dynamic sampling: one round) the groups are planned up front.
-    const plan = this.scheduler.prompts?.plan(it, G, this.config.algo.groupSize);
-    const sampleRound = async (_round: number, need: number): Promise<Scored[]> => {
+  private readonly rounds: RolloutSource<TokenEpisode, GroupRec> = {
+    play: async (_it, _round, need) => {
+      const s = this.scheduler.maxStaleness;
+      const open = this.scheduler.openGroups(need, this.config.groups);
+      const plan = this.plan;
       // Not awaited alone: next() is answered after the enqueue (call order), one round trip.
-      let admitted = this.admit(s === 0 ? need : (1 + s) * G, plan);
+      let admitted = this.admit(open, plan);
       while (this.finished.length < need) {
         const [, eps] = await Promise.all([admitted, this.source.next()]);
         admitted = Promise.resolve();
@@ -238,54 +225,39 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
         if (doomed.length > 0) {
           await this.source.drop(doomed, this.version - s);
           // A planned batch is admitted once (sync: nothing can become too stale in it).
-          admitted = plan ? Promise.resolve() : this.admit(s === 0 ? need : (1 + s) * G);
+          admitted = plan ? Promise.resolve() : this.admit(open);
         }
       }
       await admitted;
-      rounds++;
       const taken = this.finished.splice(0, need);
-      // One sandbox call for the round's groups (step records read off the episodes).
-      const shapedAll = await shapeTokenEpisodes(this.rewards, taken.flatMap((g) => g.episodes));
-      let e = 0;
-      return taken.map((g) => {
-        const shaped = g.episodes.map(() => shapedAll[e++]);
-        sampled.push(...g.episodes);
-        sampledShaped.push(...shaped);
-        this.open.delete(g.id);
-        return { ...g, shaped, rewards: shaped.map((x) => x.total) };
-      });
-    };
-    const r = await sampleWithDynamicSampling(sampleRound, plan ? plan.length : G, this.config.algo.dynamicSampling);
-    for (const g of r.batch) {
-      const v = minVersion(g);
-      if (this.version - v > s) throw new Error(`ContinuousCollector: group ${g.id} has a token ${this.version - v} versions old (max ${s})`);
-    }
-    return { batch: r.batch, ds: r.state, sampled, sampledShaped, rounds };
-  }
+      for (const g of taken) this.open.delete(g.id);
+      return taken;
+    },
+    score: (episodes) => shapeTokenEpisodes(this.rewards, episodes),
+    greedy: () => Promise.reject(new Error('ContinuousCollector: greedy baselines need sync lockstep play (the algorithm refuses async)')),
+    stateKeys: (ep, shaped) => tokenStateKeys(ep, shaped.perStep.length),
+    summarize: sampledTokenEpisode,
+  };
 
-  async collect(it: number, version: number): Promise<Collected<TokenEpisode>> {
+  async collect(it: number, version: number): Promise<Collected<TokenEpisode> | Skipped> {
     this.version = version;
     const { algo } = this.config;
-    const N = algo.groupSize;
-    const c = await this.rounds(it);
-    const episodes = c.batch.flatMap((g) => g.episodes);
+    const s = this.scheduler.maxStaleness;
+    // With a prompt pool (sync, no dynamic sampling: one round) the groups are planned up front.
+    this.plan = this.scheduler.plan(it, this.config.groups, algo.groupSize);
+    const g = await gather(this.rounds, algo, it, this.plan ? this.plan.length : this.config.groups);
+    this.plan = undefined;
+    for (const grp of g.groups) {
+      const v = minVersion(grp);
+      if (!this.scheduler.fresh(v, this.version)) throw new Error(`ContinuousCollector: group ${grp.id} has a token ${this.version - v} versions old (max ${s})`);
+    }
+    if (g.episodes.length === 0) return { skipped: skippedMetrics(g) };
+    const { episodes } = g;
     const n = episodes.length;
     if (!this.prox && !learnerIsProximal(algo, n, this.config.learnerBatch)) throw new Error(`ContinuousCollector: ${n} sequences take more than one train step, and the learner serves as π_prox only for one`);
     // Adaptive budget: groups of unequal size; the scorers then run every sequence whole.
-    const sizes = c.batch.map((g) => g.size);
-    const equal = sizes.every((x) => x === N);
-    const shaped = c.batch.flatMap((g) => g.shaped);
-    const stateKeys = algoDescriptor(algo.algo).advantage.kind === 'step-groups' ? episodes.map((ep, i) => tokenStateKeys(ep, shaped[i].perStep.length)) : undefined;
-    return {
-      episodes,
-      batch: tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, equal ? N : undefined),
-      shaped,
-      ctx: { groupSize: equal ? N : sizes, stateKeys, turnInfos: turnInfosFor(algo.algo, episodes) },
-      greedy: null,
-      sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
-      groups: samplingStats(c.ds),
-      extra: { groupsDropped: c.ds.droppedGroups, samplingRounds: c.rounds },
-      outcomes: this.scheduler.prompts ? c.batch.map((g) => ({ prompt: g.prompt, size: g.size, successes: g.episodes.filter((ep) => ep.success).length, episodes: g.episodes.length, rewards: g.rewards })) : undefined,
+    return collectedOf(g, episodes, tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, g.equal ? algo.groupSize : undefined), {
+      outcomes: this.scheduler.prompts ? g.groups.map((grp) => ({ prompt: grp.prompt, size: grp.size, successes: grp.episodes.filter((ep) => ep.success).length, episodes: grp.episodes.length, rewards: grp.rewards })) : undefined,
       metrics: (_sc, tr, t) => {
         if (!tr) throw new Error('ContinuousCollector: its metrics need the policy-gradient phases, which did not run');
         const st = this.syncStats;
@@ -294,7 +266,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
         this.lateAborted = 0;
         return loop;
       },
-    };
+    });
   }
 
   /**
@@ -314,7 +286,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
       await this.prox?.setWeights(w, version);
     }
     const doomed = new Set<number>();
-    for (const g of this.open.values()) if (version - minVersion(g) > s) doomed.add(g.id);
+    for (const g of this.open.values()) if (!this.scheduler.fresh(minVersion(g), version)) doomed.add(g.id);
     const [, dropped, st] = await Promise.all([synced, this.source.drop([...doomed], version - s), this.source.stats()]);
     for (const id of dropped) doomed.add(id);
     for (const id of doomed) {
@@ -369,16 +341,6 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
   }
 }
 
-/** The scheduler of a continuous run: its staleness bound, and the prompt pool when rollout.budget.pool > 0 (sync only). */
-function continuousScheduler(config: TokenTrainerConfig, maxStaleness: number): Scheduler {
-  const budget = config.budget;
-  if (budget && budget.pool > 0 && (maxStaleness !== 0 || config.algo.dynamicSampling.enabled)) {
-    throw new Error('a prompt pool (rollout.budget.pool > 0) needs sync scheduling (maxStaleness 0) and no dynamic sampling');
-  }
-  if (budget?.mode === 'adaptive' && budget.pool === 0) throw new Error('the adaptive budget needs a prompt pool (rollout.budget.pool ≥ 1)');
-  return makeScheduler(maxStaleness, budget && budget.pool > 0 ? new PromptPool(budget, config.seed) : null);
-}
-
 /**
  * The Trainer of the continuous token loop (group algorithms on tool envs).
  * @param worker decode in a rollout worker (the learner then trains while it decodes); default: this thread.
@@ -396,7 +358,7 @@ export async function createContinuousTrainer(
 ): Promise<Trainer<TokenEpisode, ContinuousCollector>> {
   const { algo } = config;
   if (!GROUP_ALGOS.includes(algo.algo)) throw new Error(`the continuous token loop trains group algorithms (${GROUP_ALGOS.join(', ')}); got ${algo.algo}`);
-  const scheduler = continuousScheduler(config, scheduling.maxStaleness);
+  const scheduler = budgetScheduler(config.budget, scheduling.maxStaleness, algo.dynamicSampling.enabled, config.seed);
   const probe = makeEnv(config.env.id, config.env.kwargs);
   if (!familyOf(probe.spec).plays.transformer?.continuous) throw new Error(`the continuous token loop trains text (tool) envs; ${config.env.id} is a ${probe.spec.family} env`);
   const model = makeTokenModel(config.model);

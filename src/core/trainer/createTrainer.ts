@@ -30,6 +30,7 @@ import { DEFAULT_TOKEN_TRAINER } from './tokenConfig.ts';
 import { createLockstepTrainer } from './lockstepCollector.ts';
 import { makeTokenModel } from '../models/transformer.ts';
 import { createContinuousTrainer } from './continuousCollector.ts';
+import { needs } from './collect.ts';
 import type { TokenSourceFactory } from '../rollout/tokenSource.ts';
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
@@ -157,7 +158,7 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     // modes then wait for tool latency the same way, so a sync/async comparison is fair. ReMax
     // plays its greedy baseline episodes by the version that sampled the batch: lockstep.
     // Tree rollouts replay a prefix and branch in the lockstep loop.
-    if (play.continuous && GROUP_ALGOS.includes(config.algo.algo) && algoDescriptor(config.algo.algo).advantage.kind !== 'greedy-baseline' && !rollout.tree.enabled) {
+    if (play.continuous && GROUP_ALGOS.includes(config.algo.algo) && !needs(config.algo.algo, 'greedy-baseline') && !rollout.tree.enabled) {
       const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
       const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
       return createContinuousTrainer(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);

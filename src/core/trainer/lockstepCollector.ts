@@ -4,11 +4,10 @@
  * any algorithm. Each collect:
  *
  *   rounds      groups of episodes (same seed per group) in lockstep on a KV-cached decoder
- *               (rollout/tokenLockstep.ts), dynamic sampling for group algorithms; PPO: distinct
- *               seeds, and the decoder's value head records V beside every sampled token
- *   shape       env reward + named shaping terms + user reward terms (tokenConfig.ts)
- *   greedy      ReMax (the collector option): one greedy episode per trained group from its seed,
- *               played by the version that sampled the batch, shaped as the sampled episodes
+ *               (rollout/tokenLockstep.ts), with tree rollouts' branches; PPO: distinct seeds,
+ *               and the decoder's value head records V beside every sampled token. The collect
+ *               pipeline (collect.ts) scores them (tokenConfig.ts), resamples and serves the
+ *               algorithm's needs (ReMax's greedy episodes are played by `evaluate`)
  *   sync        the learner's weights become the decoder's, version + 1
  *
  * Staleness is 0: every token in a batch was sampled by the version being trained, so before the
@@ -16,12 +15,10 @@
  */
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
-import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState, type RewardGroup } from '../algos/sampling.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { makeTokenModel, type TransformerPolicy } from '../models/transformer.ts';
 import { initWeights, type Weights } from '../models/types.ts';
-import type { ShapedReward } from '../reward/shaping.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner, TokenDecoder } from '../engine/types.ts';
@@ -35,29 +32,20 @@ import type { BranchLink } from '../algos/treeAdvantages.ts';
 import { sampledTokenEpisode, tokenStateKeys, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { tokenRolloutBatch } from '../update/batch.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import { makeScheduler, turnInfosFor, type Collected, type Collector, type GreedyBaselines } from './collector.ts';
+import type { Collected, Collector, Skipped } from './collector.ts';
+import { makeScheduler } from './scheduler.ts';
+import { collectedOf, gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
 import { allOrRelease } from '../util/allOrRelease.ts';
 
-interface Group extends RewardGroup {
-  episodes: TokenEpisode[];
-  shaped: ShapedReward[];
-}
-
-/** What the rounds of one collect hand on: the batch to train on and what the metrics need of every round. */
-interface Rounds {
-  batch: Group[];
-  /** Dynamic-sampling state (group algorithms only). */
-  ds: DynamicSamplingState<Group> | null;
-  sampled: TokenEpisode[];
-  sampledShaped: ShapedReward[];
+/** The decoder's counts over one collect's rounds, for the perf metrics. */
+interface Counts {
   envSteps: number;
   policyTokens: number;
   /** Σ over rounds of each round's KV-cache hit rate. */
   cacheHit: number;
-  rounds: number;
 }
 
 export class LockstepCollector implements Collector<TokenEpisode> {
@@ -78,8 +66,6 @@ export class LockstepCollector implements Collector<TokenEpisode> {
     /** The KL reference policy's weights (what `reference` scores with); null without one. */
     private referenceWeights: Weights | null,
     private readonly rewards: RewardScoring,
-    /** ReMax: play one greedy baseline episode per group (the collector option). */
-    private readonly greedy: boolean,
     /** 'token', or 'token-distill' under a distill stage's objective (checkpoints of one do not restore into the other). */
     readonly kind: 'token' | 'token-distill' = 'token',
   ) {
@@ -97,26 +83,11 @@ export class LockstepCollector implements Collector<TokenEpisode> {
   }
 
   /**
-   * ReMax's baselines: one greedy (temperature 0) episode per trained group from the group's
-   * seed, played by the version that sampled the batch and scored as the sampled episodes are
-   * (shaping and user terms). Its env steps count in the iteration's compute, as on grids.
-   */
-  private async greedyBaselines(groups: readonly Group[]): Promise<GreedyBaselines> {
-    const eps = await this.evaluate(groups.map((g) => g.episodes[0].seed), 0);
-    const shaped = await shapeTokenEpisodes(this.rewards, eps);
-    return {
-      totals: Float64Array.from(shaped, (s) => s.total),
-      envSteps: eps.reduce((n, ep) => n + ep.turns, 0),
-      success: eps.filter((ep) => ep.success).length / Math.max(1, eps.length),
-    };
-  }
-
-  /**
    * Tree rollouts (rollout/treeRollout.ts): a round's episodes by group, each group's trunks
    * followed by their branches, whose trunk and branch point `branchOf` keeps. Without trees,
    * the groups of N as sampled.
    */
-  private async branch(trunks: TokenEpisode[], c: Rounds): Promise<TokenEpisode[][]> {
+  private async branch(trunks: TokenEpisode[], c: Counts): Promise<TokenEpisode[][]> {
     const { algo, tree } = this.config;
     const N = GROUP_ALGOS.includes(algo.algo) ? algo.groupSize : trunks.length;
     const groups = Array.from({ length: trunks.length / N }, (_, g) => trunks.slice(g * N, (g + 1) * N));
@@ -131,17 +102,15 @@ export class LockstepCollector implements Collector<TokenEpisode> {
     return groups;
   }
 
-  /**
-   * The sampling rounds: one decoder batch each (every round plays all rows); group algorithms
-   * run dynamic sampling over them. Every episode sampled is kept for the metrics.
-   */
-  private async rounds(it: number): Promise<Rounds> {
-    const { algo } = this.config;
-    const grouped = GROUP_ALGOS.includes(algo.algo);
-    const G = grouped ? this.config.groups : 1;
-    const N = grouped ? algo.groupSize : this.envs.length;
-    const c: Rounds = { batch: [], ds: null, sampled: [], sampledShaped: [], envSteps: 0, policyTokens: 0, cacheHit: 0, rounds: 0 };
-    const sampleRound = async (round: number): Promise<Group[]> => {
+  /** The decoder's counts over this collect's rounds (perf metrics). */
+  private counts: Counts = { envSteps: 0, policyTokens: 0, cacheHit: 0 };
+
+  /** One sampling round is one decoder batch (every row plays); group algorithms share a seed per group, others take distinct seeds. */
+  private readonly source: RolloutSource<TokenEpisode, PlayedGroup<TokenEpisode>> = {
+    play: async (it, round) => {
+      const grouped = GROUP_ALGOS.includes(this.config.algo.algo);
+      const G = grouped ? this.config.groups : 1;
+      const N = grouped ? this.config.algo.groupSize : this.envs.length;
       const seeds: number[] = [];
       const groups: number[] = [];
       for (let g = 0; g < G; g++) {
@@ -152,54 +121,34 @@ export class LockstepCollector implements Collector<TokenEpisode> {
         }
       }
       const ro = await collectTokenEpisodes({ envs: this.envs, seeds, groups, decoder: this.decoder, rng: this.rng, temperature: this.config.temperature, maxActionTokens: this.config.maxActionTokens, constrained: this.config.constrained });
-      c.rounds++;
-      c.envSteps += ro.envSteps;
-      c.policyTokens += ro.policyTokens;
-      c.cacheHit += ro.kvCacheHitRate;
-      const grown = await this.branch(ro.episodes.slice(0, G * N), c);
-      const roundShaped = await shapeTokenEpisodes(this.rewards, grown.flat());
-      let o = 0;
-      return Array.from({ length: G }, (_, g) => {
-        const eps = grown[g];
-        const shaped = roundShaped.slice(o, (o += eps.length));
-        c.sampled.push(...eps);
-        c.sampledShaped.push(...shaped);
-        return { episodes: eps, shaped, rewards: shaped.map((x) => x.total) };
-      });
-    };
-    if (!grouped) {
-      c.batch = await sampleRound(0);
-      return c;
-    }
-    const r = await sampleWithDynamicSampling(sampleRound, G, algo.dynamicSampling);
-    c.ds = r.state;
-    c.batch = r.batch;
-    return c;
-  }
+      this.counts.envSteps += ro.envSteps;
+      this.counts.policyTokens += ro.policyTokens;
+      this.counts.cacheHit += ro.kvCacheHitRate;
+      const grown = await this.branch(ro.episodes.slice(0, G * N), this.counts);
+      return grown.map((episodes) => ({ episodes }));
+    },
+    score: (episodes) => shapeTokenEpisodes(this.rewards, episodes),
+    greedy: async (_it, seeds) => {
+      const episodes = await this.evaluate(seeds, 0);
+      return { episodes, envSteps: episodes.reduce((n, ep) => n + ep.turns, 0) };
+    },
+    stateKeys: (ep, shaped) => tokenStateKeys(ep, shaped.perStep.length),
+    summarize: sampledTokenEpisode,
+  };
 
-  async collect(it: number): Promise<Collected<TokenEpisode>> {
+  async collect(it: number): Promise<Collected<TokenEpisode> | Skipped> {
     const { algo } = this.config;
-    const c = await this.rounds(it);
-    const episodes = c.batch.flatMap((g) => g.episodes);
-    const sizes = c.batch.map((g) => g.episodes.length);
+    this.counts = { envSteps: 0, policyTokens: 0, cacheHit: 0 };
+    const g = await gather(this.source, algo, it, GROUP_ALGOS.includes(algo.algo) ? this.config.groups : 1);
+    const c = { ...this.counts, rounds: g.rounds };
+    if (g.greedy) c.envSteps += g.greedy.envSteps;
+    if (g.episodes.length === 0) return { skipped: skippedMetrics(g) };
+    const { episodes } = g;
     // Branches make groups unequal; the learner then runs every sequence whole (no shared prompt).
-    const equal = sizes.every((x) => x === algo.groupSize);
-    const groupSize = c.ds && equal ? algo.groupSize : undefined;
+    const groupSize = g.ds && g.equal ? algo.groupSize : undefined;
     const branches = branchLinks(episodes, this.branchOf);
-    const batch = tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, groupSize);
-    const greedy = this.greedy ? await this.greedyBaselines(c.batch) : null;
-    if (greedy) c.envSteps += greedy.envSteps;
-    const shaped = c.batch.flatMap((g) => g.shaped);
-    const stateKeys = algoDescriptor(algo.algo).advantage.kind === 'step-groups' ? episodes.map((ep, i) => tokenStateKeys(ep, shaped[i].perStep.length)) : undefined;
-    return {
-      episodes,
-      batch,
-      shaped,
-      ctx: { groupSize: c.ds ? (equal ? algo.groupSize : sizes) : episodes.length, greedyTotals: greedy?.totals, stateKeys, turnInfos: turnInfosFor(algo.algo, episodes), branches },
-      greedy,
-      sampled: c.sampled.map((ep, i) => sampledTokenEpisode(ep, c.sampledShaped[i])),
-      groups: c.ds ? samplingStats(c.ds) : undefined,
-      extra: c.ds ? { groupsDropped: c.ds.droppedGroups, samplingRounds: c.rounds } : { samplingRounds: c.rounds },
+    return collectedOf(g, episodes, tokenRolloutBatch(episodes, this.model.config.context, this.model.numActions, groupSize), {
+      ctx: { branches },
       metrics: (_sc, _tr, t) => {
         const rolloutS = (t.collected - t.start) / 1000;
         const trainS = (t.trained - t.collected) / 1000;
@@ -214,7 +163,7 @@ export class LockstepCollector implements Collector<TokenEpisode> {
         };
         return { perf, keys: { 'perf/iteration_s': (t.synced - t.start) / 1000 } };
       },
-    };
+    });
   }
 
   async sync(w: Weights | null, version: number): Promise<void> {
@@ -285,7 +234,7 @@ export async function createLockstepTrainer(config: TokenTrainerConfig, engine: 
   const ref = refWeights ? new SequenceScorer(engine, model, config.learnerBatch, refWeights, lens) : null;
   // Token episodes record no potentials Φ, so the potential weight must stay 0.
   const rewards = new RewardScoring(config.shaping, config.schedule ?? null, false);
-  const collector = new LockstepCollector(config, model, envs, decoder, ref, refWeights, rewards, descriptor.advantage.kind === 'greedy-baseline');
+  const collector = new LockstepCollector(config, model, envs, decoder, ref, refWeights, rewards);
   const trainer = new Trainer<TokenEpisode, LockstepCollector>({ algo, collector, scheduler: makeScheduler(0), learner, rewards });
   if (rewardLab) trainer.setRewardLab(rewardLab);
   return trainer;

@@ -53,7 +53,6 @@ function resumePoint(cp: Checkpoint | undefined, run: RunConfig): { stage: numbe
 }
 
 export class StagedTrainer implements Trainer {
-  private readonly configs: RunConfig[];
   /** Iterations and policy versions of the stages before the running one. */
   private offset: number;
   private versionOffset = 0;
@@ -66,13 +65,14 @@ export class StagedTrainer implements Trainer {
 
   private constructor(
     private readonly run: RunConfig,
+    /** Each stage's run config, resolved once (the stage's fields over the run's, parsed). */
+    private readonly configs: readonly RunConfig[],
     private readonly makeStage: StageFactory,
     private stage: number,
     private inner: Trainer,
     anchor: Weights | null,
     rewardLab: RewardLab | null,
   ) {
-    this.configs = run.stages.map((_, k) => stageConfig(run, k));
     this.offset = run.stages.slice(0, stage).reduce((n, st) => n + st.iterations, 0);
     this.anchor = anchor;
     this.rewardLab = rewardLab;
@@ -86,10 +86,10 @@ export class StagedTrainer implements Trainer {
   static async create(run: RunConfig, makeStage: StageFactory, rewardLab: RewardLab | null = null, resume?: Checkpoint): Promise<StagedTrainer> {
     if (run.stages.length === 0) throw new Error('StagedTrainer: the run has no stages');
     const at = resumePoint(resume, run);
-    const config = stageConfig(run, at.stage);
-    const start = at.anchor ? startOf(run, at.stage, stageConfig(run, at.stage - 1), at.anchor) : {};
-    const inner = await makeStage(config, start, rewardLab);
-    return new StagedTrainer(run, makeStage, at.stage, inner, at.anchor ?? null, rewardLab);
+    const configs = run.stages.map((_, k) => stageConfig(run, k));
+    const start = at.anchor ? startOf(run, at.stage, configs[at.stage - 1], at.anchor) : {};
+    const inner = await makeStage(configs[at.stage], start, rewardLab);
+    return new StagedTrainer(run, configs, makeStage, at.stage, inner, at.anchor ?? null, rewardLab);
   }
 
   /** The running stage (0-based) and its name. */

@@ -4,10 +4,9 @@
  * learner holds version k):
  *
  *   launch      collects for batches j ≤ k + s that are not yet running
- *   collect     wait for batch k (perf/learner_idle_ratio is this wait's share of the iteration);
- *               dynamic sampling collects refill rounds right away; user reward terms score each
- *               round's episodes replayed from their seeds; ReMax (the greedy option) plays one
- *               greedy episode per group
+ *   collect     wait for batch k (perf/learner_idle_ratio is this wait's share of the iteration),
+ *               then the collect pipeline (collect.ts) over it: refill rounds are collected right
+ *               away, user reward terms score each round's episodes replayed from their seeds
  *   sync        version k + 1 to the pool (episodes in flight continue under it: partial
  *               rollouts) and to the proximal policy; then launch the batches the bound now allows
  *
@@ -21,16 +20,16 @@
 import { GROUP_ALGOS } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
 import { agentCreditMetrics } from '../algos/agentCredit.ts';
-import { buildIterationMetrics, referenceStats, summarizeEpisode } from '../metrics/iterationMetrics.ts';
-import { groupStats, sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
+import { referenceStats, summarizeEpisode } from '../metrics/iterationMetrics.ts';
+import { groupStats } from '../algos/sampling.ts';
 import { makeEnv } from '../envs/index.ts';
 import type { MlpPolicy } from '../models/mlp.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import { gridStepsToSuccess } from '../reward/potentials.ts';
-import { shapeEpisode, weightsOf, type EpisodeRecord, type ShapedReward } from '../reward/shaping.ts';
+import { shapeEpisode, weightsOf, type EpisodeRecord } from '../reward/shaping.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { Engine, Learner } from '../engine/types.ts';
-import { buildPoolModel, collectGreedyBaselines, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from '../rollout/stepPool.ts';
+import { buildPoolModel, gridMlpSpec, SerialRolloutPool, serializeEngine, type CollectRequest, type CollectResult, type PoolModelSpec, type RolloutPool } from '../rollout/stepPool.ts';
 import { stepStateKeys, type StepEpisode } from '../rollout/stepEpisode.ts';
 import { trainStepOptions } from '../update/hyper.ts';
 import { stepRolloutBatch } from '../update/batch.ts';
@@ -42,7 +41,9 @@ import type { RewardLab } from '../reward/userTerms.ts';
 import { buildGridStepRecords } from '../reward/stepRecord.ts';
 import type { GridEnv } from '../envs/types.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
-import { makeScheduler, turnInfosFor, type Collected, type Collector, type GreedyBaselines, type IterationTimes, type Skipped } from './collector.ts';
+import { makeScheduler, type Scheduler } from './scheduler.ts';
+import { type Collected, type Collector, type IterationTimes, type Skipped } from './collector.ts';
+import { collectedOf, gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { Trainer } from './trainer.ts';
 import type { ScoredBatch, TrainedBatch } from './phases.ts';
@@ -57,14 +58,12 @@ export type PoolFactory = (model: PoolModelSpec, weights: Weights, engine: Engin
 
 export const serialPoolFactory: PoolFactory = async (model, weights, engine) => new SerialRolloutPool({ engine, model, weights });
 
-/** What the rounds of one collect hand on: the batch to train on and what the metrics need of every round. */
+/** What the metrics need of one collect: the trained episodes, every sampled one, and the pool's counts. */
 interface Rounds {
   /** The batch (after dynamic sampling; group ids renumbered in batch order). */
   episodes: StepEpisode[];
   /** Every episode sampled this iteration. */
-  sampled: StepEpisode[];
-  /** Dynamic-sampling state (group algorithms only). */
-  ds: DynamicSamplingState<{ rewards: Float64Array; episodes: StepEpisode[] }> | null;
+  sampledEpisodes: StepEpisode[];
   envSteps: number;
   busyS: number;
 }
@@ -104,11 +103,9 @@ export class StepCollector implements Collector<StepEpisode> {
     readonly proximal: RowScorer,
     readonly reference: RowScorer | null,
     private readonly rewards: RewardScoring,
-    private readonly maxStaleness: number,
+    private readonly scheduler: Scheduler,
     /** Whether Φ is recorded (any stage, or the base config, weights the potential term). */
     private readonly needsPotential: boolean,
-    /** ReMax: play one greedy baseline episode per group (the collector option). */
-    private readonly greedy: boolean,
     /** The env's time limit (steps), for 'constant' aggregation's default length. */
     private readonly maxSteps: number,
     /** Multi-agent envs: the agents' names (per-agent credit metrics); null for one agent. */
@@ -162,7 +159,7 @@ export class StepCollector implements Collector<StepEpisode> {
   /** Start every batch the staleness bound allows while the learner trains `iteration` (pool version = learner version). */
   private launch(iteration: number): void {
     if (this.manual) return;
-    const limit = iteration + this.maxStaleness;
+    const limit = this.scheduler.launchLimit(iteration);
     while (this.nextLaunch <= limit) {
       const j = this.nextLaunch++;
       this.track(j, () => this.pool.collect(this.requestFor(j)));
@@ -202,25 +199,32 @@ export class StepCollector implements Collector<StepEpisode> {
     return r.episodes;
   }
 
-  /**
-   * ReMax's baselines for iteration `iteration`: one greedy (temperature 0) episode per group
-   * from the group's start seed, played before the update by the policy that sampled the batch
-   * (remax runs are synchronous), and scored as the sampled episodes are (shaping and user terms;
-   * a KL-as-reward penalty is not charged to it).
-   */
-  private async greedyBaselines(iteration: number, episodes: readonly StepEpisode[], shape: (ep: StepEpisode) => ShapedReward): Promise<GreedyBaselines> {
-    const r = await collectGreedyBaselines(this.pool, episodes, this.config.algo.groupSize, {
-      env: this.config.env,
-      samplingSeed: mixSeed(this.config.seed, 0x4e3a, iteration),
-      potential: this.needsPotential ? TRAINER_POTENTIAL : undefined,
-    });
-    await this.scoreUserTerms(r.episodes);
-    return {
-      totals: Float64Array.from(r.episodes, (ep) => shape(ep).total),
-      envSteps: r.envSteps,
-      success: r.episodes.filter((ep) => ep.success).length / Math.max(1, r.episodes.length),
-    };
-  }
+  /** The round-0 batch waited for by `collect`, and the pool's counts over this collect's rounds. */
+  private round0: CollectResult | null = null;
+  private counts = { envSteps: 0, busyS: 0 };
+
+  /** This collect's sampling rounds: round 0 is the batch launched ahead; refills are collected now. */
+  private readonly source: RolloutSource<StepEpisode, PlayedGroup<StepEpisode>> = {
+    play: async (it, round) => {
+      const ro = round === 0 ? this.round0! : await this.pool.collect(this.requestFor(it, round));
+      this.counts.envSteps += ro.envSteps;
+      this.counts.busyS += ro.busyS;
+      if (!GROUP_ALGOS.includes(this.config.algo.algo)) return [{ episodes: ro.episodes }];
+      const G = this.config.algo.groupSize;
+      return Array.from({ length: this.config.groups }, (_, g) => ({ episodes: ro.episodes.slice(g * G, (g + 1) * G) }));
+    },
+    score: async (episodes) => {
+      await this.scoreUserTerms(episodes);
+      const { shaping, weights } = this.rewards;
+      return episodes.map((ep) => addTermRewards(shapeEpisode(recordOf(ep), shaping, weights), ep.termRewards, this.rewards.lab?.logOnly));
+    },
+    greedy: async (it, seeds) => {
+      const r = await this.pool.collect({ env: this.config.env, seeds, groups: seeds.map(() => -1), samplingSeed: mixSeed(this.config.seed, 0x4e3a, it), temperature: 0, potential: this.needsPotential ? TRAINER_POTENTIAL : undefined });
+      return { episodes: r.episodes, envSteps: r.envSteps };
+    },
+    stateKeys: (ep) => stepStateKeys(ep),
+    summarize: (ep, shaped) => ({ summary: summarizeEpisode(recordOf(ep), shaped), entropies: ep.entropies, actionKey: ep.actions.join(',') }),
+  };
 
   /** The batch of iteration `it`: wait for it (rollouts of later batches keep running), then refill and score. */
   async collect(it: number): Promise<Collected<StepEpisode> | Skipped> {
@@ -228,82 +232,25 @@ export class StepCollector implements Collector<StepEpisode> {
     const idle0 = this.poolIdleMs(t0);
     this.current = it;
     this.launch(it);
-    const ro = await this.inflight.get(it)!;
+    this.round0 = await this.inflight.get(it)!;
     this.inflight.delete(it);
     const t1 = performance.now();
-    const { shaping, weights } = this.rewards;
-    const shape = (ep: StepEpisode) => addTermRewards(shapeEpisode(recordOf(ep), shaping, weights), ep.termRewards, this.rewards.lab?.logOnly);
-    const c = await this.collectRounds(it, ro, shape);
-    const sampled = c.sampled.map((ep) => ({ summary: summarizeEpisode(recordOf(ep), shape(ep)), entropies: ep.entropies, actionKey: ep.actions.join(',') }));
-    if (c.episodes.length === 0) return { skipped: this.skipMetrics(c, sampled) };
-
-    const { episodes } = c;
-    const batch = stepRolloutBatch(episodes, this.model.config.obsDim, this.maxSteps);
-    const greedy = this.greedy ? await this.greedyBaselines(it, episodes, shape) : null;
-    if (greedy) c.envSteps += greedy.envSteps;
-    const stateKeys = algoDescriptor(this.config.algo.algo).advantage.kind === 'step-groups' ? episodes.map(stepStateKeys) : undefined;
-    const { ds } = c;
-    return {
-      episodes,
-      batch,
-      shaped: episodes.map(shape),
-      ctx: { groupSize: this.config.algo.groupSize, greedyTotals: greedy?.totals, stateKeys, turnInfos: turnInfosFor(this.config.algo.algo, episodes) },
-      greedy,
-      sampled,
-      groups: ds ? samplingStats(ds) : undefined,
-      extra: ds ? { groupsDropped: ds.droppedGroups, samplingRounds: ds.rounds } : undefined,
+    this.counts = { envSteps: 0, busyS: 0 };
+    const g = await gather(this.source, this.config.algo, it, this.config.groups);
+    this.round0 = null;
+    const c: Rounds = { ...g, ...this.counts };
+    if (g.greedy) c.envSteps += g.greedy.envSteps;
+    // Multi-agent: subgoals over what was sampled; no step was trained, so no advantage to split.
+    if (g.episodes.length === 0) return { skipped: { ...skippedMetrics(g), ...(this.agentNames ? agentCreditMetrics(this.agentNames, [], [], g.sampledEpisodes) : {}) } };
+    // Group ids renumbered in batch order (dynamic sampling keeps groups from several rounds).
+    const episodes = g.groups.flatMap((grp, gi) => grp.episodes.map((ep) => ({ ...ep, group: gi })));
+    c.episodes = episodes;
+    return collectedOf(g, episodes, stepRolloutBatch(episodes, this.model.config.obsDim, this.maxSteps), {
       metrics: (sc, tr, t) => {
         if (!sc || !tr) throw new Error('StepCollector: its metrics need the policy-gradient phases, which did not run');
         return this.iterationMetrics(c, sc, tr, { ...t, start: t0 }, t1, idle0);
       },
-    };
-  }
-
-  /**
-   * The collect phase after the first round: with a group algorithm, dynamic sampling collects
-   * refill rounds until the batch is full or the round cap is hit. Every episode sampled is kept
-   * for the outcome metrics (the trained batch is filtered toward mixed outcomes and would bias
-   * them).
-   */
-  private async collectRounds(it: number, ro: CollectResult, shape: (ep: StepEpisode) => ShapedReward): Promise<Rounds> {
-    const { algo } = this.config;
-    const c: Rounds = { episodes: ro.episodes, sampled: [...ro.episodes], ds: null, envSteps: ro.envSteps, busyS: ro.busyS };
-    await this.scoreUserTerms(ro.episodes);
-    if (!GROUP_ALGOS.includes(algo.algo)) return c;
-    const G = algo.groupSize;
-    const r = await sampleWithDynamicSampling(
-      async (round) => {
-        let cur = ro;
-        if (round > 0) {
-          cur = await this.pool.collect(this.requestFor(it, round));
-          await this.scoreUserTerms(cur.episodes);
-          c.sampled.push(...cur.episodes);
-          c.envSteps += cur.envSteps;
-          c.busyS += cur.busyS;
-        }
-        return Array.from({ length: this.config.groups }, (_, g) => {
-          const eps = cur.episodes.slice(g * G, (g + 1) * G);
-          return { episodes: eps, rewards: Float64Array.from(eps, (ep) => shape(ep).total) };
-        });
-      },
-      this.config.groups,
-      algo.dynamicSampling,
-    );
-    c.ds = r.state;
-    c.episodes = r.batch.flatMap((grp, gi) => grp.episodes.map((ep) => ({ ...ep, group: gi })));
-    return c;
-  }
-
-  /** Every group had zero spread and the round cap was hit: the metrics of what was sampled. */
-  private skipMetrics(c: Rounds, sampled: { summary: ReturnType<typeof summarizeEpisode> }[]): Record<string, number> {
-    const ds = c.ds!;
-    return {
-      ...buildIterationMetrics({ episodes: sampled.map((s) => s.summary), groups: samplingStats(ds) }),
-      'groups/dropped': ds.droppedGroups,
-      'groups/sampling_rounds': ds.rounds,
-      // Multi-agent: subgoals over what was sampled; no step was trained, so no advantage to split.
-      ...(this.agentNames ? agentCreditMetrics(this.agentNames, [], [], c.sampled) : {}),
-    };
+    });
   }
 
   /**
@@ -325,7 +272,7 @@ export class StepCollector implements Collector<StepEpisode> {
       'perf/tis_s': (tisEnd - waited) / 1000,
       'perf/update_s': (t.trained - tisEnd) / 1000,
     };
-    if (this.agentNames) Object.assign(keys, agentCreditMetrics(this.agentNames, c.episodes, sc.adv.adv, c.sampled));
+    if (this.agentNames) Object.assign(keys, agentCreditMetrics(this.agentNames, c.episodes, sc.adv.adv, c.sampledEpisodes));
     const { algo } = this.config;
     if (sc.refLogp && algo.klMode === 'reward') {
       const r = referenceStats(c.episodes.flatMap((ep) => Array.from(ep.logprobs)), sc.refLogp);
@@ -432,8 +379,7 @@ export async function createStepTrainer(config: StepTrainerConfig, rawEngine: En
   const needsPotential = weightsOf(config.shaping).potential !== 0 || (config.schedule?.stages.some((st) => (st.weights.potential ?? 0) !== 0) ?? false);
   const rewards = new RewardScoring(config.shaping, config.schedule ?? null, needsPotential);
   const agents = envSpec.agents && envSpec.agents.length > 1 ? envSpec.agents : null;
-  const greedy = descriptor.advantage.kind === 'greedy-baseline';
-  const collector = new StepCollector(config, model, pool, new RowScorer(proximal, A), reference ? new RowScorer(reference, A) : null, rewards, scheduler.maxStaleness, needsPotential, greedy, envSpec.maxSteps, agents);
+  const collector = new StepCollector(config, model, pool, new RowScorer(proximal, A), reference ? new RowScorer(reference, A) : null, rewards, scheduler, needsPotential, envSpec.maxSteps, agents);
   const trainer = new Trainer<StepEpisode, StepCollector>({ algo, collector, scheduler, learner, rewards });
   if (rewardLab) trainer.setRewardLab(rewardLab);
   return trainer;

@@ -32,7 +32,8 @@ import type { RolloutBatch, SequenceFeed } from '../update/batch.ts';
 import { TEACHER_LOGPROBS } from '../update/distillLoss.ts';
 import { bucketFor, lengthBuckets, neededLengths } from '../update/sequenceScorer.ts';
 import { mixSeed } from '../util/rng.ts';
-import { makeScheduler, type Collected, type Objective } from './collector.ts';
+import type { Collected, Objective } from './collector.ts';
+import { makeScheduler } from './scheduler.ts';
 import { LockstepCollector } from './lockstepCollector.ts';
 import { RewardScoring } from './rewards.ts';
 import { DEFAULT_TOKEN_TRAINER, type TokenTrainerConfig } from './tokenConfig.ts';
@@ -91,7 +92,7 @@ export async function createTokenDistillTrainer(config: RunConfig, teacher: Toke
   ]);
   // Token episodes record no potentials Φ, so the potential weight stays 0; the rewards are reported, not trained on.
   const rewards = new RewardScoring(tc.shaping, null, false);
-  const collector = new LockstepCollector(tc, model, envs, decoder, null, null, rewards, false, 'token-distill');
+  const collector = new LockstepCollector(tc, model, envs, decoder, null, null, rewards, 'token-distill');
   const objective = new DistillObjective(engine, teacherModel, teacher.weights, tc.learnerBatch, lens);
   const trainer = new Trainer<TokenEpisode, LockstepCollector>({ algo, collector, scheduler: makeScheduler(0), learner, rewards, objective });
   if (rewardLab) trainer.setRewardLab(rewardLab);

@@ -29,7 +29,8 @@ import { applyLiveHyper, type LiveHyper } from '../update/hyper.ts';
 import { buildIterationMetrics } from '../metrics/iterationMetrics.ts';
 import { batchMetrics, sampledMetrics } from '../metrics/batchMetrics.ts';
 import type { IterationReport, RunTrainer } from './api.ts';
-import { greedyMetrics, type Collected, type Collector, type Objective, type Scheduler, type Skipped } from './collector.ts';
+import { greedyMetrics, type Collected, type Collector, type Objective, type Skipped } from './collector.ts';
+import type { Scheduler } from './scheduler.ts';
 import { scoreBatch, trainBatch } from './phases.ts';
 import type { RewardScoring } from './rewards.ts';
 
@@ -114,15 +115,13 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     const sc = await scoreBatch(this.algo, c.batch, c.shaped, this.collector.reference, this.ema, c.ctx);
     this.ema = sc.adv.ema;
     const tr = await trainBatch(this.learner, this.algo, sc, this.version, this.collector.proximal, this.collector.rng);
-    // Bookkeeping check of the bound (a violation is a scheduler bug, not a data property).
-    const s = this.scheduler.maxStaleness;
-    if (tr.off.stale.max > s) throw new Error(`Trainer: batch ${it} has a position ${tr.off.stale.max} versions old (max ${s})`);
+    this.scheduler.checkBound(tr.off.stale.max, it);
     const trained = performance.now();
 
     const stepped = tr.upd.steps > 0;
     if (stepped) this.version++;
     await this.collector.sync(stepped ? await this.learner.getWeights() : null, this.version);
-    const budget = this.scheduler.prompts && c.outcomes ? this.scheduler.prompts.record(c.outcomes, this.algo.dynamicSampling.spreadTol) : {};
+    const budget = this.scheduler.record(c.outcomes, this.algo.dynamicSampling.spreadTol);
     this.iteration++;
     const own = c.metrics(sc, tr, { start, collected, trained, synced: performance.now() });
 
@@ -199,7 +198,6 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     if (!this.learner.exportState) throw new Error('Trainer.checkpoint: this engine\'s learner cannot export its optimizer state');
     const own = await this.collector.checkpoint();
     const learner = await this.learner.exportState();
-    const prompts = this.scheduler.prompts;
     return {
       format: CHECKPOINT_FORMAT,
       version: CHECKPOINT_VERSION,
@@ -211,7 +209,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
       ema: { ...this.ema },
       ...this.rewards.checkpoint(),
       ...own,
-      ...(prompts ? { prompts: prompts.state() } : {}),
+      ...this.scheduler.checkpoint(),
     };
   }
 
@@ -228,12 +226,12 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     const cp = this.collector.checkRestore(checkpoint, this.learner, who);
     if (!this.learner.importState) throw new Error(`${who}: this engine's learner cannot import optimizer state`);
     const installRewards = this.rewards.prepareRestore(cp, who);
-    this.scheduler.prompts?.checkState(cp.prompts, who);
+    const installPrompts = this.scheduler.prepareRestore(cp, who);
     this.learner.importState(cp.learner);
     for (const [k, v] of Object.entries(cp.hyper)) this.learner.hyper[k] = v;
     this.ema = { ...cp.ema };
     installRewards();
-    if (this.scheduler.prompts && cp.prompts) this.scheduler.prompts.setState(cp.prompts);
+    installPrompts();
     this.iteration = cp.iteration;
     this.version = cp.policyVersion;
     await this.collector.restore(cp, await this.learner.getWeights());

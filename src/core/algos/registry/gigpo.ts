@@ -12,6 +12,7 @@ export const gigpo = defineAlgo({
   label: 'GiGPO (GRPO + step groups)',
   help: "'gigpo': GRPO plus step-level credit: steps taken from the same state (observation) in a group are compared by their return from there.",
   advantage: { kind: 'step-groups', episodePart: grpoEstimator },
+  collects: ['anchor-states'],
   group: true,
   groupStd: true,
   fields: ['stepAdvantageWeight', 'gamma'],

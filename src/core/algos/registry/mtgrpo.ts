@@ -13,6 +13,7 @@ export const mtgrpo = defineAlgo({
   label: 'MT-GRPO (turn-level credit)',
   help: "'mt-grpo': GRPO plus turn-level credit: each turn before the last is also compared with the same turn of its group by a turn reward (the env's step reward and/or its reported progress).",
   advantage: { kind: 'turn-credit', episodePart: grpoEstimator },
+  collects: ['turn-infos'],
   group: true,
   groupStd: true,
   fields: ['turnCredit'],

@@ -10,6 +10,7 @@ export const remax = defineAlgo({
   label: 'ReMax (greedy baseline)',
   help: "'remax': each episode's reward minus that of one greedy episode from the same start: one extra rollout per group instead of a critic.",
   advantage: { kind: 'greedy-baseline' },
+  collects: ['greedy-baseline'],
   group: true,
   refuses: {
     async: "remax compares each episode with a greedy one from the same policy version; use 'sync'",

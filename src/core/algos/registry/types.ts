@@ -114,6 +114,16 @@ export interface RunContext {
   learnerBatch: number;
 }
 
+/**
+ * What an algorithm needs from collection beyond the sampled episodes and their rewards; the
+ * collect pipeline (trainer/collect.ts) serves it, whichever source played the episodes.
+ * - 'greedy-baseline': one greedy (temperature 0) episode per group from its start, played by the
+ *   version that sampled the batch and scored as the sampled ones (ReMax's baseline);
+ * - 'anchor-states': each step's anchor-state key (the observation it was taken in; GiGPO);
+ * - 'turn-infos': each episode's env info per turn (MT-GRPO's turn-reward source).
+ */
+export type CollectNeed = 'greedy-baseline' | 'anchor-states' | 'turn-infos';
+
 /** AlgoConfig fields only some algorithms read (the form shows them for those). */
 export type AlgoField = 'gamma' | 'lambda' | 'stepAdvantageWeight' | 'turnCredit' | 'sapo';
 
@@ -126,6 +136,8 @@ export interface AlgoDescriptor<N extends string = string> {
   /** One line: what it does and when to pick it (the form's tooltip lists every algorithm's). */
   help: string;
   advantage: AdvantageEstimator;
+  /** What the collect pipeline must gather for its estimator beyond episodes and rewards (absent = nothing). */
+  collects?: readonly CollectNeed[];
   loss: LossOptions;
   /** Advantages compare episodes of a group from one start state (rollout.groups × groupSize episodes). */
   group: boolean;
