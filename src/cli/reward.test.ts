@@ -62,7 +62,7 @@ describe('npm run train -- --reward FILE', () => {
     // Each step costs 0.01: the term's mean is −0.01 × the mean episode length.
     expect(lines[0]['reward/stepCost/mean']).toBeCloseTo(-0.01 * lines[0]['episode/length_mean'], 9);
     const config = JSON.parse(readFileSync(join(dir, 'run', 'config.json'), 'utf8'));
-    expect(config.reward).toEqual({ code: TERMS, onNonFinite: 'skip', callTimeoutMs: 100 });
+    expect(config.reward).toEqual({ code: TERMS, onNonFinite: 'skip', callTimeoutMs: 100, logOnly: [], evalTerms: [] });
     // The CLI prints the code's hash; the browser's Runs view hashes the code in a run's config with
     // the same helper, so the folder imported there (or the same code applied in a browser run) shows it too.
     const hash = await rewardCodeHash(TERMS);
