@@ -3,10 +3,10 @@
  * module initialisation order matter and blurs which room depends on which.
  * TypeScript's own pre-processor lists every import and export-from of a file (value and type).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import ts from 'typescript';
+import { readdirSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importEdges } from './sources.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -16,22 +16,6 @@ function sourceFiles(dir: string): string[] {
     if (d.isDirectory()) return d.name === 'node_modules' ? [] : sourceFiles(p);
     return /\.(ts|tsx)$/.test(d.name) && !d.name.endsWith('.d.ts') ? [p] : [];
   });
-}
-
-/** Relative imports of each file, resolved to files of the tree. */
-export function importGraph(files: readonly string[]): Map<string, string[]> {
-  const known = new Set(files);
-  const graph = new Map<string, string[]>();
-  for (const f of files) {
-    const info = ts.preProcessFile(readFileSync(f, 'utf8'), true, true);
-    const deps = info.importedFiles
-      .map((i) => i.fileName)
-      .filter((s) => s.startsWith('.'))
-      .map((s) => resolve(dirname(f), s))
-      .filter((p) => known.has(p));
-    graph.set(f, [...new Set(deps)]);
-  }
-  return graph;
 }
 
 /** Strongly connected components with more than one file, or a file importing itself (Tarjan). */
@@ -77,7 +61,7 @@ describe('import graph', () => {
   it('has no cycle in src/ or bench/, type-only imports included', () => {
     const files = [...sourceFiles(join(ROOT, 'src')), ...sourceFiles(join(ROOT, 'bench'))];
     expect(files.length).toBeGreaterThan(100);
-    const found = cycles(importGraph(files)).map((c) => c.map((f) => relative(ROOT, f)));
+    const found = cycles(importEdges(files)).map((c) => c.map((f) => relative(ROOT, f)));
     expect(found).toEqual([]);
   });
 });

@@ -13,66 +13,17 @@
  *   the weights: there the learner's own forward pass (proximal 'self') is no longer π_prox.
  */
 import { describe, expect, it } from 'vitest';
-import * as ortNode from 'onnxruntime-node';
 import { defaultsFor } from '../../core/algos/config.ts';
 import type { Feed, Learner } from '../../core/engine/types.ts';
-import { buildPolicyGraph } from '../../core/models/policyGraph.ts';
-import { MlpPolicy } from '../../core/models/mlp.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { packedRowsBatch } from '../../core/update/batch.ts';
 import { aggregationWeightsOf } from '../../core/algos/batchAdvantages.ts';
 import { runUpdate } from '../../core/update/update.ts';
 import { buildTrainStep, next } from '../../core/update/trainStep.ts';
 import { Rng } from '../../core/util/rng.ts';
-import { PolicySession, type OrtModule } from './session.ts';
 import { rawTrainRunner } from './test/util.ts';
+import { A, D, fdCheck, logprobsOf, mlp as model, ort } from './test/paperFd.ts';
 
-const ort = ortNode as unknown as OrtModule;
-const A = 4;
-const D = 6;
-const model = () => new MlpPolicy({ obsDim: D, hidden: [8, 8], numActions: A, activation: 'tanh', valueHead: false, policyHeadGain: 1 });
-
-/** log π_θ(a_r | s_r) of every row, float64, for weights `w` (one policy session, weights swapped). */
-async function logprobsOf(m: MlpPolicy, obs: Float32Array, actions: Int32Array) {
-  const n = actions.length;
-  const sess = await PolicySession.create(ort, buildPolicyGraph(m, n), initWeights(m, 1));
-  return {
-    async at(w: Weights): Promise<Float64Array> {
-      sess.setWeights(w);
-      const r = await sess.run({ obs });
-      return Float64Array.from({ length: n }, (_, i) => r.logprobs[i * A + actions[i]]);
-    },
-    release: () => sess.release(),
-  };
-}
-
-/**
- * Central differences of `f` at w on `entries` random parameter entries, against `grads`
- * (the graph's `grad.<param>`); returns the worst |fd − analytic| / (|fd| + |analytic| + floor).
- */
-async function fdCheck(m: MlpPolicy, w: Weights, grads: Record<string, Float32Array>, f: (w: Weights) => Promise<number>, entries: number, seed: number) {
-  const rng = new Rng(seed);
-  const h = 1e-2;
-  let worst = 0;
-  let scale = 0;
-  for (let k = 0; k < entries; k++) {
-    const p = m.params[rng.int(0, m.params.length)];
-    const i = rng.int(0, w[p.name].length);
-    const at = (d: number) => {
-      const c: Weights = { ...w, [p.name]: Float32Array.from(w[p.name]) };
-      c[p.name][i] += d;
-      return f(c);
-    };
-    // Float32 weights: the step actually taken is what was stored.
-    const up = Math.fround(w[p.name][i] + h) - w[p.name][i];
-    const down = w[p.name][i] - Math.fround(w[p.name][i] - h);
-    const fd = ((await at(up)) - (await at(-down))) / (up + down);
-    const an = grads[`grad.${p.name}`][i];
-    scale = Math.max(scale, Math.abs(an));
-    worst = Math.max(worst, Math.abs(fd - an) / (Math.abs(fd) + Math.abs(an) + 1e-3));
-  }
-  return { worst, scale };
-}
 
 describe('GSPO on grid steps: the paper objective, whole episodes', () => {
   it("each minibatch's gradient is ∇ of −(1/k) Σ_i min(s_i·Â_i, clip(s_i)·Â_i), s_i over the whole episode", { timeout: 60_000 }, async () => {
