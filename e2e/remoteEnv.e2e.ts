@@ -75,7 +75,7 @@ describe('remote env in the tab', () => {
     await page.close({ runBeforeUnload: false });
   });
 
-  it('a server approved before is not asked about again; one that dies mid-run gives a named error and a saved run', { timeout: 420_000 }, async () => {
+  it('a server approved before is not asked about again; one that dies mid-run gives a named error and a saved run that resumes once it is back', { timeout: 420_000 }, async () => {
     const page = await browser().newPage({ viewport: { width: 390, height: 844 } });
     let asked = 0;
     page.on('dialog', (d) => {
@@ -94,7 +94,19 @@ describe('remote env in the tab', () => {
     const saved = await newestSavedRun(page);
     expect(saved).toMatchObject({ status: 'error', env: 'remote/openenv' });
     expect(saved!.iterations).toBeGreaterThanOrEqual(1);
+    // Resumable: the checkpoint saved after its first iteration, continued once the server is back
+    // on the same address (approved before, so no question), training on past the checkpoint.
+    const at = saved!.checkpointAt;
+    expect(at).not.toBeNull();
+    server = await startServer({ envs: ['tools/calculator'], host: '127.0.0.1', port: Number(new URL(ws).port), latency: 'skip' });
+    await page.getByTestId('view-runs').click();
+    const resume = page.locator('[data-testid="run-row"][data-status="error"]').getByTestId('run-resume');
+    await expect.poll(() => resume.textContent(), { timeout: 20_000 }).toBe(`Resume from ${at}`);
+    await resume.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => Number(await status(page).getAttribute('data-iteration')), { timeout: 300_000, interval: 1000 }).toBeGreaterThan(at!);
+    expect(await status(page).getAttribute('data-status')).not.toBe('error');
+    expect(asked).toBe(1);
     await page.close({ runBeforeUnload: false });
-    server = await startServer({ envs: ['tools/calculator'], host: '127.0.0.1', port: 0, latency: 'skip' });
   });
 });
