@@ -19,6 +19,7 @@ import { useGridOverlay } from './useGridOverlay.ts';
 import { TokenReplay } from './TokenReplay.tsx';
 import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
 import { SignedAdvantage } from './SignedAdvantage.tsx';
+import { LossLens } from './LossLens.tsx';
 
 type StripBy = 'logprob' | 'entropy';
 
@@ -74,19 +75,19 @@ function MapCanvas({ frame, overlay }: { frame: GridFrame; overlay?: MapOverlay 
   if (!overlay) return canvas;
   return (
     <>
-      <div
-        className="map-hover"
-        onMouseMove={(e) => {
-          const r = e.currentTarget.getBoundingClientRect();
-          const x = Math.floor((e.clientX - r.left) / s);
-          const y = Math.floor((e.clientY - r.top) / s);
-          if (x !== hover?.x || y !== hover?.y) setHover({ x, y });
-        }}
-        onMouseLeave={() => setHover(null)}
-      >
-        {canvas}
-      </div>
-      <CellReadout overlay={overlay} cell={hover} />
+        <div
+          className="map-hover"
+          onMouseMove={(e) => {
+            const r = e.currentTarget.getBoundingClientRect();
+            const x = Math.floor((e.clientX - r.left) / s);
+            const y = Math.floor((e.clientY - r.top) / s);
+            if (x !== hover?.x || y !== hover?.y) setHover({ x, y });
+          }}
+          onMouseLeave={() => setHover(null)}
+        >
+          {canvas}
+        </div>
+        <CellReadout overlay={overlay} cell={hover} />
     </>
   );
 }
@@ -223,6 +224,7 @@ export function TrajectoryInspector() {
   }
   const newer = latest && latest.iteration !== batch.iteration;
   return (
+    <>
     <div className="inspector" data-testid="trajectory-inspector" data-episode={index}>
       <aside className="inspector-side panel">
         <header className="panel-head">
@@ -242,6 +244,8 @@ export function TrajectoryInspector() {
         <TokenReplay key={`${batch.iteration}:${index}`} ep={ep} index={index} batchEpisodes={batch.episodes} />
       )}
     </div>
+    <LossLens batch={batch} />
+    </>
   );
 }
 

@@ -10,6 +10,7 @@ import type { PolicyModel, Weights } from '../models/types.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { LiveHyper } from '../update/hyper.ts';
+import type { LensSample } from '../update/lensSample.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 
@@ -30,6 +31,8 @@ export interface IterationReport<E extends StepEpisode | TokenEpisode = StepEpis
   episodeTurnAdvantages?: Float64Array[];
   /** Tree rollouts: which episodes branched from which, at which token (indices into `episodes`). */
   branches?: readonly BranchLink[];
+  /** The loss lens's sample of trained positions (update/lensSample.ts); absent where no policy-gradient loss ran (a distill stage, a skipped batch). */
+  lens?: LensSample;
   /** False when the NaN guard skipped at least one update this iteration. */
   allApplied: boolean;
 }

@@ -18,6 +18,7 @@
 import type { BranchLink } from '../algos/treeAdvantages.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
+import type { LensSample } from '../update/lensSample.ts';
 import type { SteppableTrainer } from './api.ts';
 import type { HoldReason, RunControl } from './runControl.ts';
 
@@ -47,6 +48,8 @@ export interface IterationBatch {
   episodeTurnAdvantages?: readonly ArrayLike<number>[];
   /** Tree rollouts' branch links (IterationReport.branches). */
   branches?: readonly BranchLink[];
+  /** The loss lens's sample (IterationReport.lens). */
+  lens?: LensSample;
 }
 
 export type TrainerEventType = TrainerEvent['type'];

@@ -15,6 +15,7 @@ import type { RolloutBatch } from '../update/batch.ts';
 import { applyOverlong, truncationMaskedWeights } from '../update/lengthControl.ts';
 import { isRatios, offPolicyWeights, type OffPolicy, type PositionScorer } from '../update/offPolicy.ts';
 import { runUpdate, type UpdateResult } from '../update/update.ts';
+import { lensSample, type LensSample } from '../update/lensSample.ts';
 import { rolloutCorrection } from '../update/rolloutCorrection.ts';
 import type { CorrectionMetrics } from '../algos/correction/metrics.ts';
 
@@ -66,6 +67,8 @@ export interface TrainedBatch {
   offS: number;
   /** The rollout correction's correction/* keys, when algo.rolloutCorrection is on. */
   correction?: CorrectionMetrics;
+  /** The loss lens's sample: each trained position's log-ratio at the step that trained it, and its advantage. */
+  lens: LensSample;
 }
 
 /**
@@ -80,5 +83,6 @@ export async function trainBatch(learner: Learner, algo: AlgoConfig, sc: ScoredB
   const offS = (performance.now() - t0) / 1000;
   const targets = { oldLogp: corr?.oldLogp ?? off.oldLogp, advantages: corr?.advUsed ?? off.advUsed, weights: corr?.weights ?? sc.weights, refLogp: sc.refLogp, extra: { ...valueTargets(batch, sc.adv.returns, algo.valueClip), ...off.extra } };
   const upd = await runUpdate(learner, algo, batch, targets, rng, { logprobs: batch.mu, mask: off.fresh });
-  return { off, upd, tis: isRatios(batch, off, upd.stepLogprobs, algo.tis.cap), offS, ...(corr ? { correction: corr.metrics } : {}) };
+  const lens = lensSample(batch, targets.oldLogp, targets.advantages, upd.stepLogprobs, targets.weights);
+  return { off, upd, tis: isRatios(batch, off, upd.stepLogprobs, algo.tis.cap), offS, lens, ...(corr ? { correction: corr.metrics } : {}) };
 }

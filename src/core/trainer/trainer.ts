@@ -148,7 +148,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     this.rewards.advance(metrics);
     this.rewards.labMetrics(metrics, labVersion);
     keepApplicable(metrics, this.collector.metricRun);
-    return { iteration: it, metrics, episodes: c.episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, episodeTurnAdvantages: perActionAdvantages(sc.batch, sc.adv.adv), ...(c.ctx.branches ? { branches: c.ctx.branches } : {}), allApplied: tr.upd.allApplied };
+    return { iteration: it, metrics, episodes: c.episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, episodeTurnAdvantages: perActionAdvantages(sc.batch, sc.adv.adv), ...(c.ctx.branches ? { branches: c.ctx.branches } : {}), lens: tr.lens, allApplied: tr.upd.allApplied };
   }
 
   /**

@@ -8,6 +8,7 @@
 import type { StepEpisode } from '../../core/rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../../core/rollout/tokenEpisode.ts';
 import type { HoldReason } from '../../core/trainer/runControl.ts';
+import type { LensSample } from '../../core/update/lensSample.ts';
 
 /** One sampled episode, as the UI sees it: a grid episode (replayable) or a token episode. */
 export type EpisodeView = GridEpisodeView | TokenEpisodeView;
@@ -54,6 +55,8 @@ export interface IterationView {
   /** Wall time of `step()` inside the worker, seconds. */
   wallS: number;
   episodes: EpisodeView[];
+  /** The loss lens's sample of the batch's trained positions; absent where no policy-gradient loss ran. */
+  lens?: LensSample;
   /** Reward-lab problems since the last report (a term's non-finite value skipped), each naming the term, line and seed. */
   rewardProblems?: string[];
   /** Rollout workers that died or stopped answering since the last report and were replaced (the run went on), one message each. */

@@ -474,13 +474,14 @@ function iterationEvent(iteration: number, m: Readonly<Record<string, number>>, 
     const { actions, logprobs, entropies, values, versions, rewards } = ep;
     return { kind: 'grid', ...common, actions, logprobs, entropies, values, versions, rewards };
   });
-  const view: IterationView = { iteration, metrics: { ...m }, allApplied, wallS, episodes, rewardProblems: st.rewardProblems.splice(0), ...(st.workerNotes.length ? { workerNotes: st.workerNotes.splice(0) } : {}) };
+  const view: IterationView = { iteration, metrics: { ...m }, allApplied, wallS, episodes, ...(r.lens ? { lens: r.lens } : {}), rewardProblems: st.rewardProblems.splice(0), ...(st.workerNotes.length ? { workerNotes: st.workerNotes.splice(0) } : {}) };
   // Arrays may share a buffer only if the rollout sliced them from one; transfer distinct ones.
   const buffers = new Set<ArrayBuffer>();
   for (const e of episodes) {
     const arrays = e.kind === 'grid' ? [e.actions, e.logprobs, e.entropies, e.values, e.versions, e.rewards] : [e.tokens, e.lossMask, e.logprobs, e.entropies, e.versions, e.rewards];
     for (const a of arrays) buffers.add(a.buffer as ArrayBuffer);
   }
+  if (r.lens) for (const a of [r.lens.logRatio, r.lens.adv, r.lens.seq]) buffers.add(a.buffer as ArrayBuffer);
   return transfer({ type: 'iteration', view }, [...buffers]);
 }
 
