@@ -22,7 +22,7 @@ const MARK: Record<LensState, { color: string; glyph: string; what: string }> = 
   cut: { color: '#dc2626', glyph: '✕', what: 'clipped: weight 0' },
   faded: { color: '#c2410c', glyph: '▲', what: 'gated: weight under 0.9·r' },
   bounded: { color: '#7c3aed', glyph: '■', what: 'weight held to [1−ε, 1+ε]' },
-  masked: { color: '#6b7280', glyph: '◆', what: 'masked' },
+  masked: { color: '#6b7280', glyph: '◆', what: 'gradient stopped by Clip-Cov' },
 };
 
 function Point({ x, y, state }: { x: number; y: number; state: LensState }) {
