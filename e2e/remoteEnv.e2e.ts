@@ -99,6 +99,8 @@ describe('remote env in the tab', () => {
     const at = saved!.checkpointAt;
     expect(at).not.toBeNull();
     server = await startServer({ envs: ['tools/calculator'], host: '127.0.0.1', port: Number(new URL(ws).port), latency: 'skip' });
+    // At 390 px the views sit behind the menu.
+    await page.getByTestId('menu-toggle').click();
     await page.getByTestId('view-runs').click();
     const resume = page.locator('[data-testid="run-row"][data-status="error"]').getByTestId('run-resume');
     await expect.poll(() => resume.textContent(), { timeout: 20_000 }).toBe(`Resume from ${at}`);

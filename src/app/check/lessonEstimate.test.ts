@@ -12,8 +12,19 @@ describe('lesson plan', () => {
     expect(plan.problems).toEqual([]);
     expect(plan.steps.length).toBe(LESSONS.lessons.reduce((n, l) => n + l.steps.length, 0));
     expect(plan.shapes.length).toBeLessThan(plan.steps.length);
-    // Every step's shape is one the check times.
-    for (const s of plan.steps) expect(plan.shapes.map((x) => x.key)).toContain(s.shape);
+    // Every step's shape is one the check times, except a step whose env is on a server.
+    for (const s of plan.steps) expect(plan.shapes.map((x) => x.key).includes(s.shape), `lesson ${s.lesson} step ${s.step}`).toBe(s.server === null);
+  });
+
+  it('a lesson played over the wire is named with its server, not timed (the check contacts no server)', () => {
+    const wired = plan.steps.filter((s) => s.server !== null);
+    expect(wired.length).toBeGreaterThan(0);
+    const timings = new Map<string, ShapeTiming>(plan.shapes.map((s) => [s.key, { iterS: [1], setupS: 1, warmStepS: 0 }]));
+    for (const e of estimateLessons(plan, timings).filter((x) => wired.some((w) => w.lesson === x.lesson))) {
+      expect(e.verdict).toBe('server');
+      expect(e.seconds).toBeNull();
+      expect(e.line).toMatch(new RegExp(`^needs a server: lesson ${e.lesson} plays its env over the wire from ws://`));
+    }
   });
 
   it('a learning-rate or entropy change keeps the shape; more episodes, a longer episode or PPO does not', () => {
@@ -30,7 +41,7 @@ describe('lesson estimate', () => {
     const timings = new Map<string, ShapeTiming>(plan.shapes.map((s) => [s.key, { iterS: [0.5, 1, 3], setupS: 2, warmStepS: 0.1 }]));
     const est = estimateLessons(plan, timings);
     expect(est).toHaveLength(LESSONS.lessons.length);
-    for (const e of est) {
+    for (const e of est.filter((x) => x.verdict !== 'server')) {
       const steps = plan.steps.filter((s) => s.lesson === e.lesson);
       const fixed = steps.reduce((t, s) => t + 2 + 0.1 * s.warmSteps, 0);
       const its = steps.reduce((t, s) => t + s.iterations, 0);
@@ -54,7 +65,8 @@ describe('lesson estimate', () => {
 
   it('a lesson whose setup was not timed says so instead of guessing', () => {
     const e = estimateLessons(plan, new Map());
-    expect(e.every((x) => x.verdict === 'untimed' && x.seconds === null)).toBe(true);
+    expect(e.every((x) => (x.verdict === 'untimed' || x.verdict === 'server') && x.seconds === null)).toBe(true);
+    expect(e.filter((x) => x.verdict === 'untimed').length).toBe(e.length - new Set(plan.steps.filter((s) => s.server !== null).map((s) => s.lesson)).size);
     expect(e[0].line).toMatch(/^not timed: lesson 1 /);
   });
 

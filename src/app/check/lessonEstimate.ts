@@ -10,6 +10,7 @@ import type { RunConfig } from '../../core/presets/schema.ts';
 import type { Lesson } from '../lessons/schema.ts';
 import type { Preset } from '../train/config.ts';
 import { configForSetup } from '../lessons/setup.ts';
+import { remoteAddresses } from '../train/remoteConsent.ts';
 
 /** A lesson whose estimate is at most this many seconds is "ready"; above it, "slow" (3 minutes: one lesson in a class hour of several). */
 export const READY_S = 180;
@@ -26,6 +27,8 @@ export interface PlannedStep {
   /** Imitation warm-start steps before RL (0: none). */
   warmSteps: number;
   shape: string;
+  /** The OpenEnv server a remote env step plays against (null: the env runs in the page). Not timed: the check cannot know that server is up, and must not connect to one unasked. */
+  server: string | null;
 }
 
 export interface Shape {
@@ -92,8 +95,9 @@ export function planLessons(lessons: readonly Lesson[], presets: readonly Preset
         return;
       }
       const key = shapeKey(r.config);
-      if (!shapes.has(key)) shapes.set(key, { key, config: r.config, from: `lesson ${i + 1} step ${j + 1}`, label: shapeLabel(r.config) });
-      steps.push({ lesson: i + 1, lessonId: l.id, lessonTitle: l.title, step: j + 1, iterations: r.config.iterations, warmSteps: r.config.warmStart?.steps ?? 0, shape: key });
+      const server = remoteAddresses(r.config)[0] ?? null;
+      if (!shapes.has(key) && server === null) shapes.set(key, { key, config: r.config, from: `lesson ${i + 1} step ${j + 1}`, label: shapeLabel(r.config) });
+      steps.push({ lesson: i + 1, lessonId: l.id, lessonTitle: l.title, step: j + 1, iterations: r.config.iterations, warmSteps: r.config.warmStart?.steps ?? 0, shape: key, server });
     }),
   );
   return { steps, shapes: [...shapes.values()], problems };
@@ -124,8 +128,8 @@ export interface LessonEstimate {
   seconds: number | null;
   low: number | null;
   high: number | null;
-  /** 'untimed': a setup of it was not reached within the check's 30 s (the laptop is busy or slow). */
-  verdict: 'ready' | 'slow' | 'untimed';
+  /** 'untimed': a setup of it was not reached within the check's 30 s (the laptop is busy or slow); 'server': it plays an env over the wire, from a server the check does not contact. */
+  verdict: 'ready' | 'slow' | 'untimed' | 'server';
   /** The line the page prints. */
   line: string;
   /** True when a shape of this lesson had a spread above UNSTEADY_SPREAD. */
@@ -148,6 +152,20 @@ export function estimateLessons(plan: LessonPlan, timings: ReadonlyMap<string, S
     let low = 0;
     let high = 0;
     let unsteady = false;
+    const served = steps.find((s) => s.server !== null);
+    if (served) {
+      return {
+        lesson,
+        lessonId: first.lessonId,
+        title: first.lessonTitle,
+        seconds: null,
+        low: null,
+        high: null,
+        verdict: 'server' as const,
+        unsteady: false,
+        line: `needs a server: lesson ${lesson} plays its env over the wire from ${served.server} (start npm run serve on the machine it names before class); not timed here`,
+      };
+    }
     for (const s of steps) {
       const t = timings.get(s.shape);
       if (!t || t.iterS.length === 0) {
