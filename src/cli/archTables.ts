@@ -11,7 +11,7 @@ import type { AlgoDescriptor } from '../core/algos/registry/types.ts';
 import '../core/envs/index.ts';
 import { envSpecs } from '../core/envs/registry.ts';
 import type { Space } from '../core/envs/spaces.ts';
-import { metricTableMarkdown } from '../core/metrics/table.ts';
+import { metricGroupTableMarkdown } from '../core/metrics/table.ts';
 
 /** The document the tables live in, relative to the repository root. */
 export const ARCH_DOC = 'ARCHITECTURE.md';
@@ -74,7 +74,7 @@ export function envTableMarkdown(): string {
 export const TABLES: Record<string, () => string> = {
   algos: algoTableMarkdown,
   envs: envTableMarkdown,
-  metrics: metricTableMarkdown,
+  metrics: metricGroupTableMarkdown,
 };
 
 /** `doc` with every marked block replaced by its current table; throws when a marker is missing. */

@@ -1,10 +1,10 @@
 /**
- * `npm run docs:metrics`: rewrites ARCHITECTURE.md's metric table and docs/headless.md's table of
- * TRL / veRL names from the metric registry (src/core/metrics/registry.ts). A unit test fails
- * when either file and the registry disagree.
+ * `npm run docs:metrics`: rewrites ARCHITECTURE.md's table of metric groups, docs/metrics.md's table
+ * of every key and docs/headless.md's table of TRL / veRL names from the metric registry
+ * (src/core/metrics/registry.ts). A unit test fails when any of them and the registry disagree.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { anchorTableMarkdown, metricTableMarkdown } from '../core/metrics/table.ts';
+import { anchorTableMarkdown, metricGroupTableMarkdown, metricTableMarkdown } from '../core/metrics/table.ts';
 
 export const METRICS_BEGIN = '<!-- tables:metrics -->';
 export const METRICS_END = '<!-- /tables:metrics -->';
@@ -18,9 +18,17 @@ function between(text: string, begin: string, end: string, body: string, file: s
   return `${text.slice(0, a + begin.length)}\n${body}\n${text.slice(b)}`;
 }
 
-/** ARCHITECTURE.md with its metric table regenerated. */
-export function withMetricTable(architecture: string): string {
-  return between(architecture, METRICS_BEGIN, METRICS_END, metricTableMarkdown(), 'ARCHITECTURE.md');
+/** ARCHITECTURE.md with its table of metric groups regenerated. */
+export function withMetricGroups(architecture: string): string {
+  return between(architecture, METRICS_BEGIN, METRICS_END, metricGroupTableMarkdown(), 'ARCHITECTURE.md');
+}
+
+/** The file that holds the table of every key, relative to the repository root. */
+export const METRIC_DOC = 'docs/metrics.md';
+
+/** docs/metrics.md with its table of every key regenerated. */
+export function withMetricTable(doc: string): string {
+  return between(doc, METRICS_BEGIN, METRICS_END, metricTableMarkdown(), METRIC_DOC);
 }
 
 /** The file that holds the table of TRL / veRL names, relative to the repository root. */
@@ -32,7 +40,7 @@ export function withAnchorTable(readme: string): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const [file, rewrite] of [['ARCHITECTURE.md', withMetricTable], [ANCHOR_DOC, withAnchorTable]] as const) {
+  for (const [file, rewrite] of [['ARCHITECTURE.md', withMetricGroups], [METRIC_DOC, withMetricTable], [ANCHOR_DOC, withAnchorTable]] as const) {
     const text = readFileSync(file, 'utf8');
     const next = rewrite(text);
     writeFileSync(file, next);

@@ -1,6 +1,7 @@
 /**
- * The registry as Markdown: ARCHITECTURE.md's metric table and docs/headless.md's table of TRL / veRL
- * names (written by `npm run docs:metrics`; a test fails when either is out of date).
+ * The registry as Markdown: ARCHITECTURE.md's table of metric groups, docs/metrics.md's table of every
+ * key and docs/headless.md's table of TRL / veRL names (written by `npm run docs:metrics`; a test
+ * fails when any is out of date).
  */
 import { METRICS, type MetricDecl } from './registry.ts';
 import { ENV_FAMILIES } from '../envs/families.ts';
@@ -33,6 +34,27 @@ export function metricTableMarkdown(): string {
     return `| ${code(d.key)} | ${d.unit} | ${cell(runs(d))} | ${cell(meaning)} | ${code(d.trl)} | ${code(d.verl)} |`;
   });
   return ['| key | unit | logged by | meaning | TRL | veRL |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The group of a key: its first path segment (`reward/mean` -> `reward`). */
+const groupOf = (key: string) => key.split('/')[0];
+
+/**
+ * One row per key group, in registry order: the group, its keys (the part after the group, with
+ * their units) and who logs them. A summary for ARCHITECTURE.md; the meanings are in docs/metrics.md.
+ */
+export function metricGroupTableMarkdown(): string {
+  const groups = new Map<string, MetricDecl[]>();
+  for (const d of ALL) {
+    const g = groupOf(d.key);
+    groups.set(g, [...(groups.get(g) ?? []), d]);
+  }
+  const rows = [...groups].map(([g, ds]) => {
+    const keys = ds.map((d) => `${code(d.key.slice(g.length + 1) || d.key)} ${d.unit}`).join(', ');
+    const who = [...new Set(ds.map(runs))];
+    return `| ${code(`${g}/`)} | ${cell(keys)} | ${cell(who.length === 1 ? who[0] : 'varies by key (docs/metrics.md)')} |`;
+  });
+  return ['| group | keys (unit) | logged by |', '|---|---|---|', ...rows].join('\n');
 }
 
 /** The keys with an anchor name: what `--metric-names trl|verl` renames. */
