@@ -20,7 +20,7 @@ const REMAINING: Record<string, string[]> = {
   'src/app/rewardLab/recentBatches.ts': ['recent'],
   'src/app/rewardLab/rescore.ts': ['freezes', 'worker', 'remote'],
   'src/app/state/sharedSlices.ts': ['nextNoticeId'],
-  'src/app/studio/code/studioClient.ts': ['worker', 'api'],
+  'src/app/studio/code/studioClient.ts': ['api'],
   'src/app/train/sweep.ts': ['current'],
   'src/app/ui/MetricChart.tsx': ['frameId'],
   'src/runtime/agentWorker/worker.ts': ['session', 'ort', 'loaded', 'decoder'],
