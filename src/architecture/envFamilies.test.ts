@@ -10,12 +10,12 @@ import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envIds, makeEnv } from '../core/envs/index.ts';
 import type { Env } from '../core/envs/types.ts';
-import { ENV_FAMILIES, envFamily, familyOf, MODEL_KINDS, modelKindsOf, playOf } from '../core/envs/families.ts';
+import { ENV_FAMILIES, envFamily, familyOf, familyOfEnvId, MODEL_KINDS, modelKindsOf, playOf } from '../core/envs/families.ts';
 import { makeCodeEnv } from '../core/envs/code/index.ts';
 import { mapFromJson, mapToKwargs } from '../core/envs/grid/mapSpec.ts';
 import { parseRunConfig } from '../core/presets/schema.ts';
 import { loadCodeEnvs } from '../runtime/codeEnv/index.ts';
-import { ensureRemoteEnvs } from '../runtime/openenv/node.ts';
+import { ensureEnvLink } from '../runtime/envLinks.node.ts';
 import { startServeChild, type ChildServer } from '../runtime/openenv/fixtureServers.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -25,7 +25,7 @@ const example = (f: string) => readFileSync(join(ROOT, 'examples/envs', f), 'utf
 let served: ChildServer;
 beforeAll(async () => {
   await loadCodeEnvs();
-  await ensureRemoteEnvs('remote/openenv');
+  await ensureEnvLink('remote/openenv');
   served = await startServeChild('tools/calculator');
 }, 30_000);
 afterAll(() => served.kill());
@@ -63,6 +63,13 @@ describe('every env maps to a family that describes it', () => {
     expect([...seen].sort()).toEqual(ENV_FAMILIES.map((f) => f.name).sort());
   });
 
+  it("an env id's prefix names the family its built env reports (familyOfEnvId, read before any env is built)", () => {
+    for (const id of envIds()) expect(familyOfEnvId(id)?.name, id).toBe(familyOf(makeEnv(id).spec).name);
+    expect(familyOfEnvId('remote/openenv')?.name).toBe('remote');
+    // A code env's family is what its code declares, not its id.
+    expect(familyOfEnvId('code/custom')).toBeNull();
+  });
+
   it('an unknown family is refused by name', () => {
     expect(() => envFamily('lunar')).toThrow(/unknown env family 'lunar' \(registered: grid, tool, remote\)/);
   });
@@ -95,6 +102,16 @@ function familyCompares(text: string): number[] {
   return text.split('\n').flatMap((line, i) => (re.test(line) ? [i + 1] : []));
 }
 
+/**
+ * Lines of `text` that tell families apart another way: by a family's env-id prefix
+ * (`id.startsWith('remote/')`, the prefixes ENV_FAMILIES declares) or by switching on a family.
+ */
+function familyBranches(text: string): number[] {
+  const prefixes = ENV_FAMILIES.map((f) => f.idPrefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|');
+  const re = new RegExp(`startsWith\\(\\s*['"\`](${prefixes})['"\`]\\s*\\)|switch\\s*\\([^)]*\\bfam(ily)?\\s*\\)`);
+  return text.split('\n').flatMap((line, i) => (re.test(line) ? [i + 1] : []));
+}
+
 function productFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
     const p = join(dir, d.name);
@@ -110,11 +127,20 @@ describe('no family is compared by name outside the registry', () => {
     expect(familyCompares("const fam = familyOf(spec);\nif (familyOf(spec).view === 'grid') z();\nshape.fam !== base.fam")).toEqual([]);
   });
 
+  it('finds a planted env-id prefix test or switch on a family, and not a code-env id test', () => {
+    expect(familyBranches("x\nconst wire = config.env.id.startsWith('remote/');")).toEqual([2]);
+    expect(familyBranches('if (id.startsWith("tools/")) y();')).toEqual([1]);
+    expect(familyBranches('switch (spec.family) {')).toEqual([1]);
+    expect(familyBranches("switch (fam) {\nif (id.startsWith('code/')) z();\nswitch (kind) {")).toEqual([1]);
+  });
+
   it('src has none (product files; the registry and tests excepted)', () => {
     const registry = join(ROOT, 'src/core/envs/families.ts');
     const files = productFiles(join(ROOT, 'src')).filter((f) => f !== registry);
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap((f) => familyCompares(readFileSync(f, 'utf8')).map((n) => `${relative(ROOT, f)}:${n}`));
     expect(found).toEqual([]);
+    const branches = files.flatMap((f) => familyBranches(readFileSync(f, 'utf8')).map((n) => `${relative(ROOT, f)}:${n}`));
+    expect(branches).toEqual([]);
   });
 });

@@ -20,7 +20,7 @@ const REMAINING: Record<string, string[]> = {
   'src/app/rewardLab/recentBatches.ts': ['recent'],
   'src/app/rewardLab/rescore.ts': ['freezes', 'worker', 'remote'],
   'src/app/state/sharedSlices.ts': ['nextNoticeId'],
-  'src/app/studio/code/studioClient.ts': ['worker', 'api'],
+  'src/app/studio/code/studioClient.ts': ['api'],
   'src/app/train/sweep.ts': ['current'],
   'src/app/ui/MetricChart.tsx': ['frameId'],
   'src/runtime/agentWorker/worker.ts': ['session', 'ort', 'loaded', 'decoder'],
@@ -29,7 +29,9 @@ const REMAINING: Record<string, string[]> = {
   'src/runtime/codeEnv/studioWorker.ts': ['env', 'ret', 'lastVector'],
   'src/runtime/engine/selfTest.ts': ['consoleHooked'],
   // One network thread per JS thread by design: every remote env of a rollout thread blocks on the same bridge.
-  'src/runtime/openenv/link.ts': ['spawnThread', 'started', 'nextId'],
+  'src/runtime/openenv/link.ts': ['started', 'nextId'],
+  // The platform's way to start a link thread, set once by a Node entry point (envLinks.node.ts) before any env plays.
+  'src/runtime/linkThread.ts': ['starter'],
   'src/runtime/engine/web.ts': ['tinyModel'],
   'src/runtime/pool/browser.ts': ['spawned'],
   'src/runtime/pool/faultWorker.node.ts': ['collects'],

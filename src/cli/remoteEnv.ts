@@ -1,9 +1,10 @@
 /**
  * `npm run train -- --env-url ws://HOST:PORT`: points a remote preset (env `remote/openenv`) at a
  * server, and starts the network thread its env sessions block on. Node's network thread is a
- * worker_thread (src/runtime/openenv/node.ts).
+ * worker_thread (src/runtime/envLinks.node.ts).
  */
-import { ensureRemoteEnvs } from '../runtime/openenv/node.ts';
+import { ensureEnvLink } from '../runtime/envLinks.node.ts';
+import { familyOfEnvId } from '../core/envs/families.ts';
 import { readRemoteKwargs, REMOTE_ENV_ID } from '../core/envs/remote/index.ts';
 import type { RunConfig } from '../core/presets/schema.ts';
 import { UsageError } from './args.ts';
@@ -13,7 +14,7 @@ export const ENV_URL_USAGE = `  --env-url URL     the OpenEnv server a remote pr
 
 /** Whether `id` is played over the network (it can fail in any iteration: a run keeps its last good checkpoint). */
 export function isRemoteEnv(id: string): boolean {
-  return id.startsWith('remote/');
+  return familyOfEnvId(id)?.overNetwork === true;
 }
 
 /** `config` with `--env-url` applied (a copy), after checking it; starts the network thread when the run is remote. */
@@ -29,6 +30,6 @@ export async function withEnvUrl(config: RunConfig, url: string | undefined): Pr
     }
     out = { ...config, env: { ...config.env, kwargs } };
   }
-  if (isRemoteEnv(out.env.id)) await ensureRemoteEnvs(out.env.id);
+  await ensureEnvLink(out.env.id);
   return out;
 }

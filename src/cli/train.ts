@@ -17,7 +17,7 @@ import { checkpointToJson, type Checkpoint } from '../core/runs/checkpoint.ts';
 import { metricsToJsonl, REWARD_VERSIONS_FILE, trajectoriesToJsonl } from '../core/runs/format.ts';
 import { parseRunConfig, stageStarts, type RunConfig } from '../core/presets/schema.ts';
 import { exportPolicyOnnx } from '../core/models/export.ts';
-import { policyCard } from '../core/models/policyCard.ts';
+import { policyCard } from '../core/runs/policyCard.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
 import { createTrainer, type WarmStartCache } from '../core/trainer/createTrainer.ts';
 import { WARM_START_DIR } from '../core/trainer/warmStartCache.ts';

@@ -29,9 +29,6 @@ export function isProgressMessage(data: unknown): data is ProgressMessage {
 /** Reports progress from inside long work; cheap enough to call per inference call. */
 export type Progress = (stage: string) => void;
 
-/** A progress callback that does nothing (the CLI, tests). */
-export const noProgress: Progress = () => undefined;
-
 /**
  * Worker side: a `Progress` that posts at most one message per `everyMs` (default 500 ms), so
  * calling it per inference call or per slice costs a clock read.

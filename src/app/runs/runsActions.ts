@@ -196,7 +196,7 @@ export async function exportRun(c: RunsContext, id: string, kind: ExportKind): P
       await (await import('../../runtime/codeEnv/index.ts')).ensureCodeEnvsFor(run.config);
       if (kind === 'policy-json') {
         // What the ONNX file needs beside it: inputs and how to build them, the actions, the env and the reward code in force.
-        const { policyCard } = await import('../../core/models/policyCard.ts');
+        const { policyCard } = await import('../../core/runs/policyCard.ts');
         const k = run.checkpoint.iteration;
         const code = versionAt(runRewardVersions(run) ?? [], k - 1)?.code ?? '';
         const card = policyCard(run.config, { iteration: k, rewardCodeHash: await rewardCodeHash(code), stage: run.checkpoint.pipeline?.stage });

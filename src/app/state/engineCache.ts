@@ -69,9 +69,3 @@ export function recallChoice(key: string): RememberedChoice | null {
 export function rememberChoice(key: string, choice: RememberedChoice): void {
   write({ ...read(), [key]: choice });
 }
-
-export function forgetChoice(key: string): void {
-  const t = read();
-  delete t[key];
-  write(t);
-}

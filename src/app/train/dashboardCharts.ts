@@ -5,6 +5,7 @@
  */
 import { algoDescriptor, isAlgo, isGroupAlgo } from '../../core/algos/registry/index.ts';
 import { rewardTermKey } from '../../core/metrics/iterationMetrics.ts';
+import { familyOfEnvId } from '../../core/envs/families.ts';
 import { correctionCharts } from './correctionCharts.ts';
 import type { RolloutCorrectionConfig } from '../../core/algos/correction/config.ts';
 import { SHAPING_TERMS, type ShapingConfig, type ShapingTerm } from '../../core/reward/shaping.ts';
@@ -429,7 +430,8 @@ export function agentCharts(agents: readonly string[]): ChartSpec[] {
 
 export function dashboardCharts(config: { env?: { id: string }; model: { kind: string }; algo: { algo: string; rolloutCorrection?: RolloutCorrectionConfig }; shaping: unknown; rollout?: { budget?: { pool: number } }; stages?: readonly { distill?: unknown }[]; heldOut?: { every: number } }, maxSteps: number, numActions: number, agents: readonly string[] = []): Record<'outcome' | 'exploration' | 'signal' | 'shift' | 'reward' | 'speed' | 'agents', ChartSpec[]> {
   const tokens = config.model.kind === 'transformer';
-  const toolEnv = config.env?.id.startsWith('tools/') === true;
+  const family = config.env ? familyOfEnvId(config.env.id) : null;
+  const toolEnv = family?.toolCharts === true;
   const heldOut = (config.heldOut?.every ?? 0) > 0 ? [HELD_OUT] : [];
   return {
     outcome: [...outcome(maxSteps, tokens, isShaped(config.shaping as ShapingConfig)), ...heldOut, rewardTerms(config.shaping as ShapingConfig), ...(toolEnv ? [TOOL_CALLS, TOOLS] : [])],
@@ -437,7 +439,7 @@ export function dashboardCharts(config: { env?: { id: string }; model: { kind: s
     signal: [...signal(isGroupAlgo(config.algo.algo), isAlgo(config.algo.algo) && algoDescriptor(config.algo.algo).critic), ...algoCharts(config.algo.algo), ...((config.rollout?.budget?.pool ?? 0) > 0 ? [BUDGET] : []), ...(config.stages?.some((st) => st.distill) ? [DISTILL] : [])],
     shift: [...SHIFT, ...correctionCharts(config.algo.rolloutCorrection)],
     reward: [PROXY],
-    speed: [...SPEED, ...(tokens ? [KV_CACHE] : []), ...(config.env?.id.startsWith('remote/') ? [ENV_WIRE] : [])],
+    speed: [...SPEED, ...(tokens ? [KV_CACHE] : []), ...(family?.overNetwork ? [ENV_WIRE] : [])],
     agents: agentCharts(agents),
   };
 }

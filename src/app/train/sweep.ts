@@ -8,7 +8,7 @@ import { MAX_SWEEP_FIELDS, parseSeeds, parseValues, SweepError, sweepConfigs, sw
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
 import { setField, validate } from './config.ts';
-import { FIELDS, getPath, type DraftConfig, type FieldDef } from './fields.ts';
+import { FIELDS, type DraftConfig, type FieldDef } from './fields.ts';
 import { SweepRunner, type SweepRunJob, type SweepRunView, type SweepWorker } from './sweepRunner.ts';
 import { clearSweep, interruptedSweep, loadSweep, saveSweep, saveSweepStates, type InterruptedSweep } from './sweepSaved.ts';
 
@@ -90,12 +90,6 @@ export function planSweep(d: DraftConfig, form: SweepForm, slots = sweepSlots())
     throw e;
   }
 }
-
-/** The form's first values for a field: the draft's own value, for the person to add to. */
-export const currentValue = (d: DraftConfig, path: string): string => {
-  const v = getPath(d, path);
-  return v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
-};
 
 export interface SweepState {
   form: SweepForm;

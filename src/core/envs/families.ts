@@ -8,7 +8,10 @@
  * a custom map is a grid env.
  *
  * To add a family: write its descriptor here and add it to ENV_FAMILIES; its envs set
- * `spec.family` to its name. This file imports nothing, so every room may read it.
+ * `spec.family` to its name and register from its folder (one import in envs/index.ts). A family
+ * whose envs need something started in each thread before they play (remote envs' network thread)
+ * also adds its link to src/runtime/envLinks.ts; everything else reads this descriptor. This file
+ * imports nothing, so every room may read it.
  */
 
 /** A policy architecture a run config names (`model.kind`). */
@@ -85,6 +88,14 @@ export interface EnvFamily {
   view: 'grid' | 'transcript';
   /** The env server's form of it: the observation schema's title, and whether it serves verl-tool's batched /get_observation. */
   wire: { observationTitle: string; verlTool: boolean };
+  /**
+   * Its envs step over a network (a server's env): the Speed charts show each step's round trip
+   * (perf/env_wire_ms), and since the server can go away in any iteration, a headless run keeps
+   * its last finished iteration's checkpoint.
+   */
+  overNetwork: boolean;
+  /** Its episodes call named tools, counted by the tool charts (tools/call_frequency, tools/failure_frequency, tools/<name>/…). */
+  toolCharts: boolean;
 }
 
 const GRID: EnvFamily = {
@@ -116,6 +127,8 @@ const GRID: EnvFamily = {
   label: 'grid',
   view: 'grid',
   wire: { observationTitle: 'GridObservation', verlTool: false },
+  overNetwork: false,
+  toolCharts: false,
 };
 
 const TOOL: EnvFamily = {
@@ -145,6 +158,8 @@ const TOOL: EnvFamily = {
   label: 'text',
   view: 'transcript',
   wire: { observationTitle: 'ToolObservation', verlTool: true },
+  overNetwork: false,
+  toolCharts: true,
 };
 
 /**
@@ -167,6 +182,9 @@ const REMOTE: EnvFamily = {
   modelKindRule: "remote envs train a 'transformer' over tokens",
   // Served again by this server, a remote env would be a proxy; the server serves built-in envs only.
   wire: { observationTitle: 'ToolObservation', verlTool: false },
+  overNetwork: true,
+  // Its MCP tools are not counted by the tool charts (the calls are the server's).
+  toolCharts: false,
 };
 
 /** Every family, in the order messages and the env list show them. */
@@ -187,6 +205,14 @@ export function envFamily(name: string): EnvFamily {
 /** The family descriptor of an env, from its spec. */
 export function familyOf(spec: { family: string }): EnvFamily {
   return envFamily(spec.family);
+}
+
+/**
+ * The family an env id belongs to by its id's prefix (`idPrefix`), before any env is built: null
+ * for ids outside every family's prefix (code envs, whose family their code declares).
+ */
+export function familyOfEnvId(envId: string): EnvFamily | null {
+  return ENV_FAMILIES.find((f) => envId.startsWith(f.idPrefix)) ?? null;
 }
 
 /** The model kinds that fit a family (the keys of its `plays`), in MODEL_KINDS order. */

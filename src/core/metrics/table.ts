@@ -4,7 +4,7 @@
  * fails when any is out of date).
  */
 import { METRICS, type MetricDecl } from './registry.ts';
-import { ENV_FAMILIES } from '../envs/families.ts';
+import { ENV_FAMILIES, envFamily } from '../envs/families.ts';
 
 const ALL: readonly MetricDecl[] = METRICS;
 
@@ -20,8 +20,7 @@ function runs(d: MetricDecl): string {
   let who: string;
   if (!fam && !pol) who = 'all runs';
   else if (!fam) who = pol === 'step' ? 'grid MLP runs' : 'token runs';
-  else if (fam === 'tool') who = 'tool runs';
-  else if (fam === 'remote') who = 'remote runs';
+  else if (envFamily(fam).observation === 'text') who = `${fam} runs`;
   else who = pol === 'step' ? 'grid MLP runs' : pol === 'token' ? 'grids as text' : 'grid runs';
   if (d.stream === 'warm-start') who += ', each warm-start step';
   return d.when ? `${who}; ${d.when}` : who;

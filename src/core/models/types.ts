@@ -75,10 +75,3 @@ export function initWeights(model: Pick<PolicyModel, 'params'>, seed: number): W
   }
   return out;
 }
-
-/** Deep copy of weights (typed arrays duplicated). */
-export function cloneWeights(w: Readonly<Weights>): Weights {
-  const out: Weights = {};
-  for (const [k, v] of Object.entries(w)) out[k] = v.slice();
-  return out;
-}

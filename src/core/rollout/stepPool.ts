@@ -25,7 +25,7 @@ import { gridFeatureSize, gridOwnColorFeature } from './features.ts';
 import { playSlots, SlotColumns, type PlaySlots } from './stepSlots.ts';
 import { gridGoalDistance, gridStepsToSuccess } from '../reward/potentials.ts';
 import { Rng } from '../util/rng.ts';
-import type { Engine, PolicyRunner } from '../engine/types.ts';
+import type { InferenceEngine, PolicyRunner } from '../models/runners.ts';
 import type { StepEpisode } from './stepEpisode.ts';
 import { mixSeed } from '../util/rng.ts';
 
@@ -129,7 +129,8 @@ export interface RolloutPool {
 }
 
 export interface SerialPoolOptions {
-  engine: Engine;
+  /** Makes the pool's policy runners (an Engine, or its serialized form). */
+  engine: Pick<InferenceEngine, 'createPolicy'>;
   model: PoolModelSpec;
   weights: Weights;
   /** Version of `weights` (default 0). */
@@ -282,80 +283,4 @@ export function episodeBuffers(episodes: readonly StepEpisode[]): ArrayBuffer[] 
     }
   }
   return out;
-}
-
-/**
- * An engine whose sessions run one call at a time. onnxruntime-web's WASM backend is not
- * reentrant: two `run`s in flight in one thread (an in-thread rollout interleaved with a train
- * step at their awaits) corrupt each other ("input name cannot be empty"). Async scheduling
- * with an in-thread pool therefore shares one lock between the pool and the learner; workers
- * have their own WASM instance and need none. (Better still: one lock per ORT module inside
- * the runtime's ortEngine, so that separately loaded engines on one thread also share it.)
- */
-export function serializeEngine(engine: Engine): Engine {
-  // One lock per engine object: trainers sharing an engine share its WASM instance.
-  const known = serialized.get(engine);
-  if (known) return known;
-  const out = lockedEngine(engine);
-  serialized.set(engine, out);
-  serialized.set(out, out);
-  return out;
-}
-
-const serialized = new WeakMap<Engine, Engine>();
-
-function lockedEngine(engine: Engine): Engine {
-  let tail: Promise<unknown> = Promise.resolve();
-  const locked = <T>(f: () => Promise<T>): Promise<T> => {
-    const run = tail.then(f);
-    tail = run.catch(() => undefined);
-    return run;
-  };
-  return {
-    name: engine.name,
-    async createLearner(model, opts, weights) {
-      const l = await locked(() => engine.createLearner(model, opts, weights));
-      return {
-        get batch() {
-          return l.batch;
-        },
-        get hyper() {
-          return l.hyper;
-        },
-        step: (batch) => locked(() => l.step(batch)),
-        getWeights: () => locked(() => l.getWeights()),
-        setWeights: (w, reset) => l.setWeights(w, reset),
-        exportState: l.exportState ? () => locked(() => l.exportState!()) : undefined,
-        importState: l.importState ? (st) => l.importState!(st) : undefined,
-        release: () => locked(() => l.release()),
-      };
-    },
-    async createPolicy(model, batch, weights) {
-      const p = await locked(() => engine.createPolicy(model, batch, weights));
-      return {
-        batch: p.batch,
-        get version() {
-          return p.version;
-        },
-        set version(v: number) {
-          p.version = v;
-        },
-        setWeights: (w, v) => p.setWeights(w, v),
-        run: (inputs) => locked(() => p.run(inputs)),
-        release: () => locked(() => p.release()),
-      };
-    },
-    // Token decoders are created under the lock but not serialized per call (no step pool uses them).
-    createDecoder: (...args) => locked(() => engine.createDecoder(...args)),
-  };
-}
-
-/**
- * ReMax's baseline episodes, a collector option of the step pool: one greedy (temperature 0)
- * episode per group of `groupSize` from the group's start seed (the seed of its first episode),
- * played by the pool's current policy.
- */
-export function collectGreedyBaselines(pool: RolloutPool, episodes: readonly StepEpisode[], groupSize: number, req: Pick<CollectRequest, 'env' | 'samplingSeed' | 'potential'>): Promise<CollectResult> {
-  const seeds = Array.from({ length: Math.floor(episodes.length / groupSize) }, (_, g) => episodes[g * groupSize].seed);
-  return pool.collect({ ...req, seeds, groups: seeds.map(() => -1), temperature: 0 });
 }

@@ -5,7 +5,7 @@
  */
 import type { Env, Info, StepObs, StepResult } from '../envs/types.ts';
 import { resetEnvs, stepEnvs } from '../envs/code/stepMany.ts';
-import type { PolicyRunner } from '../engine/types.ts';
+import type { PolicyRunner } from '../models/runners.ts';
 import type { Rng } from '../util/rng.ts';
 import { sampleRow } from './categorical.ts';
 import { encodeStepObs } from './features.ts';

@@ -10,7 +10,7 @@ import type { StepResult, ToolEnv, ToolObs } from '../envs/types.ts';
 import { PAD } from '../text/codec.ts';
 import { sampleRow } from './categorical.ts';
 import type { Rng } from '../util/rng.ts';
-import type { TokenDecoder } from '../engine/types.ts';
+import type { TokenDecoder } from '../models/runners.ts';
 import { appendSample, applyReply, finishEpisode, nextTokenMask, startEpisode, takeActionToken, truncateToContext, type EpisodeRecord, type TokenEpisode } from './tokenEpisode.ts';
 
 /** What identifies an episode to the trainer. */

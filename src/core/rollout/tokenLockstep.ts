@@ -14,7 +14,7 @@ import type { ToolEnv } from '../envs/types.ts';
 import { PAD } from '../text/codec.ts';
 import { sampleRow } from './categorical.ts';
 import type { Rng } from '../util/rng.ts';
-import type { TokenDecoder } from '../engine/types.ts';
+import type { TokenDecoder } from '../models/runners.ts';
 import { appendSample, applyReply, finishEpisode, nextTokenMask, startEpisode, takeActionToken, truncateToContext, type EpisodeRecord, type TokenEpisode } from './tokenEpisode.ts';
 
 export interface TokenRolloutRequest {

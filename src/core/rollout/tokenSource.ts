@@ -4,7 +4,7 @@
  * decodes while the learner trains.
  */
 import type { Weights } from '../models/types.ts';
-import type { Engine } from '../engine/types.ts';
+import type { InferenceEngine } from '../models/runners.ts';
 import type { Clock } from '../envs/clock.ts';
 import { makeEnv, type EnvKwargs } from '../envs/index.ts';
 import type { ToolEnv } from '../envs/types.ts';
@@ -111,7 +111,7 @@ export interface TokenSourceInit {
 export type TokenSourceFactory = (init: TokenSourceInit) => Promise<TokenEpisodeSource>;
 
 /** The generator in the training thread, on a decoder of `init.rows` rows. */
-export async function localTokenSource(engine: Engine, init: TokenSourceInit, clock: Clock): Promise<TokenEpisodeSource> {
+export async function localTokenSource(engine: Pick<InferenceEngine, 'createDecoder'>, init: TokenSourceInit, clock: Clock): Promise<TokenEpisodeSource> {
   const decoder = await engine.createDecoder(makeTokenModel(init.model), init.rows, init.weights, init.prefillStep);
   decoder.version = init.version;
   return new LocalTokenSource({

@@ -14,7 +14,7 @@
  * once, on the trunk, with the mean advantage of the leaves that share it (algos/treeAdvantages.ts).
  */
 import type { ToolEnv } from '../envs/types.ts';
-import type { TokenDecoder } from '../engine/types.ts';
+import type { TokenDecoder } from '../models/runners.ts';
 import type { Rng } from '../util/rng.ts';
 import { collectTokenEpisodes } from './tokenLockstep.ts';
 import { startEpisode, type EpisodeRecord, type TokenEpisode } from './tokenEpisode.ts';

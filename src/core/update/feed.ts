@@ -2,7 +2,7 @@
  * What the update loop (update/update.ts) and the model's feed writers (update/rowFeed.ts,
  * update/sequenceFeed.ts) agree on: the per-position targets, and how a minibatch becomes a feed.
  */
-import type { Feed } from '../engine/types.ts';
+import type { Feed } from '../models/runners.ts';
 import type { Rng } from '../util/rng.ts';
 
 /** The per-position training targets of a batch, [size] each. */

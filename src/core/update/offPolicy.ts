@@ -9,7 +9,7 @@
  */
 import type { AlgoConfig } from '../algos/config.ts';
 import { staleness, truncatedIsWeights, type StalenessResult, type TisResult } from './importanceWeights.ts';
-import type { PolicyRunner } from '../engine/types.ts';
+import type { PolicyRunner } from '../models/runners.ts';
 import { maskedPositions, type RolloutBatch } from './batch.ts';
 
 /**

@@ -7,7 +7,7 @@
  */
 import type { AlgoConfig } from '../algos/config.ts';
 import { algoDescriptor } from '../algos/registry/index.ts';
-import type { Feed, Learner } from '../engine/types.ts';
+import type { Feed, Learner } from '../models/runners.ts';
 import type { Rng } from '../util/rng.ts';
 import type { RolloutBatch, RowFeed } from './batch.ts';
 import type { FeedWriter, UpdateTargets, WrittenMinibatch } from './feed.ts';

@@ -9,7 +9,7 @@
  * group's common prefix runs once.
  */
 import type { AlgoConfig } from '../algos/config.ts';
-import type { Feed, Learner } from '../engine/types.ts';
+import type { Feed, Learner } from '../models/runners.ts';
 import type { Rng } from '../util/rng.ts';
 import type { RolloutBatch, SequenceFeed } from './batch.ts';
 import { bucketFor, MASKED_BIAS, neededLengths, sharedPrefixes, writePositions, writePrefix } from './sequenceScorer.ts';

@@ -5,7 +5,7 @@
  */
 import type { PolicyModel, Weights } from '../models/types.ts';
 import { PAD } from '../text/codec.ts';
-import type { Engine, PolicyRunner } from '../engine/types.ts';
+import type { InferenceEngine, PolicyRunner } from '../models/runners.ts';
 import type { RolloutBatch } from './batch.ts';
 import type { PositionScorer } from './offPolicy.ts';
 import { maskWords } from '../text/grammar.ts';
@@ -120,7 +120,7 @@ export class SequenceScorer implements PositionScorer {
   private version: number;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: Pick<InferenceEngine, 'createPolicy'>,
     private readonly model: PolicyModel,
     /** Sequences per runner call. */
     readonly batch: number,

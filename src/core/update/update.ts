@@ -9,7 +9,7 @@
  */
 import type { AlgoConfig } from '../algos/config.ts';
 import { logprobMismatch } from './importanceWeights.ts';
-import type { Feed, Learner } from '../engine/types.ts';
+import type { Feed, Learner } from '../models/runners.ts';
 import type { Rng } from '../util/rng.ts';
 import type { RolloutBatch } from './batch.ts';
 import { RowFeedWriter } from './rowFeed.ts';

@@ -8,7 +8,7 @@
  */
 import { CODE_ENV_ID, installCodeEnvEngine, type FastCodeEnvEngine } from '../../core/envs/code/codeEnv.ts';
 import { loadQuickJs, quickJsEngine, type CodeEnvSandboxOptions } from './quickjs.ts';
-import { ensureRemoteEnvs } from '../openenv/link.ts';
+import { ensureEnvLink } from '../envLinks.ts';
 
 let loaded: Promise<void> | null = null;
 let fastEngine: ((options: CodeEnvSandboxOptions) => FastCodeEnvEngine) | null = null;
@@ -36,12 +36,12 @@ export function loadCodeEnvs(options: CodeEnvSandboxOptions = {}): Promise<void>
 }
 
 /**
- * Loads the sandbox when `envId` is a code env, and starts this thread's network link when it is a
- * remote env (the same moment: before anything plays it); nothing otherwise.
+ * Loads the sandbox when `envId` is a code env, and starts this thread's link for its family when
+ * the family has one (envLinks.ts; the same moment: before anything plays it); nothing otherwise.
  */
 export async function ensureCodeEnvs(envId: string): Promise<void> {
   if (envId === CODE_ENV_ID || envId.startsWith('code/')) await loadCodeEnvs();
-  await ensureRemoteEnvs(envId);
+  await ensureEnvLink(envId);
 }
 
 /** Loads the sandbox when `config` (or any of its stages) trains on a code env: before anything builds its model or env in this thread. */

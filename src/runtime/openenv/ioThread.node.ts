@@ -1,4 +1,4 @@
-/** The network thread of remote envs in Node (a worker_thread; node.ts starts it). Node 20 has no global WebSocket: the ws package's. */
+/** The network thread of remote envs in Node (a worker_thread; link.ts starts it through ../envLinks.node.ts). Node 20 has no global WebSocket: the ws package's. */
 import { parentPort } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { sessionHandler } from './ioHandler.ts';

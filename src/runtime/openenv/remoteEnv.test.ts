@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEnv, type ToolEnv, type TranscriptFrame } from '../../core/envs/index.ts';
 import { startFixtureChild, startServeChild, type ChildServer } from './fixtureServers.ts';
-import { ensureRemoteEnvs } from './node.ts';
+import { ensureEnvLink } from '../envLinks.node.ts';
 
 const CALC = 'tools/calculator';
 
@@ -29,7 +29,7 @@ function play(env: ToolEnv, seed: number, actions: (env: ToolEnv, t: number) => 
 const expert = (env: ToolEnv) => env.expertAction();
 const wrong = (_env: ToolEnv, t: number) => (t % 2 === 0 ? 'calc(1+1)' : 'nonsense');
 
-beforeAll(() => ensureRemoteEnvs('remote/openenv'));
+beforeAll(() => ensureEnvLink('remote/openenv'));
 
 describe('remote/openenv against the project server', () => {
   let server: ChildServer;

@@ -2,8 +2,8 @@
 import { expose } from 'comlink';
 import { parentPort } from 'node:worker_threads';
 import { loadNodeEngine } from '../engine/node.ts';
-// Remote envs' network thread is a worker_thread here.
-import '../openenv/node.ts';
+// Env links' threads (remote envs' network thread) are worker_threads here.
+import '../envLinks.node.ts';
 import { nodeEndpoint } from '../pool/nodeEndpoint.ts';
 import { createTokenWorkerApi } from './api.ts';
 

@@ -22,7 +22,7 @@ import { probeShapeFor } from '../../core/engine/shape.ts';
 import { createBrowserWorkerPool } from '../pool/browser.ts';
 import { browserTokenWorker } from '../tokenWorker/browser.ts';
 import type { Engine, PolicyRunner } from '../../core/engine/types.ts';
-import { serializeEngine } from '../../core/rollout/stepPool.ts';
+import { serializeEngine } from '../../core/engine/serialize.ts';
 import { assembleOverlay, overlayInputs, runRows } from './overlay.ts';
 import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import { rewardLabFor, warmRewardSandbox } from '../rewardSandbox/index.ts';

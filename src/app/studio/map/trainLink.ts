@@ -4,6 +4,7 @@
  * runs list all carry the map, and every trainer takes it like a built-in env.
  */
 import { DEFAULT_MAP_PRESET, mapToKwargs, type GridMap } from '../../../core/envs/grid/mapSpec.ts';
+import { familyOfEnvId } from '../../../core/envs/families.ts';
 import { draftFromPreset, formatTrainHash, type Preset } from '../../train/config.ts';
 import type { DraftConfig } from '../../train/fields.ts';
 
@@ -15,7 +16,7 @@ import type { DraftConfig } from '../../train/fields.ts';
 export function mapPresets(presets: readonly Preset[]): Preset[] {
   const fit = presets.filter((p) => {
     const c = p.config;
-    return c.model.kind === 'mlp' && !(c.stages?.length) && Object.keys(c.env.kwargs).length === 0 && c.env.id.startsWith('grid/') && c.env.id !== 'grid/switch-door';
+    return c.model.kind === 'mlp' && !(c.stages?.length) && Object.keys(c.env.kwargs).length === 0 && familyOfEnvId(c.env.id)?.observation === 'grid' && c.env.id !== 'grid/switch-door';
   });
   return [...fit.filter((p) => p.id === DEFAULT_MAP_PRESET), ...fit.filter((p) => p.id !== DEFAULT_MAP_PRESET)];
 }

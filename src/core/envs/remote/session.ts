@@ -52,7 +52,7 @@ export function installRemoteSessions(m: RemoteSessionMaker | null): void {
 export function openRemoteSession(options: RemoteSessionOptions): RemoteSession {
   if (!maker) {
     throw new Error(
-      `remote env at ${options.url}: this thread has no network link for remote envs (a program that trains on remote/openenv awaits ensureRemoteEnvs() from src/runtime/openenv/link.ts first; a page's main thread cannot play remote envs, a worker can)`,
+      `remote env at ${options.url}: this thread has no network link for remote envs (a program that trains on remote/openenv awaits ensureEnvLink() from src/runtime/envLinks.ts first; a page's main thread cannot play remote envs, a worker can)`,
     );
   }
   return maker(options);

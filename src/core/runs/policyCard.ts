@@ -11,8 +11,8 @@ import { CELL_COLORS, CELL_STATES, CELL_TYPES } from '../rollout/features.ts';
 import { stageConfig, stageStarts, type RunConfig } from '../presets/schema.ts';
 import { probeShapeFor } from '../engine/shape.ts';
 import { vectorBox } from '../rollout/stepPool.ts';
-import { buildPolicyGraph } from './policyGraph.ts';
-import { TransformerPolicy } from './transformer.ts';
+import { buildPolicyGraph } from '../models/policyGraph.ts';
+import { TransformerPolicy } from '../models/transformer.ts';
 import { BOS, EOA, OBS, PAD, SPECIAL_TOKENS, UNK, VOCAB, WORD_TOKENS } from '../text/codec.ts';
 
 export const POLICY_CARD_FORMAT = 'agentic-rl-playground/policy';
