@@ -12,7 +12,7 @@ import { defaultsFor } from './config.ts';
 import { sequenceGae, stepGae } from './gae.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
-import { computeAdvantages } from './batchAdvantages.ts';
+import { computeAdvantages } from '../update/batchAdvantages.ts';
 import { tokenRolloutBatch } from '../update/batch.ts';
 import { placeRewards } from '../update/positionRewards.ts';
 

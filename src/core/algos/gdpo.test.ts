@@ -48,7 +48,7 @@ describe('GDPO (normalize_then_sum)', () => {
 
 describe('GDPO in the advantage phase and the config', () => {
   it("computeAdvantages with rewardAggregation 'gdpo' reads each episode's terms, not its total", async () => {
-    const { computeAdvantages } = await import('./batchAdvantages.ts');
+    const { computeAdvantages } = await import('../update/batchAdvantages.ts');
     const { placeRewards } = await import('../update/positionRewards.ts');
     const { EMA_BASELINE_INIT } = await import('./advantages.ts');
     const n = 4;

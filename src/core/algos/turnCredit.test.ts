@@ -10,7 +10,7 @@ import { defaultsFor } from './config.ts';
 import { EMA_BASELINE_INIT } from './advantages.ts';
 import { mtGrpoAdvantages, turnRewardsOf, type TurnCreditEpisode } from './turnCredit.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
-import { computeAdvantages, perActionAdvantages } from './batchAdvantages.ts';
+import { computeAdvantages, perActionAdvantages } from '../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
 import { placeRewards } from '../update/positionRewards.ts';
 

@@ -24,7 +24,7 @@ import type { CollectNeed } from '../algos/registry/types.ts';
 import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Info } from '../envs/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
-import type { AdvantageContext } from '../algos/batchAdvantages.ts';
+import type { AdvantageContext } from '../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
 import { placeRewards } from '../update/positionRewards.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';

@@ -19,7 +19,7 @@ import type { PoolOutcome } from '../rollout/promptPool.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { Checkpoint, CheckpointTrainer } from '../runs/checkpoint.ts';
-import type { AdvantageContext } from '../algos/batchAdvantages.ts';
+import type { AdvantageContext } from '../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
 import type { PositionScorer } from '../update/offPolicy.ts';
 import type { Rng } from '../util/rng.ts';

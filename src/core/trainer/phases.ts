@@ -9,7 +9,7 @@ import type { EmaBaselineState } from '../algos/advantages.ts';
 import type { TisResult } from '../update/importanceWeights.ts';
 import type { Learner } from '../engine/types.ts';
 import type { Rng } from '../util/rng.ts';
-import { aggregationWeightsOf, computeAdvantages, klRewardPenalty, valueTargets, type AdvantageContext, type BatchAdvantages } from '../algos/batchAdvantages.ts';
+import { aggregationWeightsOf, computeAdvantages, klRewardPenalty, valueTargets, type AdvantageContext, type BatchAdvantages } from '../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
 import { withOwnRewards } from '../update/positionRewards.ts';
 import { applyOverlong, truncationMaskedWeights } from '../update/lengthControl.ts';

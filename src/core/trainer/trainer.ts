@@ -24,7 +24,7 @@ import type { RewardLab } from '../reward/userTerms.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
-import { perActionAdvantages } from '../algos/batchAdvantages.ts';
+import { perActionAdvantages } from '../update/batchAdvantages.ts';
 import { applyLiveHyper, type LiveHyper } from '../update/hyper.ts';
 import { buildIterationMetrics } from '../metrics/iterationMetrics.ts';
 import { batchMetrics, sampledMetrics } from '../metrics/batchMetrics.ts';

@@ -8,7 +8,7 @@ import { defaultsFor, parseAlgoConfig } from '../algos/config.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import { packedRowsBatch } from './batch.ts';
 import { placeRewards } from './positionRewards.ts';
-import { aggregationWeightsOf } from '../algos/batchAdvantages.ts';
+import { aggregationWeightsOf } from './batchAdvantages.ts';
 import { applyOverlong, overlongPenalty, truncationMaskedWeights } from './lengthControl.ts';
 
 const shaped = (total: number, steps: number): ShapedReward => ({ total, terms: {} as ShapedReward['terms'], raw: {} as ShapedReward['raw'], perStep: Float64Array.from({ length: steps }, (_, t) => (t === steps - 1 ? total : 0)) });

@@ -15,7 +15,7 @@ import { defaultsFor, type AlgoConfig } from '../algos/config.ts';
 import type { Feed, Learner } from '../engine/types.ts';
 import { Rng } from '../util/rng.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
-import { aggregationWeightsOf } from '../algos/batchAdvantages.ts';
+import { aggregationWeightsOf } from './batchAdvantages.ts';
 import type { RolloutBatch } from './batch.ts';
 import { episodeMinibatches, wholeEpisodes } from './rowFeed.ts';
 import { runUpdate } from './update.ts';

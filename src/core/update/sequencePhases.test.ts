@@ -9,7 +9,7 @@ import type { ShapedReward } from '../reward/shaping.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { shiftedBatch, tokenRolloutBatch } from './batch.ts';
 import { placeRewards } from './positionRewards.ts';
-import { aggregationWeightsOf, computeAdvantages, valueTargets } from '../algos/batchAdvantages.ts';
+import { aggregationWeightsOf, computeAdvantages, valueTargets } from './batchAdvantages.ts';
 import { batchMetrics } from '../metrics/batchMetrics.ts';
 import { learnerIsProximal, offPolicyWeights, type OffPolicy, type PositionScorer } from './offPolicy.ts';
 import { runUpdate } from './update.ts';

@@ -6,7 +6,7 @@
  *
  * The loss is Σ_t weight_t · ℓ_t over per-step positions t (one position per MLP row, one per
  * token for the transformer). Aggregation (token-, sequence- or constant-normalised) is decided
- * upstream by the weights (src/core/algos/batchAdvantages.ts `aggregationWeightsOf`); `mask` only
+ * upstream by the weights (src/core/update/batchAdvantages.ts `aggregationWeightsOf`); `mask` only
  * selects positions for the metrics (entropy, KL, clip fractions are means over mask = 1).
  *
  * Scalar hyperparameters (learning rate, clip ranges, coefficients) are graph inputs, so they can

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeAdvantages } from '../batchAdvantages.ts';
+import { computeAdvantages } from '../../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../../update/batch.ts';
 import { defaultsFor } from '../config.ts';
 import { EMA_BASELINE_INIT } from '../advantages.ts';

@@ -4,16 +4,16 @@
  * has whole token batches.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultsFor } from './config.ts';
-import { EMA_BASELINE_INIT } from './advantages.ts';
+import { defaultsFor } from '../algos/config.ts';
+import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
 import type { PolicyRunner } from '../engine/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import { stepStateKeys } from '../rollout/stepEpisode.ts';
 import { actionIndex, aggregationWeightsOf, computeAdvantages, klRewardPenalty } from './batchAdvantages.ts';
-import { broadcast, paddedLayout, type RolloutBatch } from '../update/batch.ts';
-import { placeRewards } from '../update/positionRewards.ts';
-import { isRatios, offPolicyWeights, RowScorer } from '../update/offPolicy.ts';
+import { broadcast, paddedLayout, type RolloutBatch } from './batch.ts';
+import { placeRewards } from './positionRewards.ts';
+import { isRatios, offPolicyWeights, RowScorer } from './offPolicy.ts';
 
 /** An episode of T steps with the given values (the fields these phases read). */
 function ep(T: number, over: Partial<StepEpisode> = {}): StepEpisode {

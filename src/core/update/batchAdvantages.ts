@@ -2,20 +2,20 @@
  * The score (KL reward), advantages and aggregation-weight phases over a rollout batch
  * (update/batch.ts), once for every env family: per-position arrays are [batch.size].
  */
-import { normalizeAdvantages, sequenceAggregationWeights, type EmaBaselineState } from './advantages.ts';
-import type { AlgoConfig } from './config.ts';
-import { sequenceGae } from './gae.ts';
-import { gdpoAdvantages } from './gdpo.ts';
-import { klK1, klK3 } from './losses.ts';
-import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from './registry/index.ts';
-import type { AdvantageEstimator } from './registry/types.ts';
-import { remaxAdvantages } from './remax.ts';
-import { gigpoAdvantages } from './stepGroups.ts';
-import { sharedPrefixSegments, type BranchLink } from './treeAdvantages.ts';
-import { mtGrpoAdvantages, turnRewardsOf } from './turnCredit.ts';
+import { normalizeAdvantages, sequenceAggregationWeights, type EmaBaselineState } from '../algos/advantages.ts';
+import type { AlgoConfig } from '../algos/config.ts';
+import { sequenceGae } from '../algos/gae.ts';
+import { gdpoAdvantages } from '../algos/gdpo.ts';
+import { klK1, klK3 } from '../algos/losses.ts';
+import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from '../algos/registry/index.ts';
+import type { AdvantageEstimator } from '../algos/registry/types.ts';
+import { remaxAdvantages } from '../algos/remax.ts';
+import { gigpoAdvantages } from '../algos/stepGroups.ts';
+import { sharedPrefixSegments, type BranchLink } from '../algos/treeAdvantages.ts';
+import { mtGrpoAdvantages, turnRewardsOf } from '../algos/turnCredit.ts';
 import type { Info } from '../envs/types.ts';
-import { broadcast, positionCounts, type PositionLayout, type RolloutBatch } from '../update/batch.ts';
-import { stepEnds, stepRewardsOf } from '../update/positionRewards.ts';
+import { broadcast, positionCounts, type PositionLayout, type RolloutBatch } from './batch.ts';
+import { stepEnds, stepRewardsOf } from './positionRewards.ts';
 
 /**
  * Each trained position's turn (env step) index within sequence s, [lengths[s]] (−1 off the mask
