@@ -14,7 +14,7 @@ function tokenEp(lossMask: number[], rewards: number[], toolCalls: boolean[], ov
   return {
     envId: 'x', seed: 0, group: 0, tokens: Int32Array.from({ length: L }, (_, i) => 3 + i), lossMask: Uint8Array.from(lossMask),
     logprobs: new Float32Array(L), entropies: new Float32Array(L), versions: new Int32Array(L), rewards: Float64Array.from(rewards),
-    infos: toolCalls.map((toolCall) => ({ toolCall })), actions: [], observations: [], forcedEnds: 0, turns: rewards.length,
+    infos: toolCalls.map((call) => (call ? { toolCall: 'lookup' } : {})), actions: [], observations: [], forcedEnds: 0, turns: rewards.length,
     terminated: true, truncated: false, contextLimited: false, success: false, transcript: '', ...over,
   };
 }
