@@ -75,15 +75,8 @@ describe('folder ties', () => {
     expect(twoWayTies(edges, (f) => folderOf(relative(ROOT, f)))).toEqual([]);
   });
 
-  it('has no two-way tie between the rooms of src/core beyond the three algos ties being removed', () => {
+  it('has no two-way tie between the rooms of src/core', () => {
     const files = sourceFiles(`${ROOT}/src`).filter((f) => !isTestFile(f));
-    const ties = twoWayTies(importEdges(files), (f) => coreRoomOf(relative(ROOT, f)));
-    // Room pairs only (the example imports change as files move); empty once algos stops
-    // leaning on metrics, reward and update.
-    expect(ties.map((t) => t.slice(0, t.indexOf(' (')))).toEqual([
-      'src/core/algos <-> src/core/metrics',
-      'src/core/algos <-> src/core/reward',
-      'src/core/algos <-> src/core/update',
-    ]);
+    expect(twoWayTies(importEdges(files), (f) => coreRoomOf(relative(ROOT, f)))).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@
 import { algoDescriptor, isAlgo, isGroupAlgo } from '../../core/algos/registry/index.ts';
 import { rewardTermKey } from '../../core/metrics/iterationMetrics.ts';
 import { familyOfEnvId } from '../../core/envs/families.ts';
+import { isMetricKey } from '../../core/metrics/lookup.ts';
 import { correctionCharts } from './correctionCharts.ts';
 import type { RolloutCorrectionConfig } from '../../core/algos/correction/config.ts';
 import { SHAPING_TERMS, type ShapingConfig, type ShapingTerm } from '../../core/reward/shaping.ts';
@@ -362,7 +363,8 @@ function algoCharts(name: string): ChartSpec[] {
     id: ch.id,
     title: ch.title,
     help: ch.help,
-    lines: ch.lines.map((l) => ({ key: l.key, label: l.label, color: l.tone === 'primary' ? C.indigo : C.orange })),
+    // Every descriptor's keys are declared (metrics/algoKeys.test.ts); the guard narrows the type.
+    lines: ch.lines.flatMap((l) => (isMetricKey(l.key) ? [{ key: l.key, label: l.label, color: l.tone === 'primary' ? C.indigo : C.orange }] : [])),
     ...(ch.domain ? { domain: [ch.domain[0], ch.domain[1]] as [number | 'auto', number | 'auto'] } : {}),
   }));
 }

@@ -12,7 +12,7 @@ import { DEFAULT_TURN_CREDIT, TURN_REWARD_SOURCES, type TurnCreditConfig, type T
 import { algoDescriptor, ALGOS, GROUP_ALGOS, STD_NORMALIZED, type Algo } from './registry/index.ts';
 import type { RewardAggregation } from './gdpo.ts';
 import { correctionIssues, DEFAULT_ROLLOUT_CORRECTION, rolloutCorrectionSchema, type RolloutCorrectionConfig } from './correction/config.ts';
-import { COVARIANCE_DEFAULTS, COVARIANCE_MODES, type CovarianceConfig } from '../update/covariance.ts';
+import { COVARIANCE_DEFAULTS, COVARIANCE_MODES, type CovarianceConfig } from './covarianceConfig.ts';
 
 export type { Aggregation } from './advantages.ts';
 export { ALGOS, GROUP_ALGOS, type Algo } from './registry/index.ts';

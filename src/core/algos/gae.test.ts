@@ -12,8 +12,9 @@ import { defaultsFor } from './config.ts';
 import { sequenceGae, stepGae } from './gae.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
-import { computeAdvantages } from './batchAdvantages.ts';
+import { computeAdvantages } from '../update/batchAdvantages.ts';
 import { tokenRolloutBatch } from '../update/batch.ts';
+import { placeRewards } from '../update/positionRewards.ts';
 
 /** GAE of one token episode (context index i ↔ training position i − 1), in context indices. */
 function tokenGae(ep: { lossMask: Uint8Array; values: Float32Array; terminated: boolean }, turnRewards: number[], gamma: number, lambda: number): { advantages: Float64Array; returns: Float64Array } {
@@ -26,7 +27,7 @@ function tokenGae(ep: { lossMask: Uint8Array; values: Float32Array; terminated: 
   };
   const algo = { ...defaultsFor('ppo'), gamma, lambda, normalizeAdvantages: false };
   const shaped = { total: 0, perStep: Float64Array.from(turnRewards), terms: {}, raw: {} } as unknown as ShapedReward;
-  const r = computeAdvantages(algo, tokenRolloutBatch([e], L, 8), [shaped], new Float64Array(1), EMA_BASELINE_INIT, { groupSize: 1 });
+  const r = computeAdvantages(algo, placeRewards(tokenRolloutBatch([e], L, 8), [shaped]), EMA_BASELINE_INIT, { groupSize: 1 });
   const toContext = (a: ArrayLike<number>) => Float64Array.from({ length: L }, (_, i) => (i === 0 ? 0 : a[i - 1]));
   return { advantages: toContext(r.adv), returns: toContext(r.returns!) };
 }

@@ -48,21 +48,23 @@ describe('GDPO (normalize_then_sum)', () => {
 
 describe('GDPO in the advantage phase and the config', () => {
   it("computeAdvantages with rewardAggregation 'gdpo' reads each episode's terms, not its total", async () => {
-    const { computeAdvantages } = await import('./batchAdvantages.ts');
+    const { computeAdvantages } = await import('../update/batchAdvantages.ts');
+    const { placeRewards } = await import('../update/positionRewards.ts');
     const { EMA_BASELINE_INIT } = await import('./advantages.ts');
     const n = 4;
     const b = {
       n, starts: Int32Array.from([0, 1, 2, 3]), lengths: Int32Array.from([1, 1, 1, 1]), size: n, mask: new Float32Array(n).fill(1),
       mu: new Float32Array(n), versions: new Int32Array(n), values: new Float32Array(n), turnEnd: new Uint8Array(n).fill(1),
       bootstrap: new Float64Array(n), terminated: new Uint8Array(n).fill(1), groups: new Int32Array(n), horizon: 1,
+      rewards: new Float64Array(n), scores: new Float64Array(n), stepCounts: new Int32Array(n), termScores: {},
       feed: { kind: 'rows' as const, D: 1, obs: new Float32Array(n), actions: new Int32Array(n) },
     };
     const shaped = terms.map(([a, c]) => ({ total: a + c, terms: { outcome: a, myTerm: c } as never, raw: {} as never, perStep: Float64Array.from([a + c]) }));
-    const totals = Float64Array.from(shaped, (s) => s.total);
-    const r = computeAdvantages({ ...grpo, rewardAggregation: 'gdpo' }, b, shaped, totals, EMA_BASELINE_INIT, { groupSize: 4 });
+    placeRewards(b, shaped);
+    const r = computeAdvantages({ ...grpo, rewardAggregation: 'gdpo' }, b, EMA_BASELINE_INIT, { groupSize: 4 });
     const want = gdpoAdvantages(grpo, terms, 4);
     want.forEach((w, i) => expect(r.adv[i]).toBeCloseTo(w, 12));
-    const plain = computeAdvantages({ ...grpo, rewardAggregation: 'sum' }, b, shaped, totals, EMA_BASELINE_INIT, { groupSize: 4 });
+    const plain = computeAdvantages({ ...grpo, rewardAggregation: 'sum' }, b, EMA_BASELINE_INIT, { groupSize: 4 });
     expect(plain.adv[0]).toBeCloseTo(plain.adv[1], 12);
     expect(r.adv[0]).not.toBeCloseTo(r.adv[1], 3);
   });

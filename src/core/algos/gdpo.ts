@@ -34,9 +34,3 @@ export function gdpoAdvantages(cfg: AlgoSettings & { algo: Algo }, terms: readon
   const s = std(sum);
   return sum.map((x) => (x - m) / (s + cfg.stdEps));
 }
-
-/** Each episode's reward terms as a vector over the union of term names (sorted; a term an episode lacks counts 0). */
-export function termVectors(shaped: readonly { terms: Readonly<Record<string, number>> }[]): number[][] {
-  const names = [...new Set(shaped.flatMap((s) => Object.keys(s.terms)))].sort();
-  return shaped.map((s) => names.map((k) => s.terms[k] ?? 0));
-}

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sequenceAggregationWeights } from './advantages.ts';
-import { aggregationWeightsOf } from './batchAdvantages.ts';
+import { aggregationWeightsOf } from '../update/batchAdvantages.ts';
 import { paddedLayout } from '../update/batch.ts';
 import { klK1, klK3, klPenalizeSteps } from './losses.ts';
 import { sampleWithDynamicSampling, type RewardGroup } from './sampling.ts';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { drGrpoAdvantages } from './advantages.ts';
-import { aggregationWeightsOf } from './batchAdvantages.ts';
+import { aggregationWeightsOf } from '../update/batchAdvantages.ts';
 import { broadcast, paddedLayout } from '../update/batch.ts';
 import { policyLoss } from './losses.ts';
 

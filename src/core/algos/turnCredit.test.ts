@@ -10,8 +10,9 @@ import { defaultsFor } from './config.ts';
 import { EMA_BASELINE_INIT } from './advantages.ts';
 import { mtGrpoAdvantages, turnRewardsOf, type TurnCreditEpisode } from './turnCredit.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
-import { computeAdvantages, perActionAdvantages } from './batchAdvantages.ts';
+import { computeAdvantages, perActionAdvantages } from '../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
+import { placeRewards } from '../update/positionRewards.ts';
 
 const LAMBDA = 0.5;
 const S3 = Math.sqrt(3);
@@ -90,6 +91,7 @@ describe('MT-GRPO advantages', () => {
       n: 2, starts: Int32Array.from([0, T]), lengths: Int32Array.from([T, T]), size: 2 * T,
       mask: Float32Array.from([...row, ...row]), mu: new Float32Array(2 * T), versions: new Int32Array(2 * T), values: new Float32Array(2 * T),
       turnEnd: Uint8Array.from([...ends, ...ends]), bootstrap: new Float64Array(2), terminated: Uint8Array.from([1, 1]), groups: Int32Array.from([0, 0]), horizon: T,
+      rewards: new Float64Array(2 * T), scores: new Float64Array(2), stepCounts: new Int32Array(2), termScores: {},
       feed: { kind: 'rows', D: 0, obs: new Float32Array(0), actions: new Int32Array(0) },
     };
     // Episode 0 found the key (progress 1) and answered right; episode 1 neither.
@@ -98,7 +100,7 @@ describe('MT-GRPO advantages', () => {
       { total: 0, perStep: Float64Array.from([0, 0]), terms: {} as ShapedReward['terms'], raw: {} as ShapedReward['raw'] },
     ];
     const algo = { ...defaultsFor('mt-grpo'), groupSize: 2, stdEps: 1e-12, turnCredit: { lambda: LAMBDA, source: 'progress' as const } };
-    const r = computeAdvantages(algo, b, shaped, Float64Array.from([1, 0]), EMA_BASELINE_INIT, { groupSize: 2, turnInfos: [[{ progress: 1 }, {}], [{}, {}]] });
+    const r = computeAdvantages(algo, placeRewards(b, shaped), EMA_BASELINE_INIT, { groupSize: 2, turnInfos: [[{ progress: 1 }, {}], [{}, {}]] });
     // Two values ±1/2 around their mean, sample std √(1/2): Â = ±√2/2 for both the turn and the outcome.
     const a = Math.SQRT1_2;
     const first = [a + LAMBDA * a, -a - LAMBDA * a];

@@ -13,7 +13,7 @@
 import { buildIterationMetrics, type IterationMetricInputs, type IterationMetrics, type SampledEpisode } from './iterationMetrics.ts';
 import type { TisResult } from '../update/importanceWeights.ts';
 import { mean } from '../algos/stats.ts';
-import type { BatchAdvantages } from '../algos/batchAdvantages.ts';
+import type { BatchAdvantages } from '../update/batchAdvantages.ts';
 import { partialShare, type RolloutBatch } from '../update/batch.ts';
 import type { OffPolicy } from '../update/offPolicy.ts';
 import type { UpdateResult } from '../update/update.ts';

@@ -2,7 +2,7 @@
  * Reading the registry: the declaration of a concrete key, which keys a run logs, and the
  * anchors' names for a metric row (`--metric-names trl|verl`) and back.
  */
-import { METRICS, type EnvFamily, type MetricDecl, type PolicyKind } from './registry.ts';
+import { METRICS, type EnvFamily, type MetricDecl, type MetricKey, type PolicyKind } from './registry.ts';
 
 /** What decides which keys apply to a run. */
 export interface MetricRun {
@@ -43,6 +43,11 @@ export function metricDecl(key: string): MetricDecl | undefined {
   if (lit) return lit;
   for (const p of PATTERNS) if (p.re.test(key)) return p.decl;
   return undefined;
+}
+
+/** Whether `key` is declared (a literal key, or a pattern's instance): what a chart may draw. */
+export function isMetricKey(key: string): key is MetricKey {
+  return metricDecl(key) !== undefined;
 }
 
 /** Whether a declared key belongs in a run of this family and policy. */

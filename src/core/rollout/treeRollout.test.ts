@@ -8,7 +8,7 @@ import { makeEnv } from '../envs/index.ts';
 import type { Info, ToolEnv } from '../envs/types.ts';
 import { EOA, encode } from '../text/codec.ts';
 import { sharedPrefixSegments } from '../algos/treeAdvantages.ts';
-import { sharePrefixes } from '../algos/batchAdvantages.ts';
+import { sharePrefixes } from '../update/batchAdvantages.ts';
 import { branchPoints, resumeRecord } from './treeRollout.ts';
 import { initialContext, observationTokens, type TokenEpisode } from './tokenEpisode.ts';
 

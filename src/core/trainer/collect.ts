@@ -24,8 +24,9 @@ import type { CollectNeed } from '../algos/registry/types.ts';
 import { sampleWithDynamicSampling, samplingStats, type DynamicSamplingState } from '../algos/sampling.ts';
 import type { Info } from '../envs/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
-import type { AdvantageContext } from '../algos/batchAdvantages.ts';
+import type { AdvantageContext } from '../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
+import { placeRewards } from '../update/positionRewards.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { Collected, GreedyBaselines } from './collector.ts';
@@ -186,14 +187,14 @@ export function skippedMetrics(g: Pick<Gathered<unknown, unknown>, 'sampled' | '
 
 /**
  * The Trainer's view of a gathered iteration: the trained `episodes` (the source may have copied
- * them, e.g. renumbered their groups) and their rollout batch, with the source's own additions to
+ * them, e.g. renumbered their groups) and their rollout batch with the shaped rewards placed in it
+ * (update/positionRewards.ts), with the source's own additions to
  * the estimator's context, the prompt pool's outcomes and its perf metrics.
  */
 export function collectedOf<E extends StepEpisode | TokenEpisode, G>(g: Gathered<unknown, G>, episodes: E[], batch: RolloutBatch, own: Pick<Collected<E>, 'metrics' | 'outcomes'> & { ctx?: Partial<Collected<E>['ctx']> }): Collected<E> {
   return {
     episodes,
-    batch,
-    shaped: g.shaped,
+    batch: placeRewards(batch, g.shaped),
     ctx: { ...g.ctx, ...own.ctx },
     greedy: g.greedy,
     sampled: g.sampled,

@@ -15,12 +15,11 @@ import type { IterationMetricInputs, SampledEpisode } from '../metrics/iteration
 import type { Learner } from '../engine/types.ts';
 import type { MetricRun } from '../metrics/lookup.ts';
 import type { PolicyModel, Weights } from '../models/types.ts';
-import type { ShapedReward } from '../reward/shaping.ts';
 import type { PoolOutcome } from '../rollout/promptPool.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import type { Checkpoint, CheckpointTrainer } from '../runs/checkpoint.ts';
-import type { AdvantageContext } from '../algos/batchAdvantages.ts';
+import type { AdvantageContext } from '../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
 import type { PositionScorer } from '../update/offPolicy.ts';
 import type { Rng } from '../util/rng.ts';
@@ -61,10 +60,8 @@ export interface IterationTimes {
 export interface Collected<E extends StepEpisode | TokenEpisode> {
   /** The trained episodes (group-major for group algorithms); empty: nothing to train on. */
   episodes: E[];
-  /** Their rollout batch (the phases' input). */
+  /** Their rollout batch (the phases' input), each episode's shaped reward (env reward + shaping + user terms) placed at its positions. */
   batch: RolloutBatch;
-  /** [n] each trained episode's shaped reward (env reward + shaping + user terms). */
-  shaped: ShapedReward[];
   /** What the advantage estimator needs beyond rewards (greedy totals, GiGPO's anchor states). */
   ctx: AdvantageContext;
   /** ReMax's baselines, when the collector played them. */

@@ -8,7 +8,7 @@
  * the training stream.
  */
 import { bucketFor, lengthBuckets, neededLengths, truncateRows } from '../update/sequenceScorer.ts';
-import { aggregationWeightsOf } from '../algos/batchAdvantages.ts';
+import { aggregationWeightsOf } from '../update/batchAdvantages.ts';
 import type { EnvKwargs } from '../envs/index.ts';
 import { makeTextEnv } from '../envs/grid/textAdapter.ts';
 import type { ToolEnv } from '../envs/types.ts';

@@ -8,10 +8,10 @@ import type { AlgoConfig } from '../algos/config.ts';
 import type { EmaBaselineState } from '../algos/advantages.ts';
 import type { TisResult } from '../update/importanceWeights.ts';
 import type { Learner } from '../engine/types.ts';
-import type { ShapedReward } from '../reward/shaping.ts';
 import type { Rng } from '../util/rng.ts';
-import { aggregationWeightsOf, computeAdvantages, klRewardPenalty, valueTargets, type AdvantageContext, type BatchAdvantages } from '../algos/batchAdvantages.ts';
+import { aggregationWeightsOf, computeAdvantages, klRewardPenalty, valueTargets, type AdvantageContext, type BatchAdvantages } from '../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
+import { withOwnRewards } from '../update/positionRewards.ts';
 import { applyOverlong, truncationMaskedWeights } from '../update/lengthControl.ts';
 import { isRatios, offPolicyWeights, type OffPolicy, type PositionScorer } from '../update/offPolicy.ts';
 import { runUpdate, type UpdateResult } from '../update/update.ts';
@@ -20,8 +20,9 @@ import { rolloutCorrection } from '../update/rolloutCorrection.ts';
 import type { CorrectionMetrics } from '../algos/correction/metrics.ts';
 
 export interface ScoredBatch {
+  /** The batch with its own rewards and scores after the KL penalty (klMode 'reward') and DAPO's overlong term. */
   batch: RolloutBatch;
-  /** [n] episode rewards after the KL penalty (klMode 'reward'). */
+  /** [n] episode rewards after the KL penalty (the batch's scores). */
   totals: Float64Array;
   /** [size] the reference's log-probs (klCoef > 0), else null. */
   refLogp: Float32Array | null;
@@ -30,32 +31,20 @@ export interface ScoredBatch {
   weights: Float64Array;
 }
 
-/** A copy the KL penalty may change without touching the shaped rewards the metrics read. */
-function copyShaped(s: ShapedReward): ShapedReward {
-  return { ...s, perStep: s.perStep.slice() };
-}
-
 /**
  * Score (KL reward, DAPO's overlong term) → advantages → weights (truncated episodes left out
- * with maskTruncated, update/lengthControl.ts). `shaped` (env reward + shaping + user terms, one per sequence) is
- * copied first: the KL penalty lands on the copies.
- * @param ctx what the estimator needs beyond rewards (group sizes, ReMax's greedy rewards, GiGPO's states).
+ * with maskTruncated, update/lengthControl.ts). `batch` carries its placed rewards (env reward +
+ * shaping + user terms, update/positionRewards.ts); the penalties land on a copy of them, so the
+ * placed rewards stay as scored.
+ * @param ctx what the estimator needs beyond the batch (group sizes, ReMax's greedy rewards, GiGPO's states).
  */
-export async function scoreBatch(
-  algo: AlgoConfig,
-  batch: RolloutBatch,
-  shapedIn: readonly ShapedReward[],
-  reference: PositionScorer | null,
-  ema: EmaBaselineState,
-  ctx: AdvantageContext,
-): Promise<ScoredBatch> {
-  const shaped = shapedIn.map(copyShaped);
+export async function scoreBatch(algo: AlgoConfig, placed: RolloutBatch, reference: PositionScorer | null, ema: EmaBaselineState, ctx: AdvantageContext): Promise<ScoredBatch> {
+  const batch = withOwnRewards(placed);
   const refLogp = reference && algo.klCoef > 0 && batch.n > 0 ? await reference.logprobsAt(batch) : null;
-  if (refLogp && algo.klMode === 'reward') klRewardPenalty(batch, shaped, refLogp, algo);
-  applyOverlong(batch, shaped, algo);
-  const totals = Float64Array.from(shaped, (s) => s.total);
-  const adv = computeAdvantages(algo, batch, shaped, totals, ema, ctx);
-  return { batch, totals, refLogp, adv, weights: truncationMaskedWeights(batch, aggregationWeightsOf(batch, algo), algo) };
+  if (refLogp && algo.klMode === 'reward') klRewardPenalty(batch, refLogp, algo);
+  applyOverlong(batch, algo);
+  const adv = computeAdvantages(algo, batch, ema, ctx);
+  return { batch, totals: batch.scores, refLogp, adv, weights: truncationMaskedWeights(batch, aggregationWeightsOf(batch, algo), algo) };
 }
 
 export interface TrainedBatch {

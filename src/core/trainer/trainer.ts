@@ -24,7 +24,7 @@ import type { RewardLab } from '../reward/userTerms.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { CHECKPOINT_FORMAT, CHECKPOINT_VERSION, type Checkpoint } from '../runs/checkpoint.ts';
-import { perActionAdvantages } from '../algos/batchAdvantages.ts';
+import { perActionAdvantages } from '../update/batchAdvantages.ts';
 import { applyLiveHyper, type LiveHyper } from '../update/hyper.ts';
 import { buildIterationMetrics } from '../metrics/iterationMetrics.ts';
 import { batchMetrics, sampledMetrics } from '../metrics/batchMetrics.ts';
@@ -112,7 +112,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     const collected = performance.now();
     if (this.objective) return this.objectiveStep(this.objective, c, { start, collected, labVersion });
 
-    const sc = await scoreBatch(this.algo, c.batch, c.shaped, this.collector.reference, this.ema, c.ctx);
+    const sc = await scoreBatch(this.algo, c.batch, this.collector.reference, this.ema, c.ctx);
     this.ema = sc.adv.ema;
     const tr = await trainBatch(this.learner, this.algo, sc, this.version, this.collector.proximal, this.collector.rng);
     this.scheduler.checkBound(tr.off.stale.max, it);
@@ -176,7 +176,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     this.rewards.advance(metrics);
     this.rewards.labMetrics(metrics, t.labVersion);
     keepApplicable(metrics, this.collector.metricRun);
-    return { iteration: it, metrics, episodes: c.episodes, episodeRewards: Float64Array.from(c.shaped, (x) => x.total), episodeAdvantages: new Float64Array(c.episodes.length), allApplied: r.allApplied };
+    return { iteration: it, metrics, episodes: c.episodes, episodeRewards: c.batch.scores.slice(), episodeAdvantages: new Float64Array(c.episodes.length), allApplied: r.allApplied };
   }
 
   /** Every group had zero spread and the round cap was hit: nothing to learn from, no new version. */

@@ -75,6 +75,22 @@ export interface RolloutBatch {
   terminated: Uint8Array;
   /** [n] each sequence's group id (−1 without groups). */
   groups: Int32Array;
+  /**
+   * [size] per-position rewards (veRL's token_level_rewards; [n, T] for tokens): each env step's
+   * reward (env reward + shaping + user terms) at the position where that step's action ends (its
+   * last trained position, a turn end), 0 elsewhere. Zeros until the score phase's rewards are
+   * placed (update/positionRewards.ts); the KL-as-reward penalty and DAPO's overlong term land here.
+   */
+  rewards: Float64Array;
+  /**
+   * [n] each sequence's total reward as the score phase summed it (by term), what episode-level
+   * estimators compare; equal to its rewards' sum up to float rounding.
+   */
+  scores: Float64Array;
+  /** [n] env steps each sequence's rewards cover (one fewer than its actions when the context cut a half-written one). */
+  stepCounts: Int32Array;
+  /** Each reward term's episode contribution [n], by term name (GDPO normalises each); empty until placed. */
+  termScores: Record<string, Float64Array>;
   /** The longest a sequence can be: the env's time limit (steps) or the context T; 'constant' aggregation's default length. */
   horizon: number;
   feed: RowFeed | SequenceFeed;
@@ -178,6 +194,10 @@ function emptyBatch(n: number, size: number, horizon: number): RolloutBatch {
     bootstrap: new Float64Array(n),
     terminated: new Uint8Array(n),
     groups: new Int32Array(n),
+    rewards: new Float64Array(size),
+    scores: new Float64Array(n),
+    stepCounts: new Int32Array(n),
+    termScores: {},
     horizon,
     feed: { kind: 'rows', D: 0, obs: new Float32Array(0), actions: new Int32Array(0) },
   };

@@ -7,8 +7,9 @@ import { defaultsFor } from '../algos/config.ts';
 import type { Feed, Learner } from '../engine/types.ts';
 import { Rng } from '../util/rng.ts';
 import { packedRowsBatch } from './batch.ts';
-import { aggregationWeightsOf } from '../algos/batchAdvantages.ts';
-import { COVARIANCE_DEFAULTS, covarianceSelection, tokenCovariance } from './covariance.ts';
+import { aggregationWeightsOf } from './batchAdvantages.ts';
+import { COVARIANCE_DEFAULTS } from '../algos/covarianceConfig.ts';
+import { covarianceSelection, tokenCovariance } from './covariance.ts';
 import { runUpdate } from './update.ts';
 
 // Four policy tokens and one masked-out token with extreme values (it must change nothing).

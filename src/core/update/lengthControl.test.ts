@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { defaultsFor, parseAlgoConfig } from '../algos/config.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import { packedRowsBatch } from './batch.ts';
-import { aggregationWeightsOf } from '../algos/batchAdvantages.ts';
+import { placeRewards } from './positionRewards.ts';
+import { aggregationWeightsOf } from './batchAdvantages.ts';
 import { applyOverlong, overlongPenalty, truncationMaskedWeights } from './lengthControl.ts';
 
 const shaped = (total: number, steps: number): ShapedReward => ({ total, terms: {} as ShapedReward['terms'], raw: {} as ShapedReward['raw'], perStep: Float64Array.from({ length: steps }, (_, t) => (t === steps - 1 ? total : 0)) });
@@ -27,15 +28,16 @@ describe('DAPO soft overlong punishment', () => {
     const b = rows([4, 9, 12], 12);
     const s = [shaped(1, 4), shaped(0.5, 9), shaped(0, 12)];
     const algo = { ...defaultsFor('dapo'), overlong: { enabled: true, buffer: 4, maxLen: null, penalty: 0.5 } };
-    const term = applyOverlong(b, s, algo);
+    const term = applyOverlong(placeRewards(b, s), algo);
     // L_max = 12, ramp from 8: 4 → 0; 9 → −1/4·0.5; 12 → −1·0.5.
     expect(Array.from(term)).toEqual([0, -0.125, -0.5]);
-    expect(s.map((x) => x.total)).toEqual([1, 0.375, -0.5]);
-    expect(s.map((x) => x.perStep[x.perStep.length - 1])).toEqual([1, 0.375, -0.5]);
+    expect(Array.from(b.scores)).toEqual([1, 0.375, -0.5]);
+    // Each sequence's last position (its last step's end): 3, 4 + 8, 13 + 11.
+    expect([3, 12, 24].map((i) => b.rewards[i])).toEqual([1, 0.375, -0.5]);
     // Off (every other algorithm's default): nothing changes.
-    const s2 = [shaped(1, 4)];
-    applyOverlong(rows([4], 4), s2, defaultsFor('grpo'));
-    expect(s2[0].total).toBe(1);
+    const b2 = placeRewards(rows([4], 4), [shaped(1, 4)]);
+    applyOverlong(b2, defaultsFor('grpo'));
+    expect(b2.scores[0]).toBe(1);
   });
 
   it('dapo turns it and maskTruncated on by default; the others keep both off', () => {

@@ -11,8 +11,8 @@
  */
 import { sequenceAggregationWeights } from '../algos/advantages.ts';
 import type { AlgoConfig } from '../algos/config.ts';
-import type { ShapedReward } from '../reward/shaping.ts';
 import { broadcast, positionCounts, type RolloutBatch } from './batch.ts';
+import { stepEnds } from './positionRewards.ts';
 
 /** DAPO's R_length(L) ∈ [−1, 0] for a response of L positions, L_max and buffer L_c (positions). */
 export function overlongPenalty(L: number, maxLen: number, buffer: number): number {
@@ -23,10 +23,11 @@ export function overlongPenalty(L: number, maxLen: number, buffer: number): numb
 }
 
 /**
- * Adds `penalty`·R_length to each episode's shaped reward (total and last step), in place; the
- * shaped rewards must be the score phase's copies. Returns the per-episode term [n] (for a metric).
+ * Adds `penalty`·R_length to each sequence's reward (its score, and its last step's reward at that
+ * step's end position), in place; the batch must be the score phase's copy (`withOwnRewards`).
+ * Returns the per-episode term [n] (for a metric).
  */
-export function applyOverlong(b: RolloutBatch, shaped: ShapedReward[], algo: Pick<AlgoConfig, 'overlong'>): Float64Array {
+export function applyOverlong(b: RolloutBatch, algo: Pick<AlgoConfig, 'overlong'>): Float64Array {
   const out = new Float64Array(b.n);
   if (!algo.overlong.enabled) return out;
   const maxLen = algo.overlong.maxLen ?? b.horizon;
@@ -35,8 +36,9 @@ export function applyOverlong(b: RolloutBatch, shaped: ShapedReward[], algo: Pic
     const r = algo.overlong.penalty * overlongPenalty(counts[s], maxLen, Math.min(algo.overlong.buffer, maxLen));
     out[s] = r;
     if (r === 0) continue;
-    shaped[s].total += r;
-    if (shaped[s].perStep.length > 0) shaped[s].perStep[shaped[s].perStep.length - 1] += r;
+    b.scores[s] += r;
+    const last = b.stepCounts[s] > 0 ? stepEnds(b, s, b.stepCounts[s])[b.stepCounts[s] - 1] : -1;
+    if (last >= 0) b.rewards[last] += r;
   }
   return out;
 }

@@ -16,7 +16,7 @@ import { m2po } from '../algos/correction/m2po.ts';
 import { correctionMetrics, type CorrectionMetrics } from '../algos/correction/metrics.ts';
 import { tokenIs } from '../algos/correction/tokenIs.ts';
 import type { CorrectionBatch } from '../algos/correction/types.ts';
-import { aggregationWeightsOf } from '../algos/batchAdvantages.ts';
+import { aggregationWeightsOf } from './batchAdvantages.ts';
 import type { RolloutBatch } from './batch.ts';
 import type { OffPolicy, PositionScorer } from './offPolicy.ts';
 

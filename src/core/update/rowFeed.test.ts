@@ -15,7 +15,7 @@ import { defaultsFor, type AlgoConfig } from '../algos/config.ts';
 import type { Feed, Learner } from '../engine/types.ts';
 import { Rng } from '../util/rng.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
-import { aggregationWeightsOf } from '../algos/batchAdvantages.ts';
+import { aggregationWeightsOf } from './batchAdvantages.ts';
 import type { RolloutBatch } from './batch.ts';
 import { episodeMinibatches, wholeEpisodes } from './rowFeed.ts';
 import { runUpdate } from './update.ts';
@@ -41,6 +41,7 @@ function toBatch(rows: StepRows, lengths: readonly number[], horizon: number): R
   return {
     n, starts, lengths: Int32Array.from(lengths), size: rows.S, mask: new Float32Array(rows.S).fill(1), mu: rows.mu, versions: rows.versions, values: rows.values,
     turnEnd: new Uint8Array(rows.S).fill(1), bootstrap: new Float64Array(n), terminated: new Uint8Array(n).fill(1), groups: new Int32Array(n).fill(-1), horizon,
+    rewards: new Float64Array(rows.S), scores: new Float64Array(n), stepCounts: new Int32Array(n), termScores: {},
     feed: { kind: 'rows', D: rows.D, obs: rows.obs, actions: rows.actions },
   };
 }

@@ -8,7 +8,8 @@ import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { shiftedBatch, tokenRolloutBatch } from './batch.ts';
-import { aggregationWeightsOf, computeAdvantages, valueTargets } from '../algos/batchAdvantages.ts';
+import { placeRewards } from './positionRewards.ts';
+import { aggregationWeightsOf, computeAdvantages, valueTargets } from './batchAdvantages.ts';
 import { batchMetrics } from '../metrics/batchMetrics.ts';
 import { learnerIsProximal, offPolicyWeights, type OffPolicy, type PositionScorer } from './offPolicy.ts';
 import { runUpdate } from './update.ts';
@@ -44,7 +45,7 @@ describe('computeAdvantages and aggregationWeightsOf on token batches', () => {
   const batch = tokenRolloutBatch(eps, T, 8);
   it('GRPO: one advantage per episode, on its policy positions only', () => {
     const algo = { ...defaultsFor('grpo'), groupSize: 2 };
-    const r = computeAdvantages(algo, batch, [shapedOf([1]), shapedOf([0])], Float64Array.from([1, 0]), EMA_BASELINE_INIT, { groupSize: 2 });
+    const r = computeAdvantages(algo, placeRewards(batch, [shapedOf([1]), shapedOf([0])]), EMA_BASELINE_INIT, { groupSize: 2 });
     const a = r.episodeAdv[0];
     expect(a).toBeGreaterThan(0);
     expect(r.episodeAdv[1]).toBeCloseTo(-a, 12);
@@ -57,7 +58,7 @@ describe('computeAdvantages and aggregationWeightsOf on token batches', () => {
     const values = Float32Array.from([0, 0, 0.5, 0.25]);
     const e = ep({ values });
     const b1 = tokenRolloutBatch([e], T, 8);
-    const r = computeAdvantages(algo, b1, [shapedOf([1])], Float64Array.from([1]), EMA_BASELINE_INIT, { groupSize: 1 });
+    const r = computeAdvantages(algo, placeRewards(b1, [shapedOf([1])]), EMA_BASELINE_INIT, { groupSize: 1 });
     // one action of two tokens, reward 1 on its last, terminated: A = 1 − V per token
     expect(Array.from(r.adv)).toEqual([0, 0.5, 0.75, 0, 0]);
     expect(Array.from(r.returns!)).toEqual([0, 1, 1, 0, 0]);

@@ -42,7 +42,7 @@ function runTokenUpdate(learner: Learner, algo: AlgoConfig, b: TokenUpdateBatch,
   const batch: RolloutBatch = {
     n, starts: Int32Array.from({ length: n }, (_, s) => s * T), lengths: new Int32Array(n).fill(T), size: n * T, mask: b.mask, mu: b.oldLogprobs,
     versions: new Int32Array(n * T), values: new Float32Array(n * T), turnEnd: new Uint8Array(n * T), bootstrap: new Float64Array(n), terminated: new Uint8Array(n),
-    groups: new Int32Array(n).fill(-1), horizon: T, feed: { kind: 'sequences', T, V: VOCAB_SIZE, tokens: b.tokens, actions: b.actions, groupSize: b.groupSize },
+    groups: new Int32Array(n).fill(-1), horizon: T, rewards: new Float64Array(n * T), scores: new Float64Array(n), stepCounts: new Int32Array(n), termScores: {}, feed: { kind: 'sequences', T, V: VOCAB_SIZE, tokens: b.tokens, actions: b.actions, groupSize: b.groupSize },
   };
   return runUpdate(learner, algo, batch, { oldLogp: b.oldLogprobs, advantages: b.advantages, weights: b.weights, refLogp: b.refLogprobs, extra: b.extra }, rng, { logprobs: b.oldLogprobs, mask: b.mask });
 }

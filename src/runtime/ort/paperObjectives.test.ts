@@ -17,7 +17,7 @@ import { defaultsFor } from '../../core/algos/config.ts';
 import type { Feed, Learner } from '../../core/engine/types.ts';
 import { initWeights, type Weights } from '../../core/models/types.ts';
 import { packedRowsBatch } from '../../core/update/batch.ts';
-import { aggregationWeightsOf } from '../../core/algos/batchAdvantages.ts';
+import { aggregationWeightsOf } from '../../core/update/batchAdvantages.ts';
 import { runUpdate } from '../../core/update/update.ts';
 import { buildTrainStep, next } from '../../core/update/trainStep.ts';
 import { Rng } from '../../core/util/rng.ts';

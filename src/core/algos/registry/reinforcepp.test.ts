@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeAdvantages } from '../batchAdvantages.ts';
+import { computeAdvantages } from '../../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../../update/batch.ts';
 import { defaultsFor } from '../config.ts';
 import { EMA_BASELINE_INIT } from '../advantages.ts';
@@ -79,8 +79,8 @@ describe('REINFORCE++ (group baseline, batch-normalised) advantages', () => {
   it('on a token batch, weighs each episode by its policy tokens', () => {
     // Two sequences of T = 3 training positions: 2 and 1 policy tokens; rewards 1, 0 in one group.
     // a = [0.5, −0.5] over 3 positions: μ = 1/6, σ² = (2·(1/3)² + (2/3)²)/2 = 1/3.
-    const b = { n: 2, starts: Int32Array.from([0, 3]), lengths: Int32Array.from([3, 3]), size: 6, mask: Float32Array.from([1, 1, 0, 0, 1, 0]) } as unknown as RolloutBatch;
-    const r = computeAdvantages(cfg, b, [], Float64Array.from([1, 0]), EMA_BASELINE_INIT, { groupSize: 2 });
+    const b = { n: 2, starts: Int32Array.from([0, 3]), lengths: Int32Array.from([3, 3]), size: 6, mask: Float32Array.from([1, 1, 0, 0, 1, 0]), scores: Float64Array.from([1, 0]) } as unknown as RolloutBatch;
+    const r = computeAdvantages(cfg, b, EMA_BASELINE_INIT, { groupSize: 2 });
     const s = Math.sqrt(1 / 3 + 1e-8);
     close(r.adv, [1 / 3 / s, 1 / 3 / s, 0, 0, -2 / 3 / s, 0]);
   });

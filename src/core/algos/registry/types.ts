@@ -9,7 +9,6 @@
 import type { Aggregation, EmaBaselineState } from '../advantages.ts';
 import type { Numbers } from '../stats.ts';
 import type { PlayTarget } from '../../envs/families.ts';
-import type { IterationKey, MetricKey } from '../../metrics/registry.ts';
 
 /** The hyperparameters descriptors read (AlgoConfig satisfies it; config.ts checks that). */
 export interface AlgoSettings {
@@ -87,8 +86,12 @@ export type AlgoTarget = PlayTarget;
 
 /** One line of an algorithm's extra chart; `tone` picks the dashboard's colour for it. */
 export interface AlgoChartLine {
-  /** A declared metric key (the metric registry): charts read declared keys only. */
-  key: MetricKey;
+  /**
+   * A key declared in the metric registry (metrics/registry.ts; metrics/algoKeys.test.ts holds
+   * every descriptor to it): charts read declared keys only. A plain string here, since the
+   * metrics room reads the algorithms and not the other way round.
+   */
+  key: string;
   label: string;
   tone: 'primary' | 'secondary';
 }
@@ -159,10 +162,10 @@ export interface AlgoDescriptor<N extends string = string> {
   runCheck?: (run: RunContext) => string[];
   /**
    * Per-iteration metric keys only it logs (each declared, with its doc and unit, in the metric
-   * registry): the architecture table lists them, and a short run of each algorithm is held to
+   * registry, as a per-iteration key; metrics/algoKeys.test.ts checks): the architecture table lists them, and a short run of each algorithm is held to
    * logging them while runs of the others do not (runtime/engine/metricKeys.test.ts).
    */
-  metrics?: readonly IterationKey[];
+  metrics?: readonly string[];
   /** Charts the dashboard adds for it. */
   charts?: readonly AlgoChart[];
 }

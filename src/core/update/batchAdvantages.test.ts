@@ -4,15 +4,16 @@
  * has whole token batches.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultsFor } from './config.ts';
-import { EMA_BASELINE_INIT } from './advantages.ts';
+import { defaultsFor } from '../algos/config.ts';
+import { EMA_BASELINE_INIT } from '../algos/advantages.ts';
 import type { PolicyRunner } from '../engine/types.ts';
 import type { ShapedReward } from '../reward/shaping.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import { stepStateKeys } from '../rollout/stepEpisode.ts';
 import { actionIndex, aggregationWeightsOf, computeAdvantages, klRewardPenalty } from './batchAdvantages.ts';
-import { broadcast, paddedLayout, type RolloutBatch } from '../update/batch.ts';
-import { isRatios, offPolicyWeights, RowScorer } from '../update/offPolicy.ts';
+import { broadcast, paddedLayout, type RolloutBatch } from './batch.ts';
+import { placeRewards } from './positionRewards.ts';
+import { isRatios, offPolicyWeights, RowScorer } from './offPolicy.ts';
 
 /** An episode of T steps with the given values (the fields these phases read). */
 function ep(T: number, over: Partial<StepEpisode> = {}): StepEpisode {
@@ -49,6 +50,7 @@ function rowsOf(obs0: number[], actions: number[], mu: number[], versions: numbe
     n: lengths.length, starts, lengths: Int32Array.from(lengths), size: S, mask: new Float32Array(S).fill(1), mu: Float32Array.from(mu),
     versions: Int32Array.from(versions), values: new Float32Array(S), turnEnd: new Uint8Array(S).fill(1), bootstrap: new Float64Array(lengths.length),
     terminated: new Uint8Array(lengths.length).fill(1), groups: new Int32Array(lengths.length).fill(-1), horizon,
+    rewards: new Float64Array(S), scores: new Float64Array(lengths.length), stepCounts: new Int32Array(lengths.length), termScores: {},
     feed: { kind: 'rows', D: 1, obs: Float32Array.from(obs0), actions: Int32Array.from(actions) },
   };
 }
@@ -70,7 +72,7 @@ describe('computeAdvantages on grid batches', () => {
   it('GRPO: each episode advantage (r − mean)/(std + eps) on all its steps', () => {
     const algo = { ...defaultsFor('grpo'), groupSize: 2 };
     const eps = [ep(2), ep(1)];
-    const r = computeAdvantages(algo, batchOf(eps), [shapedOf([0, 1]), shapedOf([0])], Float64Array.from([1, 0]), EMA_BASELINE_INIT, ctx);
+    const r = computeAdvantages(algo, placeRewards(batchOf(eps), [shapedOf([0, 1]), shapedOf([0])]), EMA_BASELINE_INIT, ctx);
     const a = 0.5 / (Math.SQRT1_2 + algo.stdEps);
     expect(Array.from(r.episodeAdv).map((x) => +x.toFixed(9))).toEqual([+a.toFixed(9), +(-a).toFixed(9)]);
     expect(r.adv[0]).toBe(r.episodeAdv[0]);
@@ -83,15 +85,15 @@ describe('computeAdvantages on grid batches', () => {
     const eps = [ep(2), ep(1), ep(1), ep(3)];
     const shaped = [shapedOf([0, 1]), shapedOf([0]), shapedOf([0.5]), shapedOf([0, 0, 0])];
     // Group 0 greedy 0.25: 1 → +0.75, 0 → −0.25. Group 1 greedy 0.5: 0.5 → 0, 0 → −0.5.
-    const r = computeAdvantages(algo, batchOf(eps), shaped, Float64Array.from([1, 0, 0.5, 0]), EMA_BASELINE_INIT, { ...ctx, greedyTotals: Float64Array.from([0.25, 0.5]) });
+    const r = computeAdvantages(algo, placeRewards(batchOf(eps), shaped), EMA_BASELINE_INIT, { ...ctx, greedyTotals: Float64Array.from([0.25, 0.5]) });
     expect(Array.from(r.episodeAdv)).toEqual([0.75, -0.25, 0, -0.5]);
     expect(Array.from(r.adv)).toEqual([0.75, 0.75, -0.25, 0, -0.5, -0.5, -0.5]);
-    expect(() => computeAdvantages(algo, batchOf(eps), shaped, Float64Array.from([1, 0, 0.5, 0]), EMA_BASELINE_INIT, ctx)).toThrow(/greedy/);
+    expect(() => computeAdvantages(algo, placeRewards(batchOf(eps), shaped), EMA_BASELINE_INIT, ctx)).toThrow(/greedy/);
   });
   it('PPO: GAE per episode on the shaped per-step rewards; episode advantage = first step', () => {
     const algo = { ...defaultsFor('ppo'), gamma: 0.5, lambda: 1, normalizeAdvantages: false };
     const e = ep(2, { values: Float32Array.from([0.5, 0.25]) });
-    const r = computeAdvantages(algo, batchOf([e]), [shapedOf([0, 1])], Float64Array.from([1]), EMA_BASELINE_INIT, ctx);
+    const r = computeAdvantages(algo, placeRewards(batchOf([e]), [shapedOf([0, 1])]), EMA_BASELINE_INIT, ctx);
     // A_1 = 1 − 0.25 = 0.75; A_0 = 0 + 0.5·0.25 − 0.5 + 0.5·0.75 = 0
     expect(Array.from(r.adv)).toEqual([0, 0.75]);
     expect(Array.from(r.returns!)).toEqual([0.5, 1]);
@@ -152,12 +154,12 @@ describe('RowScorer and klRewardPenalty', () => {
     const lp = await new RowScorer(runner, 3).logprobsAt(rows);
     expect(Array.from(lp)).toEqual([-0, -2, -4]);
     expect(runner.calls).toBe(2);
-    const shaped = [shapedOf([0, 0]), shapedOf([1])];
-    klRewardPenalty(rowsOf([0, 1, 2], [0, 1, 2], [-1, -1, -1], [0, 0, 0], [2, 1]), shaped, lp, { klCoef: 0.5, klEstimator: 'k1' });
+    const b = placeRewards(rowsOf([0, 1, 2], [0, 1, 2], [-1, -1, -1], [0, 0, 0], [2, 1]), [shapedOf([0, 0]), shapedOf([1])]);
+    klRewardPenalty(b, lp, { klCoef: 0.5, klEstimator: 'k1' });
     // k1 = μ − π_ref: −1 − 0 = −1, −1 + 2 = 1, −1 + 4 = 3
-    expect(Array.from(shaped[0].perStep)).toEqual([0.5, -0.5]);
-    expect(shaped[0].total).toBe(0);
-    expect(shaped[1].total).toBe(1 - 1.5);
+    expect(Array.from(b.rewards)).toEqual([0.5, -0.5, 1 - 1.5]);
+    expect(b.scores[0]).toBe(0);
+    expect(b.scores[1]).toBe(1 - 1.5);
   });
 });
 

@@ -2,27 +2,28 @@
  * The score (KL reward), advantages and aggregation-weight phases over a rollout batch
  * (update/batch.ts), once for every env family: per-position arrays are [batch.size].
  */
-import { normalizeAdvantages, sequenceAggregationWeights, type EmaBaselineState } from './advantages.ts';
-import type { AlgoConfig } from './config.ts';
-import { sequenceGae } from './gae.ts';
-import { gdpoAdvantages, termVectors } from './gdpo.ts';
-import { klK1, klK3 } from './losses.ts';
-import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from './registry/index.ts';
-import { remaxAdvantages } from './remax.ts';
-import { gigpoAdvantages } from './stepGroups.ts';
-import { sharedPrefixSegments, type BranchLink } from './treeAdvantages.ts';
-import { mtGrpoAdvantages, turnRewardsOf } from './turnCredit.ts';
+import { normalizeAdvantages, sequenceAggregationWeights, type EmaBaselineState } from '../algos/advantages.ts';
+import type { AlgoConfig } from '../algos/config.ts';
+import { sequenceGae } from '../algos/gae.ts';
+import { gdpoAdvantages } from '../algos/gdpo.ts';
+import { klK1, klK3 } from '../algos/losses.ts';
+import { algoDescriptor, sequenceAdvantages, unequalGroupAdvantages } from '../algos/registry/index.ts';
+import type { AdvantageEstimator } from '../algos/registry/types.ts';
+import { remaxAdvantages } from '../algos/remax.ts';
+import { gigpoAdvantages } from '../algos/stepGroups.ts';
+import { sharedPrefixSegments, type BranchLink } from '../algos/treeAdvantages.ts';
+import { mtGrpoAdvantages, turnRewardsOf } from '../algos/turnCredit.ts';
 import type { Info } from '../envs/types.ts';
-import type { ShapedReward } from '../reward/shaping.ts';
-import { broadcast, positionCounts, type PositionLayout, type RolloutBatch } from '../update/batch.ts';
+import { broadcast, positionCounts, type PositionLayout, type RolloutBatch } from './batch.ts';
+import { stepEnds, stepRewardsOf } from './positionRewards.ts';
 
 /**
- * Each trained position's turn (env step) index within its sequence, [size] (−1 off the mask or
- * after the last turn the rewards cover: a half-written action cut by the context has no env
+ * Each trained position's turn (env step) index within sequence s, [lengths[s]] (−1 off the mask
+ * or after the last turn the rewards cover: a half-written action cut by the context has no env
  * step). Checks that the sequence has as many turns as `turns` (one unfinished more is allowed
- * when the episode did not terminate).
+ * when the episode did not terminate): the per-step estimators refuse any other alignment.
  */
-function turnIndex(b: RolloutBatch, s: number, turns: number, strict = true): Int32Array {
+function turnIndex(b: RolloutBatch, s: number, turns: number): Int32Array {
   const idx = new Int32Array(b.lengths[s]).fill(-1);
   let turn = 0;
   for (let k = 0; k < b.lengths[s]; k++) {
@@ -31,7 +32,7 @@ function turnIndex(b: RolloutBatch, s: number, turns: number, strict = true): In
     if (turn < turns) idx[k] = turn;
     if (b.turnEnd[i]) turn++;
   }
-  if (strict && !(turn === turns || (turn === turns + 1 && !b.terminated[s]))) {
+  if (!(turn === turns || (turn === turns + 1 && !b.terminated[s]))) {
     throw new RangeError(`sequence ${s}: ${turn} actions but ${turns} turn rewards (the context may hold one unfinished action more)`);
   }
   return idx;
@@ -39,22 +40,22 @@ function turnIndex(b: RolloutBatch, s: number, turns: number, strict = true): In
 
 /**
  * The score phase's KL penalty (klMode 'reward'): each trained position's β·KL(μ ‖ π_ref) (the
- * configured estimator) is subtracted from its turn's shaped reward and from the episode total,
- * in place, before advantages. Both families take it per position, so a grid step and a policy
- * token are charged alike.
+ * configured estimator) is subtracted from the reward at its step's end position and from the
+ * sequence's score, in place (on the score phase's copy, `withOwnRewards`), before advantages.
+ * Both families take it per position, so a grid step and a policy token are charged alike.
  * @param refLogp [size] the reference's log-probs of the actions.
  */
-export function klRewardPenalty(b: RolloutBatch, shaped: readonly ShapedReward[], refLogp: Float32Array, algo: Pick<AlgoConfig, 'klCoef' | 'klEstimator'>): void {
+export function klRewardPenalty(b: RolloutBatch, refLogp: Float32Array, algo: Pick<AlgoConfig, 'klCoef' | 'klEstimator'>): void {
   const f = algo.klEstimator === 'k1' ? klK1 : klK3;
   for (let s = 0; s < b.n; s++) {
-    const r = shaped[s];
-    const turn = turnIndex(b, s, r.perStep.length, false);
-    for (let k = 0; k < b.lengths[s]; k++) {
-      const i = b.starts[s] + k;
+    const ends = stepEnds(b, s, b.stepCounts[s]);
+    let turn = 0;
+    for (let i = b.starts[s]; i < b.starts[s] + b.lengths[s]; i++) {
       if (b.mask[i] === 0) continue;
       const kl = algo.klCoef * f(b.mu[i], refLogp[i]);
-      if (turn[k] >= 0) r.perStep[turn[k]] -= kl;
-      r.total -= kl;
+      if (turn < ends.length && ends[turn] >= 0) b.rewards[ends[turn]] -= kl;
+      b.scores[s] -= kl;
+      if (b.turnEnd[i]) turn++;
     }
   }
 }
@@ -86,54 +87,60 @@ export interface AdvantageContext {
   branches?: readonly BranchLink[];
 }
 
+/** What every advantage estimator reads: the config, the batch (its per-position rewards, scores, masks, groups), the carried EMA baseline and the collect's extras. */
+export type BatchEstimator = (algo: AlgoConfig, b: RolloutBatch, ema: EmaBaselineState, ctx: AdvantageContext) => BatchAdvantages;
+
 /**
- * Advantages per position, by the descriptor's estimator kind. 'gae': GAE over each sequence's
- * turns from its shaped per-turn rewards, optionally normalised over the batch's trained
- * positions. 'step-groups' (GiGPO): per-turn advantages from anchor states. 'greedy-baseline'
- * (ReMax) and 'episode': one advantage per sequence from `totals`, on every trained position.
+ * Advantages per position, by the descriptor's estimator kind (`ESTIMATORS`), all over the same
+ * input: the batch with its rewards placed (update/positionRewards.ts).
  */
-export function computeAdvantages(
-  algo: AlgoConfig,
-  b: RolloutBatch,
-  shaped: readonly ShapedReward[],
-  totals: Float64Array,
-  ema: EmaBaselineState,
-  ctx: AdvantageContext,
-): BatchAdvantages {
-  const kind = algoDescriptor(algo.algo).advantage.kind;
-  if (kind === 'gae') return gaeAdvantages(algo, b, shaped, ema);
-  if (kind === 'step-groups') {
-    if (!ctx.stateKeys) throw new Error(`computeAdvantages: ${algo.algo} needs each step's anchor state (grid episodes)`);
-    const steps = ctx.stateKeys.map((keys, s) => ({ stateKeys: keys, rewards: shaped[s].perStep }));
-    const g = gigpoAdvantages(steps, totals, algo.groupSize, { gamma: algo.gamma, normalizeStd: algo.normalizeStd, eps: algo.stdEps, omega: algo.stepAdvantageWeight });
-    const adv = new Float64Array(b.size);
-    for (let s = 0; s < b.n; s++) {
-      const turn = turnIndex(b, s, steps[s].rewards.length);
-      for (let k = 0; k < b.lengths[s]; k++) if (turn[k] >= 0) adv[b.starts[s] + k] = g.advantages[s][turn[k]];
-    }
-    return { adv, returns: null, episodeAdv: g.episodeAdvantages, ema, stepGroups: { perGroup: g.stepGroupsPerGroup, groupedShare: g.groupedStepShare } };
+export function computeAdvantages(algo: AlgoConfig, b: RolloutBatch, ema: EmaBaselineState, ctx: AdvantageContext): BatchAdvantages {
+  return ESTIMATORS[algoDescriptor(algo.algo).advantage.kind](algo, b, ema, ctx);
+}
+
+/** GiGPO: per-turn advantages from anchor states (algos/stepGroups.ts) over each sequence's per-step rewards. */
+function stepGroupAdvantages(algo: AlgoConfig, b: RolloutBatch, ema: EmaBaselineState, ctx: AdvantageContext): BatchAdvantages {
+  if (!ctx.stateKeys) throw new Error(`computeAdvantages: ${algo.algo} needs each step's anchor state (grid episodes)`);
+  const steps = ctx.stateKeys.map((keys, s) => ({ stateKeys: keys, rewards: stepRewardsOf(b, s) }));
+  const g = gigpoAdvantages(steps, b.scores, algo.groupSize, { gamma: algo.gamma, normalizeStd: algo.normalizeStd, eps: algo.stdEps, omega: algo.stepAdvantageWeight });
+  const adv = new Float64Array(b.size);
+  for (let s = 0; s < b.n; s++) {
+    const turn = turnIndex(b, s, steps[s].rewards.length);
+    for (let k = 0; k < b.lengths[s]; k++) if (turn[k] >= 0) adv[b.starts[s] + k] = g.advantages[s][turn[k]];
   }
-  if (kind === 'turn-credit') return turnCreditAdvantages(algo, b, shaped, totals, ema, ctx);
-  if (kind === 'greedy-baseline') {
-    if (!ctx.greedyTotals) throw new Error(`computeAdvantages: ${algo.algo} needs each group's greedy reward`);
-    const a = remaxAdvantages(totals, ctx.greedyTotals, algo.groupSize);
-    return { adv: broadcast(b, a), returns: null, episodeAdv: a, ema };
-  }
+  return { adv, returns: null, episodeAdv: g.episodeAdvantages, ema, stepGroups: { perGroup: g.stepGroupsPerGroup, groupedShare: g.groupedStepShare } };
+}
+
+/** ReMax: each sequence's score minus its group's greedy episode reward, on every trained position. */
+function greedyBaselineAdvantages(algo: AlgoConfig, b: RolloutBatch, ema: EmaBaselineState, ctx: AdvantageContext): BatchAdvantages {
+  if (!ctx.greedyTotals) throw new Error(`computeAdvantages: ${algo.algo} needs each group's greedy reward`);
+  const a = remaxAdvantages(b.scores, ctx.greedyTotals, algo.groupSize);
+  return { adv: broadcast(b, a), returns: null, episodeAdv: a, ema };
+}
+
+/** Episode-level estimators (GRPO, RLOO, REINFORCE(++), …; GDPO by term): one advantage per sequence from its score, on every trained position. */
+function episodeAdvantages(algo: AlgoConfig, b: RolloutBatch, ema: EmaBaselineState, ctx: AdvantageContext): BatchAdvantages {
   if (b.n === 0) return { adv: new Float64Array(0), returns: null, episodeAdv: new Float64Array(0), ema };
   const positions = positionCounts(b);
   if (algo.rewardAggregation === 'gdpo') {
-    const a = gdpoAdvantages(algo, termVectors(shaped), ctx.groupSize, positions);
+    const a = gdpoAdvantages(algo, termVectorsOf(b), ctx.groupSize, positions);
     const adv = broadcast(b, a);
     if (ctx.branches) sharePrefixes(b, adv, a, ctx.branches);
     return { adv, returns: null, episodeAdv: a, ema };
   }
   const r =
     typeof ctx.groupSize === 'number'
-      ? sequenceAdvantages({ ...algo, groupSize: ctx.groupSize }, totals, ema, positions)
-      : { advantages: unequalGroupAdvantages(algo, totals, ctx.groupSize, positions), ema };
+      ? sequenceAdvantages({ ...algo, groupSize: ctx.groupSize }, b.scores, ema, positions)
+      : { advantages: unequalGroupAdvantages(algo, b.scores, ctx.groupSize, positions), ema };
   const adv = broadcast(b, r.advantages);
   if (ctx.branches) sharePrefixes(b, adv, r.advantages, ctx.branches);
   return { adv, returns: null, episodeAdv: r.advantages, ema: r.ema };
+}
+
+/** Each sequence's term contributions [n][terms], terms in name order (GDPO's input). */
+function termVectorsOf(b: Pick<RolloutBatch, 'n' | 'termScores'>): number[][] {
+  const names = Object.keys(b.termScores).sort();
+  return Array.from({ length: b.n }, (_, s) => names.map((k) => b.termScores[k][s]));
 }
 
 /**
@@ -197,15 +204,15 @@ export function perActionAdvantages(b: Pick<RolloutBatch, 'n' | 'starts' | 'leng
 
 /**
  * MT-GRPO (algos/turnCredit.ts): per-action advantages from each intermediate turn's reward
- * (`algo.turnCredit.source`: the shaped per-turn reward and/or `info.progress`) and the outcome
- * (the shaped total), on every trained position of the action. `episodeAdv` is Â^O.
+ * (`algo.turnCredit.source`: the per-step reward and/or `info.progress`) and the outcome (the
+ * sequence's score), on every trained position of the action. `episodeAdv` is Â^O.
  */
-function turnCreditAdvantages(algo: AlgoConfig, b: RolloutBatch, shaped: readonly ShapedReward[], totals: Float64Array, ema: EmaBaselineState, ctx: AdvantageContext): BatchAdvantages {
+function turnCreditAdvantages(algo: AlgoConfig, b: RolloutBatch, ema: EmaBaselineState, ctx: AdvantageContext): BatchAdvantages {
   if (!ctx.turnInfos) throw new Error(`computeAdvantages: ${algo.algo} needs each turn's env info (the collector passes turnInfos)`);
   const { index, actions } = actionIndex(b);
   const episodes = Array.from({ length: b.n }, (_, s) => ({
-    outcome: totals[s],
-    turnRewards: turnRewardsOf(algo.turnCredit.source, shaped[s].perStep, ctx.turnInfos![s]),
+    outcome: b.scores[s],
+    turnRewards: turnRewardsOf(algo.turnCredit.source, stepRewardsOf(b, s), ctx.turnInfos![s]),
     actions: Math.max(1, actions[s]),
   }));
   const r = mtGrpoAdvantages(episodes, ctx.groupSize, { lambda: algo.turnCredit.lambda, normalizeStd: algo.normalizeStd, eps: algo.stdEps });
@@ -216,19 +223,14 @@ function turnCreditAdvantages(algo: AlgoConfig, b: RolloutBatch, shaped: readonl
   return { adv, returns: null, episodeAdv: r.outcomeAdv, ema };
 }
 
-/** PPO: GAE per sequence over its per-turn shaped rewards, then (optionally) normalised over the mask. */
-function gaeAdvantages(algo: AlgoConfig, b: RolloutBatch, shaped: readonly ShapedReward[], ema: EmaBaselineState): BatchAdvantages {
+/** PPO: GAE per sequence over its per-position rewards (each step's at its end), then (optionally) normalised over the mask. */
+function gaeAdvantages(algo: AlgoConfig, b: RolloutBatch, ema: EmaBaselineState): BatchAdvantages {
   let adv: Float64Array<ArrayBufferLike> = new Float64Array(b.size);
   const returns = new Float64Array(b.size);
-  const rewards = new Float64Array(b.size);
   const episodeAdv = new Float64Array(b.n);
   for (let s = 0; s < b.n; s++) {
-    const turn = turnIndex(b, s, shaped[s].perStep.length);
-    for (let k = 0; k < b.lengths[s]; k++) {
-      const i = b.starts[s] + k;
-      if (turn[k] >= 0 && b.turnEnd[i]) rewards[i] = shaped[s].perStep[turn[k]];
-    }
-    sequenceGae({ start: b.starts[s], length: b.lengths[s], mask: b.mask, turnEnd: b.turnEnd, rewards, values: b.values, bootstrap: b.bootstrap[s] }, algo.gamma, algo.lambda, adv, returns);
+    turnIndex(b, s, b.stepCounts[s]);
+    sequenceGae({ start: b.starts[s], length: b.lengths[s], mask: b.mask, turnEnd: b.turnEnd, rewards: b.rewards, values: b.values, bootstrap: b.bootstrap[s] }, algo.gamma, algo.lambda, adv, returns);
     for (let i = b.starts[s]; i < b.starts[s] + b.lengths[s]; i++) {
       if (b.mask[i] === 0) continue;
       episodeAdv[s] = adv[i];
@@ -238,6 +240,15 @@ function gaeAdvantages(algo: AlgoConfig, b: RolloutBatch, shaped: readonly Shape
   if (algo.normalizeAdvantages && b.n > 0) adv = normalizeAdvantages(adv, b.mask);
   return { adv, returns, episodeAdv, ema };
 }
+
+/** The estimator of each advantage kind (the algorithm descriptor's `advantage.kind`). */
+const ESTIMATORS: Readonly<Record<AdvantageEstimator['kind'], BatchEstimator>> = {
+  episode: episodeAdvantages,
+  gae: (algo, b, ema) => gaeAdvantages(algo, b, ema),
+  'step-groups': stepGroupAdvantages,
+  'greedy-baseline': greedyBaselineAdvantages,
+  'turn-credit': turnCreditAdvantages,
+};
 
 /**
  * Aggregation weights per position (`sequenceAggregationWeights` over each sequence's trained
