@@ -3,7 +3,7 @@
  * (navigator.hardwareConcurrency set to 3: one core left for the page), every run recorded with
  * its name, and Compare's statistics for the 2 configs; bad input named; a worker killed mid-run
  * fails its run only; Stop keeps what was recorded; the form at phone width by keyboard, with
- * axe-core. Also times the same sweep on 1 worker (hardwareConcurrency 2).
+ * axe-core. Writes the sweep's wall time to e2e/artifacts/sweep-timings.json.
  */
 import { writeFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
@@ -49,8 +49,6 @@ async function runSmallSweep(page: Page): Promise<{ wallS: number; most: number 
   return { wallS: Number(await progress(page).getAttribute('data-wall-s')), most };
 }
 
-const timings: Record<string, number> = {};
-
 describe('Sweep in the browser', () => {
   it('names bad input; runs 2 lr × 2 seeds two at a time; all 4 recorded by name; Compare shows the 2 configs’ statistics', { timeout: 600_000 }, async () => {
     const page = await sweepPage(3, 4);
@@ -80,7 +78,12 @@ describe('Sweep in the browser', () => {
     const long = await stopTrace();
     writeFileSync(`${ARTIFACTS}/sweep-main-thread.json`, JSON.stringify(long, null, 2));
     expect(long.filter((t) => t.cpuMs > 50), JSON.stringify(long)).toEqual([]);
-    timings['2 workers'] = wallS;
+    // The sweep's wall time, for the record (a timing, not a bar). The same sweep on 1 worker
+    // (hardwareConcurrency 2) once ran here too, only to be timed: ~11 s of CI for a speed figure
+    // (bench's business) and a slot count that sweep.test.ts's sweepSlots (cores less one, at
+    // least one) and this page's 2 slots at 3 cores already pin.
+    writeFileSync(`${ARTIFACTS}/sweep-timings.json`, JSON.stringify({ '2 workers': wallS }, null, 2));
+    console.log(`sweep of 4 runs × 4 iterations on 2 workers: ${wallS} s wall`);
     expect(most).toBe(2);
     expect(await states(page)).toEqual(NAMES.map((n) => [n, 'done']));
     expect(await page.getByTestId('sweep-run').evaluateAll((els) => els.map((e) => e.getAttribute('data-iteration')))).toEqual(['4', '4', '4', '4']);
@@ -103,17 +106,6 @@ describe('Sweep in the browser', () => {
     expect(await page.locator('[data-testid=poi-cell][data-x="lr=0.001"][data-y="lr=0.003"]').textContent()).toMatch(/^\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]$/);
     await page.getByTestId('compare-stats').screenshot({ path: `${ARTIFACTS}/sweep-compare-stats.png` });
     expect(errors).toEqual([]);
-    await page.close();
-  });
-
-  it('the same sweep on 1 worker (for the wall-time comparison)', { timeout: 600_000 }, async () => {
-    const page = await sweepPage(2, 4);
-    const { wallS, most } = await runSmallSweep(page);
-    timings['1 worker'] = wallS;
-    expect(most).toBe(1);
-    expect(await states(page)).toEqual(NAMES.map((n) => [n, 'done']));
-    writeFileSync(`${ARTIFACTS}/sweep-timings.json`, JSON.stringify(timings, null, 2));
-    console.log(`sweep of 4 runs × 4 iterations: ${JSON.stringify(timings)} (wall s)`);
     await page.close();
   });
 

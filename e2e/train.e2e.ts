@@ -143,7 +143,9 @@ describe('training in the tab', () => {
     await expect.poll(() => num(page, 'data-iteration'), { timeout: 150_000, interval: 1000 }).toBeGreaterThanOrEqual(1);
     const stopTrace = await traceMainThread(browser(), page);
     expect(await attr(page, 'data-engine')).toBe('ort-web-webgpu');
-    await expect.poll(() => num(page, 'data-iteration'), { timeout: 150_000, interval: 1000 }).toBeGreaterThanOrEqual(3);
+    // The trace spans one whole iteration on WebGPU (rollouts and an update, from the end of the
+    // first to the end of the second); a second traced iteration cost CI ~7 s and showed nothing more.
+    await expect.poll(() => num(page, 'data-iteration'), { timeout: 150_000, interval: 1000 }).toBeGreaterThanOrEqual(2);
     const tasks = await stopTrace();
     const itPerS = await num(page, 'data-it-per-s');
     await page.screenshot({ path: `${shots}/train-dashboard-webgpu.png` });
