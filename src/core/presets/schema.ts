@@ -43,6 +43,18 @@ export function forbiddenKeys(v: unknown, path: string[] = [], out: string[] = [
 
 /** Validates a run configuration; every message names its field path, and all are reported at once. */
 export function parseRunConfig(input: unknown): ParseResult {
+  const r = parseRunStages(input);
+  return r.ok ? { ok: true, config: r.config } : r;
+}
+
+/** A parsed run and its stages, each resolved (merged over the run and parsed) once, in order; [] without stages. */
+export type ParsedRun = { ok: true; config: RunConfig; stages: RunConfig[] } | { ok: false; messages: string[] };
+
+/**
+ * parseRunConfig, keeping what validating a staged run resolves anyway: each stage's own run
+ * config (`stageConfig`), parsed once here, so nothing after it parses a stage again.
+ */
+export function parseRunStages(input: unknown): ParsedRun {
   const forbidden = forbiddenKeys(input);
   if (forbidden.length > 0) return { ok: false, messages: forbidden };
   const r = runConfigSchema.safeParse(input);
@@ -84,12 +96,13 @@ export function parseRunConfig(input: unknown): ParseResult {
   messages.push(...runnable(r.data, algo.config), ...sizes(r.data, algo.config), ...budgetRules(r.data, algo.config), ...treeRules(r.data, algo.config));
   if (messages.length > 0) return { ok: false, messages };
   const config: RunConfig = { ...r.data, algo: algo.config, shaping: shaping.config, schedule: schedule ? schedule.schedule : null };
+  const stages: RunConfig[] = [];
   if (config.stages.length > 0) {
-    messages.push(...stageRules(config, raw.iterations));
+    messages.push(...stageRules(config, raw.iterations, stages));
     if (messages.length > 0) return { ok: false, messages };
     config.iterations = config.stages.reduce((n, st) => n + st.iterations, 0);
   }
-  return { ok: true, config };
+  return { ok: true, config, stages };
 }
 
 /**
@@ -147,8 +160,11 @@ function shapeOf(env: { id: string; kwargs: Record<string, unknown> }): { fam: E
   return { fam, obs, actions: e.spec.actionSpace.kind === 'discrete' ? e.spec.actionSpace.n : 0 };
 }
 
-/** A staged run's rules: each stage is a valid run, they chain (same shapes), and the run's totals agree. */
-function stageRules(c: RunConfig, rawIterations: unknown): string[] {
+/**
+ * A staged run's rules: each stage is a valid run, they chain (same shapes), and the run's totals
+ * agree. Each stage's parsed config goes to `resolved`, in order (all of them when none failed).
+ */
+function stageRules(c: RunConfig, rawIterations: unknown, resolved: RunConfig[]): string[] {
   const out: string[] = [];
   const sum = c.stages.reduce((n, st) => n + st.iterations, 0);
   if (rawIterations !== undefined && rawIterations !== sum) out.push(`iterations: a staged run lasts its stages' iterations (${c.stages.map((st) => st.iterations).join(' + ')} = ${sum}); set ${sum} or leave it out (got ${JSON.stringify(rawIterations)})`);
@@ -175,7 +191,8 @@ function stageRules(c: RunConfig, rawIterations: unknown): string[] {
     }
     if (out.length > 0) return;
     const r = parseRunConfig(stageInput(c, k));
-    if (!r.ok) out.push(...r.messages.map((m) => `${at} (${st.name}): ${m}`));
+    if (r.ok) resolved.push(r.config);
+    else out.push(...r.messages.map((m) => `${at} (${st.name}): ${m}`));
   });
   return out;
 }

@@ -55,25 +55,12 @@ import { continuousMetrics } from './continuousMetrics.ts';
 import { learnerIsProximal } from '../update/offPolicy.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
 import type { Collected, Collector, Skipped } from './collector.ts';
-import { budgetScheduler, type Scheduler } from './scheduler.ts';
+import { schedulerFor, type Scheduler } from './scheduler.ts';
 import { collectedOf, gather, skippedMetrics, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
 import { allOrRelease } from '../util/allOrRelease.ts';
-
-export interface AsyncTokenScheduling {
-  /** Most policy versions between sampling a token and training on it (0 = synchronous). */
-  maxStaleness: number;
-  /**
-   * Decoder rows: the KV-cache budget, in episodes' worth of context (rows × context tokens of
-   * keys/values). Fewer rows than episodes in flight means parked episodes lose their cache and
-   * re-prefill. 0 = one row per episode of a batch (G × groupSize).
-   */
-  kvRows: number;
-}
-
-export const DEFAULT_ASYNC_TOKEN_SCHEDULING: AsyncTokenScheduling = { maxStaleness: 2, kvRows: 0 };
 
 interface GroupRec {
   id: number;
@@ -342,13 +329,13 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
 }
 
 /**
- * The Trainer of the continuous token loop (group algorithms on tool envs).
+ * The Trainer of the continuous token loop (group algorithms on tool envs), scheduled by
+ * `config.scheduling` (staleness bound, KV rows, prompt budget; absent = sync, fresh prompts).
  * @param worker decode in a rollout worker (the learner then trains while it decodes); default: this thread.
  * @param rewardLab user reward terms (the reward lab), scored on every collected group.
  */
 export async function createContinuousTrainer(
   config: TokenTrainerConfig,
-  scheduling: AsyncTokenScheduling,
   engine: Engine,
   clock: Clock,
   initial?: Weights,
@@ -358,12 +345,13 @@ export async function createContinuousTrainer(
 ): Promise<Trainer<TokenEpisode, ContinuousCollector>> {
   const { algo } = config;
   if (!GROUP_ALGOS.includes(algo.algo)) throw new Error(`the continuous token loop trains group algorithms (${GROUP_ALGOS.join(', ')}); got ${algo.algo}`);
-  const scheduler = budgetScheduler(config.budget, scheduling.maxStaleness, algo.dynamicSampling.enabled, config.seed);
+  const scheduler = schedulerFor(config.scheduling, algo.dynamicSampling.enabled, config.seed);
   const probe = makeEnv(config.env.id, config.env.kwargs);
   if (!familyOf(probe.spec).plays.transformer?.continuous) throw new Error(`the continuous token loop trains text (tool) envs; ${config.env.id} is a ${probe.spec.family} env`);
   const model = makeTokenModel(config.model);
   const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
-  const rows = scheduling.kvRows > 0 ? scheduling.kvRows : config.groups * algo.groupSize;
+  const kvRows = config.scheduling?.kvRows ?? 0;
+  const rows = kvRows > 0 ? kvRows : config.groups * algo.groupSize;
   // Decoupled PPO keeps one proximal policy π_prox for the whole update: the weights before it,
   // for every minibatch and epoch (Hilton et al. 2022; AReaL). When the update is one optimizer
   // step (one epoch, one minibatch), those are the weights of that step: the train graph takes
@@ -392,7 +380,7 @@ export async function createContinuousTrainer(
   // A group's episodes start from one prompt: with whole groups per minibatch, the learner runs
   // each group's prompt once (Learner.prefixGroups; the sequence feed's groupSize).
   // Groups of unequal size (adaptive budget) do not fill minibatches of whole groups: no sharing.
-  const equalGroups = config.budget?.mode !== 'adaptive';
+  const equalGroups = config.scheduling?.budget?.mode !== 'adaptive';
   const prefixGroups = equalGroups && config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
   const [source, learner] = await allOrRelease([worker ? worker(init) : localTokenSource(engine, init, clock), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
   const proximal = selfProximal ? null : new SequenceScorer(engine, model, config.learnerBatch, weights, lens);

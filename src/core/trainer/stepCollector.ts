@@ -41,7 +41,7 @@ import type { RewardLab } from '../reward/userTerms.ts';
 import { buildGridStepRecords } from '../reward/stepRecord.ts';
 import type { GridEnv } from '../envs/types.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
-import { makeScheduler, type Scheduler } from './scheduler.ts';
+import { schedulerFor, type Scheduler } from './scheduler.ts';
 import { type Collected, type Collector, type IterationTimes, type Skipped } from './collector.ts';
 import { collectedOf, gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
@@ -354,7 +354,7 @@ export class StepCollector implements Collector<StepEpisode> {
  */
 export async function createStepTrainer(config: StepTrainerConfig, rawEngine: Engine, makePool: PoolFactory = serialPoolFactory, initial?: Weights, rewardLab?: RewardLab): Promise<Trainer<StepEpisode, StepCollector>> {
   const { algo } = config;
-  const scheduler = makeScheduler(config.scheduling?.maxStaleness ?? 0);
+  const scheduler = schedulerFor(config.scheduling, algo.dynamicSampling.enabled, config.seed);
   // One lock over every session in this thread (an in-thread pool interleaves with the learner).
   const engine = serializeEngine(rawEngine);
   const descriptor = algoDescriptor(algo.algo);
