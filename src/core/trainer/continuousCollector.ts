@@ -5,9 +5,10 @@
  * time while the other rows keep decoding, and the learner trains on whole groups in the order
  * they finish. Each collect at learner version V, with s = maxStaleness and G groups per batch:
  *
- *   collect     keep (1 + s)·G groups in flight or finished-but-untrained, and wait until G have
- *               finished (dynamic sampling: drop zero-spread groups and wait for more); with the
- *               scheduler's prompt pool (sync only), the groups the pool plans instead
+ *   collect     the Trainer's collect pipeline (collect.ts) plays `rollouts`: keep (1 + s)·G
+ *               groups in flight or finished-but-untrained, and wait until G have finished
+ *               (dynamic sampling: drop zero-spread groups and wait for more); with the
+ *               scheduler's prompt pool (sync only), the groups the pool plans (`begin`) instead
  *   shape       env reward + shaping + user reward terms, when collect takes a group into a batch
  *               (its episodes all finished), with the reward version current then: setRewardLab
  *               applies between iterations, so every group of one batch has one version, even a
@@ -54,9 +55,10 @@ import { tokenRolloutBatch } from '../update/batch.ts';
 import { continuousMetrics } from './continuousMetrics.ts';
 import { learnerIsProximal } from '../update/offPolicy.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import type { Collected, Collector, Skipped } from './collector.ts';
+import type { Collected, Skipped } from './collector.ts';
+import type { Collector } from './collectorShell.ts';
 import { schedulerFor, type Scheduler } from './scheduler.ts';
-import { collectedOf, gather, skippedMetrics, type RolloutSource } from './collect.ts';
+import { collectedOf, skippedMetrics, type Gathered, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
@@ -79,11 +81,15 @@ function minVersion(g: GroupRec): number {
   return v;
 }
 
-export class ContinuousCollector implements Collector<TokenEpisode> {
+export class ContinuousCollector implements Collector<TokenEpisode, GroupRec> {
   readonly kind = 'async-token';
   readonly metricRun = { family: 'tool', policy: 'token' } as const;
   /** Minibatch shuffles (token sampling has its own stream, in the source). */
   readonly rng: Rng;
+  /** The run's algorithm (a group algorithm): the pipeline's groups, resampling and needs. */
+  get algo() {
+    return this.config.algo;
+  }
   /** Groups admitted and not yet trained or dropped, by id. */
   private readonly open = new Map<number, GroupRec>();
   /** Finished groups in finish order, not yet trained. */
@@ -197,7 +203,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
    * One sampling round: admits groups (up to (1 + s)·G open, or the pool's plan) and waits until
    * `need` have finished, which it hands on in finish order.
    */
-  private readonly rounds: RolloutSource<TokenEpisode, GroupRec> = {
+  readonly rollouts: RolloutSource<TokenEpisode, GroupRec> = {
     play: async (_it, _round, need) => {
       const s = this.scheduler.maxStaleness;
       const open = this.scheduler.openGroups(need, this.config.groups);
@@ -226,13 +232,17 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
     summarize: sampledTokenEpisode,
   };
 
-  async collect(it: number, version: number): Promise<Collected<TokenEpisode> | Skipped> {
+  /** Takes the learner's version; with a prompt pool (sync, no dynamic sampling: one round) the batch's groups are planned up front. */
+  async begin(it: number, version: number): Promise<number> {
     this.version = version;
+    this.plan = this.scheduler.plan(it, this.config.groups, this.config.algo.groupSize);
+    return this.plan ? this.plan.length : this.config.groups;
+  }
+
+  /** The gathered groups as a token batch, each re-checked against the staleness bound; their outcomes for the prompt pool. */
+  finish(g: Gathered<TokenEpisode, GroupRec>): Collected<TokenEpisode> | Skipped {
     const { algo } = this.config;
     const s = this.scheduler.maxStaleness;
-    // With a prompt pool (sync, no dynamic sampling: one round) the groups are planned up front.
-    this.plan = this.scheduler.plan(it, this.config.groups, algo.groupSize);
-    const g = await gather(this.rounds, algo, it, this.plan ? this.plan.length : this.config.groups);
     this.plan = undefined;
     for (const grp of g.groups) {
       const v = minVersion(grp);
