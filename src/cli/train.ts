@@ -20,6 +20,7 @@ import { exportPolicyOnnx } from '../core/models/export.ts';
 import { policyCard } from '../core/runs/policyCard.ts';
 import { heldOutSeeds } from '../core/util/rng.ts';
 import { createTrainer, type WarmStartCache } from '../core/trainer/createTrainer.ts';
+import { resolvePlan } from '../core/presets/plan.ts';
 import { WARM_START_DIR } from '../core/trainer/warmStartCache.ts';
 import { fileURLToPath } from 'node:url';
 import { runTraining, TrainerEvents } from '../core/trainer/events.ts';
@@ -299,7 +300,8 @@ export async function main(argv: string[]): Promise<number> {
       engine = chosen;
       console.log(`engine auto: ${summarize(decision)}; using ${engine.name} (${decision.reason})`);
     } else engine = await loadNodeEngine(values.engine as NodeEngineName);
-    const trainer = await createTrainer(config, engine, {
+    // The config as this session trains it (seed, iterations, env and reward overrides applied), resolved once.
+    const trainer = await createTrainer(resolvePlan(config), engine, {
       rewardLab,
       workerPool: (size) => (model, weights) => createNodeWorkerPool({ size, model, weights }),
       tokenWorker: nodeTokenWorkerOn(engine.name as NodeEngineName),

@@ -1,28 +1,25 @@
 /**
- * The two parts a Trainer is built from besides the learner (see ARCHITECTURE.md, 'One trainer'):
+ * What a collector hands the Trainer, and the parts a Trainer is built from besides the learner
+ * (see ARCHITECTURE.md, 'One trainer'):
  *
  * - a **collector**, the rollout source of one env family and policy: the grid step pool
  *   (stepCollector.ts), the lockstep token loop (lockstepCollector.ts) or the continuous token
- *   loop (continuousCollector.ts). It collects one batch for the learner's version within the
- *   scheduler's staleness bound, turns the episodes into a RolloutBatch with their shaped rewards
- *   and what the advantage estimator needs, takes each new version, evaluates, and checkpoints,
- *   restores and releases its own state. ReMax's greedy baseline episodes are a collector option.
+ *   loop (continuousCollector.ts); its interface is in collectorShell.ts. The Trainer runs the collect pipeline (collect.ts) over its
+ *   `rollouts` (play, score, greedy, state keys) for the learner's version within the scheduler's
+ *   staleness bound; the collector readies each collect (`begin`), turns the gathered episodes
+ *   into a RolloutBatch (`finish`), takes each new version, evaluates, and checkpoints, restores
+ *   and releases its own state.
  * - a **scheduler** (scheduler.ts): the staleness bound (0 = synchronous), how far ahead a source
  *   may play, and the prompt pool.
  * - optionally an **objective** replacing the policy gradient (a distill stage's teacher KL).
  */
 import type { IterationMetricInputs, SampledEpisode } from '../metrics/iterationMetrics.ts';
 import type { Learner } from '../engine/types.ts';
-import type { MetricRun } from '../metrics/lookup.ts';
-import type { PolicyModel, Weights } from '../models/types.ts';
 import type { PoolOutcome } from '../rollout/promptPool.ts';
 import type { StepEpisode } from '../rollout/stepEpisode.ts';
 import type { TokenEpisode } from '../rollout/tokenEpisode.ts';
-import type { Checkpoint, CheckpointTrainer } from '../runs/checkpoint.ts';
 import type { AdvantageContext } from '../update/batchAdvantages.ts';
 import type { RolloutBatch } from '../update/batch.ts';
-import type { PositionScorer } from '../update/offPolicy.ts';
-import type { Rng } from '../util/rng.ts';
 import type { ScoredBatch, TrainedBatch } from './phases.ts';
 
 
@@ -99,36 +96,3 @@ export interface Objective<E extends StepEpisode | TokenEpisode> {
 export interface Skipped {
   skipped: Record<string, number>;
 }
-
-/** A rollout source and its timing, for one env family and policy (see the file comment). */
-export interface Collector<E extends StepEpisode | TokenEpisode> {
-  /** Names the collector in checkpoints (`trainer`) and messages. */
-  readonly kind: CheckpointTrainer;
-  readonly model: PolicyModel;
-  /** Which metric keys apply to its runs. */
-  readonly metricRun: MetricRun;
-  /** The minibatch shuffling stream (lockstep: shared with token sampling). */
-  readonly rng: Rng;
-  /** The KL reference policy (klCoef > 0), else null. */
-  readonly reference: PositionScorer | null;
-  /** π_prox for stale positions: a scorer, 'learner' when the train graph computes it, null when nothing can be stale. */
-  readonly proximal: PositionScorer | 'learner' | null;
-  /** Collects the batch of iteration `iteration` for learner version `version`. */
-  collect(iteration: number, version: number): Promise<Collected<E> | Skipped>;
-  /** Takes version `version`'s weights (null: no update ran, the version stands). */
-  sync(weights: Weights | null, version: number): Promise<void>;
-  /** Plays one episode per seed with the current weights, without training (temperature 0 = greedy). */
-  evaluate(seeds: readonly number[], temperature: number): Promise<E[]>;
-  /** Its own part of a checkpoint (RNG streams, KL reference weights, group bookkeeping). */
-  checkpoint(): Promise<Pick<Checkpoint, 'rng'> & Partial<Checkpoint>>;
-  /**
-   * Checks `cp` fits this collector (its kind, a fresh collector, the hyper names `learner`
-   * takes, its streams and weights) and returns `cp` as it restores (older layouts upgraded).
-   */
-  checkRestore(cp: Checkpoint, learner: Learner, who: string): Checkpoint;
-  /** Installs its part of `cp` (checked), and the learner's weights `w` at `cp`'s version. */
-  restore(cp: Checkpoint, w: Weights): Promise<void>;
-  /** Frees what it holds (pool, decoder, episode source, scorers); waits for collects in flight. */
-  release(): Promise<void>;
-}
-

@@ -5,9 +5,10 @@
  * time while the other rows keep decoding, and the learner trains on whole groups in the order
  * they finish. Each collect at learner version V, with s = maxStaleness and G groups per batch:
  *
- *   collect     keep (1 + s)·G groups in flight or finished-but-untrained, and wait until G have
- *               finished (dynamic sampling: drop zero-spread groups and wait for more); with the
- *               scheduler's prompt pool (sync only), the groups the pool plans instead
+ *   collect     the Trainer's collect pipeline (collect.ts) plays `rollouts`: keep (1 + s)·G
+ *               groups in flight or finished-but-untrained, and wait until G have finished
+ *               (dynamic sampling: drop zero-spread groups and wait for more); with the
+ *               scheduler's prompt pool (sync only), the groups the pool plans (`begin`) instead
  *   shape       env reward + shaping + user reward terms, when collect takes a group into a batch
  *               (its episodes all finished), with the reward version current then: setRewardLab
  *               applies between iterations, so every group of one batch has one version, even a
@@ -54,26 +55,14 @@ import { tokenRolloutBatch } from '../update/batch.ts';
 import { continuousMetrics } from './continuousMetrics.ts';
 import { learnerIsProximal } from '../update/offPolicy.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import type { Collected, Collector, Skipped } from './collector.ts';
-import { budgetScheduler, type Scheduler } from './scheduler.ts';
-import { collectedOf, gather, skippedMetrics, type RolloutSource } from './collect.ts';
+import type { Collected, Skipped } from './collector.ts';
+import type { Collector } from './collectorShell.ts';
+import { schedulerFor, type Scheduler } from './scheduler.ts';
+import { collectedOf, skippedMetrics, type Gathered, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
 import { allOrRelease } from '../util/allOrRelease.ts';
-
-export interface AsyncTokenScheduling {
-  /** Most policy versions between sampling a token and training on it (0 = synchronous). */
-  maxStaleness: number;
-  /**
-   * Decoder rows: the KV-cache budget, in episodes' worth of context (rows × context tokens of
-   * keys/values). Fewer rows than episodes in flight means parked episodes lose their cache and
-   * re-prefill. 0 = one row per episode of a batch (G × groupSize).
-   */
-  kvRows: number;
-}
-
-export const DEFAULT_ASYNC_TOKEN_SCHEDULING: AsyncTokenScheduling = { maxStaleness: 2, kvRows: 0 };
 
 interface GroupRec {
   id: number;
@@ -92,11 +81,15 @@ function minVersion(g: GroupRec): number {
   return v;
 }
 
-export class ContinuousCollector implements Collector<TokenEpisode> {
+export class ContinuousCollector implements Collector<TokenEpisode, GroupRec> {
   readonly kind = 'async-token';
   readonly metricRun = { family: 'tool', policy: 'token' } as const;
   /** Minibatch shuffles (token sampling has its own stream, in the source). */
   readonly rng: Rng;
+  /** The run's algorithm (a group algorithm): the pipeline's groups, resampling and needs. */
+  get algo() {
+    return this.config.algo;
+  }
   /** Groups admitted and not yet trained or dropped, by id. */
   private readonly open = new Map<number, GroupRec>();
   /** Finished groups in finish order, not yet trained. */
@@ -210,7 +203,7 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
    * One sampling round: admits groups (up to (1 + s)·G open, or the pool's plan) and waits until
    * `need` have finished, which it hands on in finish order.
    */
-  private readonly rounds: RolloutSource<TokenEpisode, GroupRec> = {
+  readonly rollouts: RolloutSource<TokenEpisode, GroupRec> = {
     play: async (_it, _round, need) => {
       const s = this.scheduler.maxStaleness;
       const open = this.scheduler.openGroups(need, this.config.groups);
@@ -239,13 +232,17 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
     summarize: sampledTokenEpisode,
   };
 
-  async collect(it: number, version: number): Promise<Collected<TokenEpisode> | Skipped> {
+  /** Takes the learner's version; with a prompt pool (sync, no dynamic sampling: one round) the batch's groups are planned up front. */
+  async begin(it: number, version: number): Promise<number> {
     this.version = version;
+    this.plan = this.scheduler.plan(it, this.config.groups, this.config.algo.groupSize);
+    return this.plan ? this.plan.length : this.config.groups;
+  }
+
+  /** The gathered groups as a token batch, each re-checked against the staleness bound; their outcomes for the prompt pool. */
+  finish(g: Gathered<TokenEpisode, GroupRec>): Collected<TokenEpisode> | Skipped {
     const { algo } = this.config;
     const s = this.scheduler.maxStaleness;
-    // With a prompt pool (sync, no dynamic sampling: one round) the groups are planned up front.
-    this.plan = this.scheduler.plan(it, this.config.groups, algo.groupSize);
-    const g = await gather(this.rounds, algo, it, this.plan ? this.plan.length : this.config.groups);
     this.plan = undefined;
     for (const grp of g.groups) {
       const v = minVersion(grp);
@@ -342,13 +339,13 @@ export class ContinuousCollector implements Collector<TokenEpisode> {
 }
 
 /**
- * The Trainer of the continuous token loop (group algorithms on tool envs).
+ * The Trainer of the continuous token loop (group algorithms on tool envs), scheduled by
+ * `config.scheduling` (staleness bound, KV rows, prompt budget; absent = sync, fresh prompts).
  * @param worker decode in a rollout worker (the learner then trains while it decodes); default: this thread.
  * @param rewardLab user reward terms (the reward lab), scored on every collected group.
  */
 export async function createContinuousTrainer(
   config: TokenTrainerConfig,
-  scheduling: AsyncTokenScheduling,
   engine: Engine,
   clock: Clock,
   initial?: Weights,
@@ -358,12 +355,13 @@ export async function createContinuousTrainer(
 ): Promise<Trainer<TokenEpisode, ContinuousCollector>> {
   const { algo } = config;
   if (!GROUP_ALGOS.includes(algo.algo)) throw new Error(`the continuous token loop trains group algorithms (${GROUP_ALGOS.join(', ')}); got ${algo.algo}`);
-  const scheduler = budgetScheduler(config.budget, scheduling.maxStaleness, algo.dynamicSampling.enabled, config.seed);
+  const scheduler = schedulerFor(config.scheduling, algo.dynamicSampling.enabled, config.seed);
   const probe = makeEnv(config.env.id, config.env.kwargs);
   if (!familyOf(probe.spec).plays.transformer?.continuous) throw new Error(`the continuous token loop trains text (tool) envs; ${config.env.id} is a ${probe.spec.family} env`);
   const model = makeTokenModel(config.model);
   const weights = initial ?? initWeights(model, mixSeed(config.seed, 0x1e1));
-  const rows = scheduling.kvRows > 0 ? scheduling.kvRows : config.groups * algo.groupSize;
+  const kvRows = config.scheduling?.kvRows ?? 0;
+  const rows = kvRows > 0 ? kvRows : config.groups * algo.groupSize;
   // Decoupled PPO keeps one proximal policy π_prox for the whole update: the weights before it,
   // for every minibatch and epoch (Hilton et al. 2022; AReaL). When the update is one optimizer
   // step (one epoch, one minibatch), those are the weights of that step: the train graph takes
@@ -392,7 +390,7 @@ export async function createContinuousTrainer(
   // A group's episodes start from one prompt: with whole groups per minibatch, the learner runs
   // each group's prompt once (Learner.prefixGroups; the sequence feed's groupSize).
   // Groups of unequal size (adaptive budget) do not fill minibatches of whole groups: no sharing.
-  const equalGroups = config.budget?.mode !== 'adaptive';
+  const equalGroups = config.scheduling?.budget?.mode !== 'adaptive';
   const prefixGroups = equalGroups && config.learnerBatch % algo.groupSize === 0 ? config.learnerBatch / algo.groupSize : undefined;
   const [source, learner] = await allOrRelease([worker ? worker(init) : localTokenSource(engine, init, clock), engine.createLearner(model, opts, weights, lens, prefixGroups)]);
   const proximal = selfProximal ? null : new SequenceScorer(engine, model, config.learnerBatch, weights, lens);

@@ -1,5 +1,5 @@
 /**
- * From a validated run configuration to a trainer: the one place that picks the collector for an
+ * From a run's plan (presets/plan.ts) to a trainer: the one place that picks the collector for an
  * env family and the rollout scheduling, so the CLI and the browser worker start runs the same
  * way. Worker pools are platform-specific, so the caller passes a factory for them.
  *
@@ -17,6 +17,7 @@ import { makeEnv } from '../envs/index.ts';
 import { familyOf } from '../envs/families.ts';
 import { initWeights, type Weights } from '../models/types.ts';
 import { warmStartEnv, type RunConfig } from '../presets/schema.ts';
+import { asPlan, isMlpPlan, isTransformerPlan, type RunPlan, type StagePlan } from '../presets/plan.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
 import { createStepTrainer, type PoolFactory } from './stepCollector.ts';
 import { buildPoolModel, gridMlpSpec, SerialRolloutPool, vectorBox } from '../rollout/stepPool.ts';
@@ -26,7 +27,6 @@ import type { Engine } from '../engine/types.ts';
 import { DEFAULT_IMITATION, trainImitation, type ImitationConfig, type ImitationReport } from './imitation.ts';
 import { HeldOutEvalTrainer } from './heldOutEval.ts';
 import { warmStartFileName, warmStartFromJson, warmStartKey } from './warmStartCache.ts';
-import { DEFAULT_TOKEN_TRAINER } from './tokenConfig.ts';
 import { createLockstepTrainer } from './lockstepCollector.ts';
 import { makeTokenModel } from '../models/transformer.ts';
 import { createContinuousTrainer } from './continuousCollector.ts';
@@ -83,50 +83,44 @@ export interface WarmStartCache {
   onResult?: (r: { loaded: true; savedS: number } | { loaded: false; reason: string }) => void;
 }
 
-export async function createTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<RunTrainer> {
-  const t =
-    config.stages.length > 0
-      ? // Each stage is a single-stage run of its own config; a resume starts in the checkpoint's stage.
-        await StagedTrainer.create(config, (stage, start, lab) => createStageTrainer(stage, engine, { ...options, rewardLab: lab ?? undefined }, start), options.rewardLab ?? null, options.resume)
-      : await createStageTrainer(config, engine, options, {});
+/**
+ * The trainer of a run. `plan`: the run's plan (presets/plan.ts), every stage resolved once; a run
+ * config is resolved into its plan first (tests and benches hold configs). Nothing here parses a
+ * config again, and the collectors read their stage's rollout plan as it stands.
+ */
+export async function createTrainer(plan: RunPlan | RunConfig, engine: Engine, options: CreateTrainerOptions = {}): Promise<RunTrainer> {
+  const p = asPlan(plan);
+  const t = p.staged
+    ? // Each stage is a single-stage run of its own plan; a resume starts in the checkpoint's stage.
+      await StagedTrainer.create(p, (stage, start, lab) => createStageTrainer(stage, engine, { ...options, rewardLab: lab ?? undefined }, start), options.rewardLab ?? null, options.resume)
+    : await createStageTrainer(p.stages[0], engine, options, {});
   // Held-out pass@1 / pass@k every heldOut.every iterations (before that iteration's update).
-  return config.heldOut.every > 0 ? new HeldOutEvalTrainer(t, config.heldOut) : t;
+  return p.config.heldOut.every > 0 ? new HeldOutEvalTrainer(t, p.config.heldOut) : t;
 }
 
 /** The trainer of a run without stages (or of one stage), from `start`'s weights when given. */
-async function createStageTrainer(config: RunConfig, engine: Engine, options: CreateTrainerOptions, start: StageStart): Promise<RunTrainer> {
+async function createStageTrainer(stage: StagePlan, engine: Engine, options: CreateTrainerOptions, start: StageStart): Promise<RunTrainer> {
+  const { config, rollout: plan } = stage;
   const probeSpec = makeEnv(config.env.id, config.env.kwargs).spec;
   const family = familyOf(probeSpec);
   const play = family.plays[config.model.kind];
   const { rollout, model } = config;
   // A vector observation has no text form for a token policy to read.
   if (model.kind !== 'mlp' && vectorBox(probeSpec)) throw new Error(`${config.env.id} has vector observations (a Box of floats): train it with an mlp policy (model.kind "mlp"), not a ${model.kind}`);
-  if (play?.data === 'steps' && model.kind === 'mlp') {
+  if (play?.data === 'steps' && isMlpPlan(plan)) {
     if (rollout.workers > 0 && !options.workerPool) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no worker pool; use 0`);
     // The warm start is deterministic (expert episodes from the run's seed), so a resumed run
     // plays it again: its result is the KL reference the checkpoint does not carry for grids.
     const initial = start.initial ?? (config.warmStart ? await gridWarmStart(config, engine, options.onWarmStart) : undefined);
     return createStepTrainer(
-      {
-        env: config.env,
-        model,
-        algo: config.algo,
-        shaping: config.shaping,
-        schedule: config.schedule,
-        groups: rollout.groups,
-        episodes: rollout.episodes,
-        learnerBatch: rollout.learnerBatch,
-        seed: config.seed,
-        scheduling: { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0 },
-        teacher: start.teacher,
-      },
+      start.teacher ? { ...plan, teacher: start.teacher } : plan,
       engine,
       rollout.workers > 0 ? options.workerPool!(rollout.workers) : options.onEpisode ? async (m, w, e) => new SerialRolloutPool({ engine: e, model: m, weights: w, onEpisode: options.onEpisode }) : undefined,
       initial,
       options.rewardLab,
     );
   }
-  if (play?.data === 'tokens' && model.kind === 'transformer') {
+  if (play?.data === 'tokens' && isTransformerPlan(plan)) {
     if (play.workers.max === 0 && rollout.workers > 0) throw new Error('grid envs played as text decode in the training thread: set rollout.workers 0');
     if (rollout.workers > 0 && !options.tokenWorker) throw new Error(`rollout.workers = ${rollout.workers}, but this runner has no token rollout worker; use 0`);
     if (play.syncOnly !== null && rollout.mode === 'async') throw new Error('grid envs played as text train synchronously: set rollout.mode "sync"');
@@ -137,33 +131,16 @@ async function createStageTrainer(config: RunConfig, engine: Engine, options: Cr
     const { weights, reference } = start.initial
       ? { weights: start.initial, reference: start.initial }
       : await initialTokenWeights(skipWarmStart ? { ...config, warmStart: null } : config, engine, options.onWarmStart, options.warmStartCache);
-    const tokenConfig = {
-      ...DEFAULT_TOKEN_TRAINER,
-      env: config.env,
-      model,
-      algo: config.algo,
-      shaping: config.shaping,
-      groups: rollout.groups,
-      episodes: rollout.episodes,
-      learnerBatch: rollout.learnerBatch,
-      maxActionTokens: rollout.maxActionTokens,
-      constrained: rollout.constrained,
-      seed: config.seed,
-      budget: rollout.budget,
-      schedule: config.schedule,
-      tree: rollout.tree,
-    };
     const ref = config.algo.klCoef > 0 ? reference : undefined;
     // Group algorithms run on continuous batching, sync being staleness 0 (as for grids): both
     // modes then wait for tool latency the same way, so a sync/async comparison is fair. ReMax
     // plays its greedy baseline episodes by the version that sampled the batch: lockstep.
     // Tree rollouts replay a prefix and branch in the lockstep loop.
     if (play.continuous && GROUP_ALGOS.includes(config.algo.algo) && !needs(config.algo.algo, 'greedy-baseline') && !rollout.tree.enabled) {
-      const scheduling = { maxStaleness: rollout.mode === 'async' ? rollout.maxStaleness : 0, kvRows: rollout.kvRows };
       const worker = rollout.workers > 0 ? options.tokenWorker : undefined;
-      return createContinuousTrainer(tokenConfig, scheduling, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);
+      return createContinuousTrainer(plan, engine, options.clock ?? new RealClock(), weights, ref, worker, options.rewardLab);
     }
-    return createLockstepTrainer(tokenConfig, engine, weights, ref, options.rewardLab);
+    return createLockstepTrainer(plan, engine, weights, ref, options.rewardLab);
   }
   throw new Error(`no trainer for ${family.name} envs with a ${model.kind} policy (env ${config.env.id}): grid envs take an mlp or a transformer, tool envs a transformer`);
 }

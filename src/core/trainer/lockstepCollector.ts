@@ -5,9 +5,10 @@
  *
  *   rounds      groups of episodes (same seed per group) in lockstep on a KV-cached decoder
  *               (rollout/tokenLockstep.ts), with tree rollouts' branches; PPO: distinct seeds,
- *               and the decoder's value head records V beside every sampled token. The collect
- *               pipeline (collect.ts) scores them (tokenConfig.ts), resamples and serves the
- *               algorithm's needs (ReMax's greedy episodes are played by `evaluate`)
+ *               and the decoder's value head records V beside every sampled token. The Trainer's
+ *               collect pipeline (collect.ts) plays them through `rollouts`, scores them
+ *               (tokenConfig.ts), resamples and serves the algorithm's needs (ReMax's greedy
+ *               episodes are played by `evaluate`)
  *   sync        the learner's weights become the decoder's, version + 1
  *
  * Staleness is 0: every token in a batch was sampled by the version being trained, so before the
@@ -32,9 +33,10 @@ import type { BranchLink } from '../algos/treeAdvantages.ts';
 import { sampledTokenEpisode, tokenStateKeys, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { tokenRolloutBatch } from '../update/batch.ts';
 import { lengthBuckets, SequenceScorer } from '../update/sequenceScorer.ts';
-import type { Collected, Collector, Skipped } from './collector.ts';
+import type { Collected, Skipped } from './collector.ts';
+import type { Collector } from './collectorShell.ts';
 import { makeScheduler } from './scheduler.ts';
-import { collectedOf, gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
+import { collectedOf, skippedMetrics, type Gathered, type PlayedGroup, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { playTokenSeeds, shapeTokenEpisodes, type TokenTrainerConfig } from './tokenConfig.ts';
 import { Trainer } from './trainer.ts';
@@ -56,6 +58,10 @@ export class LockstepCollector implements Collector<TokenEpisode> {
   readonly metricRun: MetricRun;
   /** One stream for sampling tokens and for shuffling minibatches (a checkpoint saves it as rng.sampling). */
   readonly rng: Rng;
+  /** The algorithm its batches are sampled for (a distill stage's collector: REINFORCE). */
+  get algo() {
+    return this.config.algo;
+  }
 
   constructor(
     readonly config: TokenTrainerConfig,
@@ -106,7 +112,7 @@ export class LockstepCollector implements Collector<TokenEpisode> {
   private counts: Counts = { envSteps: 0, policyTokens: 0, cacheHit: 0 };
 
   /** One sampling round is one decoder batch (every row plays); group algorithms share a seed per group, others take distinct seeds. */
-  private readonly source: RolloutSource<TokenEpisode, PlayedGroup<TokenEpisode>> = {
+  readonly rollouts: RolloutSource<TokenEpisode, PlayedGroup<TokenEpisode>> = {
     play: async (it, round) => {
       const grouped = GROUP_ALGOS.includes(this.config.algo.algo);
       const G = grouped ? this.config.groups : 1;
@@ -136,10 +142,16 @@ export class LockstepCollector implements Collector<TokenEpisode> {
     summarize: sampledTokenEpisode,
   };
 
-  async collect(it: number): Promise<Collected<TokenEpisode> | Skipped> {
+  /** The groups of a batch: rollout.groups, or one group of every episode for algorithms without groups. */
+  async begin(): Promise<number> {
     const { algo } = this.config;
     this.counts = { envSteps: 0, policyTokens: 0, cacheHit: 0 };
-    const g = await gather(this.source, algo, it, GROUP_ALGOS.includes(algo.algo) ? this.config.groups : 1);
+    return GROUP_ALGOS.includes(algo.algo) ? this.config.groups : 1;
+  }
+
+  /** The gathered episodes as a token batch (with tree rollouts' branch links), with the decoder's counts. */
+  finish(g: Gathered<TokenEpisode, PlayedGroup<TokenEpisode>>): Collected<TokenEpisode> | Skipped {
+    const { algo } = this.config;
     const c = { ...this.counts, rounds: g.rounds };
     if (g.greedy) c.envSteps += g.greedy.envSteps;
     if (g.episodes.length === 0) return { skipped: skippedMetrics(g) };

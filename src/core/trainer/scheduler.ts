@@ -10,6 +10,7 @@
  *                     prompts a batch replays and how many episodes each gets
  */
 import type { RolloutBudgetConfig } from '../algos/budget.ts';
+import type { SchedulingPlan } from '../presets/plan.ts';
 import { PromptPool, type PlannedGroup, type PoolOutcome } from '../rollout/promptPool.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 
@@ -86,4 +87,12 @@ export function budgetScheduler(budget: RolloutBudgetConfig | undefined, maxStal
   }
   if (budget?.mode === 'adaptive' && budget.pool === 0) throw new Error('the adaptive budget needs a prompt pool (rollout.budget.pool ≥ 1)');
   return new Scheduler(maxStaleness, budget && budget.pool > 0 ? new PromptPool(budget, seed) : null);
+}
+
+/**
+ * The scheduler of a rollout plan's scheduling (presets/plan.ts), for every way of playing:
+ * absent fields are synchronous play (staleness 0) from fresh prompts.
+ */
+export function schedulerFor(s: Partial<SchedulingPlan> | undefined, dynamicSampling: boolean, seed: number): Scheduler {
+  return budgetScheduler(s?.budget, s?.maxStaleness ?? 0, dynamicSampling, seed);
 }

@@ -1,24 +1,28 @@
 /** StagedTrainer's bookkeeping with scripted stage trainers: hand-over, numbering, failures, checkpoints. */
-import { describe, expect, it } from 'vitest';
-import { parseRunConfig, type RunConfig } from '../presets/schema.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runConfigSchema, stageConfig, type RunConfig } from '../presets/schema.ts';
+import { parseRunPlan, type RunPlan, type StagePlan } from '../presets/plan.ts';
 import type { Weights } from '../models/types.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import { StagedTrainer, type StageFactory, type StageStart } from './stagedTrainer.ts';
 import type { RunTrainer as Trainer } from './api.ts';
 
-function run(): RunConfig {
-  const r = parseRunConfig({
-    env: { id: 'grid/empty-5x5' },
-    model: { kind: 'mlp', hidden: [32, 32] },
-    algo: { algo: 'grpo' },
-    stages: [
-      { name: 'one', iterations: 2 },
-      { name: 'two', iterations: 1, env: { id: 'grid/empty-8x8' } },
-      { name: 'student', iterations: 2, distill: { student: { kind: 'mlp', hidden: [4] } } },
-    ],
-  });
+/** A staged run as written: three stages, the second on another env, the last a distill stage. */
+const RUN = {
+  env: { id: 'grid/empty-5x5' },
+  model: { kind: 'mlp', hidden: [32, 32] },
+  algo: { algo: 'grpo' },
+  stages: [
+    { name: 'one', iterations: 2 },
+    { name: 'two', iterations: 1, env: { id: 'grid/empty-8x8' } },
+    { name: 'student', iterations: 2, distill: { student: { kind: 'mlp', hidden: [4] } } },
+  ],
+};
+
+function run(): RunPlan {
+  const r = parseRunPlan(RUN);
   if (!r.ok) throw new Error(r.messages.join('\n'));
-  return r.config;
+  return r.plan;
 }
 
 /** A stand-in trainer: its weights are one number, the stage's tag plus its iteration. */
@@ -60,7 +64,7 @@ function fake(tag: number, made: { config: RunConfig; start: StageStart }[], con
 describe('StagedTrainer', () => {
   it('runs the stages in order, handing each the weights the previous ended with, on one iteration axis', async () => {
     const made: { config: RunConfig; start: StageStart }[] = [];
-    const factory: StageFactory = async (config, start) => fake(made.length + 1, made, config, start);
+    const factory: StageFactory = async (stage, start) => fake(made.length + 1, made, stage.config, start);
     const t = await StagedTrainer.create(run(), factory);
     const seen = [];
     for (let i = 0; i < 5; i++) {
@@ -94,9 +98,9 @@ describe('StagedTrainer', () => {
 
   it('a stage that cannot start stops the step with its message and keeps the run in the finished stage', async () => {
     const made: { config: RunConfig; start: StageStart }[] = [];
-    const factory: StageFactory = async (config, start) => {
+    const factory: StageFactory = async (stage, start) => {
       if (made.length === 1) throw new Error('no room for stage two');
-      return fake(1, made, config, start);
+      return fake(1, made, stage.config, start);
     };
     const t = await StagedTrainer.create(run(), factory);
     await t.step();
@@ -108,7 +112,7 @@ describe('StagedTrainer', () => {
 
   it('resumes in the checkpoint stage without training the stages before it, and refuses checkpoints of other runs', async () => {
     const made: { config: RunConfig; start: StageStart }[] = [];
-    const factory: StageFactory = async (config, start) => fake(made.length + 1, made, config, start);
+    const factory: StageFactory = async (stage, start) => fake(made.length + 1, made, stage.config, start);
     const cp = { iteration: 4, policyVersion: 1, learner: { updates: 1, tensors: {} }, pipeline: { stage: 2, offset: 3, versionOffset: 3 }, reference: { w: Float32Array.of(7) } } as unknown as Checkpoint;
     const t = await StagedTrainer.create(run(), factory, null, cp);
     expect(made).toHaveLength(1);
@@ -124,5 +128,45 @@ describe('StagedTrainer', () => {
     await expect(fresh.restore(cp)).rejects.toThrow('the checkpoint is in stage 3, this trainer was made for stage 1');
     const wrong = await StagedTrainer.create(run(), factory, null, cp);
     await expect(wrong.restore({ ...cp, pipeline: { stage: 2, offset: 9, versionOffset: 3 } })).rejects.toThrow('stage 3 begins after 3 iterations in this run, the checkpoint says 9');
+  });
+
+  describe('the plan resolves each stage once', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    it('parseRunPlan parses the run and each stage once; the staged trainer then parses nothing and runs the plan\'s own stage objects', async () => {
+      // Every parse of a run config (a stage's included) goes through the schema's safeParse once.
+      const parses = vi.spyOn(runConfigSchema, 'safeParse');
+      const plan = run();
+      // 1 for the run + 1 per stage (3), the stages parsed by the validation itself; re-parsing
+      // them to build the plan (the old stageConfig path) would make it 7.
+      expect(parses).toHaveBeenCalledTimes(4);
+      parses.mockClear();
+      const made: StagePlan[] = [];
+      const factory: StageFactory = async (stage, start) => {
+        made.push(stage);
+        return fake(made.length, [], stage.config, start);
+      };
+      const t = await StagedTrainer.create(plan, factory);
+      for (let i = 0; i < 5; i++) await t.step();
+      expect(parses).not.toHaveBeenCalled();
+      // The very stage objects of the plan, in order (a trainer that re-derived them would pass copies).
+      expect(made).toHaveLength(3);
+      made.forEach((st, k) => expect(st).toBe(plan.stages[k]));
+    });
+
+    it('each resolved stage is the stage merged over the run, as stageConfig derives it on its own', () => {
+      const plan = run();
+      expect(plan.staged).toBe(true);
+      plan.stages.forEach((st, k) => {
+        expect(st.config).toEqual(stageConfig(plan.config, k));
+        expect(st.name).toBe(RUN.stages[k].name);
+        expect(st.iterations).toBe(RUN.stages[k].iterations);
+      });
+      // Stage 2's env and stage 3's student reach their rollout plans; the seeds differ from stage 2 on.
+      expect(plan.stages[1].rollout.env.id).toBe('grid/empty-8x8');
+      expect(plan.stages[2].rollout.model).toEqual({ kind: 'mlp', hidden: [4], activation: 'tanh', agents: 'shared' });
+      expect(plan.stages[0].rollout.seed).toBe(plan.config.seed);
+      expect(plan.stages[1].rollout.seed).not.toBe(plan.config.seed);
+    });
   });
 });

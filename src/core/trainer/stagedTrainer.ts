@@ -1,7 +1,8 @@
 /**
  * A staged pipeline (ARCHITECTURE.md, 'Staged pipelines'): the run's stages in order, each a
- * trainer of its own (`stageConfig` merges the stage's fields over the run's), every stage
- * starting from the weights the one before it ended with. GLM's recipe in the seeds has this
+ * trainer of its own (the plan's stage: the stage's fields merged over the run's, resolved once
+ * when the plan was made; presets/plan.ts), every stage starting from the weights the one before
+ * it ended with. GLM's recipe in the seeds has this
  * shape: warm start → RL stage 1 → RL stage 2 with another env mix or reward → distillation.
  *
  *   iteration   global: stage k's iteration i is offset_k + i (the charts' x axis runs on)
@@ -17,7 +18,8 @@
  */
 import { algoDescriptor } from '../algos/registry/index.ts';
 import type { Weights } from '../models/types.ts';
-import { stageConfig, type RunConfig } from '../presets/schema.ts';
+import type { RunConfig } from '../presets/schema.ts';
+import type { RunPlan, StagePlan } from '../presets/plan.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
 import type { LiveHyper } from '../update/hyper.ts';
 import type { RewardLab } from '../reward/userTerms.ts';
@@ -35,8 +37,8 @@ export interface StageStart {
   tokenTeacher?: TokenTeacher;
 }
 
-/** Makes the trainer of one stage (a config with no stages) with the run's current reward lab. */
-export type StageFactory = (config: RunConfig, start: StageStart, rewardLab: RewardLab | null) => Promise<Trainer>;
+/** Makes the trainer of one stage of the plan (its config has no stages) with the run's current reward lab. */
+export type StageFactory = (stage: StagePlan, start: StageStart, rewardLab: RewardLab | null) => Promise<Trainer>;
 
 /**
  * Where a resumed staged run picks up: the stage and the weights it started from (a distill
@@ -65,8 +67,8 @@ export class StagedTrainer implements Trainer {
 
   private constructor(
     private readonly run: RunConfig,
-    /** Each stage's run config, resolved once (the stage's fields over the run's, parsed). */
-    private readonly configs: readonly RunConfig[],
+    /** Each stage of the plan, resolved once (the stage's fields over the run's, parsed). */
+    private readonly stages: readonly StagePlan[],
     private readonly makeStage: StageFactory,
     private stage: number,
     private inner: Trainer,
@@ -83,13 +85,14 @@ export class StagedTrainer implements Trainer {
    * stage's trainer is made directly: a resumed run in stage 3 never trains stages 1 and 2 again;
    * restore() then loads the checkpoint into it).
    */
-  static async create(run: RunConfig, makeStage: StageFactory, rewardLab: RewardLab | null = null, resume?: Checkpoint): Promise<StagedTrainer> {
-    if (run.stages.length === 0) throw new Error('StagedTrainer: the run has no stages');
+  static async create(plan: RunPlan, makeStage: StageFactory, rewardLab: RewardLab | null = null, resume?: Checkpoint): Promise<StagedTrainer> {
+    const run = plan.config;
+    if (!plan.staged) throw new Error('StagedTrainer: the run has no stages');
     const at = resumePoint(resume, run);
-    const configs = run.stages.map((_, k) => stageConfig(run, k));
-    const start = at.anchor ? startOf(run, at.stage, configs[at.stage - 1], at.anchor) : {};
-    const inner = await makeStage(configs[at.stage], start, rewardLab);
-    return new StagedTrainer(run, configs, makeStage, at.stage, inner, at.anchor ?? null, rewardLab);
+    const { stages } = plan;
+    const start = at.anchor ? startOf(run, at.stage, stages[at.stage - 1].config, at.anchor) : {};
+    const inner = await makeStage(stages[at.stage], start, rewardLab);
+    return new StagedTrainer(run, stages, makeStage, at.stage, inner, at.anchor ?? null, rewardLab);
   }
 
   /** The running stage (0-based) and its name. */
@@ -117,10 +120,10 @@ export class StagedTrainer implements Trainer {
   private async advance(): Promise<void> {
     const k = this.stage + 1;
     const weights = await this.inner.getWeights();
-    const start = startOf(this.run, k, this.configs[this.stage], weights);
+    const start = startOf(this.run, k, this.stages[this.stage].config, weights);
     // Made before the finished stage is released: a stage that cannot start leaves the run in the
     // last stage it finished (its weights kept), and the error ends the run.
-    const trainer = await this.makeStage(this.configs[k], start, this.rewardLab);
+    const trainer = await this.makeStage(this.stages[k], start, this.rewardLab);
     const done = this.inner;
     this.offset += this.run.stages[this.stage].iterations;
     this.versionOffset += done.version;
@@ -165,7 +168,7 @@ export class StagedTrainer implements Trainer {
       iteration: this.offset + cp.iteration,
       pipeline: { stage: this.stage, offset: this.offset, versionOffset: this.versionOffset },
       // A distill stage's teacher always; an RL stage's start when it is the KL reference.
-      ...(this.anchor && (this.run.stages[this.stage].distill || this.configs[this.stage].algo.klCoef > 0) ? { reference: this.anchor } : {}),
+      ...(this.anchor && (this.run.stages[this.stage].distill || this.stages[this.stage].config.algo.klCoef > 0) ? { reference: this.anchor } : {}),
     };
   }
 

@@ -4,9 +4,10 @@
  * learner holds version k):
  *
  *   launch      collects for batches j ≤ k + s that are not yet running
- *   collect     wait for batch k (perf/learner_idle_ratio is this wait's share of the iteration),
- *               then the collect pipeline (collect.ts) over it: refill rounds are collected right
- *               away, user reward terms score each round's episodes replayed from their seeds
+ *   begin       wait for batch k (perf/learner_idle_ratio is this wait's share of the iteration);
+ *               the Trainer's collect pipeline (collect.ts) then plays it as round 0: refill rounds
+ *               are collected right away, user reward terms score each round's episodes replayed
+ *               from their seeds
  *   sync        version k + 1 to the pool (episodes in flight continue under it: partial
  *               rollouts) and to the proximal policy; then launch the batches the bound now allows
  *
@@ -42,9 +43,10 @@ import type { RewardLab } from '../reward/userTerms.ts';
 import { buildGridStepRecords } from '../reward/stepRecord.ts';
 import type { GridEnv } from '../envs/types.ts';
 import type { Checkpoint } from '../runs/checkpoint.ts';
-import { makeScheduler, type Scheduler } from './scheduler.ts';
-import { type Collected, type Collector, type IterationTimes, type Skipped } from './collector.ts';
-import { collectedOf, gather, skippedMetrics, type PlayedGroup, type RolloutSource } from './collect.ts';
+import { schedulerFor, type Scheduler } from './scheduler.ts';
+import { type Collected, type IterationTimes, type Skipped } from './collector.ts';
+import type { Collector } from './collectorShell.ts';
+import { collectedOf, skippedMetrics, type Gathered, type PlayedGroup, type RolloutSource } from './collect.ts';
 import { RewardScoring } from './rewards.ts';
 import { Trainer } from './trainer.ts';
 import type { ScoredBatch, TrainedBatch } from './phases.ts';
@@ -80,6 +82,10 @@ const GRID_STEP_RUN: MetricRun = { family: 'grid', policy: 'step' };
 export class StepCollector implements Collector<StepEpisode> {
   readonly kind = 'step';
   readonly metricRun = GRID_STEP_RUN;
+  /** The run's algorithm: the pipeline's groups, resampling and needs. */
+  get algo() {
+    return this.config.algo;
+  }
   /** Minibatch shuffling (sampling randomness lives in the pool, per slot). */
   readonly rng: Rng;
   /** Batches launched, by iteration; a batch leaves the map when collected. */
@@ -205,7 +211,7 @@ export class StepCollector implements Collector<StepEpisode> {
   private counts = { envSteps: 0, busyS: 0 };
 
   /** This collect's sampling rounds: round 0 is the batch launched ahead; refills are collected now. */
-  private readonly source: RolloutSource<StepEpisode, PlayedGroup<StepEpisode>> = {
+  readonly rollouts: RolloutSource<StepEpisode, PlayedGroup<StepEpisode>> = {
     play: async (it, round) => {
       const ro = round === 0 ? this.round0! : await this.pool.collect(this.requestFor(it, round));
       this.counts.envSteps += ro.envSteps;
@@ -227,18 +233,26 @@ export class StepCollector implements Collector<StepEpisode> {
     summarize: (ep, shaped) => ({ summary: summarizeEpisode(recordOf(ep), shaped), entropies: ep.entropies, actionKey: ep.actions.join(',') }),
   };
 
-  /** The batch of iteration `it`: wait for it (rollouts of later batches keep running), then refill and score. */
-  async collect(it: number): Promise<Collected<StepEpisode> | Skipped> {
+  /** When the collect under way began, and the pool's idle ms then; when its round-0 batch arrived. */
+  private began = { t0: 0, idle0: 0, waited: 0 };
+
+  /** Waits for batch `it` (rollouts of later batches keep running): the pipeline's round 0; refills are played on demand. */
+  async begin(it: number): Promise<number> {
     const t0 = performance.now();
     const idle0 = this.poolIdleMs(t0);
     this.current = it;
     this.launch(it);
     this.round0 = await this.inflight.get(it)!;
     this.inflight.delete(it);
-    const t1 = performance.now();
+    this.began = { t0, idle0, waited: performance.now() };
     this.counts = { envSteps: 0, busyS: 0 };
-    const g = await gather(this.source, this.config.algo, it, this.config.groups);
+    return this.config.groups;
+  }
+
+  /** The gathered batch as step rows (group ids renumbered in batch order), with the pool's counts. */
+  finish(g: Gathered<StepEpisode, PlayedGroup<StepEpisode>>): Collected<StepEpisode> | Skipped {
     this.round0 = null;
+    const { t0, idle0, waited } = this.began;
     const c: Rounds = { ...g, ...this.counts };
     if (g.greedy) c.envSteps += g.greedy.envSteps;
     // Multi-agent: subgoals over what was sampled; no step was trained, so no advantage to split.
@@ -249,7 +263,7 @@ export class StepCollector implements Collector<StepEpisode> {
     return collectedOf(g, episodes, stepRolloutBatch(episodes, this.model.config.obsDim, this.maxSteps), {
       metrics: (sc, tr, t) => {
         if (!sc || !tr) throw new Error('StepCollector: its metrics need the policy-gradient phases, which did not run');
-        return this.iterationMetrics(c, sc, tr, { ...t, start: t0 }, t1, idle0);
+        return this.iterationMetrics(c, sc, tr, { ...t, start: t0 }, waited, idle0);
       },
     });
   }
@@ -355,7 +369,7 @@ export class StepCollector implements Collector<StepEpisode> {
  */
 export async function createStepTrainer(config: StepTrainerConfig, rawEngine: Engine, makePool: PoolFactory = serialPoolFactory, initial?: Weights, rewardLab?: RewardLab): Promise<Trainer<StepEpisode, StepCollector>> {
   const { algo } = config;
-  const scheduler = makeScheduler(config.scheduling?.maxStaleness ?? 0);
+  const scheduler = schedulerFor(config.scheduling, algo.dynamicSampling.enabled, config.seed);
   // One lock over every session in this thread (an in-thread pool interleaves with the learner).
   const engine = serializeEngine(rawEngine);
   const descriptor = algoDescriptor(algo.algo);

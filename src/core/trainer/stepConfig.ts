@@ -1,8 +1,7 @@
-/** The grid (step-env + MLP) trainer's configuration. */
-import type { AlgoConfig } from '../algos/config.ts';
+/** The grid (step-env + MLP) trainer's view of the rollout plan, and its defaults for tests and benches. */
 import type { Weights } from '../models/types.ts';
-import type { EnvKwargs } from '../envs/index.ts';
-import { DEFAULT_SHAPING, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
+import { DEFAULT_SHAPING, type ShapingSchedule } from '../reward/shaping.ts';
+import type { RolloutPlan, SchedulingPlan } from '../presets/plan.ts';
 
 export interface MlpModelConfig {
   kind: 'mlp';
@@ -14,24 +13,15 @@ export interface MlpModelConfig {
   agents?: 'shared' | 'separate';
 }
 
-export interface StepTrainerConfig {
-  /** Env registry id and its kwargs. */
-  env: { id: string; kwargs?: EnvKwargs };
-  model: MlpModelConfig;
-  algo: AlgoConfig;
-  shaping: ShapingConfig;
-  /** Progressive shaping: stages with their own weights (dense shaping early, outcome late); null = fixed weights. */
+/**
+ * What the grid step collector reads of its stage's rollout plan (presets/plan.ts): a view of the
+ * one plan type, not a config of its own; createTrainer passes the plan's rollout as it stands.
+ */
+export type StepTrainerConfig = Pick<RolloutPlan<MlpModelConfig>, 'env' | 'model' | 'algo' | 'shaping' | 'groups' | 'episodes' | 'learnerBatch' | 'seed'> & {
+  /** Progressive shaping: stages with their own weights (dense shaping early, outcome late); absent/null = fixed weights. */
   schedule?: ShapingSchedule | null;
-  /** Groups per iteration for group algorithms (each groupSize episodes from one seed). */
-  groups: number;
-  /** Episodes per iteration for REINFORCE and PPO (distinct seeds). */
-  episodes: number;
-  /** Rows per train step (static graph batch); an iteration uses ⌈steps / batch⌉ steps per epoch. */
-  learnerBatch: number;
-  /** Master seed: weights, env seeds and sampling all derive from it. */
-  seed: number;
-  /** Rollout scheduling (staleness bound); absent = synchronous. The shaping schedule is `schedule`. */
-  scheduling?: AsyncScheduleConfig;
+  /** Rollout scheduling (the staleness bound); absent = synchronous. */
+  scheduling?: Pick<SchedulingPlan, 'maxStaleness'>;
   /**
    * Distillation: the KL reference is this policy (another MLP over the same observations, e.g.
    * a larger one trained by the stages before) instead of the initial weights. With klMode
@@ -39,7 +29,7 @@ export interface StepTrainerConfig {
    * on it is on-policy distillation. Requires klCoef > 0.
    */
   teacher?: TeacherPolicy;
-}
+};
 
 /** A fixed policy to distill from (StepTrainerConfig.teacher). */
 export interface TeacherPolicy {
@@ -57,13 +47,3 @@ export const DEFAULT_STEP_TRAINER: Omit<StepTrainerConfig, 'env' | 'algo'> = {
   learnerBatch: 512,
   seed: 0,
 };
-
-export interface AsyncScheduleConfig {
-  /**
-   * Most policy versions a trained step may lag the learner (s). 0 = synchronous (collect,
-   * then train, strictly alternating); 1 = the next batch plays while this one trains.
-   */
-  maxStaleness: number;
-}
-
-export const DEFAULT_ASYNC_SCHEDULE: AsyncScheduleConfig = { maxStaleness: 1 };

@@ -1,53 +1,34 @@
 /**
- * What the two token collectors (lockstep and continuous) share: the config of a token run, the
+ * What the two token collectors (lockstep and continuous) share: their view of the rollout plan, the
  * shaping of a round of token episodes (env reward + named shaping terms + user reward terms), and
  * greedy or held-out play of seeds on a decoder.
  */
-import type { TreeRolloutConfig } from '../rollout/treeRollout.ts';
-import type { RolloutBudgetConfig } from '../algos/budget.ts';
-import type { AlgoConfig } from '../algos/config.ts';
+import { TOKEN_PREFILL_STEP, TOKEN_TEMPERATURE, type RolloutPlan, type SchedulingPlan } from '../presets/plan.ts';
 import type { TokenDecoder } from '../engine/types.ts';
-import type { EnvKwargs } from '../envs/index.ts';
 import type { ToolEnv } from '../envs/types.ts';
 import { DEFAULT_TOKEN_MODEL, type TransformerModelConfig } from '../models/transformer.ts';
 import { addTermRewards } from '../reward/rewardTerms.ts';
-import { DEFAULT_SHAPING, type ShapedReward, type ShapingConfig, type ShapingSchedule } from '../reward/shaping.ts';
+import { DEFAULT_SHAPING, type ShapedReward } from '../reward/shaping.ts';
 import { buildTextStepRecords } from '../reward/stepRecord.ts';
 import { collectTokenEpisodes } from '../rollout/tokenLockstep.ts';
 import { shapeTokenEpisode, type TokenEpisode } from '../rollout/tokenEpisode.ts';
 import { mixSeed, Rng } from '../util/rng.ts';
 import type { RewardScoring } from './rewards.ts';
 
-export interface TokenTrainerConfig {
-  /** Env registry id (a tool env, or a grid env played as text) and its kwargs. */
-  env: { id: string; kwargs?: EnvKwargs };
-  model: TransformerModelConfig;
-  /** Advantage estimator etc. PPO gives the transformer a value head and uses token GAE. */
-  algo: AlgoConfig;
-  shaping: ShapingConfig;
-  /** Groups per iteration for group algorithms (each `algo.groupSize` episodes from one seed). */
-  groups: number;
-  /** Episodes per iteration for REINFORCE and PPO (distinct seeds). */
-  episodes: number;
-  /** Sequences per train step (static graph batch); an iteration takes ⌈episodes / batch⌉ steps. */
-  learnerBatch: number;
-  /** Most tokens per action (<eoa> included) before a forced end. */
-  maxActionTokens: number;
-  /** Tokens per row in a prefill call (observations are fed in chunks of this size; 1 = off). */
-  prefillStep: number;
-  /** Sampling temperature of the rollout policy (1 = on-policy; the mismatch check needs 1). */
-  temperature: number;
-  /** Constrained decoding: sample (and train) the policy masked to the env's action grammar. */
-  constrained: boolean;
-  /** Master seed: weights, env seeds and sampling derive from it. */
-  seed: number;
-  /** How episodes are split over prompts (the continuous collector only; default uniform, fresh prompts). */
-  budget?: RolloutBudgetConfig;
-  /** A progressive reward schedule: stages of shaping weights, advanced by success (null: the shaping's own weights throughout). */
-  schedule?: ShapingSchedule | null;
-  /** Tree rollouts (the lockstep collector only; default off). */
-  tree?: TreeRolloutConfig;
-}
+/**
+ * What the token collectors (lockstep, continuous) read of their stage's rollout plan
+ * (presets/plan.ts): a view of the one plan type, not a config of their own. Absent `schedule`,
+ * `tree` and `scheduling` mean fixed shaping weights, no tree rollouts, and synchronous play with
+ * fresh prompts and one decoder row per episode.
+ */
+export type TokenTrainerConfig = Pick<
+  RolloutPlan<TransformerModelConfig>,
+  'env' | 'model' | 'algo' | 'shaping' | 'groups' | 'episodes' | 'learnerBatch' | 'maxActionTokens' | 'prefillStep' | 'temperature' | 'constrained' | 'seed'
+> &
+  Partial<Pick<RolloutPlan<TransformerModelConfig>, 'schedule' | 'tree'>> & {
+    /** The continuous loop's scheduling (staleness bound, KV rows, prompt budget); absent fields: sync, one row per episode, fresh prompts. */
+    scheduling?: Partial<SchedulingPlan>;
+  };
 
 export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {
   model: DEFAULT_TOKEN_MODEL,
@@ -56,8 +37,8 @@ export const DEFAULT_TOKEN_TRAINER: Omit<TokenTrainerConfig, 'env' | 'algo'> = {
   episodes: 64,
   learnerBatch: 16,
   maxActionTokens: 32,
-  prefillStep: 8,
-  temperature: 1,
+  prefillStep: TOKEN_PREFILL_STEP,
+  temperature: TOKEN_TEMPERATURE,
   constrained: false,
   seed: 0,
 };

@@ -3,8 +3,10 @@
  * pool, lockstep token loop, continuous token loop; collector.ts) and a scheduler (the staleness
  * bound, sync = 0; the prompt pool as its option). Each iteration at learner version V:
  *
- *   collect     the collector's batch for V, every position ≤ maxStaleness versions old
- *               (dynamic sampling, user reward terms and ReMax's greedy episodes included)
+ *   collect     the collect pipeline (collect.ts `gather`) over the collector's rollouts: play,
+ *               score (user reward terms included), dynamic sampling, the algorithm's needs
+ *               (ReMax's greedy episodes, GiGPO's anchor states); then the collector's batch for V,
+ *               every position ≤ maxStaleness versions old
  *   score       the KL reward penalty, advantages, aggregation weights (phases.ts: scoreBatch)
  *   weights/TIS stale positions' π_old from the proximal policy, TIS (phases.ts: trainBatch)
  *   update      epochs × minibatches of the ONNX train step
@@ -29,9 +31,11 @@ import { applyLiveHyper, type LiveHyper } from '../update/hyper.ts';
 import { buildIterationMetrics } from '../metrics/iterationMetrics.ts';
 import { batchMetrics, sampledMetrics } from '../metrics/batchMetrics.ts';
 import type { IterationReport, RunTrainer } from './api.ts';
-import { greedyMetrics, type Collected, type Collector, type Objective, type Skipped } from './collector.ts';
+import { greedyMetrics, type Collected, type Objective, type Skipped } from './collector.ts';
+import type { Collector } from './collectorShell.ts';
 import type { Scheduler } from './scheduler.ts';
 import { scoreBatch, trainBatch } from './phases.ts';
+import { gather } from './collect.ts';
 import type { RewardScoring } from './rewards.ts';
 
 /** What a Trainer is made of (the create functions of the collectors build them). */
@@ -107,7 +111,7 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     const start = performance.now();
     // The lab's version: it is swapped only between iterations, so it scores the whole batch.
     const labVersion = this.rewards.begin();
-    const c = await this.collector.collect(it, this.version);
+    const c = await this.collect(it);
     if ('skipped' in c) return this.skip(c, labVersion);
     const collected = performance.now();
     if (this.objective) return this.objectiveStep(this.objective, c, { start, collected, labVersion });
@@ -149,6 +153,16 @@ export class Trainer<E extends StepEpisode | TokenEpisode = StepEpisode | TokenE
     this.rewards.labMetrics(metrics, labVersion);
     keepApplicable(metrics, this.collector.metricRun);
     return { iteration: it, metrics, episodes: c.episodes, episodeRewards: sc.totals, episodeAdvantages: sc.adv.episodeAdv, episodeTurnAdvantages: perActionAdvantages(sc.batch, sc.adv.adv), ...(c.ctx.branches ? { branches: c.ctx.branches } : {}), lens: tr.lens, allApplied: tr.upd.allApplied };
+  }
+
+  /**
+   * The collect pipeline (collect.ts) over the collector's rollouts: request → play → score →
+   * dynamic sampling → the algorithm's needs, then the collector's batch of what was gathered.
+   */
+  private async collect(it: number): Promise<Collected<E> | Skipped> {
+    const target = await this.collector.begin(it, this.version);
+    const g = await gather(this.collector.rollouts, this.collector.algo, it, target);
+    return this.collector.finish(g);
   }
 
   /**

@@ -13,6 +13,7 @@ import '../../core/envs/index.ts';
 import { countParams } from '../../core/models/types.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { createTrainer } from '../../core/trainer/createTrainer.ts';
+import { resolvePlan } from '../../core/presets/plan.ts';
 import { ensureCodeEnvs } from '../codeEnv/index.ts';
 import type { RunTrainer } from '../../core/trainer/api.ts';
 import type { LiveHyper } from '../../core/update/hyper.ts';
@@ -251,7 +252,8 @@ const api = {
     // rollout.workers > 0: rollout workers spawned from this worker (WASM, one thread each).
     // Tool envs may begin with an imitation warm start: report its progress (a comlink proxy).
     let warmStartLoaded = false;
-    const t = await createTrainer(config, engine, {
+    // The page validated the config; its plan (each stage resolved once) is made here, where it trains.
+    const t = await createTrainer(resolvePlan(config), engine, {
       // Shipped warm starts (public/warm-start/, absolute URL from the page): a matching one replaces the warm start's training.
       warmStartCache: warmStartBase
         ? {
