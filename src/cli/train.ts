@@ -66,7 +66,7 @@ ${ENV_URL_USAGE}
   --shipped-warm-start   load the warm start from public/warm-start/ when a file there was trained for exactly this config (npm run warm-start; as the tab does) instead of training it
   --eval N   before RL (after any warm start) and at the end, play N held-out seeds greedily and by sampling; writes eval.json (rates) and eval-episodes.jsonl (every episode)
 
-stop signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP each stop the run after the iteration in flight (one whose reward terms are still scoring is dropped, within about a second) and write every output, checkpoint.json included, so --resume continues it; a second signal quits at once
+stop signals: Ctrl-C (SIGINT), SIGTERM and SIGHUP each stop the run after the iteration in flight (one whose reward terms are still scoring is dropped, within about a second) and write every output, checkpoint.json included, so --resume continues it; during a warm start, once it is done, before the first iteration; a second signal quits at once, saying where the run was and what --out keeps
 
 exit status: 0 done; 1 an invalid config (every problem listed), or a failed run (an error, or 5 iterations in a row whose updates were all skipped as non-finite: the outputs hold the last good weights); 2 bad command-line usage; 130, 143, 129 stopped by SIGINT, SIGTERM, SIGHUP after writing the outputs
 
