@@ -166,7 +166,7 @@ async function pool<T>(jobs: (() => Promise<T>)[], parallel: number, stopped: ()
   return out.filter((x) => x !== undefined);
 }
 
-export async function main(argv: string[]): Promise<number> {
+function parseSweepArgs(argv: string[]) {
   const { values } = parseCli(
     argv,
     {
@@ -183,10 +183,11 @@ export async function main(argv: string[]): Promise<number> {
     },
     USAGE,
   );
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  return values;
+}
+
+/** A sweep resolved from its flags, its folder made and every config written to configs/. */
+function planSweep(values: ReturnType<typeof parseSweepArgs>) {
   if (!values.config) throw new UsageError(`--config is required\n\n${USAGE}`);
   const seeds = usage('--seeds', () => parseSeeds(String(values.seeds)));
   const sets = ((values as { set?: string[] }).set ?? []).map((t) => usage('--set', () => parseSet(t)));
@@ -208,7 +209,41 @@ export async function main(argv: string[]): Promise<number> {
   if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${out} is not empty: choose a new folder (a sweep never mixes its runs with others)`);
   mkdirSync(join(out, 'configs'), { recursive: true });
   for (const c of configs) writeFileSync(join(out, 'configs', `${c.key}.json`), JSON.stringify(c.config, null, 2));
+  return { seeds, sets, iterations, parallel, metric, configs, out, engine: values.engine as string | undefined };
+}
 
+type SweepPlan = ReturnType<typeof planSweep>;
+
+/** One config × seed run as a child `npm run train` (its output in train.log); `children` holds it while it runs. */
+async function runOne(plan: SweepPlan, c: SweepPlan['configs'][number], seed: number, children: Set<ChildProcess>): Promise<RunResult> {
+  const { out, iterations, metric } = plan;
+  const folder = join(out, runFolder(c.key, seed));
+  const cfgFile = join(out, 'configs', `${c.key}.json`);
+  const args = ['--import', 'tsx', TRAIN, '--config', cfgFile, '--seed', String(seed), '--out', folder];
+  if (iterations !== undefined) args.push('--iterations', String(iterations));
+  if (plan.engine) args.push('--engine', String(plan.engine));
+  const started = performance.now();
+  mkdirSync(folder, { recursive: true });
+  const log = createWriteStream(join(folder, 'train.log'));
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  const exit = await new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+  children.delete(child);
+  log.end();
+  const score = finalScore(readRows(folder), metric);
+  return { config: c.name, key: c.key, seed, folder, exit, wallS: (performance.now() - started) / 1000, score: exit === 0 ? score : NaN };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const values = parseSweepArgs(argv);
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const plan = planSweep(values);
+  const { configs, seeds, parallel, metric, out } = plan;
   const children = new Set<ChildProcess>();
   let signal: NodeJS.Signals | null = null;
   const onSignal = (s: NodeJS.Signals) => {
@@ -226,48 +261,37 @@ export async function main(argv: string[]): Promise<number> {
   process.stderr.write(`sweep: ${configs.length} config(s) × ${seeds.length} seed(s) = ${total} runs, ${Math.min(parallel, total)} at a time, into ${out}\n`);
   const jobs = configs.flatMap((c) =>
     seeds.map((seed) => async (): Promise<RunResult> => {
-      const folder = join(out, runFolder(c.key, seed));
-      const cfgFile = join(out, 'configs', `${c.key}.json`);
-      const args = ['--import', 'tsx', TRAIN, '--config', cfgFile, '--seed', String(seed), '--out', folder];
-      if (iterations !== undefined) args.push('--iterations', String(iterations));
-      if (values.engine) args.push('--engine', String(values.engine));
-      const started = performance.now();
-      mkdirSync(folder, { recursive: true });
-      const log = createWriteStream(join(folder, 'train.log'));
-      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      children.add(child);
-      child.stdout?.pipe(log, { end: false });
-      child.stderr?.pipe(log, { end: false });
-      const exit = await new Promise<number | null>((res) => child.on('close', (code) => res(code)));
-      children.delete(child);
-      log.end();
-      const score = finalScore(readRows(folder), metric);
-      const wallS = (performance.now() - started) / 1000;
+      const r = await runOne(plan, c, seed, children);
       done++;
-      const status = exit === 0 ? `${metric} ${f3(score)}` : `exit ${exit} (see ${join(folder, 'train.log')})`;
-      process.stderr.write(`[${done}/${total}] ${sweepRunName(c.name, seed)}: ${wallS.toFixed(1)} s, ${status}\n`);
-      return { config: c.name, key: c.key, seed, folder, exit, wallS, score: exit === 0 ? score : NaN };
+      const status = r.exit === 0 ? `${metric} ${f3(r.score)}` : `exit ${r.exit} (see ${join(r.folder, 'train.log')})`;
+      process.stderr.write(`[${done}/${total}] ${sweepRunName(c.name, seed)}: ${r.wallS.toFixed(1)} s, ${status}\n`);
+      return r;
     }),
   );
   const credited = creditRuns(configs, await pool(jobs, parallel, () => signal !== null), readRunConfig);
-  const results = credited.results;
   for (const p of credited.problems) process.stderr.write(`warning: ${p}\n`);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  const wallS = (performance.now() - t0) / 1000;
+  const failed = report(values, plan, credited.results, total, (performance.now() - t0) / 1000);
+  if (signal) return signal === 'SIGINT' ? 130 : 143;
+  return failed ? 1 : 0;
+}
+
+/** summary.json, the table and the last line (and --json's report); returns how many runs failed. */
+function report(values: ReturnType<typeof parseSweepArgs>, plan: SweepPlan, results: RunResult[], total: number, wallS: number): number {
+  const { configs, seeds, sets, iterations, parallel, metric, out } = plan;
   const summary = summarizeSweep(configs, results, metric);
   const failed = results.filter((r) => r.exit !== 0);
-  const report = {
+  const json = {
     sweep: { config: String(values.config), seeds, set: sets, iterations: iterations ?? null, parallel, runs: total, finished: results.length - failed.length, failed: failed.length, wall_s: Number(wallS.toFixed(2)), out },
     ...summary,
     runs: results.map((r) => ({ config: r.config, key: r.key, seed: r.seed, folder: r.folder, exit: r.exit, wall_s: Number(r.wallS.toFixed(2)), score: r.score })),
   };
-  writeFileSync(join(out, 'summary.json'), JSON.stringify(report, null, 2));
+  writeFileSync(join(out, 'summary.json'), JSON.stringify(json, null, 2));
   console.log(table(summary));
   console.log(`${results.length - failed.length} of ${total} runs finished in ${wallS.toFixed(1)} s with ${parallel} at a time; summary.json in ${out}`);
-  if (values.json) console.log(JSON.stringify(report));
-  if (signal) return signal === 'SIGINT' ? 130 : 143;
-  return failed.length ? 1 : 0;
+  if (values.json) console.log(JSON.stringify(json));
+  return failed.length;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -240,6 +240,32 @@ describe('npm run train', () => {
     expect(JSON.parse(readFileSync(join(out, 'checkpoint.json'), 'utf8')).iteration).toBe(at + 2);
   });
 
+  it('a second SIGTERM during a long warm start quits at once (status 143), saying where it stopped and what the folder keeps', { timeout: 180_000 }, async () => {
+    // flaky-api-async trains 1200 imitation steps before RL (minutes here); its learner's steps
+    // resolve without I/O, so without a macrotask turn per step no signal is heard until the end.
+    const out = join(mkdtempSync(join(tmpdir(), 'train-sigterm-warm-')), 'run');
+    const run = spawnTrain(['--config', 'flaky-api-async', '--iterations', '3', '--out', out]);
+    await run.until(/^warm start +1\/1200 /m);
+    const sent = performance.now();
+    run.child.kill('SIGTERM');
+    await run.until(/SIGTERM received: stopping once the warm start is done, before the first iteration, and writing outputs \(a signal again to quit at once\)/, 60_000);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(STOP_SIGNALS.SIGTERM);
+    const quitAfterS = (performance.now() - sent) / 1000;
+    console.log(`two SIGTERMs in the warm start: exited ${quitAfterS.toFixed(1)} s after the first`);
+    // Generous: the warm start alone runs minutes; a held signal would surface only after it.
+    expect(quitAfterS).toBeLessThan(60);
+    const stdout = run.out();
+    const step = Number(/SIGTERM again: quitting now during the warm start \(step (\d+) of 1200; its weights are not kept\)/.exec(stdout)?.[1]);
+    expect(step).toBeGreaterThanOrEqual(1);
+    expect(step).toBeLessThan(1200);
+    expect(stdout).toContain(`${out} keeps what was written so far (config.json, metrics.jsonl, trajectories.jsonl; metrics.jsonl: 0 iterations); no checkpoint was saved: run it again to start over`);
+    expect(stdout).not.toMatch(/^it +0 /m);
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).id).toBe('flaky-api-async');
+    expect(existsSync(join(out, 'checkpoint.json'))).toBe(false);
+    expect(existsSync(join(out, 'policy.onnx'))).toBe(false);
+  });
+
   it('Ctrl-C while a slow reward term scores: acknowledged at once, the iteration is dropped within a second, the folder resumes', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'train-sigint-terms-'));
     // 8 short episodes a batch (rollouts take milliseconds), and a term taking ~5 ms a step: seconds of scoring.

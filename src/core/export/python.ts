@@ -22,37 +22,8 @@ export interface RewardModule {
   terms: readonly TermTranslation[];
 }
 
-/** reward_terms.py: every reward term the run used, each named as in the run's metrics. */
-export function rewardTermsPy(m: RewardModule): string {
-  const perStep = [...m.builtins.filter((b) => b.python !== null).map((b) => ({ name: b.name, python: b.python! })), ...m.terms.flatMap((t) => (t.python === null ? [] : [{ name: t.name, python: t.python }]))];
-  const onServer = m.terms.filter((t) => t.python === null).map((t) => t.name);
-  const fns = perStep.map((t) => `def ${t.name}(step):\n    return ${t.python}\n`).join('\n\n');
-  return `"""The reward of a playground run, term by term, for ${m.envId}.
-
-Each term is a function named as the run's metric (reward/<term>/mean in the playground,
-rewards/<term>/mean in TRL). Translated terms take one step record (the dict the playground's
-reward lab gives a term: t, observation, action, actionName, reward, terminated, truncated,
-info, episode) and run here. Terms listed in SERVER_TERMS did not translate: the playground's
-env server scores them in its own sandbox, from the episode's seed and actions
-(\`npm run serve -- --env ${m.envId} --reward-file reward_terms.js\`, POST /score).
-"""
-import json
-import math
-import os
-import urllib.request
-
-SERVER = os.environ.get("PLAYGROUND_SERVER", "http://127.0.0.1:8000")
-ENV_ID = ${JSON.stringify(m.envId)}
-ENV_KWARGS = ${pyLiteral(m.kwargs)}
-ACTION_LABELS = ${pyLiteral(m.actionLabels)}
-
-# Terms computed here, per step (summed over the episode), and terms the server scores.
-STEP_TERMS = [${perStep.map((t) => JSON.stringify(t.name)).join(', ')}]
-SERVER_TERMS = [${onServer.map((n) => JSON.stringify(n)).join(', ')}]
-TERMS = STEP_TERMS + SERVER_TERMS
-
-
-def _div(a, b):
+/** reward_terms.py's JavaScript semantics the translated terms rely on (division, rounding, the info fields). */
+const JS_COMPAT_PY = `def _div(a, b):
     """JS division: x/0 is +-Infinity, 0/0 NaN (Python raises)."""
     try:
         return a / b
@@ -80,7 +51,10 @@ def _info(info):
     }
 
 
-def new_episode(seed, first_observation_text=None):
+`;
+
+/** reward_terms.py: an episode recorded from the server's replies, and its step records as the reward lab gives them. */
+const EPISODE_RECORD_PY = `def new_episode(seed, first_observation_text=None):
     """An empty episode record; fill it with record_step after each env step."""
     return {"seed": seed, "kwargs": dict(ENV_KWARGS), "observations": [first_observation_text], "actions": [], "rewards": [], "infos": [], "terminated": False, "truncated": False}
 
@@ -118,7 +92,10 @@ def step_records(episode):
     return records
 
 
-def score_on_server(episode):
+`;
+
+/** reward_terms.py: an episode's term sums, per-step terms here and untranslated ones scored by the server. */
+const EPISODE_SCORE_PY = `def score_on_server(episode):
     """Episode sums of SERVER_TERMS, scored by the playground's own sandbox (POST /score)."""
     body = {"seed": episode["seed"], "kwargs": episode["kwargs"], "actions": episode["actions"], "rewards": episode["rewards"],
             "infos": episode["infos"], "observations": episode["observations"], "terminated": episode["terminated"], "truncated": episode["truncated"]}
@@ -143,45 +120,46 @@ def episode_terms(episode):
     return out
 
 
-# ---------------------------------------------------------------- the terms
+`;
+
+/** reward_terms.py: every reward term the run used, each named as in the run's metrics. */
+export function rewardTermsPy(m: RewardModule): string {
+  const perStep = [...m.builtins.filter((b) => b.python !== null).map((b) => ({ name: b.name, python: b.python! })), ...m.terms.flatMap((t) => (t.python === null ? [] : [{ name: t.name, python: t.python }]))];
+  const onServer = m.terms.filter((t) => t.python === null).map((t) => t.name);
+  const fns = perStep.map((t) => `def ${t.name}(step):\n    return ${t.python}\n`).join('\n\n');
+  return `"""The reward of a playground run, term by term, for ${m.envId}.
+
+Each term is a function named as the run's metric (reward/<term>/mean in the playground,
+rewards/<term>/mean in TRL). Translated terms take one step record (the dict the playground's
+reward lab gives a term: t, observation, action, actionName, reward, terminated, truncated,
+info, episode) and run here. Terms listed in SERVER_TERMS did not translate: the playground's
+env server scores them in its own sandbox, from the episode's seed and actions
+(\`npm run serve -- --env ${m.envId} --reward-file reward_terms.js\`, POST /score).
+"""
+import json
+import math
+import os
+import urllib.request
+
+SERVER = os.environ.get("PLAYGROUND_SERVER", "http://127.0.0.1:8000")
+ENV_ID = ${JSON.stringify(m.envId)}
+ENV_KWARGS = ${pyLiteral(m.kwargs)}
+ACTION_LABELS = ${pyLiteral(m.actionLabels)}
+
+# Terms computed here, per step (summed over the episode), and terms the server scores.
+STEP_TERMS = [${perStep.map((t) => JSON.stringify(t.name)).join(', ')}]
+SERVER_TERMS = [${onServer.map((n) => JSON.stringify(n)).join(', ')}]
+TERMS = STEP_TERMS + SERVER_TERMS
+
+
+${JS_COMPAT_PY}${EPISODE_RECORD_PY}${EPISODE_SCORE_PY}# ---------------------------------------------------------------- the terms
 
 ${fns || '# (no per-step terms)\n'}`;
 }
 
-/** train_trl.py: GRPOTrainer with the env served by `npm run serve` as its environment_factory. */
-export function trlScriptPy(envId: string, isGrid: boolean): string {
-  const actionDoc = isGrid ? 'the action to take: one of left, right, forward, pickup, drop, toggle, done' : 'one tool call exactly as the task lists them, e.g. calc(3*4) or answer(12)';
-  return `"""Train with TRL's GRPOTrainer on ${envId}, served by the playground (\`npm run serve\`).
-
-GRPOConfig comes from grpo_config.json (the run's hyperparameters under TRL's names); the
-reward functions are reward_terms.TERMS, one per term, named as the run's metrics. The env is
-the playground's OpenEnv HTTP server: one session per rollout, reset with the row's seed.
-"""
-import json
-import os
-import urllib.request
-import uuid
-
-from datasets import Dataset
-from trl import GRPOConfig, GRPOTrainer
-
-import reward_terms as rt
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODEL = os.environ.get("MODEL", "Qwen/Qwen3-0.6B")
-
-
-def _post(path, body):
-    req = urllib.request.Request(rt.SERVER.rstrip("/") + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as resp:
-        return json.load(resp)
-
-
-def _text(observation):
-    return observation.get("text") if isinstance(observation.get("text"), str) else json.dumps({k: v for k, v in observation.items() if k != "info"})
-
-
-class PlaygroundEnv:
+/** train_trl.py's environment_factory: one rollout's session on the server, its public methods the model's tools. */
+function playgroundEnvPy(actionDoc: string, isGrid: boolean): string {
+  return `class PlaygroundEnv:
     """One rollout's env: a session on the playground's server. Public methods are the model's tools."""
 
     def __init__(self):
@@ -219,7 +197,43 @@ class PlaygroundEnv:
         return self._scored
 
 
-def _reward_function(name):
+`;
+}
+
+/** train_trl.py: GRPOTrainer with the env served by `npm run serve` as its environment_factory. */
+export function trlScriptPy(envId: string, isGrid: boolean): string {
+  const actionDoc = isGrid ? 'the action to take: one of left, right, forward, pickup, drop, toggle, done' : 'one tool call exactly as the task lists them, e.g. calc(3*4) or answer(12)';
+  return `"""Train with TRL's GRPOTrainer on ${envId}, served by the playground (\`npm run serve\`).
+
+GRPOConfig comes from grpo_config.json (the run's hyperparameters under TRL's names); the
+reward functions are reward_terms.TERMS, one per term, named as the run's metrics. The env is
+the playground's OpenEnv HTTP server: one session per rollout, reset with the row's seed.
+"""
+import json
+import os
+import urllib.request
+import uuid
+
+from datasets import Dataset
+from trl import GRPOConfig, GRPOTrainer
+
+import reward_terms as rt
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODEL = os.environ.get("MODEL", "Qwen/Qwen3-0.6B")
+
+
+def _post(path, body):
+    req = urllib.request.Request(rt.SERVER.rstrip("/") + path, data=json.dumps(body).encode(), headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as resp:
+        return json.load(resp)
+
+
+def _text(observation):
+    return observation.get("text") if isinstance(observation.get("text"), str) else json.dumps({k: v for k, v in observation.items() if k != "info"})
+
+
+${playgroundEnvPy(actionDoc, isGrid)}def _reward_function(name):
     def reward(environments, **_):
         return [env._terms()[name] for env in environments]
 

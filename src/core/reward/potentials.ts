@@ -141,6 +141,29 @@ function stepsTable(frame: GridFrame): StepsTable {
  * is carried; a closed door blocks), so neither is searched.
  */
 function buildStepsTable(frame: GridFrame): StepsTable {
+  const layout = scanLayout(frame);
+  const edges = forwardEdges(layout);
+  const { dist, maxFinite } = stepsBack(layout.N, edges);
+  // Only the distances are kept (a 25×25 map with 4 doors: 320 KB; the edges would add 1.3 MB).
+  return { W: layout.W, H: layout.H, doorCells: layout.doorCells, hasKey: layout.hasKey, keyCell: layout.keyCell, dist, maxFinite };
+}
+
+/** What the search needs of a frame: its cells, the doors it tracks (≤ STEPS_MAX_DOORS), the key, and the state count. */
+interface Layout {
+  cells: GridFrame['cells'];
+  W: number;
+  H: number;
+  doorCells: Int32Array;
+  /** Door index of each cell (-1: not a tracked door). */
+  doorIndex: Int8Array;
+  keyCell: number;
+  keyColor: number;
+  hasKey: boolean;
+  /** States: cells × 4 headings × key held or not × each subset of tracked doors open. */
+  N: number;
+}
+
+function scanLayout(frame: GridFrame): Layout {
   const { cells, width: W, height: H, agent } = frame;
   const doorList: number[] = [];
   let keyCell = -1;
@@ -154,14 +177,25 @@ function buildStepsTable(frame: GridFrame): StepsTable {
     }
   }
   if (keyCell < 0 && agent.carrying?.type === OBJ.key) keyColor = agent.carrying.color;
-  const hasKey = keyColor >= 0;
-  const doorCells = Int32Array.from(doorList);
   const doorIndex = new Int8Array(W * H).fill(-1);
   doorList.forEach((p, i) => (doorIndex[p] = i));
-  const D = doorList.length;
-  const N = W * H * 4 * 2 * (1 << D);
-  const code = (p: number, dir: number, held: number, mask: number) => (((mask * 2 + held) * W * H + p) << 2) | dir;
+  return { cells, W, H, doorCells: Int32Array.from(doorList), doorIndex, keyCell, keyColor, hasKey: keyColor >= 0, N: W * H * 4 * 2 * (1 << doorList.length) };
+}
 
+/** Forward edges (CSR) and the goal marks of a layout's states. */
+interface Edges {
+  succStart: Int32Array;
+  succ: Int32Array;
+  /** 1 where the state's front action enters a goal. */
+  reachesGoal: Uint8Array;
+  /** Edge count. */
+  m: number;
+}
+
+/** Forward successors, at most 3 per state (left, right, and forward / pickup / toggle), and a mark on states whose front action enters a goal. */
+function forwardEdges(l: Layout): Edges {
+  const { cells, W, H, doorIndex, keyCell, keyColor, hasKey, N } = l;
+  const code = (p: number, dir: number, held: number, mask: number) => (((mask * 2 + held) * W * H + p) << 2) | dir;
   /** Can the agent stand on cell p with the key held or not and these doors open? */
   const standable = (p: number, held: number, mask: number): boolean => {
     const t = cells[p * 3];
@@ -173,8 +207,6 @@ function buildStepsTable(frame: GridFrame): StepsTable {
     }
     return false;
   };
-  // Forward successors, at most 3 per state (left, right, and forward / pickup / toggle),
-  // and a mark on states whose front action enters a goal.
   const succStart = new Int32Array(N + 1);
   const succ = new Int32Array(3 * N);
   const reachesGoal = new Uint8Array(N);
@@ -211,7 +243,11 @@ function buildStepsTable(frame: GridFrame): StepsTable {
     }
   }
   succStart[N] = m;
-  // Reverse edges (CSR), then a breadth-first search back from the states one step from a goal.
+  return { succStart, succ, reachesGoal, m };
+}
+
+/** Steps to a goal from each state (-1: none): reverse edges (CSR), then a breadth-first search back from the states one step from a goal. */
+function stepsBack(N: number, { succStart, succ, reachesGoal, m }: Edges): { dist: Int32Array; maxFinite: number } {
   const predStart = new Int32Array(N + 1);
   for (let e = 0; e < m; e++) predStart[succ[e] + 1]++;
   for (let s = 0; s < N; s++) predStart[s + 1] += predStart[s];
@@ -237,8 +273,7 @@ function buildStepsTable(frame: GridFrame): StepsTable {
       queue[tail++] = q;
     }
   }
-  // Only the distances are kept (a 25×25 map with 4 doors: 320 KB; the edges would add 1.3 MB).
-  return { W, H, doorCells, hasKey, keyCell, dist, maxFinite };
+  return { dist, maxFinite };
 }
 
 /** The frame's state index in its table: position, heading, key held, doors open. */

@@ -364,6 +364,23 @@ export async function createRewardSandbox(code: string, options: SandboxOptions 
       deadline.at = Infinity;
     }
   };
+  const l: Loading = { vm, opts, fail, run };
+  const driver = loadDriver(l);
+  const ns = loadModule(l, code, driver);
+  const terms = readTerms(l, code, ns, driver);
+  return new QuickJsRewardScorer(terms, code, rt, vm, ns, driver, opts, deadline);
+}
+
+/** A sandbox being loaded: its context, options, how a load fails (freeing the instance), and an eval under the load deadline. */
+interface Loading {
+  vm: QuickJSContext;
+  opts: Required<SandboxOptions>;
+  fail: (msg: string) => never;
+  run: (src: string, name: string, type: 'global' | 'module') => ReturnType<QuickJSContext['evalCode']>;
+}
+
+/** The driver (the host's calls into the sandbox), then the hardening of the sandbox's globals. */
+function loadDriver({ vm, fail, run }: Loading): QuickJSHandle {
   const driverR = run(DRIVER, 'driver.js', 'global');
   if (driverR.error) {
     const e = vm.dump(driverR.error) as GuestError;
@@ -378,7 +395,11 @@ export async function createRewardSandbox(code: string, options: SandboxOptions 
     fail('reward sandbox: hardening failed');
   }
   (hardenR as { value: QuickJSHandle }).value.dispose();
+  return driver;
+}
 
+/** The person's module evaluated: its namespace, or a load error naming why (loop, stack, memory, a throw) and the line. */
+function loadModule({ vm, opts, fail, run }: Loading, code: string, driver: QuickJSHandle): QuickJSHandle {
   const r = run(code, FILE, 'module');
   if (r.error) {
     const thrown = vm.dump(r.error) as GuestError | null;
@@ -406,6 +427,11 @@ export async function createRewardSandbox(code: string, options: SandboxOptions 
   }
   const ns = (state as { value: QuickJSHandle }).value;
   if (ns !== nsR.value) nsR.value.dispose();
+  return ns;
+}
+
+/** The module's term names in source order; a load error listing every export that is not a term. */
+function readTerms({ vm, fail }: Loading, code: string, ns: QuickJSHandle, driver: QuickJSHandle): string[] {
   // Export names and kinds, read inside the sandbox (the namespace is an exotic object).
   const keysFn = vm.getProp(driver, 'exportsOf');
   const kr = vm.callFunction(keysFn, vm.undefined, ns);
@@ -433,6 +459,5 @@ export async function createRewardSandbox(code: string, options: SandboxOptions 
     fail(`reward module: ${problems.join('; ')}`);
   }
   // Export order in QuickJS's namespace is alphabetical; report terms in source order instead.
-  const terms = exportsList.map(([n]) => n).sort((a, b) => (exportLine(code, a) ?? 0) - (exportLine(code, b) ?? 0));
-  return new QuickJsRewardScorer(terms, code, rt, vm, ns, driver, opts, deadline);
+  return exportsList.map(([n]) => n).sort((a, b) => (exportLine(code, a) ?? 0) - (exportLine(code, b) ?? 0));
 }

@@ -22,6 +22,7 @@ import { bestSuccess } from '../../core/runs/format.ts';
 import type { Checkpoint } from '../../core/runs/checkpoint.ts';
 import type { RunConfig } from '../../core/presets/schema.ts';
 import { isClosedError, isQuotaError, newRunMeta, RunMissingError, writeCheckpoint, type CheckpointWrite, type RunMeta, type RunStore } from './runStore.ts';
+import { strideToFit } from './trajectoryBudget.ts';
 import { addMissing, DEFAULT_RECORDER_OPTIONS, formatRanges, trajectoryReserveBytes, defaultEstimate, runLockName, defaultSchedule, defaultLock, type RecorderOptions, type RecorderHooks } from './recorderOptions.ts';
 
 export class RunRecorder {
@@ -428,14 +429,7 @@ export class RunRecorder {
     }
     const max = this.options.maxTrajectories;
     if (this.trajCount + traj.length > max) {
-      let stride = this.stride;
-      // Double the stride until what is kept (roughly halved each time) and what comes fits.
-      while (stride < 2 ** 30) {
-        stride *= 2;
-        const kept = traj.filter((t) => t.line.iteration % stride === 0);
-        const estimate = Math.ceil(this.trajCount / (stride / this.stride));
-        if (estimate + kept.length <= max) break;
-      }
+      const stride = strideToFit(traj.map((t) => t.line.iteration), this.trajCount, this.stride, max);
       this.stride = stride;
       traj = traj.filter((t) => t.line.iteration % stride === 0);
       try {

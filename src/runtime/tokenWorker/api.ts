@@ -23,119 +23,131 @@ import { yieldToEvents } from '../pool/yield.ts';
 /** Longest stretch of decoder calls between two looks at the message queue, ms. */
 const SLICE_MS = 8;
 
-/** `loadEngine(name)`: the engine a worker decodes on; `name` is the caller's choice, where it has one. */
-export function createTokenWorkerApi(loadEngine: (name?: string) => Promise<Engine>) {
-  let gen: TokenSlotGenerator | null = null;
-  let decoder: TokenDecoder | null = null;
+/** A worker's generator and the loop that keeps it decoding while episodes are in flight. */
+class SlotLoop {
+  gen: TokenSlotGenerator | null = null;
+  decoder: TokenDecoder | null = null;
   /** The generator's sampling stream (a checkpoint saves its state). */
-  let rng: Rng | null = null;
-  let looping = false;
-  let failure: Error | null = null;
+  rng: Rng | null = null;
+  private looping = false;
+  private failure: Error | null = null;
   /** `next()` calls waiting for a finished episode. */
-  const waiters: { resolve: (eps: TokenEpisode[]) => void; reject: (e: Error) => void }[] = [];
+  readonly waiters: { resolve: (eps: TokenEpisode[]) => void; reject: (e: Error) => void }[] = [];
 
-  const need = (): TokenSlotGenerator => {
-    if (failure) throw failure;
-    if (!gen) throw new Error('token rollout worker: init() was not called (or the worker was closed)');
-    return gen;
-  };
+  need(): TokenSlotGenerator {
+    if (this.failure) throw this.failure;
+    if (!this.gen) throw new Error('token rollout worker: init() was not called (or the worker was closed)');
+    return this.gen;
+  }
 
   /** Hands finished episodes to a waiting `next()` (all of them to the first waiter). */
-  const flush = (): void => {
-    const g = gen;
-    if (!g || waiters.length === 0) return;
-    if (g.completedCount > 0) waiters.shift()!.resolve(g.takeCompleted());
-    else if (g.inFlight === 0) for (const w of waiters.splice(0)) w.resolve([]);
-  };
+  flush(): void {
+    const g = this.gen;
+    if (!g || this.waiters.length === 0) return;
+    if (g.completedCount > 0) this.waiters.shift()!.resolve(g.takeCompleted());
+    else if (g.inFlight === 0) for (const w of this.waiters.splice(0)) w.resolve([]);
+  }
 
-  const loop = async (): Promise<void> => {
-    if (looping) return;
-    looping = true;
+  async loop(): Promise<void> {
+    if (this.looping) return;
+    this.looping = true;
     try {
-      while (gen && gen.inFlight > 0) {
+      while (this.gen && this.gen.inFlight > 0) {
         const t0 = performance.now();
-        await gen.run(() => performance.now() - t0 > SLICE_MS);
-        flush();
+        await this.gen.run(() => performance.now() - t0 > SLICE_MS);
+        this.flush();
         await yieldToEvents();
       }
     } catch (e) {
-      failure = e instanceof Error ? e : new Error(String(e));
-      for (const w of waiters.splice(0)) w.reject(failure);
+      this.failure = e instanceof Error ? e : new Error(String(e));
+      for (const w of this.waiters.splice(0)) w.reject(this.failure);
     } finally {
-      looping = false;
-      flush();
+      this.looping = false;
+      this.flush();
     }
-  };
+  }
 
+  async init(o: TokenSourceInit, engine: Engine): Promise<void> {
+    if (this.gen) throw new Error('token rollout worker: init() called twice');
+    await ensureCodeEnvs(o.env.id);
+    const decoder = (this.decoder = await engine.createDecoder(makeTokenModel(o.model), o.rows, o.weights, o.prefillStep));
+    decoder.version = o.version;
+    this.gen = new TokenSlotGenerator({
+      decoder,
+      makeEnv: () => makeEnv(o.env.id, o.env.kwargs) as ToolEnv,
+      clock: new RealClock(),
+      rng: (this.rng = new Rng(o.seed)),
+      temperature: o.temperature,
+      maxActionTokens: o.maxActionTokens,
+      constrained: o.constrained,
+    });
+  }
+
+  /** Finished episodes now (or none when nothing is in flight), else once one finishes. */
+  next(): Promise<TokenEpisode[]> {
+    const g = this.need();
+    if (g.completedCount > 0 || g.inFlight === 0) {
+      const eps = g.takeCompleted();
+      return Promise.resolve(transfer(eps, episodeBuffers(eps)));
+    }
+    return new Promise<TokenEpisode[]>((resolve, reject) => {
+      this.waiters.push({ resolve: (eps) => resolve(transfer(eps, episodeBuffers(eps))), reject });
+      void this.loop();
+    });
+  }
+
+  async close(): Promise<void> {
+    const d = this.decoder;
+    this.gen = null;
+    this.decoder = null;
+    this.rng = null;
+    for (const w of this.waiters.splice(0)) w.reject(new Error('token rollout worker closed'));
+    await d?.release();
+  }
+}
+
+/** `loadEngine(name)`: the engine a worker decodes on; `name` is the caller's choice, where it has one. */
+export function createTokenWorkerApi(loadEngine: (name?: string) => Promise<Engine>) {
+  const w = new SlotLoop();
   return {
     async init(o: TokenSourceInit, engineName?: string): Promise<void> {
-      if (gen) throw new Error('token rollout worker: init() called twice');
-      const engine = await loadEngine(engineName);
-      await ensureCodeEnvs(o.env.id);
-      decoder = await engine.createDecoder(makeTokenModel(o.model), o.rows, o.weights, o.prefillStep);
-      decoder.version = o.version;
-      gen = new TokenSlotGenerator({
-        decoder,
-        makeEnv: () => makeEnv(o.env.id, o.env.kwargs) as ToolEnv,
-        clock: new RealClock(),
-        rng: (rng = new Rng(o.seed)),
-        temperature: o.temperature,
-        maxActionTokens: o.maxActionTokens,
-        constrained: o.constrained,
-      });
+      if (w.gen) throw new Error('token rollout worker: init() called twice');
+      await w.init(o, await loadEngine(engineName));
     },
     enqueue(specs: readonly SlotEpisodeSpec[]): void {
-      const g = need();
+      const g = w.need();
       for (const s of specs) g.enqueue(s);
-      void loop();
+      void w.loop();
     },
-    next(): Promise<TokenEpisode[]> {
-      const g = need();
-      if (g.completedCount > 0 || g.inFlight === 0) {
-        const eps = g.takeCompleted();
-        return Promise.resolve(transfer(eps, episodeBuffers(eps)));
-      }
-      return new Promise<TokenEpisode[]>((resolve, reject) => {
-        waiters.push({ resolve: (eps) => resolve(transfer(eps, episodeBuffers(eps))), reject });
-        void loop();
-      });
-    },
+    next: (): Promise<TokenEpisode[]> => w.next(),
     /** Lands between two decoder calls: later tokens carry the new version. */
     setWeights(weights: Weights, version: number): void {
-      need();
-      decoder!.setWeights(weights, version);
+      w.need();
+      w.decoder!.setWeights(weights, version);
     },
     drop(groups: readonly number[], minVersion: number): number[] {
-      const out = dropGroups(need(), groups, minVersion);
-      flush();
+      const out = dropGroups(w.need(), groups, minVersion);
+      w.flush();
       return out;
     },
     /** The watchdog pings while a call is in flight: answered between two decoder slices. */
     ping(): true {
       return true;
     },
-
     stats(): TokenSlotStats & { inFlight: number } {
-      const g = need();
+      const g = w.need();
       return { ...g.stats, inFlight: g.inFlight };
     },
     samplingState(): [number, number, number, number] {
-      need();
-      return rng!.getState();
+      w.need();
+      return w.rng!.getState();
     },
     /** Lands between two decoder calls: later tokens draw from the restored stream. */
     setSamplingState(state: readonly number[]): void {
-      need();
-      rng!.setState(state);
+      w.need();
+      w.rng!.setState(state);
     },
-    async close(): Promise<void> {
-      const d = decoder;
-      gen = null;
-      decoder = null;
-      rng = null;
-      for (const w of waiters.splice(0)) w.reject(new Error('token rollout worker closed'));
-      await d?.release();
-    },
+    close: (): Promise<void> => w.close(),
   };
 }
 
