@@ -8,12 +8,13 @@
  * The split and the colour scales are pure (tokens.ts); this file only draws. A context is at
  * most a few hundred tokens, so plain spans are cheap (no canvas, no virtualisation).
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { EpisodeView, TokenEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { fmt } from '../ui/MetricChart.tsx';
 import { batchAbsAdvantage, CHANNELS, channelRange, legendStops, toTranscript, tokenColor, type Channel, type ScaleRange } from './tokens.ts';
 import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
 import { BranchTree } from './BranchTree.tsx';
+import { usePlayback } from '../ui/usePlayback.ts';
 import { EpisodeSummary, endWords, Tokens, TurnBlock, TurnFacts } from './TokenTurns.tsx';
 
 function Legend({ channel, range }: { channel: Channel; range: ScaleRange }) {
@@ -48,19 +49,6 @@ function Legend({ channel, range }: { channel: Channel; range: ScaleRange }) {
   );
 }
 
-/** The scrubber's turn (the whole episode first) and the play loop that steps it every 700 ms. */
-function useTurnPlayback(T: number) {
-  const [t, setT] = useState(T); // whole episode first: the transcript is read, then scrubbed
-  const [playing, setPlaying] = useState(false);
-  useEffect(() => {
-    if (!playing) return;
-    const id = setInterval(() => setT((x) => (x >= T ? x : x + 1)), 700);
-    return () => clearInterval(id);
-  }, [playing, T]);
-  if (playing && t >= T) setPlaying(false);
-  return { t, setT, playing, setPlaying };
-}
-
 function ChannelPicker({ channel, onChannel }: { channel: Channel; onChannel: (c: Channel) => void }) {
   return (
     <div className="tok-channels" role="radiogroup" aria-label="Colour tokens by">
@@ -86,7 +74,8 @@ function ChannelPicker({ channel, onChannel }: { channel: Channel; onChannel: (c
 export function TokenReplay({ ep, index, batchEpisodes }: { ep: TokenEpisodeView; index: number; batchEpisodes: readonly EpisodeView[] }) {
   const transcript = useMemo(() => toTranscript(ep), [ep]);
   const T = transcript.turns.length;
-  const { t, setT, playing, setPlaying } = useTurnPlayback(T);
+  // The whole episode first: the transcript is read, then scrubbed.
+  const { t, setT, playing, setPlaying } = usePlayback(T, T, 700);
   const [channel, setChannel] = useState<Channel>('logprob');
   const batchAbsAdv = useMemo(() => batchAbsAdvantage(batchEpisodes.map((e) => ({ advantage: e.advantage, turnAdvantages: e.kind === 'tokens' ? e.turnAdvantages : undefined }))), [batchEpisodes]);
   const range = useMemo(() => channelRange(channel, ep, batchAbsAdv), [channel, ep, batchAbsAdv]);
