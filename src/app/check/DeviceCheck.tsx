@@ -11,10 +11,7 @@ import type { SelfTestModel, SelfTestReport } from '../../runtime/engine/selfTes
 import { HostingFacts } from './HostingFacts.tsx';
 import { LessonCheck } from './LessonCheck.tsx';
 import { CHECK_BUDGET_MS, PresetTimingsTable, timePresets, type PresetTiming } from './PresetTimings.tsx';
-
-type Status = 'idle' | 'running' | 'done' | 'failed';
-
-const AGREEMENT_TOLERANCE = 1e-4;
+import { SelfTestSection, type Status } from './SelfTestReport.tsx';
 
 /** `?models=a,b`: the self-test's models (undefined: all of them). */
 function onlyModels(): SelfTestModel[] | undefined {
@@ -22,7 +19,8 @@ function onlyModels(): SelfTestModel[] | undefined {
   return raw ? (raw.split(',').filter(Boolean) as SelfTestModel[]) : undefined;
 }
 
-function EngineCheck({ autorun }: { autorun: boolean }) {
+/** The backend detected on load; the self-test, then the playground's own backend timing, run on demand (or on load with `autorun`). */
+function useEngineCheck(autorun: boolean) {
   const [backend, setBackend] = useState<BackendReport | null>(null);
   const [status, setStatus] = useState<Status>('idle');
   const [report, setReport] = useState<SelfTestReport | null>(null);
@@ -63,8 +61,12 @@ function EngineCheck({ autorun }: { autorun: boolean }) {
     const id = setTimeout(() => void run(), 0);
     return () => clearTimeout(id);
   }, [run, autorun]);
+  return { backend, status, report, error, choices, choiceStatus, run };
+}
 
-  const cpuTotal = report?.placements.reduce((s, p) => s + p.cpuNodes.length, 0) ?? 0;
+function EngineCheck({ autorun }: { autorun: boolean }) {
+  const { backend, status, report, error, choices, choiceStatus, run } = useEngineCheck(autorun);
+
   return (
     <>
       <section className="check-card">
@@ -86,114 +88,7 @@ function EngineCheck({ autorun }: { autorun: boolean }) {
         </p>
         {choices.length === 0 ? <p className="muted">{choiceStatus === 'running' ? 'Timing…' : 'Runs with the engine check.'}</p> : <PresetTimingsTable rows={choices} />}
       </section>
-      <section className="check-card" data-testid="selftest" data-status={status}>
-        <h2>Placement on WebGPU</h2>
-        {!report ? (
-          <p className="muted">Not run yet.</p>
-        ) : !report.webgpu ? (
-          <p>No WebGPU adapter here: everything runs on WASM.</p>
-        ) : (
-          <table className="check-table">
-            <thead>
-              <tr>
-                <th>graph</th>
-                <th>nodes on WebGPU</th>
-                <th>nodes on CPU</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.placements.map((p) => (
-                <tr key={p.graph} className={p.cpuNodes.length ? 'bad' : 'good'}>
-                  <td>{p.graph}</td>
-                  <td>{p.counts.WebGpuExecutionProvider ?? 0}</td>
-                  <td>{p.cpuNodes.length ? p.cpuNodes.join(', ') : 'none'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        {report?.webgpu && <p className={cpuTotal ? 'check-warn' : 'check-ok'}>{cpuTotal ? `${cpuTotal} node(s) fall back to the CPU.` : 'Every node runs on WebGPU.'}</p>}
-        <h2>WebGPU vs WASM, one train step</h2>
-        {report && report.agreements.length === 0 && <p className="muted">Needs both backends.</p>}
-        {report && report.agreements.length > 0 && (
-          <table className="check-table">
-            <thead>
-              <tr>
-                <th>model</th>
-                <th>max |Δ|</th>
-                <th>where</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.agreements.map((a) => (
-                <tr key={a.model} className={a.maxAbsDiff <= AGREEMENT_TOLERANCE ? 'good' : 'bad'}>
-                  <td>{a.model}</td>
-                  <td>{a.maxAbsDiff.toExponential(2)}</td>
-                  <td>{a.worst}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        {report?.session && (
-          <>
-            <h2>Session layer, state kept on the GPU</h2>
-            <table className="check-table">
-              <tbody>
-                <tr className={Number(report.session.metricMaxDiff) <= AGREEMENT_TOLERANCE ? 'good' : 'bad'}>
-                  <td>3 chained steps vs WASM, metrics max |Δ|</td>
-                  <td>{Number(report.session.metricMaxDiff).toExponential(2)}</td>
-                </tr>
-                <tr className={Number(report.session.weightMaxDiff) <= AGREEMENT_TOLERANCE ? 'good' : 'bad'}>
-                  <td>weights after those steps, max |Δ|</td>
-                  <td>{Number(report.session.weightMaxDiff).toExponential(2)}</td>
-                </tr>
-                <tr className={!report.session.nanApplied && !report.session.nanWeightsChanged ? 'good' : 'bad'}>
-                  <td>NaN in the batch: update skipped, weights untouched</td>
-                  <td>{!report.session.nanApplied && !report.session.nanWeightsChanged ? 'yes' : 'NO'}</td>
-                </tr>
-                <tr className={Number(report.session.decodeMaxDiff) <= AGREEMENT_TOLERANCE ? 'good' : 'bad'}>
-                  <td>KV-cache decoding vs WASM, log-probs max |Δ|</td>
-                  <td>{Number(report.session.decodeMaxDiff).toExponential(2)}</td>
-                </tr>
-              </tbody>
-            </table>
-          </>
-        )}
-        <h2>Train step time (median)</h2>
-        {report && (
-          <table className="check-table">
-            <thead>
-              <tr>
-                <th>model</th>
-                <th>backend</th>
-                <th>ms</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.timings.map((t) => (
-                <tr key={t.model + t.backend}>
-                  <td>{t.model}</td>
-                  <td>{t.backend}</td>
-                  <td>{t.ms.toFixed(1)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        {report && report.errors.length > 0 && (
-          <ul className="check-error">
-            {report.errors.map((e) => (
-              <li key={e}>{e}</li>
-            ))}
-          </ul>
-        )}
-        {report && (
-          <pre hidden data-testid="selftest-json">
-            {JSON.stringify(report)}
-          </pre>
-        )}
-      </section>
+      <SelfTestSection status={status} report={report} />
     </>
   );
 }

@@ -8,7 +8,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { transfer } from 'comlink';
 import { chooseAgentAction, type AgentMode } from '../../core/agents/act.ts';
-import { agentFor, whyNoAgent, type AgentManifest, type MlpAgent, type TokenAgent } from '../../core/agents/manifest.ts';
+import { agentFor, type AgentManifest, type MlpAgent, type TokenAgent } from '../../core/agents/manifest.ts';
 import type { EnvSpec, GridObs } from '../../core/envs/types.ts';
 import { encodeGridObs } from '../../core/rollout/features.ts';
 import { isOver } from '../state/episode.ts';
@@ -17,6 +17,7 @@ import { agentPolicy, loadAgentManifest } from './agentClient.ts';
 import { keepFocus } from './EpisodeControls.tsx';
 import { useWatchLoop } from './useWatchLoop.ts';
 import { ToolAgentPanel } from './ToolAgentPanel.tsx';
+import { ActionProbs, MlpAgentFacts, NoAgent } from './AgentNotes.tsx';
 
 interface Choice {
   /** The episode it was made in (a new episode hides it). */
@@ -27,8 +28,6 @@ interface Choice {
   action: number;
   probs: number[];
 }
-
-const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** One decision of `agent` on the episode in view; null when there is nothing to do (over, or changed meanwhile). */
 async function decide(agent: MlpAgent, mode: AgentMode): Promise<Choice | null> {
@@ -45,13 +44,8 @@ async function decide(agent: MlpAgent, mode: AgentMode): Promise<Choice | null> 
   return { envId: useStore.getState().envId, seed: episode.seed, step: episode.steps.length, ...c };
 }
 
-export function AgentControls({ spec }: { spec: EnvSpec }) {
-  const envId = useStore((s) => s.envId);
-  const kwargs = useStore((s) => s.kwargs);
-  const episode = useStore((s) => s.episode);
-  const [manifest, setManifest] = useState<AgentManifest | Error | null>(null);
-  const [mode, setMode] = useState<AgentMode>('sampled');
-  const [watching, setWatching] = useState(false);
+/** The shipped grid agent's last decision on the episode in view, and one step of it. */
+function useMlpAgent(agent: AgentManifest['agents'][number] | null, mode: AgentMode) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [choice, setChoice] = useState<Choice | null>(null);
@@ -59,16 +53,6 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
   useEffect(() => {
     modeRef.current = mode;
   }, [mode]);
-
-  useEffect(() => {
-    loadAgentManifest().then(setManifest, (e: Error) => setManifest(e));
-  }, []);
-
-  const agent = manifest && !(manifest instanceof Error) && envId ? agentFor(manifest, envId, kwargs) : null;
-  const over = !episode || isOver(episode);
-
-  // The last decision shows while its episode is in view and not rewound past it.
-  const shown = choice && episode && choice.envId === envId && choice.seed === episode.seed && choice.step < episode.steps.length ? choice : null;
 
   const step = async (): Promise<boolean> => {
     if (!agent) return false;
@@ -86,6 +70,27 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
       setBusy(false);
     }
   };
+  return { busy, error, choice, step };
+}
+
+export function AgentControls({ spec }: { spec: EnvSpec }) {
+  const envId = useStore((s) => s.envId);
+  const kwargs = useStore((s) => s.kwargs);
+  const episode = useStore((s) => s.episode);
+  const [manifest, setManifest] = useState<AgentManifest | Error | null>(null);
+  const [mode, setMode] = useState<AgentMode>('sampled');
+  const [watching, setWatching] = useState(false);
+
+  useEffect(() => {
+    loadAgentManifest().then(setManifest, (e: Error) => setManifest(e));
+  }, []);
+
+  const agent = manifest && !(manifest instanceof Error) && envId ? agentFor(manifest, envId, kwargs) : null;
+  const over = !episode || isOver(episode);
+  const { busy, error, choice, step } = useMlpAgent(agent, mode);
+
+  // The last decision shows while its episode is in view and not rewound past it.
+  const shown = choice && episode && choice.envId === envId && choice.seed === episode.seed && choice.step < episode.steps.length ? choice : null;
 
   useWatchLoop(watching && agent?.model.kind === 'mlp', agent, step, () => setWatching(false));
 
@@ -97,33 +102,7 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
     );
   }
   if (!manifest) return null;
-  if (!agent) {
-    const other = manifest.agents.find((a) => a.env === envId);
-    const why = envId ? whyNoAgent(manifest, envId) : null;
-    if (other && envId) {
-      const settings = Object.entries(other.kwargs).map(([k, v]) => `${k} ${String(v)}`).join(', ');
-      return (
-        <p className="trained-agent-none trained-agent-elsewhere muted small" data-testid="agent-none" data-agent={other.file}>
-          A trained agent for {envId} exists, but it learned in a different world ({settings ? `trained with ${settings}` : 'trained with the defaults'}) and only plays that one.{' '}
-          <button
-            type="button"
-            className="btn btn-agent"
-            data-testid="agent-open-settings"
-            onClick={() => useStore.getState().open({ envId, seed: episode?.seed, kwargs: other.kwargs })}
-            {...keepFocus}
-            title="Reopen this env, same seed, with the settings the agent was trained with"
-          >
-            Open with the agent&apos;s settings
-          </button>
-        </p>
-      );
-    }
-    return (
-      <p className="trained-agent-none muted small" data-testid="agent-none">
-        {why ? `No trained agent ships for ${envId}: ${why}` : `No trained agent ships for ${envId} yet (npm run train-agents trains them; this env's run did not reach its bar).`}
-      </p>
-    );
-  }
+  if (!agent) return <NoAgent manifest={manifest} envId={envId} seed={episode?.seed} />;
   if (agent.model.kind === 'transformer') return <ToolAgentPanel agent={agent as TokenAgent} spec={spec} />;
 
   const labels = spec.actionSpace.kind === 'discrete' ? (spec.actionSpace.labels ?? []) : [];
@@ -156,28 +135,13 @@ export function AgentControls({ spec }: { spec: EnvSpec }) {
           </select>
         </label>
       </div>
-      <p className="trained-agent-facts muted small" data-testid="agent-facts">
-        Trained by <code>{agent.preset}</code> on this env, {agent.iterations} iterations, seed {agent.seed}. Held-out success ({agent.eval.episodes} unseen seeds):{' '}
-        <strong>sampled {pct(agent.eval.sampled)}</strong>, greedy {pct(agent.eval.greedy)}. Sampled draws each action from the policy's probabilities, as in training; greedy always takes the likeliest one, so a policy that relies on chance to get unstuck can fail greedy while it succeeds sampled.
-      </p>
+      <MlpAgentFacts agent={agent as MlpAgent} />
       {error && (
         <p className="field-error" role="alert">
           {error}
         </p>
       )}
-      {shown && (
-        <ol className="trained-agent-probs" data-testid="agent-probs" data-step={shown.step} data-action={shown.action} aria-label={`Action probabilities at step ${shown.step + 1}`}>
-          {shown.probs.map((p, a) => (
-            <li key={a} className={a === shown.action ? 'chosen' : ''} data-prob={p.toFixed(4)}>
-              <span className="trained-agent-prob-label">{labels[a] ?? `action ${a}`}</span>
-              <span className="trained-agent-prob-bar">
-                <span style={{ height: `${(p * 100).toFixed(1)}%` }} />
-              </span>
-              <span className="trained-agent-prob-value">{pct(p)}</span>
-            </li>
-          ))}
-        </ol>
-      )}
+      {shown && <ActionProbs step={shown.step} action={shown.action} probs={shown.probs} labels={labels} />}
     </section>
   );
 }

@@ -11,11 +11,10 @@ import { isOver, type Episode } from '../state/episode.ts';
 import { useStore } from '../store.ts';
 import { PixelCanvas } from '../ui/PixelCanvas.tsx';
 import { useElementSize } from '../ui/useElementSize.ts';
-import { keepFocus } from './EpisodeControls.tsx';
 import { formatReward } from './EpisodeStatus.tsx';
 import { egoViewSize, paintEgoView, paintGridFrame } from './gridPaint.ts';
-import { actionButtons, actionForKey } from './keys.ts';
-import { legendFor } from './textLegend.ts';
+import { actionForKey } from './keys.ts';
+import { ActionPad, ObsRow, StepLog } from './GridViewParts.tsx';
 
 /** Cell size bounds for the main map, CSS px. */
 const CELL = { min: 14, max: 96 } as const;
@@ -101,14 +100,8 @@ function carryText(frame: GridFrame): string {
   return c ? `${COLOR_NAMES[c.color] ?? ''} ${OBJ_NAMES[c.type] ?? 'object'}`.trim() : 'nothing';
 }
 
-export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode }) {
-  const act = useStore((s) => s.act);
-  const snap = episode.snapshots[episode.snapshots.length - 1];
-  const frame = snap.frame.kind === 'grid' ? snap.frame : null;
-  const obs = isGridObs(snap.obs) ? snap.obs : null;
-  const buttons = actionButtons(spec.actionSpace);
-  const over = isOver(episode);
-
+/** The keys play the game while the page has them: actions, E for an expert step, Backspace to undo. */
+function useGameKeys(spec: EnvSpec) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!keyIsForGame(e)) return;
@@ -134,25 +127,37 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [spec]);
+}
+
+function WorldPanel({ frame, episode }: { frame: GridFrame; episode: Episode }) {
+  return (
+    <section className="panel map-panel" aria-label="The world">
+      <header className="panel-head">
+        <h3>The world</h3>
+        <span className="legend">
+          <span className="swatch swatch-view" /> {frame.agents ? 'acting agent’s view (ringed)' : 'agent’s view'}
+          <span className="swatch swatch-hidden" /> out of sight
+        </span>
+      </header>
+      <p className="mission" data-testid="mission">
+        <span className="mission-label">Mission</span> {frame.mission}
+      </p>
+      <MapCanvas frame={frame} episode={episode} />
+    </section>
+  );
+}
+
+export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode }) {
+  const snap = episode.snapshots[episode.snapshots.length - 1];
+  const frame = snap.frame.kind === 'grid' ? snap.frame : null;
+  const obs = isGridObs(snap.obs) ? snap.obs : null;
+  useGameKeys(spec);
 
   if (!frame) return <p className="panel">This env did not return a grid frame.</p>;
-  const recent = episode.steps.slice(-14);
 
   return (
     <div className="grid-view">
-      <section className="panel map-panel" aria-label="The world">
-        <header className="panel-head">
-          <h3>The world</h3>
-          <span className="legend">
-            <span className="swatch swatch-view" /> {frame.agents ? 'acting agent’s view (ringed)' : 'agent’s view'}
-            <span className="swatch swatch-hidden" /> out of sight
-          </span>
-        </header>
-        <p className="mission" data-testid="mission">
-          <span className="mission-label">Mission</span> {frame.mission}
-        </p>
-        <MapCanvas frame={frame} episode={episode} />
-      </section>
+      <WorldPanel frame={frame} episode={episode} />
 
       <section className="panel agent-panel" aria-label="What the agent sees">
         <header className="panel-head">
@@ -162,71 +167,18 @@ export function GridView({ spec, episode }: { spec: EnvSpec; episode: Episode })
             facing {DIR_NAMES[frame.agent.dir] ?? '?'} · carrying {carryText(frame)}
           </span>
         </header>
-        <div className="obs-row">
-          {obs ? <EgoCanvas image={obs.image} /> : <p className="muted">No image observation.</p>}
-          <figure className="obs-text-box">
-            <figcaption>as text</figcaption>
-            <pre className="obs-text" data-testid="obs-text">
-              {obs?.text ?? ''}
-            </pre>
-            <ul className="text-legend" aria-label="Legend">
-              {legendFor(obs?.text ?? '').map((e) => (
-                <li key={e.symbol + e.meaning}>
-                  <code>{e.symbol}</code> {e.meaning}
-                </li>
-              ))}
-            </ul>
-          </figure>
-        </div>
+        <ObsRow obs={obs} image={obs ? <EgoCanvas image={obs.image} /> : <p className="muted">No image observation.</p>} />
         <p className="muted small obs-note">
           The agent always faces up in its own view; black cells are out of its sight.
         </p>
 
-        <div className="action-pad" role="group" aria-label="Actions">
-          {buttons.map((b) => (
-            <button
-              key={b.action}
-              type="button"
-              className="btn action-btn"
-              data-testid={`action-${b.label}`}
-              disabled={over}
-              onClick={() => {
-                useStore.getState().setPlaying(false);
-                act(b.action, 'you');
-              }}
-              {...keepFocus}
-            >
-              <span className="action-name">{b.label}</span>
-              {b.caption && <kbd>{b.caption}</kbd>}
-            </button>
-          ))}
-        </div>
+        <ActionPad spec={spec} over={isOver(episode)} />
 
         <p className="muted small key-hint">
           <kbd>E</kbd> expert step · <kbd>⌫</kbd> undo · click a step below to rewind to it
         </p>
 
-        <ol className="step-log" aria-label="Recent actions" data-testid="step-log">
-          {recent.length === 0 && <li className="muted">No actions yet: use the keys or buttons, or step the expert.</li>}
-          {recent.map((st, i) => {
-            const n = episode.steps.length - recent.length + i + 1;
-            return (
-              <li key={n}>
-                <button
-                  type="button"
-                  className={`step-chip by-${st.by}`}
-                  title={`Step ${n} by ${st.by === 'you' ? 'you' : st.by === 'agent' ? 'the trained agent' : 'the expert'}, reward ${st.reward}. Click to go back to just before it.`}
-                  onClick={() => useStore.getState().rewindTo(n - 1)}
-                  {...keepFocus}
-                >
-                  <span className="step-n">{n}</span>
-                  {st.label}
-                  {st.reward !== 0 && <span className="step-r">{st.reward > 0 ? '+' : ''}{formatReward(st.reward)}</span>}
-                </button>
-              </li>
-            );
-          })}
-        </ol>
+        <StepLog episode={episode} />
       </section>
     </div>
   );

@@ -18,8 +18,6 @@ import { useEffect, useRef, useState } from 'react';
 import type { AgentMode } from '../../core/agents/act.ts';
 import type { TokenAgent } from '../../core/agents/manifest.ts';
 import { envActionOf, type AgentPlan } from '../../core/agents/tokenAgent.ts';
-import { GRID_ACTION_LETTERS } from '../../core/envs/grid/textAdapter.ts';
-import { ACTION_LABELS } from '../../core/envs/grid/world.ts';
 import type { EnvSpec } from '../../core/envs/types.ts';
 import { familyOf } from '../../core/envs/families.ts';
 import { isOver, type Episode } from '../state/episode.ts';
@@ -27,8 +25,7 @@ import { useStore } from '../store.ts';
 import { agentPolicy } from './agentClient.ts';
 import { keepFocus } from './EpisodeControls.tsx';
 import { useWatchLoop } from './useWatchLoop.ts';
-
-const pct = (x: number) => `${Math.round(x * 100)}%`;
+import { AgentFacts, AgentOutcome, AgentTokens } from './ToolAgentParts.tsx';
 
 /** The agent played every step of `ep` so far, as `plan` says (so its next turn applies); a grid's steps are the grid actions its letters name. */
 export function followsPlan(ep: Episode, plan: AgentPlan, family: EnvSpec['family'] = 'tool'): boolean {
@@ -37,18 +34,8 @@ export function followsPlan(ep: Episode, plan: AgentPlan, family: EnvSpec['famil
   );
 }
 
-/** A grid letter's action name (`f` → forward); null for anything else. */
-function letterName(text: string): string | null {
-  const i = GRID_ACTION_LETTERS.indexOf(text);
-  return i >= 0 ? ACTION_LABELS[i] : null;
-}
-
-export function ToolAgentPanel({ agent, spec }: { agent: TokenAgent; spec: EnvSpec }) {
-  const grid = familyOf(spec).textForm === 'grid-adapter';
-  const envId = useStore((s) => s.envId);
-  const episode = useStore((s) => s.episode);
-  const [mode, setMode] = useState<AgentMode>('sampled');
-  const [watching, setWatching] = useState(false);
+/** The agent's plan for the episode in view (decoded once per seed and mode) and one step of it. */
+function useToolAgent(agent: TokenAgent, spec: EnvSpec, mode: AgentMode) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [plan, setPlan] = useState<AgentPlan | null>(null);
@@ -95,9 +82,18 @@ export function ToolAgentPanel({ agent, spec }: { agent: TokenAgent; spec: EnvSp
       setBusy(false);
     }
   };
+  return { busy, error, plan, step };
+}
+
+export function ToolAgentPanel({ agent, spec }: { agent: TokenAgent; spec: EnvSpec }) {
+  const grid = familyOf(spec).textForm === 'grid-adapter';
+  const envId = useStore((s) => s.envId);
+  const episode = useStore((s) => s.episode);
+  const [mode, setMode] = useState<AgentMode>('sampled');
+  const [watching, setWatching] = useState(false);
+  const { busy, error, plan, step } = useToolAgent(agent, spec, mode);
 
   useWatchLoop(watching, agent, step, () => setWatching(false));
-
   const ours = episode && plan && followsPlan(episode, plan, spec.family) && plan.mode === mode ? plan : null;
   const played = ours ? episode!.steps.length : 0;
   const last = ours && played > 0 ? ours.turns[played - 1] : null;
@@ -137,49 +133,15 @@ export function ToolAgentPanel({ agent, spec }: { agent: TokenAgent; spec: EnvSp
           </select>
         </label>
       </div>
-      <p className="trained-agent-facts muted small" data-testid="agent-facts">
-        {grid && (
-          <>
-            This agent reads the grid as text (its view, turn by turn, the whole episode kept in its context: that is how it remembers what it saw) and answers one letter per step (
-            {GRID_ACTION_LETTERS.map((c, i) => `${c} ${ACTION_LABELS[i]}`).join(', ')}).{' '}
-          </>
-        )}
-        A {agent.model.nLayers}-layer transformer (d {agent.model.dModel}, context {agent.model.context} tokens) trained by <code>{agent.preset}</code>: an imitation warm start, then {agent.iterations} RL
-        iterations, seed {agent.seed}. Held-out success ({agent.eval.episodes} unseen seeds): <strong>sampled {pct(agent.eval.sampled)}</strong>, greedy {pct(agent.eval.greedy)}. Sampled draws each token from the policy's probabilities, as in training; greedy always takes the likeliest one.
-      </p>
+      <AgentFacts agent={agent} grid={grid} />
       {error && (
         <p className="field-error" role="alert">
           {error}
         </p>
       )}
       {busy && !ours && <p className="muted small">{grid ? 'The agent is choosing its moves…' : 'The agent is writing its calls…'}</p>}
-      {last && (
-        <div className="agent-tokens" data-testid="agent-tokens" data-turn={played} aria-label={grid ? `The agent's letter at step ${played}, token by token` : `The agent's call at turn ${played}, token by token`}>
-          <span className="muted small">
-            {grid ? `step ${played}: wrote ${last.action ? `“${last.action}”` : 'nothing valid'}${letterName(last.action) ? ` (${letterName(last.action)})` : ' (malformed: played as done)'}, token by token:` : `turn ${played}, token by token:`}
-          </span>
-          <ol>
-            {last.tokens.map((t, i) => (
-              <li key={i} className={t.prob < 0.5 ? 'unsure' : ''} title={`π = ${(t.prob * 100).toFixed(1)}%`} data-prob={t.prob.toFixed(4)}>
-                <code>{t.text === '<eoa>' ? '⏎' : t.text.replace(/ /g, '␣')}</code>
-                <span>{pct(t.prob)}</span>
-              </li>
-            ))}
-          </ol>
-        </div>
-      )}
-      {outcome !== null && (
-        <p className={`agent-outcome ${outcome ? 'good' : 'bad'}`} data-testid="agent-outcome" data-success={String(outcome)} role="status">
-          {grid
-            ? outcome
-              ? `✓ The agent succeeded in ${played} steps.`
-              : `✗ The agent failed (${played} steps).`
-            : outcome
-              ? `✓ The agent answered correctly in ${played} calls.`
-              : `✗ The agent did not get it right (${played} calls).`}
-          {envId && ` Seed ${episode!.seed}, ${mode}.`}
-        </p>
-      )}
+      {last && <AgentTokens last={last} played={played} grid={grid} />}
+      {outcome !== null && <AgentOutcome success={outcome} played={played} grid={grid} seedNote={envId ? ` Seed ${episode!.seed}, ${mode}.` : null} />}
       {cutShort && (
         <p className="agent-outcome bad" data-testid="agent-outcome" data-success="false" role="status">
           ✗ The agent's context ({agent.model.context} tokens) filled up after {played} {grid ? 'steps, before the episode ended' : 'calls, before it answered'}.

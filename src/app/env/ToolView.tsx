@@ -157,15 +157,51 @@ function ToolInput({ spec, over, text, setText, inputRef }: ToolInputProps) {
   );
 }
 
+/** The episode's budget: turns left, malformed calls, tool failures, reward so far, simulated tool time. */
+function BudgetFacts({ spec, episode }: { spec: EnvSpec; episode: Episode }) {
+  const used = episode.steps.length;
+  const latencies = episode.steps.map((s) => s.info.latencyMs).filter((x): x is number => typeof x === 'number' && x > 0);
+  const totalLatency = latencies.reduce((a, b) => a + b, 0);
+  const failed = episode.steps.filter((s) => s.info.toolFailed).length;
+  return (
+    <dl className="facts" data-testid="tool-facts">
+      <div>
+        <dt>Turns left</dt>
+        <dd data-testid="turns-left">
+          {Math.max(0, spec.maxSteps - used)}
+          <span className="muted"> of {spec.maxSteps}</span>
+        </dd>
+      </div>
+      <div>
+        <dt>Malformed calls</dt>
+        <dd data-testid="malformed-count" className={episode.malformed > 0 ? 'warn-text' : ''}>
+          {episode.malformed}
+        </dd>
+      </div>
+      <div>
+        <dt>Tool failures</dt>
+        <dd>{failed}</dd>
+      </div>
+      <div>
+        <dt>Reward so far</dt>
+        <dd>{formatReward(episode.totalReward)}</dd>
+      </div>
+      <div>
+        <dt>Simulated tool time</dt>
+        <dd title="Sum of the simulated latency of every tool call">
+          {formatMs(totalLatency)}
+          {latencies.length > 0 && <span className="muted"> · {latencies.length} calls</span>}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
 export function ToolView({ spec, episode }: { spec: EnvSpec; episode: Episode }) {
   const [text, setText] = useState('');
   const inputRef = useRef<HTMLInputElement>(null);
   const over = isOver(episode);
-  const used = episode.steps.length;
-  const latencies = episode.steps.map((s) => s.info.latencyMs).filter((x): x is number => typeof x === 'number' && x > 0);
-  const totalLatency = latencies.reduce((a, b) => a + b, 0);
   const obs = episode.snapshots[episode.snapshots.length - 1].obs as ToolObs | undefined;
-  const failed = episode.steps.filter((s) => s.info.toolFailed).length;
   const first = episode.snapshots[0].frame;
   const task = first.kind === 'transcript' ? (first.messages.find((m) => m.role === 'task')?.text ?? '') : '';
   const tools = toolsFromTask(task);
@@ -182,36 +218,7 @@ export function ToolView({ spec, episode }: { spec: EnvSpec; episode: Episode })
       </section>
 
       <aside className="panel tool-side" aria-label="Episode budget">
-        <dl className="facts" data-testid="tool-facts">
-          <div>
-            <dt>Turns left</dt>
-            <dd data-testid="turns-left">
-              {Math.max(0, spec.maxSteps - used)}
-              <span className="muted"> of {spec.maxSteps}</span>
-            </dd>
-          </div>
-          <div>
-            <dt>Malformed calls</dt>
-            <dd data-testid="malformed-count" className={episode.malformed > 0 ? 'warn-text' : ''}>
-              {episode.malformed}
-            </dd>
-          </div>
-          <div>
-            <dt>Tool failures</dt>
-            <dd>{failed}</dd>
-          </div>
-          <div>
-            <dt>Reward so far</dt>
-            <dd>{formatReward(episode.totalReward)}</dd>
-          </div>
-          <div>
-            <dt>Simulated tool time</dt>
-            <dd title="Sum of the simulated latency of every tool call">
-              {formatMs(totalLatency)}
-              {latencies.length > 0 && <span className="muted"> · {latencies.length} calls</span>}
-            </dd>
-          </div>
-        </dl>
+        <BudgetFacts spec={spec} episode={episode} />
         {tools.length > 0 && (
           <div className="tool-list">
             <h4>Tools</h4>

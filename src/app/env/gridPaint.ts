@@ -96,136 +96,163 @@ export function paintCell(ctx: CanvasRenderingContext2D, x: number, y: number, s
   paintObject(ctx, x, y, s, type, color, state);
 }
 
+/** One object's picture in the cell at (x, y) of side s, in its colour `col` (door: its `state`). */
+type ObjectPainter = (ctx: CanvasRenderingContext2D, x: number, y: number, s: number, col: string, state: number) => void;
+
+const paintGoal: ObjectPainter = (ctx, x, y, s) => {
+  ctx.fillStyle = C.goal;
+  roundRect(ctx, x + s * 0.06, y + s * 0.06, s * 0.88, s * 0.88, s * 0.08);
+  ctx.fill();
+  ctx.fillStyle = C.goalInner;
+  roundRect(ctx, x + s * 0.22, y + s * 0.22, s * 0.56, s * 0.56, s * 0.06);
+  ctx.fill();
+};
+
+const paintLava: ObjectPainter = (ctx, x, y, s) => {
+  ctx.fillStyle = C.lava;
+  ctx.fillRect(x, y, s, s);
+  ctx.strokeStyle = C.lavaWave;
+  ctx.lineWidth = Math.max(1, s * 0.05);
+  for (const fy of [0.3, 0.55, 0.8]) {
+    ctx.beginPath();
+    for (let i = 0; i <= 4; i++) {
+      const px = x + s * (0.12 + 0.19 * i);
+      const py = y + s * fy + (i % 2 === 0 ? -s * 0.05 : s * 0.05);
+      if (i === 0) ctx.moveTo(px, py);
+      else ctx.lineTo(px, py);
+    }
+    ctx.stroke();
+  }
+};
+
+const paintDoor: ObjectPainter = (ctx, x, y, s, col, state) => {
+  const cx = x + s / 2;
+  const cy = y + s / 2;
+  const inset = s * 0.06;
+  ctx.lineWidth = Math.max(1.5, s * 0.07);
+  ctx.strokeStyle = col;
+  if (state === DOOR.open) {
+    // An open door is a frame you can walk through: outline only, dashed to read as "passage".
+    ctx.setLineDash([s * 0.12, s * 0.08]);
+    ctx.strokeRect(x + inset, y + inset, s - 2 * inset, s - 2 * inset);
+    ctx.setLineDash([]);
+    return;
+  }
+  ctx.fillStyle = state === DOOR.locked ? col : col + '55';
+  ctx.fillRect(x + inset, y + inset, s - 2 * inset, s - 2 * inset);
+  ctx.strokeRect(x + inset, y + inset, s - 2 * inset, s - 2 * inset);
+  if (state === DOOR.locked) {
+    // Keyhole.
+    ctx.fillStyle = '#ffffff';
+    ctx.beginPath();
+    ctx.arc(cx, cy - s * 0.06, s * 0.09, 0, Math.PI * 2);
+    ctx.fill();
+    ctx.beginPath();
+    ctx.moveTo(cx - s * 0.06, cy + s * 0.2);
+    ctx.lineTo(cx + s * 0.06, cy + s * 0.2);
+    ctx.lineTo(cx, cy - s * 0.04);
+    ctx.closePath();
+    ctx.fill();
+  } else {
+    // Handle.
+    ctx.fillStyle = col;
+    ctx.beginPath();
+    ctx.arc(x + s * 0.72, cy, s * 0.07, 0, Math.PI * 2);
+    ctx.fill();
+  }
+};
+
+const paintKey: ObjectPainter = (ctx, x, y, s, col) => {
+  const cx = x + s / 2;
+  ctx.strokeStyle = col;
+  ctx.fillStyle = col;
+  ctx.lineWidth = Math.max(1.5, s * 0.09);
+  // Ring.
+  ctx.beginPath();
+  ctx.arc(cx, y + s * 0.32, s * 0.14, 0, Math.PI * 2);
+  ctx.stroke();
+  // Shaft and teeth.
+  ctx.beginPath();
+  ctx.moveTo(cx, y + s * 0.46);
+  ctx.lineTo(cx, y + s * 0.84);
+  ctx.moveTo(cx, y + s * 0.66);
+  ctx.lineTo(cx + s * 0.14, y + s * 0.66);
+  ctx.moveTo(cx, y + s * 0.8);
+  ctx.lineTo(cx + s * 0.12, y + s * 0.8);
+  ctx.stroke();
+};
+
+/** Another agent in an egocentric view (multi-agent envs): its heading is not observed, so a disc in its colour. */
+const paintOtherAgent: ObjectPainter = (ctx, x, y, s, col) => {
+  const cx = x + s / 2;
+  const cy = y + s / 2;
+  ctx.fillStyle = col;
+  ctx.beginPath();
+  ctx.arc(cx, cy, s * 0.32, 0, Math.PI * 2);
+  ctx.fill();
+  ctx.strokeStyle = '#1e293b';
+  ctx.lineWidth = Math.max(1, s * 0.05);
+  ctx.stroke();
+  ctx.fillStyle = '#ffffff';
+  ctx.beginPath();
+  ctx.arc(cx, cy, s * 0.1, 0, Math.PI * 2);
+  ctx.fill();
+};
+
+const paintBall: ObjectPainter = (ctx, x, y, s, col) => {
+  const cx = x + s / 2;
+  const cy = y + s / 2;
+  ctx.fillStyle = col;
+  ctx.beginPath();
+  ctx.arc(cx, cy, s * 0.3, 0, Math.PI * 2);
+  ctx.fill();
+  ctx.fillStyle = 'rgba(255,255,255,0.35)';
+  ctx.beginPath();
+  ctx.arc(cx - s * 0.09, cy - s * 0.1, s * 0.09, 0, Math.PI * 2);
+  ctx.fill();
+};
+
+const paintBox: ObjectPainter = (ctx, x, y, s, col) => {
+  ctx.strokeStyle = col;
+  ctx.fillStyle = col + '33';
+  ctx.lineWidth = Math.max(1.5, s * 0.08);
+  roundRect(ctx, x + s * 0.2, y + s * 0.24, s * 0.6, s * 0.56, s * 0.05);
+  ctx.fill();
+  ctx.stroke();
+  ctx.beginPath();
+  ctx.moveTo(x + s * 0.2, y + s * 0.42);
+  ctx.lineTo(x + s * 0.8, y + s * 0.42);
+  ctx.stroke();
+};
+
+/** The painter of each object type that has a picture; other types (empty, wall, unseen) paint nothing here. */
+function painterOf(type: number): ObjectPainter | null {
+  switch (type) {
+    case OBJ.goal:
+      return paintGoal;
+    case OBJ.lava:
+      return paintLava;
+    case OBJ.door:
+      return paintDoor;
+    case OBJ.key:
+      return paintKey;
+    case OBJ.agent:
+      return paintOtherAgent;
+    case OBJ.ball:
+      return paintBall;
+    case OBJ.box:
+      return paintBox;
+    default:
+      return null;
+  }
+}
+
 /** The object on a cell (not its floor). Also used, scaled down, for a carried item. */
 export function paintObject(ctx: CanvasRenderingContext2D, x: number, y: number, s: number, type: number, color: number, state: number): void {
   const col = colorOf(color);
-  const cx = x + s / 2;
-  const cy = y + s / 2;
   ctx.lineJoin = 'round';
   ctx.lineCap = 'round';
-  switch (type) {
-    case OBJ.goal: {
-      ctx.fillStyle = C.goal;
-      roundRect(ctx, x + s * 0.06, y + s * 0.06, s * 0.88, s * 0.88, s * 0.08);
-      ctx.fill();
-      ctx.fillStyle = C.goalInner;
-      roundRect(ctx, x + s * 0.22, y + s * 0.22, s * 0.56, s * 0.56, s * 0.06);
-      ctx.fill();
-      break;
-    }
-    case OBJ.lava: {
-      ctx.fillStyle = C.lava;
-      ctx.fillRect(x, y, s, s);
-      ctx.strokeStyle = C.lavaWave;
-      ctx.lineWidth = Math.max(1, s * 0.05);
-      for (const fy of [0.3, 0.55, 0.8]) {
-        ctx.beginPath();
-        for (let i = 0; i <= 4; i++) {
-          const px = x + s * (0.12 + 0.19 * i);
-          const py = y + s * fy + (i % 2 === 0 ? -s * 0.05 : s * 0.05);
-          if (i === 0) ctx.moveTo(px, py);
-          else ctx.lineTo(px, py);
-        }
-        ctx.stroke();
-      }
-      break;
-    }
-    case OBJ.door: {
-      const inset = s * 0.06;
-      ctx.lineWidth = Math.max(1.5, s * 0.07);
-      ctx.strokeStyle = col;
-      if (state === DOOR.open) {
-        // An open door is a frame you can walk through: outline only, dashed to read as "passage".
-        ctx.setLineDash([s * 0.12, s * 0.08]);
-        ctx.strokeRect(x + inset, y + inset, s - 2 * inset, s - 2 * inset);
-        ctx.setLineDash([]);
-        break;
-      }
-      ctx.fillStyle = state === DOOR.locked ? col : col + '55';
-      ctx.fillRect(x + inset, y + inset, s - 2 * inset, s - 2 * inset);
-      ctx.strokeRect(x + inset, y + inset, s - 2 * inset, s - 2 * inset);
-      if (state === DOOR.locked) {
-        // Keyhole.
-        ctx.fillStyle = '#ffffff';
-        ctx.beginPath();
-        ctx.arc(cx, cy - s * 0.06, s * 0.09, 0, Math.PI * 2);
-        ctx.fill();
-        ctx.beginPath();
-        ctx.moveTo(cx - s * 0.06, cy + s * 0.2);
-        ctx.lineTo(cx + s * 0.06, cy + s * 0.2);
-        ctx.lineTo(cx, cy - s * 0.04);
-        ctx.closePath();
-        ctx.fill();
-      } else {
-        // Handle.
-        ctx.fillStyle = col;
-        ctx.beginPath();
-        ctx.arc(x + s * 0.72, cy, s * 0.07, 0, Math.PI * 2);
-        ctx.fill();
-      }
-      break;
-    }
-    case OBJ.key: {
-      ctx.strokeStyle = col;
-      ctx.fillStyle = col;
-      ctx.lineWidth = Math.max(1.5, s * 0.09);
-      // Ring.
-      ctx.beginPath();
-      ctx.arc(cx, y + s * 0.32, s * 0.14, 0, Math.PI * 2);
-      ctx.stroke();
-      // Shaft and teeth.
-      ctx.beginPath();
-      ctx.moveTo(cx, y + s * 0.46);
-      ctx.lineTo(cx, y + s * 0.84);
-      ctx.moveTo(cx, y + s * 0.66);
-      ctx.lineTo(cx + s * 0.14, y + s * 0.66);
-      ctx.moveTo(cx, y + s * 0.8);
-      ctx.lineTo(cx + s * 0.12, y + s * 0.8);
-      ctx.stroke();
-      break;
-    }
-    case OBJ.agent: {
-      // Another agent in an egocentric view (multi-agent envs): its heading is not observed, so a disc in its colour.
-      ctx.fillStyle = col;
-      ctx.beginPath();
-      ctx.arc(cx, cy, s * 0.32, 0, Math.PI * 2);
-      ctx.fill();
-      ctx.strokeStyle = '#1e293b';
-      ctx.lineWidth = Math.max(1, s * 0.05);
-      ctx.stroke();
-      ctx.fillStyle = '#ffffff';
-      ctx.beginPath();
-      ctx.arc(cx, cy, s * 0.1, 0, Math.PI * 2);
-      ctx.fill();
-      break;
-    }
-    case OBJ.ball: {
-      ctx.fillStyle = col;
-      ctx.beginPath();
-      ctx.arc(cx, cy, s * 0.3, 0, Math.PI * 2);
-      ctx.fill();
-      ctx.fillStyle = 'rgba(255,255,255,0.35)';
-      ctx.beginPath();
-      ctx.arc(cx - s * 0.09, cy - s * 0.1, s * 0.09, 0, Math.PI * 2);
-      ctx.fill();
-      break;
-    }
-    case OBJ.box: {
-      ctx.strokeStyle = col;
-      ctx.fillStyle = col + '33';
-      ctx.lineWidth = Math.max(1.5, s * 0.08);
-      roundRect(ctx, x + s * 0.2, y + s * 0.24, s * 0.6, s * 0.56, s * 0.05);
-      ctx.fill();
-      ctx.stroke();
-      ctx.beginPath();
-      ctx.moveTo(x + s * 0.2, y + s * 0.42);
-      ctx.lineTo(x + s * 0.8, y + s * 0.42);
-      ctx.stroke();
-      break;
-    }
-    default:
-      break;
-  }
+  painterOf(type)?.(ctx, x, y, s, col, state);
 }
 
 /** The agent: a triangle pointing along `dir`, with the carried item as a badge. */

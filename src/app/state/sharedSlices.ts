@@ -105,131 +105,140 @@ export function defaultEnvId(catalog: readonly CatalogEntry[]): string | null {
 export const PLAY_RATE = { min: 0.5, max: 12, default: 3 } as const;
 
 
-export const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => {
-  /** Starts an episode on `env` with `seed`; reports and returns null if the env throws. */
-  const begin = (env: Env, seed: number): Episode | null => {
+type Notify = Store['notify'];
+
+/** Starts an episode on `env` with `seed`; reports and returns null if the env throws. */
+function begin(env: Env, seed: number, notify: Notify): Episode | null {
+  try {
+    return startEpisode(env, seed);
+  } catch (e) {
+    notify('error', `${env.spec.id}: reset with seed ${seed} failed: ${(e as Error).message}`);
+    return null;
+  }
+}
+
+/** The env to open: the one asked for if the catalog has it, else (with a warning) the default. */
+function knownEnvId(catalog: readonly CatalogEntry[], envId: string | null | undefined, notify: Notify): string | null {
+  const fallback = defaultEnvId(catalog);
+  const id = envId ?? fallback;
+  if (id !== null && !catalog.some((c) => c.id === id)) {
+    notify('warning', `There is no environment "${id}"${fallback ? `; showing ${fallback} instead` : ''}.`);
+    return fallback;
+  }
+  return id;
+}
+
+/** Makes `id` with `kwargs`, or (reported) with its defaults when those fail; env null when neither works. */
+function makeWithFallback(id: string, kwargs: Record<string, unknown>, notify: Notify): { env: Env | null; usedKwargs: Record<string, unknown> } {
+  try {
+    return { env: makeEnv(id, kwargs), usedKwargs: kwargs };
+  } catch (e) {
+    notify('error', `Could not make ${id} with ${JSON.stringify(kwargs)}: ${(e as Error).message}`);
     try {
-      return startEpisode(env, seed);
-    } catch (e) {
-      get().notify('error', `${env.spec.id}: reset with seed ${seed} failed: ${(e as Error).message}`);
-      return null;
+      return { env: makeEnv(id), usedKwargs: {} };
+    } catch (e2) {
+      notify('error', `Could not make ${id}: ${(e2 as Error).message}`);
+      return { env: null, usedKwargs: {} };
     }
-  };
+  }
+}
 
-  return {
-    catalog: loadCatalog(),
-    envId: null,
-    kwargs: {},
-    seed: 0,
-    env: null,
-    episode: null,
-    playing: false,
-    playRate: PLAY_RATE.default,
+/** The expert's action in the episode in view, or null (reported) when it fails or has no move. */
+function expertMove(env: Env, episode: Episode, notify: Notify): { action: unknown } | null {
+  let action: unknown;
+  try {
+    action = env.expertAction();
+  } catch (e) {
+    notify('error', `${env.spec.id} seed ${episode.seed}: the expert failed: ${(e as Error).message}`);
+    return null;
+  }
+  if (action === null || action === undefined) {
+    notify('info', `The expert has no move here (${env.spec.id}, seed ${episode.seed}, step ${episode.steps.length}).`);
+    return null;
+  }
+  return { action };
+}
 
-    open: ({ envId, seed, kwargs = {} }) => {
-      const { catalog, notify } = get();
-      const fallback = defaultEnvId(catalog);
-      let id = envId ?? fallback;
-      if (id !== null && !catalog.some((c) => c.id === id)) {
-        notify('warning', `There is no environment "${id}"${fallback ? `; showing ${fallback} instead` : ''}.`);
-        id = fallback;
-      }
-      let env: Env | null = null;
-      let usedKwargs = kwargs;
-      if (id !== null) {
-        try {
-          env = makeEnv(id, kwargs);
-        } catch (e) {
-          notify('error', `Could not make ${id} with ${JSON.stringify(kwargs)}: ${(e as Error).message}`);
-          usedKwargs = {};
-          try {
-            env = makeEnv(id);
-          } catch (e2) {
-            notify('error', `Could not make ${id}: ${(e2 as Error).message}`);
-          }
-        }
-      }
-      const s = seed ?? get().seed;
-      set({ envId: env ? id : null, kwargs: usedKwargs, seed: s, env, episode: env ? begin(env, s) : null, playing: false });
-    },
+/** The viewer before any env is open: the catalog built, seed 0, the default play rate. */
+function viewerStart(): Pick<ViewerSlice, 'catalog' | 'envId' | 'kwargs' | 'seed' | 'env' | 'episode' | 'playing' | 'playRate'> {
+  return { catalog: loadCatalog(), envId: null, kwargs: {}, seed: 0, env: null, episode: null, playing: false, playRate: PLAY_RATE.default };
+}
 
-    setSeed: (seed) => {
-      const { env } = get();
-      set({ seed, episode: env ? begin(env, seed) : null, playing: false });
-    },
+export const viewerSlice: StateCreator<Store, [], [], ViewerSlice> = (set, get) => ({
+  ...viewerStart(),
 
-    reset: () => get().setSeed(get().seed),
+  open: ({ envId, seed, kwargs = {} }) => {
+    const { catalog, notify } = get();
+    const id = knownEnvId(catalog, envId, notify);
+    const { env, usedKwargs } = id !== null ? makeWithFallback(id, kwargs, notify) : { env: null, usedKwargs: kwargs };
+    const s = seed ?? get().seed;
+    set({ envId: env ? id : null, kwargs: usedKwargs, seed: s, env, episode: env ? begin(env, s, notify) : null, playing: false });
+  },
 
-    // Short seeds are easier to read aloud in a classroom; 1e5 of them is plenty of variety.
-    newSeed: () => {
-      const old = get().seed;
-      let s = old;
-      while (s === old) s = Math.floor(Math.random() * 100_000);
-      get().setSeed(s);
-    },
+  setSeed: (seed) => {
+    const { env, notify } = get();
+    set({ seed, episode: env ? begin(env, seed, notify) : null, playing: false });
+  },
 
-    act: (action, by = 'you') => {
-      const { env, episode, notify } = get();
-      if (!env || !episode || isOver(episode)) return false;
-      try {
-        set({ episode: advance(env, episode, action, by) });
-        return true;
-      } catch (e) {
-        notify(
-          'error',
-          `${env.spec.id} seed ${episode.seed}, step ${episode.steps.length + 1}: the env threw on action ` +
-            `${JSON.stringify(action)}: ${(e as Error).message}. The episode so far is kept.`,
-        );
-        set({ playing: false });
-        return false;
-      }
-    },
+  reset: () => get().setSeed(get().seed),
 
-    expertStep: () => {
-      const { env, episode, notify } = get();
-      if (!env || !episode || isOver(episode)) {
-        set({ playing: false });
-        return false;
-      }
-      let action: unknown;
-      try {
-        action = env.expertAction();
-      } catch (e) {
-        notify('error', `${env.spec.id} seed ${episode.seed}: the expert failed: ${(e as Error).message}`);
-        set({ playing: false });
-        return false;
-      }
-      if (action === null || action === undefined) {
-        notify('info', `The expert has no move here (${env.spec.id}, seed ${episode.seed}, step ${episode.steps.length}).`);
-        set({ playing: false });
-        return false;
-      }
-      return get().act(action, 'expert');
-    },
+  // Short seeds are easier to read aloud in a classroom; 1e5 of them is plenty of variety.
+  newSeed: () => {
+    const old = get().seed;
+    let s = old;
+    while (s === old) s = Math.floor(Math.random() * 100_000);
+    get().setSeed(s);
+  },
 
-    stepBack: () => {
-      const { episode } = get();
-      if (episode && episode.steps.length > 0) get().rewindTo(episode.steps.length - 1);
-    },
+  act: (action, by = 'you') => {
+    const { env, episode, notify } = get();
+    if (!env || !episode || isOver(episode)) return false;
+    try {
+      set({ episode: advance(env, episode, action, by) });
+      return true;
+    } catch (e) {
+      notify(
+        'error',
+        `${env.spec.id} seed ${episode.seed}, step ${episode.steps.length + 1}: the env threw on action ` +
+          `${JSON.stringify(action)}: ${(e as Error).message}. The episode so far is kept.`,
+      );
+      set({ playing: false });
+      return false;
+    }
+  },
 
-    rewindTo: (n) => {
-      const { env, episode, notify } = get();
-      if (!env || !episode || n >= episode.steps.length) return;
-      try {
-        set({ episode: rewind(env, episode, n), playing: false });
-      } catch (e) {
-        notify('error', `${env.spec.id}: replaying seed ${episode.seed} failed: ${(e as Error).message}`);
-      }
-    },
+  expertStep: () => {
+    const { env, episode, notify } = get();
+    const move = env && episode && !isOver(episode) ? expertMove(env, episode, notify) : null;
+    if (!move) {
+      set({ playing: false });
+      return false;
+    }
+    return get().act(move.action, 'expert');
+  },
 
-    setPlaying: (on) => {
-      const { episode } = get();
-      set({ playing: on && !!episode && !isOver(episode) });
-    },
+  stepBack: () => {
+    const { episode } = get();
+    if (episode && episode.steps.length > 0) get().rewindTo(episode.steps.length - 1);
+  },
 
-    setPlayRate: (rate) => set({ playRate: Math.min(PLAY_RATE.max, Math.max(PLAY_RATE.min, rate)) }),
-  };
-};
+  rewindTo: (n) => {
+    const { env, episode, notify } = get();
+    if (!env || !episode || n >= episode.steps.length) return;
+    try {
+      set({ episode: rewind(env, episode, n), playing: false });
+    } catch (e) {
+      notify('error', `${env.spec.id}: replaying seed ${episode.seed} failed: ${(e as Error).message}`);
+    }
+  },
+
+  setPlaying: (on) => {
+    const { episode } = get();
+    set({ playing: on && !!episode && !isOver(episode) });
+  },
+
+  setPlayRate: (rate) => set({ playRate: Math.min(PLAY_RATE.max, Math.max(PLAY_RATE.min, rate)) }),
+});
 
 // ---------------------------------------------------------------- views
 

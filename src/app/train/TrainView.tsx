@@ -37,16 +37,9 @@ const STATUS_TEXT: Record<RunStatus, string> = {
   error: 'stopped by an error',
 };
 
-function RunBar() {
-  const status = useStore((s) => s.status);
-  const history = useStore((s) => s.history);
-  const running = useStore((s) => s.running);
-  const draftIterations = useStore((s) => s.draft.iterations);
-  const pending = useStore((s) => s.pendingRestart);
-  const itPerS = useStore((s) => s.itPerS);
-  const info = useStore((s) => s.info);
+/** Whether the draft can run, and the fields that block it, named as the form names them. */
+function useBlockers(): { valid: boolean; blockers: string[] } {
   const validation = useStore((s) => s.validation);
-  const valid = validation.ok;
   const blockers = blockingFields(validation, (p) => {
     const f = FIELD_BY_PATH.get(p);
     if (!f) return p;
@@ -54,18 +47,140 @@ function RunBar() {
     const group = f.groupFor?.(useStore.getState().draft);
     return group ? `${group} · ${f.label}` : f.label;
   });
+  return { valid: validation.ok, blockers };
+}
+
+/** The one main button: Pause or Resume the warm start, Pause a run, or Start (Resume, Train N more, Start a new run). */
+function MainRunButton({ valid, blockers }: { valid: boolean; blockers: string[] }) {
+  const status = useStore((s) => s.status);
+  const draftIterations = useStore((s) => s.draft.iterations);
+  const pending = useStore((s) => s.pendingRestart);
+  const warm = useStore((s) => s.warmStart);
+  const warmPaused = useStore((s) => s.warmPaused);
+  const { startRun: start, pauseRun: pause, toggleWarmPause } = useStore.getState();
+  const busy = status === 'starting' || status === 'stepping' || status === 'pausing';
+  /** A finished run goes on only with its own settings; changed ones (another map, say) start a new run. */
+  const extend = status === 'finished' && pending.length === 0;
+  const isRunning = status === 'running';
+  return status === 'starting' && warm ? (
+    <button type="button" className="btn btn-primary run-main" aria-keyshortcuts="Alt+S" data-testid="warm-pause" onClick={toggleWarmPause} title="Pauses the warm start between two of its steps; Reset cancels it">
+      {warmPaused ? (
+        <>
+          <span aria-hidden>▶</span> Resume warm start
+        </>
+      ) : (
+        <>
+          <span aria-hidden>❚❚</span> Pause
+        </>
+      )}
+    </button>
+  ) : isRunning || status === 'pausing' ? (
+    // aria-disabled, not disabled, while busy: a disabled button drops the keyboard focus
+    // to <body>, and the same button is Start, then Pause, then Resume.
+    <button type="button" className="btn btn-primary run-main" aria-keyshortcuts="Alt+S" data-testid="train-pause" onClick={() => status !== 'pausing' && pause()} aria-disabled={status === 'pausing'}>
+      <span aria-hidden>❚❚</span> Pause
+    </button>
+  ) : (
+    <button
+      type="button"
+      className="btn btn-primary run-main" aria-keyshortcuts="Alt+S"
+      data-testid="train-start"
+      onClick={() => !busy && void start()}
+      aria-disabled={busy || undefined}
+      disabled={!valid}
+      title={!valid ? `Blocked by ${blockers.join('; ')}` : extend ? `Runs ${draftIterations} more iterations on this run (the Iterations setting), keeping its weights and charts` : status === 'finished' ? 'Starts a new run with these settings (the finished run stays saved in Runs)' : undefined}
+    >
+      <span aria-hidden>▶</span> {status === 'paused' ? 'Resume' : extend ? `Train ${draftIterations} more` : status === 'finished' ? 'Start a new run' : 'Start'}
+    </button>
+  );
+}
+
+function RunButtons() {
+  const status = useStore((s) => s.status);
+  const historyEmpty = useStore((s) => s.history.length === 0);
+  const sweeping = useSweep((s) => s.status === 'running' || s.status === 'stopping');
+  const { valid, blockers } = useBlockers();
+  const { stepOnce, resetRun: reset } = useStore.getState();
+  const busy = status === 'starting' || status === 'stepping' || status === 'pausing';
+  const isRunning = status === 'running';
+  return (
+    <div className="run-buttons">
+      <MainRunButton valid={valid} blockers={blockers} />
+      <button type="button" className="btn" data-testid="train-step" onClick={() => void stepOnce()} disabled={busy || isRunning || !valid} title={valid ? 'One rollout and one update, then pause' : `Blocked by ${blockers.join('; ')}`}>
+        Step
+      </button>
+      <button type="button" className="btn" data-testid="train-reset" onClick={reset} disabled={status === 'idle' && historyEmpty} title="Drop the run and its charts; the settings stay">
+        Reset
+      </button>
+      <SeedsButton disabled={!valid || sweeping} />
+    </div>
+  );
+}
+
+/** The run's state, iteration, success, speed, engine and warnings, in one line of facts. */
+function RunFacts({ last }: { last: Store['history'][number] | undefined }) {
+  const status = useStore((s) => s.status);
+  const total = useStore((s) => s.running?.iterations ?? s.draft.iterations);
+  const itPerS = useStore((s) => s.itPerS);
+  const info = useStore((s) => s.info);
   const skipped = useStore((s) => s.skippedUpdates);
   const warm = useStore((s) => s.warmStart);
   const warmPaused = useStore((s) => s.warmPaused);
-  const sweeping = useSweep((s) => s.status === 'running' || s.status === 'stopping');
-  const { startRun: start, pauseRun: pause, stepOnce, resetRun: reset, toggleWarmPause } = useStore.getState();
+  const { valid, blockers } = useBlockers();
+  return (
+    <div className="run-facts">
+      <span className={`run-state run-${status}`}>
+        <span className="run-dot" aria-hidden />
+        {status === 'starting' && warm ? `warm start: ${warmActivity(warm.step, warm.total, warmPaused)}` : STATUS_TEXT[status]}
+      </span>
+      {status === 'starting' && warm && (
+        <span className="run-fact" title="Cross-entropy and mean probability of the expert's tokens during the imitation warm start">
+          expert-token prob <b>{Math.round(warm.targetProb * 100)}%</b>
+        </span>
+      )}
+      {status === 'starting' && warm && <WarmProgress />}
+      <span className="run-fact">
+        iteration <b>{last?.it ?? 0}</b>
+        <span className="muted"> / {total}</span>
+      </span>
+      <span className="run-fact" title="Success rate of the latest iteration's batch (the badges average the last 3)">
+        success <b>{last ? `${Math.round((last['episode/success_rate'] ?? 0) * 100)}%` : '–'}</b>
+        <span className="muted"> last iteration</span>
+      </span>
+      <span className="run-fact" title="Training iterations per second, measured on this page">
+        <b>{itPerS > 0 ? fmt(itPerS) : '–'}</b> it/s
+      </span>
+      {info && (
+        <span className="run-fact muted" title={`Model built in ${info.setupS.toFixed(1)} s`}>
+          {info.engine.replace('ort-web-', '').toUpperCase()} · {info.params.toLocaleString()} params
+        </span>
+      )}
+      {info?.warmStartLoaded && (
+        <span className="run-fact muted" data-testid="warm-start-shipped" title="This config's imitation warm start was trained once ahead of time (npm run warm-start) and loaded instead of trained again: the same weights, seconds instead of minutes.">
+          warm start: shipped
+        </span>
+      )}
+      {!valid && (
+        <span className="chip chip-warn" data-testid="train-blocked" title={blockers.join('\n')}>
+          blocked by {blockers.map((b) => b.split(':')[0]).join(', ')}
+        </span>
+      )}
+      {skipped > 0 && (
+        <span className="chip chip-warn" title="The NaN guard skipped an update: the weights were left unchanged">
+          {skipped} update{skipped > 1 ? 's' : ''} skipped (NaN)
+        </span>
+      )}
+    </div>
+  );
+}
+
+function RunBar() {
+  const status = useStore((s) => s.status);
+  const history = useStore((s) => s.history);
+  const itPerS = useStore((s) => s.itPerS);
+  const info = useStore((s) => s.info);
   const last = history[history.length - 1];
   const maxSuccess = history.reduce((m, p) => Math.max(m, p['episode/success_rate'] ?? 0), 0);
-  const busy = status === 'starting' || status === 'stepping' || status === 'pausing';
-  const isRunning = status === 'running';
-  const total = running?.iterations ?? draftIterations;
-  /** A finished run goes on only with its own settings; changed ones (another map, say) start a new run. */
-  const extend = status === 'finished' && pending.length === 0;
   return (
     <div
       className="run-bar panel"
@@ -77,89 +192,8 @@ function RunBar() {
       data-it-per-s={itPerS.toFixed(3)}
       data-engine={info?.engine ?? ''}
     >
-      <div className="run-buttons">
-        {status === 'starting' && warm ? (
-          <button type="button" className="btn btn-primary run-main" aria-keyshortcuts="Alt+S" data-testid="warm-pause" onClick={toggleWarmPause} title="Pauses the warm start between two of its steps; Reset cancels it">
-            {warmPaused ? (
-              <>
-                <span aria-hidden>▶</span> Resume warm start
-              </>
-            ) : (
-              <>
-                <span aria-hidden>❚❚</span> Pause
-              </>
-            )}
-          </button>
-        ) : isRunning || status === 'pausing' ? (
-          // aria-disabled, not disabled, while busy: a disabled button drops the keyboard focus
-          // to <body>, and the same button is Start, then Pause, then Resume.
-          <button type="button" className="btn btn-primary run-main" aria-keyshortcuts="Alt+S" data-testid="train-pause" onClick={() => status !== 'pausing' && pause()} aria-disabled={status === 'pausing'}>
-            <span aria-hidden>❚❚</span> Pause
-          </button>
-        ) : (
-          <button
-            type="button"
-            className="btn btn-primary run-main" aria-keyshortcuts="Alt+S"
-            data-testid="train-start"
-            onClick={() => !busy && void start()}
-            aria-disabled={busy || undefined}
-            disabled={!valid}
-            title={!valid ? `Blocked by ${blockers.join('; ')}` : extend ? `Runs ${draftIterations} more iterations on this run (the Iterations setting), keeping its weights and charts` : status === 'finished' ? 'Starts a new run with these settings (the finished run stays saved in Runs)' : undefined}
-          >
-            <span aria-hidden>▶</span> {status === 'paused' ? 'Resume' : extend ? `Train ${draftIterations} more` : status === 'finished' ? 'Start a new run' : 'Start'}
-          </button>
-        )}
-        <button type="button" className="btn" data-testid="train-step" onClick={() => void stepOnce()} disabled={busy || isRunning || !valid} title={valid ? 'One rollout and one update, then pause' : `Blocked by ${blockers.join('; ')}`}>
-          Step
-        </button>
-        <button type="button" className="btn" data-testid="train-reset" onClick={reset} disabled={status === 'idle' && history.length === 0} title="Drop the run and its charts; the settings stay">
-          Reset
-        </button>
-        <SeedsButton disabled={!valid || sweeping} />
-      </div>
-      <div className="run-facts">
-        <span className={`run-state run-${status}`}>
-          <span className="run-dot" aria-hidden />
-          {status === 'starting' && warm ? `warm start: ${warmActivity(warm.step, warm.total, warmPaused)}` : STATUS_TEXT[status]}
-        </span>
-        {status === 'starting' && warm && (
-          <span className="run-fact" title="Cross-entropy and mean probability of the expert's tokens during the imitation warm start">
-            expert-token prob <b>{Math.round(warm.targetProb * 100)}%</b>
-          </span>
-        )}
-        {status === 'starting' && warm && <WarmProgress />}
-        <span className="run-fact">
-          iteration <b>{last?.it ?? 0}</b>
-          <span className="muted"> / {total}</span>
-        </span>
-        <span className="run-fact" title="Success rate of the latest iteration's batch (the badges average the last 3)">
-          success <b>{last ? `${Math.round((last['episode/success_rate'] ?? 0) * 100)}%` : '–'}</b>
-          <span className="muted"> last iteration</span>
-        </span>
-        <span className="run-fact" title="Training iterations per second, measured on this page">
-          <b>{itPerS > 0 ? fmt(itPerS) : '–'}</b> it/s
-        </span>
-        {info && (
-          <span className="run-fact muted" title={`Model built in ${info.setupS.toFixed(1)} s`}>
-            {info.engine.replace('ort-web-', '').toUpperCase()} · {info.params.toLocaleString()} params
-          </span>
-        )}
-        {info?.warmStartLoaded && (
-          <span className="run-fact muted" data-testid="warm-start-shipped" title="This config's imitation warm start was trained once ahead of time (npm run warm-start) and loaded instead of trained again: the same weights, seconds instead of minutes.">
-            warm start: shipped
-          </span>
-        )}
-        {!valid && (
-          <span className="chip chip-warn" data-testid="train-blocked" title={blockers.join('\n')}>
-            blocked by {blockers.map((b) => b.split(':')[0]).join(', ')}
-          </span>
-        )}
-        {skipped > 0 && (
-          <span className="chip chip-warn" title="The NaN guard skipped an update: the weights were left unchanged">
-            {skipped} update{skipped > 1 ? 's' : ''} skipped (NaN)
-          </span>
-        )}
-      </div>
+      <RunButtons />
+      <RunFacts last={last} />
     </div>
   );
 }

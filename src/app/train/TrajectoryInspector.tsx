@@ -5,7 +5,7 @@
  * them, what the policy did at that step (action, probability, entropy, version) and what the
  * update made of it (advantage). A strip over all steps colours each by log-prob or entropy.
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { GridFrame } from '../../core/envs/types.ts';
 import type { EpisodeView, GridEpisodeView, GridOverlay } from '../../runtime/trainWorker/types.ts';
 import { egoViewSize, paintAgent, paintEgoView, paintGridFrame } from '../env/gridPaint.ts';
@@ -18,10 +18,9 @@ import { paintOverlay } from './overlayPaint.ts';
 import { useGridOverlay } from './useGridOverlay.ts';
 import { TokenReplay } from './TokenReplay.tsx';
 import { ReplayControls, Scrubber } from '../ui/Scrubber.tsx';
-import { SignedAdvantage } from './SignedAdvantage.tsx';
 import { LossLens } from './LossLens.tsx';
-
-type StripBy = 'logprob' | 'entropy';
+import { usePlayback } from '../ui/usePlayback.ts';
+import { GridEpisodeSummary, StepFacts, StepStrip, type StripBy } from './GridReplayParts.tsx';
 
 interface MapOverlay {
   ov: GridOverlay;
@@ -159,13 +158,6 @@ function EgoCanvas({ image }: { image: Uint8Array }) {
   return <PixelCanvas width={v * s} height={v * s} paint={paint} label="What the agent saw at this step" testId="replay-ego" className="replay-ego" />;
 }
 
-/** Per-step strip colour: log-prob from certain (dark) to unlikely (light); entropy likewise. */
-function stripColor(by: StripBy, ep: GridEpisodeView, t: number, maxEntropy: number): string {
-  const x = by === 'logprob' ? Math.exp(ep.logprobs[t]) : 1 - ep.entropies[t] / maxEntropy;
-  const l = 92 - 62 * Math.max(0, Math.min(1, x));
-  return `hsl(${by === 'logprob' ? 243 : 270}, 70%, ${l}%)`;
-}
-
 function EpisodeList({ episodes, index, onPick }: { episodes: EpisodeView[]; index: number; onPick: (i: number) => void }) {
   // Position of each episode within its group (episodes arrive group by group).
   const count = new Map<number, number>();
@@ -252,8 +244,8 @@ export function TrajectoryInspector() {
 function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
   const config = useStore((s) => s.running ?? s.draft);
   const catalog = useStore((s) => s.catalog);
-  const [t, setT] = useState(0);
-  const [playing, setPlaying] = useState(false);
+  const T = ep.actions.length;
+  const { t, setT, playing, setPlaying } = usePlayback(T, 0, 220);
   const [stripBy, setStripBy] = useState<StripBy>('logprob');
   const [mapOn, setMapOn] = useState(true);
   const [facing, setFacing] = useState<Facing>(-1);
@@ -270,69 +262,20 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
     }
   }, [ep, config.env.id, config.env.kwargs]);
 
-  const T = ep.actions.length;
-  useEffect(() => {
-    if (!playing) return;
-    const id = setInterval(() => setT((x) => (x >= T ? x : x + 1)), 220);
-    return () => clearInterval(id);
-  }, [playing, T]);
-  if (playing && t >= T) setPlaying(false);
-
   if ('error' in replay) return <div className="panel">Could not replay this episode: {replay.error}</div>;
 
   const state = replay.states[Math.min(t, replay.states.length - 1)];
   const replayDir = state.frame.agent.dir;
   const mapOverlay: MapOverlay | null = ov && (ov.step === t || pending) ? { ov, dir: facing < 0 ? replayDir : facing, labels, show: { value: true, policy: true } } : null;
-  const atEnd = t >= T;
-  const end = ep.success ? 'reached the goal (terminated)' : ep.truncated ? 'ran out of time (truncated)' : ep.terminated ? 'ended without success (terminated)' : 'did not end';
   return (
       <section className="panel inspector-main" data-testid="grid-replay" data-step={t} data-steps={T}>
         <header className="inspector-head">
-          <div>
-            <h3 className="inspector-title">
-              Episode {index + 1}
-              {ep.group >= 0 && <span className="muted"> · group {ep.group + 1}</span>} <span className="muted">· seed {ep.seed}</span>
-            </h3>
-            <p className="muted small">
-              {T} steps, {end}. Reward {fmt(ep.reward)}, advantage{' '}
-              <SignedAdvantage value={ep.advantage} />
-              {ep.advantage > 0
-                ? `: it beat ${ep.group >= 0 ? "its group's average" : 'the baseline'}, so every action in it was made more likely.`
-                : ep.advantage < 0
-                  ? `: it did worse than ${ep.group >= 0 ? "its group's average" : 'the baseline'}, so every action in it was made less likely.`
-                  : ': no better or worse than the rest, so the update ignored it.'}
-            </p>
-          </div>
+          <GridEpisodeSummary ep={ep} index={index} />
           <ReplayControls t={t} max={T} playing={playing} setT={setT} setPlaying={setPlaying} prefix="replay" labels={{ first: 'First step', prev: 'Previous step', next: 'Next step', last: 'Last step' }} />
         </header>
 
         <Scrubber value={t} max={T} unit="step" testId="replay-slider" onScrub={(v) => { setPlaying(false); setT(v); }} />
-        <div className="strip" aria-label={`Each step coloured by ${stripBy === 'logprob' ? 'the chosen action\'s probability' : 'policy certainty (1 − entropy)'}`}>
-          {Array.from({ length: T }, (_, k) => (
-            <button
-              key={k}
-              type="button"
-              tabIndex={-1}
-              className={`strip-cell ${k === t ? 'strip-on' : ''}`}
-              style={{ background: stripColor(stripBy, ep, k, maxEntropy) }}
-              title={`step ${k + 1}: ${labels[ep.actions[k]] ?? ep.actions[k]}, π ${fmt(Math.exp(ep.logprobs[k]))}, H ${fmt(ep.entropies[k])}`}
-              onClick={() => setT(k)}
-            />
-          ))}
-          <span className={`strip-end ${ep.success ? 'strip-end-ok' : ep.truncated ? 'strip-end-trunc' : 'strip-end-fail'}`} title={end}>
-            {ep.success ? '✓ terminated' : ep.truncated ? 'truncated' : '✕ terminated'}
-          </span>
-        </div>
-        <div className="strip-legend muted small">
-          Strip colour:
-          <label>
-            <input type="radio" name="strip" checked={stripBy === 'logprob'} onChange={() => setStripBy('logprob')} /> probability of the chosen action
-          </label>
-          <label>
-            <input type="radio" name="strip" checked={stripBy === 'entropy'} onChange={() => setStripBy('entropy')} /> certainty (low entropy)
-          </label>
-          <span>· darker = more sure</span>
-        </div>
+        <StepStrip ep={ep} t={t} stripBy={stripBy} setStripBy={setStripBy} labels={labels} maxEntropy={maxEntropy} onStep={setT} />
 
         {replay.problem && <p className="field-msg">Replay mismatch: {replay.problem}.</p>}
         <OverlayBar on={mapOn} setOn={setMapOn} facing={facing} setFacing={setFacing} replayDir={replayDir} ov={mapOverlay ? ov : null} pending={pending} available={available} />
@@ -346,57 +289,7 @@ function GridReplay({ ep, index }: { ep: GridEpisodeView; index: number }) {
             <figcaption>What the agent saw</figcaption>
             <EgoCanvas image={state.obs.image} />
           </figure>
-          <dl className="step-facts" data-testid="step-facts">
-            {atEnd ? (
-              <>
-                <dt>Outcome</dt>
-                <dd data-testid="step-end">
-                  <span className={`chip ${ep.success ? 'chip-good' : ep.truncated ? 'chip-warn' : 'chip-bad'}`}>{ep.success ? 'terminated: goal reached' : ep.truncated ? `truncated at the ${T}-step limit` : 'terminated'}</span>
-                </dd>
-                <dt>Episode reward</dt>
-                <dd>{fmt(ep.reward)}</dd>
-                <dt>Advantage</dt>
-                <dd>{fmt(ep.advantage)}</dd>
-              </>
-            ) : (
-              <>
-                <dt>Action</dt>
-                <dd data-testid="step-action">
-                  <b>{labels[ep.actions[t]] ?? ep.actions[t]}</b>
-                </dd>
-                <dt>Probability π(a|s)</dt>
-                <dd>
-                  {fmt(Math.exp(ep.logprobs[t]))} <span className="muted">(log {fmt(ep.logprobs[t])})</span>
-                </dd>
-                <dt>Entropy</dt>
-                <dd>
-                  {fmt(ep.entropies[t])} nats <span className="muted">of {fmt(maxEntropy)} max</span>
-                </dd>
-                <dt>Reward</dt>
-                <dd>{fmt(ep.rewards[t])}</dd>
-                <dt>Advantage</dt>
-                <dd>
-                  {fmt(ep.advantage)} <span className="muted">(whole episode)</span>
-                </dd>
-                {ep.values.some((v) => v !== 0) && (
-                  <>
-                    <dt>Value V(s)</dt>
-                    <dd>{fmt(ep.values[t])}</dd>
-                  </>
-                )}
-                <dt>Policy version</dt>
-                <dd>v{ep.versions[t]}</dd>
-                {t === T - 1 && (
-                  <>
-                    <dt>Then</dt>
-                    <dd>
-                      <span className={`chip ${ep.success ? 'chip-good' : ep.truncated ? 'chip-warn' : 'chip-bad'}`}>{ep.truncated && !ep.terminated ? 'truncated' : 'terminated'}</span>
-                    </dd>
-                  </>
-                )}
-              </>
-            )}
-          </dl>
+          <StepFacts ep={ep} t={t} labels={labels} maxEntropy={maxEntropy} />
         </div>
       </section>
   );

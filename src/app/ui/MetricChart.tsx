@@ -196,35 +196,80 @@ export function PlotMarkers({ marks, height }: { marks: readonly (ChartMarker & 
   );
 }
 
+/** A chart's scales, ticks, line and band paths, and placed markers, for one size and one history. */
+function plotGeometry(data: MetricPoint[], spec: ChartSpec, width: number, height: number, markers: readonly ChartMarker[] | undefined) {
+  const xs = data.map((p) => p.it);
+  const values: number[] = [];
+  for (const p of data) {
+    for (const l of spec.lines) values.push(p[l.key]);
+    if (spec.band) values.push(p[spec.band[0]], p[spec.band[1]]);
+  }
+  const [y0, y1] = yRange(values, spec.domain, spec.ref?.y);
+  const x0 = xs[0] ?? 0;
+  const x1 = Math.max(x0 + 1, xs[xs.length - 1] ?? 1);
+  const sx = linear(x0, x1, PAD.left, width - PAD.right);
+  const sy = linear(y0, y1, height - PAD.bottom, PAD.top);
+  const xTicks = niceTicks(x0, x1, 5).filter((t) => Number.isInteger(t));
+  const yTicks = niceTicks(y0, y1, 4);
+  const lines = spec.lines.map((l) => {
+    const ys = data.map((p) => p[l.key]);
+    // Sparse: only the iterations that logged it, so the pen never lifts between them.
+    const at = spec.sparse ? xs.map((_, i) => i).filter((i) => ys[i] !== undefined && Number.isFinite(ys[i])) : null;
+    const dots = at ? at.map((i) => ({ x: sx(xs[i]), y: sy(ys[i]!) })) : [];
+    return { ...l, d: at ? linePath(at.map((i) => xs[i]), at.map((i) => ys[i]), sx, sy) : linePath(xs, ys, sx, sy), dots };
+  });
+  const band = spec.band ? bandPath(xs, data.map((p) => p[spec.band![0]]), data.map((p) => p[spec.band![1]]), sx, sy) : '';
+  const shown = (markers ?? []).filter((m) => m.x >= x0 && m.x <= x1).sort((a, b) => a.x - b.x);
+  const placed = layoutMarkers(shown.map((m) => sx(m.x)), shown.map((m) => m.label), width - PAD.right);
+  const marks = shown.map((m, i) => ({ ...m, px: sx(m.x), ...placed[i] }));
+  return { xs, sx, sy, xTicks, yTicks, lines, band, x0, x1, marks };
+}
+
+/** The reference line and its label: at the right end, unless a marker's line runs through it there (then at the left). */
+function RefLine({ refLine, sy, width, markerPx }: { refLine: NonNullable<ChartSpec['ref']>; sy: (y: number) => number; width: number; markerPx: readonly number[] }) {
+  return (
+    <g>
+      <line x1={PAD.left} x2={width - PAD.right} y1={sy(refLine.y)} y2={sy(refLine.y)} className="plot-ref" />
+      {markerPx.some((px) => px >= width - PAD.right - 6 - refLine.label.length * CHAR_PX) ? (
+        <text x={PAD.left + 2} y={sy(refLine.y) - 3} className="plot-tick" textAnchor="start">
+          {refLine.label}
+        </text>
+      ) : (
+        <text x={width - PAD.right - 2} y={sy(refLine.y) - 3} className="plot-tick" textAnchor="end">
+          {refLine.label}
+        </text>
+      )}
+    </g>
+  );
+}
+
+/** The hovered iteration's values, beside the cursor. */
+function PlotTip({ spec, hp, left, f }: { spec: ChartSpec; hp: MetricPoint; left: number; f: (v: number) => string }) {
+  return (
+    <div className="plot-tip" style={{ left }}>
+      <div className="plot-tip-head">iteration {hp.it}</div>
+      {spec.lines.map((l) => (
+        <div key={l.key} style={{ color: l.color }}>
+          {l.label} <b>{f(hp[l.key])}</b>
+        </div>
+      ))}
+      {spec.band && (
+        <div className="muted">
+          ± std {f(hp[spec.band[0]])} … {f(hp[spec.band[1]])}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** A dot on each line at iteration point `p` (skipping lines it lacks). */
+function PointDots({ spec, p, sx, sy, r }: { spec: ChartSpec; p: MetricPoint; sx: (x: number) => number; sy: (y: number) => number; r: number }) {
+  return <>{spec.lines.map((l) => (Number.isFinite(p[l.key]) ? <circle key={l.key} cx={sx(p.it)} cy={sy(p[l.key])} r={r} fill={l.color} /> : null))}</>;
+}
+
 function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data: MetricPoint[]; width: number; height: number; f: (v: number) => string; markers?: readonly ChartMarker[] }) {
   const [hover, setHover] = useState<number | null>(null);
-  const geo = useMemo(() => {
-    const xs = data.map((p) => p.it);
-    const values: number[] = [];
-    for (const p of data) {
-      for (const l of spec.lines) values.push(p[l.key]);
-      if (spec.band) values.push(p[spec.band[0]], p[spec.band[1]]);
-    }
-    const [y0, y1] = yRange(values, spec.domain, spec.ref?.y);
-    const x0 = xs[0] ?? 0;
-    const x1 = Math.max(x0 + 1, xs[xs.length - 1] ?? 1);
-    const sx = linear(x0, x1, PAD.left, width - PAD.right);
-    const sy = linear(y0, y1, height - PAD.bottom, PAD.top);
-    const xTicks = niceTicks(x0, x1, 5).filter((t) => Number.isInteger(t));
-    const yTicks = niceTicks(y0, y1, 4);
-    const lines = spec.lines.map((l) => {
-      const ys = data.map((p) => p[l.key]);
-      // Sparse: only the iterations that logged it, so the pen never lifts between them.
-      const at = spec.sparse ? xs.map((_, i) => i).filter((i) => ys[i] !== undefined && Number.isFinite(ys[i])) : null;
-      const dots = at ? at.map((i) => ({ x: sx(xs[i]), y: sy(ys[i]!) })) : [];
-      return { ...l, d: at ? linePath(at.map((i) => xs[i]), at.map((i) => ys[i]), sx, sy) : linePath(xs, ys, sx, sy), dots };
-    });
-    const band = spec.band ? bandPath(xs, data.map((p) => p[spec.band![0]]), data.map((p) => p[spec.band![1]]), sx, sy) : '';
-    const shown = (markers ?? []).filter((m) => m.x >= x0 && m.x <= x1).sort((a, b) => a.x - b.x);
-    const placed = layoutMarkers(shown.map((m) => sx(m.x)), shown.map((m) => m.label), width - PAD.right);
-    const marks = shown.map((m, i) => ({ ...m, px: sx(m.x), ...placed[i] }));
-    return { xs, sx, sy, xTicks, yTicks, lines, band, x0, x1, marks };
-  }, [data, spec, width, height, markers]);
+  const geo = useMemo(() => plotGeometry(data, spec, width, height, markers), [data, spec, width, height, markers]);
   const { sx, sy } = geo;
   const hp = hover !== null ? data[hover] : null;
   const last = data[data.length - 1];
@@ -244,21 +289,7 @@ function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data
         onMouseLeave={() => setHover(null)}
       >
         <PlotAxes xTicks={geo.xTicks} yTicks={geo.yTicks} sx={sx} sy={sy} width={width} height={height} label={spec.format ? f : tickFmt} />
-        {spec.ref && (
-          <g>
-            <line x1={PAD.left} x2={width - PAD.right} y1={sy(spec.ref.y)} y2={sy(spec.ref.y)} className="plot-ref" />
-            {/* At the right end, unless a marker's line runs through it there (then at the left). */}
-            {geo.marks.some((m) => m.px >= width - PAD.right - 6 - spec.ref!.label.length * CHAR_PX) ? (
-              <text x={PAD.left + 2} y={sy(spec.ref.y) - 3} className="plot-tick" textAnchor="start">
-                {spec.ref.label}
-              </text>
-            ) : (
-              <text x={width - PAD.right - 2} y={sy(spec.ref.y) - 3} className="plot-tick" textAnchor="end">
-                {spec.ref.label}
-              </text>
-            )}
-          </g>
-        )}
+        {spec.ref && <RefLine refLine={spec.ref} sy={sy} width={width} markerPx={geo.marks.map((m) => m.px)} />}
         <PlotMarkers marks={geo.marks} height={height} />
         {geo.band && <path d={geo.band} fill={spec.lines[0].color} fillOpacity={0.14} stroke="none" />}
         {geo.lines.map((l) => (
@@ -266,32 +297,15 @@ function Plot({ spec, data, width, height, f, markers }: { spec: ChartSpec; data
         ))}
         {geo.lines.flatMap((l) => l.dots.map((d, i) => <circle key={`${l.key}-${i}`} cx={d.x} cy={d.y} r={3} fill={l.color} />))}
         {/* The newest value of each line as a dot: the live head, and visible even with one point. */}
-        {last &&
-          spec.lines.map((l) => (Number.isFinite(last[l.key]) ? <circle key={l.key} cx={sx(last.it)} cy={sy(last[l.key])} r={2.6} fill={l.color} /> : null))}
+        {last && <PointDots spec={spec} p={last} sx={sx} sy={sy} r={2.6} />}
         {hp && (
           <g>
             <line x1={sx(hp.it)} x2={sx(hp.it)} y1={PAD.top} y2={height - PAD.bottom} className="plot-cursor" />
-            {spec.lines.map((l) =>
-              Number.isFinite(hp[l.key]) ? <circle key={l.key} cx={sx(hp.it)} cy={sy(hp[l.key])} r={3} fill={l.color} /> : null,
-            )}
+            <PointDots spec={spec} p={hp} sx={sx} sy={sy} r={3} />
           </g>
         )}
       </svg>
-      {hp && (
-        <div className="plot-tip" style={{ left: Math.min(width - 150, Math.max(0, sx(hp.it) + 8)) }}>
-          <div className="plot-tip-head">iteration {hp.it}</div>
-          {spec.lines.map((l) => (
-            <div key={l.key} style={{ color: l.color }}>
-              {l.label} <b>{f(hp[l.key])}</b>
-            </div>
-          ))}
-          {spec.band && (
-            <div className="muted">
-              ± std {f(hp[spec.band[0]])} … {f(hp[spec.band[1]])}
-            </div>
-          )}
-        </div>
-      )}
+      {hp && <PlotTip spec={spec} hp={hp} left={Math.min(width - 150, Math.max(0, sx(hp.it) + 8))} f={f} />}
     </div>
   );
 }

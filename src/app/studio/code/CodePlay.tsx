@@ -46,15 +46,10 @@ function VectorTable({ values, labels }: { values: readonly number[]; labels: re
 /** Expert steps the "Expert to the end" button plays at most (an episode's limit caps it too). */
 const EXPERT_TO_END = 10_000;
 
-export function CodePlay({ code, spec }: { code: string; spec: StudioSpec }) {
-  const [seed, setSeed] = useState(0);
+/** The play session in the code worker: its current view, its last failure, and the moves. */
+function useCodePlay(code: string, seed: number) {
   const [view, setView] = useState<StudioView | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [text, setText] = useState('');
-  const grid = spec.observation === 'grid';
-  const vector = spec.observation === 'vector';
-  const space = { kind: 'discrete' as const, n: spec.actions.length, labels: spec.actions };
-
   const start = async () => {
     setError(null);
     try {
@@ -80,14 +75,97 @@ export function CodePlay({ code, spec }: { code: string; spec: StudioSpec }) {
       setError(messageOf(e));
     }
   };
+  return { view, error, start, act, expert };
+}
+
+/** The action a key takes in a grid or vector env's play area, or null (the key is left alone). */
+function keyAction(e: React.KeyboardEvent, spec: StudioSpec): number | null {
+  const vector = spec.observation === 'vector';
+  if (!(spec.observation === 'grid' || vector) || e.ctrlKey || e.metaKey || e.altKey) return null;
+  // Vector envs: digit k takes action k−1 (their action names are the module's own).
+  const digit = vector && /^[1-9]$/.test(e.key) && Number(e.key) <= spec.actions.length ? Number(e.key) - 1 : null;
+  return vector ? digit : actionForKey({ kind: 'discrete' as const, n: spec.actions.length, labels: spec.actions }, e.key);
+}
+
+interface StageProps {
+  spec: StudioSpec;
+  view: StudioView;
+  act: (action: number | string) => void;
+}
+
+function GridStage({ spec, view, frame, act, onKey }: StageProps & { frame: GridFrame; onKey: (e: React.KeyboardEvent) => void }) {
+  return (
+    // The keys play the env while this area has focus (arrows turn and move, as in Environments).
+    <div className="code-env-stage" tabIndex={0} onKeyDown={onKey} aria-label="Play area: arrow keys turn and move" data-testid="code-env-stage">
+      <GridPicture frame={frame} />
+      <div className="code-env-actions" role="group" aria-label="Actions">
+        {spec.actions.map((name, i) => (
+          <button key={name} type="button" className="btn btn-small" disabled={view.done} onClick={() => act(i)} data-testid={`code-env-action-${name}`}>
+            {name}
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function VectorStage({ spec, view, values, act, onKey }: StageProps & { values: readonly number[]; onKey: (e: React.KeyboardEvent) => void }) {
+  return (
+    // Digit keys take the actions while this area has focus (1 = the first action, …).
+    <div className="code-env-stage" tabIndex={0} onKeyDown={onKey} aria-label={`Play area: keys 1 to ${spec.actions.length} take the actions`} data-testid="code-env-stage">
+      <VectorTable values={values} labels={spec.vectorLabels} />
+      <div className="code-env-actions" role="group" aria-label="Actions">
+        {spec.actions.map((name, i) => (
+          <button key={name} type="button" className="btn btn-small" disabled={view.done} onClick={() => act(i)} data-testid={`code-env-action-${i}`}>
+            {i + 1}: {name}
+          </button>
+        ))}
+      </div>
+      {view.action !== null && typeof view.action === 'number' && (
+        <p className="small muted" data-testid="code-env-last-action">
+          Last action: {spec.actions[view.action]} · reward {view.reward}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function TextStage({ spec, view, act }: StageProps) {
+  const [text, setText] = useState('');
+  return (
+    <div className="code-env-stage">
+      <pre className="code-env-transcript" data-testid="code-env-transcript">
+        {view.text}
+      </pre>
+      <form
+        className="code-env-row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          act(text);
+          setText('');
+        }}
+      >
+        <label>
+          Action{' '}
+          <input type="text" value={text} onChange={(e) => setText(e.target.value)} placeholder={`${spec.actions[0]}(…)`} disabled={view.done} data-testid="code-env-text-action" />
+        </label>
+        <button type="submit" className="btn btn-small" disabled={view.done}>
+          Send
+        </button>
+      </form>
+    </div>
+  );
+}
+
+export function CodePlay({ code, spec }: { code: string; spec: StudioSpec }) {
+  const [seed, setSeed] = useState(0);
+  const { view, error, start, act, expert } = useCodePlay(code, seed);
+  const play = (action: number | string) => void act(action);
   const onKey = (e: React.KeyboardEvent) => {
-    if (!(grid || vector) || e.ctrlKey || e.metaKey || e.altKey) return;
-    // Vector envs: digit k takes action k−1 (their action names are the module's own).
-    const digit = vector && /^[1-9]$/.test(e.key) && Number(e.key) <= spec.actions.length ? Number(e.key) - 1 : null;
-    const a = vector ? digit : actionForKey(space, e.key);
+    const a = keyAction(e, spec);
     if (a === null) return;
     e.preventDefault();
-    void act(a);
+    play(a);
   };
 
   return (
@@ -123,60 +201,9 @@ export function CodePlay({ code, spec }: { code: string; spec: StudioSpec }) {
           {error}
         </p>
       )}
-      {view && grid && view.frame.kind === 'grid' && (
-        // The keys play the env while this area has focus (arrows turn and move, as in Environments).
-        <div className="code-env-stage" tabIndex={0} onKeyDown={onKey} aria-label="Play area: arrow keys turn and move" data-testid="code-env-stage">
-          <GridPicture frame={view.frame} />
-          <div className="code-env-actions" role="group" aria-label="Actions">
-            {spec.actions.map((name, i) => (
-              <button key={name} type="button" className="btn btn-small" disabled={view.done} onClick={() => void act(i)} data-testid={`code-env-action-${name}`}>
-                {name}
-              </button>
-            ))}
-          </div>
-        </div>
-      )}
-      {view && vector && view.vector && (
-        // Digit keys take the actions while this area has focus (1 = the first action, …).
-        <div className="code-env-stage" tabIndex={0} onKeyDown={onKey} aria-label={`Play area: keys 1 to ${spec.actions.length} take the actions`} data-testid="code-env-stage">
-          <VectorTable values={view.vector} labels={spec.vectorLabels} />
-          <div className="code-env-actions" role="group" aria-label="Actions">
-            {spec.actions.map((name, i) => (
-              <button key={name} type="button" className="btn btn-small" disabled={view.done} onClick={() => void act(i)} data-testid={`code-env-action-${i}`}>
-                {i + 1}: {name}
-              </button>
-            ))}
-          </div>
-          {view.action !== null && typeof view.action === 'number' && (
-            <p className="small muted" data-testid="code-env-last-action">
-              Last action: {spec.actions[view.action]} · reward {view.reward}
-            </p>
-          )}
-        </div>
-      )}
-      {view && spec.observation === 'text' && (
-        <div className="code-env-stage">
-          <pre className="code-env-transcript" data-testid="code-env-transcript">
-            {view.text}
-          </pre>
-          <form
-            className="code-env-row"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void act(text);
-              setText('');
-            }}
-          >
-            <label>
-              Action{' '}
-              <input type="text" value={text} onChange={(e) => setText(e.target.value)} placeholder={`${spec.actions[0]}(…)`} disabled={view.done} data-testid="code-env-text-action" />
-            </label>
-            <button type="submit" className="btn btn-small" disabled={view.done}>
-              Send
-            </button>
-          </form>
-        </div>
-      )}
+      {view && spec.observation === 'grid' && view.frame.kind === 'grid' && <GridStage spec={spec} view={view} frame={view.frame} act={play} onKey={onKey} />}
+      {view && spec.observation === 'vector' && view.vector && <VectorStage spec={spec} view={view} values={view.vector} act={play} onKey={onKey} />}
+      {view && spec.observation === 'text' && <TextStage spec={spec} view={view} act={play} />}
     </section>
   );
 }
