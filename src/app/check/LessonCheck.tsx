@@ -7,7 +7,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { detectBackend } from '../../runtime/backend.ts';
 import { LESSONS } from '../lessons/index.ts';
 import { loadPresets } from '../train/config.ts';
-import { estimateLessons, formatDuration, planLessons, READY_S, spread, UNSTEADY_SPREAD, type LessonEstimate, type LessonPlan, type ShapeTiming } from './lessonEstimate.ts';
+import { estimateLessons, formatDuration, planLessons, READY_S, spread, UNSTEADY_SPREAD, type LessonEstimate, type ShapeTiming } from './lessonEstimate.ts';
 import { ITERATIONS_PER_SHAPE, MIN_ITERATIONS, SHAPE_ITER_BUDGET_S, timeShapes, WARM_STEPS_TIMED, type ShapeResult } from './lessonRun.ts';
 
 const rawPresets = Object.values(import.meta.glob('../../../presets/*.json', { eager: true, import: 'default' }));
@@ -31,12 +31,9 @@ function iterCell(t: ShapeTiming | null | undefined, error?: string): string {
   return `${fmtS(sp.median)} s (${n > 1 ? `${fmtS(sp.min)}–${fmtS(sp.max)}, ${n} iterations` : '1 iteration, no range'}); setup ${fmtS(t.setupS)} s${t.warmStepS ? `, ${fmtS(t.warmStepS)} s per warm-start step` : ''}`;
 }
 
-type CheckStatus = 'idle' | 'running' | 'done' | 'failed';
-
-/** The check's state: its status, the setups timed so far, the last two runs, and the act that runs it (once on mount when autorun). */
-function useLessonCheck(autorun: boolean) {
+export function LessonCheck({ autorun }: { autorun: boolean }) {
   const plan = useMemo(() => planLessons(LESSONS.lessons, loadPresets(rawPresets).presets), []);
-  const [status, setStatus] = useState<CheckStatus>('idle');
+  const [status, setStatus] = useState<'idle' | 'running' | 'done' | 'failed'>('idle');
   const [partial, setPartial] = useState<ShapeResult[]>([]);
   const [runs, setRuns] = useState<CheckRun[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -73,12 +70,12 @@ function useLessonCheck(autorun: boolean) {
     const id = setTimeout(() => void run(), 0);
     return () => clearTimeout(id);
   }, [run, autorun]);
-  return { plan, status, partial, runs, error, run };
-}
 
-export function LessonCheck({ autorun }: { autorun: boolean }) {
-  const { plan, status, partial, runs, error, run } = useLessonCheck(autorun);
   const [now, prev] = runs;
+  const unsteady = now?.estimates.some((e) => e.unsteady) ?? false;
+  // How far each lesson's estimate moved since the run before (the largest ratio, ≥ 1).
+  const moved = now && prev ? Math.max(1, ...now.estimates.map((e) => ratio(e.seconds, prev.estimates.find((p) => p.lesson === e.lesson)?.seconds ?? null))) : 1;
+  const singles = now?.results.filter((r) => r.timing?.iterS.length === 1).length ?? 0;
   const shown = status === 'running' ? partial : (now?.results ?? []);
   return (
     <section className="check-card" data-testid="lesson-check" data-status={status} aria-busy={status === 'running'}>
@@ -92,88 +89,68 @@ export function LessonCheck({ autorun }: { autorun: boolean }) {
       </button>
       {error && <p className="check-error">{error}</p>}
       {plan.problems.length > 0 && <p className="check-error">{plan.problems.join('; ')}</p>}
-      {now && <CheckVerdicts now={now} prev={prev} />}
-      {shown.length > 0 && <ShapeTable shown={shown} prev={status !== 'running' ? prev : undefined} />}
-      <HowEstimated plan={plan} />
+      {now && (
+        <>
+          <ul className="check-verdicts" data-testid="check-verdicts" aria-live="polite">
+            {now.estimates.map((e) => (
+              <li key={e.lesson} className={e.verdict === 'ready' ? 'check-ok' : 'check-warn'} data-testid={`verdict-${e.lesson}`} data-verdict={e.verdict}>
+                <strong>{e.line}</strong> <span className="muted">({e.title}{e.low !== null && e.high !== null && formatDuration(e.low) !== formatDuration(e.high) ? `; ${formatDuration(e.low)}–${formatDuration(e.high)} from the fastest and slowest iteration` : ''})</span>
+              </li>
+            ))}
+          </ul>
+          <p className="muted" data-testid="check-took">
+            The check took {now.seconds.toFixed(1)} s{prev ? ` (the run before: ${prev.seconds.toFixed(1)} s)` : ''}.
+          </p>
+          {moved > 1 + UNSTEADY_SPREAD && (
+            <p className="check-warn" data-testid="check-moved">
+              Since the run before, a lesson&apos;s estimate moved by up to {moved.toFixed(1)}×: this laptop&apos;s speed is not steady (other programs, power saving, heat). Trust the slower figures.
+            </p>
+          )}
+          {singles > 0 && (
+            <p className="muted" data-testid="check-singles">
+              {singles} of {now.results.length} setups got one iteration only (it alone used the {SHAPE_ITER_BUDGET_S} s each setup gets): no spread for them. Run again to see how much they move.
+            </p>
+          )}
+          {unsteady && (
+            <p className="check-warn" data-testid="check-unsteady">
+              The iteration times varied by more than {Math.round(UNSTEADY_SPREAD * 100)}% of their median: something else is using this laptop (another tab, an update, power saving). Close it and run again
+              before trusting these figures.
+            </p>
+          )}
+        </>
+      )}
+      {shown.length > 0 && (
+        <table className="check-table" data-testid="check-shapes">
+          <caption className="muted">Seconds per iteration: median (fastest–slowest) of 1–{ITERATIONS_PER_SHAPE} iterations</caption>
+          <thead>
+            <tr>
+              <th scope="col">setup (first used in)</th>
+              <th scope="col">this run</th>
+              {prev && status !== 'running' && <th scope="col">the run before</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((r) => (
+              <tr key={r.shape.key} className={r.timing ? undefined : 'bad'}>
+                <td>
+                  {r.shape.label} <span className="muted">({r.shape.from})</span>
+                </td>
+                <td>{iterCell(r.timing, r.error)}</td>
+                {prev && status !== 'running' && <td>{iterCell(prev.results.find((p) => p.shape.key === r.shape.key)?.timing)}</td>}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <details className="check-how">
+        <summary>How the estimate is made</summary>
+        <p>
+          The lessons use {plan.shapes.length} distinct setups (environment, model, algorithm, batch, rollout plan; learning rates and reward terms do not change the work per iteration). Each is
+          started in a training worker on WASM, as Start would, and up to {ITERATIONS_PER_SHAPE} iterations are timed (fewer once they took {SHAPE_ITER_BUDGET_S} s: {MIN_ITERATIONS}, or 1 when the first alone took that long){plan.shapes.some((s) => s.config.warmStart) ? `, plus ${WARM_STEPS_TIMED} imitation warm-start steps where the lesson has a warm start` : ''}. A lesson&apos;s time is, over its
+          steps, the setup time, plus its warm-start steps times the time per warm-start step, plus its iterations times the median time per iteration. The first iterations are the slowest
+          on the grid (an untrained agent walks until the step limit), so read the figures as an upper bound. With a hardware GPU, Auto may train on WebGPU where that is faster.
+        </p>
+      </details>
     </section>
-  );
-}
-
-/** The verdict per lesson and the notes on how steady the figures are. */
-function CheckVerdicts({ now, prev }: { now: CheckRun; prev: CheckRun | undefined }) {
-  const unsteady = now.estimates.some((e) => e.unsteady);
-  // How far each lesson's estimate moved since the run before (the largest ratio, ≥ 1).
-  const moved = prev ? Math.max(1, ...now.estimates.map((e) => ratio(e.seconds, prev.estimates.find((p) => p.lesson === e.lesson)?.seconds ?? null))) : 1;
-  const singles = now.results.filter((r) => r.timing?.iterS.length === 1).length;
-  return (
-    <>
-      <ul className="check-verdicts" data-testid="check-verdicts" aria-live="polite">
-        {now.estimates.map((e) => (
-          <li key={e.lesson} className={e.verdict === 'ready' ? 'check-ok' : 'check-warn'} data-testid={`verdict-${e.lesson}`} data-verdict={e.verdict}>
-            <strong>{e.line}</strong> <span className="muted">({e.title}{e.low !== null && e.high !== null && formatDuration(e.low) !== formatDuration(e.high) ? `; ${formatDuration(e.low)}–${formatDuration(e.high)} from the fastest and slowest iteration` : ''})</span>
-          </li>
-        ))}
-      </ul>
-      <p className="muted" data-testid="check-took">
-        The check took {now.seconds.toFixed(1)} s{prev ? ` (the run before: ${prev.seconds.toFixed(1)} s)` : ''}.
-      </p>
-      {moved > 1 + UNSTEADY_SPREAD && (
-        <p className="check-warn" data-testid="check-moved">
-          Since the run before, a lesson&apos;s estimate moved by up to {moved.toFixed(1)}×: this laptop&apos;s speed is not steady (other programs, power saving, heat). Trust the slower figures.
-        </p>
-      )}
-      {singles > 0 && (
-        <p className="muted" data-testid="check-singles">
-          {singles} of {now.results.length} setups got one iteration only (it alone used the {SHAPE_ITER_BUDGET_S} s each setup gets): no spread for them. Run again to see how much they move.
-        </p>
-      )}
-      {unsteady && (
-        <p className="check-warn" data-testid="check-unsteady">
-          The iteration times varied by more than {Math.round(UNSTEADY_SPREAD * 100)}% of their median: something else is using this laptop (another tab, an update, power saving). Close it and run again
-          before trusting these figures.
-        </p>
-      )}
-    </>
-  );
-}
-
-/** Seconds per iteration of each setup, this run beside the run before (prev: undefined while timing or on the first run). */
-function ShapeTable({ shown, prev }: { shown: ShapeResult[]; prev: CheckRun | undefined }) {
-  return (
-    <table className="check-table" data-testid="check-shapes">
-      <caption className="muted">Seconds per iteration: median (fastest–slowest) of 1–{ITERATIONS_PER_SHAPE} iterations</caption>
-      <thead>
-        <tr>
-          <th scope="col">setup (first used in)</th>
-          <th scope="col">this run</th>
-          {prev && <th scope="col">the run before</th>}
-        </tr>
-      </thead>
-      <tbody>
-        {shown.map((r) => (
-          <tr key={r.shape.key} className={r.timing ? undefined : 'bad'}>
-            <td>
-              {r.shape.label} <span className="muted">({r.shape.from})</span>
-            </td>
-            <td>{iterCell(r.timing, r.error)}</td>
-            {prev && <td>{iterCell(prev.results.find((p) => p.shape.key === r.shape.key)?.timing)}</td>}
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-function HowEstimated({ plan }: { plan: LessonPlan }) {
-  return (
-    <details className="check-how">
-      <summary>How the estimate is made</summary>
-      <p>
-        The lessons use {plan.shapes.length} distinct setups (environment, model, algorithm, batch, rollout plan; learning rates and reward terms do not change the work per iteration). Each is
-        started in a training worker on WASM, as Start would, and up to {ITERATIONS_PER_SHAPE} iterations are timed (fewer once they took {SHAPE_ITER_BUDGET_S} s: {MIN_ITERATIONS}, or 1 when the first alone took that long){plan.shapes.some((s) => s.config.warmStart) ? `, plus ${WARM_STEPS_TIMED} imitation warm-start steps where the lesson has a warm start` : ''}. A lesson&apos;s time is, over its
-        steps, the setup time, plus its warm-start steps times the time per warm-start step, plus its iterations times the median time per iteration. The first iterations are the slowest
-        on the grid (an untrained agent walks until the step limit), so read the figures as an upper bound. With a hardware GPU, Auto may train on WebGPU where that is faster.
-      </p>
-    </details>
   );
 }

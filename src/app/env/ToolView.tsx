@@ -161,7 +161,11 @@ export function ToolView({ spec, episode }: { spec: EnvSpec; episode: Episode })
   const [text, setText] = useState('');
   const inputRef = useRef<HTMLInputElement>(null);
   const over = isOver(episode);
+  const used = episode.steps.length;
+  const latencies = episode.steps.map((s) => s.info.latencyMs).filter((x): x is number => typeof x === 'number' && x > 0);
+  const totalLatency = latencies.reduce((a, b) => a + b, 0);
   const obs = episode.snapshots[episode.snapshots.length - 1].obs as ToolObs | undefined;
+  const failed = episode.steps.filter((s) => s.info.toolFailed).length;
   const first = episode.snapshots[0].frame;
   const task = first.kind === 'transcript' ? (first.messages.find((m) => m.role === 'task')?.text ?? '') : '';
   const tools = toolsFromTask(task);
@@ -178,16 +182,57 @@ export function ToolView({ spec, episode }: { spec: EnvSpec; episode: Episode })
       </section>
 
       <aside className="panel tool-side" aria-label="Episode budget">
-        <ToolFacts spec={spec} episode={episode} />
+        <dl className="facts" data-testid="tool-facts">
+          <div>
+            <dt>Turns left</dt>
+            <dd data-testid="turns-left">
+              {Math.max(0, spec.maxSteps - used)}
+              <span className="muted"> of {spec.maxSteps}</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Malformed calls</dt>
+            <dd data-testid="malformed-count" className={episode.malformed > 0 ? 'warn-text' : ''}>
+              {episode.malformed}
+            </dd>
+          </div>
+          <div>
+            <dt>Tool failures</dt>
+            <dd>{failed}</dd>
+          </div>
+          <div>
+            <dt>Reward so far</dt>
+            <dd>{formatReward(episode.totalReward)}</dd>
+          </div>
+          <div>
+            <dt>Simulated tool time</dt>
+            <dd title="Sum of the simulated latency of every tool call">
+              {formatMs(totalLatency)}
+              {latencies.length > 0 && <span className="muted"> · {latencies.length} calls</span>}
+            </dd>
+          </div>
+        </dl>
         {tools.length > 0 && (
-          <ToolChips
-            tools={tools}
-            over={over}
-            onPick={(t) => {
-              setText(t.slice(0, t.indexOf('(') + 1));
-              inputRef.current?.focus();
-            }}
-          />
+          <div className="tool-list">
+            <h4>Tools</h4>
+            <div className="tool-chips">
+              {tools.map((t) => (
+                <button
+                  key={t}
+                  type="button"
+                  className="tool-chip"
+                  disabled={over}
+                  title={`Start typing ${t.slice(0, t.indexOf('(') + 1)}`}
+                  onClick={() => {
+                    setText(t.slice(0, t.indexOf('(') + 1));
+                    inputRef.current?.focus();
+                  }}
+                >
+                  {t}
+                </button>
+              ))}
+            </div>
+          </div>
         )}
         <figure className="obs-text-box">
           <figcaption>What the agent reads now</figcaption>
@@ -196,69 +241,6 @@ export function ToolView({ spec, episode }: { spec: EnvSpec; episode: Episode })
           </pre>
         </figure>
       </aside>
-    </div>
-  );
-}
-
-/** The episode's budget: turns left, malformed calls, tool failures, reward and simulated tool time. */
-function ToolFacts({ spec, episode }: { spec: EnvSpec; episode: Episode }) {
-  const used = episode.steps.length;
-  const latencies = episode.steps.map((s) => s.info.latencyMs).filter((x): x is number => typeof x === 'number' && x > 0);
-  const totalLatency = latencies.reduce((a, b) => a + b, 0);
-  const failed = episode.steps.filter((s) => s.info.toolFailed).length;
-  return (
-    <dl className="facts" data-testid="tool-facts">
-      <div>
-        <dt>Turns left</dt>
-        <dd data-testid="turns-left">
-          {Math.max(0, spec.maxSteps - used)}
-          <span className="muted"> of {spec.maxSteps}</span>
-        </dd>
-      </div>
-      <div>
-        <dt>Malformed calls</dt>
-        <dd data-testid="malformed-count" className={episode.malformed > 0 ? 'warn-text' : ''}>
-          {episode.malformed}
-        </dd>
-      </div>
-      <div>
-        <dt>Tool failures</dt>
-        <dd>{failed}</dd>
-      </div>
-      <div>
-        <dt>Reward so far</dt>
-        <dd>{formatReward(episode.totalReward)}</dd>
-      </div>
-      <div>
-        <dt>Simulated tool time</dt>
-        <dd title="Sum of the simulated latency of every tool call">
-          {formatMs(totalLatency)}
-          {latencies.length > 0 && <span className="muted"> · {latencies.length} calls</span>}
-        </dd>
-      </div>
-    </dl>
-  );
-}
-
-/** The task's tools as chips: a click starts typing a call to that tool. */
-function ToolChips({ tools, over, onPick }: { tools: string[]; over: boolean; onPick(tool: string): void }) {
-  return (
-    <div className="tool-list">
-      <h4>Tools</h4>
-      <div className="tool-chips">
-        {tools.map((t) => (
-          <button
-            key={t}
-            type="button"
-            className="tool-chip"
-            disabled={over}
-            title={`Start typing ${t.slice(0, t.indexOf('(') + 1)}`}
-            onClick={() => onPick(t)}
-          >
-            {t}
-          </button>
-        ))}
-      </div>
     </div>
   );
 }
