@@ -3,7 +3,7 @@
  * project's env server (`npm run serve`'s startServer) runs in this test's process on a free
  * port; a link to the calc-remote-grpo preset points at it. The page asks before it connects to
  * a server it has not connected to before (a no starts nothing and opens no session), trains over
- * the wire with a yes, shows the env's latency on the Speed chart, and a server that dies mid-run
+ * the wire with a yes (the no's notice gone with it), shows the env's latency on the Speed chart, and a server that dies mid-run
  * stops the run with a named error while the run stays saved. axe-clean. Screenshot:
  * e2e/artifacts/remote-env-phone.png.
  */
@@ -54,6 +54,8 @@ describe('remote env in the tab', () => {
     await page.waitForTimeout(1000);
     expect(await status(page).getAttribute('data-status')).not.toMatch(/starting|running/);
     expect(server.sessions.size).toBe(0);
+    const refusal = page.getByTestId('notices').getByText(`Not connected to ${ws}: nothing was started.`);
+    expect(await refusal.count()).toBe(1);
 
     page.once('dialog', (d) => {
       questions.push(d.message());
@@ -61,6 +63,8 @@ describe('remote env in the tab', () => {
     });
     await startByKeyboard(page);
     await expect.poll(() => questions.length).toBe(2);
+    // The refusal's notice goes with the yes, well before a warning's 15 s fade: a run now trains.
+    await expect.poll(() => refusal.count(), { timeout: 5_000 }).toBe(0);
     await expect.poll(async () => Number(await status(page).getAttribute('data-iteration')), { timeout: 360_000, interval: 1000 }).toBeGreaterThanOrEqual(1);
     // Each episode held its own session on the server while the run played.
     expect(server.sessions.size).toBeGreaterThan(0);

@@ -152,35 +152,20 @@ export function estimateLessons(plan: LessonPlan, timings: ReadonlyMap<string, S
     let low = 0;
     let high = 0;
     let unsteady = false;
+    // One estimate object per lesson; a lesson the check gives no figure for (played over the wire, or a setup not reached in time) keeps the figures null.
+    const made = (verdict: LessonEstimate['verdict'], line: string, figures: Pick<LessonEstimate, 'seconds' | 'low' | 'high' | 'unsteady'> = { seconds: null, low: null, high: null, unsteady: false }): LessonEstimate => ({
+      lesson,
+      lessonId: first.lessonId,
+      title: first.lessonTitle,
+      ...figures,
+      verdict,
+      line,
+    });
     const served = steps.find((s) => s.server !== null);
-    if (served) {
-      return {
-        lesson,
-        lessonId: first.lessonId,
-        title: first.lessonTitle,
-        seconds: null,
-        low: null,
-        high: null,
-        verdict: 'server' as const,
-        unsteady: false,
-        line: `needs a server: lesson ${lesson} plays its env over the wire from ${served.server} (start npm run serve on the machine it names before class); not timed here`,
-      };
-    }
+    if (served) return made('server', `needs a server: lesson ${lesson} plays its env over the wire from ${served.server} (start npm run serve on the machine it names before class); not timed here`);
     for (const s of steps) {
       const t = timings.get(s.shape);
-      if (!t || t.iterS.length === 0) {
-        return {
-          lesson,
-          lessonId: first.lessonId,
-          title: first.lessonTitle,
-          seconds: null,
-          low: null,
-          high: null,
-          verdict: 'untimed' as const,
-          unsteady: false,
-          line: `not timed: lesson ${lesson} (step ${s.step}'s setup was not reached within 30 s: this laptop is busy or slow; close other programs and run again)`,
-        };
-      }
+      if (!t || t.iterS.length === 0) return made('untimed', `not timed: lesson ${lesson} (step ${s.step}'s setup was not reached within 30 s: this laptop is busy or slow; close other programs and run again)`);
       const sp = spread(t.iterS);
       if (sp.median > 0 && (sp.max - sp.min) / sp.median > UNSTEADY_SPREAD) unsteady = true;
       const fixed = t.setupS + s.warmSteps * t.warmStepS;
@@ -190,6 +175,6 @@ export function estimateLessons(plan: LessonPlan, timings: ReadonlyMap<string, S
     }
     const ready = mid <= READY_S;
     const line = ready ? `ready: lesson ${lesson} takes about ${formatDuration(mid)} here` : `slow: lesson ${lesson} needs about ${formatDuration(mid)}`;
-    return { lesson, lessonId: first.lessonId, title: first.lessonTitle, seconds: mid, low, high, verdict: ready ? ('ready' as const) : ('slow' as const), unsteady, line };
+    return made(ready ? 'ready' : 'slow', line, { seconds: mid, low, high, unsteady });
   });
 }

@@ -7,7 +7,7 @@ import { useStore } from '../store.ts';
 import { ClassroomLink } from './ClassroomLink.tsx';
 import { CheckStatusView } from './CheckStatusView.tsx';
 import { isDone } from './progress.ts';
-import { isMapCheck } from './schema.ts';
+import { isMapCheck, type Lesson } from './schema.ts';
 import { actThenFocus, LESSON_ACTION, RUN_BUTTON, SHORTCUTS } from '../shell/shortcuts.ts';
 import './lessons.css';
 
@@ -79,53 +79,43 @@ function StartPage() {
   );
 }
 
-function LessonPanel() {
-  const lesson = useStore((s) => s.lessons.find((l) => l.id === s.lessonId));
-  const stepIdx = useStore((s) => s.lessonStep);
+type LessonStep = Lesson['steps'][number];
+
+/** The lesson's steps as tabs, each ticked once done. */
+function StepTabs({ lesson, stepIdx }: { lesson: Lesson; stepIdx: number }) {
   const progress = useStore((s) => s.lessonProgress);
-  const armed = useStore((s) => s.armed);
-  const hasRun = useStore((s) => s.status !== 'idle' || s.history.length > 0);
-  const { goStep, setUpStep, resetLesson } = useStore.getState();
-  if (!lesson) return <StartPage />;
-  const step = lesson.steps[stepIdx];
-  const allDone = lesson.steps.every((_, k) => isDone(progress, lesson.id, k));
-  const isArmed = armed?.lessonId === lesson.id && armed.step === stepIdx;
+  const goStep = useStore((s) => s.goStep);
   return (
-    <article className="lesson panel" data-testid="lesson" data-lesson={lesson.id} data-step={stepIdx + 1}>
-      <header className="lesson-head">
-        <h1>{lesson.title}</h1>
-        <p>{lesson.summary}</p>
-      </header>
-      <ol className="lesson-steps" aria-label="Steps">
-        {lesson.steps.map((s, k) => (
-          <li key={k}>
-            <button type="button" className={`lesson-step-tab ${k === stepIdx ? 'on' : ''}`} aria-current={k === stepIdx ? 'step' : undefined} data-testid={`lesson-step-${k + 1}`} data-done={isDone(progress, lesson.id, k)} onClick={() => goStep(k)}>
-              <span className="lesson-step-mark" aria-hidden>
-                {isDone(progress, lesson.id, k) ? '✓' : k + 1}
-              </span>
-              {s.title}
-            </button>
-          </li>
-        ))}
-      </ol>
-      <section className="lesson-step" aria-label={`Step ${stepIdx + 1}`}>
-        <h2>
-          Step {stepIdx + 1} of {lesson.steps.length}: {step.title}
-        </h2>
-        <p className="lesson-text">{step.text}</p>
-        <p className="lesson-action">
-          <b>Do:</b> {step.action}
-        </p>
-        <div className="lesson-setup-row">
-          {isMapCheck(step.check) ? (
-            <>
-              <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={() => actThenFocus(setUpStep, '[data-testid=map-editor]')} title="Opens the Studio's Map tab; the check reads the map as you paint it">
-                Open the Studio
-              </button>
-              <span className="muted small">The check reads the map in the Studio as you paint it.</span>
-            </>
-          ) : (
-          <>
+    <ol className="lesson-steps" aria-label="Steps">
+      {lesson.steps.map((s, k) => (
+        <li key={k}>
+          <button type="button" className={`lesson-step-tab ${k === stepIdx ? 'on' : ''}`} aria-current={k === stepIdx ? 'step' : undefined} data-testid={`lesson-step-${k + 1}`} data-done={isDone(progress, lesson.id, k)} onClick={() => goStep(k)}>
+            <span className="lesson-step-mark" aria-hidden>
+              {isDone(progress, lesson.id, k) ? '✓' : k + 1}
+            </span>
+            {s.title}
+          </button>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** Set up: the Studio for a map step, else the Train view with the step's preset and overrides (isArmed: this step is the one set up). */
+function StepSetupRow({ step, isArmed }: { step: LessonStep; isArmed: boolean }) {
+  const hasRun = useStore((s) => s.status !== 'idle' || s.history.length > 0);
+  const setUpStep = useStore((s) => s.setUpStep);
+  return (
+    <div className="lesson-setup-row">
+      {isMapCheck(step.check) ? (
+        <>
+          <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={() => actThenFocus(setUpStep, '[data-testid=map-editor]')} title="Opens the Studio's Map tab; the check reads the map as you paint it">
+            Open the Studio
+          </button>
+          <span className="muted small">The check reads the map in the Studio as you paint it.</span>
+        </>
+      ) : (
+        <>
           <button type="button" className="btn btn-primary" data-testid="lesson-setup" onClick={() => actThenFocus(setUpStep, RUN_BUTTON)} title="Puts this step's settings into the Train view and opens it with the focus on Start; training starts only when you press Start">
             {isArmed ? 'Set up again on the Train view' : 'Set up on the Train view'}
           </button>
@@ -140,9 +130,38 @@ function LessonPanel() {
             )}
             {hasRun && !isArmed ? '. Setting up discards the current run.' : '.'}
           </span>
-          </>
-          )}
-        </div>
+        </>
+      )}
+    </div>
+  );
+}
+
+function LessonPanel() {
+  const lesson = useStore((s) => s.lessons.find((l) => l.id === s.lessonId));
+  const stepIdx = useStore((s) => s.lessonStep);
+  const progress = useStore((s) => s.lessonProgress);
+  const armed = useStore((s) => s.armed);
+  const { goStep, resetLesson } = useStore.getState();
+  if (!lesson) return <StartPage />;
+  const step = lesson.steps[stepIdx];
+  const allDone = lesson.steps.every((_, k) => isDone(progress, lesson.id, k));
+  const isArmed = armed?.lessonId === lesson.id && armed.step === stepIdx;
+  return (
+    <article className="lesson panel" data-testid="lesson" data-lesson={lesson.id} data-step={stepIdx + 1}>
+      <header className="lesson-head">
+        <h1>{lesson.title}</h1>
+        <p>{lesson.summary}</p>
+      </header>
+      <StepTabs lesson={lesson} stepIdx={stepIdx} />
+      <section className="lesson-step" aria-label={`Step ${stepIdx + 1}`}>
+        <h2>
+          Step {stepIdx + 1} of {lesson.steps.length}: {step.title}
+        </h2>
+        <p className="lesson-text">{step.text}</p>
+        <p className="lesson-action">
+          <b>Do:</b> {step.action}
+        </p>
+        <StepSetupRow step={step} isArmed={isArmed} />
         <CheckStatusView lesson={lesson} step={stepIdx} />
         <div className="lesson-nav">
           <button type="button" className="btn" data-testid="lesson-prev" disabled={stepIdx === 0} onClick={() => goStep(stepIdx - 1)}>

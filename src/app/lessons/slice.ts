@@ -29,26 +29,14 @@ function firstOpenStep(l: Lesson, p: Progress): number {
   return i < 0 ? 0 : i;
 }
 
-export const lessonsSlice: StateCreator<Store, [], [], LessonsSlice> = (set, get) => {
-  const saved = readProgress(storage());
-  // Reported once the store exists (notices live in another slice).
-  const problems = [...LESSONS.problems, ...(saved.problem ? [saved.problem] : [])];
-  if (problems.length) queueMicrotask(() => problems.forEach((p) => get().notify('warning', `Lessons: ${p}.`)));
-  const save = (p: Progress) => {
-    set({ lessonProgress: p });
-    writeProgress(storage(), p);
-  };
-  const current = saved.progress.current;
-  const start = current && LESSONS.lessons.some((l) => l.id === current.lesson) ? current : null;
+type SetStore = Parameters<StateCreator<Store, [], [], LessonsSlice>>[0];
+type GetStore = () => Store;
+/** Stores the lesson progress in the store and in localStorage. */
+type SaveProgress = (p: Progress) => void;
 
+/** Opening a lesson (at its step, or where the person left it) and moving between its steps. */
+function navigationActs(set: SetStore, get: GetStore, save: SaveProgress): Pick<LessonsSlice, 'openLesson' | 'goStep'> {
   return {
-    lessons: LESSONS.lessons,
-    lessonProgress: saved.progress,
-    lessonId: start?.lesson ?? null,
-    lessonStep: start?.step ?? 0,
-    armed: null,
-    classroom: NO_CLASSROOM,
-
     openLesson: (id, step = null) => {
       const { lessons, lessonProgress, notify } = get();
       if (id === null) {
@@ -78,26 +66,37 @@ export const lessonsSlice: StateCreator<Store, [], [], LessonsSlice> = (set, get
       set({ lessonStep: s });
       save({ ...get().lessonProgress, current: { lesson: l.id, step: s } });
     },
+  };
+}
 
-    setUpStep: () => {
-      const { lessonId, lessonStep, lessons, presets, backend, notify } = get();
-      const l = lessons.find((x) => x.id === lessonId);
-      if (!l) return;
-      const step = l.steps[lessonStep];
-      // A step about the map itself is done in the Studio: it watches the map as it is painted.
-      if (isMapCheck(step.check)) {
-        set({ armed: { lessonId: l.id, step: lessonStep }, view: 'studio', studioTab: 'map' });
-        return;
-      }
-      const detected = backend.status === 'ready' ? backend.report.chosen : get().draft.backend;
-      // A backend the person chose (or a ?backend= link) stays; the lesson sets the rest.
-      const r = draftForSetup(step.setup, presets, get().draft.backend === 'auto' ? detected : get().draft.backend, get().studioMap);
-      for (const p of r.problems) notify('warning', `Lesson "${l.title}", step ${lessonStep + 1}: ${p}.`);
-      get().resetRun();
-      adoptRewardCode(r.draft.reward?.code ?? '');
-      set({ presetId: r.presetId, base: { ...r.base, backend: r.draft.backend }, draft: r.draft, validation: validate(r.draft), pendingRestart: [], armed: { lessonId: l.id, step: lessonStep }, view: 'train', tab: 'dashboard' });
-    },
+/**
+ * Set up: a map step arms the Studio's map check; any other step puts its setup into the Train
+ * form (a backend the person chose stays), drops the run and arms the step's check.
+ */
+function setUpStepAct(set: SetStore, get: GetStore): LessonsSlice['setUpStep'] {
+  return () => {
+    const { lessonId, lessonStep, lessons, presets, backend, notify } = get();
+    const l = lessons.find((x) => x.id === lessonId);
+    if (!l) return;
+    const step = l.steps[lessonStep];
+    // A step about the map itself is done in the Studio: it watches the map as it is painted.
+    if (isMapCheck(step.check)) {
+      set({ armed: { lessonId: l.id, step: lessonStep }, view: 'studio', studioTab: 'map' });
+      return;
+    }
+    const detected = backend.status === 'ready' ? backend.report.chosen : get().draft.backend;
+    // A backend the person chose (or a ?backend= link) stays; the lesson sets the rest.
+    const r = draftForSetup(step.setup, presets, get().draft.backend === 'auto' ? detected : get().draft.backend, get().studioMap);
+    for (const p of r.problems) notify('warning', `Lesson "${l.title}", step ${lessonStep + 1}: ${p}.`);
+    get().resetRun();
+    adoptRewardCode(r.draft.reward?.code ?? '');
+    set({ presetId: r.presetId, base: { ...r.base, backend: r.draft.backend }, draft: r.draft, validation: validate(r.draft), pendingRestart: [], armed: { lessonId: l.id, step: lessonStep }, view: 'train', tab: 'dashboard' });
+  };
+}
 
+/** The armed step's check, on the training metrics (checkArmed) or on the Studio's map (checkArmedMap): done once it passes. */
+function checkActs(get: GetStore, save: SaveProgress): Pick<LessonsSlice, 'checkArmed' | 'checkArmedMap'> {
+  return {
     checkArmed: () => {
       const { armed, lessons, history, lessonProgress } = get();
       if (!armed || history.length === 0) return;
@@ -114,6 +113,32 @@ export const lessonsSlice: StateCreator<Store, [], [], LessonsSlice> = (set, get
       if (!l || !step || !isMapCheck(step.check) || (lessonProgress.done[l.id] ?? []).includes(armed.step)) return;
       if (evaluateMapCheck(step.check, studioMap, studioVerdict).state === 'done') save(markDone(lessonProgress, l.id, armed.step));
     },
+  };
+}
+
+export const lessonsSlice: StateCreator<Store, [], [], LessonsSlice> = (set, get) => {
+  const saved = readProgress(storage());
+  // Reported once the store exists (notices live in another slice).
+  const problems = [...LESSONS.problems, ...(saved.problem ? [saved.problem] : [])];
+  if (problems.length) queueMicrotask(() => problems.forEach((p) => get().notify('warning', `Lessons: ${p}.`)));
+  const save = (p: Progress) => {
+    set({ lessonProgress: p });
+    writeProgress(storage(), p);
+  };
+  const current = saved.progress.current;
+  const start = current && LESSONS.lessons.some((l) => l.id === current.lesson) ? current : null;
+
+  return {
+    lessons: LESSONS.lessons,
+    lessonProgress: saved.progress,
+    lessonId: start?.lesson ?? null,
+    lessonStep: start?.step ?? 0,
+    armed: null,
+    classroom: NO_CLASSROOM,
+
+    ...navigationActs(set, get, save),
+    setUpStep: setUpStepAct(set, get),
+    ...checkActs(get, save),
 
     resetLesson: (id) => {
       const p = forgetLesson(get().lessonProgress, id);

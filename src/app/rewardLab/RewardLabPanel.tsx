@@ -40,10 +40,10 @@ function stepFields(ctx: CompletionContext): CompletionResult | null {
 const COLORS = ['#7c3aed', '#0f766e', '#c2410c', '#2563eb', '#c92a2a', '#64748b'];
 const BUILT_IN = new Set<string>([...SHAPING_TERMS, 'mean', 'std', 'min', 'max', 'lo', 'hi']);
 
-/** Writes the editor's pending edit to the store at once (Apply reads the store). */
-let flushEditor: (() => void) | null = null;
+/** Writes the editor's pending edit to the store at once (Apply reads the store); null while no editor is mounted. */
+type FlushRef = React.RefObject<(() => void) | null>;
 
-function Editor() {
+function Editor({ flushRef }: { flushRef: FlushRef }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const error = useRewardLab((s) => s.error);
@@ -78,7 +78,7 @@ function Editor() {
     v.scrollDOM.tabIndex = 0;
     v.scrollDOM.setAttribute('aria-label', 'Reward code editor (scrolls)');
     view.current = v;
-    flushEditor = flush;
+    flushRef.current = flush;
     // Text set from outside (a preset or a lesson step that carries reward code) replaces the
     // document; while the person is typing (an edit not yet flushed) their text wins.
     const unsubscribe = useRewardLab.subscribe((s) => {
@@ -92,10 +92,10 @@ function Editor() {
     return () => {
       unsubscribe();
       flush();
-      flushEditor = null;
+      flushRef.current = null;
       v.destroy();
     };
-  }, []);
+  }, [flushRef]);
   // The sandbox's refusal as a marker on its line (or the first line when it names none).
   useEffect(() => {
     const v = view.current;
@@ -111,20 +111,8 @@ function Editor() {
   return <div className="reward-editor" data-testid="reward-editor" ref={host} />;
 }
 
-export function RewardLabPanel() {
-  // Narrow selectors: typing changes `text` on every key, and only `unsaved` depends on it.
-  const versions = useRewardLab((s) => s.versions);
-  const error = useRewardLab((s) => s.error);
-  const problems = useRewardLab((s) => s.problems);
-  const applying = useRewardLab((s) => s.applying);
-  const applied = useRewardLab((s) => s.applied);
-  const mine = useRewardLab((s) => s.mine);
-  const unsaved = useRewardLab((s) => s.text !== s.applied);
-  const history = useStore((s) => s.history);
-  const emptyNote = useStartNote();
-  const status = useStore((s) => s.status);
-  const applyRewardCode = useStore((s) => s.applyRewardCode);
-  // User terms: reward/<term>/mean keys of the run that are not built-in shaping terms.
+/** The run's user terms (reward/<term>/mean keys that are not built-in shaping terms) and the chart of their means. */
+function useUserTermsChart(history: readonly Record<string, number>[]) {
   const terms = useMemo(() => {
     const out = new Set<string>();
     for (const p of history) for (const k of Object.keys(p)) {
@@ -140,17 +128,30 @@ export function RewardLabPanel() {
     lines: terms.map((t, i) => ({ key: `reward/${t}/mean`, label: t, color: COLORS[i % COLORS.length] })),
     absentNote: 'Apply reward code to a run to see its terms here.',
   }), [terms]);
-  const latest = versions[versions.length - 1];
-  const markers = useMemo(() => versionMarkers(versions), [versions]);
-  const live = status === 'running' || status === 'paused' || status === 'pausing' || status === 'stepping' || status === 'finished';
-  // Closed until there is code to read: open, it pushes the dashboard a panel's height down.
-  // Code applied from outside (a preset or lesson step that carries some) opens it.
+  return { terms, spec };
+}
+
+/**
+ * Closed until there is code to read: open, it pushes the dashboard a panel's height down.
+ * Code applied from outside (a preset or lesson step that carries some) opens it.
+ */
+function useOpenWhenApplied(applied: string): [boolean, (open: boolean) => void] {
   const [open, setOpen] = useState(applied.trim() !== '');
   const [seenApplied, setSeenApplied] = useState(applied);
   if (seenApplied !== applied) {
     setSeenApplied(applied);
     if (applied.trim() !== '') setOpen(true);
   }
+  return [open, setOpen];
+}
+
+export function RewardLabPanel() {
+  const versions = useRewardLab((s) => s.versions);
+  const error = useRewardLab((s) => s.error);
+  const problems = useRewardLab((s) => s.problems);
+  const applied = useRewardLab((s) => s.applied);
+  const [open, setOpen] = useOpenWhenApplied(applied);
+  const flushRef = useRef<(() => void) | null>(null);
   return (
     <details className="reward-lab panel" data-testid="reward-lab" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary className="reward-lab-head">
@@ -161,28 +162,8 @@ export function RewardLabPanel() {
       </summary>
       <div className="reward-lab-body">
         <div className="reward-lab-code">
-          <Editor />
-          <div className="reward-lab-actions">
-            <button type="button" className="btn btn-primary" data-testid="reward-apply" disabled={applying} onClick={() => {
-                flushEditor?.();
-                void applyRewardCode();
-              }}>
-              {applying ? 'Checking…' : live ? 'Apply to this run' : 'Apply'}
-            </button>
-            {mine.trim() !== '' && applied !== mine && !live && (
-              <button type="button" className="btn" data-testid="reward-restore-mine" title="Put the reward code you last applied yourself back in the editor and apply it" onClick={restoreOwnCode}>
-                Restore my code
-              </button>
-            )}
-            <span className="muted" data-testid="reward-status" data-version={latest?.version ?? 0}>
-              {latest
-                ? `v${latest.version} scores this run since iteration ${latest.iteration + 1}${latest.terms.length ? ` (${latest.terms.join(', ')})` : ''}`
-                : applied.trim()
-                  ? 'saved: the next run starts with this code'
-                  : 'no reward code in use'}
-              {unsaved ? ' · edited, not applied' : ''}
-            </span>
-          </div>
+          <Editor flushRef={flushRef} />
+          <RewardLabActions flush={() => flushRef.current?.()} />
           {error && (
             <div className="reward-lab-error" role="alert" data-testid="reward-error">
               {error.message}
@@ -197,20 +178,69 @@ export function RewardLabPanel() {
           )}
           <RewardVersions versions={versions} />
         </div>
-        <div className="reward-lab-charts">
-          <div className="reward-lab-chart" data-testid="reward-chart">
-            {terms.length > 0 ? (
-              <MetricChart spec={spec} data={history} markers={markers} emptyNote={emptyNote} />
-            ) : (
-              <div className="chart-empty" data-testid="reward-chart-empty">
-                {spec.absentNote}
-              </div>
-            )}
-          </div>
-          <StackedTermsChart history={history} markers={markers} emptyNote={emptyNote} />
-        </div>
+        <RewardLabCharts />
       </div>
-      <RescorePanel flush={() => flushEditor?.()} />
+      <RescorePanel flush={() => flushRef.current?.()} />
     </details>
+  );
+}
+
+/** Apply (to this run while one is live), Restore my code, and which version scores the run. */
+function RewardLabActions({ flush }: { flush(): void }) {
+  // Narrow selectors: typing changes `text` on every key, and only `unsaved` depends on it.
+  const versions = useRewardLab((s) => s.versions);
+  const applying = useRewardLab((s) => s.applying);
+  const applied = useRewardLab((s) => s.applied);
+  const mine = useRewardLab((s) => s.mine);
+  const unsaved = useRewardLab((s) => s.text !== s.applied);
+  const status = useStore((s) => s.status);
+  const applyRewardCode = useStore((s) => s.applyRewardCode);
+  const latest = versions[versions.length - 1];
+  const live = status === 'running' || status === 'paused' || status === 'pausing' || status === 'stepping' || status === 'finished';
+  return (
+    <div className="reward-lab-actions">
+      <button type="button" className="btn btn-primary" data-testid="reward-apply" disabled={applying} onClick={() => {
+          flush();
+          void applyRewardCode();
+        }}>
+        {applying ? 'Checking…' : live ? 'Apply to this run' : 'Apply'}
+      </button>
+      {mine.trim() !== '' && applied !== mine && !live && (
+        <button type="button" className="btn" data-testid="reward-restore-mine" title="Put the reward code you last applied yourself back in the editor and apply it" onClick={restoreOwnCode}>
+          Restore my code
+        </button>
+      )}
+      <span className="muted" data-testid="reward-status" data-version={latest?.version ?? 0}>
+        {latest
+          ? `v${latest.version} scores this run since iteration ${latest.iteration + 1}${latest.terms.length ? ` (${latest.terms.join(', ')})` : ''}`
+          : applied.trim()
+            ? 'saved: the next run starts with this code'
+            : 'no reward code in use'}
+        {unsaved ? ' · edited, not applied' : ''}
+      </span>
+    </div>
+  );
+}
+
+/** Each user term's mean and every term's stacked contribution, marked where each version took over. */
+function RewardLabCharts() {
+  const versions = useRewardLab((s) => s.versions);
+  const history = useStore((s) => s.history);
+  const emptyNote = useStartNote();
+  const { terms, spec } = useUserTermsChart(history);
+  const markers = useMemo(() => versionMarkers(versions), [versions]);
+  return (
+    <div className="reward-lab-charts">
+      <div className="reward-lab-chart" data-testid="reward-chart">
+        {terms.length > 0 ? (
+          <MetricChart spec={spec} data={history} markers={markers} emptyNote={emptyNote} />
+        ) : (
+          <div className="chart-empty" data-testid="reward-chart-empty">
+            {spec.absentNote}
+          </div>
+        )}
+      </div>
+      <StackedTermsChart history={history} markers={markers} emptyNote={emptyNote} />
+    </div>
   );
 }

@@ -5,6 +5,7 @@
 import { useRef, type ChangeEvent } from 'react';
 import { useStore } from '../store.ts';
 import { formatRanges } from '../../runtime/storage/recorderOptions.ts';
+import type { RunMeta } from '../../runtime/storage/runStore.ts';
 import { pct, fmtBytes, CodeHash, AppliedCount, fmtDate, useLiveRunId, StatusChip, MissingMark, ResumeButton } from './runParts.tsx';
 
 export function StorageLine() {
@@ -71,7 +72,6 @@ export function RunList() {
   const runs = useStore((s) => s.runs);
   const selected = useStore((s) => s.selected);
   const liveId = useLiveRunId();
-  const { toggleSelected, openSavedRun, deleteRun } = useStore.getState();
   if (!runs) return <p className="muted">Loading the saved runs…</p>;
   if (runs.length === 0) {
     return (
@@ -103,54 +103,62 @@ export function RunList() {
         </thead>
         <tbody>
           {runs.map((r) => (
-            <tr key={r.id} data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={r.id === liveId ? 'live' : r.status} data-iterations={r.iterations} data-missing={formatRanges(r.missingIterations ?? [])} data-checkpoint={r.checkpointAt ?? ''} data-seed={r.config.seed} className={selected.includes(r.id) ? 'selected' : undefined}>
-              <td>
-                <input type="checkbox" aria-label={`Compare ${r.name}`} data-testid="run-select" checked={selected.includes(r.id)} onChange={() => void toggleSelected(r.id)} />
-              </td>
-              <td className="run-name-cell">
-                <button type="button" className="link" data-testid="run-open" onClick={() => void openSavedRun(r.id)}>
-                  {r.name}
-                </button>
-                {r.tags.map((t) => (
-                  <span key={t} className="tag">
-                    {t}
-                  </span>
-                ))}
-                {r.note && (
-                  <span className="muted small note-mark" title={r.note}>
-                    ✎
-                  </span>
-                )}
-              </td>
-              <td className="mono small">{r.config.id}</td>
-              <td className="mono small">{r.config.env.id}</td>
-              <td>{r.config.algo.algo.toUpperCase()}</td>
-              <td>
-                <CodeHash code={r.config.reward?.code ?? ''} />
-                <AppliedCount edits={r.liveEdits} />
-              </td>
-              <td className="num">{r.config.seed}</td>
-              <td>
-                <StatusChip run={r} live={r.id === liveId} />
-                {r.source === 'import' && <span className="muted small"> imported</span>}
-              </td>
-              <td className="num">
-                {r.iterations}
-                <span className="muted"> / {r.config.iterations}</span>
-                <MissingMark run={r} />
-              </td>
-              <td className="num">{pct(r.bestSuccess)}</td>
-              <td className="small">{fmtDate(r.createdAt)}</td>
-              <td className="row-actions">
-                <ResumeButton run={r} live={r.id === liveId} />
-                <button type="button" className="btn btn-small" data-testid="run-delete" onClick={() => void deleteRun(r.id)} disabled={r.id === liveId} title={r.id === liveId ? 'Training in this tab: reset it first' : 'Delete (you can undo for 10 s)'}>
-                  Delete
-                </button>
-              </td>
-            </tr>
+            <RunRow key={r.id} r={r} live={r.id === liveId} selected={selected.includes(r.id)} />
           ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** One saved run: tick to compare, open, status, resume and delete (live: it is training in this tab). */
+function RunRow({ r, live, selected }: { r: RunMeta; live: boolean; selected: boolean }) {
+  const { toggleSelected, openSavedRun, deleteRun } = useStore.getState();
+  return (
+    <tr data-testid="run-row" data-run-id={r.id} data-name={r.name} data-status={live ? 'live' : r.status} data-iterations={r.iterations} data-missing={formatRanges(r.missingIterations ?? [])} data-checkpoint={r.checkpointAt ?? ''} data-seed={r.config.seed} className={selected ? 'selected' : undefined}>
+      <td>
+        <input type="checkbox" aria-label={`Compare ${r.name}`} data-testid="run-select" checked={selected} onChange={() => void toggleSelected(r.id)} />
+      </td>
+      <td className="run-name-cell">
+        <button type="button" className="link" data-testid="run-open" onClick={() => void openSavedRun(r.id)}>
+          {r.name}
+        </button>
+        {r.tags.map((t) => (
+          <span key={t} className="tag">
+            {t}
+          </span>
+        ))}
+        {r.note && (
+          <span className="muted small note-mark" title={r.note}>
+            ✎
+          </span>
+        )}
+      </td>
+      <td className="mono small">{r.config.id}</td>
+      <td className="mono small">{r.config.env.id}</td>
+      <td>{r.config.algo.algo.toUpperCase()}</td>
+      <td>
+        <CodeHash code={r.config.reward?.code ?? ''} />
+        <AppliedCount edits={r.liveEdits} />
+      </td>
+      <td className="num">{r.config.seed}</td>
+      <td>
+        <StatusChip run={r} live={live} />
+        {r.source === 'import' && <span className="muted small"> imported</span>}
+      </td>
+      <td className="num">
+        {r.iterations}
+        <span className="muted"> / {r.config.iterations}</span>
+        <MissingMark run={r} />
+      </td>
+      <td className="num">{pct(r.bestSuccess)}</td>
+      <td className="small">{fmtDate(r.createdAt)}</td>
+      <td className="row-actions">
+        <ResumeButton run={r} live={live} />
+        <button type="button" className="btn btn-small" data-testid="run-delete" onClick={() => void deleteRun(r.id)} disabled={live} title={live ? 'Training in this tab: reset it first' : 'Delete (you can undo for 10 s)'}>
+          Delete
+        </button>
+      </td>
+    </tr>
   );
 }

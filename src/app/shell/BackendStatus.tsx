@@ -7,7 +7,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { describeBackend, type BackendReport } from '../../runtime/backend.ts';
 import { formatMs, summarize, type Candidate } from '../../core/engine/choose.ts';
 import { useStore } from '../store.ts';
-import type { EngineChoiceView } from '../storeTypes.ts';
+import type { BackendState, EngineChoiceView } from '../storeTypes.ts';
 
 function details(r: BackendReport): [string, string][] {
   const gpu = r.webgpu;
@@ -73,22 +73,10 @@ function ChoiceDetails({ choice }: { choice: EngineChoiceView }) {
   );
 }
 
-export function BackendStatus() {
-  const backend = useStore((s) => s.backend);
-  const choice = useStore((s) => s.engineChoice);
-  const measuring = useStore((s) => s.measuringBackends);
-  const requested = useStore((s) => s.draft.backend);
-  const runStatus = useStore((s) => s.status);
-  const detect = useStore((s) => s.detectBackend);
-  const measureAgain = useStore((s) => s.measureAgain);
-  const [open, setOpen] = useState(false);
-  const panelId = useId();
-  const root = useRef<HTMLDivElement>(null);
+type ReadyBackend = Extract<BackendState, { status: 'ready' }>;
 
-  useEffect(() => {
-    void detect(window.location.search);
-  }, [detect]);
-
+/** Closes an open popover on Escape or a press outside `root`. */
+function useDismiss(open: boolean, setOpen: (o: boolean) => void, root: React.RefObject<HTMLDivElement | null>) {
   useEffect(() => {
     if (!open) return;
     const close = (e: MouseEvent | KeyboardEvent) => {
@@ -100,7 +88,23 @@ export function BackendStatus() {
       window.removeEventListener('mousedown', close);
       window.removeEventListener('keydown', close);
     };
-  }, [open]);
+  }, [open, setOpen, root]);
+}
+
+export function BackendStatus() {
+  const backend = useStore((s) => s.backend);
+  const choice = useStore((s) => s.engineChoice);
+  const measuring = useStore((s) => s.measuringBackends);
+  const requested = useStore((s) => s.draft.backend);
+  const detect = useStore((s) => s.detectBackend);
+  const [open, setOpen] = useState(false);
+  const panelId = useId();
+  const root = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    void detect(window.location.search);
+  }, [detect]);
+  useDismiss(open, setOpen, root);
 
   if (backend.status !== 'ready') {
     return (
@@ -119,8 +123,6 @@ export function BackendStatus() {
   else if (measuring) line = 'Timing WASM and WebGPU on this model…';
   else if (choice) line = summarize(choice.decision);
   else line = describeBackend(r);
-  const busy = measuring || ['starting', 'running', 'pausing', 'stepping'].includes(runStatus);
-  const rows = details(r);
   return (
     <div className="backend" ref={root}>
       <button
@@ -139,41 +141,55 @@ export function BackendStatus() {
         {backend.forced && <span className="muted"> · forced by ?backend={backend.forced}</span>}
         {backend.threads !== null && <span className="muted"> · ?threads={backend.threads}</span>}
       </button>
-      {open && (
-        <div className="backend-panel" id={panelId} role="dialog" aria-label="Execution backend details">
-          <h3>Execution backend</h3>
-          <p>
-            {auto
-              ? 'Auto: when a model first trains on this device, a few train steps and rollout calls are timed on each backend (under 1.5 s, in the training worker) and the faster is kept. A software WebGPU adapter is never picked.'
-              : backend.forced
-                ? `Forced by ?backend=${backend.forced} in the address.`
-                : !r.webgpu.adapter && requested === 'wasm'
-                  ? `Auto's choice: WASM, the only backend here (${r.webgpu.reason ?? 'no WebGPU adapter'}).`
-                  : 'Chosen in the Backend field of the Train settings.'}
-          </p>
-          {auto && choice && <ChoiceDetails choice={choice} />}
-          {auto && (
-            <button type="button" className="btn measure-again" data-testid="measure-again" disabled={busy} title={busy ? 'Pause or finish the run first: timing beside it would skew both.' : undefined} onClick={() => void measureAgain()}>
-              {measuring ? 'Timing…' : 'Measure again'}
-            </button>
-          )}
-          {auto && (
-            <p className="muted small">Measure again takes up to 10 s: long enough for a GPU whose first shader compiles outlast the 1.5 s a start allows.</p>
-          )}
-          <dl>
-            {rows.map(([k, v]) => (
-              <div key={k}>
-                <dt>{k}</dt>
-                <dd>{v}</dd>
-              </div>
-            ))}
-          </dl>
-          <p className="muted small">
-            Add <code>?backend=wasm</code> or <code>?backend=webgpu</code> to the address to force one (<code>?backend=auto</code> or nothing: measure), and{' '}
-            <code>?threads=N</code> to force the WASM thread count.
-          </p>
-        </div>
+      {open && <BackendPanel id={panelId} backend={backend} />}
+    </div>
+  );
+}
+
+/** The details popover: why this backend, the measured choice under auto (with Measure again), and what the browser offers. */
+function BackendPanel({ id, backend }: { id: string; backend: ReadyBackend }) {
+  const choice = useStore((s) => s.engineChoice);
+  const measuring = useStore((s) => s.measuringBackends);
+  const requested = useStore((s) => s.draft.backend);
+  const runStatus = useStore((s) => s.status);
+  const measureAgain = useStore((s) => s.measureAgain);
+  const r = backend.report;
+  const auto = requested === 'auto';
+  const busy = measuring || ['starting', 'running', 'pausing', 'stepping'].includes(runStatus);
+  const rows = details(r);
+  return (
+    <div className="backend-panel" id={id} role="dialog" aria-label="Execution backend details">
+      <h3>Execution backend</h3>
+      <p>
+        {auto
+          ? 'Auto: when a model first trains on this device, a few train steps and rollout calls are timed on each backend (under 1.5 s, in the training worker) and the faster is kept. A software WebGPU adapter is never picked.'
+          : backend.forced
+            ? `Forced by ?backend=${backend.forced} in the address.`
+            : !r.webgpu.adapter && requested === 'wasm'
+              ? `Auto's choice: WASM, the only backend here (${r.webgpu.reason ?? 'no WebGPU adapter'}).`
+              : 'Chosen in the Backend field of the Train settings.'}
+      </p>
+      {auto && choice && <ChoiceDetails choice={choice} />}
+      {auto && (
+        <button type="button" className="btn measure-again" data-testid="measure-again" disabled={busy} title={busy ? 'Pause or finish the run first: timing beside it would skew both.' : undefined} onClick={() => void measureAgain()}>
+          {measuring ? 'Timing…' : 'Measure again'}
+        </button>
       )}
+      {auto && (
+        <p className="muted small">Measure again takes up to 10 s: long enough for a GPU whose first shader compiles outlast the 1.5 s a start allows.</p>
+      )}
+      <dl>
+        {rows.map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="muted small">
+        Add <code>?backend=wasm</code> or <code>?backend=webgpu</code> to the address to force one (<code>?backend=auto</code> or nothing: measure), and{' '}
+        <code>?threads=N</code> to force the WASM thread count.
+      </p>
     </div>
   );
 }

@@ -20,14 +20,48 @@ export function restartFields(running: DraftConfig, draft: DraftConfig): string[
 
 type FormPart = Pick<TrainSlice, 'presets' | 'presetId' | 'base' | 'draft' | 'validation' | 'openTrain' | 'choosePreset' | 'editField' | 'revertDraft' | 'adoptBackend'>;
 
+/** Whether the person picked the backend (in the form or by a link): the detected one then no longer replaces it. One per store. */
+interface BackendChoice {
+  byPerson: boolean;
+}
+
+/**
+ * Opens the Train view on a `#view=train&…` link: its preset and overrides (locked fields keep
+ * their values), its reward code adopted, problems and a changed reward time limit said out loud.
+ */
+function openTrainAct(set: StoreApi<Store>['setState'], get: StoreApi<Store>['getState'], backend: BackendChoice): FormPart['openTrain'] {
+  return (hash, locks = NO_CLASSROOM) => {
+    const detection = get().backend;
+    const detected = detection.status === 'ready' ? detection.report.chosen : get().draft.backend;
+    const parsed = parseTrainHash(hash);
+    backend.byPerson = parsed.backend !== null;
+    const fromHash = draftFromHash(parsed, get().presets, detected);
+    for (const p of [...loaded.problems, ...fromHash.problems]) get().notify('warning', `Ignored part of the link: ${p}.`);
+    // An edit of a locked value in the address is refused: the field keeps showing what it applies.
+    const { presetId, base, draft } = get();
+    const kept = keepLocked(locks, { presetId, base, draft }, fromHash);
+    if (kept.refused.length) get().notify('warning', lockedEditNotice(kept.refused));
+    const r = kept.setup;
+    // A limit that guards the page (how long a reward term may run) changed by a link is said out loud.
+    const limit = r.draft.reward?.callTimeoutMs;
+    if (limit !== undefined && limit !== r.base.reward?.callTimeoutMs) get().notify('info', `This link sets the reward term time limit to ${limit.toLocaleString('en-US')} ms per call (the preset's is ${r.base.reward?.callTimeoutMs ?? 100} ms): a slow term may then stall each iteration that long.`);
+    // A preset that carries reward code (the hackable ones), opened from a link or a reload,
+    // scores with it, as when it is picked from the list; a preset without code keeps the
+    // code the person applied (the lab remembers it across reloads).
+    const code = r.draft.reward?.code ?? '';
+    if (code.trim() !== '') adoptRewardCode(code);
+    const { running } = get();
+    set({ view: 'train', presetId: r.presetId, base: r.base, draft: r.draft, validation: validate(r.draft), pendingRestart: running ? restartFields(running, r.draft) : [] });
+  };
+}
+
 /**
  * `applyLive(running, paths)`: a valid edit changed fields that apply live to the run in
  * progress (`running` already holds them): the run part sends them to the trainer and notes them.
  */
 export function formSlice(set: StoreApi<Store>['setState'], get: StoreApi<Store>['getState'], applyLive: (running: DraftConfig, paths: string[]) => void): FormPart {
   const initial = draftFromPreset(loaded.presets[0], 'auto');
-  /** The person picked the backend (in the form or by a link): the detected one no longer replaces it. */
-  let backendChosenByPerson = false;
+  const backend: BackendChoice = { byPerson: false };
   return {
     presets: loaded.presets,
     presetId: loaded.presets[0].id,
@@ -35,29 +69,7 @@ export function formSlice(set: StoreApi<Store>['setState'], get: StoreApi<Store>
     draft: initial,
     validation: validate(initial),
 
-    openTrain: (hash, locks = NO_CLASSROOM) => {
-      const backend = get().backend;
-      const detected = backend.status === 'ready' ? backend.report.chosen : get().draft.backend;
-      const parsed = parseTrainHash(hash);
-      backendChosenByPerson = parsed.backend !== null;
-      const fromHash = draftFromHash(parsed, get().presets, detected);
-      for (const p of [...loaded.problems, ...fromHash.problems]) get().notify('warning', `Ignored part of the link: ${p}.`);
-      // An edit of a locked value in the address is refused: the field keeps showing what it applies.
-      const { presetId, base, draft } = get();
-      const kept = keepLocked(locks, { presetId, base, draft }, fromHash);
-      if (kept.refused.length) get().notify('warning', lockedEditNotice(kept.refused));
-      const r = kept.setup;
-      // A limit that guards the page (how long a reward term may run) changed by a link is said out loud.
-      const limit = r.draft.reward?.callTimeoutMs;
-      if (limit !== undefined && limit !== r.base.reward?.callTimeoutMs) get().notify('info', `This link sets the reward term time limit to ${limit.toLocaleString('en-US')} ms per call (the preset's is ${r.base.reward?.callTimeoutMs ?? 100} ms): a slow term may then stall each iteration that long.`);
-      // A preset that carries reward code (the hackable ones), opened from a link or a reload,
-      // scores with it, as when it is picked from the list; a preset without code keeps the
-      // code the person applied (the lab remembers it across reloads).
-      const code = r.draft.reward?.code ?? '';
-      if (code.trim() !== '') adoptRewardCode(code);
-      const { running } = get();
-      set({ view: 'train', presetId: r.presetId, base: r.base, draft: r.draft, validation: validate(r.draft), pendingRestart: running ? restartFields(running, r.draft) : [] });
-    },
+    openTrain: openTrainAct(set, get, backend),
 
     choosePreset: (id) => {
       const p = get().presets.find((x) => x.id === id);
@@ -72,7 +84,7 @@ export function formSlice(set: StoreApi<Store>['setState'], get: StoreApi<Store>
     },
 
     editField: (path, value) => {
-      if (path === 'backend') backendChosenByPerson = true;
+      if (path === 'backend') backend.byPerson = true;
       const draft = setField(get().draft, path, value);
       const validation = validate(draft);
       const { running } = get();
@@ -99,7 +111,7 @@ export function formSlice(set: StoreApi<Store>['setState'], get: StoreApi<Store>
     },
 
     adoptBackend: (kind) => {
-      if (backendChosenByPerson) return;
+      if (backend.byPerson) return;
       const { base, draft, running } = get();
       if (draft.backend === kind) return;
       const d = { ...draft, backend: kind };

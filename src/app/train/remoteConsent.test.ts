@@ -1,6 +1,6 @@
 /** The question before a remote run connects: asked once per new server, remembered on yes, refused on no. */
 import { describe, expect, it } from 'vitest';
-import { APPROVED_KEY, consentToConnect, remoteAddresses, serverOrigin } from './remoteConsent.ts';
+import { APPROVED_KEY, consentToConnect, notConnectedNotice, remoteAddresses, serverOrigin, staleRefusals } from './remoteConsent.ts';
 
 function host(answers: boolean[]) {
   const store = new Map<string, string>();
@@ -52,5 +52,18 @@ describe('remote env consent', () => {
     const h = host([]);
     h.store.set(APPROVED_KEY, 'not json');
     expect(consentToConnect(['ws://127.0.0.1:8000'], h.host)).toEqual({ ok: false, refused: 'ws://127.0.0.1:8000' });
+  });
+
+  it('once a start is approved, finds the refusal notices of its servers only', () => {
+    const notices = [
+      { id: 1, text: 'Not connected to ws://127.0.0.1:8000: nothing was started.' },
+      { id: 2, text: 'Not connected to ws://127.0.0.1:8001: nothing was started.' },
+      { id: 3, text: 'Fix the highlighted settings first; nothing was started.' },
+      { id: 4, text: 'Not connected to wss://hub.example: nothing was started.' },
+    ];
+    expect(notConnectedNotice('ws://127.0.0.1:8000')).toBe(notices[0].text);
+    // A path on an approved server counts as that server (the question covers the origin); port 8001 is another server.
+    expect(staleRefusals(['ws://127.0.0.1:8000/tools/calculator', 'wss://hub.example/env'], notices)).toEqual([1, 4]);
+    expect(staleRefusals([], notices)).toEqual([]);
   });
 });

@@ -5,6 +5,8 @@
  * of the address (scheme, host and port).
  */
 import { readRemoteKwargs, REMOTE_ENV_ID } from '../../core/envs/remote/index.ts';
+import { capNotice } from '../state/sharedSlices.ts';
+import type { Notice } from '../storeTypes.ts';
 
 /** localStorage key of the approved server origins (a JSON array of strings). */
 export const APPROVED_KEY = 'remote-env-approved-servers';
@@ -58,6 +60,21 @@ export function consentToConnect(urls: readonly string[], host: ConsentHost): { 
     }
   }
   return { ok: true };
+}
+
+/** The warning a refused question leaves (origin: the server's scheme, host and port). */
+export function notConnectedNotice(origin: string): string {
+  return `Not connected to ${origin}: nothing was started.`;
+}
+
+/**
+ * The notices (by id) that said a start on one of `urls`' servers was refused: once a start on
+ * them is approved they are stale ("nothing was started" beside a run that trains). Notices about
+ * other servers, and every other notice, stay.
+ */
+export function staleRefusals(urls: readonly string[], notices: readonly Pick<Notice, 'id' | 'text'>[]): number[] {
+  const said = new Set(urls.map((u) => capNotice(notConnectedNotice(serverOrigin(u)))));
+  return notices.filter((n) => said.has(n.text)).map((n) => n.id);
 }
 
 /** The page's own host: localStorage and window.confirm (a native dialog: keyboard and screen-reader ready). */

@@ -4,7 +4,7 @@
  * the first iteration's progress reported as they come.
  */
 import { proxy, transfer } from 'comlink';
-import { consentToConnect, pageConsentHost, remoteAddresses } from './remoteConsent.ts';
+import { consentToConnect, notConnectedNotice, pageConsentHost, remoteAddresses, staleRefusals } from './remoteConsent.ts';
 import type { PhaseReport, WarmStartProgress } from '../../runtime/trainWorker/types.ts';
 import type { WebBackend } from '../../runtime/engine/web.ts';
 import { browserRunStore } from '../../runtime/storage/browser.ts';
@@ -80,11 +80,14 @@ export async function boot(ctx: RunContext, resume?: { checkpoint: Checkpoint; r
     get().notify('warning', 'Fix the highlighted settings first; nothing was started.');
     return false;
   }
-  const consent = consentToConnect(remoteAddresses(v.config), pageConsentHost());
+  const servers = remoteAddresses(v.config);
+  const consent = consentToConnect(servers, pageConsentHost());
   if (!consent.ok) {
-    get().notify('warning', `Not connected to ${consent.refused}: nothing was started.`);
+    get().notify('warning', notConnectedNotice(consent.refused));
     return false;
   }
+  // Approved: an earlier refusal's notice about these servers no longer holds.
+  for (const id of staleRefusals(servers, get().notices)) get().dismiss(id);
   // The previous run's worker stops and waits as the spare this run adopts (same threads).
   await retireTrainWorker();
   recording.close('stopped');

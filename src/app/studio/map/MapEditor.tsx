@@ -29,57 +29,25 @@ function frameOf(rows: readonly string[]): GridFrame {
   return { kind: 'grid', width: grid.width, height: grid.height, cells: grid.cells, agent: { ...agent, carrying: null }, visible: [], mission: '' };
 }
 
-export function MapEditor({ rows, tool, heading, onPaint, onTool, onTurn }: MapEditorProps) {
-  const box = useRef<HTMLDivElement>(null);
-  const { width } = useElementSize(box);
-  const W = rows[0].length;
-  const H = rows.length;
-  const cell = Math.max(CELL.min, Math.min(CELL.max, Math.floor((width || 320) / W)));
-  const [cursor, setCursor] = useState({ x: 1, y: 1 });
-  const [focused, setFocused] = useState(false);
-  const cx = Math.min(cursor.x, W - 1);
-  const cy = Math.min(cursor.y, H - 1);
-  const last = useRef<string | null>(null);
+interface Cell {
+  x: number;
+  y: number;
+}
 
-  const paint = useCallback(
-    (ctx: CanvasRenderingContext2D) => {
-      paintGridFrame(ctx, frameOf(rows), cell, false);
-      if (focused) {
-        ctx.strokeStyle = '#f59e0b';
-        ctx.lineWidth = 3;
-        ctx.strokeRect(cx * cell + 1.5, cy * cell + 1.5, cell - 3, cell - 3);
-      }
-    },
-    [rows, cell, cx, cy, focused],
-  );
-
-  const cellAt = (e: React.PointerEvent): { x: number; y: number } | null => {
-    const r = (e.currentTarget as HTMLElement).getBoundingClientRect();
-    const x = Math.floor((e.clientX - r.left) / cell);
-    const y = Math.floor((e.clientY - r.top) / cell);
-    return x >= 0 && y >= 0 && x < W && y < H ? { x, y } : null;
-  };
-  const paintAt = (p: { x: number; y: number } | null) => {
-    if (!p) return;
-    const k = `${p.x},${p.y}`;
-    if (last.current === k) return;
-    last.current = k;
-    setCursor(p);
-    onPaint(p.x, p.y);
-  };
-
-  const onKeyDown = (e: React.KeyboardEvent) => {
+/** The canvas's keys: arrows move the cursor (clamped to the W × H map), Space or Enter paints at it, R turns the start, 1–7 pick a tile. */
+function mapKeyHandler(W: number, H: number, cursor: Cell, { setCursor, onPaint, onTurn, onTool }: { setCursor(c: Cell): void } & Pick<MapEditorProps, 'onPaint' | 'onTurn' | 'onTool'>) {
+  return (e: React.KeyboardEvent) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const moves: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     const m = moves[e.key];
     if (m) {
       e.preventDefault();
-      setCursor({ x: Math.max(0, Math.min(W - 1, cx + m[0])), y: Math.max(0, Math.min(H - 1, cy + m[1])) });
+      setCursor({ x: Math.max(0, Math.min(W - 1, cursor.x + m[0])), y: Math.max(0, Math.min(H - 1, cursor.y + m[1])) });
       return;
     }
     if (e.key === ' ' || e.key === 'Enter') {
       e.preventDefault();
-      onPaint(cx, cy);
+      onPaint(cursor.x, cursor.y);
       return;
     }
     if (e.key === 'r' || e.key === 'R') {
@@ -93,6 +61,63 @@ export function MapEditor({ rows, tool, heading, onPaint, onTool, onTurn }: MapE
       onTool(t.id);
     }
   };
+}
+
+/** Mouse painting: a press paints the cell under it, a drag paints each new cell it enters once (cell: CSS px per cell). */
+function usePointerPaint(W: number, H: number, cell: number, setCursor: (c: Cell) => void, onPaint: (x: number, y: number) => void) {
+  const last = useRef<string | null>(null);
+  const cellAt = (e: React.PointerEvent): Cell | null => {
+    const r = (e.currentTarget as HTMLElement).getBoundingClientRect();
+    const x = Math.floor((e.clientX - r.left) / cell);
+    const y = Math.floor((e.clientY - r.top) / cell);
+    return x >= 0 && y >= 0 && x < W && y < H ? { x, y } : null;
+  };
+  const paintAt = (p: Cell | null) => {
+    if (!p) return;
+    const k = `${p.x},${p.y}`;
+    if (last.current === k) return;
+    last.current = k;
+    setCursor(p);
+    onPaint(p.x, p.y);
+  };
+  return {
+    onPointerDown: (e: React.PointerEvent) => {
+      (e.currentTarget as HTMLElement).setPointerCapture?.(e.pointerId);
+      last.current = null;
+      paintAt(cellAt(e));
+    },
+    onPointerMove: (e: React.PointerEvent) => {
+      if (e.buttons & 1) paintAt(cellAt(e));
+    },
+    onPointerUp: () => {
+      last.current = null;
+    },
+  };
+}
+
+export function MapEditor({ rows, tool, heading, onPaint, onTool, onTurn }: MapEditorProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const { width } = useElementSize(box);
+  const W = rows[0].length;
+  const H = rows.length;
+  const cell = Math.max(CELL.min, Math.min(CELL.max, Math.floor((width || 320) / W)));
+  const [cursor, setCursor] = useState<Cell>({ x: 1, y: 1 });
+  const [focused, setFocused] = useState(false);
+  const cx = Math.min(cursor.x, W - 1);
+  const cy = Math.min(cursor.y, H - 1);
+  const pointer = usePointerPaint(W, H, cell, setCursor, onPaint);
+
+  const paint = useCallback(
+    (ctx: CanvasRenderingContext2D) => {
+      paintGridFrame(ctx, frameOf(rows), cell, false);
+      if (focused) {
+        ctx.strokeStyle = '#f59e0b';
+        ctx.lineWidth = 3;
+        ctx.strokeRect(cx * cell + 1.5, cy * cell + 1.5, cell - 3, cell - 3);
+      }
+    },
+    [rows, cell, cx, cy, focused],
+  );
 
   const toolTitle = TOOLS.find((t) => t.id === tool)?.title ?? tool;
   return (
@@ -108,18 +133,8 @@ export function MapEditor({ rows, tool, heading, onPaint, onTool, onTurn }: MapE
         style={{ width: W * cell, height: H * cell }}
         onFocus={() => setFocused(true)}
         onBlur={() => setFocused(false)}
-        onKeyDown={onKeyDown}
-        onPointerDown={(e) => {
-          (e.currentTarget as HTMLElement).setPointerCapture?.(e.pointerId);
-          last.current = null;
-          paintAt(cellAt(e));
-        }}
-        onPointerMove={(e) => {
-          if (e.buttons & 1) paintAt(cellAt(e));
-        }}
-        onPointerUp={() => {
-          last.current = null;
-        }}
+        onKeyDown={mapKeyHandler(W, H, { x: cx, y: cy }, { setCursor, onPaint, onTurn, onTool })}
+        {...pointer}
       >
         <PixelCanvas className="map-editor-canvas" testId="map-editor-canvas" width={W * cell} height={H * cell} paint={paint} label={`The map being drawn, ${W} by ${H} cells.`} />
       </div>

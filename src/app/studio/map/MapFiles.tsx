@@ -24,11 +24,11 @@ function useSaved(): [DesignRecord[], () => void] {
   return [saved, reload];
 }
 
-export function MapFiles({ map, onMap }: { map: GridMap; onMap(m: GridMap): void }) {
+/** The panel's acts: open a map (from a file, the examples or this browser), import JSON text, save in this browser. */
+function useMapFiles(map: GridMap, onMap: (m: GridMap) => void) {
   const [saved, reload] = useSaved();
   const [savedId, setSavedId] = useState<string | null>(null);
   const [importError, setImportError] = useState<string | null>(null);
-  const [paste, setPaste] = useState('');
   const notify = useStore((s) => s.notify);
 
   const open = (m: GridMap, id: string | null) => {
@@ -59,7 +59,16 @@ export function MapFiles({ map, onMap }: { map: GridMap; onMap(m: GridMap): void
       notify('error', `Could not save the map: ${(e as Error).message}. Export it as JSON to keep it.`);
     }
   };
+  const openSaved = (d: DesignRecord) => {
+    const r = parseGridMap(d.data);
+    if (r.ok) open(r.map, d.id);
+    else notify('error', `The saved map "${d.name}" is damaged: ${r.messages[0]}.`);
+  };
+  return { saved, reload, savedId, importError, open, openSaved, importText, save };
+}
 
+export function MapFiles({ map, onMap }: { map: GridMap; onMap(m: GridMap): void }) {
+  const { saved, reload, savedId, importError, open, openSaved, importText, save } = useMapFiles(map, onMap);
   return (
     <section className="panel studio-panel" aria-labelledby="map-files-title">
       <h2 id="map-files-title">Maps</h2>
@@ -85,16 +94,7 @@ export function MapFiles({ map, onMap }: { map: GridMap; onMap(m: GridMap): void
           />
         </label>
       </div>
-      <details className="map-paste">
-        <summary>Paste JSON</summary>
-        <label htmlFor="map-paste" className="visually-hidden">
-          Map JSON
-        </label>
-        <textarea id="map-paste" data-testid="map-paste" rows={5} value={paste} onChange={(e) => setPaste(e.target.value)} />
-        <button type="button" className="btn btn-small" data-testid="map-paste-open" onClick={() => importText(paste, 'the pasted text') && setPaste('')}>
-          Open
-        </button>
-      </details>
+      <MapPaste importText={importText} />
       {importError && (
         <p className="field-msg" role="alert" data-testid="map-import-error">
           {importError}
@@ -111,31 +111,43 @@ export function MapFiles({ map, onMap }: { map: GridMap; onMap(m: GridMap): void
         ))}
       </ul>
       <h3>Saved in this browser</h3>
-      {saved.length === 0 ? (
-        <p className="muted small">None yet.</p>
-      ) : (
-        <ul className="map-list" data-testid="map-saved">
-          {saved.map((d) => (
-            <li key={d.id}>
-              <button
-                type="button"
-                className="link-btn"
-                onClick={() => {
-                  const r = parseGridMap(d.data);
-                  if (r.ok) open(r.map, d.id);
-                  else notify('error', `The saved map "${d.name}" is damaged: ${r.messages[0]}.`);
-                }}
-              >
-                {d.name}
-              </button>{' '}
-              <span className="muted small">{new Date(d.updatedAt).toLocaleString()}</span>{' '}
-              <button type="button" className="btn btn-small" aria-label={`Delete ${d.name}`} onClick={() => void deleteDesign(browserRunStore()!, d.id).then(reload)}>
-                Delete
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <SavedMaps saved={saved} onOpen={openSaved} reload={reload} />
     </section>
+  );
+}
+
+/** A text box to paste map JSON into; emptied once the text opened as a map. */
+function MapPaste({ importText }: { importText(text: string, from: string): boolean }) {
+  const [paste, setPaste] = useState('');
+  return (
+    <details className="map-paste">
+      <summary>Paste JSON</summary>
+      <label htmlFor="map-paste" className="visually-hidden">
+        Map JSON
+      </label>
+      <textarea id="map-paste" data-testid="map-paste" rows={5} value={paste} onChange={(e) => setPaste(e.target.value)} />
+      <button type="button" className="btn btn-small" data-testid="map-paste-open" onClick={() => importText(paste, 'the pasted text') && setPaste('')}>
+        Open
+      </button>
+    </details>
+  );
+}
+
+function SavedMaps({ saved, onOpen, reload }: { saved: DesignRecord[]; onOpen(d: DesignRecord): void; reload(): void }) {
+  if (saved.length === 0) return <p className="muted small">None yet.</p>;
+  return (
+    <ul className="map-list" data-testid="map-saved">
+      {saved.map((d) => (
+        <li key={d.id}>
+          <button type="button" className="link-btn" onClick={() => onOpen(d)}>
+            {d.name}
+          </button>{' '}
+          <span className="muted small">{new Date(d.updatedAt).toLocaleString()}</span>{' '}
+          <button type="button" className="btn btn-small" aria-label={`Delete ${d.name}`} onClick={() => void deleteDesign(browserRunStore()!, d.id).then(reload)}>
+            Delete
+          </button>
+        </li>
+      ))}
+    </ul>
   );
 }
