@@ -16,7 +16,6 @@ const NONE = ['src/app/train/client.ts', 'src/runtime/trainWorker/worker.ts'];
 /** Top-level lets that remain elsewhere in src/app and src/runtime, by file (lazily loaded modules and workers, caches, counters). */
 const REMAINING: Record<string, string[]> = {
   'src/app/env/agentClient.ts': ['manifest', 'worker', 'loaded'],
-  'src/app/rewardLab/RewardLabPanel.tsx': ['flushEditor'],
   'src/app/rewardLab/recentBatches.ts': ['recent'],
   'src/app/rewardLab/rescore.ts': ['freezes', 'worker', 'remote'],
   'src/app/state/sharedSlices.ts': ['nextNoticeId'],
