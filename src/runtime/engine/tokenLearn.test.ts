@@ -18,7 +18,19 @@ import { mixSeed } from '../../core/util/rng.ts';
 import { DEFAULT_TOKEN_TRAINER } from '../../core/trainer/tokenConfig.ts';
 import { createLockstepTrainer } from '../../core/trainer/lockstepCollector.ts';
 import { makeTokenModel } from '../../core/models/transformer.ts';
+import { WARM_START_DIR } from '../../core/trainer/warmStartCache.ts';
+import type { WarmStartCache } from '../../core/trainer/createTrainer.ts';
 import { loadNodeEngine } from './node.ts';
+import { existsSync, readFileSync } from 'node:fs';
+
+/** public/warm-start/ as the tab and `--shipped-warm-start` read it; records whether a file was used. */
+function shippedWarmStarts(results: unknown[]): WarmStartCache {
+  const dir = new URL(`../../../public/${WARM_START_DIR}/`, import.meta.url);
+  return {
+    read: async (name) => (existsSync(new URL(name, dir)) ? (JSON.parse(readFileSync(new URL(name, dir), 'utf8')) as unknown) : undefined),
+    onResult: (r) => void results.push(r),
+  };
+}
 
 /**
  * A one-turn text bandit: reward 1 when the action starts with a digit. A fresh policy does so
@@ -58,9 +70,11 @@ registerEnv('test/first-digit', () => new FirstDigitEnv());
  * The warm start → GRPO test. Measured on 128 held-out seeds (ort-web WASM, ~45 s), warm start
  * → after 60 iterations, sampled / greedy: run seed 1 0.563 → 0.711 / 0.852 → 0.836; seed 2
  * 0.602 → 0.695 / 0.898 → 0.852; seed 3 0.672 → 0.750 / 0.922 → 0.891. The bars sit below
- * the worst of the three.
+ * the worst of the three. Seed 3's warm start is shipped (public/warm-start/, the calculator
+ * lesson's): the run loads it, bit for bit what its 300 imitation steps give (warmStartCache.test.ts,
+ * and cli/warmStart.test.ts keeps the file current), instead of training it again (~15 s in CI).
  */
-const WARM_RL = { d: 48, warmSteps: 300, lr: 3e-4, iterations: 60, minGain: 0.07, greedyDrop: 0.06 };
+const WARM_RL = { d: 48, warmSteps: 300, lr: 3e-4, iterations: 60, minGain: 0.07, greedyDrop: 0.06, seed: 3 };
 
 describe('token policies learn (ort-web WASM)', () => {
   it('GRPO on tokens learns a one-turn text bandit from scratch', { timeout: 60_000 }, async () => {
@@ -123,13 +137,15 @@ describe('token policies learn (ort-web WASM)', () => {
       algo: { algo: 'grpo', groupSize: 8, lr: WARM_RL.lr, entropyCoef: 0, klCoef: 0.001 },
       rollout: { groups: 8, learnerBatch: 16, maxActionTokens: 16 },
       iterations: WARM_RL.iterations,
-      seed: 1,
+      seed: WARM_RL.seed,
     });
     if (!parsed.ok) throw new Error(parsed.messages.join('; '));
     // A virtual clock: the calculator's simulated tool latency decides the order in which the
     // continuous loop finishes episodes, so with the wall clock each run trains on other batches
     // (the greedy rate after RL once fell 8 of 128 below the warm start's, past the bar).
-    const trainer = await createTrainer(parsed.config, engine, { clock: new VirtualClock() });
+    const loaded: unknown[] = [];
+    const trainer = await createTrainer(parsed.config, engine, { clock: new VirtualClock(), warmStartCache: shippedWarmStarts(loaded) });
+    expect(loaded).toEqual([{ loaded: true, savedS: expect.any(Number) }]);
     const seeds = heldOutSeeds(128);
     const rate = async (temperature: number) => (await trainer.evaluate(seeds, temperature)).filter((e) => e.success).length / seeds.length;
     const warm = { greedy: await rate(0), sampled: await rate(1) };
