@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeEnv } from '../core/envs/index.ts';
 import { startServer } from '../server/server.ts';
-import { http, WsSession } from '../server/testClients.ts';
+import { http, serveUrl, WsSession } from '../server/testClients.ts';
 import { actionToWire, resetToWire, stepToWire, type WireResult } from '../server/wire.ts';
 import { loadEnvFile, registerEnvFile } from './envFile.ts';
 
@@ -48,19 +48,7 @@ describe('npm run serve -- --env-file', () => {
   it('the CLI checks the file and serves it at the root', { timeout: 60_000 }, async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/serve.ts', '--env-file', FILE, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        const timer = setTimeout(() => reject(new Error(`no banner in 40 s: ${out}`)), 40_000);
-        child.stdout.on('data', (d) => {
-          out += d.toString();
-          const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]);
-          }
-        });
-        child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-      });
+      const url = await serveUrl(child, 40_000);
       expect((await http('GET', `${url}/metadata`)).body).toMatchObject({ name: 'code/empty-room' });
       const r = (await http('POST', `${url}/reset`, { seed: 1 })).body as WireResult;
       expect((r.observation as { image: number[] }).image).toHaveLength(147);

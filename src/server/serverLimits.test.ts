@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { startServer } from './server.ts';
 import { main as serveMain } from '../cli/serve.ts';
 import type { Clock } from '../core/envs/clock.ts';
-import { http, httpExpertEpisode, httpFrom, inProcessExpertEpisode, WsSession } from './testClients.ts';
+import { http, httpExpertEpisode, httpFrom, inProcessExpertEpisode, serveUrl, WsSession } from './testClients.ts';
 
 const CALC = 'tools/calculator';
 
@@ -166,19 +166,7 @@ describe('npm run serve (the CLI)', () => {
   it('serves tools/calculator at the root: health, reset, step, schema, get_observation; bad flags exit 2', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/serve.ts', '--env', CALC, '--port', '0', '--latency', 'skip'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        const timer = setTimeout(() => reject(new Error(`no banner in 30 s: ${out}`)), 30_000);
-        child.stdout.on('data', (d) => {
-          out += d.toString();
-          const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]);
-          }
-        });
-        child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-      });
+      const url = await serveUrl(child, 30_000);
       expect((await http('GET', `${url}/health`)).body).toEqual({ status: 'healthy' });
       const local = inProcessExpertEpisode(CALC, 21);
       expect((await http('POST', `${url}/reset`, { seed: 21 })).body).toEqual(local.results[0]);

@@ -3,6 +3,8 @@
  * WebSocket messages, verl-tool batches), plus the in-process reference an episode is compared
  * with. Used by the protocol tests and the serve bench.
  */
+import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { request } from 'node:http';
 import WebSocket from 'ws';
 import { makeEnv, type EnvKwargs } from '../core/envs/index.ts';
@@ -206,4 +208,21 @@ export async function verlExpertBatch(base: string, envId: string, seeds: number
   requests++;
   if (fin.status !== 200) throw new Error(`finish answered ${fin.status} ${JSON.stringify(fin.body)}`);
   return { trajectories, requests, mismatches };
+}
+
+/** The URL a spawned `npm run serve` prints in its banner; rejects when it exits first or prints none within `timeoutMs`. */
+export function serveUrl(child: ChildProcess & { stdout: Readable }, timeoutMs: number): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no banner in ${timeoutMs / 1000} s: ${out}`)), timeoutMs);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
 }

@@ -5,6 +5,7 @@
 import type { GridEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { fmt } from '../ui/MetricChart.tsx';
 import { SignedAdvantage } from './SignedAdvantage.tsx';
+import { EpisodeHeading } from './EpisodeHeading.tsx';
 
 export type StripBy = 'logprob' | 'entropy';
 
@@ -24,10 +25,7 @@ export function GridEpisodeSummary({ ep, index }: { ep: GridEpisodeView; index: 
   const baseline = ep.group >= 0 ? "its group's average" : 'the baseline';
   return (
     <div>
-      <h3 className="inspector-title">
-        Episode {index + 1}
-        {ep.group >= 0 && <span className="muted"> · group {ep.group + 1}</span>} <span className="muted">· seed {ep.seed}</span>
-      </h3>
+      <EpisodeHeading index={index} group={ep.group} seed={ep.seed} />
       <p className="muted small">
         {ep.actions.length} steps, {gridEnd(ep)}. Reward {fmt(ep.reward)}, advantage{' '}
         <SignedAdvantage value={ep.advantage} />

@@ -8,6 +8,7 @@ import type { TokenEpisodeView } from '../../runtime/trainWorker/types.ts';
 import { fmt } from '../ui/MetricChart.tsx';
 import { channelValue, meanOver, tokenColor, tokenInk, type Channel, type ScaleRange, type TokenCell, type Transcript, type Turn } from './tokens.ts';
 import { SignedAdvantage } from './SignedAdvantage.tsx';
+import { EpisodeHeading } from './EpisodeHeading.tsx';
 
 function cellTitle(ep: TokenEpisodeView, c: TokenCell, adv: number): string {
   const name = c.special ? `<${c.text}>` : JSON.stringify(c.text);
@@ -61,10 +62,7 @@ export function EpisodeSummary({ ep, index, transcript, end }: { ep: TokenEpisod
   const vHi = versions.length ? Math.max(...versions) : NaN;
   return (
     <div>
-      <h3 className="inspector-title">
-        Episode {index + 1}
-        {ep.group >= 0 && <span className="muted"> · group {ep.group + 1}</span>} <span className="muted">· seed {ep.seed}</span>
-      </h3>
+      <EpisodeHeading index={index} group={ep.group} seed={ep.seed} />
       <p className="muted small">
         {T} turn{T === 1 ? '' : 's'}, {ep.tokens.length} context tokens ({policyTokens} sampled by the policy{versions.length ? `, version${vLo === vHi ? ` v${vLo}` : `s v${vLo}–v${vHi}`}` : ''}
         {ep.forcedEnds > 0 ? `; ${ep.forcedEnds} action${ep.forcedEnds > 1 ? 's' : ''} cut at the token limit` : ''}), {end}. Reward {fmt(ep.reward)}, advantage{' '}
