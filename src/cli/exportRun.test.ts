@@ -17,15 +17,7 @@ import { createRewardSandbox } from '../runtime/rewardSandbox/index.ts';
 import { makeEnv, type Info } from '../core/envs/index.ts';
 import { buildTextStepRecords } from '../core/reward/stepRecord.ts';
 import { tarFolder } from '../core/export/tar.ts';
-
-const hasPython = (() => {
-  try {
-    execFileSync('python3', ['-c', 'pass']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { hasPython } from './testPython.ts';
 
 const TERMS = `export const goodCall = (step) => (step.info.toolCall !== null && !step.info.toolFailed ? 0.05 : 0);
 export function tidy(step) {

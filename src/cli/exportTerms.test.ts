@@ -10,15 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { translateTerms } from '../core/export/pyTerms.ts';
 import { availableFields } from '../core/export/bundle.ts';
-
-const hasPython = (() => {
-  try {
-    execFileSync('python3', ['-c', 'pass']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { hasPython } from './testPython.ts';
 
 const CODE = `
 // comments and both function forms

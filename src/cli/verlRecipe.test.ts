@@ -11,11 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../server/server.ts';
-
-const hasPython = await promisify(execFile)('python3', ['-c', 'pass']).then(
-  () => true,
-  () => false,
-);
+import { hasPython } from './testPython.ts';
 
 describe('examples/verl/prepare_data.py', () => {
   it.skipIf(!hasPython)('stops before playing when it cannot write parquet; --jsonl writes with the standard library', { timeout: 60_000 }, async () => {

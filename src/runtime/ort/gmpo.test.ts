@@ -9,33 +9,20 @@
  * tokens leave the range while their episode's mean stays inside.
  */
 import { describe, expect, it } from 'vitest';
-import { initWeights, type Weights } from '../../core/models/types.ts';
+import type { Weights } from '../../core/models/types.ts';
 import { buildTrainStep } from '../../core/update/trainStep.ts';
-import { fdCheck, logprobsOf, mlp, ort, randomEpisodes } from './test/paperFd.ts';
+import { fdCheck, ort, paperScene } from './test/paperFd.ts';
 import { rawTrainRunner } from './test/util.ts';
 
 describe('GMPO: the paper objective', () => {
   it('loss and gradient are those of (1/G) Σ_i Â_i·exp(mean_t of the sign-clipped log-ratios)', { timeout: 60_000 }, async () => {
-    const m = mlp();
-    const w = initWeights(m, 7);
     const lengths = [4, 5, 3, 4];
-    const { S, episode, obs, actions, rng } = randomEpisodes(lengths, 8);
-    const policy = await logprobsOf(m, obs, actions);
-    const lp0 = await policy.at(w);
+    const { m, w, S, G, episode, rng, policy, lp0, feedOf } = await paperScene(lengths, 7, 8);
     const eps = { low: 0.4, high: 0.4 };
     // Tokens alternate far outside the log range (±0.6) so each episode's mean log-ratio stays inside it.
     const oldLogp = Float32Array.from(lp0, (x, r) => x + (r % 2 ? 0.6 : -0.6) + 0.05 * rng.normal());
     const epAdv = [1.1, -0.8, 0.7, -1.3];
-    const G = lengths.length;
-    const feed = {
-      obs,
-      actions,
-      advantages: Float32Array.from({ length: S }, (_, r) => epAdv[episode[r]]),
-      old_logprobs: oldLogp,
-      weights: Float32Array.from({ length: S }, (_, r) => 1 / (G * lengths[episode[r]])),
-      mask: new Float32Array(S).fill(1),
-      seq_ids: Int32Array.from(episode),
-    };
+    const feed = feedOf(epAdv, oldLogp, true);
     const clampLog = (x: number) => Math.min(Math.max(x, -eps.low), eps.high);
     /** The paper's objective (token clip), or the wrong variant (clip on the sequence's mean). */
     const negJ = (variant: 'paper' | 'sequence-clip') => async (wt: Weights) => {

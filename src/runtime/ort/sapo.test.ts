@@ -7,33 +7,21 @@
  * temperature for every token (τ_pos also for Â < 0), whose loss and gradient differ here.
  */
 import { describe, expect, it } from 'vitest';
-import { initWeights, type Weights } from '../../core/models/types.ts';
+import type { Weights } from '../../core/models/types.ts';
 import { buildTrainStep } from '../../core/update/trainStep.ts';
-import { fdCheck, logprobsOf, mlp, ort, randomEpisodes } from './test/paperFd.ts';
+import { fdCheck, ort, paperScene } from './test/paperFd.ts';
 import { rawTrainRunner } from './test/util.ts';
 
 describe('SAPO: the paper objective', () => {
   it('loss and gradient are those of (1/G) Σ_i (1/|y_i|) Σ_t (4/τ)σ(τ(r − 1))·Â_i, τ by the sign of Â', { timeout: 60_000 }, async () => {
-    const m = mlp();
-    const w = initWeights(m, 3);
     const lengths = [3, 5, 2, 6];
-    const { S, episode, obs, actions, rng } = randomEpisodes(lengths, 4);
-    const policy = await logprobsOf(m, obs, actions);
-    const lp0 = await policy.at(w);
+    const { m, w, S, G, episode, rng, policy, lp0, feedOf } = await paperScene(lengths, 3, 4);
     // Ratios spread far from 1 on both sides, where the gate has faded and the temperatures matter.
     const shifts = [-0.6, -0.1, 0.1, 0.6];
     const oldLogp = Float32Array.from(lp0, (x, r) => x + shifts[r % 4] + 0.05 * rng.normal());
     const epAdv = [1.2, -0.9, 0.6, -1.4];
     const tau = { pos: 1, neg: 3 };
-    const G = lengths.length;
-    const feed = {
-      obs,
-      actions,
-      advantages: Float32Array.from({ length: S }, (_, r) => epAdv[episode[r]]),
-      old_logprobs: oldLogp,
-      weights: Float32Array.from({ length: S }, (_, r) => 1 / (G * lengths[episode[r]])),
-      mask: new Float32Array(S).fill(1),
-    };
+    const feed = feedOf(epAdv, oldLogp);
     const sigma = (x: number) => 1 / (1 + Math.exp(-x));
     const negJ = (tauNeg: number) => async (wt: Weights) => {
       const lp = await policy.at(wt);

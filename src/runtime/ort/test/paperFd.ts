@@ -69,3 +69,28 @@ export function randomEpisodes(lengths: readonly number[], seed: number) {
   const actions = Int32Array.from({ length: S }, () => rng.int(0, A));
   return { S, episode, obs, actions, rng };
 }
+
+/**
+ * A paper test's scene: the MLP at init seed `wSeed`, random episodes of `lengths` (seed `epSeed`),
+ * their log-probs under those weights (`lp0`), and `feedOf`, the train graph's feed where every row
+ * carries its episode's advantage and the sequence weight 1/(G·|o_i|) (with `seq_ids` for losses
+ * that reduce per episode).
+ */
+export async function paperScene(lengths: readonly number[], wSeed: number, epSeed: number) {
+  const m = mlp();
+  const w = initWeights(m, wSeed);
+  const eps = randomEpisodes(lengths, epSeed);
+  const policy = await logprobsOf(m, eps.obs, eps.actions);
+  const G = lengths.length;
+  const { S, episode } = eps;
+  const feedOf = (epAdv: readonly number[], oldLogp: Float32Array, withSeqIds = false) => ({
+    obs: eps.obs,
+    actions: eps.actions,
+    advantages: Float32Array.from({ length: S }, (_, r) => epAdv[episode[r]]),
+    old_logprobs: oldLogp,
+    weights: Float32Array.from({ length: S }, (_, r) => 1 / (G * lengths[episode[r]])),
+    mask: new Float32Array(S).fill(1),
+    ...(withSeqIds ? { seq_ids: Int32Array.from(episode) } : {}),
+  });
+  return { m, w, ...eps, G, policy, lp0: await policy.at(w), feedOf };
+}
